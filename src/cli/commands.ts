@@ -1,0 +1,101 @@
+import type { parseArgs as ParseArgs } from 'node:util'
+import { loadConfig } from '../core/config.ts'
+import { ToolRegistry } from '../core/tools/catalog.ts'
+import { platforms } from '../platforms/index.ts'
+import { startService } from '../server/app.ts'
+import { startSandboxServer } from '../server/sandbox-server.ts'
+import { bootstrapFirstUser } from './bootstrap.ts'
+import { callService } from './remote.ts'
+
+const USAGE = `Usage: switchyard <command>
+
+  start                                   run the service (embedded default: PGlite in ./data and the sandboxes)
+  sandbox [--port N]                      run the platform sandboxes alone (default port 4010)
+  tools list [--json]                     the tool step catalogue
+  tools search <words> [--json]           search the catalogue
+  tools run <id> --integration <id|account name> --input <json>
+                                          run a tool step through the running service
+                                          (SWITCHYARD_URL, SWITCHYARD_API_KEY or ./data/admin-api-key)
+`
+
+export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promise<number | undefined> {
+  const [command, sub, ...rest] = argv
+  switch (command) {
+    case 'start': return start()
+    case 'sandbox': return sandbox(argv.slice(1), parseArgs)
+    case 'tools': return tools(sub, rest, parseArgs)
+    case undefined:
+    case 'help':
+    case '--help':
+      process.stdout.write(USAGE)
+      return 0
+    default:
+      process.stderr.write(`unknown command: ${command}\n\n${USAGE}`)
+      return 2
+  }
+}
+
+async function start(): Promise<undefined> {
+  const config = loadConfig()
+  const running = await startService(config, { logger: true })
+  try {
+    await bootstrapFirstUser(running, config)
+  } catch (err) {
+    await running.close()
+    throw err
+  }
+  const stop = async () => {
+    await running.close()
+    process.exit(0)
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+  return undefined
+}
+
+async function sandbox(args: string[], parseArgs: typeof ParseArgs): Promise<undefined> {
+  const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' } } })
+  const port = values.port === undefined ? 4010 : Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a port number')
+  const server = await startSandboxServer(platforms, { port, host: values.host })
+  process.stdout.write(`Sandboxes listening on ${server.url}\n${platforms.map((p) => `  ${p.title}: ${server.url}${p.sandbox.prefix}`).join('\n')}\nSee docs/sandbox.md for accounts and the control API.\n`)
+  return undefined
+}
+
+async function tools(sub: string | undefined, args: string[], parseArgs: typeof ParseArgs): Promise<number> {
+  const registry = new ToolRegistry(platforms)
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, integration: { type: 'string' }, input: { type: 'string' } },
+  })
+  switch (sub) {
+    case 'list':
+    case 'search': {
+      const entries = sub === 'list' ? registry.list() : registry.search(positionals.join(' '))
+      const rows = entries.map(({ id, title, platform, kind, effect, inputSchema, outputSchema, legacy }) =>
+        ({ id, title, platform, kind, effect, legacy, inputSchema, outputSchema }))
+      if (values.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
+      else process.stdout.write(rows.map((r) => `${r.id.padEnd(28)} ${r.effect.padEnd(6)} ${r.title}${r.legacy ? ' (legacy)' : ''}`).join('\n') + '\n')
+      return 0
+    }
+    case 'run': {
+      const [id] = positionals
+      if (!id) throw new Error('tools run needs a tool id, e.g. zendesk.create_ticket')
+      if (!values.integration) throw new Error('--integration is required (an integration id or account name)')
+      let input: unknown = {}
+      if (values.input !== undefined) {
+        try {
+          input = JSON.parse(values.input)
+        } catch {
+          throw new Error('--input must be JSON, e.g. --input \'{"ticket_id": 1}\'')
+        }
+      }
+      const result = await callService('POST', `/v1/tools/${encodeURIComponent(id)}/run`, { integration: values.integration, input })
+      process.stdout.write(JSON.stringify(result.body, null, 2) + '\n')
+      return result.ok ? 0 : 1
+    }
+    default:
+      throw new Error('usage: switchyard tools list|search|run …')
+  }
+}

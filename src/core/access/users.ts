@@ -1,0 +1,101 @@
+import { z } from 'zod'
+import { AppError } from '../errors.ts'
+import { constantTimeEqual, newId, randomToken, sha256 } from '../ids.ts'
+import type { Db } from '../store/database.ts'
+import type { Plan } from '../store/schema.ts'
+import { TtlCache } from '../ttl-cache.ts'
+import { parseOrThrow } from '../validation.ts'
+import { PLANS } from './plans.ts'
+
+export interface User {
+  id: string
+  email: string
+  name: string
+  plan: Plan
+}
+
+const NewUser = z.object({
+  email: z.string().email(),
+  name: z.string().min(1).max(200).optional(),
+  plan: z.enum(PLANS as [Plan, ...Plan[]]).default('free'),
+})
+
+// API keys look like `sy_<prefix>_<secret>`. The prefix finds the row; only sha256(key) is stored.
+// sha256 (not a slow hash) is right here because the key carries 192 bits of randomness.
+const KEY_PATTERN = /^sy_([A-Za-z0-9_-]{12})_([A-Za-z0-9_-]{32})$/
+
+export interface CreatedKey {
+  id: string
+  name: string
+  prefix: string
+  /** The full key: returned once, never stored. */
+  key: string
+}
+
+/** How long another instance may keep honouring a deleted key (this instance forgets at once). */
+export const KEY_CACHE_TTL_MS = 5_000
+
+export class Users {
+  private readonly keyCache = new TtlCache<{ keyId: string; user: User }>(KEY_CACHE_TTL_MS)
+
+  constructor(private readonly db: Db) {}
+
+  async create(input: unknown): Promise<User> {
+    const { email, name, plan } = parseOrThrow(NewUser, input)
+    const user: User = { id: newId('usr'), email: email.toLowerCase(), name: name ?? email.split('@')[0], plan }
+    const inserted = await this.db.insertInto('users').values(user).onConflict((oc) => oc.column('email').doNothing()).executeTakeFirst()
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new AppError('conflict', `a user with email ${user.email} already exists`)
+    return user
+  }
+
+  async get(id: string): Promise<User | undefined> {
+    return this.db.selectFrom('users').select(['id', 'email', 'name', 'plan']).where('id', '=', id).executeTakeFirst()
+  }
+
+
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+
+
+  async createApiKey(userId: string, name = 'default'): Promise<CreatedKey> {
+    const prefix = randomToken(9)
+    const key = `sy_${prefix}_${randomToken(24)}`
+    const id = newId('key')
+    await this.db.insertInto('api_keys').values({ id, user_id: userId, name, prefix, hash: sha256(key), last_used_at: null }).execute()
+    return { id, name, prefix, key }
+  }
+
+  async listApiKeys(userId: string) {
+    return this.db.selectFrom('api_keys').select(['id', 'name', 'prefix', 'created_at', 'last_used_at'])
+      .where('user_id', '=', userId).orderBy('created_at').execute()
+  }
+
+  async deleteApiKey(userId: string, id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('api_keys').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
+    this.keyCache.deleteWhere((entry) => entry.keyId === id)
+    return Number(result.numDeletedRows) > 0
+  }
+
+  /** Resolves an API key to its user and key id, or undefined; the comparison is constant-time. */
+  async authenticateKey(key: string): Promise<{ user: User; keyId: string } | undefined> {
+    const match = KEY_PATTERN.exec(key)
+    if (!match) return undefined
+    const hash = sha256(key)
+    const cached = this.keyCache.get(hash)
+    if (cached) return { user: cached.user, keyId: cached.keyId }
+    const row = await this.db.selectFrom('api_keys')
+      .innerJoin('users', 'users.id', 'api_keys.user_id')
+      .select(['api_keys.id as key_id', 'api_keys.hash', 'api_keys.last_used_at', 'users.id', 'users.email', 'users.name', 'users.plan'])
+      .where('api_keys.prefix', '=', match[1]).executeTakeFirst()
+    if (!row || !constantTimeEqual(row.hash, hash)) return undefined
+    // Touch last_used_at at most once a minute: a write on every request would be a hot-path cost.
+    if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > 60_000) {
+      await this.db.updateTable('api_keys').set({ last_used_at: new Date() }).where('id', '=', row.key_id).execute()
+    }
+    const user: User = { id: row.id, email: row.email, name: row.name, plan: row.plan }
+    this.keyCache.set(hash, { keyId: row.key_id, user })
+    return { user, keyId: row.key_id }
+  }
+}

@@ -1,0 +1,42 @@
+import path from 'node:path'
+
+// Every setting the service reads, in one place, so docs/configuration.md can list them honestly.
+export interface Config {
+  /** production refuses to start without SWITCHYARD_ENCRYPTION_KEY and never writes a key file. */
+  production: boolean
+  dataDir: string
+  databaseUrl?: string
+  encryptionKey?: string
+  host: string
+  port: number
+  /** Public origin of this service; OAuth redirect URIs are built from it, so it must be exact. */
+  publicUrl: string
+  /** Port of the bundled sandboxes when they run in-process (embedded default). */
+  sandboxPort: number
+  /** Base URL of an already running sandbox server; when set, start does not start its own. */
+  sandboxUrl?: string
+  logLevel: string
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === 'production' || env.SWITCHYARD_ENV === 'production'
+  const host = env.HOST ?? '127.0.0.1'
+  const port = intOr(env.PORT, 3000)
+  return {
+    production,
+    dataDir: path.resolve(env.SWITCHYARD_DATA_DIR ?? './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    encryptionKey: env.SWITCHYARD_ENCRYPTION_KEY || undefined,
+    host,
+    port,
+    publicUrl: (env.SWITCHYARD_PUBLIC_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, ''),
+    sandboxPort: intOr(env.SWITCHYARD_SANDBOX_PORT, 4010),
+    sandboxUrl: env.SWITCHYARD_SANDBOX_URL?.replace(/\/+$/, '') || undefined,
+    logLevel: env.LOG_LEVEL ?? 'info',
+  }
+}
+
+function intOr(value: string | undefined, fallback: number): number {
+  const n = Number(value)
+  return Number.isInteger(n) && n >= 0 ? n : fallback
+}

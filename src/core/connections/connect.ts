@@ -1,0 +1,267 @@
+import { calculatePKCECodeChallenge, generateRandomCodeVerifier } from 'oauth4webapi'
+import type { User } from '../access/users.ts'
+import { AppError, invalidInput, type FieldError } from '../errors.ts'
+import { constantTimeEqual, randomToken, sha256 } from '../ids.ts'
+import type { PlatformRuntime } from '../platforms/runtime.ts'
+import type { AuthFailure, Identity } from '../platforms/types.ts'
+import type { Db } from '../store/database.ts'
+import type { ApiClientFactory } from './clients.ts'
+import type { Sealer } from './crypto.ts'
+import { expiryOf, type Credential, type Credentials } from './credentials.ts'
+import type { IntegrationRow, Integrations } from './integrations.ts'
+import { getAccessToken, getRequestToken, type TokenPair } from './oauth1-flow.ts'
+import { OAuthError, requestToken } from './token-endpoint.ts'
+
+/** A pending connect flow lives this long: enough to sign in, short enough to be useless if leaked. */
+export const CONNECT_SESSION_TTL_MS = 10 * 60 * 1000
+/** 256-bit state and binding values: well above the 128 bits OAuth security advice asks for. */
+const STATE_BYTES = 32
+export const CALLBACK_PATH = '/oauth/callback'
+
+export interface ConnectStart {
+  connect_url: string
+  expires_at: string
+}
+
+/** Secret flow data, sealed in the session row. */
+interface FlowSecret {
+  state: string
+  verifier: string
+  /** OAuth 1.0a: the temporary credential, known once the browser starts the flow. */
+  requestToken?: TokenPair
+}
+
+export interface CallbackParams {
+  /** The `state` that names the flow (OAuth 1.0a carries it in the callback URL we registered). */
+  flowKey?: string
+  code?: string
+  /** OAuth 1.0a: the request token and verifier sent back on approval. */
+  requestToken?: string
+  verifier?: string
+  error?: string
+  error_description?: string
+  binding?: string
+}
+
+/**
+ * Connecting accounts, platform-neutral: the OAuth 2.0 code flow with PKCE S256, the three-legged
+ * OAuth 1.0a flow, and pasted credentials. The flow key (`state`, or the request token) is
+ * single-use and bound to the browser that opened the connect URL by an httpOnly cookie; the
+ * redirect URI is one fixed address.
+ */
+export class ConnectFlows {
+  constructor(
+    private readonly db: Db,
+    private readonly runtimes: Map<string, PlatformRuntime>,
+    private readonly integrations: Integrations,
+    private readonly credentials: Credentials,
+    private readonly sealer: Sealer,
+    private readonly clients: ApiClientFactory,
+    private readonly publicUrl: string,
+  ) {}
+
+  get redirectUri(): string {
+    return `${this.publicUrl}${CALLBACK_PATH}`
+  }
+
+  async start(user: User, platformId: unknown, rawFields: unknown, integrationId?: string): Promise<ConnectStart> {
+    const runtime = this.runtime(platformId)
+    const fields = validateFields(runtime, rawFields)
+    const startToken = randomToken(STATE_BYTES)
+    const secret: FlowSecret = { state: randomToken(STATE_BYTES), verifier: generateRandomCodeVerifier() }
+    const expiresAt = new Date(Date.now() + CONNECT_SESSION_TTL_MS)
+    await this.db.deleteFrom('connect_sessions').where('expires_at', '<', new Date()).execute()
+    await this.db.insertInto('connect_sessions').values({
+      state_hash: sha256(secret.state),
+      start_hash: sha256(startToken),
+      binding_hash: null,
+      user_id: user.id,
+      platform: runtime.definition.id,
+      integration_id: integrationId ?? null,
+      fields: JSON.stringify(fields),
+      secret: this.sealer.seal(JSON.stringify(secret)),
+      redirect_uri: this.redirectUri,
+      expires_at: expiresAt,
+    }).execute()
+    return { connect_url: `${this.publicUrl}/oauth/start/${startToken}`, expires_at: expiresAt.toISOString() }
+  }
+
+  /**
+   * The browser opens the connect URL: bind the flow to it with a fresh cookie value and send it to
+   * the platform. The start link works once, so a leaked link cannot be bound to another browser.
+   */
+  async begin(startToken: string): Promise<{ authorizeUrl: string; binding: string; flowKey: string }> {
+    const binding = randomToken(STATE_BYTES)
+    const session = await this.db.updateTable('connect_sessions').set({ binding_hash: sha256(binding) })
+      .where('start_hash', '=', sha256(startToken)).where('binding_hash', 'is', null).where('expires_at', '>', new Date())
+      .returningAll().executeTakeFirst()
+    if (!session) throw expiredFlow()
+    const runtime = this.runtime(session.platform)
+    const secret = JSON.parse(this.sealer.open(session.secret)) as FlowSecret
+    const base = runtime.baseUrl(session.fields)
+    const facts = runtime.definition.auth.interactive
+
+    if (facts.kind === 'oauth1') {
+      let requestToken: TokenPair
+      try {
+        // Our state rides in the callback URL: a refusal comes back without the request token, and
+        // the flow must still be found (and consumed) then.
+        requestToken = await getRequestToken(runtime, base, `${session.redirect_uri}?state=${encodeURIComponent(secret.state)}`)
+      } catch (err) {
+        throw authError(runtime, 'the platform refused to start the authorization', { stage: 'authorize', status: err instanceof OAuthError ? err.status : undefined })
+      }
+      await this.db.updateTable('connect_sessions').set({ secret: this.sealer.seal(JSON.stringify({ ...secret, requestToken })) })
+        .where('state_hash', '=', session.state_hash).execute()
+      const url = new URL(facts.authorizeUrl(base))
+      url.searchParams.set('oauth_token', requestToken.token)
+      for (const [k, v] of Object.entries(facts.authorizeParams ?? {})) url.searchParams.set(k, v)
+      return { authorizeUrl: url.toString(), binding, flowKey: secret.state }
+    }
+
+    const url = new URL(facts.authorizeUrl(base))
+    url.searchParams.set('response_type', 'code')
+    url.searchParams.set('client_id', runtime.client.clientId)
+    url.searchParams.set('redirect_uri', session.redirect_uri)
+    url.searchParams.set('scope', facts.scopes.join(' '))
+    url.searchParams.set('state', secret.state)
+    url.searchParams.set('code_challenge', await calculatePKCECodeChallenge(secret.verifier))
+    url.searchParams.set('code_challenge_method', 'S256')
+    return { authorizeUrl: url.toString(), binding, flowKey: secret.state }
+  }
+
+  /** The platform redirected back. Consumes the flow (once), gets the credential and saves the integration. */
+  async complete(params: CallbackParams): Promise<IntegrationRow> {
+    if (!params.flowKey) throw expiredFlow()
+    const session = await this.db.deleteFrom('connect_sessions').where('state_hash', '=', sha256(params.flowKey)).returningAll().executeTakeFirst()
+    if (!session || new Date(session.expires_at).getTime() < Date.now()) throw expiredFlow()
+    if (!session.binding_hash || !params.binding || !constantTimeEqual(session.binding_hash, sha256(params.binding))) {
+      throw new AppError('auth_error', 'this authorization was started in another browser; start connecting again from this one', { status: 400 })
+    }
+    const runtime = this.runtime(session.platform)
+    if (params.error) {
+      throw authError(runtime, `${runtime.definition.title} did not authorize the connection: ${params.error_description ?? params.error}`, { stage: 'authorize', error: params.error })
+    }
+    const secret = JSON.parse(this.sealer.open(session.secret)) as FlowSecret
+    const credential = await this.exchange(runtime, session.fields, session.redirect_uri, secret, params)
+    return this.save(runtime, session.user_id, session.fields, credential, session.integration_id)
+  }
+
+  /** Pasted credentials (for example an API key plus token) are checked with the platform at once. */
+  async connectPasted(user: User, platformId: unknown, rawFields: unknown, rawValues: unknown): Promise<IntegrationRow> {
+    const runtime = this.runtime(platformId)
+    const pasted = runtime.definition.auth.pasted
+    if (!pasted) throw invalidInput([{ field: 'credentials', message: `${runtime.definition.title} connects through its authorization page only` }])
+    const fields = validateFields(runtime, rawFields)
+    const given = isRecord(rawValues) ? rawValues : {}
+    const values: Record<string, string> = {}
+    const errors: FieldError[] = []
+    for (const field of pasted.fields) {
+      const result = field.schema.safeParse(given[field.name])
+      if (result.success) values[field.name] = result.data
+      else errors.push({ field: `credentials.${field.name}`, message: result.error.issues[0]?.message ?? 'is invalid' })
+    }
+    if (errors.length) throw invalidInput(errors)
+    const credential: Credential = { kind: 'pasted', values, issued_at: Date.now() }
+    try {
+      return await this.save(runtime, user.id, fields, credential, null)
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'auth_error') throw err
+      const explained = await pasted.explainRejection?.(values, runtime.baseUrl(fields))
+      // 400: the pasted values are wrong, which is bad input the person can correct.
+      if (explained) throw authError(runtime, explained.message, { stage: 'identify', error: explained.error }, 400)
+      throw authError(runtime, `${runtime.definition.title} refused these credentials: ${err.extras.upstreamMessage ?? err.message}`,
+        { stage: 'identify', status: err.extras.upstreamStatus, error: err.extras.upstreamMessage }, 400)
+    }
+  }
+
+  private async exchange(runtime: PlatformRuntime, fields: Record<string, string>, redirectUri: string, secret: FlowSecret, params: CallbackParams): Promise<Credential> {
+    const facts = runtime.definition.auth.interactive
+    const fail = (message: string, failure: AuthFailure) => authError(runtime, message, failure)
+    try {
+      if (facts.kind === 'oauth1') {
+        if (!params.verifier || !secret.requestToken) throw fail(`${runtime.definition.title} did not authorize the connection`, { stage: 'authorize', error: 'access_denied' })
+        if (params.requestToken !== secret.requestToken.token) throw fail('the platform sent back a different request token than this flow asked for', { stage: 'authorize' })
+        const pair = await getAccessToken(runtime, runtime.baseUrl(fields), secret.requestToken, params.verifier)
+        return { kind: 'oauth1', token: pair.token, token_secret: pair.secret, issued_at: Date.now() }
+      }
+      if (!params.code) throw fail('the platform redirected back without an authorization code', { stage: 'authorize' })
+      const tokens = await requestToken(runtime, fields, {
+        grant_type: 'authorization_code',
+        code: params.code,
+        redirect_uri: redirectUri,
+        code_verifier: secret.verifier,
+      })
+      return { kind: 'oauth2', ...tokens }
+    } catch (err) {
+      if (err instanceof AppError) throw err
+      if (err instanceof OAuthError) throw fail(`the token exchange failed: ${err.error}`, { stage: 'token', status: err.status, error: err.error })
+      throw fail('the platform could not be reached to finish the connection', { stage: 'token' })
+    }
+  }
+
+  /** Asks the platform who this is, then creates or updates that account's integration. */
+  private async save(runtime: PlatformRuntime, userId: string, fields: Record<string, string>, credential: Credential, integrationId: string | null): Promise<IntegrationRow> {
+    const api = this.clients.forCredential(runtime, fields, credential, `connect:${userId}`)
+    let identity: Identity
+    try {
+      identity = await runtime.definition.identify(api, fields, credential.kind === 'oauth2' ? credential.extra ?? {} : {})
+    } catch (err) {
+      const extras = err instanceof AppError ? err.extras : {}
+      throw authError(runtime, 'the platform refused to say who authorized the connection', { stage: 'identify', status: extras.upstreamStatus, error: extras.upstreamMessage })
+    }
+    if (identity.unusable) throw authError(runtime, 'the authorizing account cannot use this integration', identity.unusable)
+    if (integrationId) {
+      const previous = await this.integrations.get(userId, integrationId)
+      if (previous.external_id !== identity.externalId) {
+        throw authError(runtime, `reconnect signed in as ${identity.accountName}, but this integration belongs to ${previous.account_name}`, { stage: 'identify' })
+      }
+    }
+    const owner = await this.db.selectFrom('users').select(['id', 'email', 'name', 'plan']).where('id', '=', userId).executeTakeFirstOrThrow()
+    return this.integrations.save({
+      user: owner,
+      platform: runtime.definition.id,
+      externalId: identity.externalId,
+      accountName: identity.accountName,
+      fields: { ...fields, ...identity.fields },
+      sealedCredentials: this.credentials.seal(credential),
+      expiresAt: expiryOf(credential),
+    })
+  }
+
+  private runtime(platformId: unknown): PlatformRuntime {
+    const runtime = typeof platformId === 'string' ? this.runtimes.get(platformId) : undefined
+    if (!runtime) throw invalidInput([{ field: 'platform', message: `must be one of ${[...this.runtimes.keys()].join(', ')}` }])
+    return runtime
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function validateFields(runtime: PlatformRuntime, raw: unknown): Record<string, string> {
+  const given = isRecord(raw) ? raw : {}
+  const fields: Record<string, string> = {}
+  const errors: FieldError[] = []
+  for (const field of runtime.definition.connectionFields) {
+    const result = field.schema.safeParse(given[field.name])
+    if (result.success) fields[field.name] = result.data
+    else errors.push({ field: `fields.${field.name}`, message: result.error.issues[0]?.message ?? 'is invalid' })
+  }
+  if (errors.length) throw invalidInput(errors)
+  return fields
+}
+
+function authError(runtime: PlatformRuntime, message: string, failure: AuthFailure, status?: number): AppError {
+  const { rules, diagnose } = runtime.definition.troubleshooting
+  return new AppError('auth_error', message, {
+    troubleshooting: { rules, applies: diagnose(failure) },
+    upstreamStatus: failure.status,
+    upstreamMessage: failure.error,
+    status,
+  })
+}
+
+function expiredFlow(): AppError {
+  return new AppError('auth_error', 'this connection attempt expired or was already used; start connecting again', { status: 400 })
+}

@@ -1,0 +1,111 @@
+import { AppError } from '../errors.ts'
+import type { PlatformRuntime } from '../platforms/runtime.ts'
+import type { Store } from '../store/database.ts'
+import type { Sealer } from './crypto.ts'
+import type { IntegrationRow, Integrations } from './integrations.ts'
+import { OAuthError, requestToken, type TokenSet } from './token-endpoint.ts'
+
+export type OAuth2Credential = { kind: 'oauth2' } & TokenSet
+
+/** What an integration holds, sealed, by how it was connected. */
+export type Credential =
+  | OAuth2Credential
+  | { kind: 'oauth1'; token: string; token_secret: string; issued_at: number }
+  | { kind: 'pasted'; values: Record<string, string>; issued_at: number }
+
+/** Refresh this long before expiry, so calls never race a token's last seconds. */
+export const REFRESH_MARGIN_MS = 5 * 60 * 1000
+
+export function needsRefresh(credential: Credential, now = Date.now()): boolean {
+  if (credential.kind !== 'oauth2' || credential.expires_at === undefined) return false
+  const expiresAt = credential.expires_at
+  // Short-lived tokens get half their lifetime as margin instead, or they would refresh forever.
+  const margin = Math.min(REFRESH_MARGIN_MS, (expiresAt - credential.issued_at) / 2)
+  return expiresAt - now <= margin
+}
+
+/**
+ * Hands out a usable access token per integration. Refreshes are single-flight inside a process
+ * (one promise per integration) and guarded by a database lock across processes; under the lock the
+ * stored tokens are re-read, because another process may have refreshed them already.
+ */
+export class Credentials {
+  private readonly inFlight = new Map<string, Promise<Credential>>()
+
+  constructor(
+    private readonly store: Store,
+    private readonly integrations: Integrations,
+    private readonly sealer: Sealer,
+  ) {}
+
+  seal(credential: Credential): string {
+    return this.sealer.seal(JSON.stringify(credential))
+  }
+
+  open(sealed: string): Credential {
+    return JSON.parse(this.sealer.open(sealed)) as Credential
+  }
+
+  /** The integration's usable credential, refreshed first when it is about to expire. */
+  async current(integration: IntegrationRow, runtime: PlatformRuntime): Promise<Credential> {
+    if (integration.status !== 'active' || !integration.credentials) {
+      throw new AppError('auth_error', `integration "${integration.account_name}" is ${integration.status.replace('_', ' ')}; reconnect it`, {
+        status: 409,
+        troubleshooting: { rules: runtime.definition.troubleshooting.rules, applies: [runtime.definition.troubleshooting.rules.length - 1] },
+      })
+    }
+    const tokens = this.open(integration.credentials)
+    if (!needsRefresh(tokens)) return tokens
+    let pending = this.inFlight.get(integration.id)
+    if (!pending) {
+      pending = this.refresh(integration, runtime).finally(() => this.inFlight.delete(integration.id))
+      this.inFlight.set(integration.id, pending)
+    }
+    return pending
+  }
+
+  private async refresh(integration: IntegrationRow, runtime: PlatformRuntime): Promise<Credential> {
+    return this.store.withLock(`refresh:${integration.id}`, async () => {
+      const stored = await this.integrations.credentialsOf(integration.id)
+      if (!stored?.credentials || stored.status !== 'active') throw this.broken(integration, runtime)
+      const current = this.open(stored.credentials)
+      if (!needsRefresh(current)) {
+        this.integrations.forget(integration.id) // another process refreshed: our cached row is stale
+        return current
+      }
+      if (current.kind !== 'oauth2' || !current.refresh_token) throw this.broken(integration, runtime)
+      try {
+        const fresh = await requestToken(runtime, integration.fields, { grant_type: 'refresh_token', refresh_token: current.refresh_token })
+        // Some platforms do not rotate refresh tokens; keep the old one then.
+        const next: Credential = { kind: 'oauth2', ...fresh, refresh_token: fresh.refresh_token ?? current.refresh_token }
+        await this.integrations.storeCredentials(integration.id, this.seal(next), expiryOf(next))
+        return next
+      } catch (err) {
+        if (err instanceof OAuthError && err.error === 'invalid_grant') {
+          // Re-read before declaring the integration broken: if the stored tokens changed since we
+          // read them, someone else refreshed successfully and we should use their result.
+          const again = await this.integrations.credentialsOf(integration.id)
+          if (again?.credentials && again.credentials !== stored.credentials && again.status === 'active') {
+            return this.open(again.credentials)
+          }
+          await this.integrations.markNeedsReconnection(integration.id, stored.credentials)
+          throw this.broken(integration, runtime)
+        }
+        if (err instanceof OAuthError) throw new AppError('upstream_error', `token refresh failed: ${err.error}`)
+        throw err
+      }
+    })
+  }
+
+  private broken(integration: IntegrationRow, runtime: PlatformRuntime): AppError {
+    const { rules } = runtime.definition.troubleshooting
+    return new AppError('auth_error', `integration "${integration.account_name}" needs reconnection: its refresh token was refused`, {
+      status: 409,
+      troubleshooting: { rules, applies: runtime.definition.troubleshooting.diagnose({ stage: 'refresh', error: 'invalid_grant' }) },
+    })
+  }
+}
+
+export function expiryOf(credential: Credential): Date | null {
+  return credential.kind === 'oauth2' && credential.expires_at ? new Date(credential.expires_at) : null
+}

@@ -1,0 +1,175 @@
+import { PLAN_LIMITS } from '../access/plans.ts'
+import type { User } from '../access/users.ts'
+import { AppError, invalidInput, notFound } from '../errors.ts'
+import { newId } from '../ids.ts'
+import { TtlCache } from '../ttl-cache.ts'
+import type { Db } from '../store/database.ts'
+import type { IntegrationStatus, IntegrationsTable } from '../store/schema.ts'
+import type { Selectable } from 'kysely'
+
+export type IntegrationRow = Selectable<IntegrationsTable>
+
+/** What callers may see of an integration: never its credentials. */
+export interface IntegrationView {
+  id: string
+  platform: string
+  account_name: string
+  external_id: string
+  status: IntegrationStatus
+  fields: Record<string, string>
+  created_at: string
+  updated_at: string
+}
+
+export function viewOf(row: IntegrationRow): IntegrationView {
+  return {
+    id: row.id,
+    platform: row.platform,
+    account_name: row.account_name,
+    external_id: row.external_id,
+    status: row.status,
+    fields: row.fields,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  }
+}
+
+export interface SaveConnection {
+  user: User
+  platform: string
+  externalId: string
+  accountName: string
+  fields: Record<string, string>
+  sealedCredentials: string
+  expiresAt: Date | null
+}
+
+/** How long another instance may use an integration row this one has changed (this one forgets at once). */
+export const INTEGRATION_CACHE_TTL_MS = 5_000
+
+/** Every query is scoped by user id: another user's integration is indistinguishable from none. */
+export class Integrations {
+  // Tool runs look integrations up on every call; the row changes only on connect, refresh and
+  // disconnect, each of which goes through this class and forgets it.
+  private readonly resolved = new TtlCache<IntegrationRow>(INTEGRATION_CACHE_TTL_MS)
+
+  constructor(private readonly db: Db) {}
+
+  /** Drops this process's cached copy, for example after learning that storage holds newer credentials. */
+  forget(id: string): void {
+    this.resolved.deleteWhere((row) => row.id === id)
+  }
+
+  async list(userId: string, platform?: string): Promise<IntegrationRow[]> {
+    let query = this.db.selectFrom('integrations').selectAll().where('user_id', '=', userId)
+    if (platform) query = query.where('platform', '=', platform)
+    return query.orderBy('created_at').execute()
+  }
+
+  async get(userId: string, id: string): Promise<IntegrationRow> {
+    const row = await this.db.selectFrom('integrations').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
+    if (!row) throw notFound('integration')
+    return row
+  }
+
+  /** Finds an integration by id or by account name, within one platform. */
+  async resolve(userId: string, platform: string, ref: string): Promise<IntegrationRow> {
+    const cacheKey = `${userId}\u0000${platform}\u0000${ref}`
+    const cached = this.resolved.get(cacheKey)
+    if (cached) return cached
+    const row = await this.lookup(userId, platform, ref)
+    this.resolved.set(cacheKey, row)
+    return row
+  }
+
+  private async lookup(userId: string, platform: string, ref: string): Promise<IntegrationRow> {
+    const rows = await this.db.selectFrom('integrations').selectAll()
+      .where('user_id', '=', userId).where('platform', '=', platform)
+      .where((eb) => eb.or([eb('id', '=', ref), eb('account_name', '=', ref)]))
+      .execute()
+    const byId = rows.find((r) => r.id === ref)
+    if (byId) return byId
+    if (rows.length > 1) throw invalidInput([{ field: 'integration', message: `several ${platform} integrations are named "${ref}"; use the id` }])
+    if (rows.length === 0) throw notFound(`${platform} integration "${ref}"`)
+    return rows[0]
+  }
+
+  /** Connecting the same external account again updates its integration instead of adding one. */
+  async save(connection: SaveConnection): Promise<IntegrationRow> {
+    const saved = await this.insertOrUpdate(connection)
+    this.forget(saved.id)
+    return saved
+  }
+
+  private async insertOrUpdate(connection: SaveConnection): Promise<IntegrationRow> {
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await trx.selectFrom('integrations').select('id')
+        .where('user_id', '=', connection.user.id).where('platform', '=', connection.platform)
+        .where('external_id', '=', connection.externalId).executeTakeFirst()
+      if (!existing) {
+        const count = await trx.selectFrom('integrations').select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('user_id', '=', connection.user.id).executeTakeFirstOrThrow()
+        const limit = PLAN_LIMITS[connection.user.plan].maxIntegrations
+        if (Number(count.n) >= limit) {
+          throw new AppError('plan_required', `the ${connection.user.plan} plan allows ${limit} integrations; upgrade to connect more`, { requiredPlan: 'pro' })
+        }
+      }
+      const now = new Date()
+      return trx.insertInto('integrations').values({
+        id: newId('int'),
+        user_id: connection.user.id,
+        platform: connection.platform,
+        external_id: connection.externalId,
+        account_name: connection.accountName,
+        status: 'active',
+        fields: JSON.stringify(connection.fields),
+        credentials: connection.sealedCredentials,
+        expires_at: connection.expiresAt,
+        updated_at: now,
+      }).onConflict((oc) => oc.constraint('integrations_one_per_account').doUpdateSet({
+        account_name: connection.accountName,
+        status: 'active',
+        fields: JSON.stringify(connection.fields),
+        credentials: connection.sealedCredentials,
+        expires_at: connection.expiresAt,
+        updated_at: now,
+      })).returningAll().executeTakeFirstOrThrow()
+    })
+  }
+
+  /** Reads the sealed credentials afresh (used under the refresh lock). */
+  async credentialsOf(id: string): Promise<{ credentials: string | null; status: IntegrationStatus } | undefined> {
+    return this.db.selectFrom('integrations').select(['credentials', 'status']).where('id', '=', id).executeTakeFirst()
+  }
+
+  async storeCredentials(id: string, sealed: string, expiresAt: Date | null): Promise<void> {
+    await this.db.updateTable('integrations').set({ credentials: sealed, expires_at: expiresAt, updated_at: new Date() }).where('id', '=', id).execute()
+    this.forget(id)
+  }
+
+  /**
+   * Marks an integration as needing reconnection only if its credentials are still the ones that
+   * failed: another process may have refreshed them in the meantime.
+   */
+  async markNeedsReconnection(id: string, failedCredentials: string): Promise<boolean> {
+    const result = await this.db.updateTable('integrations').set({ status: 'needs_reconnection', updated_at: new Date() })
+      .where('id', '=', id).where('credentials', '=', failedCredentials).executeTakeFirst()
+    this.forget(id)
+    return Number(result.numUpdatedRows) > 0
+  }
+
+  async disconnect(userId: string, id: string): Promise<IntegrationRow> {
+    const row = await this.db.updateTable('integrations')
+      .set({ status: 'disconnected', credentials: null, expires_at: null, updated_at: new Date() })
+      .where('user_id', '=', userId).where('id', '=', id).returningAll().executeTakeFirst()
+    this.forget(id)
+    if (!row) throw notFound('integration')
+    return row
+  }
+
+  async delete(userId: string, id: string): Promise<void> {
+    const result = await this.db.deleteFrom('integrations').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
+    this.forget(id)
+    if (Number(result.numDeletedRows) === 0) throw notFound('integration')
+  }
+}

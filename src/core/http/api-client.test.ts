@@ -1,0 +1,81 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AppError } from '../errors.ts'
+import { RateBudget } from '../limits/budget.ts'
+import { MemoryBudgetStore } from '../limits/budget-memory.ts'
+import { createApiClient, MAX_RESPONSE_BYTES } from './api-client.ts'
+
+// The host-pinned client: redirects are never followed, huge answers are refused, auth is its own.
+let platform: http.Server
+let elsewhere: http.Server
+let elsewhereHits = 0
+const seen: Array<{ url: string; authorization?: string }> = []
+
+const listen = (server: http.Server) => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)))
+
+let platformUrl: string
+let elsewhereUrl: string
+
+beforeAll(async () => {
+  elsewhere = http.createServer((_req, res) => { elsewhereHits++; res.end('{}') })
+  elsewhereUrl = await listen(elsewhere)
+  platform = http.createServer((req, res) => {
+    seen.push({ url: req.url!, authorization: req.headers.authorization })
+    if (req.url!.startsWith('/acct/api/redirect')) {
+      res.writeHead(302, { location: `${elsewhereUrl}/api/stolen` })
+      return res.end()
+    }
+    if (req.url!.startsWith('/acct/api/huge')) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      const chunk = Buffer.alloc(1024 * 1024, 'a')
+      let sent = 0
+      const pump = () => {
+        while (sent <= MAX_RESPONSE_BYTES && res.write(chunk)) sent += chunk.length
+        if (sent > MAX_RESPONSE_BYTES) res.end()
+        else res.once('drain', pump)
+      }
+      return pump()
+    }
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ ok: true }))
+  })
+  platformUrl = await listen(platform)
+})
+afterAll(() => {
+  platform?.close()
+  elsewhere?.close()
+})
+
+const client = () => createApiClient({
+  baseUrl: `${platformUrl}/acct`,
+  pathPrefix: '/api/',
+  authorize: async () => ({ authorization: 'Bearer platform-token' }),
+  rateLimit: { defaultRetryAfterSeconds: 1 },
+  budget: { budget: new RateBudget(new MemoryBudgetStore()), windows: [{ key: 'k', limit: Number.POSITIVE_INFINITY, windowMs: 0 }], agentId: 'test' },
+  toError: (r) => new AppError('upstream_error', `status ${r.status}`),
+})
+
+describe('host-pinned API client', () => {
+  it('sends relative paths to the account base with its own auth, overriding any caller header', async () => {
+    const res = await client().request({ method: 'GET', path: '/api/things?x=1', headers: { authorization: 'Bearer caller' } })
+    expect(res.status).toBe(200)
+    expect(seen.at(-1)).toEqual({ url: '/acct/api/things?x=1', authorization: 'Bearer platform-token' })
+  })
+
+  it('does not follow redirects: the 3xx comes back as the answer', async () => {
+    const res = await client().request({ method: 'GET', path: '/api/redirect' })
+    expect(res.status).toBe(302)
+    expect(elsewhereHits).toBe(0)
+  })
+
+  it('refuses an answer larger than the bound instead of buffering it', async () => {
+    await expect(client().request({ method: 'GET', path: '/api/huge' })).rejects.toMatchObject({ code: 'upstream_error' })
+  })
+
+  it('refuses a path outside the prefix before sending anything', async () => {
+    const before = seen.length
+    await expect(client().get('/other/x')).rejects.toMatchObject({ code: 'invalid_input' })
+    expect(seen.length).toBe(before)
+  })
+})

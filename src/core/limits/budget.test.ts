@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openStore, type Store } from '../store/database.ts'
+import { RateBudget, WINDOW_MARGIN_MS, type BudgetStore, type BudgetWindow } from './budget.ts'
+import { MemoryBudgetStore } from './budget-memory.ts'
+import { PostgresBudgetStore } from './budget-postgres.ts'
+
+const WAIT = { kind: 'wait', maxWaitMs: 30_000 } as const
+const window = (key: string, limit: number, windowMs: number): BudgetWindow => ({ key: `${key}-${Math.random()}`, limit, windowMs })
+
+/** The largest number of grants inside any span of `spanMs`. */
+function maxInAnySpan(times: number[], spanMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b)
+  let best = 0
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[i] - sorted[j] >= spanMs) j++
+    best = Math.max(best, i - j + 1)
+  }
+  return best
+}
+
+const stores: Array<[string, () => Promise<{ store: BudgetStore; close(): Promise<void> }>]> = [
+  ['memory', async () => ({ store: new MemoryBudgetStore(), close: async () => {} })],
+]
+if (process.env.TEST_DATABASE_URL) {
+  stores.push(['postgres', async () => {
+    const db: Store = await openStore({ databaseUrl: process.env.TEST_DATABASE_URL! })
+    return { store: new PostgresBudgetStore(db.db), close: () => db.close() }
+  }])
+}
+
+describe.each(stores)('rate budget on %s', (_name, open) => {
+  let opened: Awaited<ReturnType<typeof open>>
+  beforeAll(async () => { opened = await open() })
+  afterAll(async () => { await opened?.close() })
+
+  it('never grants more than the limit in any window, and grants all of them eventually', async () => {
+    const budget = new RateBudget(opened.store)
+    const w = window('t', 5, 300)
+    const granted: number[] = []
+    await Promise.all(Array.from({ length: 15 }, async () => {
+      await budget.take([w], 'agent', WAIT)
+      granted.push(Date.now())
+    }))
+    expect(granted).toHaveLength(15)
+    expect(maxInAnySpan(granted, 300)).toBeLessThanOrEqual(5)
+  })
+
+  it('a request must fit every window: the tighter one decides', async () => {
+    const budget = new RateBudget(opened.store)
+    const perToken = window('token', 10, 400)
+    const perApp = window('app', 3, 400)
+    const granted: number[] = []
+    await Promise.all(Array.from({ length: 6 }, async () => {
+      await budget.take([perToken, perApp], 'agent', WAIT)
+      granted.push(Date.now())
+    }))
+    expect(maxInAnySpan(granted, 400)).toBeLessThanOrEqual(3)
+  })
+
+  it('is fair between agents: a quiet agent is not starved by a busy one', async () => {
+    const budget = new RateBudget(opened.store)
+    const w = window('fair', 2, 200)
+    const order: string[] = []
+    const busy = Array.from({ length: 10 }, () => budget.take([w], 'busy', WAIT).then(() => order.push('busy')))
+    await new Promise((r) => setTimeout(r, 20))
+    const quiet = Array.from({ length: 2 }, () => budget.take([w], 'quiet', WAIT).then(() => order.push('quiet')))
+    await Promise.all([...busy, ...quiet])
+    // Round-robin: both quiet requests are served within the next few grants, not after the backlog.
+    expect(order.lastIndexOf('quiet')).toBeLessThan(7)
+  })
+
+  it('fail mode answers rate_limited with retry_after instead of waiting', async () => {
+    const budget = new RateBudget(opened.store)
+    const w = window('fail', 1, 5000)
+    await budget.take([w], 'a', { kind: 'fail' })
+    await expect(budget.take([w], 'a', { kind: 'fail' })).rejects.toMatchObject({ code: 'rate_limited', extras: { retryAfterSeconds: expect.any(Number) } })
+  })
+
+  it('a waiter whose bound runs out before budget returns fails at once with rate_limited', async () => {
+    const budget = new RateBudget(opened.store)
+    const w = window('bound', 1, 10_000)
+    await budget.take([w], 'a', WAIT)
+    const started = Date.now()
+    await expect(budget.take([w], 'a', { kind: 'wait', maxWaitMs: 500 })).rejects.toMatchObject({ code: 'rate_limited' })
+    expect(Date.now() - started).toBeLessThan(10_000 + WINDOW_MARGIN_MS)
+  })
+
+  it('a block (the platform said 429) stops grants until it ends', async () => {
+    const budget = new RateBudget(opened.store)
+    const w = window('blocked', 100, 1000)
+    await budget.block([w.key], Date.now() + 300)
+    const started = Date.now()
+    await budget.take([w], 'a', WAIT)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250)
+  })
+})
+
+describe('a token with no fixed budget', () => {
+  it('is never held back by counting, but a pause announced by the platform applies to it', async () => {
+    const budget = new RateBudget(new MemoryBudgetStore())
+    const unlimited = { key: `u-${Math.random()}`, limit: Number.POSITIVE_INFINITY, windowMs: 0 }
+    await Promise.all(Array.from({ length: 500 }, () => budget.take([unlimited], 'a', { kind: 'fail' })))
+    await budget.block([unlimited.key], Date.now() + 60_000)
+    await expect(budget.take([unlimited], 'a', { kind: 'fail' })).rejects.toMatchObject({ code: 'rate_limited' })
+  })
+})

@@ -1,0 +1,102 @@
+import { z } from 'zod'
+import { defineTool, type AnyTool } from '../tools/define.ts'
+import type { HttpMethod, PastedCredentialFacts, PlatformDefinition } from '../platforms/types.ts'
+import { parseEndpoint } from './endpoint.ts'
+import { FORBIDDEN_HEADERS, pickUsefulHeaders } from './headers.ts'
+import { MAP_PATH, resolvePath } from './map.ts'
+import { rateLimitStatus, RateLimitStatus } from './rate-limit-status.ts'
+import type { RateLimitFacts } from '../limits/rate-limit-headers.ts'
+
+const BODY_METHODS: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH'])
+
+type PlatformFacts = Pick<PlatformDefinition, 'id' | 'title' | 'api'> & { pasted?: PastedCredentialFacts; rateLimit?: RateLimitFacts }
+
+/**
+ * `auth`: the connected integration by default; for platforms that take pasted credentials, those
+ * may instead be given in the step's configuration (they are secrets: never echoed, logged or stored).
+ */
+function authInput(pasted: PastedCredentialFacts | undefined) {
+  const integration = z.object({ method: z.literal('integration') })
+  if (!pasted) return integration.default({ method: 'integration' }).describe('How to authenticate: the connected integration')
+  const given = z.object({
+    method: z.literal(pasted.methodName),
+    ...Object.fromEntries(pasted.fields.map((f) => [f.name, f.schema.describe(`${f.label} (secret)`)])),
+  })
+  return z.discriminatedUnion('method', [integration, given]).default({ method: 'integration' })
+    .describe(`How to authenticate: "integration" (the connected account) or "${pasted.methodName}" with ${pasted.fields.map((f) => f.name).join(' and ')}`)
+}
+
+/**
+ * The generic API Call step of a platform: one request forwarded with the integration's
+ * credentials through the same host-pinned client as every pre-built step.
+ *
+ * On a 429 it does not wait: it fails at once with `rate_limited` and `retry_after`, because the
+ * caller chose to speak the raw API and should decide its own schedule (pre-built steps wait).
+ * Every other status, 4xx and 5xx included, is returned as data: it is the platform's answer.
+ */
+export function defineApiCallTool(platform: PlatformFacts): AnyTool {
+  const prefix = platform.api.pathPrefix
+  const input = z.object({
+    auth: authInput(platform.pasted),
+    method: z.enum(platform.api.apiCallMethods as [HttpMethod, ...HttpMethod[]]),
+    endpoint: z.string().min(1).superRefine((value, ctx) => {
+      try {
+        parseEndpoint(value, prefix)
+      } catch (err: any) {
+        ctx.addIssue({ code: 'custom', message: err.extras?.errors?.[0]?.message ?? 'is not a safe endpoint' })
+      }
+    }).describe(`A relative path under ${prefix}; a query string is allowed`),
+    query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional()
+      .describe('Query parameters, added to any already in the endpoint'),
+    body: z.unknown().optional().describe('JSON body, for POST, PUT and PATCH'),
+    headers: z.record(z.string(), z.string()).optional().superRefine((headers, ctx) => {
+      for (const [name, value] of Object.entries(headers ?? {})) {
+        if (!/^[A-Za-z0-9-]{1,64}$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid header name' })
+        else if (FORBIDDEN_HEADERS.has(name.toLowerCase()) || name.toLowerCase().startsWith('proxy-')) {
+          ctx.addIssue({ code: 'custom', path: [name], message: 'cannot be set by the caller' })
+        }
+        // eslint-disable-next-line no-control-regex
+        if (/[\u0000-\u001f\u007f]/.test(value)) ctx.addIssue({ code: 'custom', path: [name], message: 'must not contain control characters' })
+      }
+    }).describe('Extra request headers; Authorization, Host, Cookie and hop-by-hop headers are refused'),
+    map: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'variable names are letters, digits and _'),
+      z.string().regex(MAP_PATH, 'a path like body.ticket.id or body.tickets[0].subject')).optional()
+      .describe('Workflow variables to extract: name → path into {status, headers, body}'),
+  }).superRefine((value, ctx) => {
+    if (value.body !== undefined && !BODY_METHODS.has(value.method)) {
+      ctx.addIssue({ code: 'custom', path: ['body'], message: `is only sent with POST, PUT or PATCH, not ${value.method}` })
+    }
+  })
+
+  return defineTool({
+    id: `${platform.id}.api_call`,
+    title: `${platform.title} API Call`,
+    description: `Send one request to the ${platform.title} API with this integration's credentials and get back its status, useful headers and body.`,
+    effect: 'write',
+    input,
+    output: z.object({
+      status: z.number().int(),
+      headers: z.record(z.string(), z.string()),
+      body: z.unknown(),
+      rate_limit: RateLimitStatus.nullable().describe('What the response headers say of the rate limit'),
+      variables: z.record(z.string(), z.unknown()),
+    }),
+    async run({ api, withPastedCredentials }, call) {
+      const query = Object.fromEntries(Object.entries(call.query ?? {}).map(([k, v]) => [k, String(v)]))
+      const { method: authMethod, ...values } = call.auth as { method: string } & Record<string, string>
+      const client = authMethod === 'integration' ? api : withPastedCredentials(values)
+      const response = await client.request(
+        { method: call.method, path: call.endpoint, query, body: call.body, headers: call.headers },
+        { rateLimit: { kind: 'fail' } },
+      )
+      const result = {
+        status: response.status,
+        headers: pickUsefulHeaders(response.headers, platform.api.usefulHeaders),
+        body: response.body,
+        rate_limit: platform.rateLimit ? rateLimitStatus(platform.rateLimit, response.headers) : null,
+      }
+      const variables = Object.fromEntries(Object.entries(call.map ?? {}).map(([name, path]) => [name, resolvePath(result, path) ?? null]))
+      return { ...result, variables }
+    },
+  })
+}

@@ -1,0 +1,39 @@
+/** What a sandbox handler answers; the sandbox's Fastify route writes it out. */
+export interface SandboxResponse {
+  status: number
+  headers: Record<string, string>
+  payload?: string
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): SandboxResponse {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, payload: JSON.stringify(body) }
+}
+
+export function textResponse(status: number, text: string, headers: Record<string, string> = {}): SandboxResponse {
+  return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, payload: text }
+}
+
+export function htmlResponse(status: number, html: string, headers: Record<string, string> = {}): SandboxResponse {
+  return { status, headers: { 'content-type': 'text/html; charset=utf-8', ...headers }, payload: html }
+}
+
+export function emptyResponse(status = 204, headers: Record<string, string> = {}): SandboxResponse {
+  return { status, headers }
+}
+
+export function redirectResponse(location: string, headers: Record<string, string> = {}): SandboxResponse {
+  return { status: 302, headers: { location, ...headers } }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
+}

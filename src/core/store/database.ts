@@ -1,0 +1,103 @@
+import fs from 'node:fs'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { migrationProvider } from './migrations.ts'
+import { KeyedMutex, Mutex } from './mutex.ts'
+import { PGliteDialect } from './pglite-dialect.ts'
+import type { Schema } from './schema.ts'
+
+export type Db = Kysely<Schema>
+
+/** Raw SQL access in the shape pg-boss expects, on either store. */
+export interface SqlExecutor {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>
+}
+
+export interface Store {
+  kind: 'pglite' | 'postgres'
+  db: Db
+  sql: SqlExecutor
+  /**
+   * Runs `fn` while holding a lock named `key` that every process sharing the database respects.
+   * PostgreSQL: a session advisory lock on a dedicated connection. PGlite: an in-process lock, which
+   * is enough because a PGlite data directory is only ever opened by one process.
+   */
+  withLock<T>(key: string, fn: () => Promise<T>): Promise<T>
+  close(): Promise<void>
+}
+
+export type StoreOptions = { databaseUrl: string } | { dataDir: string } | { memory: true }
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const store = 'databaseUrl' in options ? openPostgres(options.databaseUrl) : await openPGlite(options)
+  await migrate(store.db)
+  return store
+}
+
+async function openPGlite(options: { dataDir: string } | { memory: true }): Promise<Store> {
+  if ('dataDir' in options) fs.mkdirSync(options.dataDir, { recursive: true })
+  const pglite = 'dataDir' in options ? new PGlite(options.dataDir) : new PGlite()
+  await pglite.waitReady
+  const mutex = new Mutex()
+  const locks = new KeyedMutex()
+  const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex) })
+  return {
+    kind: 'pglite',
+    db,
+    sql: {
+      // pg-boss sends multi-statement scripts without parameters; only exec() runs those on PGlite.
+      executeSql: (text, values) =>
+        mutex.run(async () => {
+          if (values && values.length > 0) return { rows: (await pglite.query(text, values)).rows }
+          const results = await pglite.exec(text)
+          return { rows: results.at(-1)?.rows ?? [] }
+        }),
+    },
+    withLock: (key, fn) => locks.run(key, fn),
+    async close() {
+      await db.destroy()
+      await pglite.close()
+    },
+  }
+}
+
+function openPostgres(databaseUrl: string): Store {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) })
+  return {
+    kind: 'postgres',
+    db,
+    sql: { executeSql: async (text, values) => ({ rows: (await pool.query(text, values as any[])).rows }) },
+    async withLock(key, fn) {
+      const client = await pool.connect()
+      try {
+        await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [key])
+        try {
+          return await fn()
+        } finally {
+          await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [key])
+        }
+      } finally {
+        client.release()
+      }
+    },
+    async close() {
+      await db.destroy()
+    },
+  }
+}
+
+async function migrate(db: Db): Promise<void> {
+  // Two processes starting at once on one PostgreSQL must not both run the DDL.
+  await db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(7400001)`.execute(conn)
+    try {
+      const { error, results } = await new Migrator({ db: conn, provider: migrationProvider }).migrateToLatest()
+      const failed = results?.find((r) => r.status === 'Error')
+      if (error || failed) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`)
+    } finally {
+      await sql`select pg_advisory_unlock(7400001)`.execute(conn)
+    }
+  })
+}

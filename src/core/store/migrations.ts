@@ -1,0 +1,81 @@
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+
+// One set of migrations for PGlite and PostgreSQL: plain PostgreSQL DDL only.
+const migrations: Record<string, Migration> = {
+  '0001_access_and_integrations': {
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('users')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('email', 'text', (c) => c.notNull().unique())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('plan', 'text', (c) => c.notNull().check(sql`plan in ('free','pro','enterprise')`))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute()
+      await db.schema.createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('prefix', 'text', (c) => c.notNull().unique())
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('last_used_at', 'timestamptz')
+        .execute()
+      await db.schema.createTable('sessions')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute()
+      await db.schema.createTable('integrations')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('external_id', 'text', (c) => c.notNull())
+        .addColumn('account_name', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('fields', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
+        .addColumn('credentials', 'text')
+        .addColumn('expires_at', 'timestamptz')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addUniqueConstraint('integrations_one_per_account', ['user_id', 'platform', 'external_id'])
+        .execute()
+      await db.schema.createIndex('integrations_by_user').on('integrations').columns(['user_id', 'platform']).execute()
+      await db.schema.createTable('connect_sessions')
+        .addColumn('state_hash', 'text', (c) => c.primaryKey())
+        .addColumn('start_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('binding_hash', 'text')
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('platform', 'text', (c) => c.notNull())
+        .addColumn('integration_id', 'text')
+        .addColumn('fields', 'jsonb', (c) => c.notNull())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('redirect_uri', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute()
+      await db.schema.createTable('settings')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute()
+    },
+  },
+  '0002_rate_budget': {
+    async up(db: Kysely<any>) {
+      // The shared request log of every rate budget (see core/limits/budget-postgres.ts).
+      await db.schema.createTable('rate_events')
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('at_ms', 'bigint', (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('rate_events_by_key_time').on('rate_events').columns(['key', 'at_ms']).execute()
+      await db.schema.createTable('rate_blocks')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('until_ms', 'bigint', (c) => c.notNull())
+        .execute()
+    },
+  },
+}
+
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() { return migrations },
+}

@@ -1,0 +1,54 @@
+import type { PGlite } from '@electric-sql/pglite'
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+} from 'kysely'
+import { Mutex } from './mutex.ts'
+
+// PGlite is one connection. Kysely transactions issue BEGIN … COMMIT as separate queries, so every
+// user of the connection (Kysely, pg-boss, locks) must take turns through one mutex; otherwise a
+// query from elsewhere would land inside someone else's open transaction.
+export class PGliteDialect implements Dialect {
+  constructor(private readonly pglite: PGlite, private readonly mutex: Mutex) {}
+  createAdapter() { return new PostgresAdapter() }
+  createDriver(): Driver { return new PGliteDriver(this.pglite, this.mutex) }
+  createIntrospector(db: Kysely<any>) { return new PostgresIntrospector(db) }
+  createQueryCompiler() { return new PostgresQueryCompiler() }
+}
+
+class PGliteDriver implements Driver {
+  private readonly connection: PGliteConnection
+  constructor(pglite: PGlite, private readonly mutex: Mutex) {
+    this.connection = new PGliteConnection(pglite)
+  }
+  async init() {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.mutex.lock()
+    return this.connection
+  }
+  async beginTransaction(conn: DatabaseConnection) { await conn.executeQuery(CompiledQuery.raw('begin')) }
+  async commitTransaction(conn: DatabaseConnection) { await conn.executeQuery(CompiledQuery.raw('commit')) }
+  async rollbackTransaction(conn: DatabaseConnection) { await conn.executeQuery(CompiledQuery.raw('rollback')) }
+  async releaseConnection() { this.mutex.unlock() }
+  async destroy() {}
+}
+
+class PGliteConnection implements DatabaseConnection {
+  constructor(private readonly pglite: PGlite) {}
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.pglite.query<R>(query.sql, query.parameters as unknown[])
+    const affected = result.affectedRows === undefined ? undefined : BigInt(result.affectedRows)
+    return { rows: result.rows, numAffectedRows: affected }
+  }
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported on PGlite')
+  }
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod'
+import type { PlatformDefinition } from '../platforms/types.ts'
+import type { AnyTool, Effect } from './define.ts'
+
+/** A tool step as the catalogue, REST, MCP, CLI and UI all present it. */
+export interface CatalogEntry {
+  id: string
+  title: string
+  description: string
+  platform: string
+  kind: string
+  effect: Effect
+  legacy: boolean
+  inputSchema: Record<string, unknown>
+  outputSchema: Record<string, unknown>
+}
+
+export interface RegisteredTool {
+  tool: AnyTool
+  platform: PlatformDefinition
+  entry: CatalogEntry
+  /** Lower-cased words the search bar matches against, per field. */
+  haystack: Array<{ words: string[]; weight: number }>
+}
+
+export class ToolRegistry {
+  private readonly byId = new Map<string, RegisteredTool>()
+
+  constructor(platforms: PlatformDefinition[]) {
+    for (const platform of platforms) {
+      for (const tool of platform.tools) {
+        if (this.byId.has(tool.id)) throw new Error(`duplicate tool id ${tool.id}`)
+        this.byId.set(tool.id, {
+          tool,
+          platform,
+          entry: {
+            id: tool.id,
+            title: tool.title,
+            description: tool.description,
+            platform: platform.id,
+            kind: platform.kind,
+            effect: tool.effect,
+            legacy: tool.legacy ?? false,
+            inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+            outputSchema: z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>,
+          },
+          haystack: [
+            { words: wordsOf(tool.title), weight: 8 },
+            { words: wordsOf(`${platform.id} ${platform.title}`), weight: 4 },
+            { words: wordsOf(platform.kind), weight: 4 },
+            { words: wordsOf(tool.id), weight: 2 },
+            { words: wordsOf(tool.description), weight: 1 },
+          ],
+        })
+      }
+    }
+  }
+
+  get(id: string): RegisteredTool | undefined {
+    return this.byId.get(id)
+  }
+
+  list(): CatalogEntry[] {
+    return [...this.byId.values()].map((t) => t.entry)
+  }
+
+  /**
+   * The tool step search bar: every word must match (as a whole word or a word's start) the title,
+   * description, platform name or the platform's kind. Title matches rank first, whole words above
+   * prefixes, and legacy steps last. "ticketing" finds every Zendesk step, "board" every Trello one.
+   */
+  search(query: string): CatalogEntry[] {
+    const words = wordsOf(query)
+    if (words.length === 0) return this.list()
+    const scored: Array<{ entry: CatalogEntry; score: number }> = []
+    for (const { entry, haystack } of this.byId.values()) {
+      let score = 0
+      for (const word of words) {
+        let wordScore = 0
+        for (const field of haystack) {
+          if (field.words.includes(word)) wordScore += field.weight
+          else if (field.words.some((w) => w.startsWith(word))) wordScore += field.weight / 2
+        }
+        if (wordScore === 0) {
+          score = 0
+          break
+        }
+        score += wordScore
+      }
+      if (score > 0) scored.push({ entry, score })
+    }
+    // Legacy steps stay findable for old workflows, but after every current match.
+    return scored
+      .sort((a, b) => Number(a.entry.legacy) - Number(b.entry.legacy) || b.score - a.score || a.entry.id.localeCompare(b.entry.id))
+      .map((s) => s.entry)
+  }
+}
+
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)
+}

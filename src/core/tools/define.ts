@@ -1,0 +1,32 @@
+import type { z } from 'zod'
+import type { ApiClient } from '../http/api-client.ts'
+import type { Plan } from '../store/schema.ts'
+
+export type Effect = 'read' | 'write' | 'delete'
+
+export interface ToolContext {
+  api: ApiClient
+  integration: { id: string; accountName: string; fields: Record<string, string> }
+  /** The same client, authenticated with credentials given in the step instead of the integration's. */
+  withPastedCredentials(values: Record<string, string>): ApiClient
+}
+
+export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  id: string
+  title: string
+  description: string
+  effect: Effect
+  input: I
+  output: O
+  /** Legacy steps stay runnable for old workflows but are marked in the catalogue. */
+  legacy?: boolean
+  requiredPlan?: Plan
+  run(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>
+}
+
+export type AnyTool = ToolDefinition<z.ZodType, z.ZodType>
+
+/** Identity function that gives a declaration its types; declarations are data (DESIGN §4). */
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(tool: ToolDefinition<I, O>): AnyTool {
+  return tool as unknown as AnyTool
+}

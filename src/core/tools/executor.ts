@@ -1,0 +1,60 @@
+import { requirePlan } from '../access/plans.ts'
+import type { User } from '../access/users.ts'
+import type { ApiClientFactory } from '../connections/clients.ts'
+import { needsRefresh, type Credentials } from '../connections/credentials.ts'
+import type { Integrations } from '../connections/integrations.ts'
+import { AppError, invalidInput, notFound } from '../errors.ts'
+import type { PlatformRuntime } from '../platforms/runtime.ts'
+import { parseOrThrow } from '../validation.ts'
+import type { ToolRegistry } from './catalog.ts'
+
+/**
+ * Every tool step run takes the same road (DESIGN §2): validate, resolve the integration after an
+ * ownership check, make sure the token is fresh, draw on the credential's budget, call, map errors.
+ */
+export class ToolExecutor {
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly runtimes: Map<string, PlatformRuntime>,
+    private readonly integrations: Integrations,
+    private readonly credentials: Credentials,
+    private readonly clients: ApiClientFactory,
+  ) {}
+
+  /** `agentId` names who is calling (an API key, a session, an agent run): budgets are fair between them. */
+  async run(user: User, toolId: string, integrationRef: unknown, rawInput: unknown, agentId: string = user.id): Promise<unknown> {
+    const registered = this.registry.get(toolId)
+    if (!registered) throw notFound(`tool ${toolId}`)
+    const { tool, platform } = registered
+    if (typeof integrationRef !== 'string' || integrationRef.trim() === '') {
+      throw invalidInput([{ field: 'integration', message: `give the id or account name of a ${platform.title} integration` }])
+    }
+    const input = parseOrThrow(tool.input, rawInput ?? {}, 'input')
+    if (tool.requiredPlan) requirePlan(user.plan, tool.requiredPlan, tool.title)
+
+    const integration = await this.integrations.resolve(user.id, platform.id, integrationRef.trim())
+    const runtime = this.runtimes.get(platform.id)!
+    // Fails early and clearly when disconnected; later attempts reuse the token until it needs refreshing.
+    let credential = await this.credentials.current(integration, runtime)
+    const fresh = async () => (needsRefresh(credential) ? (credential = await this.credentials.current(integration, runtime)) : credential)
+    const api = this.clients.create(runtime, integration.fields, credential, fresh, agentId)
+
+    let output: unknown
+    try {
+      const withPastedCredentials = (values: Record<string, string>) =>
+        this.clients.forCredential(runtime, integration.fields, { kind: 'pasted', values, issued_at: Date.now() }, agentId)
+      output = await tool.run({ api, integration: { id: integration.id, accountName: integration.account_name, fields: integration.fields }, withPastedCredentials }, input)
+    } catch (err) {
+      if (err instanceof AppError && err.extras.credentialFailure && integration.credentials) {
+        await this.integrations.markNeedsReconnection(integration.id, integration.credentials)
+      }
+      throw err
+    }
+    const checked = tool.output.safeParse(output)
+    if (!checked.success) {
+      // The platform answered in a shape we do not know: say so rather than pass on garbage.
+      throw new AppError('upstream_error', `${platform.title} answered ${tool.title} in an unexpected shape: ${checked.error.issues[0]?.message ?? ''}`)
+    }
+    return checked.data
+  }
+}

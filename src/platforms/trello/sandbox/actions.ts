@@ -1,0 +1,114 @@
+import type { Actor } from './context.ts'
+import type { Action, DisplayEntity } from './model.ts'
+import { notifyFor } from './notifications.ts'
+import type { TrelloSandbox } from './sandbox.ts'
+import { fanOut } from './webhooks/fanout.ts'
+
+/**
+ * Every change records an action (§2.6 catalogue), with `data` in the captured shapes
+ * (T-DOTNET WebhookEvents, T-RBFIX), then notifies members and queues webhook deliveries.
+ */
+export interface ActionInput {
+  type: string
+  data: Record<string, unknown>
+  translationKey: string
+  /** The member the action is about (shown as `action.member`). */
+  idMember?: string | null
+  /** Models the action touches beyond those named in `data` (e.g. the card's list). */
+  alsoTouches?: string[]
+}
+
+function isStub(value: unknown): value is { id: string; name?: string; shortLink?: string; username?: string } {
+  return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string'
+}
+
+/** `display.entities`, built from the stubs in `data` as Trello's are [CAP]. */
+function entities(data: Record<string, unknown>, creator: { id: string; username: string; fullName: string }): Record<string, DisplayEntity> {
+  const out: Record<string, DisplayEntity> = {}
+  for (const [key, value] of Object.entries(data)) {
+    if (key === 'board' || key === 'old' || !isStub(value)) continue
+    const type = key === 'listBefore' || key === 'listAfter' ? 'list' : key
+    const entity: DisplayEntity = { type, id: value.id }
+    if (value.shortLink) entity.shortLink = value.shortLink
+    entity.text = value.name ?? ''
+    out[key] = entity
+  }
+  if (typeof data.text === 'string' && 'card' in data) out.comment = { type: 'comment', text: data.text }
+  out.memberCreator = { type: 'member', id: creator.id, username: creator.username, text: creator.fullName }
+  return out
+}
+
+function touchedIds(action: Pick<Action, 'data' | 'idMemberCreator' | 'idMember'>, also: string[]): string[] {
+  const ids = new Set<string>([action.idMemberCreator, ...also])
+  if (action.idMember) ids.add(action.idMember)
+  for (const key of ['board', 'boardSource', 'boardTarget', 'list', 'listBefore', 'listAfter', 'card', 'checklist', 'label', 'member']) {
+    const value = action.data[key]
+    if (isStub(value)) ids.add(value.id)
+  }
+  return [...ids]
+}
+
+/** The action record itself, without side effects (the seed builds its history with it). */
+export function buildAction(id: string, date: number, actor: Pick<Actor, 'member' | 'app'>, input: ActionInput): Action {
+  const partial = { data: input.data, idMemberCreator: actor.member.id, idMember: input.idMember ?? null }
+  return {
+    id,
+    type: input.type,
+    idMemberCreator: actor.member.id,
+    date,
+    data: input.data,
+    appCreator: actor.app ? { id: actor.app.id } : null,
+    translationKey: input.translationKey,
+    entities: entities(input.data, actor.member),
+    idMember: input.idMember ?? null,
+    modelIds: touchedIds(partial, input.alsoTouches ?? []),
+  }
+}
+
+export function recordAction(sb: TrelloSandbox, actor: Pick<Actor, 'member' | 'app'>, input: ActionInput): Action {
+  const action = buildAction(sb.newId(), sb.now(), actor, input)
+  sb.store.addAction(action)
+  const boardId = (input.data.board as { id?: string } | undefined)?.id
+  const board = boardId ? sb.store.boards.get(boardId) : undefined
+  if (board) board.dateLastActivity = action.date
+  notifyFor(sb, action)
+  fanOut(sb, action)
+  return action
+}
+
+/**
+ * Types that reach webhooks but that Trello leaves out of nested `/actions` lists unless they
+ * are asked for by name (§2.6).
+ */
+export const WEBHOOK_ONLY_TYPES = new Set([
+  'addLabelToCard',
+  'createLabel',
+  'createCheckItem',
+  'createChecklist',
+  'deleteCheckItem',
+  'deleteComment',
+  'deleteLabel',
+  'removeLabelFromCard',
+  'updateCheckItem',
+  'updateComment',
+  'updateLabel',
+  'voteOnCard',
+])
+
+/**
+ * An action `filter`: `all`, or type names, optionally narrowed to a changed field
+ * (`updateCard:idList`, `updateCard:closed`), as Trello's filters are.
+ */
+export function actionFilter(filter: string | undefined, fallback: string): (action: Action) => boolean {
+  const spec = (filter ?? fallback).trim()
+  if (spec === 'all') return (a) => !WEBHOOK_ONLY_TYPES.has(a.type)
+  const wanted = spec.split(',').map((s) => s.trim()).filter(Boolean)
+  return (action) =>
+    wanted.some((entry) => {
+      const [type, field] = entry.split(':')
+      if (type !== action.type) return false
+      if (!field) return true
+      const old = action.data.old as Record<string, unknown> | undefined
+      return old !== undefined && field in old
+    })
+}

@@ -1,0 +1,27 @@
+import { cookieValue, type IncomingRequest } from '../http.ts'
+import { hex } from '../ids.ts'
+import type { Member } from '../model.ts'
+import type { TrelloSandbox } from '../sandbox.ts'
+import { MS_PER_HOUR, MS_PER_SECOND } from '../time.ts'
+
+/**
+ * Browser sessions for the sandbox's HTML pages. Signing in sets a cookie and the pages also
+ * carry the session id in a hidden `session` field, so an HTTP client without a cookie jar can
+ * drive every flow.
+ */
+export const SESSION_COOKIE = 'trello_sandbox_session'
+export const SESSION_TTL_MS = 2 * MS_PER_HOUR
+
+export function startSession(sb: TrelloSandbox, member: Member): { id: string; cookie: string } {
+  const id = hex(20)
+  sb.store.sessions.set(id, { id, idMember: member.id, expiresAt: sb.now() + SESSION_TTL_MS })
+  return { id, cookie: `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_MS / MS_PER_SECOND}` }
+}
+
+export function sessionMember(sb: TrelloSandbox, req: IncomingRequest, fromForm?: string): { id: string; member: Member } | undefined {
+  const id = fromForm || cookieValue(req, SESSION_COOKIE)
+  const session = id ? sb.store.sessions.get(id) : undefined
+  if (!session || session.expiresAt <= sb.now()) return undefined
+  const member = sb.store.members.get(session.idMember)
+  return member ? { id: session.id, member } : undefined
+}

@@ -1,0 +1,42 @@
+import { randomBytes, randomInt } from 'node:crypto'
+
+/** Trello ids are Mongo ObjectIds: 24 lowercase hex characters (§2.2, T-ARCH card.html). */
+export const OBJECT_ID = /^[0-9a-f]{24}$/
+/** `shortLink`: 8 base62 characters, e.g. `Yd9ScoJS` (§2.2). */
+export const SHORT_LINK = /^[0-9A-Za-z]{8}$/
+/** API keys are 32 hex characters; app secrets and user tokens 64 (the classic, pre-"ATTA" form). */
+export const API_KEY = /^[0-9a-f]{32}$/
+export const USER_TOKEN = /^[0-9a-f]{64}$/
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+/**
+ * Makes ObjectIds the way MongoDB does: 4 bytes of creation time in seconds, 5 random bytes
+ * fixed per process (here: per sandbox), 3 bytes of counter. Ids therefore sort by creation
+ * time, and within one second by creation order, as Trello's do.
+ */
+export class ObjectIdFactory {
+  private readonly machine = randomBytes(5).toString('hex')
+  private counter = 0
+
+  next(nowMs: number): string {
+    const seconds = Math.max(0, Math.floor(nowMs / 1000)) % 0x1_0000_0000
+    this.counter = (this.counter + 1) % 0x100_0000
+    return seconds.toString(16).padStart(8, '0') + this.machine + this.counter.toString(16).padStart(6, '0')
+  }
+}
+
+/** The creation time embedded in an ObjectId. */
+export function objectIdTime(id: string): number {
+  return parseInt(id.slice(0, 8), 16) * 1000
+}
+
+export function shortLink(): string {
+  let out = ''
+  for (let i = 0; i < 8; i += 1) out += BASE62[randomInt(BASE62.length)]
+  return out
+}
+
+export function hex(bytes: number): string {
+  return randomBytes(bytes).toString('hex')
+}

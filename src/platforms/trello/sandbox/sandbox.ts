@@ -1,0 +1,91 @@
+import { FaultInjector } from '../../../core/sandbox/faults.ts'
+import { ObjectIdFactory } from './ids.ts'
+import { NonceCache } from './oauth1/nonces.ts'
+import { RateLimiter } from './rate-limit.ts'
+import { RequestLog } from './request-log.ts'
+import { seedStore } from './seed.ts'
+import { TrelloStore } from './state.ts'
+import { SandboxClock } from '../../../core/sandbox/clock.ts'
+import { DeliveryQueue } from './webhooks/dispatcher.ts'
+
+export interface TrelloSandboxOptions {
+  /** Load the seeded members, app and "Roadmap" board (default true). */
+  seed?: boolean
+}
+
+/** How long the HEAD check on a webhook's callbackURL may take. */
+export const DEFAULT_CALLBACK_CHECK_TIMEOUT_MS = 5000
+
+/** One sandbox instance: its state plus the test machinery around it. State lives in memory. */
+export class TrelloSandbox {
+  readonly clock = new SandboxClock()
+  readonly ids = new ObjectIdFactory()
+  readonly faults = new FaultInjector()
+  readonly requestLog = new RequestLog()
+  readonly rateLimiter = new RateLimiter()
+  readonly nonces = new NonceCache()
+  store: TrelloStore
+  deliveries: DeliveryQueue
+  callbackCheckTimeoutMs = DEFAULT_CALLBACK_CHECK_TIMEOUT_MS
+
+  constructor(private readonly options: TrelloSandboxOptions = {}) {
+    this.store = this.freshStore()
+    this.deliveries = this.freshDeliveries()
+  }
+
+  now(): number {
+    return this.clock.now()
+  }
+
+  /** A new ObjectId stamped with the sandbox clock. */
+  newId(): string {
+    return this.ids.next(this.now())
+  }
+
+  /** Back to the state right after start: seed, clock, faults, log, limits, deliveries. */
+  reset(): void {
+    this.deliveries.stop()
+    this.clock.reset()
+    this.faults.clear()
+    this.requestLog.clear()
+    this.rateLimiter.clear()
+    this.nonces.clear()
+    this.callbackCheckTimeoutMs = DEFAULT_CALLBACK_CHECK_TIMEOUT_MS
+    this.store = this.freshStore()
+    this.deliveries = this.freshDeliveries()
+  }
+
+  close(): void {
+    this.deliveries.stop()
+  }
+
+  private freshStore(): TrelloStore {
+    const store = new TrelloStore()
+    if (this.options.seed !== false) seedStore(store)
+    return store
+  }
+
+  private freshDeliveries(): DeliveryQueue {
+    return new DeliveryQueue({
+      now: () => this.now(),
+      alive: (id) => this.store.webhooks.get(id)?.active === true,
+      delivered: (id) => {
+        const webhook = this.store.webhooks.get(id)
+        if (webhook) {
+          webhook.consecutiveFailures = 0
+          webhook.firstConsecutiveFailDate = null
+        }
+      },
+      failed: (id) => {
+        const webhook = this.store.webhooks.get(id)
+        if (webhook) {
+          webhook.consecutiveFailures += 1
+          webhook.firstConsecutiveFailDate ??= this.now()
+        }
+      },
+      gone: (id) => {
+        this.store.webhooks.delete(id)
+      },
+    })
+  }
+}

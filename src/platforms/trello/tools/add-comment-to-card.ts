@@ -1,0 +1,18 @@
+import { defineTool } from '../../../core/tools/define.ts'
+import { CommentAction, stepInput, trelloId } from '../schemas.ts'
+import { CommentText, postComment } from './comment.ts'
+
+export const addCommentToCard = defineTool({
+  id: 'trello.add_comment_to_card',
+  title: 'Add Comment to Card',
+  description: 'Post a comment on a Trello card as the connected account; @username mentions notify board members. Returns the commentCard action.',
+  effect: 'write',
+  input: stepInput({
+    idCard: trelloId('card').describe('The card to comment on'),
+    text: CommentText.describe('The comment, in Markdown'),
+  }),
+  output: CommentAction,
+  async run({ api }, { idCard, text }) {
+    return postComment(api, idCard, text)
+  },
+})

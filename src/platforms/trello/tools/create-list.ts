@@ -1,0 +1,18 @@
+import { defineTool } from '../../../core/tools/define.ts'
+import { List, Name, Pos, stepInput, trelloId } from '../schemas.ts'
+
+export const createList = defineTool({
+  id: 'trello.create_list',
+  title: 'Create List',
+  description: 'Create a list (a column) on a Trello board.',
+  effect: 'write',
+  input: stepInput({
+    name: Name,
+    idBoard: trelloId('board').describe('The board the list goes on'),
+    pos: Pos.optional().describe('"top" (leftmost), "bottom" (rightmost, the default) or a positive number; lists sort by ascending pos'),
+  }),
+  output: List,
+  async run({ api }, input) {
+    return api.post('/1/lists', { name: input.name, idBoard: input.idBoard, pos: input.pos })
+  },
+})

@@ -1,0 +1,27 @@
+import { z } from 'zod'
+import { defineTool } from '../../../core/tools/define.ts'
+import { Card, Checklist, stepInput, trelloId } from '../schemas.ts'
+
+const Member = z.looseObject({ id: z.string(), fullName: z.string(), username: z.string() })
+const Named = z.looseObject({ id: z.string(), name: z.string() })
+
+export const getCard = defineTool({
+  id: 'trello.get_card',
+  title: 'Get Card',
+  description: 'Get a Trello card with its description, due date, labels, checklists (with their items), members, and the names of its list and board.',
+  effect: 'read',
+  input: stepInput({ idCard: trelloId('card').describe('The card\'s 24-character id (not its shortLink)') }),
+  output: Card.extend({ checklists: z.array(Checklist), members: z.array(Member), list: Named, board: Named }),
+  async run({ api }, { idCard }) {
+    // One request: Trello nests checklists, members, list and board on demand.
+    return api.get(`/1/cards/${idCard}`, {
+      checklists: 'all',
+      members: 'true',
+      member_fields: 'fullName,username',
+      list: 'true',
+      list_fields: 'name',
+      board: 'true',
+      board_fields: 'name',
+    })
+  },
+})

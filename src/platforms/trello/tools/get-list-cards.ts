@@ -1,0 +1,19 @@
+import { z } from 'zod'
+import { defineTool } from '../../../core/tools/define.ts'
+import { Card, stepInput, trelloId } from '../schemas.ts'
+
+export const getListCards = defineTool({
+  id: 'trello.get_list_cards',
+  title: 'Get List Cards',
+  description: 'Get all the cards of a Trello list, in their order in the list, top first.',
+  effect: 'read',
+  input: stepInput({
+    idList: trelloId('list').describe('The list; Get Boards gives each board\'s lists'),
+    filter: z.enum(['open', 'closed', 'all']).default('open').describe('open (the default), closed (archived) or all cards'),
+  }),
+  output: z.object({ cards: z.array(Card) }),
+  async run({ api }, { idList, filter }) {
+    // Trello answers in list order (ascending pos).
+    return { cards: await api.get(`/1/lists/${idList}/cards`, { filter }) }
+  },
+})

@@ -1,0 +1,137 @@
+import { badRequest, endpointNotFound, forbidden, methodUnknown } from './errors.ts'
+import { header, parseBody, type IncomingRequest, type SandboxResponse } from './http.ts'
+import type { Team, Token, User } from './model.ts'
+import { rateLimited, rateLimitHeaders } from './rate-limit.ts'
+import type { VercelSandbox } from './sandbox.ts'
+import type { Store } from './store.ts'
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
+
+export interface ApiContext {
+  sandbox: VercelSandbox
+  store: Store
+  req: IncomingRequest
+  params: Record<string, string>
+  now: number
+  token: Token
+  user: User
+  /** Acting owner: the team (teamId/slug) or the user's personal account. */
+  ownerId: string
+  team: Team | null
+  body: unknown
+}
+
+export interface ApiRoute {
+  method: HttpMethod
+  /** `{name}` matches one path segment. The version segment is part of the path. */
+  path: string
+  /** Team-scoped resource: resolves `teamId`/`slug` and enforces the token's scope. */
+  scoped: boolean
+  handle: (ctx: ApiContext) => SandboxResponse
+}
+
+interface Compiled {
+  route: ApiRoute
+  pattern: RegExp
+  names: string[]
+}
+
+export class ApiRouter {
+  private readonly compiled: Compiled[]
+
+  constructor(routes: ApiRoute[]) {
+    this.compiled = routes.map((route) => {
+      const names: string[] = []
+      const source = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+        names.push(name)
+        return '([^/]+)'
+      })
+      return { route, pattern: new RegExp(`^${source}/?$`), names }
+    })
+  }
+
+  match(method: string, path: string): { route: ApiRoute; params: Record<string, string> } | { allowed: string[] } | undefined {
+    const allowed = new Set<string>()
+    const wanted = method === 'HEAD' ? 'GET' : method
+    for (const { route, pattern, names } of this.compiled) {
+      const found = pattern.exec(path)
+      if (!found) continue
+      if (route.method !== wanted) {
+        allowed.add(route.method)
+        continue
+      }
+      const params: Record<string, string> = {}
+      names.forEach((name, i) => (params[name] = found[i + 1] as string))
+      return { route, params }
+    }
+    return allowed.size ? { allowed: [...allowed] } : undefined
+  }
+}
+
+export function bearerToken(req: IncomingRequest): string | undefined {
+  const value = header(req, 'authorization')
+  const match = value ? /^Bearer\s+(\S+)\s*$/i.exec(value) : null
+  return match?.[1]
+}
+
+/**
+ * Scope rules (platform-apis.md §3, V-INTEG): an integration installed on a team must append
+ * `?teamId=` (or `slug`) to every call. The sandbox answers 403 "Not authorized" when a team
+ * token calls without it (that would be the personal account, which the installation does not
+ * cover) or names another team. A personal token may act on any team its user is a member of,
+ * as a personal access token can; an unknown team is also 403, not 404 (no team enumeration).
+ */
+export function resolveScope(store: Store, req: IncomingRequest, token: Token, user: User): { ownerId: string; team: Team | null } | SandboxResponse {
+  const ref = req.query.get('teamId') || req.query.get('slug')
+  if (!ref) {
+    if (token.teamId) return forbidden()
+    return { ownerId: user.id, team: null }
+  }
+  const team = store.team(ref)
+  if (!team) return forbidden()
+  if (token.teamId ? token.teamId !== team.id : !store.isMember(user.id, team)) return forbidden()
+  if (!store.isMember(user.id, team)) return forbidden()
+  return { ownerId: team.id, team }
+}
+
+export function handleApi(sandbox: VercelSandbox, router: ApiRouter, req: IncomingRequest): SandboxResponse {
+  const store = sandbox.store
+  const now = sandbox.now()
+  const found = router.match(req.method, req.path)
+  const routeKey = found && 'route' in found ? `${found.route.method} ${found.route.path}` : 'unmatched'
+  const tokenValue = bearerToken(req)
+  const token = tokenValue ? store.tokens.get(tokenValue) : undefined
+  const decision = sandbox.rateLimiter.take(token ? `token:${token.token}` : `ip:${req.remoteAddress}`, routeKey, now)
+  if (decision && !decision.allowed) return rateLimited(decision.limit, decision.resetMs, now)
+  const response = dispatch()
+  if (decision) Object.assign(response.headers, rateLimitHeaders(decision))
+  return response
+
+  function dispatch(): SandboxResponse {
+    if (!found) return endpointNotFound()
+    if (!('route' in found)) return methodUnknown(found.allowed)
+    const user = token ? store.users.get(token.userId) : undefined
+    if (!token || !user) return forbidden()
+    let scope: { ownerId: string; team: Team | null } = { ownerId: token.teamId ?? user.id, team: token.teamId ? (store.teams.get(token.teamId) ?? null) : null }
+    if (found.route.scoped) {
+      const resolved = resolveScope(store, req, token, user)
+      if ('status' in resolved) return resolved
+      scope = resolved
+    }
+    let body: unknown
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE') {
+      const parsed = parseBody(req)
+      if (!parsed.ok) return badRequest(`Invalid JSON body: ${parsed.reason}`)
+      body = parsed.value
+    }
+    const params: Record<string, string> = {}
+    for (const [k, v] of Object.entries(found.params)) {
+      try {
+        params[k] = decodeURIComponent(v)
+      } catch {
+        params[k] = v
+      }
+    }
+    return found.route.handle({ sandbox, store, req, params, now, token, user, ownerId: scope.ownerId, team: scope.team, body })
+  }
+}

@@ -1,0 +1,59 @@
+
+// Shared by every sandbox; re-exported so handlers import one module.
+export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml } from '../../../core/sandbox/http.ts'
+export type { SandboxResponse } from '../../../core/sandbox/http.ts'
+
+/** Transport-neutral request and response shapes: handlers return data, index.ts writes it. */
+
+export interface IncomingRequest {
+  /** Upper-case HTTP method. */
+  method: string
+  /** Full request path as received (prefix included), without the query string. */
+  path: string
+  query: URLSearchParams
+  headers: Record<string, string | string[] | undefined>
+  rawBody: string | undefined
+  /** `http://host:port` as the client addressed us (Host header), used to build returned URLs. */
+  origin: string
+}
+
+export function header(req: IncomingRequest, name: string): string | undefined {
+  const value = req.headers[name.toLowerCase()]
+  return Array.isArray(value) ? value[0] : value
+}
+
+export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string }
+
+/**
+ * Parses a request body by its Content-Type: JSON for any `*json*` type (including
+ * `application/merge-patch+json`, which the webhooks PATCH uses), flat key/value objects for
+ * `application/x-www-form-urlencoded`. A body without a Content-Type is tried as JSON, which is
+ * what curl users and hand-written clients usually mean.
+ */
+export function parseBody(req: IncomingRequest): ParsedBody {
+  const raw = req.rawBody
+  if (raw === undefined || raw.trim() === '') return { ok: true, value: undefined }
+  const contentType = (header(req, 'content-type') ?? '').toLowerCase()
+  if (contentType.includes('application/x-www-form-urlencoded')) {
+    return { ok: true, value: Object.fromEntries(new URLSearchParams(raw)) }
+  }
+  if (contentType === '' || contentType.includes('json')) {
+    try {
+      return { ok: true, value: JSON.parse(raw) as unknown }
+    } catch (error) {
+      return { ok: false, reason: error instanceof Error ? error.message : 'invalid JSON' }
+    }
+  }
+  return { ok: true, value: undefined }
+}
+
+/** Query as a plain object for logs: repeated keys become arrays. */
+export function queryToObject(query: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {}
+  for (const [key, value] of query) {
+    const existing = out[key]
+    if (existing === undefined) out[key] = value
+    else out[key] = Array.isArray(existing) ? [...existing, value] : [existing, value]
+  }
+  return out
+}

@@ -1,0 +1,72 @@
+import type { Access, Credential, ScopeResource } from './auth.ts'
+import type { IncomingRequest, SandboxResponse } from './http.ts'
+import type { Account, User } from './model.ts'
+import type { ZendeskSandbox } from './sandbox.ts'
+import type { SandboxStore } from './state.ts'
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** What an API handler receives: the account, the authenticated caller and the request. */
+export interface ApiContext {
+  sandbox: ZendeskSandbox
+  store: SandboxStore
+  account: Account
+  user: User
+  credential: Credential
+  req: IncomingRequest
+  params: Record<string, string>
+  /** Account base URL as the client addressed it, e.g. `http://127.0.0.1:4010/zendesk/acme`. */
+  base: string
+  now: number
+  /** Parsed JSON body (undefined when there is none). */
+  body: unknown
+}
+
+export type AnonymousContext = Omit<ApiContext, 'user' | 'credential'>
+
+export interface ApiRoute {
+  method: HttpMethod
+  /** `:name` matches an integer id, `{name}` any one path segment. No `.json` suffix here. */
+  path: string
+  access: Access
+  /** OAuth scope resource; null when any valid token will do. */
+  scope: ScopeResource | null
+  handle: (ctx: ApiContext) => SandboxResponse | Promise<SandboxResponse>
+  /** If set, callers without (valid password) credentials get this instead of a 401. */
+  anonymous?: (ctx: AnonymousContext) => SandboxResponse
+}
+
+interface CompiledRoute {
+  route: ApiRoute
+  pattern: RegExp
+  names: string[]
+}
+
+export class ApiRouter {
+  private readonly compiled: CompiledRoute[]
+
+  constructor(routes: ApiRoute[]) {
+    this.compiled = routes.map((route) => {
+      const names: string[] = []
+      const source = route.path.replace(/:(\w+)|\{(\w+)\}/g, (_, intName: string | undefined, anyName: string | undefined) => {
+        names.push((intName ?? anyName) as string)
+        return intName ? '(\\d+)' : '([^/]+)'
+      })
+      return { route, pattern: new RegExp(`^${source}$`), names }
+    })
+  }
+
+  /** HEAD is served by the GET route, as on any Rails app. */
+  match(method: string, path: string): { route: ApiRoute; params: Record<string, string> } | undefined {
+    const wanted = method === 'HEAD' ? 'GET' : method
+    for (const { route, pattern, names } of this.compiled) {
+      if (route.method !== wanted) continue
+      const found = pattern.exec(path)
+      if (!found) continue
+      const params: Record<string, string> = {}
+      names.forEach((name, i) => (params[name] = decodeURIComponent(found[i + 1] as string)))
+      return { route, params }
+    }
+    return undefined
+  }
+}

@@ -1,0 +1,19 @@
+import { z } from 'zod'
+import { defineTool } from '../../../core/tools/define.ts'
+import { TicketId } from '../schemas.ts'
+
+export const deleteTicket = defineTool({
+  id: 'zendesk.delete_ticket',
+  title: 'Delete Ticket',
+  description: 'Permanently delete a ticket. It is not kept in the deleted-tickets view and cannot be restored.',
+  effect: 'delete',
+  input: z.object({ ticket_id: TicketId }),
+  output: z.object({ id: z.number().int(), deleted: z.literal(true) }),
+  async run({ api }, { ticket_id }) {
+    // Zendesk's DELETE /tickets/{id} only soft-deletes (the ticket sits in "deleted tickets" for 30
+    // days); the step promises permanent removal, so it also deletes it from there.
+    await api.delete(`/api/v2/tickets/${ticket_id}.json`)
+    await api.delete(`/api/v2/deleted_tickets/${ticket_id}.json`)
+    return { id: ticket_id, deleted: true as const }
+  },
+})

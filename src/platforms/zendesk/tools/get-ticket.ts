@@ -1,0 +1,53 @@
+import { z } from 'zod'
+import type { ApiClient } from '../../../core/http/api-client.ts'
+import { defineTool } from '../../../core/tools/define.ts'
+import { Comment, Person, Ticket, TicketId } from '../schemas.ts'
+
+/** Zendesk's cursor pages hold at most 100 comments, and a ticket at most 5000 (reference §1.3). */
+const COMMENTS_PAGE_SIZE = 100
+const MAX_COMMENT_PAGES = 50
+
+export const getTicketInfo = defineTool({
+  id: 'zendesk.get_ticket',
+  title: 'Get Ticket Info',
+  description: 'Get a ticket with its status, priority, assignee, requester and every comment, public replies and internal notes alike, with the people named.',
+  effect: 'read',
+  input: z.object({ ticket_id: TicketId }),
+  output: Ticket.extend({
+    requester: Person.nullable(),
+    assignee: Person.nullable(),
+    comments: z.array(Comment.extend({ author: Person.nullable() })),
+  }),
+  async run({ api }, { ticket_id }) {
+    // `include=users` sideloads the people each response refers to, sparing a request per person.
+    const [{ ticket, users = [] }, { comments, authors }] = await Promise.all([
+      api.get(`/api/v2/tickets/${ticket_id}.json`, { include: 'users' }),
+      allComments(api, ticket_id),
+    ])
+    const people = peopleById([...users, ...authors])
+    return {
+      ...ticket,
+      requester: people.get(ticket.requester_id) ?? null,
+      assignee: people.get(ticket.assignee_id) ?? null,
+      comments: comments.map((c: any) => ({ ...c, author: people.get(c.author_id) ?? null })),
+    }
+  },
+})
+
+async function allComments(api: ApiClient, ticketId: number): Promise<{ comments: any[]; authors: any[] }> {
+  const comments: any[] = []
+  const authors: any[] = []
+  let after: string | undefined
+  for (let page = 0; page < MAX_COMMENT_PAGES; page++) {
+    const body = await api.get(`/api/v2/tickets/${ticketId}/comments.json`, { 'page[size]': COMMENTS_PAGE_SIZE, 'page[after]': after, include: 'users' })
+    comments.push(...body.comments)
+    authors.push(...(body.users ?? []))
+    if (!body.meta?.has_more || !body.meta.after_cursor) break
+    after = body.meta.after_cursor
+  }
+  return { comments, authors }
+}
+
+function peopleById(users: any[]): Map<number | null, { id: number; name: string; email: string | null }> {
+  return new Map(users.map((u) => [u.id, { id: u.id, name: u.name, email: u.email ?? null }]))
+}

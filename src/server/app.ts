@@ -1,0 +1,141 @@
+import net from 'node:net'
+import fastifyCookie from '@fastify/cookie'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { DestinationStream } from 'pino'
+import { loadConfig, type Config } from '../core/config.ts'
+import { createLogger } from '../core/log.ts'
+import { openStore } from '../core/store/database.ts'
+import type { Plan } from '../core/store/schema.ts'
+import { platforms } from '../platforms/index.ts'
+import { createServices, type Services } from '../services.ts'
+import { registerCallerAuth } from './auth.ts'
+import { openApiDocument } from './openapi.ts'
+import { registerProblemHandlers } from './problem.ts'
+import { apiKeyRoutes } from './routes/api-keys.ts'
+import { integrationRoutes } from './routes/integrations.ts'
+import { oauthRoutes } from './routes/oauth.ts'
+import { platformRoutes } from './routes/platforms.ts'
+import { sessionRoutes } from './routes/session.ts'
+import { toolRoutes } from './routes/tools.ts'
+import { startSandboxServer } from './sandbox-server.ts'
+import { registerWebApp } from './web.ts'
+
+const BODY_LIMIT_BYTES = 2 * 1024 * 1024
+
+export interface AppOptions {
+  logger?: boolean
+  /** Where log lines go (stdout by default); tests read them to prove secrets stay out. */
+  logDestination?: DestinationStream
+}
+
+export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: options.logger || options.logDestination ? createLogger(services.config.logLevel, options.logDestination) : undefined,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Tool ids contain dots; keep routing exact and case-sensitive.
+    routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
+  }) as unknown as FastifyInstance
+  await app.register(fastifyCookie)
+  registerProblemHandlers(app)
+  registerCallerAuth(app, services, { publicRoutes: ['POST /v1/session', 'DELETE /v1/session'] })
+  app.get('/health', async () => ({ ok: true }))
+  app.get('/openapi.json', async () => openApiDocument(services.registry, services.config.publicUrl))
+  sessionRoutes(app, services)
+  apiKeyRoutes(app, services)
+  platformRoutes(app, services)
+  integrationRoutes(app, services)
+  oauthRoutes(app, services)
+  toolRoutes(app, services)
+  await registerWebApp(app)
+  return app
+}
+
+export interface RunningService {
+  url: string
+  sandboxUrl: string
+  services: Services
+  close(): Promise<void>
+}
+
+/** Starts the service; in the embedded default it also starts the sandboxes it points at. */
+export async function startService(config: Config = loadConfig(), options: AppOptions = {}): Promise<RunningService> {
+  const sandbox = config.sandboxUrl ? undefined : await startSandboxServer(platforms, { port: config.sandboxPort, host: '127.0.0.1' })
+  const sandboxUrl = config.sandboxUrl ?? sandbox!.url
+  let services: Services | undefined
+  let app: FastifyInstance
+  try {
+    services = await createServices(config, { sandboxUrl })
+    app = await buildApp(services, options)
+    await app.listen({ port: config.port, host: config.host })
+  } catch (err) {
+    await services?.close()
+    await sandbox?.close()
+    throw err
+  }
+  return {
+    url: config.publicUrl,
+    sandboxUrl,
+    services,
+    async close() {
+      await app.close()
+      await services!.close()
+      await sandbox?.close()
+    },
+  }
+}
+
+export interface TestStack {
+  url: string
+  sandboxUrl: string
+  apiKey: string
+  userId: string
+  services: Services
+  createUser(plan?: Plan): Promise<{ id: string; apiKey: string }>
+  close(): Promise<void>
+}
+
+/** A whole stack on loopback for tests: in-memory PGlite (or TEST_DATABASE_URL), sandboxes, service. */
+export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream } = {}): Promise<TestStack> {
+  const sandbox = options.sandboxUrl ? { url: options.sandboxUrl, close: async () => {} } : await startSandboxServer(platforms)
+  const port = await freePort()
+  const config: Config = {
+    ...loadConfig({}),
+    port,
+    publicUrl: `http://127.0.0.1:${port}`,
+    encryptionKey: '11'.repeat(32),
+    sandboxUrl: sandbox.url,
+  }
+  const store = await openStore(options.databaseUrl ? { databaseUrl: options.databaseUrl } : { memory: true })
+  const services = await createServices(config, { sandboxUrl: sandbox.url, store, env: options.env ?? {} })
+  const app = await buildApp(services, { logDestination: options.logDestination })
+  await app.listen({ port, host: '127.0.0.1' })
+  const createUser = async (plan: Plan = 'enterprise') => {
+    const user = await services.users.create({ email: `user-${Math.random().toString(36).slice(2)}@example.test`, plan })
+    return { id: user.id, apiKey: (await services.users.createApiKey(user.id)).key }
+  }
+  const first = await createUser('enterprise')
+  return {
+    url: config.publicUrl,
+    sandboxUrl: sandbox.url,
+    apiKey: first.apiKey,
+    userId: first.id,
+    services,
+    createUser,
+    async close() {
+      await app.close()
+      await services.close()
+      await sandbox.close()
+    },
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}

@@ -1,0 +1,96 @@
+import type { ToolRegistry } from '../core/tools/catalog.ts'
+
+const problem = { $ref: '#/components/schemas/Problem' }
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: 'Problem', content: { 'application/problem+json': { schema: problem } } }]))
+const json = (schema: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema } } })
+const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } })
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
+
+/** The OpenAPI 3.1 document, generated from the same tool declarations as the catalogue. */
+export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
+  const tools = registry.list()
+  const runBodies = tools.map((t) => ({
+    title: t.id,
+    type: 'object',
+    required: ['integration', 'input'],
+    properties: { integration: { type: 'string', description: 'Integration id or account name' }, input: t.inputSchema },
+  }))
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Switchyard', version: '0.1.0', description: 'Tool steps and integrations for automated agents.' },
+    servers: [{ url: serverUrl }],
+    security: [{ apiKey: [] }, { session: [] }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: sy_…' },
+        session: { type: 'apiKey', in: 'cookie', name: 'sy_session' },
+      },
+      schemas: {
+        Problem: {
+          type: 'object',
+          required: ['type', 'title', 'status', 'code', 'detail'],
+          properties: {
+            type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' },
+            code: { enum: ['invalid_input', 'unauthenticated', 'auth_error', 'forbidden', 'not_found', 'conflict', 'plan_required', 'rate_limited', 'upstream_error', 'internal'] },
+            detail: { type: 'string' },
+            errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+            troubleshooting: { type: 'array', items: { type: 'string' } },
+            applies: { type: 'array', items: { type: 'integer' } },
+            retry_after: { type: 'integer' },
+            required_plan: { type: 'string' },
+            upstream_status: { type: 'integer' },
+          },
+        },
+        Integration: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' }, platform: { type: 'string' }, account_name: { type: 'string' }, external_id: { type: 'string' },
+            status: { enum: ['active', 'needs_reconnection', 'disconnected'] }, fields: { type: 'object', additionalProperties: { type: 'string' } },
+            created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' },
+          },
+        },
+        Tool: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' }, title: { type: 'string' }, description: { type: 'string' }, platform: { type: 'string' }, kind: { type: 'string' },
+            effect: { enum: ['read', 'write', 'delete'] }, legacy: { type: 'boolean' }, inputSchema: { type: 'object' }, outputSchema: { type: 'object' },
+          },
+        },
+        ConnectStart: { type: 'object', properties: { connect_url: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } } },
+      },
+    },
+    paths: {
+      '/v1/session': {
+        post: { summary: 'Sign in a browser with an API key', security: [], requestBody: body({ type: 'object', required: ['api_key'], properties: { api_key: { type: 'string' } } }), responses: { 204: { description: 'Signed in' }, ...errors(400, 401) } },
+        delete: { summary: 'Sign out', responses: { 204: { description: 'Signed out' } } },
+      },
+      '/v1/me': { get: { summary: 'The caller', responses: { 200: json({ type: 'object' }), ...errors(401) } } },
+      '/v1/api-keys': {
+        get: { summary: 'List API keys', responses: { 200: json({ type: 'object' }) } },
+        post: { summary: 'Create an API key (shown once)', requestBody: body({ type: 'object', properties: { name: { type: 'string' } } }), responses: { 201: json({ type: 'object' }, 'Created') } },
+      },
+      '/v1/api-keys/{id}': { delete: { summary: 'Delete an API key', parameters: [idParam], responses: { 204: { description: 'Deleted' }, ...errors(404) } } },
+      '/v1/platforms': { get: { summary: 'Platforms and their connection fields', responses: { 200: json({ type: 'object' }) } } },
+      '/v1/integrations': { get: { summary: 'List integrations', responses: { 200: json({ type: 'object', properties: { integrations: { type: 'array', items: { $ref: '#/components/schemas/Integration' } } } }) } } },
+      '/v1/integrations/connect': {
+        post: { summary: 'Start connecting an account', requestBody: body({ type: 'object', required: ['platform'], properties: { platform: { type: 'string' }, fields: { type: 'object' } } }), responses: { 201: json({ $ref: '#/components/schemas/ConnectStart' }, 'Started'), ...errors(400, 402) } },
+      },
+      '/v1/integrations/{id}': {
+        get: { summary: 'Get an integration', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(404) } },
+        delete: { summary: 'Delete an integration', parameters: [idParam], responses: { 204: { description: 'Deleted' }, ...errors(404) } },
+      },
+      '/v1/integrations/{id}/reconnect': { post: { summary: 'Start a fresh OAuth flow for an integration', parameters: [idParam], responses: { 201: json({ $ref: '#/components/schemas/ConnectStart' }, 'Started'), ...errors(404) } } },
+      '/v1/integrations/{id}/disconnect': { post: { summary: 'Disconnect (erase credentials, keep the record)', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(404) } } },
+      '/v1/tools': { get: { summary: 'List or search tool steps', parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }], responses: { 200: json({ type: 'object', properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/Tool' } } } }) } } },
+      '/v1/tools/{id}': { get: { summary: 'Describe a tool step', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/Tool' }), ...errors(404) } } },
+      '/v1/tools/{id}/run': {
+        post: {
+          summary: 'Run a tool step',
+          parameters: [idParam],
+          requestBody: body({ oneOf: runBodies }),
+          responses: { 200: json({ type: 'object', properties: { output: {} } }), ...errors(400, 402, 404, 409, 429, 502) },
+        },
+      },
+    },
+  }
+}

@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify'
+import { notFound } from '../../core/errors.ts'
+import type { Services } from '../../services.ts'
+import { callerOf } from '../auth.ts'
+
+type ById = { Params: { id: string } }
+
+export function toolRoutes(app: FastifyInstance, services: Services) {
+  app.get<{ Querystring: { q?: string } }>('/v1/tools', async (request) => ({
+    tools: typeof request.query.q === 'string' ? services.registry.search(request.query.q) : services.registry.list(),
+  }))
+
+  app.get<ById>('/v1/tools/:id', async (request) => {
+    const tool = services.registry.get(request.params.id)
+    if (!tool) throw notFound(`tool ${request.params.id}`)
+    return tool.entry
+  })
+
+  app.post<ById & { Body: { integration?: unknown; input?: unknown } }>('/v1/tools/:id/run', async (request) => {
+    const body = (request.body && typeof request.body === 'object' ? request.body : {}) as { integration?: unknown; input?: unknown }
+    return { output: await services.executor.run(callerOf(request), request.params.id, body.integration, body.input, request.agentId ?? undefined) }
+  })
+}

@@ -1,0 +1,62 @@
+import { Sessions } from './core/access/sessions.ts'
+import { Users } from './core/access/users.ts'
+import { ApiClientFactory } from './core/connections/clients.ts'
+import { ConnectFlows } from './core/connections/connect.ts'
+import { Credentials } from './core/connections/credentials.ts'
+import { createSealer, loadEncryptionKey } from './core/connections/crypto.ts'
+import { Integrations } from './core/connections/integrations.ts'
+import { Revoker } from './core/connections/revoke.ts'
+import type { Config } from './core/config.ts'
+import { RateBudget } from './core/limits/budget.ts'
+import { MemoryBudgetStore } from './core/limits/budget-memory.ts'
+import { PostgresBudgetStore } from './core/limits/budget-postgres.ts'
+import { resolveRuntime, type PlatformRuntime } from './core/platforms/runtime.ts'
+import { openStore, type Store } from './core/store/database.ts'
+import { ToolRegistry } from './core/tools/catalog.ts'
+import { ToolExecutor } from './core/tools/executor.ts'
+import { platforms } from './platforms/index.ts'
+
+/** The composition root: the one place that wires core to the platform registry. */
+export interface Services {
+  config: Config
+  store: Store
+  users: Users
+  sessions: Sessions
+  integrations: Integrations
+  credentials: Credentials
+  connect: ConnectFlows
+  disconnect: Revoker
+  registry: ToolRegistry
+  executor: ToolExecutor
+  runtimes: Map<string, PlatformRuntime>
+  keySource: 'env' | 'file' | 'generated'
+  close(): Promise<void>
+}
+
+export async function createServices(config: Config, options: { sandboxUrl: string; store?: Store; env?: NodeJS.ProcessEnv }): Promise<Services> {
+  const { key, source } = loadEncryptionKey({ key: config.encryptionKey, production: config.production, dataDir: config.dataDir })
+  const sealer = createSealer(key)
+  const store = options.store ?? (await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir }))
+  const runtimes = new Map(platforms.map((p) => [p.id, resolveRuntime(p, options.env ?? process.env, options.sandboxUrl)]))
+  const users = new Users(store.db)
+  const integrations = new Integrations(store.db)
+  const credentials = new Credentials(store, integrations, sealer)
+  const budgetStore = store.kind === 'postgres' ? new PostgresBudgetStore(store.db) : new MemoryBudgetStore()
+  const clients = new ApiClientFactory(new RateBudget(budgetStore))
+  const registry = new ToolRegistry(platforms)
+  return {
+    config,
+    store,
+    users,
+    sessions: new Sessions(store.db),
+    integrations,
+    credentials,
+    connect: new ConnectFlows(store.db, runtimes, integrations, credentials, sealer, clients, config.publicUrl),
+    registry,
+    disconnect: new Revoker(runtimes, credentials, clients),
+    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients),
+    runtimes,
+    keySource: source,
+    close: () => store.close(),
+  }
+}

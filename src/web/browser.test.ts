@@ -1,0 +1,753 @@
+// End-to-end tests of the web app in Debian's Chromium (driven by playwright-core, no browser
+// download), against the real Switchyard server and the Zendesk, Trello and Vercel sandboxes.
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const CHROMIUM_PATH = '/usr/bin/chromium'
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const WEB_SRC = join(REPO_ROOT, 'src/web')
+const WEB_DIST_INDEX = join(REPO_ROOT, 'web-dist/index.html')
+const APP_MODULE = join(REPO_ROOT, 'src/server/app.ts')
+
+const BUILD_TIMEOUT_MS = 180_000
+const STEP_TIMEOUT_MS = 20_000
+const TEST_TIMEOUT_MS = 90_000
+
+// Seeded account of the Zendesk sandbox.
+const SANDBOX_SUBDOMAIN = 'acme'
+const SANDBOX_EMAIL = 'admin@acme.test'
+const SANDBOX_PASSWORD = 'sandbox'
+
+// Seeded member and app of the Trello sandbox.
+const TRELLO_EMAIL = 'ada@trello.test'
+const TRELLO_PASSWORD = 'sandbox'
+const TRELLO_NAME = 'Ada Lovelace'
+const TRELLO_KEY = '0123456789abcdef0123456789abcdef'
+const TRELLO_APP_SECRET = 'fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210'
+
+// Seeded user and team of the Vercel sandbox.
+const VERCEL_EMAIL = 'ada@vercel.test'
+const VERCEL_PASSWORD = 'sandbox'
+const VERCEL_USERNAME = 'ada'
+const VERCEL_TEAM = 'Acme'
+
+/** The contract of src/server/app.ts used here. */
+interface TestStack {
+  url: string
+  sandboxUrl: string
+  apiKey: string
+  createUser(plan?: 'free' | 'pro' | 'enterprise'): Promise<{ id: string; apiKey: string }>
+  close(): Promise<void>
+}
+
+const hasChromium = existsSync(CHROMIUM_PATH)
+if (!hasChromium) console.warn(`Skipping the browser tests: ${CHROMIUM_PATH} does not exist (install Debian's chromium package).`)
+
+function newestSourceMtimeMs(dir: string): number {
+  let newest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMtimeMs(path))
+    else if (!entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(path).mtimeMs)
+  }
+  return newest
+}
+
+/** Builds web-dist/ when it is missing or older than the app's sources. */
+function buildWebIfStale(): void {
+  const sources = Math.max(newestSourceMtimeMs(WEB_SRC), statSync(join(REPO_ROOT, 'vite.config.ts')).mtimeMs)
+  if (existsSync(WEB_DIST_INDEX) && statSync(WEB_DIST_INDEX).mtimeMs >= sources) return
+  execFileSync(join(REPO_ROOT, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], { cwd: REPO_ROOT, stdio: 'pipe', timeout: BUILD_TIMEOUT_MS })
+}
+
+describe.skipIf(!hasChromium)('web app in Chromium', () => {
+  let stack: TestStack
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+  const pageErrors: string[] = []
+
+  beforeAll(async () => {
+    buildWebIfStale()
+    const app = (await import(/* @vite-ignore */ APP_MODULE)) as { startTestStack: (opts?: object) => Promise<TestStack> }
+    stack = await app.startTestStack()
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
+    context = await browser.newContext({ baseURL: stack.url })
+    context.setDefaultTimeout(STEP_TIMEOUT_MS)
+    page = await context.newPage()
+    page.on('pageerror', (err) => pageErrors.push(`${page.url()}: ${err.message}`))
+  }, BUILD_TIMEOUT_MS + 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await stack?.close()
+  })
+
+  // Compared by origin: the sandbox also listens on 127.0.0.1, and one port can prefix another.
+  const onSwitchyard = (href: string) => new URL(href).origin === new URL(stack.url).origin
+  const isPath = (path: string) => (u: URL) => onSwitchyard(u.href) && u.pathname === path
+
+  /** Opens a page of the app, signing in with the stack's API key if the session is missing. */
+  async function openSignedIn(path: string): Promise<void> {
+    await page.goto(path)
+    await page.locator('#api-key, .topbar').first().waitFor()
+    if (await page.locator('#api-key').isVisible()) {
+      await page.getByLabel('API key').fill(stack.apiKey)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.waitForURL((u) => onSwitchyard(u.href) && u.pathname !== '/login')
+    }
+    await page.locator('.topbar').waitFor()
+  }
+
+  /**
+   * From the integrations page, starts connecting the sandbox's Zendesk account and stops on the
+   * sandbox's consent page. The server may trim a pasted address to the subdomain or refuse it with
+   * a field error; both are accepted.
+   */
+  async function startZendeskConnect(): Promise<void> {
+    await openSignedIn('/integrations')
+    await page.getByRole('button', { name: 'Add integration' }).click()
+    await page.getByRole('button', { name: /Zendesk/ }).click()
+    const subdomain = page.locator('form.connect-form input[name="subdomain"]')
+    await subdomain.fill(`https://${SANDBOX_SUBDOMAIN}.zendesk.com`)
+    await page.getByRole('button', { name: 'Connect Zendesk' }).click()
+
+    const sandboxLogin = page.locator('input[name="email"]')
+    const consent = page.locator('button[name="decision"][value="allow"]')
+    const fieldError = page.locator('form.connect-form [data-field-error]')
+    await sandboxLogin.or(consent).or(fieldError).first().waitFor()
+    if (onSwitchyard(page.url()) && (await fieldError.count()) > 0) {
+      // Refused: the error must sit next to the subdomain field, which then takes the bare name.
+      const describedBy = (await subdomain.getAttribute('aria-describedby')) ?? ''
+      const errorId = await fieldError.first().getAttribute('id')
+      expect(describedBy.split(' ')).toContain(errorId)
+      await subdomain.fill(SANDBOX_SUBDOMAIN)
+      await page.getByRole('button', { name: 'Connect Zendesk' }).click()
+      await sandboxLogin.or(consent).first().waitFor()
+    }
+    expect(onSwitchyard(page.url()), `expected the sandbox's page, got ${page.url()}`).toBe(false)
+
+    // The sandbox may remember the person from an earlier flow and go straight to consent.
+    if (await sandboxLogin.isVisible()) {
+      await sandboxLogin.fill(SANDBOX_EMAIL)
+      await page.locator('input[name="password"]').fill(SANDBOX_PASSWORD)
+      await page.locator('form:has(input[name="password"]) [type="submit"]').first().click()
+    }
+    await consent.waitFor()
+  }
+
+  /** After the consent page: follows the callback page's link back to /integrations (or its redirect). */
+  async function returnToIntegrations(): Promise<URL> {
+    const deadline = Date.now() + STEP_TIMEOUT_MS
+    while (Date.now() < deadline) {
+      const url = new URL(page.url())
+      if (isPath('/integrations')(url)) return url
+      const back = page.locator('a[href*="/integrations?"]')
+      if (onSwitchyard(url.href) && (await back.count()) > 0) {
+        await back.first().click()
+        await page.waitForURL(isPath('/integrations'))
+        return new URL(page.url())
+      }
+      await page.waitForTimeout(100)
+    }
+    throw new Error(`did not get back to /integrations; stuck on ${page.url()}: ${(await page.locator('body').innerText()).slice(0, 500)}`)
+  }
+
+  async function connectZendesk(): Promise<void> {
+    await startZendeskConnect()
+    await page.locator('button[name="decision"][value="allow"]').click()
+    const back = await returnToIntegrations()
+    expect(back.searchParams.get('connected'), `returned to ${back.href}`).toBeTruthy()
+  }
+
+  it('signs in with an API key and shows who is signed in', async () => {
+    await page.goto('/integrations')
+    await page.waitForURL(isPath('/login'))
+    await page.getByLabel('API key').fill('sy_not_a_real_key')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    // Refused (401, or 400 for a malformed key): the message sits under the field.
+    await page.locator('#api-key-error').waitFor()
+    expect(await page.getByLabel('API key').getAttribute('aria-invalid')).toBe('true')
+
+    await page.getByLabel('API key').fill(stack.apiKey)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(isPath('/integrations'))
+    await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor()
+    expect(await page.getByTestId('user-plan').innerText()).toMatch(/enterprise/i)
+    expect(await page.getByTestId('user-email').innerText()).toContain('@')
+  }, TEST_TIMEOUT_MS)
+
+  it('connects the Zendesk sandbox account and lists it as active', async () => {
+    await connectZendesk()
+    const banner = page.locator('.banner-success')
+    await banner.getByText(/^Connected /).waitFor()
+    expect(await banner.locator('.banner-title').innerText()).toMatch(new RegExp(`Connected .*${SANDBOX_SUBDOMAIN}`, 'i'))
+
+    const row = page.locator('li[data-integration-id]').filter({ hasText: new RegExp(SANDBOX_SUBDOMAIN, 'i') })
+    await row.first().waitFor()
+    expect(await row.first().getAttribute('data-status')).toBe('active')
+    expect(await row.first().locator('.badge').innerText()).toBe('Active')
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('shows the error and its troubleshooting rules when access is denied', async () => {
+    await startZendeskConnect()
+    await page.locator('button[name="decision"][value="deny"]').click()
+    const back = await returnToIntegrations()
+    expect(back.searchParams.get('error'), `returned to ${back.href}`).not.toBeNull()
+
+    const banner = page.locator('.banner-error')
+    await banner.waitFor()
+    expect(await banner.getAttribute('role')).toBe('alert')
+    expect(await banner.locator('.banner-title').innerText()).toMatch(/not connected/)
+    const rules = banner.locator('.troubleshooting li')
+    expect(await rules.count(), `troubleshooting rules in: ${await banner.innerText()}`).toBeGreaterThan(0)
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('finds Create Ticket by searching "ticketing" and runs it on the connected account', async () => {
+    await openSignedIn('/integrations')
+    const active = page.locator('li[data-integration-id][data-status="active"]').filter({ hasText: new RegExp(SANDBOX_SUBDOMAIN, 'i') })
+    await page.locator('.integration-list, .empty').first().waitFor()
+    if ((await active.count()) === 0) await connectZendesk() // this test also runs on its own
+
+    await page.getByRole('link', { name: 'Tool steps' }).click()
+    await page.waitForURL(isPath('/tools'))
+    await page.getByLabel('Search tool steps').fill('ticketing')
+    const result = page
+      .locator('.tool-result')
+      .filter({ has: page.locator('.item-title', { hasText: /^Create Ticket$/ }) })
+      .filter({ hasNotText: 'legacy' })
+    await result.first().waitFor()
+    expect(await page.getByLabel('Search tool steps').inputValue()).toBe('ticketing')
+    expect(await result.first().locator('.badge').textContent()).toBe('write')
+    await result.first().click()
+
+    const detail = page.locator('.tool-detail')
+    await detail.getByRole('heading', { name: 'Create Ticket' }).waitFor()
+    const picker = detail.locator('select[name="integration"]')
+    await picker.waitFor()
+    const options = await picker
+      .locator('option')
+      .evaluateAll((els) => els.map((o) => ({ value: (o as HTMLOptionElement).value, label: o.textContent ?? '', status: o.getAttribute('data-status') })))
+    const acme = options.find((o) => new RegExp(SANDBOX_SUBDOMAIN, 'i').test(o.label) && o.status === 'active')
+    expect(acme, `integration options: ${JSON.stringify(options)}`).toBeDefined()
+    await picker.selectOption(acme!.value)
+
+    // An empty subject is refused by the server, and the message sits next to the Subject field.
+    await detail.locator('[name="description"]').fill('The printer on the third floor is on fire.')
+    await detail.getByRole('button', { name: 'Run' }).click()
+    const subjectError = detail.locator('[data-field-error][id$="-subject-error"]')
+    await subjectError.waitFor()
+    expect((await detail.locator('[name="subject"]').getAttribute('aria-describedby')) ?? '').toContain(await subjectError.getAttribute('id'))
+
+    await detail.locator('[name="subject"]').fill('Printer on fire')
+    await detail.getByRole('button', { name: 'Run' }).click()
+
+    const output = detail.getByTestId('tool-output')
+    const problem = detail.locator('.problem')
+    await output.or(problem).first().waitFor()
+    if (await problem.isVisible()) throw new Error(`the run failed: ${await problem.innerText()}`)
+    const parsed = JSON.parse(await output.innerText()) as Record<string, unknown>
+    expect(parsed.id).toBeDefined()
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('creates an API key, shows it once, signs in with it, and deletes it', async () => {
+    await openSignedIn('/settings/keys')
+    await page.getByLabel('Key name').fill('browser test key')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const shown = page.getByTestId('new-api-key')
+    await shown.waitFor()
+    const newKey = (await shown.innerText()).trim()
+    expect(newKey).toMatch(/^sy_/)
+    const row = page.locator('tr[data-key-id]').filter({ hasText: 'browser test key' })
+    await row.waitFor()
+    expect(await row.innerText()).not.toContain(newKey) // the list shows only the prefix
+
+    // Leaving the page forgets the key for good.
+    await page.getByRole('link', { name: 'Integrations' }).click()
+    await page.getByRole('link', { name: 'API keys' }).click()
+    await row.waitFor()
+    expect(await page.getByTestId('new-api-key').count()).toBe(0)
+    expect(await page.locator('body').innerText()).not.toContain(newKey)
+
+    // Sign out, then in again with the new key.
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(isPath('/login'))
+    await page.goto('/settings/keys')
+    await page.waitForURL(isPath('/login'))
+    await page.getByLabel('API key').fill(newKey)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(isPath('/settings/keys'))
+
+    await row.getByRole('button', { name: 'Delete' }).click()
+    await row.getByRole('button', { name: 'Delete' }).click() // confirm
+    await row.waitFor({ state: 'detached' })
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('disconnects, reconnects and deletes an integration', async () => {
+    await openSignedIn('/integrations')
+    await page.locator('.integration-list, .empty').first().waitFor()
+    const acme = page.locator('li[data-integration-id]').filter({ hasText: new RegExp(SANDBOX_SUBDOMAIN, 'i') })
+    if ((await acme.count()) === 0) await connectZendesk()
+    const row = acme.first()
+    const id = await row.getAttribute('data-integration-id')
+    const sameRow = page.locator(`li[data-integration-id="${id}"]`)
+
+    await sameRow.getByRole('button', { name: 'Disconnect' }).click()
+    await sameRow.getByRole('group').getByRole('button', { name: 'Disconnect' }).click() // confirm
+    await page.locator(`li[data-integration-id="${id}"][data-status="disconnected"]`).waitFor()
+    expect(await sameRow.locator('.badge').innerText()).toBe('Disconnected')
+
+    // Reconnect runs the consent flow again and brings the same integration back to active.
+    await sameRow.getByRole('button', { name: 'Reconnect' }).click()
+    const sandboxLogin = page.locator('input[name="email"]')
+    const allow = page.locator('button[name="decision"][value="allow"]')
+    await sandboxLogin.or(allow).first().waitFor()
+    if (await sandboxLogin.isVisible()) {
+      await sandboxLogin.fill(SANDBOX_EMAIL)
+      await page.locator('input[name="password"]').fill(SANDBOX_PASSWORD)
+      await page.locator('form:has(input[name="password"]) [type="submit"]').first().click()
+    }
+    await allow.click()
+    const back = await returnToIntegrations()
+    expect(back.searchParams.get('connected')).toBe(id)
+    await page.locator(`li[data-integration-id="${id}"][data-status="active"]`).waitFor()
+
+    await sameRow.getByRole('button', { name: 'Delete' }).click()
+    await sameRow.getByRole('group').getByRole('button', { name: 'Delete' }).click() // confirm
+    await sameRow.waitFor({ state: 'detached' })
+    await page.reload()
+    await page.locator('.integration-list, .empty').first().waitFor()
+    expect(await page.locator(`li[data-integration-id="${id}"]`).count()).toBe(0)
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  // ---- Trello: OAuth, or an API key plus token ---------------------------------------------
+
+  /** A token for the seeded app's key, minted by the sandbox as if Ada had pressed Allow on the token page. */
+  async function mintTrelloToken(): Promise<string> {
+    const res = await fetch(`${stack.sandboxUrl}/trello/_control/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ member: 'ada', key: TRELLO_KEY, scope: 'read,write', expiration: 'never' }),
+    })
+    expect(res.status, await res.clone().text()).toBeLessThan(300)
+    const { token } = (await res.json()) as { token: string }
+    expect(token).toBeTruthy()
+    return token
+  }
+
+  /** Opens Add integration, picks Trello and chooses how to connect. */
+  async function chooseTrello(method: 'authorize' | 'credentials'): Promise<void> {
+    await openSignedIn('/integrations')
+    await page.getByRole('button', { name: 'Add integration' }).click()
+    await page.locator('button.platform-option', { hasText: 'Trello' }).click()
+    const authorize = page.getByRole('radio', { name: 'Connect with Trello (recommended)' })
+    const credentials = page.getByRole('radio', { name: 'Use an API key and token' })
+    await authorize.waitFor()
+    expect(await authorize.isChecked()).toBe(true) // the recommended way is the default
+    await (method === 'authorize' ? authorize : credentials).check()
+  }
+
+  /** Nothing pasted may be left in the address bar or the browser's storage. */
+  async function expectNotKept(...values: string[]): Promise<void> {
+    const storage = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage } }))
+    for (const v of values) {
+      expect(decodeURIComponent(page.url())).not.toContain(v)
+      expect(storage).not.toContain(v)
+    }
+  }
+
+  it('offers Trello both ways, and Zendesk only its Connect button', async () => {
+    await openSignedIn('/integrations')
+    await page.getByRole('button', { name: 'Add integration' }).click()
+    await page.locator('button.platform-option', { hasText: 'Zendesk' }).click()
+    await page.locator('form.connect-form input[name="subdomain"]').waitFor()
+    expect(await page.getByRole('radio').count()).toBe(0)
+    expect(await page.locator('input[name="token"]').count()).toBe(0)
+
+    await page.locator('button.platform-option', { hasText: 'Trello' }).click()
+    await page.getByRole('radio', { name: 'Connect with Trello (recommended)' }).waitFor()
+    expect(await page.getByRole('radio').count()).toBe(2)
+    await page.getByRole('button', { name: 'Connect Trello' }).waitFor()
+    expect(await page.locator('input[name="token"]').count()).toBe(0) // nothing to paste for OAuth
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('connects Trello with OAuth: sign in, allow, "Connected Ada Lovelace"', async () => {
+    await chooseTrello('authorize')
+    await page.getByRole('button', { name: 'Connect Trello' }).click()
+
+    // Trello's page also offers a "create account" form; sign in with the seeded member.
+    const signIn = page.locator('form:has(input[name="step"][value="signin"]), form:has(input[name="email"]):not(:has(input[name="fullName"]))').first()
+    const login = signIn.locator('input[name="email"]')
+    const allow = page.locator('button[name="decision"][value="allow"]')
+    await login.or(allow).first().waitFor()
+    expect(onSwitchyard(page.url()), `expected Trello's authorize page, got ${page.url()}`).toBe(false)
+    if (await login.isVisible()) {
+      await login.fill(TRELLO_EMAIL)
+      await signIn.locator('input[name="password"]').fill(TRELLO_PASSWORD)
+      await signIn.locator('[type="submit"]').click()
+    }
+    await allow.click()
+    const back = await returnToIntegrations()
+    const id = back.searchParams.get('connected')
+    expect(id, `returned to ${back.href}`).toBeTruthy()
+
+    const banner = page.locator('.banner-success')
+    await banner.waitFor()
+    expect(await banner.locator('.banner-title').innerText()).toBe(`Connected ${TRELLO_NAME}`)
+    expect(await banner.innerText()).toContain('Trello')
+    const row = page.locator(`li[data-integration-id="${id}"]`)
+    await row.waitFor()
+    expect(await row.innerText()).toContain(TRELLO_NAME)
+    expect(await row.getAttribute('data-status')).toBe('active')
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('shows the token page link as soon as a plausible API key is typed', async () => {
+    await chooseTrello('credentials')
+    const form = page.locator('form.credentials-form')
+    const key = form.locator('input[name="key"]')
+    const link = form.getByRole('link', { name: /Create a token for this key/ })
+    await key.waitFor()
+    expect(await link.count()).toBe(0)
+
+    await key.pressSequentially(TRELLO_KEY.slice(0, 31))
+    await page.waitForTimeout(300) // a request, had one been made, would have answered by now
+    expect(await link.count()).toBe(0)
+    await key.pressSequentially(TRELLO_KEY.slice(31))
+    await link.waitFor()
+    const href = new URL((await link.getAttribute('href'))!)
+    expect(href.searchParams.get('key')).toBe(TRELLO_KEY)
+    expect(href.searchParams.get('response_type')).toBe('token')
+    expect(onSwitchyard(href.href)).toBe(false) // it is Trello's page (here, the sandbox's)
+    expect(await link.getAttribute('target')).toBe('_blank')
+    expect(await link.getAttribute('rel')).toContain('noopener')
+
+    // It opens in a new tab; this page stays where it is.
+    const [tab] = await Promise.all([context.waitForEvent('page'), link.click()])
+    await tab.waitForLoadState()
+    expect(new URL(tab.url()).searchParams.get('key')).toBe(TRELLO_KEY)
+    await tab.close()
+    expect(isPath('/integrations')(new URL(page.url()))).toBe(true)
+
+    // A key that stops looking like one takes the link away again.
+    await key.fill(TRELLO_KEY.slice(0, 31))
+    await link.waitFor({ state: 'detached' })
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('connects Trello with an API key and token, lists it, and forgets the pasted values', async () => {
+    const token = await mintTrelloToken()
+    await chooseTrello('credentials')
+    const form = page.locator('form.credentials-form')
+    const key = form.locator('input[name="key"]')
+    const tokenInput = form.locator('input[name="token"]')
+
+    // Both values are masked, can be shown, and say where they come from.
+    expect(await key.getAttribute('type')).toBe('password')
+    expect(await tokenInput.getAttribute('type')).toBe('password')
+    await form.getByRole('button', { name: 'Show API key' }).click()
+    expect(await key.getAttribute('type')).toBe('text')
+    await form.getByRole('button', { name: 'Hide API key' }).click()
+    expect(await key.getAttribute('type')).toBe('password')
+    const keyHelp = await page.locator(`#${(await key.getAttribute('aria-describedby'))!.split(' ')[0]}`).innerText()
+    expect(keyHelp).toMatch(/developer admin/i)
+    expect(keyHelp).toMatch(/name/i)
+    const tokenHelp = await page.locator(`#${(await tokenInput.getAttribute('aria-describedby'))!.split(' ')[0]}`).innerText()
+    expect(tokenHelp).toMatch(/token page/i)
+
+    await key.fill(TRELLO_KEY)
+    await tokenInput.fill(token)
+    await form.getByRole('button', { name: 'Connect Trello' }).click()
+
+    const banner = page.locator('.banner-success')
+    await banner.or(form.locator('.problem')).first().waitFor()
+    if (await form.locator('.problem').isVisible()) throw new Error(`not connected: ${await form.locator('.problem').innerText()}`)
+    expect(await banner.locator('.banner-title').innerText()).toBe(`Connected ${TRELLO_NAME}`)
+    const id = new URL(page.url()).searchParams.get('connected')
+    expect(id).toBeTruthy()
+    const row = page.locator(`li[data-integration-id="${id}"]`)
+    await row.waitFor()
+    expect(await row.innerText()).toContain(TRELLO_NAME)
+    expect(await row.getAttribute('data-status')).toBe('active')
+    expect(await page.locator('li[data-integration-id]').filter({ hasText: TRELLO_NAME }).count()).toBe(1)
+
+    // The form is cleared, and the values are nowhere to be found.
+    expect(await key.inputValue()).toBe('')
+    expect(await tokenInput.inputValue()).toBe('')
+    expect(await tokenInput.getAttribute('type')).toBe('password')
+    expect(await page.locator('body').innerText()).not.toContain(token)
+    await expectNotKept(token, TRELLO_KEY)
+
+    // Listed by the server too, not only on this page.
+    await page.reload()
+    await page.locator(`li[data-integration-id="${id}"][data-status="active"]`).waitFor()
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('says so, with a link to the token page, when the app secret is pasted as the token', async () => {
+    await chooseTrello('credentials')
+    const form = page.locator('form.credentials-form')
+    await form.locator('input[name="key"]').fill(TRELLO_KEY)
+    await form.locator('input[name="token"]').fill(TRELLO_APP_SECRET)
+    await form.getByRole('button', { name: 'Connect Trello' }).click()
+
+    const problem = form.locator('.problem')
+    await problem.waitFor()
+    expect(await problem.getAttribute('role')).toBe('alert')
+    const detail = problem.locator('.problem-detail')
+    expect(await detail.innerText()).toMatch(/app's secret/i)
+    const link = detail.getByRole('link')
+    expect(await link.count()).toBe(1)
+    const href = new URL((await link.getAttribute('href'))!)
+    expect(href.pathname).toMatch(/\/1\/authorize$/)
+    expect(href.searchParams.get('key')).toBe(TRELLO_KEY)
+    expect(href.searchParams.get('response_type')).toBe('token')
+    expect(await link.innerText()).toBe(href.href) // the address itself is the link text
+    expect(await link.getAttribute('target')).toBe('_blank')
+
+    // Nothing was connected, the values stay for correcting, and none went into the address bar.
+    expect(await page.locator('.banner-success').count()).toBe(0)
+    expect(await form.locator('input[name="token"]').inputValue()).toBe(TRELLO_APP_SECRET)
+    await expectNotKept(TRELLO_APP_SECRET)
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('puts a refused value next to its field', async () => {
+    await chooseTrello('credentials')
+    const form = page.locator('form.credentials-form')
+    const tokenInput = form.locator('input[name="token"]')
+    await form.locator('input[name="key"]').fill(TRELLO_KEY)
+    await tokenInput.fill('not-a-token')
+    await form.getByRole('button', { name: 'Connect Trello' }).click()
+    const tokenError = form.locator('[data-field-error][id$="-token-error"]')
+    await tokenError.waitFor()
+    expect((await tokenInput.getAttribute('aria-describedby'))?.split(' ')).toContain(await tokenError.getAttribute('id'))
+    expect(await tokenInput.getAttribute('aria-invalid')).toBe('true')
+    expect(await form.locator('[data-field-error][id$="-key-error"]').count()).toBe(0)
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  // ---- Vercel: the install page opens in a pop-up window -------------------------------------
+
+  /** Opens Add integration, picks Vercel and presses Connect; answers the pop-up it opens. */
+  async function openVercelPopup(): Promise<Page> {
+    await openSignedIn('/integrations')
+    await page.getByRole('button', { name: 'Add integration' }).click()
+    await page.locator('button.platform-option', { hasText: 'Vercel' }).click()
+    const connect = page.getByRole('button', { name: 'Connect Vercel' })
+    const [popup] = await Promise.all([page.waitForEvent('popup'), connect.click()])
+    popup.on('pageerror', (err) => pageErrors.push(`pop-up ${popup.url()}: ${err.message}`))
+    // This page waits, and stays where it is.
+    await page.getByTestId('popup-waiting').waitFor()
+    expect(await page.getByRole('button', { name: 'Waiting for Vercel…' }).isDisabled()).toBe(true)
+    expect(isPath('/integrations')(new URL(page.url()))).toBe(true)
+    return popup
+  }
+
+  /** In the pop-up: signs in (unless the sandbox remembers Ada) and stops on the consent page. */
+  async function signInToVercel(popup: Page): Promise<void> {
+    const login = popup.locator('input[name="email"]')
+    const allow = popup.locator('button[name="decision"][value="allow"]')
+    await login.or(allow).first().waitFor()
+    expect(onSwitchyard(popup.url()), `expected Vercel's install page, got ${popup.url()}`).toBe(false)
+    if (await login.isVisible()) {
+      await login.fill(VERCEL_EMAIL)
+      await popup.locator('input[name="password"]').fill(VERCEL_PASSWORD)
+      await popup.locator('form:has(input[name="password"]) [type="submit"]').first().click()
+    }
+    await allow.waitFor()
+  }
+
+  /** Chooses the personal account ('') or a team by name, as a select or as radio buttons. */
+  async function chooseVercelScope(popup: Page, team: string): Promise<void> {
+    const select = popup.locator('select[name="teamId"]')
+    if ((await select.count()) > 0) {
+      const options = await select.locator('option').evaluateAll((els) => els.map((o) => ({ value: (o as HTMLOptionElement).value, label: o.textContent ?? '' })))
+      const option = team === '' ? options.find((o) => o.value === '') : options.find((o) => o.label.trim().startsWith(team))
+      expect(option, `scope options: ${JSON.stringify(options)}`).toBeDefined()
+      await select.selectOption(option!.value)
+      return
+    }
+    const radio = team === '' ? popup.locator('input[name="teamId"][value=""]') : popup.getByRole('radio', { name: new RegExp(team) })
+    await radio.check()
+  }
+
+  /** Allows access in the pop-up and waits for it to hand the result over and close. */
+  async function allowInPopup(popup: Page): Promise<void> {
+    await Promise.all([popup.waitForEvent('close'), popup.locator('button[name="decision"][value="allow"]').click()])
+  }
+
+  const vercelRow = (name: string) => page.locator('li[data-integration-id]').filter({ has: page.locator('.item-title', { hasText: new RegExp(`^${name}$`) }) }).filter({ hasText: 'Vercel' })
+
+  async function connectVercel(team: string): Promise<string> {
+    const popup = await openVercelPopup()
+    await signInToVercel(popup)
+    await chooseVercelScope(popup, team)
+    await allowInPopup(popup)
+    const name = team || VERCEL_USERNAME
+    const banner = page.locator('.banner-success')
+    await banner.or(page.locator('.banner-error')).first().waitFor()
+    if (await page.locator('.banner-error').isVisible()) throw new Error(`not connected: ${await page.locator('.banner-error').innerText()}`)
+    expect(await banner.locator('.banner-title').innerText()).toBe(`Connected ${name}`)
+    expect(await banner.innerText()).toContain('Vercel')
+    const id = new URL(page.url()).searchParams.get('connected')
+    expect(id, `main page at ${page.url()}`).toBeTruthy()
+    const row = page.locator(`li[data-integration-id="${id}"]`)
+    await row.waitFor()
+    expect(await row.locator('.item-title').innerText()).toBe(name)
+    expect(await row.getAttribute('data-status')).toBe('active')
+    // The waiting is over: the add panel has closed.
+    expect(await page.getByTestId('popup-waiting').count()).toBe(0)
+    await page.getByRole('button', { name: 'Add integration' }).waitFor()
+    return id!
+  }
+
+  it('connects the personal Vercel account in a pop-up: "Connected ada"', async () => {
+    const id = await connectVercel('')
+    expect(await vercelRow(VERCEL_USERNAME).count()).toBe(1)
+    // Listed by the server too, not only on this page.
+    await page.goto('/integrations')
+    await page.locator(`li[data-integration-id="${id}"][data-status="active"]`).waitFor()
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('connects the Vercel team "Acme" as a second, separate integration', async () => {
+    await openSignedIn('/integrations')
+    await page.locator('.integration-list, .empty').first().waitFor()
+    const personal = (await vercelRow(VERCEL_USERNAME).count()) > 0 ? await vercelRow(VERCEL_USERNAME).first().getAttribute('data-integration-id') : await connectVercel('')
+    const team = await connectVercel(VERCEL_TEAM)
+    expect(team).not.toBe(personal)
+    await page.locator(`li[data-integration-id="${personal}"]`).waitFor()
+    expect(await vercelRow(VERCEL_USERNAME).count()).toBe(1)
+    expect(await vercelRow(VERCEL_TEAM).count()).toBe(1)
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('shows the error and its troubleshooting rules when access is denied in the Vercel pop-up', async () => {
+    const popup = await openVercelPopup()
+    await signInToVercel(popup)
+    await Promise.all([popup.waitForEvent('close'), popup.locator('button[name="decision"][value="deny"]').click()])
+
+    const banner = page.locator('.banner-error')
+    await banner.waitFor()
+    expect(await banner.getAttribute('role')).toBe('alert')
+    expect(await banner.locator('.banner-title').innerText()).toMatch(/not connected/)
+    const rules = banner.locator('.troubleshooting li')
+    expect(await rules.count(), `troubleshooting rules in: ${await banner.innerText()}`).toBeGreaterThan(0)
+    expect(new URL(page.url()).searchParams.get('error')).not.toBeNull()
+    // Nothing waits any more, and Connect can be pressed again.
+    expect(await page.getByTestId('popup-waiting').count()).toBe(0)
+    expect(await page.getByRole('button', { name: 'Connect Vercel' }).isEnabled()).toBe(true)
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('stops waiting when the Vercel pop-up is closed before access is granted', async () => {
+    const popup = await openVercelPopup()
+    await popup.locator('input[name="email"], button[name="decision"]').first().waitFor()
+    await popup.close()
+
+    await page.getByTestId('popup-closed').waitFor()
+    expect(await page.getByTestId('popup-waiting').count()).toBe(0)
+    const connect = page.getByRole('button', { name: 'Connect Vercel' })
+    expect(await connect.isEnabled()).toBe(true)
+    expect(await page.locator('.banner-success, .banner-error').count()).toBe(0)
+    expect(new URL(page.url()).search).toBe('')
+
+    // And it can start over.
+    const [again] = await Promise.all([page.waitForEvent('popup'), connect.click()])
+    await page.getByTestId('popup-waiting').waitFor()
+    expect(await page.getByTestId('popup-closed').count()).toBe(0)
+    await again.close()
+    await page.getByTestId('popup-closed').waitFor()
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('reconnects a disconnected Vercel integration in a pop-up', async () => {
+    await openSignedIn('/integrations')
+    await page.locator('.integration-list, .empty').first().waitFor()
+    const id = (await vercelRow(VERCEL_USERNAME).count()) > 0 ? await vercelRow(VERCEL_USERNAME).first().getAttribute('data-integration-id') : await connectVercel('')
+    const row = page.locator(`li[data-integration-id="${id}"]`)
+    await row.getByRole('button', { name: 'Disconnect' }).click()
+    await row.getByRole('group').getByRole('button', { name: 'Disconnect' }).click() // confirm
+    await page.locator(`li[data-integration-id="${id}"][data-status="disconnected"]`).waitFor()
+
+    const [popup] = await Promise.all([page.waitForEvent('popup'), row.getByRole('button', { name: 'Reconnect' }).click()])
+    await row.getByTestId('popup-waiting').waitFor()
+    await signInToVercel(popup)
+    await chooseVercelScope(popup, '')
+    await allowInPopup(popup)
+
+    await page.locator(`li[data-integration-id="${id}"][data-status="active"]`).waitFor()
+    expect(await page.locator('.banner-success .banner-title').innerText()).toBe(`Connected ${VERCEL_USERNAME}`)
+    expect(new URL(page.url()).searchParams.get('connected')).toBe(id)
+    expect(await row.getByTestId('popup-waiting').count()).toBe(0)
+    expect(await vercelRow(VERCEL_USERNAME).count()).toBe(1)
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('offers to continue in the tab when the Vercel pop-up is blocked', async () => {
+    await openSignedIn('/integrations')
+    await page.getByRole('button', { name: 'Add integration' }).click()
+    await page.locator('button.platform-option', { hasText: 'Vercel' }).click()
+    await page.evaluate(() => {
+      window.open = () => null // what a pop-up blocker does
+    })
+    await page.getByRole('button', { name: 'Connect Vercel' }).click()
+    const blocked = page.getByTestId('popup-blocked')
+    await blocked.waitFor()
+    expect(await blocked.innerText()).toMatch(/blocked/i)
+    const link = blocked.getByRole('link', { name: 'Continue to Vercel in this tab' })
+    expect(new URL((await link.getAttribute('href'))!).pathname).not.toBe('/integrations')
+
+    await link.click()
+    await signInToVercel(page)
+    await chooseVercelScope(page, '')
+    await page.locator('button[name="decision"][value="allow"]').click()
+    const back = await returnToIntegrations()
+    expect(back.searchParams.get('connected'), `returned to ${back.href}`).toBeTruthy()
+    const banner = page.locator('.banner-success')
+    await banner.waitFor()
+    expect(await banner.locator('.banner-title').innerText()).toBe(`Connected ${VERCEL_USERNAME}`)
+    expect(await vercelRow(VERCEL_USERNAME).count()).toBe(1) // the same account again: no twin
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('tags the legacy Add Comment step, and not its successor', async () => {
+    await openSignedIn('/tools')
+    await page.getByLabel('Search tool steps').fill('comment')
+    const byTitle = (title: string) => page.locator('.tool-result').filter({ has: page.locator('.item-title', { hasText: new RegExp(`^${title}$`) }) })
+    const legacy = byTitle('Add Comment')
+    await legacy.first().waitFor()
+    expect(await legacy.first().locator('.tag').innerText()).toBe('legacy')
+    expect(await legacy.first().innerText()).toContain('Trello')
+    const successor = byTitle('Add Comment to Card')
+    await successor.first().waitFor()
+    expect(await successor.first().locator('.tag').count()).toBe(0)
+
+    await legacy.first().click()
+    const detail = page.locator('.tool-detail')
+    await detail.getByRole('heading', { name: 'Add Comment', exact: true }).waitFor()
+    expect(await detail.locator('.tool-meta .tag').innerText()).toBe('legacy')
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+})

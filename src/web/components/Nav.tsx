@@ -1,0 +1,46 @@
+import type { Me } from '../api.ts'
+import { Link } from './Link.tsx'
+
+const LINKS = [
+  { to: '/integrations', label: 'Integrations', match: (p: string) => p === '/' || p.startsWith('/integrations') },
+  { to: '/tools', label: 'Tool steps', match: (p: string) => p.startsWith('/tools') },
+  { to: '/settings/keys', label: 'API keys', match: (p: string) => p.startsWith('/settings/keys') },
+]
+
+interface Props {
+  me: Me
+  pathname: string
+  onSignOut: () => void
+}
+
+export function Nav({ me, pathname, onSignOut }: Props) {
+  return (
+    <header className="topbar">
+      <nav aria-label="Main" className="nav">
+        <Link to="/integrations" className="brand">
+          Switchyard
+        </Link>
+        <ul>
+          {LINKS.map((l) => (
+            <li key={l.to}>
+              <Link to={l.to} aria-current={l.match(pathname) ? 'page' : undefined}>
+                {l.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <div className="account">
+        <span className="account-email" data-testid="user-email">
+          {me.email}
+        </span>
+        <span className={`badge badge-plan-${me.plan}`} data-testid="user-plan" title="Plan">
+          {me.plan}
+        </span>
+        <button type="button" className="link-button" onClick={onSignOut}>
+          Sign out
+        </button>
+      </div>
+    </header>
+  )
+}

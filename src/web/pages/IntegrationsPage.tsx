@@ -1,0 +1,218 @@
+import { useCallback, useEffect, useRef, useState } from 'react'
+import { api, type Integration } from '../api.ts'
+import { AddIntegration, PopupStatus } from '../components/AddIntegration.tsx'
+import { StatusBadge } from '../components/Badges.tsx'
+import { Banner } from '../components/Banner.tsx'
+import { ConfirmButton } from '../components/ConfirmButton.tsx'
+import { ProblemMessage } from '../components/ProblemMessage.tsx'
+import { Troubleshooting } from '../components/Troubleshooting.tsx'
+import { connectResultFromEvent } from '../connect-popup.ts'
+import { authorizesInPopup, titlesOf, usePlatforms } from '../platform-titles.ts'
+import { useConnectPopup } from '../use-connect-popup.ts'
+import { navigate } from '../router.ts'
+import { parseConnectResult, withQuery } from '../url-state.ts'
+
+type Connected = { state: 'loading' } | { state: 'done'; integration: Integration } | { state: 'failed'; error: unknown }
+
+export function IntegrationsPage({ search }: { search: string }) {
+  const result = parseConnectResult(search)
+  const [integrations, setIntegrations] = useState<Integration[] | null>(null)
+  const [loadError, setLoadError] = useState<unknown>(null)
+  const platforms = usePlatforms()
+  const platformTitles = titlesOf(platforms)
+  const popupPlatforms = new Set((platforms ?? []).filter(authorizesInPopup).map((p) => p.id))
+  const [adding, setAdding] = useState(false)
+  const [connected, setConnected] = useState<Connected | null>(null)
+  // An integration connected in place (pasted credentials): the banner needs no second request.
+  const justConnected = useRef<Integration | null>(null)
+
+  const load = useCallback(() => {
+    api.listIntegrations().then(
+      (list) => {
+        setIntegrations(list)
+        setLoadError(null)
+      },
+      (e) => setLoadError(e),
+    )
+  }, [])
+
+  useEffect(() => {
+    document.title = 'Integrations · Switchyard'
+    load()
+  }, [load])
+
+  // A pop-up flow finished: the app puts its result in the address (App.tsx); the list is reloaded
+  // here, as it changed on the server.
+  useEffect(() => {
+    const onMessage = (event: MessageEvent) => {
+      if (!connectResultFromEvent(event, window.location.origin)) return
+      justConnected.current = null
+      load()
+    }
+    window.addEventListener('message', onMessage)
+    return () => window.removeEventListener('message', onMessage)
+  }, [load])
+
+  useEffect(() => {
+    if (!result.connected) {
+      setConnected(null)
+      return
+    }
+    const known = justConnected.current
+    if (known?.id === result.connected) {
+      setConnected({ state: 'done', integration: known })
+      return
+    }
+    let live = true
+    setConnected({ state: 'loading' })
+    api.getIntegration(result.connected).then(
+      (integration) => live && setConnected({ state: 'done', integration }),
+      (error) => live && setConnected({ state: 'failed', error }),
+    )
+    return () => {
+      live = false
+    }
+  }, [result.connected])
+
+  const dismiss = () => navigate('/integrations', { replace: true })
+  const replace = (updated: Integration) => setIntegrations((list) => list?.map((i) => (i.id === updated.id ? updated : i)) ?? null)
+  const remove = (id: string) => setIntegrations((list) => list?.filter((i) => i.id !== id) ?? null)
+  // Connecting the same account again updates its integration, so replace it rather than add a twin.
+  const upsert = (added: Integration) =>
+    setIntegrations((list) => (list ? (list.some((i) => i.id === added.id) ? list.map((i) => (i.id === added.id ? added : i)) : [...list, added]) : list))
+  const onConnected = (integration: Integration) => {
+    justConnected.current = integration
+    upsert(integration)
+    setConnected({ state: 'done', integration })
+    // Same banner as after the authorization flow; only the integration's id goes in the address.
+    navigate(withQuery('/integrations', { connected: integration.id }), { replace: true })
+  }
+
+  return (
+    <>
+      <div className="page-header">
+        <h1 tabIndex={-1}>Integrations</h1>
+        {!adding && (
+          <button type="button" className="button-primary" onClick={() => setAdding(true)}>
+            Add integration
+          </button>
+        )}
+      </div>
+
+      {connected?.state === 'done' && (
+        <Banner kind="success" title={`Connected ${connected.integration.account_name}`} onDismiss={dismiss}>
+          <p>Agents can now use tool steps on this {platformTitles[connected.integration.platform] ?? connected.integration.platform} account.</p>
+        </Banner>
+      )}
+      {connected?.state === 'failed' && (
+        <Banner kind="error" title="The account was connected, but its details could not be loaded." onDismiss={dismiss}>
+          <ProblemMessage error={connected.error} />
+        </Banner>
+      )}
+      {result.error && (
+        <Banner kind="error" title="The account was not connected" onDismiss={dismiss}>
+          <p className="banner-message">{result.error.message}</p>
+          <Troubleshooting rules={result.error.troubleshooting} applies={result.error.applies} />
+        </Banner>
+      )}
+
+      {adding && <AddIntegration onCancel={() => setAdding(false)} onConnected={onConnected} onAuthorized={() => setAdding(false)} />}
+
+      {loadError !== null && <ProblemMessage error={loadError} />}
+      {integrations === null && loadError === null && <p className="muted">Loading integrations…</p>}
+      {integrations?.length === 0 && !adding && <p className="empty">No integrations yet. Add one to let agents work with your accounts.</p>}
+      {integrations && integrations.length > 0 && (
+        <ul className="item-list integration-list" aria-label="Integrations">
+          {integrations.map((i) => (
+            <IntegrationRow
+              key={i.id}
+              integration={i}
+              platformTitle={platformTitles[i.platform] ?? i.platform}
+              inPopup={popupPlatforms.has(i.platform)}
+              onUpdated={replace}
+              onDeleted={remove}
+            />
+          ))}
+        </ul>
+      )}
+    </>
+  )
+}
+
+interface RowProps {
+  integration: Integration
+  platformTitle: string
+  /** The platform's authorize page opens in a pop-up window (Vercel). */
+  inPopup: boolean
+  onUpdated: (i: Integration) => void
+  onDeleted: (id: string) => void
+}
+
+function IntegrationRow({ integration: i, platformTitle, inPopup, onUpdated, onDeleted }: RowProps) {
+  const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState(false)
+  const popup = useConnectPopup(platformTitle)
+  const popupBusy = popup.status.state === 'starting' || popup.status.state === 'waiting'
+
+  const run = async (action: () => Promise<void>) => {
+    setBusy(true)
+    setError(null)
+    try {
+      await action()
+    } catch (e) {
+      setError(e)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const reconnect = () => {
+    if (inPopup) {
+      setError(null)
+      // Opened in the click's own handler, so that pop-up blockers let it through.
+      popup.start(async () => {
+        try {
+          return (await api.reconnect(i.id)).connect_url
+        } catch (err) {
+          setError(err)
+          throw err
+        }
+      })
+      return
+    }
+    return run(async () => {
+      const { connect_url } = await api.reconnect(i.id)
+      window.location.href = connect_url
+    })
+  }
+  const disconnect = () => run(async () => onUpdated(await api.disconnect(i.id)))
+  const remove = () =>
+    run(async () => {
+      await api.deleteIntegration(i.id)
+      onDeleted(i.id)
+    })
+
+  return (
+    <li className="item" data-integration-id={i.id} data-status={i.status}>
+      <div className="item-main">
+        <span className="item-title">{i.account_name}</span>
+        <span className="muted">{platformTitle}</span>
+        <StatusBadge status={i.status} />
+      </div>
+      {i.status === 'needs_reconnection' && <p className="help">Access expired or was revoked on {platformTitle}. Reconnect to restore it.</p>}
+      <div className="item-actions">
+        <button type="button" onClick={reconnect} disabled={busy || popupBusy}>
+          {popup.status.state === 'waiting' ? `Waiting for ${platformTitle}…` : 'Reconnect'}
+        </button>
+        <ConfirmButton question={`Disconnect ${i.account_name}? Its credentials are erased.`} confirmLabel="Disconnect" onConfirm={disconnect} disabled={busy || i.status === 'disconnected'}>
+          Disconnect
+        </ConfirmButton>
+        <ConfirmButton question={`Delete ${i.account_name}?`} confirmLabel="Delete" onConfirm={remove} disabled={busy} danger>
+          Delete
+        </ConfirmButton>
+      </div>
+      {inPopup && <PopupStatus title={platformTitle} status={popup.status} onFocus={popup.focus} onStop={popup.cancel} />}
+      {error !== null && <ProblemMessage error={error} />}
+    </li>
+  )
+}

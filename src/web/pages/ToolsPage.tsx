@@ -1,0 +1,120 @@
+import { useEffect, useState } from 'react'
+import { api, type Tool } from '../api.ts'
+import { EffectBadge, Tag } from '../components/Badges.tsx'
+import { ProblemMessage } from '../components/ProblemMessage.tsx'
+import { ToolRunner } from '../components/ToolRunner.tsx'
+import { usePlatformTitles } from '../platform-titles.ts'
+import { navigate } from '../router.ts'
+import { withQuery } from '../url-state.ts'
+
+/** Typing pauses this long before the search runs. */
+const SEARCH_DEBOUNCE_MS = 250
+
+export function ToolsPage({ search }: { search: string }) {
+  const params = new URLSearchParams(search)
+  const urlQuery = params.get('q') ?? ''
+  const selectedId = params.get('tool')
+  const [query, setQuery] = useState(urlQuery)
+  const [tools, setTools] = useState<Tool[] | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const [selected, setSelected] = useState<Tool | null>(null)
+  const [selectedError, setSelectedError] = useState<unknown>(null)
+  const platformTitles = usePlatformTitles()
+
+  useEffect(() => {
+    document.title = 'Tool steps · Switchyard'
+  }, [])
+
+  // Search as the person types (debounced); the query is kept in the address bar.
+  useEffect(() => {
+    const controller = new AbortController()
+    const timer = setTimeout(() => {
+      api.searchTools(query, controller.signal).then(
+        (found) => {
+          setTools(found)
+          setError(null)
+        },
+        (e) => {
+          if (!controller.signal.aborted) setError(e)
+        },
+      )
+    }, SEARCH_DEBOUNCE_MS)
+    return () => {
+      clearTimeout(timer)
+      controller.abort()
+    }
+  }, [query])
+
+  useEffect(() => {
+    if (!selectedId) {
+      setSelected(null)
+      return
+    }
+    const inList = tools?.find((t) => t.id === selectedId)
+    if (inList) {
+      setSelected(inList)
+      return
+    }
+    let live = true
+    api.getTool(selectedId).then(
+      (t) => live && setSelected(t),
+      (e) => live && setSelectedError(e),
+    )
+    return () => {
+      live = false
+    }
+    // `tools` is left out on purpose: the list is only a shortcut, and a new search must not
+    // refetch or reset the tool being edited.
+  }, [selectedId])
+
+  const setUrl = (q: string, tool: string | null) => navigate(withQuery('/tools', { q, tool }), { replace: true })
+
+  const onQuery = (q: string) => {
+    setQuery(q)
+    setUrl(q, selectedId)
+  }
+
+  const choose = (t: Tool) => {
+    setSelectedError(null)
+    setSelected(t)
+    navigate(withQuery('/tools', { q: query, tool: t.id }))
+  }
+
+  return (
+    <>
+      <div className="page-header">
+        <h1 tabIndex={-1}>Tool steps</h1>
+      </div>
+      <form className="search" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label htmlFor="tool-search">Search tool steps</label>
+        <input id="tool-search" type="search" name="q" value={query} placeholder="e.g. create ticket, ticketing, deploy" autoComplete="off" onChange={(e) => onQuery(e.target.value)} />
+      </form>
+
+      <div className="tools-layout">
+        <div className="tool-results">
+          {error !== null && <ProblemMessage error={error} />}
+          {tools === null && error === null && <p className="muted">Searching…</p>}
+          {tools?.length === 0 && <p className="empty">No tool steps match “{query}”.</p>}
+          {tools && tools.length > 0 && (
+            <ul className="item-list tool-list" aria-label="Search results">
+              {tools.map((t) => (
+                <li key={t.id}>
+                  <button type="button" className="tool-result" aria-current={selected?.id === t.id ? 'true' : undefined} onClick={() => choose(t)}>
+                    <span className="item-title">{t.title}</span>
+                    <span className="tool-result-meta">
+                      <span className="muted">{platformTitles[t.platform] ?? t.platform}</span> <EffectBadge effect={t.effect} /> {t.legacy && <Tag>legacy</Tag>}
+                    </span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+        <div className="tool-pane">
+          {selectedError !== null && !selected && <ProblemMessage error={selectedError} />}
+          {selected ? <ToolRunner key={selected.id} tool={selected} platformTitle={platformTitles[selected.platform] ?? selected.platform} /> : <p className="muted">Choose a tool step to see its input and run it.</p>}
+        </div>
+      </div>
+    </>
+  )
+}

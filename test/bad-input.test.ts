@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { connectZendesk } from './helpers/connect.ts'
+import { connectVercel } from './helpers/vercel.ts'
+import { client, controlCaller } from './helpers/stack.ts'
+
+// Bad input: any malformed input gets a clear 4xx naming the field; no 5xx, no crash, nothing sent.
+// The cases are generated from each tool's own JSON Schema, so a new step is fuzzed automatically.
+
+type Schema = Record<string, any>
+
+/** Values that violate `schema`, each one clearly wrong for it. */
+function invalidValuesFor(schema: Schema): unknown[] {
+  const variants: Schema[] = schema.anyOf ?? schema.oneOf ?? [schema]
+  const types = new Set(variants.flatMap((v) => (v.enum ? ['enum'] : [v.type ?? 'any'])))
+  const candidates: unknown[] = [{ nested: true }, [1, 2], true, -1, 1.5, 'not-a-valid-value-∞', '', 'x'.repeat(70_000)]
+  return candidates.filter((value) => !variants.some((v) => accepts(v, value))).filter((value) => !(types.has('any') && value !== undefined))
+}
+
+function accepts(schema: Schema, value: unknown): boolean {
+  if (schema.anyOf) return schema.anyOf.some((s: Schema) => accepts(s, value))
+  if (schema.enum) return schema.enum.includes(value)
+  switch (schema.type) {
+    case 'string':
+      return typeof value === 'string' && value.trim().length >= (schema.minLength ?? 0) && value.length <= (schema.maxLength ?? Infinity)
+        && (!schema.format || schema.format !== 'email' || /@/.test(value)) && (!schema.pattern || new RegExp(schema.pattern).test(value))
+    case 'integer': return Number.isInteger(value) && (value as number) >= (schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : -Infinity)) && (value as number) <= (schema.maximum ?? Infinity)
+    case 'number': return typeof value === 'number'
+    case 'boolean': return typeof value === 'boolean'
+    case 'array': return Array.isArray(value) && value.every((v) => accepts(schema.items ?? {}, v))
+    case 'object': return typeof value === 'object' && value !== null && !Array.isArray(value)
+    default: return true
+  }
+}
+
+/** A valid input for the tool, so a single bad field is the only problem. */
+const VALID: Record<string, Record<string, unknown>> = {
+  'zendesk.create_ticket': { subject: 's', description: 'd' },
+  'zendesk.get_ticket': { ticket_id: 1 },
+  'zendesk.list_tickets': {},
+  'zendesk.search_tickets': { query: 'printer' },
+  'zendesk.update_ticket': { ticket_id: 1, status: 'open' },
+  'zendesk.delete_ticket': { ticket_id: 1 },
+  'zendesk.api_call': { method: 'GET', endpoint: '/api/v2/tickets.json' },
+  'vercel.create_deployment': { project: 'ada-blog' },
+  'vercel.list_deployments': {},
+  'vercel.cancel_deployment': { id: 'dpl_AdaBlogReadySandbox0000000001' },
+  'vercel.api_call': { method: 'GET', endpoint: '/v13/deployments/dpl_x' },
+}
+
+/** Trello's steps have their own, larger table (trello-bad-input.test.ts). */
+const FUZZED_PLATFORMS = ['zendesk', 'vercel']
+
+let stack: TestStack
+const integrations: Record<string, string> = {}
+let tools: Array<{ id: string; platform: string; inputSchema: Schema }>
+
+beforeAll(async () => {
+  stack = await startTestStack()
+  integrations.zendesk = (await connectZendesk(stack)).integrationId!
+  integrations.vercel = (await connectVercel(stack)).integrationId!
+  tools = (await client(stack, stack.apiKey).get('/v1/tools')).body.tools.filter((t: { platform: string }) => FUZZED_PLATFORMS.includes(t.platform))
+})
+const integrationFor = (tool: { platform: string }) => integrations[tool.platform]
+afterAll(async () => { await stack?.close() })
+
+describe('bad input on every Zendesk and Vercel tool step, fuzzed from its schema', () => {
+  it('every tool has a valid baseline here', () => {
+    expect(tools.map((t) => t.id).sort()).toEqual(Object.keys(VALID).sort())
+  })
+
+  it('each invalid field value gets a 4xx naming that field, and nothing reaches the platform', async () => {
+    const logs = FUZZED_PLATFORMS.map((p) => controlCaller(`${stack.sandboxUrl}/${p}/_control`))
+    for (const log of logs) await log('DELETE', '/requests')
+    let cases = 0
+    for (const tool of tools) {
+      for (const [field, schema] of Object.entries<Schema>(tool.inputSchema.properties ?? {})) {
+        if (tool.id.endsWith('.api_call') && field === 'body') continue // any JSON is a valid body
+        if (tool.id.endsWith('.api_call') && field === 'auth') continue // a union with a default: covered by its own tests
+        for (const value of invalidValuesFor(schema)) {
+          cases++
+          const { status, body } = await client(stack, stack.apiKey).run(tool.id, integrationFor(tool), { ...VALID[tool.id], [field]: value })
+          const label = `${tool.id}.${field} = ${JSON.stringify(value)?.slice(0, 40)}`
+          expect(status, label).toBeGreaterThanOrEqual(400)
+          expect(status, label).toBeLessThan(500)
+          expect(body.code, label).toBe('invalid_input')
+          expect(body.errors.map((e: any) => e.field).join(' '), label).toContain(`input.${field}`)
+        }
+      }
+    }
+    expect(cases).toBeGreaterThan(100)
+    for (const log of logs) expect((await log('GET', '/requests')).body.requests).toEqual([])
+  })
+
+  it.each([null, 'text', 42, [1], true])('a whole input of %j is refused with a 4xx', async (input) => {
+    for (const tool of tools) {
+      const { status, body } = await client(stack, stack.apiKey).call('POST', `/v1/tools/${tool.id}/run`, { integration: integrationFor(tool), input })
+      // Steps whose fields are all optional accept no input at all.
+      if (['zendesk.list_tickets', 'vercel.list_deployments'].includes(tool.id) && input === null) { expect(status).toBe(200); continue }
+      expect(status, `${tool.id} ${JSON.stringify(input)}`).toBe(400)
+      expect(body.code).toBe('invalid_input')
+    }
+  })
+
+  it.each([
+    ['not JSON', '{"integration":', 400],
+    ['an array body', '[]', 400],
+    ['no integration', JSON.stringify({ input: { ticket_id: 1 } }), 400],
+    ['a numeric integration', JSON.stringify({ integration: 5, input: { ticket_id: 1 } }), 400],
+    ['an unknown integration', JSON.stringify({ integration: 'int_nope', input: { ticket_id: 1 } }), 404],
+  ])('a request with %s gets %i', async (_label, raw, expected) => {
+    const { status, body } = await client(stack, stack.apiKey).call('POST', '/v1/tools/zendesk.get_ticket/run', raw)
+    expect(status).toBe(expected)
+    expect(body.code).toBeDefined()
+  })
+
+  it('an unknown tool is not_found', async () => {
+    const { status, body } = await client(stack, stack.apiKey).run('zendesk.nope', integrations.zendesk, {})
+    expect(status).toBe(404)
+    expect(body.code).toBe('not_found')
+  })
+
+  it('update with nothing to change, or with both a note and a comment, names the field', async () => {
+    const none = await client(stack, stack.apiKey).run('zendesk.update_ticket', integrations.zendesk, { ticket_id: 1 })
+    expect(none.status).toBe(400)
+    const both = await client(stack, stack.apiKey).run('zendesk.update_ticket', integrations.zendesk, { ticket_id: 1, internal_note: 'a', public_comment: 'b' })
+    expect(both.body.errors[0].field).toBe('input.public_comment')
+  })
+})

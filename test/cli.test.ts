@@ -1,0 +1,65 @@
+import { execFile, spawn } from 'node:child_process'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { connectZendesk } from './helpers/connect.ts'
+
+const run = promisify(execFile)
+const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 })
+
+let stack: TestStack
+beforeAll(async () => { stack = await startTestStack() })
+afterAll(async () => { await stack?.close() })
+
+describe('switchyard CLI', () => {
+  it('tools list --json prints the catalogue', async () => {
+    const { stdout } = await cli(['tools', 'list', '--json'])
+    const tools = JSON.parse(stdout)
+    expect(tools.length).toBeGreaterThanOrEqual(7)
+    for (const tool of tools) {
+      expect(Object.keys(tool)).toEqual(expect.arrayContaining(['id', 'title', 'platform', 'kind', 'effect', 'inputSchema', 'outputSchema']))
+    }
+  })
+
+  it('tools search <words> --json searches like the search bar', async () => {
+    const { stdout } = await cli(['tools', 'search', 'ticketing', '--json'])
+    expect(JSON.parse(stdout).every((t: any) => t.platform === 'zendesk')).toBe(true)
+  })
+
+  it('tools run calls the running service by account name and prints no secret', async () => {
+    await connectZendesk(stack)
+    const { stdout } = await cli(
+      ['tools', 'run', 'zendesk.create_ticket', '--integration', 'acme (Ada Admin)', '--input', '{"subject":"from the CLI","description":"d"}'],
+      { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey },
+    )
+    expect(JSON.parse(stdout).output.subject).toBe('from the CLI')
+    expect(stdout).not.toContain(stack.apiKey)
+  })
+
+  it('tools run with bad input exits non-zero with the problem naming the field', async () => {
+    const failed = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme (Ada Admin)', '--input', '{"ticket_id":"x"}'],
+      { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey }).catch((err) => err)
+    expect(failed.code).toBe(1)
+    expect(JSON.parse(failed.stdout).errors[0].field).toBe('input.ticket_id')
+  })
+
+  it('sandbox --port N serves the sandboxes', async () => {
+    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk) => {
+          const match = /listening on (\S+)/.exec(String(chunk))
+          if (match) resolve(match[1])
+        })
+        child.once('exit', () => reject(new Error('sandbox exited')))
+      })
+      const res = await fetch(`${url}/zendesk/acme/api/v2/tickets.json`)
+      expect(res.status).toBe(401)
+    } finally {
+      child.kill()
+    }
+  })
+})

@@ -1,0 +1,56 @@
+import { expect } from 'vitest'
+import { BrowserLike, parseForm } from './browser-like.ts'
+
+export interface ConnectResult {
+  /** Where the flow ended, on Switchyard: /integrations?connected=… or ?error=… */
+  landing: URL
+  integrationId?: string
+  browser: BrowserLike
+}
+
+/**
+ * Drives the whole Zendesk connect flow over HTTP, as a person would: start it through the REST
+ * API, open the connect URL, sign in on the sandbox's authorize page, allow (or deny) and follow the
+ * redirects back to Switchyard.
+ */
+export async function connectZendesk(stack: { url: string; apiKey: string }, options: {
+  subdomain?: string
+  email?: string
+  password?: string
+  decision?: 'allow' | 'deny'
+  integrationId?: string
+} = {}): Promise<ConnectResult> {
+  const start = await fetch(options.integrationId ? `${stack.url}/v1/integrations/${options.integrationId}/reconnect` : `${stack.url}/v1/integrations/connect`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+    body: options.integrationId ? '{}' : JSON.stringify({ platform: 'zendesk', fields: { subdomain: options.subdomain ?? 'acme' } }),
+  })
+  expect(start.status, await start.clone().text()).toBe(201)
+  const { connect_url } = await start.json()
+  return completeConnect(connect_url, options)
+}
+
+export async function completeConnect(connectUrl: string, options: { email?: string; password?: string; decision?: 'allow' | 'deny'; browser?: BrowserLike } = {}): Promise<ConnectResult> {
+  const browser = options.browser ?? new BrowserLike()
+  let { response, url } = await browser.follow(await browser.get(connectUrl), connectUrl)
+  if (new URL(url).pathname === '/integrations') return landed(url, browser)
+
+  // Sign-in form.
+  let html = await response.text()
+  if (/name="password"/.test(html)) {
+    const signIn = parseForm(html, url)
+    const posted = await browser.post(signIn.action, { ...signIn.fields, email: options.email ?? 'admin@acme.test', password: options.password ?? 'sandbox' })
+    ;({ response, url } = await browser.follow(posted, signIn.action))
+    html = await response.text()
+  }
+  // Consent form.
+  const consent = parseForm(html, url)
+  const decided = await browser.post(consent.action, { ...consent.fields, decision: options.decision ?? 'allow' })
+  const end = await browser.follow(decided, consent.action)
+  return landed(end.url, browser)
+}
+
+function landed(url: string, browser: BrowserLike): ConnectResult {
+  const landing = new URL(url)
+  return { landing, integrationId: landing.searchParams.get('connected') ?? undefined, browser }
+}

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { freePort } from '../bench/processes.ts'
+
+// `switchyard start` on the embedded default, as a newcomer's `npm start` runs it.
+const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
+const children: Array<ReturnType<typeof spawn>> = []
+afterAll(() => { for (const child of children) child.kill() })
+
+function start(env: Record<string, string>): Promise<{ output: string; code: number | null; ready: boolean }> {
+  const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  children.push(child)
+  let output = ''
+  return new Promise((resolve) => {
+    const onData = (chunk: Buffer) => {
+      output += String(chunk)
+      if (/Switchyard is running at/.test(output)) resolve({ output, code: null, ready: true })
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.once('exit', (code) => resolve({ output, code, ready: false }))
+  })
+}
+
+describe('switchyard start (embedded default)', () => {
+  it('creates a first user on first start, keeps its key out of the console, and reuses everything on restart', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-start-'))
+    const [port, sandboxPort] = [await freePort(), await freePort()]
+    const env = { SWITCHYARD_DATA_DIR: dataDir, PORT: String(port), SWITCHYARD_SANDBOX_PORT: String(sandboxPort) }
+    const first = await start(env)
+    expect(first.ready, first.output).toBe(true)
+
+    const keyFile = path.join(dataDir, 'admin-api-key')
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600)
+    expect(fs.statSync(path.join(dataDir, 'encryption.key')).mode & 0o777).toBe(0o600)
+    const key = fs.readFileSync(keyFile, 'utf8').trim()
+    expect(first.output).not.toContain(key)
+    expect(first.output).toContain(keyFile)
+
+    const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })
+    expect(await me.json()).toMatchObject({ email: 'admin@switchyard.local', plan: 'enterprise' })
+    const sandbox = await fetch(`http://127.0.0.1:${sandboxPort}/zendesk/acme/api/v2/users/me.json`)
+    expect(sandbox.status).toBe(200)
+
+    children.pop()!.kill('SIGTERM')
+    await new Promise((r) => setTimeout(r, 1500))
+    const second = await start(env)
+    expect(second.ready, second.output).toBe(true)
+    expect(fs.readFileSync(keyFile, 'utf8').trim()).toBe(key)
+    const again = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })
+    expect(again.status).toBe(200)
+  })
+
+  it('production refuses to start without an encryption key', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-prod-'))
+    const result = await start({ NODE_ENV: 'production', SWITCHYARD_DATA_DIR: dataDir, PORT: String(await freePort()), SWITCHYARD_SANDBOX_PORT: String(await freePort()), SWITCHYARD_ENCRYPTION_KEY: '' })
+    expect(result.ready).toBe(false)
+    expect(result.code).not.toBe(0)
+    expect(result.output).toMatch(/SWITCHYARD_ENCRYPTION_KEY is required/)
+    expect(fs.existsSync(path.join(dataDir, 'encryption.key'))).toBe(false)
+  })
+})

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { client } from './helpers/stack.ts'
+import { connectVercel, VERCEL, vercelControl } from './helpers/vercel.ts'
+
+// The Vercel connector end to end against its sandbox: the install flow, team scope, every tool
+// step, the deployment state machine through Cancel, header-driven rate limits.
+let stack: TestStack
+let personal: string
+let team: string
+const api = () => client(stack, stack.apiKey)
+
+beforeAll(async () => {
+  stack = await startTestStack()
+  personal = (await connectVercel(stack)).integrationId!
+  team = (await connectVercel(stack, { teamId: VERCEL.team.id })).integrationId!
+})
+afterAll(async () => { await stack?.close() })
+
+describe('connecting Vercel', () => {
+  it('lists a personal account under its username and a team under its name, as two integrations', async () => {
+    expect(personal).toBeDefined()
+    expect(team).toBeDefined()
+    expect(team).not.toBe(personal)
+    expect((await api().get(`/v1/integrations/${personal}`)).body).toMatchObject({ platform: 'vercel', account_name: VERCEL.user.username, status: 'active' })
+    expect((await api().get(`/v1/integrations/${team}`)).body).toMatchObject({ account_name: VERCEL.team.name, fields: { teamId: VERCEL.team.id } })
+  })
+
+  it('connecting the same team again updates its integration', async () => {
+    const again = await connectVercel(stack, { teamId: VERCEL.team.id })
+    expect(again.integrationId).toBe(team)
+  })
+
+  it('deny comes back as an auth_error with the rules', async () => {
+    const denied = await connectVercel(stack, { decision: 'deny' })
+    expect(denied.integrationId).toBeUndefined()
+    expect(denied.landing.searchParams.get('code')).toBe('auth_error')
+    expect(JSON.parse(denied.landing.searchParams.get('applies')!)).toEqual([0])
+  })
+
+  it('the platform says its authorize page belongs in a pop-up', async () => {
+    const { body } = await api().get('/v1/platforms')
+    expect(body.platforms.find((p: any) => p.id === 'vercel')).toMatchObject({ kind: 'deployment', authorize_in: 'popup' })
+  })
+})
+
+describe('Vercel tool steps', () => {
+  beforeEach(async () => { await vercelControl(stack).rateLimits({ disabled: true }) })
+
+  it('Create Deployment deploys a branch to an environment with custom settings', async () => {
+    const { status, body } = await api().run('vercel.create_deployment', personal, {
+      project: VERCEL.personalProject.name, branch: 'feature-login', environment: 'production',
+      settings: { framework: 'nextjs', buildCommand: 'npm run build' }, meta: { ticket: 'ZD-42' },
+    })
+    expect(status, JSON.stringify(body)).toBe(200)
+    expect(body.output).toMatchObject({ name: VERCEL.personalProject.name, projectId: VERCEL.personalProject.id, target: 'production', readyState: 'QUEUED' })
+    expect(body.output.id).toMatch(/^dpl_/)
+    expect(body.output.url).not.toMatch(/^https?:/)
+    expect(body.output.meta).toMatchObject({ githubCommitRef: 'feature-login', ticket: 'ZD-42' })
+  })
+
+  it('a team integration acts in its team: it sees the team project, not the personal one', async () => {
+    const teamList = await api().run('vercel.list_deployments', team, {})
+    expect(teamList.status).toBe(200)
+    expect(new Set(teamList.body.output.deployments.map((d: any) => d.projectId))).toEqual(new Set([VERCEL.teamProject.id]))
+    const created = await api().run('vercel.create_deployment', team, { project: VERCEL.teamProject.name })
+    expect(created.body.output.target).toBeNull()
+    const requests = await vercelControl(stack).requests()
+    expect(requests.filter((r) => r.method === 'POST' && r.path.includes('/v13/deployments')).at(-1)?.path).toContain(`teamId=${VERCEL.team.id}`)
+  })
+
+  it('List Deployments filters by project, environment and state, and pages with a cursor', async () => {
+    for (let i = 0; i < 3; i++) await api().run('vercel.create_deployment', personal, { project: VERCEL.personalProject.name })
+    const production = await api().run('vercel.list_deployments', personal, { project: VERCEL.personalProject.id, environment: 'production' })
+    for (const d of production.body.output.deployments) expect(d.target).toBe('production')
+    const errored = await api().run('vercel.list_deployments', personal, { state: ['ERROR'] })
+    expect(errored.body.output.deployments.map((d: any) => d.id)).toContain(VERCEL.deployments.personalError.id)
+    const page1 = await api().run('vercel.list_deployments', personal, { limit: 2 })
+    expect(page1.body.output.deployments).toHaveLength(2)
+    expect(page1.body.output.next_cursor).toMatch(/^\d+$/)
+    const page2 = await api().run('vercel.list_deployments', personal, { limit: 2, cursor: page1.body.output.next_cursor })
+    const ids = new Set(page1.body.output.deployments.map((d: any) => d.id))
+    for (const d of page2.body.output.deployments) expect(ids.has(d.id)).toBe(false)
+  })
+
+  describe('Cancel Deployment in each state', () => {
+    async function deploymentIn(state: 'QUEUED' | 'BUILDING' | 'READY' | 'ERROR' | 'CANCELED') {
+      const created = await api().run('vercel.create_deployment', personal, { project: VERCEL.personalProject.name, ...(state === 'ERROR' ? { meta: { sandboxOutcome: 'error' } } : {}) })
+      const id = created.body.output.id
+      if (state === 'BUILDING') await vercelControl(stack).advanceClock(3_000)
+      if (state === 'READY' || state === 'ERROR') await vercelControl(stack).advanceClock(11_000)
+      if (state === 'CANCELED') await api().run('vercel.cancel_deployment', personal, { id })
+      return id
+    }
+
+    it.each(['QUEUED', 'BUILDING'] as const)('a %s deployment is cancelled', async (state) => {
+      const id = await deploymentIn(state)
+      const { status, body } = await api().run('vercel.cancel_deployment', personal, { id })
+      expect(status, JSON.stringify(body)).toBe(200)
+      expect(body.output.readyState).toBe('CANCELED')
+    })
+
+    it.each(['READY', 'ERROR', 'CANCELED'] as const)('a %s deployment cannot be cancelled, and the error says why', async (state) => {
+      const id = await deploymentIn(state)
+      const { status, body } = await api().run('vercel.cancel_deployment', personal, { id })
+      expect(status).toBe(409)
+      expect(body.code).toBe('conflict')
+      expect(body.detail).toContain(`is ${state}`)
+    })
+
+    it('a missing deployment is not_found', async () => {
+      const { status } = await api().run('vercel.cancel_deployment', personal, { id: 'dpl_doesNotExist000000000000' })
+      expect(status).toBe(404)
+    })
+  })
+
+  it('Vercel API Call forwards custom headers and reports the rate-limit status', async () => {
+    await vercelControl(stack).rateLimits({ disabled: false, limit: 1000, window_ms: 60_000 })
+    const { status, body } = await api().run('vercel.api_call', personal, {
+      method: 'GET', endpoint: `/v9/projects/${VERCEL.personalProject.id}`, headers: { 'x-request-tag': 'switchyard-test' },
+    })
+    expect(status).toBe(200)
+    expect(body.output.body.name).toBe(VERCEL.personalProject.name)
+    expect(body.output.rate_limit).toEqual({ limit: 1000, remaining: expect.any(Number), reset_at: expect.stringMatching(/^\d{4}-/) })
+  })
+
+  it('a wrong version segment gets Vercel\'s own 404 as data', async () => {
+    const { body } = await api().run('vercel.api_call', personal, { method: 'GET', endpoint: '/v12/deployments' })
+    expect(body.output.status).toBe(404)
+    expect(body.output.body.error.code).toBe('not_found')
+  })
+})
+
+describe('Vercel rate limits', () => {
+  it('when X-RateLimit-Remaining reaches 0 the next call waits for X-RateLimit-Reset instead of hitting 429', async () => {
+    const control = vercelControl(stack)
+    // Earlier tests moved the sandbox clock ahead; reset times must be in real time here.
+    await control.call('POST', '/clock', { set: Date.now() })
+    await control.rateLimits({ disabled: false, limit: 3, window_ms: 2_000 })
+    await control.clearRequests()
+    const results = []
+    for (let i = 0; i < 5; i++) results.push(await api().run('vercel.list_deployments', personal, { limit: 1 }))
+    await control.rateLimits({ disabled: true })
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200])
+    expect((await control.requests()).filter((r) => r.status === 429)).toEqual([])
+  })
+})
