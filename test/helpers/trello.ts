@@ -13,6 +13,8 @@ export function trelloControl(stack: { sandboxUrl: string }) {
     clearRequests: () => call('DELETE', '/requests'),
     fault: (fault: Record<string, unknown>) => call('POST', '/faults', fault),
     clearFaults: () => call('DELETE', '/faults'),
+    /** Moves the sandbox clock forward; one rate-limit interval (10 s) gives every window a fresh count. */
+    advanceClock: (ms: number) => call('POST', '/clock', { advance_ms: ms }),
   }
 }
 
