@@ -45,8 +45,11 @@ describe('switchyard start (embedded default)', () => {
     const sandbox = await fetch(`http://127.0.0.1:${sandboxPort}/zendesk/acme/api/v2/users/me.json`)
     expect(sandbox.status).toBe(200)
 
-    children.pop()!.kill('SIGTERM')
-    await new Promise((r) => setTimeout(r, 1500))
+    // Restart only once the first process has exited and let go of its data directory and ports.
+    const firstChild = children.pop()!
+    const exited = new Promise((r) => firstChild.once('exit', r))
+    firstChild.kill('SIGTERM')
+    await exited
     const second = await start(env)
     expect(second.ready, second.output).toBe(true)
     expect(fs.readFileSync(keyFile, 'utf8').trim()).toBe(key)

@@ -62,7 +62,8 @@ describe.each(stores)('rate budget on %s', (_name, open) => {
     const w = window('fair', 2, 200)
     const order: string[] = []
     const busy = Array.from({ length: 10 }, () => budget.take([w], 'busy', WAIT).then(() => order.push('busy')))
-    await new Promise((r) => setTimeout(r, 20))
+    // The quiet agent arrives once the busy one holds the first grants and has a backlog queued.
+    await busy[0]
     const quiet = Array.from({ length: 2 }, () => budget.take([w], 'quiet', WAIT).then(() => order.push('quiet')))
     await Promise.all([...busy, ...quiet])
     // Round-robin: both quiet requests are served within the next few grants, not after the backlog.
