@@ -254,14 +254,15 @@ describe('Trello tool steps against the sandbox', () => {
     const done = await run('trello.create_checklist_item', { idChecklist: checklist.id, name: 'first', pos: 'top', checked: true })
     expect(done).toMatchObject({ name: 'first', state: 'complete', idChecklist: checklist.id })
     const last = await run('trello.create_checklist_item', { idChecklist: checklist.id, name: 'last', due: '2030-06-01T09:00:00Z' })
-    expect(last).toMatchObject({ name: 'last', state: 'incomplete' })
+    expect(last).toMatchObject({ name: 'last', state: 'incomplete', due: '2030-06-01T09:00:00.000Z' })
     await run('trello.create_checklist_item', { idChecklist: checklist.id, name: 'second', pos: checklist.checkItems[0].pos - 1 })
 
     const stored = await sandboxGet(`/checklists/${checklist.id}`)
     expect(stored.checkItems.map((i: any) => [i.name, i.state])).toEqual([
       ['first', 'complete'], ['second', 'incomplete'], ['middle', 'incomplete'], ['last', 'incomplete'],
     ])
-    expect((await sandboxGet(`/cards/${card.id}`)).badges).toMatchObject({ checkItems: 4, checkItemsChecked: 1 })
+    expect(stored.checkItems.find((i: any) => i.name === 'last').due).toBe('2030-06-01T09:00:00.000Z')
+    expect((await sandboxGet(`/cards/${card.id}`)).badges).toMatchObject({ checkItems: 4, checkItemsChecked: 1, checkItemsEarliestDue: '2030-06-01T09:00:00.000Z' })
   })
 
   it('a missing card is not_found in Trello\'s words', async () => {

@@ -137,6 +137,12 @@ export interface CheckItem {
   name: string
   pos: number
   state: 'complete' | 'incomplete'
+  /** The item's own due date (epoch ms), apart from the card's. */
+  due: number | null
+  /** Minutes before `due` to remind; Trello accepts -1 for none [UNV]. */
+  dueReminder: number | null
+  /** The board member the item is assigned to. */
+  idMember: string | null
 }
 
 export interface Checklist {

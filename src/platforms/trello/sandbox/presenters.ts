@@ -182,9 +182,9 @@ export function checkItemJson(item: CheckItem): Record<string, unknown> {
     name: item.name,
     nameData: { emoji: {} },
     pos: item.pos,
-    due: null,
-    dueReminder: null,
-    idMember: null,
+    due: isoOrNull(item.due),
+    dueReminder: item.dueReminder,
+    idMember: item.idMember,
     idChecklist: item.idChecklist,
     state: item.state,
   }
@@ -222,6 +222,8 @@ export function cardJson(card: Card, store: TrelloStore): Record<string, unknown
   const checklists = store.checklistsOf(card.id)
   const items = checklists.flatMap((c) => c.checkItems)
   const checked = items.filter((i) => i.state === 'complete')
+  // Only open items count towards the badge's earliest due date [UNV: Trello does not document it].
+  const openDues = items.filter((i) => i.state === 'incomplete' && i.due !== null).map((i) => i.due as number)
   const labels = card.idLabels.map((id) => store.labels.get(id)).filter((l): l is Label => l !== undefined)
   return {
     id: card.id,
@@ -234,7 +236,7 @@ export function cardJson(card: Card, store: TrelloStore): Record<string, unknown
       fogbugz: '',
       checkItems: items.length,
       checkItemsChecked: checked.length,
-      checkItemsEarliestDue: null,
+      checkItemsEarliestDue: openDues.length > 0 ? iso(Math.min(...openDues)) : null,
       comments: card.comments,
       attachments: card.attachments.length,
       description: card.desc !== '',

@@ -8,6 +8,8 @@ import type { TrelloStore } from './state.ts'
  * Every seeded record was "created" at 2024-01-01T00:00:00.000Z; their ObjectIds embed that
  * second (0x65920080) followed by `5eed00000000` and a 4-hex serial.
  */
+const NO_DETAILS = { due: null, dueReminder: null, idMember: null }
+
 export const SEED_TIME_MS = Date.UTC(2024, 0, 1)
 
 export function seedId(serial: number): string {
@@ -146,9 +148,9 @@ export function seedStore(store: TrelloStore): void {
     idCard: cards.api.id,
     pos: 16384,
     checkItems: [
-      { ...items.draft, idChecklist: SEED.checklist.id, pos: 16384, state: 'complete' },
-      { ...items.review, idChecklist: SEED.checklist.id, pos: 32768, state: 'incomplete' },
-      { ...items.publish, idChecklist: SEED.checklist.id, pos: 49152, state: 'incomplete' },
+      { ...items.draft, idChecklist: SEED.checklist.id, pos: 16384, state: 'complete', ...NO_DETAILS },
+      { ...items.review, idChecklist: SEED.checklist.id, pos: 32768, state: 'incomplete', ...NO_DETAILS },
+      { ...items.publish, idChecklist: SEED.checklist.id, pos: 49152, state: 'incomplete', ...NO_DETAILS },
     ],
   }
   store.checklists.set(checklist.id, checklist)

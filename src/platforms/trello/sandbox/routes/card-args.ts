@@ -54,3 +54,34 @@ export function validUrl(value: string | undefined): value is string {
   }
 }
 
+
+export interface CheckItemDetails {
+  due?: number | null
+  dueReminder?: number | null
+  idMember?: string | null
+}
+
+/**
+ * A check item's own `due`, `dueReminder` (minutes before due; -1 or null for none) and
+ * `idMember` (a member of the card's board, or null). Absent parameters stay absent, so an update
+ * leaves them alone.
+ */
+export function checkItemDetails(ctx: ApiContext, board: Board): CheckItemDetails {
+  const { params } = ctx
+  const details: CheckItemDetails = {}
+  const due = params.date('due')
+  if (due !== undefined) details.due = due
+  if (params.has('dueReminder')) {
+    const raw = params.raw('dueReminder')
+    const minutes = raw === null || raw === '' || raw === 'null' ? null : typeof raw === 'number' || typeof raw === 'string' ? Number(raw) : NaN
+    if (minutes !== null && (!Number.isInteger(minutes) || minutes < -1)) return fail(invalidValue('dueReminder'))
+    details.dueReminder = minutes === -1 ? null : minutes
+  }
+  if (params.has('idMember')) {
+    const id = params.raw('idMember')
+    if (id === null || id === '' || id === 'null') details.idMember = null
+    else if (typeof id === 'string' && OBJECT_ID.test(id) && board.memberships.has(id)) details.idMember = id
+    else return fail(invalidValue('idMember'))
+  }
+  return details
+}

@@ -9,8 +9,9 @@ import type { Board, Card, Member } from '../model.ts'
 import { resolvePos } from '../pos.ts'
 import { actionJson, attachmentJson, boardStub, cardStub, checkItemJson, listStub } from '../presenters.ts'
 import type { ApiRoute } from '../router.ts'
+import { isoOrNull } from '../time.ts'
 import { labelAction, labelsChanged, memberAction } from './card-events.ts'
-import { linkAttachment, validUrl } from './card-args.ts'
+import { checkItemDetails, linkAttachment, validUrl, type CheckItemDetails } from './card-args.ts'
 import { actionList, cardActions, checklistView, membersJson, text, TOP_LEVEL_ACTIONS } from './shared.ts'
 
 /** What hangs off a card: comments, actions, members, labels, attachments, checklists. */
@@ -141,7 +142,7 @@ function listChecklists(ctx: ApiContext) {
 
 /**
  * `PUT /1/cards/{id}/checkItem/{idCheckItem}`: `state` (complete|incomplete, or true|false),
- * `name`, `pos`, `idChecklist` (another checklist of the same card).
+ * `name`, `pos`, `idChecklist` (another checklist of the same card), `due`, `dueReminder`, `idMember`.
  */
 function updateCheckItem(ctx: ApiContext) {
   const card = cardFor(ctx, ctx.path.id as string)
@@ -162,6 +163,7 @@ function updateCheckItem(ctx: ApiContext) {
   if (pos === null) return fail(invalidValue('pos'))
 
   const board = boardOf(ctx, card)
+  const details = checkItemDetails(ctx, board)
   const stubs = () => ({
     board: boardStub(board),
     card: cardStub(card),
@@ -171,6 +173,9 @@ function updateCheckItem(ctx: ApiContext) {
   const old: Record<string, unknown> = {}
   if (name !== undefined && name !== item.name) old.name = item.name
   if (pos !== undefined && pos !== item.pos) old.pos = item.pos
+  for (const [field, value] of Object.entries(details) as Array<[keyof CheckItemDetails, unknown]>) {
+    if (value !== item[field]) old[field] = field === 'due' ? isoOrNull(item.due) : item[field]
+  }
   if (target !== checklist) {
     checklist.checkItems = checklist.checkItems.filter((i) => i.id !== item.id)
     item.idChecklist = target.id
@@ -178,6 +183,7 @@ function updateCheckItem(ctx: ApiContext) {
   }
   if (name !== undefined) item.name = name
   if (pos !== undefined) item.pos = pos
+  Object.assign(item, details)
   card.dateLastActivity = ctx.now
   if (Object.keys(old).length > 0) {
     recordAction(ctx.sb, ctx.actor, { type: 'updateCheckItem', data: { ...stubs(), old }, translationKey: 'action_renamed_checkitem', alsoTouches: [card.idList] })

@@ -323,4 +323,27 @@ describe('checklists on cards', () => {
     expect((await api(`/1/cards/${cards.api.id}/checkItem/${item.id}`, { method: 'PUT', form: { state: 'done' } })).text).toBe('invalid value for state')
     expect((await api(`/1/cards/${cards.api.id}/checkItem/${'0'.repeat(24)}`, { method: 'PUT', form: { state: 'complete' } })).status).toBe(404)
   })
+
+  it('keeps a check item\'s own due date, reminder and member', async () => {
+    const checklist = SEED.checklist.id
+    const added = await api(`/1/checklists/${checklist}/checkItems`, { method: 'POST', form: { name: 'Ship', due: '2031-02-03T04:05:06Z', dueReminder: '60', idMember: members.grace.id } })
+    expect(added.body).toMatchObject({ name: 'Ship', due: '2031-02-03T04:05:06.000Z', dueReminder: 60, idMember: members.grace.id })
+    expect((await api(`/1/cards/${cards.api.id}`)).body.badges.checkItemsEarliestDue).toBe('2031-02-03T04:05:06.000Z')
+
+    const cleared = await api(`/1/cards/${cards.api.id}/checkItem/${added.body.id}`, { method: 'PUT', json: { due: null, dueReminder: -1, idMember: null } })
+    expect(cleared.body).toMatchObject({ name: 'Ship', due: null, dueReminder: null, idMember: null })
+    expect((await api(`/1/cards/${cards.api.id}`)).body.badges.checkItemsEarliestDue).toBeNull()
+  })
+
+  it.each([
+    ['due', 'next tuesday'],
+    ['dueReminder', '-5'],
+    ['dueReminder', 'soon'],
+    ['idMember', '0123456789abcdef01234567'],
+    ['idMember', 'grace'],
+  ])('refuses a check item with %s=%s', async (field, value) => {
+    const refused = await api(`/1/checklists/${SEED.checklist.id}/checkItems`, { method: 'POST', form: { name: 'Bad', [field]: value } })
+    expect(refused.status).toBe(400)
+    expect(refused.text).toBe(`invalid value for ${field}`)
+  })
 })

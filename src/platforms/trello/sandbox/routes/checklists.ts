@@ -8,6 +8,7 @@ import type { Board, CheckItem, Checklist } from '../model.ts'
 import { resolvePos } from '../pos.ts'
 import { boardStub, cardStub, checkItemJson, checklistJson } from '../presenters.ts'
 import type { ApiRoute } from '../router.ts'
+import { checkItemDetails } from './card-args.ts'
 import { checklistView, text } from './shared.ts'
 
 /** Checklists: `GET /1/checklists/{id}`, `POST /1/checklists`, `POST /1/checklists/{id}/checkItems`. */
@@ -44,7 +45,11 @@ function addCheckItem(ctx: ApiContext) {
   const pos = resolvePos(params.raw('pos'), checklist.checkItems)
   if (pos === null) return fail(invalidValue('pos'))
   const checked = params.bool('checked') ?? false
-  const item: CheckItem = { id: ctx.sb.newId(), idChecklist: checklist.id, name, pos, state: checked ? 'complete' : 'incomplete' }
+  const details = checkItemDetails(ctx, store.boards.get(checklist.idBoard) as Board)
+  const item: CheckItem = {
+    id: ctx.sb.newId(), idChecklist: checklist.id, name, pos, state: checked ? 'complete' : 'incomplete',
+    due: null, dueReminder: null, idMember: null, ...details,
+  }
   checklist.checkItems.push(item)
   const card = store.cards.get(checklist.idCard)
   if (card) {
