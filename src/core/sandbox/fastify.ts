@@ -1,5 +1,19 @@
-import type { FastifyReply } from 'fastify'
-import type { SandboxResponse } from './http.ts'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { IncomingRequest, SandboxResponse } from './http.ts'
+
+/** Reads a Fastify request into the sandbox handlers' shape; the body arrives as raw text. */
+export function incomingRequest(request: FastifyRequest): IncomingRequest {
+  const rawUrl = request.raw.url ?? '/'
+  const queryAt = rawUrl.indexOf('?')
+  return {
+    method: request.method.toUpperCase(),
+    path: queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt),
+    query: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
+    headers: request.headers,
+    rawBody: typeof request.body === 'string' ? request.body : undefined,
+    origin: `${request.protocol}://${request.headers.host ?? 'localhost'}`,
+  }
+}
 
 /** Writes a sandbox handler's answer out through Fastify. */
 export async function sendSandboxResponse(reply: FastifyReply, response: SandboxResponse): Promise<void> {

@@ -1,3 +1,22 @@
+/** A request as a sandbox handler sees it: transport-neutral, so handlers return data. */
+export interface IncomingRequest {
+  /** Upper-case HTTP method. */
+  method: string
+  /** Full request path as received (prefix included, still percent-encoded), without the query. */
+  path: string
+  query: URLSearchParams
+  headers: Record<string, string | string[] | undefined>
+  rawBody: string | undefined
+  /** `http://host:port` as the client addressed us (Host header): returned URLs and OAuth 1.0a signatures use it. */
+  origin: string
+}
+
+/** A header's first value; names are matched case-insensitively. */
+export function header(req: { headers: Record<string, string | string[] | undefined> }, name: string): string | undefined {
+  const value = req.headers[name.toLowerCase()]
+  return Array.isArray(value) ? value[0] : value
+}
+
 /** What a sandbox handler answers; the sandbox's Fastify route writes it out. */
 export interface SandboxResponse {
   status: number

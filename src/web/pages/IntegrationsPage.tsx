@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { api, type Integration } from '../api.ts'
-import { AddIntegration, PopupStatus } from '../components/AddIntegration.tsx'
+import { AddIntegration } from '../components/AddIntegration.tsx'
+import { PopupStatus } from '../components/PopupStatus.tsx'
 import { StatusBadge } from '../components/Badges.tsx'
 import { Banner } from '../components/Banner.tsx'
 import { ConfirmButton } from '../components/ConfirmButton.tsx'

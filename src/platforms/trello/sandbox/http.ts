@@ -1,22 +1,8 @@
-import { isRecord, type SandboxResponse } from '../../../core/sandbox/http.ts'
+import { header, isRecord, type IncomingRequest, type SandboxResponse } from '../../../core/sandbox/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml } from '../../../core/sandbox/http.ts'
-export type { SandboxResponse } from '../../../core/sandbox/http.ts'
-
-/** Transport-neutral request and response shapes: handlers return data, index.ts writes it. */
-
-export interface IncomingRequest {
-  /** Upper-case HTTP method. */
-  method: string
-  /** Full request path as received (prefix included, still percent-encoded), without the query. */
-  path: string
-  query: URLSearchParams
-  headers: Record<string, string | string[] | undefined>
-  rawBody: string | undefined
-  /** `http://host:port` as the client addressed us (Host header). OAuth 1.0a signs over it. */
-  origin: string
-}
+export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../../../core/sandbox/http.ts'
+export type { IncomingRequest, SandboxResponse } from '../../../core/sandbox/http.ts'
 
 /** Trello's plain-text bodies were captured as `text/plain; charset=utf-8` (nathonius/obsidian-trello#21, Manatee.Trello#24). */
 export const TEXT_PLAIN = 'text/plain; charset=utf-8'
@@ -27,11 +13,6 @@ export function formResponse(status: number, values: Record<string, string>, hea
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     payload: new URLSearchParams(values).toString(),
   }
-}
-
-export function header(req: IncomingRequest, name: string): string | undefined {
-  const value = req.headers[name.toLowerCase()]
-  return Array.isArray(value) ? value[0] : value
 }
 
 export function isFormBody(req: IncomingRequest): boolean {

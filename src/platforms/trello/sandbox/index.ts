@@ -11,26 +11,13 @@ import { postGrant, showGrant, type GrantFlow } from './grant/flow.ts'
 import { jsonResponse, textResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
 import { authorizeTokenFlow, getAccessToken, getRequestToken } from './oauth1/endpoints.ts'
 import { TrelloSandbox, type TrelloSandboxOptions } from './sandbox.ts'
-import { sendSandboxResponse } from '../../../core/sandbox/fastify.ts'
+import { incomingRequest, sendSandboxResponse } from '../../../core/sandbox/fastify.ts'
 
 export type { TrelloSandboxOptions } from './sandbox.ts'
 export { SEED } from './seed.ts'
 
 /** Prefix the standalone server mounts the plugin at. */
 export const DEFAULT_PREFIX = '/trello'
-
-function toIncoming(request: FastifyRequest): IncomingRequest {
-  const rawUrl = request.raw.url ?? '/'
-  const queryAt = rawUrl.indexOf('?')
-  return {
-    method: request.method.toUpperCase(),
-    path: queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt),
-    query: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
-    headers: request.headers,
-    rawBody: typeof request.body === 'string' ? request.body : undefined,
-    origin: `${request.protocol}://${request.headers.host ?? 'localhost'}`,
-  }
-}
 
 /** What an injected fault answers: Trello's token-limit 429, or a plain-text error. */
 function faultResponse(fault: Fault): SandboxResponse | undefined {
@@ -83,7 +70,7 @@ export function trelloSandbox(opts: TrelloSandboxOptions = {}): FastifyPluginAsy
     }
 
     const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      const req = toIncoming(request)
+      const req = incomingRequest(request)
       const relative = req.path.slice(prefix.length) || '/'
       if (relative === '/_control' || relative.startsWith('/_control/')) {
         return sendSandboxResponse(reply, await control.handle(req, relative.slice('/_control'.length), `${req.origin}${prefix}`))

@@ -1,6 +1,7 @@
+import { header } from '../../../core/sandbox/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml } from '../../../core/sandbox/http.ts'
+export { jsonResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../../../core/sandbox/http.ts'
 export type { SandboxResponse } from '../../../core/sandbox/http.ts'
 
 /** Transport-neutral request and response shapes: handlers return data, index.ts writes it. */
@@ -18,11 +19,6 @@ export interface IncomingRequest {
   /** `http://host:port/vercel`: the base URL as the client addressed it. */
   base: string
   remoteAddress: string
-}
-
-export function header(req: IncomingRequest, name: string): string | undefined {
-  const value = req.headers[name.toLowerCase()]
-  return Array.isArray(value) ? value[0] : value
 }
 
 export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string }

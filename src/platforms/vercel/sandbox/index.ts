@@ -14,7 +14,7 @@ import { rateLimited } from './rate-limit.ts'
 import { ApiRouter, handleApi } from './router.ts'
 import { VercelSandbox, type VercelSandboxOptions } from './sandbox.ts'
 import { webhookRoutes } from './webhooks.ts'
-import { sendSandboxResponse } from '../../../core/sandbox/fastify.ts'
+import { incomingRequest, sendSandboxResponse } from '../../../core/sandbox/fastify.ts'
 
 export { SEED } from './seed.ts'
 export { sign as vercelSignature } from './delivery.ts'
@@ -29,20 +29,8 @@ const TICK_MS = 200
 const router = new ApiRouter([...accountRoutes, ...deploymentRoutes, ...projectRoutes, ...webhookRoutes])
 
 function toIncoming(request: FastifyRequest, prefix: string): IncomingRequest {
-  const rawUrl = request.raw.url ?? '/'
-  const queryAt = rawUrl.indexOf('?')
-  const fullPath = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt)
-  const origin = `${request.protocol}://${request.headers.host ?? 'localhost'}`
-  return {
-    method: request.method.toUpperCase(),
-    path: fullPath.slice(prefix.length) || '/',
-    fullPath,
-    query: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
-    headers: request.headers,
-    rawBody: typeof request.body === 'string' ? request.body : undefined,
-    base: `${origin}${prefix}`,
-    remoteAddress: request.ip,
-  }
+  const { method, path, query, headers, rawBody, origin } = incomingRequest(request)
+  return { method, path: path.slice(prefix.length) || '/', fullPath: path, query, headers, rawBody, base: `${origin}${prefix}`, remoteAddress: request.ip }
 }
 
 function faultResponse(sandbox: VercelSandbox, fault: Fault): SandboxResponse | undefined {

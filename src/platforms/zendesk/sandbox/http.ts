@@ -1,26 +1,8 @@
+import { header, type IncomingRequest } from '../../../core/sandbox/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml } from '../../../core/sandbox/http.ts'
-export type { SandboxResponse } from '../../../core/sandbox/http.ts'
-
-/** Transport-neutral request and response shapes: handlers return data, index.ts writes it. */
-
-export interface IncomingRequest {
-  /** Upper-case HTTP method. */
-  method: string
-  /** Full request path as received (prefix included), without the query string. */
-  path: string
-  query: URLSearchParams
-  headers: Record<string, string | string[] | undefined>
-  rawBody: string | undefined
-  /** `http://host:port` as the client addressed us (Host header), used to build returned URLs. */
-  origin: string
-}
-
-export function header(req: IncomingRequest, name: string): string | undefined {
-  const value = req.headers[name.toLowerCase()]
-  return Array.isArray(value) ? value[0] : value
-}
+export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../../../core/sandbox/http.ts'
+export type { IncomingRequest, SandboxResponse } from '../../../core/sandbox/http.ts'
 
 export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string }
 

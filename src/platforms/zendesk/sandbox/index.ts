@@ -6,10 +6,10 @@ import { apiPath, resolveAddress } from './addressing.ts'
 import { handleControlRequest } from './control.ts'
 import { invalidEndpoint, noHelpDesk } from './errors.ts'
 import type { Fault } from '../../../core/sandbox/faults.ts'
-import { jsonResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
+import { jsonResponse, type SandboxResponse } from './http.ts'
 import { accountLimit, tooManyRequests } from './rate-limit.ts'
 import { ZendeskSandbox, type ZendeskSandboxOptions } from './sandbox.ts'
-import { sendSandboxResponse } from '../../../core/sandbox/fastify.ts'
+import { incomingRequest, sendSandboxResponse } from '../../../core/sandbox/fastify.ts'
 
 export type { ZendeskSandboxOptions } from './sandbox.ts'
 
@@ -21,19 +21,6 @@ function safeDecode(path: string): string {
     return decodeURIComponent(path)
   } catch {
     return path
-  }
-}
-
-function toIncoming(request: FastifyRequest): IncomingRequest {
-  const rawUrl = request.raw.url ?? '/'
-  const queryAt = rawUrl.indexOf('?')
-  return {
-    method: request.method.toUpperCase(),
-    path: queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt),
-    query: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
-    headers: request.headers,
-    rawBody: typeof request.body === 'string' ? request.body : undefined,
-    origin: `${request.protocol}://${request.headers.host ?? 'localhost'}`,
   }
 }
 
@@ -65,7 +52,7 @@ export function zendeskSandbox(opts: ZendeskSandboxOptions = {}): FastifyPluginA
 
     const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const startedAt = sandbox.now()
-      const req = toIncoming(request)
+      const req = incomingRequest(request)
       const relative = safeDecode(req.path.slice(prefix.length)) || '/'
       const address = resolveAddress(relative, request.headers.host ?? '', req.origin, prefix)
       const mutating = req.method !== 'GET' && req.method !== 'HEAD'
