@@ -56,6 +56,18 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     expect(body.status).toBe('active')
   })
 
+  it('reconnect refuses to swap in another account, and leaves the integration as it was', async () => {
+    const user = await stack.createUser()
+    const as = { url: stack.url, apiKey: user.apiKey }
+    const first = await connectZendesk(as)
+    const wrong = await connectZendesk(as, { integrationId: first.integrationId, email: 'agent@acme.test' })
+    expect(wrong.integrationId).toBeUndefined()
+    expect(wrong.landing.searchParams.get('code')).toBe('auth_error')
+    expect(wrong.landing.searchParams.get('error')).toMatch(/are for acme \(Alan Agent\), but this integration is for acme \(Ada Admin\)/)
+    const { body } = await client(stack, user.apiKey).get('/v1/integrations')
+    expect(body.integrations.map((i: any) => [i.account_name, i.status])).toEqual([['acme (Ada Admin)', 'active']])
+  })
+
   it('deny comes back as an auth_error with the troubleshooting rules', async () => {
     const result = await connectZendesk(stack, { decision: 'deny' })
     expect(result.integrationId).toBeUndefined()

@@ -102,3 +102,59 @@ describe('Trello with an API key plus token', () => {
     expect(trello.credential_fields.map((f: any) => f.name)).toEqual(['key', 'token'])
   })
 })
+
+describe('reconnecting', () => {
+  const paste = (token: string) => api().post('/v1/integrations', { platform: 'trello', credentials: { key: TRELLO.app.key, token } })
+  const replace = (integration: string, credentials: unknown) => api().put(`/v1/integrations/${integration}/credentials`, { credentials })
+
+  it('remembers how each integration was connected', async () => {
+    const pasted = await paste(await trelloControl(stack).mintToken('ada'))
+    expect(pasted.body.connected_with).toBe('credentials')
+    const { integrationId } = await connectTrelloOAuth(stack, { email: 'grace@trello.test' })
+    expect((await api().get(`/v1/integrations/${integrationId}`)).body.connected_with).toBe('authorization')
+  })
+
+  it('a pasted-credentials integration whose token was revoked is reconnected with a new token of the same member', async () => {
+    const oldToken = await trelloControl(stack).mintToken('ada')
+    const integration = (await paste(oldToken)).body.id as string
+    // The member revokes the token on Trello; the next call finds out and flags the integration.
+    const revoked = await fetch(`${stack.sandboxUrl}/trello/1/tokens/${oldToken}?key=${TRELLO.app.key}&token=${oldToken}`, { method: 'DELETE' })
+    expect(revoked.status).toBe(200)
+    expect((await api().run('trello.get_boards', integration, {})).body.code).toBe('auth_error')
+    expect((await api().get(`/v1/integrations/${integration}`)).body.status).toBe('needs_reconnection')
+
+    const newToken = await trelloControl(stack).mintToken('ada')
+    const reconnected = await replace(integration, { key: TRELLO.app.key, token: newToken })
+    expect(reconnected.status, reconnected.text).toBe(200)
+    expect(reconnected.body).toMatchObject({ id: integration, status: 'active', connected_with: 'credentials', account_name: 'Ada Lovelace' })
+    expect(reconnected.text).not.toContain(newToken)
+    expect((await me(integration)).body.output.body.username).toBe('ada')
+  })
+
+  it('refuses another member\'s token, and keeps the integration as it was', async () => {
+    const integration = (await paste(await trelloControl(stack).mintToken('ada'))).body.id as string
+    const { status, body } = await replace(integration, { key: TRELLO.app.key, token: await trelloControl(stack).mintToken('grace') })
+    expect(status).toBe(400)
+    expect(body.code).toBe('auth_error')
+    expect(body.detail).toMatch(/are for Grace Hopper, but this integration is for Ada Lovelace/)
+    expect((await me(integration)).body.output.body.username).toBe('ada')
+  })
+
+  it.each([
+    [undefined, 'credentials'],
+    [{ key: TRELLO.app.key }, 'credentials.token'],
+    [{ key: 'nope', token: 'a'.repeat(64) }, 'credentials.key'],
+  ])('bad new credentials %j name %s', async (credentials, field) => {
+    const integration = (await paste(await trelloControl(stack).mintToken('ada'))).body.id as string
+    const { status, body } = await replace(integration, credentials)
+    expect(status).toBe(400)
+    expect(body.errors.map((e: any) => e.field)).toContain(field)
+  })
+
+  it('is not found for another user\'s integration', async () => {
+    const integration = (await paste(await trelloControl(stack).mintToken('ada'))).body.id as string
+    const other = await stack.createUser()
+    const { status } = await client(stack, other.apiKey).put(`/v1/integrations/${integration}/credentials`, { credentials: { key: TRELLO.app.key, token: 'a'.repeat(64) } })
+    expect(status).toBe(404)
+  })
+})

@@ -45,7 +45,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           type: 'object',
           properties: {
             id: { type: 'string' }, platform: { type: 'string' }, account_name: { type: 'string' }, external_id: { type: 'string' },
-            status: { enum: ['active', 'needs_reconnection', 'disconnected'] }, fields: { type: 'object', additionalProperties: { type: 'string' } },
+            status: { enum: ['active', 'needs_reconnection', 'disconnected'] }, connected_with: { enum: ['authorization', 'credentials'] }, fields: { type: 'object', additionalProperties: { type: 'string' } },
             created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' },
           },
         },
@@ -71,7 +71,10 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       },
       '/v1/api-keys/{id}': { delete: { summary: 'Delete an API key', parameters: [idParam], responses: { 204: { description: 'Deleted' }, ...errors(404) } } },
       '/v1/platforms': { get: { summary: 'Platforms and their connection fields', responses: { 200: json({ type: 'object' }) } } },
-      '/v1/integrations': { get: { summary: 'List integrations', responses: { 200: json({ type: 'object', properties: { integrations: { type: 'array', items: { $ref: '#/components/schemas/Integration' } } } }) } } },
+      '/v1/integrations': {
+        get: { summary: 'List integrations', responses: { 200: json({ type: 'object', properties: { integrations: { type: 'array', items: { $ref: '#/components/schemas/Integration' } } } }) } },
+        post: { summary: 'Connect with pasted credentials, checked with the platform at once', requestBody: body({ type: 'object', required: ['platform', 'credentials'], properties: { platform: { type: 'string' }, fields: { type: 'object' }, credentials: { type: 'object' } } }), responses: { 201: json({ $ref: '#/components/schemas/Integration' }, 'Connected'), ...errors(400, 402) } },
+      },
       '/v1/integrations/connect': {
         post: { summary: 'Start connecting an account', requestBody: body({ type: 'object', required: ['platform'], properties: { platform: { type: 'string' }, fields: { type: 'object' } } }), responses: { 201: json({ $ref: '#/components/schemas/ConnectStart' }, 'Started'), ...errors(400, 402) } },
       },
@@ -80,6 +83,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         delete: { summary: 'Delete an integration', parameters: [idParam], responses: { 204: { description: 'Deleted' }, ...errors(404) } },
       },
       '/v1/integrations/{id}/reconnect': { post: { summary: 'Start a fresh OAuth flow for an integration', parameters: [idParam], responses: { 201: json({ $ref: '#/components/schemas/ConnectStart' }, 'Started'), ...errors(404) } } },
+      '/v1/integrations/{id}/credentials': { put: { summary: 'Reconnect with new pasted credentials of the same account', parameters: [idParam], requestBody: body({ type: 'object', required: ['credentials'], properties: { credentials: { type: 'object' } } }), responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(400, 404) } } },
       '/v1/integrations/{id}/disconnect': { post: { summary: 'Disconnect (erase credentials, keep the record)', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(404) } } },
       '/v1/tools': { get: { summary: 'List or search tool steps', parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }], responses: { 200: json({ type: 'object', properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/Tool' } } } }) } } },
       '/v1/tools/{id}': { get: { summary: 'Describe a tool step', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/Tool' }), ...errors(404) } } },

@@ -146,8 +146,11 @@ export class ConnectFlows {
     return this.save(runtime, session.user_id, session.fields, credential, session.integration_id)
   }
 
-  /** Pasted credentials (for example an API key plus token) are checked with the platform at once. */
-  async connectPasted(user: User, platformId: unknown, rawFields: unknown, rawValues: unknown): Promise<IntegrationRow> {
+  /**
+   * Pasted credentials (for example an API key plus token) are checked with the platform at once.
+   * With `integrationId` they replace that integration's credentials, and must be the same account's.
+   */
+  async connectPasted(user: User, platformId: unknown, rawFields: unknown, rawValues: unknown, integrationId: string | null = null): Promise<IntegrationRow> {
     const runtime = this.runtime(platformId)
     const pasted = runtime.definition.auth.pasted
     if (!pasted) throw invalidInput([{ field: 'credentials', message: `${runtime.definition.title} connects through its authorization page only` }])
@@ -163,9 +166,10 @@ export class ConnectFlows {
     if (errors.length) throw invalidInput(errors)
     const credential: Credential = { kind: 'pasted', values, issued_at: Date.now() }
     try {
-      return await this.save(runtime, user.id, fields, credential, null)
+      return await this.save(runtime, user.id, fields, credential, integrationId)
     } catch (err) {
-      if (!(err instanceof AppError) || err.code !== 'auth_error') throw err
+      // A 400 already says what to correct (for example, another account's credentials).
+      if (!(err instanceof AppError) || err.code !== 'auth_error' || err.extras.status === 400) throw err
       const explained = await pasted.explainRejection?.(values, runtime.baseUrl(fields))
       // 400: the pasted values are wrong, which is bad input the person can correct.
       if (explained) throw authError(runtime, explained.message, { stage: 'identify', error: explained.error }, 400)
@@ -213,7 +217,9 @@ export class ConnectFlows {
     if (integrationId) {
       const previous = await this.integrations.get(userId, integrationId)
       if (previous.external_id !== identity.externalId) {
-        throw authError(runtime, `reconnect signed in as ${identity.accountName}, but this integration belongs to ${previous.account_name}`, { stage: 'identify' })
+        // 400: the person chose the wrong account, which they can correct.
+        throw authError(runtime, `${runtime.definition.title} says these credentials are for ${identity.accountName}, but this integration is for ${previous.account_name}. `
+          + `Reconnect it as ${previous.account_name}, or add ${identity.accountName} as a new integration`, { stage: 'identify', error: 'account_mismatch' }, 400)
       }
     }
     const owner = await this.db.selectFrom('users').select(['id', 'email', 'name', 'plan']).where('id', '=', userId).executeTakeFirstOrThrow()
@@ -223,6 +229,7 @@ export class ConnectFlows {
       externalId: identity.externalId,
       accountName: identity.accountName,
       fields: { ...fields, ...identity.fields },
+      connectedWith: credential.kind === 'pasted' ? 'credentials' : 'authorization',
       sealedCredentials: this.credentials.seal(credential),
       expiresAt: expiryOf(credential),
     })

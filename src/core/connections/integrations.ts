@@ -4,7 +4,7 @@ import { AppError, invalidInput, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { TtlCache } from '../ttl-cache.ts'
 import type { Db } from '../store/database.ts'
-import type { IntegrationStatus, IntegrationsTable } from '../store/schema.ts'
+import type { ConnectedWith, IntegrationStatus, IntegrationsTable } from '../store/schema.ts'
 import type { Selectable } from 'kysely'
 
 export type IntegrationRow = Selectable<IntegrationsTable>
@@ -16,6 +16,8 @@ export interface IntegrationView {
   account_name: string
   external_id: string
   status: IntegrationStatus
+  /** `authorization` (the platform's consent page) or `credentials` (pasted): a reconnect can offer the same way. */
+  connected_with: ConnectedWith
   fields: Record<string, string>
   created_at: string
   updated_at: string
@@ -28,6 +30,7 @@ export function viewOf(row: IntegrationRow): IntegrationView {
     account_name: row.account_name,
     external_id: row.external_id,
     status: row.status,
+    connected_with: row.connected_with,
     fields: row.fields,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
@@ -40,6 +43,7 @@ export interface SaveConnection {
   externalId: string
   accountName: string
   fields: Record<string, string>
+  connectedWith: ConnectedWith
   sealedCredentials: string
   expiresAt: Date | null
 }
@@ -123,6 +127,7 @@ export class Integrations {
         account_name: connection.accountName,
         status: 'active',
         fields: JSON.stringify(connection.fields),
+        connected_with: connection.connectedWith,
         credentials: connection.sealedCredentials,
         expires_at: connection.expiresAt,
         updated_at: now,
@@ -130,6 +135,7 @@ export class Integrations {
         account_name: connection.accountName,
         status: 'active',
         fields: JSON.stringify(connection.fields),
+        connected_with: connection.connectedWith,
         credentials: connection.sealedCredentials,
         expires_at: connection.expiresAt,
         updated_at: now,

@@ -74,6 +74,14 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0003_connected_with': {
+    async up(db: Kysely<any>) {
+      // How the credential was obtained, so a reconnect can offer the same way again.
+      await db.schema.alterTable('integrations')
+        .addColumn('connected_with', 'text', (c) => c.notNull().defaultTo('authorization'))
+        .execute()
+    },
+  },
 }
 
 export const migrationProvider: MigrationProvider = {

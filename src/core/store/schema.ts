@@ -7,6 +7,7 @@ type DefaultNow = ColumnType<Date, Date | string | undefined, Date | string>
 
 export type Plan = 'free' | 'pro' | 'enterprise'
 export type IntegrationStatus = 'active' | 'needs_reconnection' | 'disconnected'
+export type ConnectedWith = 'authorization' | 'credentials'
 
 export interface UsersTable {
   id: string
@@ -43,6 +44,8 @@ export interface IntegrationsTable {
   status: IntegrationStatus
   /** Non-secret connection fields the user entered (for example a subdomain). */
   fields: Json<Record<string, string>>
+  /** How the credential was obtained: the platform's authorization page, or credentials the user pasted. */
+  connected_with: ColumnType<ConnectedWith, ConnectedWith | undefined, ConnectedWith>
   /** AES-256-GCM sealed credential record; null once disconnected. */
   credentials: string | null
   /** When the access token expires; null for long-lived tokens. */

@@ -14,6 +14,10 @@ const ConnectPasted = Connect.extend({
   credentials: z.record(z.string(), z.unknown(), { error: 'give the credentials to connect with, for example {"key": "…", "token": "…"}' }),
 })
 
+const ReplaceCredentials = z.object({
+  credentials: z.record(z.string(), z.unknown(), { error: 'give the new credentials, for example {"key": "…", "token": "…"}' }),
+})
+
 type ById = { Params: { id: string } }
 
 export function integrationRoutes(app: FastifyInstance, services: Services) {
@@ -40,6 +44,14 @@ export function integrationRoutes(app: FastifyInstance, services: Services) {
     const user = callerOf(request)
     const existing = await integrations.get(user.id, request.params.id)
     return reply.status(201).send(await services.connect.start(user, existing.platform, existing.fields, existing.id))
+  })
+
+  // The pasted-credentials way to reconnect: new values for the same account, checked at once.
+  app.put<ById>('/v1/integrations/:id/credentials', async (request) => {
+    const user = callerOf(request)
+    const existing = await integrations.get(user.id, request.params.id)
+    const { credentials } = parseOrThrow(ReplaceCredentials, request.body)
+    return viewOf(await services.connect.connectPasted(user, existing.platform, existing.fields, credentials, existing.id))
   })
 
   app.post<ById>('/v1/integrations/:id/disconnect', async (request) => {
