@@ -194,6 +194,8 @@ export interface Integration {
   account_name: string
   external_id: string | null
   status: IntegrationStatus | string
+  /** How it was connected, so Reconnect can offer the same way. */
+  connected_with: 'authorization' | 'credentials'
   fields: Record<string, unknown>
   created_at: string
   updated_at: string
@@ -240,6 +242,8 @@ export const api = {
   credentialHelp: (platform: string, query: string, signal?: AbortSignal) =>
     request<{ url: string | null }>('GET', `/v1/platforms/${enc(platform)}/credential-help?${query}`, undefined, { signal }),
   reconnect: (id: string) => request<ConnectStart>('POST', `/v1/integrations/${enc(id)}/reconnect`),
+  /** Reconnects with new pasted credentials, which must be the same account's. */
+  replaceCredentials: (id: string, credentials: Record<string, string>) => request<Integration>('PUT', `/v1/integrations/${enc(id)}/credentials`, { credentials }),
   disconnect: (id: string) => request<Integration>('POST', `/v1/integrations/${enc(id)}/disconnect`),
   deleteIntegration: (id: string) => request<void>('DELETE', `/v1/integrations/${enc(id)}`),
 

@@ -504,6 +504,37 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)
 
+  it('reconnects a key-and-token integration whose token was revoked by pasting a new token', async () => {
+    const rest = (method: string, path: string, body?: unknown) =>
+      fetch(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+    const oldToken = await mintTrelloToken()
+    const created = (await (await rest('POST', '/v1/integrations', { platform: 'trello', credentials: { key: TRELLO_KEY, token: oldToken } })).json()) as { id: string }
+    // Ada revokes the token on Trello; the next step run finds out and flags the integration.
+    expect((await fetch(`${stack.sandboxUrl}/trello/1/tokens/${oldToken}?key=${TRELLO_KEY}&token=${oldToken}`, { method: 'DELETE' })).status).toBe(200)
+    await rest('POST', '/v1/tools/trello.get_boards/run', { integration: created.id, input: {} })
+
+    await openSignedIn('/integrations')
+    const row = page.locator(`li[data-integration-id="${created.id}"]`)
+    await row.locator('xpath=self::*[@data-status="needs_reconnection"]').waitFor()
+    await row.getByRole('button', { name: 'Reconnect' }).click()
+    // No trip to Trello's authorize page: the same way it was connected, in place.
+    const form = row.locator('form.credentials-form')
+    expect(await form.getByRole('heading').innerText()).toBe(`Reconnect ${TRELLO_NAME}`)
+    const newToken = await mintTrelloToken()
+    await form.locator('input[name="key"]').fill(TRELLO_KEY)
+    await form.locator('input[name="token"]').fill(newToken)
+    await form.getByRole('button', { name: 'Reconnect' }).click()
+
+    await row.locator('xpath=self::*[@data-status="active"]').waitFor()
+    expect(await form.count()).toBe(0)
+    expect(onSwitchyard(page.url())).toBe(true)
+    expect(await page.locator('body').innerText()).not.toContain(newToken)
+    await expectNotKept(newToken, oldToken)
+    const ran = await (await rest('POST', '/v1/tools/trello.get_boards/run', { integration: created.id, input: {} })).json() as { output?: unknown }
+    expect(ran.output).toBeDefined()
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
   it('says so, with a link to the token page, when the app secret is pasted as the token', async () => {
     await chooseTrello('credentials')
     const form = page.locator('form.credentials-form')

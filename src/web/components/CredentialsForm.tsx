@@ -12,6 +12,8 @@ interface CredentialsFormProps {
   autoFocus?: boolean
   onCancel: () => void
   onConnected: (integration: Integration) => void
+  /** Reconnecting this integration: new values replace its credentials, and its fields stay as they are. */
+  reconnecting?: Integration
 }
 
 /**
@@ -19,10 +21,11 @@ interface CredentialsFormProps {
  * and the body of the one request that checks them: never in the address bar, storage or logs, and
  * they are cleared once the integration exists.
  */
-export function CredentialsForm({ platform, heading = false, autoFocus = false, onCancel, onConnected }: CredentialsFormProps) {
-  const formId = `credentials-${platform.id}`
+export function CredentialsForm({ platform, heading = false, autoFocus = false, onCancel, onConnected, reconnecting }: CredentialsFormProps) {
+  const formId = reconnecting ? `reconnect-${reconnecting.id}` : `credentials-${platform.id}`
   const credentialFields = platform.credential_fields ?? []
-  const [fieldValues, setFieldValues] = useState<Record<string, string>>(() => Object.fromEntries(platform.connection_fields.map((f) => [f.name, ''])))
+  const connectionFields = reconnecting ? [] : platform.connection_fields
+  const [fieldValues, setFieldValues] = useState<Record<string, string>>(() => Object.fromEntries(connectionFields.map((f) => [f.name, ''])))
   const [values, setValues] = useState<Record<string, string>>(() => emptyCredentials(credentialFields))
   const [shown, setShown] = useState<Record<string, boolean>>({})
   const [error, setError] = useState<unknown>(null)
@@ -49,7 +52,7 @@ export function CredentialsForm({ platform, heading = false, autoFocus = false, 
 
   const problem = error instanceof ApiError ? error.problem : undefined
   const byCredential = groupFieldErrors(problem?.errors, 'credentials', credentialFields.map((f) => f.name))
-  const byField = groupFieldErrors(byCredential.other, 'fields', platform.connection_fields.map((f) => f.name))
+  const byField = groupFieldErrors(byCredential.other, 'fields', connectionFields.map((f) => f.name))
   const other = byField.other
   const hasFieldErrors = Object.keys(byCredential.byField).length + Object.keys(byField.byField).length > 0
 
@@ -59,9 +62,12 @@ export function CredentialsForm({ platform, heading = false, autoFocus = false, 
     setError(null)
     try {
       const fields = Object.fromEntries(Object.entries(fieldValues).map(([k, v]) => [k, v.trim()]))
-      const integration = await api.connectWithCredentials(platform.id, fields, credentialsToSend(credentialFields, values))
+      const credentials = credentialsToSend(credentialFields, values)
+      const integration = reconnecting
+        ? await api.replaceCredentials(reconnecting.id, credentials)
+        : await api.connectWithCredentials(platform.id, fields, credentials)
       setValues(emptyCredentials(credentialFields))
-      setFieldValues(Object.fromEntries(platform.connection_fields.map((f) => [f.name, ''])))
+      setFieldValues(Object.fromEntries(connectionFields.map((f) => [f.name, ''])))
       setShown({})
       setSubmitting(false)
       onConnected(integration)
@@ -77,8 +83,9 @@ export function CredentialsForm({ platform, heading = false, autoFocus = false, 
 
   return (
     <form id={formId} className="connect-form credentials-form" onSubmit={submit} noValidate autoComplete="off">
-      {heading && <h3>Connect {platform.title}</h3>}
-      {platform.connection_fields.map((f, i) => (
+      {heading && <h3>{reconnecting ? `Reconnect ${reconnecting.account_name}` : `Connect ${platform.title}`}</h3>}
+      {reconnecting && <p className="help">Paste a new key and token of the same {platform.title} account. They are checked with {platform.title} before they replace the old ones.</p>}
+      {connectionFields.map((f, i) => (
         <ConnectionFieldInput
           key={f.name}
           formId={formId}
@@ -97,7 +104,7 @@ export function CredentialsForm({ platform, heading = false, autoFocus = false, 
           value={values[f.name] ?? ''}
           shown={shown[f.name] ?? false}
           messages={byCredential.byField[f.name]}
-          inputRef={platform.connection_fields.length === 0 && i === 0 ? firstInput : undefined}
+          inputRef={connectionFields.length === 0 && i === 0 ? firstInput : undefined}
           onChange={(v) => setValues((old) => ({ ...old, [f.name]: v }))}
           onToggle={() => setShown((old) => ({ ...old, [f.name]: !old[f.name] }))}
         >
@@ -119,7 +126,7 @@ export function CredentialsForm({ platform, heading = false, autoFocus = false, 
       )}
       <div className="actions">
         <button type="submit" className="button-primary" disabled={submitting}>
-          {submitting ? 'Checking…' : `Connect ${platform.title}`}
+          {submitting ? 'Checking…' : reconnecting ? 'Reconnect' : `Connect ${platform.title}`}
         </button>
         <button type="button" onClick={onCancel} disabled={submitting}>
           Cancel

@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { api, type Integration } from '../api.ts'
+import { api, type Integration, type Platform } from '../api.ts'
 import { AddIntegration } from '../components/AddIntegration.tsx'
 import { PopupStatus } from '../components/PopupStatus.tsx'
 import { StatusBadge } from '../components/Badges.tsx'
 import { Banner } from '../components/Banner.tsx'
 import { ConfirmButton } from '../components/ConfirmButton.tsx'
+import { CredentialsForm } from '../components/CredentialsForm.tsx'
 import { ProblemMessage } from '../components/ProblemMessage.tsx'
 import { Troubleshooting } from '../components/Troubleshooting.tsx'
 import { connectResultFromEvent } from '../connect-popup.ts'
@@ -128,6 +129,7 @@ export function IntegrationsPage({ search }: { search: string }) {
             <IntegrationRow
               key={i.id}
               integration={i}
+              platform={platforms?.find((p) => p.id === i.platform)}
               platformTitle={platformTitles[i.platform] ?? i.platform}
               inPopup={popupPlatforms.has(i.platform)}
               onUpdated={replace}
@@ -142,6 +144,8 @@ export function IntegrationsPage({ search }: { search: string }) {
 
 interface RowProps {
   integration: Integration
+  /** Unknown until the platform list has loaded. */
+  platform: Platform | undefined
   platformTitle: string
   /** The platform's authorize page opens in a pop-up window (Vercel). */
   inPopup: boolean
@@ -149,9 +153,12 @@ interface RowProps {
   onDeleted: (id: string) => void
 }
 
-function IntegrationRow({ integration: i, platformTitle, inPopup, onUpdated, onDeleted }: RowProps) {
+function IntegrationRow({ integration: i, platform, platformTitle, inPopup, onUpdated, onDeleted }: RowProps) {
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
+  // Connected with pasted credentials: reconnect the same way, with new values of the same account.
+  const [pasting, setPasting] = useState(false)
+  const reconnectsWithCredentials = i.connected_with === 'credentials' && (platform?.credential_fields?.length ?? 0) > 0
   const popup = useConnectPopup(platformTitle)
   const popupBusy = popup.status.state === 'starting' || popup.status.state === 'waiting'
 
@@ -168,6 +175,11 @@ function IntegrationRow({ integration: i, platformTitle, inPopup, onUpdated, onD
   }
 
   const reconnect = () => {
+    if (reconnectsWithCredentials) {
+      setError(null)
+      setPasting(true)
+      return
+    }
     if (inPopup) {
       setError(null)
       // Opened in the click's own handler, so that pop-up blockers let it through.
@@ -202,7 +214,7 @@ function IntegrationRow({ integration: i, platformTitle, inPopup, onUpdated, onD
       </div>
       {i.status === 'needs_reconnection' && <p className="help">Access expired or was revoked on {platformTitle}. Reconnect to restore it.</p>}
       <div className="item-actions">
-        <button type="button" onClick={reconnect} disabled={busy || popupBusy}>
+        <button type="button" onClick={reconnect} disabled={busy || popupBusy || pasting} aria-expanded={reconnectsWithCredentials ? pasting : undefined}>
           {popup.status.state === 'waiting' ? `Waiting for ${platformTitle}…` : 'Reconnect'}
         </button>
         <ConfirmButton question={`Disconnect ${i.account_name}? Its credentials are erased.`} confirmLabel="Disconnect" onConfirm={disconnect} disabled={busy || i.status === 'disconnected'}>
@@ -212,6 +224,19 @@ function IntegrationRow({ integration: i, platformTitle, inPopup, onUpdated, onD
           Delete
         </ConfirmButton>
       </div>
+      {pasting && platform && (
+        <CredentialsForm
+          platform={platform}
+          reconnecting={i}
+          heading
+          autoFocus
+          onCancel={() => setPasting(false)}
+          onConnected={(updated) => {
+            setPasting(false)
+            onUpdated(updated)
+          }}
+        />
+      )}
       {inPopup && <PopupStatus title={platformTitle} status={popup.status} onFocus={popup.focus} onStop={popup.cancel} />}
       {error !== null && <ProblemMessage error={error} />}
     </li>
