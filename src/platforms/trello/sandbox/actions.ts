@@ -22,18 +22,33 @@ function isStub(value: unknown): value is { id: string; name?: string; shortLink
   return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string'
 }
 
-/** `display.entities`, built from the stubs in `data` as Trello's are [CAP]. */
-function entities(data: Record<string, unknown>, creator: { id: string; username: string; fullName: string }): Record<string, DisplayEntity> {
+/**
+ * `display.entities`, built from the stubs in `data` as Trello's are [CAP]. A comment shows only
+ * its card, in context: `{contextOn, card (hideIfContext), comment, memberCreator}`, with no list
+ * although `data` has one [CAP: three captured commentCard actions, 2020-2021]. A label shows
+ * `{type, color, text}` and no id, and label actions carry no comment even though their `data`
+ * has a `text` [CAP addLabelToCard webhook, 2020].
+ */
+function entities(data: Record<string, unknown>, creator: { id: string; username: string; fullName: string }, type: string): Record<string, DisplayEntity> {
+  const isComment = type === 'commentCard'
   const out: Record<string, DisplayEntity> = {}
+  if (isComment && isStub(data.card)) {
+    out.contextOn = { type: 'translatable', translationKey: 'action_on', hideIfContext: true, idContext: data.card.id }
+  }
   for (const [key, value] of Object.entries(data)) {
     if (key === 'board' || key === 'old' || !isStub(value)) continue
-    const type = key === 'listBefore' || key === 'listAfter' ? 'list' : key
-    const entity: DisplayEntity = { type, id: value.id }
+    if (isComment && key !== 'card') continue
+    if (key === 'label') {
+      out.label = { type: 'label', color: (value as { color?: unknown }).color ?? null, text: value.name ?? '' }
+      continue
+    }
+    const entityType = key === 'listBefore' || key === 'listAfter' ? 'list' : key
+    const entity: DisplayEntity = isComment ? { type: entityType, hideIfContext: true, id: value.id } : { type: entityType, id: value.id }
     if (value.shortLink) entity.shortLink = value.shortLink
     entity.text = value.name ?? ''
     out[key] = entity
   }
-  if (typeof data.text === 'string' && 'card' in data) out.comment = { type: 'comment', text: data.text }
+  if (isComment && typeof data.text === 'string') out.comment = { type: 'comment', text: data.text }
   out.memberCreator = { type: 'member', id: creator.id, username: creator.username, text: creator.fullName }
   return out
 }
@@ -59,7 +74,7 @@ export function buildAction(id: string, date: number, actor: Pick<Actor, 'member
     data: input.data,
     appCreator: actor.app ? { id: actor.app.id } : null,
     translationKey: input.translationKey,
-    entities: entities(input.data, actor.member),
+    entities: entities(input.data, actor.member, input.type),
     idMember: input.idMember ?? null,
     modelIds: touchedIds(partial, input.alsoTouches ?? []),
   }

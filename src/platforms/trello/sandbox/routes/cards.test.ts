@@ -240,8 +240,15 @@ describe('comments', () => {
     expect(answer.body).toMatchObject({
       type: 'commentCard',
       data: { text: 'On it @grace', textData: { emoji: {} }, card: { id: cards.login.id }, board: { id: board.id }, list: { id: lists.todo.id } },
-      display: { translationKey: 'action_comment_on_card', entities: { comment: { type: 'comment', text: 'On it @grace' } } },
+      display: { translationKey: 'action_comment_on_card' },
       limits: { reactions: { perAction: { status: 'ok' } } },
+    })
+    // Captured commentCard displays name the card in context and no list, though `data` has one.
+    expect(answer.body.display.entities).toEqual({
+      contextOn: { type: 'translatable', translationKey: 'action_on', hideIfContext: true, idContext: cards.login.id },
+      card: { type: 'card', hideIfContext: true, id: cards.login.id, shortLink: 'Card0003', text: 'Fix login bug' },
+      comment: { type: 'comment', text: 'On it @grace' },
+      memberCreator: { type: 'member', id: members.ada.id, username: 'ada', text: 'Ada Lovelace' },
     })
     expect((await api(`/1/cards/${cards.login.id}`)).body.badges.comments).toBe(1)
     expect((await api(`/1/cards/${cards.login.id}/actions/comments`, { form: { text: '' } })).text).toBe('invalid value for text')
@@ -275,6 +282,12 @@ describe('card labels', () => {
     expect(added.body).toEqual([labels.bug.id, labels.docs.id])
     const [update, add] = (await api(`/1/cards/${cards.login.id}/actions?filter=addLabelToCard,updateCard&limit=2`)).body
     expect(add.data).toMatchObject({ value: 'blue', text: 'Docs', label: { id: labels.docs.id, color: 'blue' } })
+    // As captured: the label entity has a color and no id, and `data.text` makes no comment entity.
+    expect(add.display.entities).toEqual({
+      card: { type: 'card', id: cards.login.id, shortLink: 'Card0003', text: 'Fix login bug' },
+      label: { type: 'label', color: 'blue', text: 'Docs' },
+      memberCreator: { type: 'member', id: members.ada.id, username: 'ada', text: 'Ada Lovelace' },
+    })
     expect(update.data).toMatchObject({ card: { idLabels: [labels.bug.id, labels.docs.id] }, old: { idLabels: [labels.bug.id] } })
     // addLabelToCard reaches webhooks but stays out of filter=all lists (§2.6).
     const all = (await api(`/1/cards/${cards.login.id}/actions?filter=all`)).body.map((a: { type: string }) => a.type)
