@@ -131,6 +131,21 @@ describe('reconnecting', () => {
     expect((await me(integration)).body.output.body.username).toBe('ada')
   })
 
+  it('an API Call that finds the token revoked returns Trello\'s 401 as data and flags the integration', async () => {
+    const token = await trelloControl(stack).mintToken('ada')
+    const integration = (await paste(token)).body.id as string
+    // A refused per-step key and token say nothing about the integration's own.
+    const stepAuth = await me(integration, { auth: { method: 'api_key', key: TRELLO.app.key, token: 'b'.repeat(64) } })
+    expect(stepAuth.body.output.status).toBe(401)
+    expect((await api().get(`/v1/integrations/${integration}`)).body.status).toBe('active')
+
+    await fetch(`${stack.sandboxUrl}/trello/1/tokens/${token}?key=${TRELLO.app.key}&token=${token}`, { method: 'DELETE' })
+    const refused = await me(integration)
+    expect(refused.status).toBe(200)
+    expect(refused.body.output).toMatchObject({ status: 401, body: 'invalid token' })
+    expect((await api().get(`/v1/integrations/${integration}`)).body.status).toBe('needs_reconnection')
+  })
+
   it('refuses another member\'s token, and keeps the integration as it was', async () => {
     const integration = (await paste(await trelloControl(stack).mintToken('ada'))).body.id as string
     const { status, body } = await replace(integration, { key: TRELLO.app.key, token: await trelloControl(stack).mintToken('grace') })

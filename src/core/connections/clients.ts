@@ -17,8 +17,10 @@ export class ApiClientFactory {
   /**
    * `refreshed` is read before each attempt (the token may be refreshed meanwhile). The budget is
    * the one of `credential`, the token the call starts with: a client lives for one call.
+   * `onCredentialRefused` is told when the platform says the credential itself is dead.
    */
-  create(runtime: PlatformRuntime, fields: Record<string, string>, credential: Credential, refreshed: () => Promise<Credential>, agentId: string): ApiClient {
+  create(runtime: PlatformRuntime, fields: Record<string, string>, credential: Credential, refreshed: () => Promise<Credential>, agentId: string,
+    onCredentialRefused?: () => Promise<void>): ApiClient {
     const { definition } = runtime
     return createApiClient({
       baseUrl: runtime.baseUrl(fields),
@@ -28,9 +30,11 @@ export class ApiClientFactory {
       rateLimit: definition.rateLimit,
       toError: (response) => upstreamError(definition, response),
       budget: { budget: this.budget, windows: budgetWindows(runtime, credential), agentId },
+      onCredentialRefused,
     })
   }
 
+  /** A client for credentials that belong to no integration (a connect flow, or a step's own): nothing to flag. */
   forCredential(runtime: PlatformRuntime, fields: Record<string, string>, credential: Credential, agentId: string): ApiClient {
     return this.create(runtime, fields, credential, async () => credential, agentId)
   }

@@ -58,6 +58,11 @@ export interface ApiClientOptions {
    * count requests, and pauses the platform announces (a 429, a reset time) hold them all back.
    */
   budget: { budget: RateBudget; windows: BudgetWindow[]; agentId: string }
+  /**
+   * Told when the platform refuses the credential itself (not one request), whichever step sent the
+   * request: a pre-built step that fails, or an API Call that returns the refusal as data.
+   */
+  onCredentialRefused?: () => Promise<void>
 }
 
 const DEFAULT_WAIT: WaitMode = { kind: 'wait', maxWaitMs: MAX_RETRY_WAIT_MS }
@@ -102,6 +107,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         } else if (response.status >= 500) {
           outcome = { kind: 'server_error', status: response.status }
         } else {
+          if ((response.status === 401 || response.status === 403) && options.onCredentialRefused && options.toError(response).extras.credentialFailure) {
+            await options.onCredentialRefused()
+          }
           return response
         }
       } catch (err) {

@@ -37,19 +37,13 @@ export class ToolExecutor {
     // Fails early and clearly when disconnected; later attempts reuse the token until it needs refreshing.
     let credential = await this.credentials.current(integration, runtime)
     const fresh = async () => (needsRefresh(credential) ? (credential = await this.credentials.current(integration, runtime)) : credential)
-    const api = this.clients.create(runtime, integration.fields, credential, fresh, agentId)
-
-    let output: unknown
-    try {
-      const withPastedCredentials = (values: Record<string, string>) =>
-        this.clients.forCredential(runtime, integration.fields, { kind: 'pasted', values, issued_at: Date.now() }, agentId)
-      output = await tool.run({ api, integration: { id: integration.id, accountName: integration.account_name, fields: integration.fields }, withPastedCredentials }, input)
-    } catch (err) {
-      if (err instanceof AppError && err.extras.credentialFailure && integration.credentials) {
-        await this.integrations.markNeedsReconnection(integration.id, integration.credentials)
-      }
-      throw err
-    }
+    // Flagged only if the stored credential is still the one refused (a refresh may have replaced it).
+    const sealed = integration.credentials
+    const flag = sealed ? async () => void (await this.integrations.markNeedsReconnection(integration.id, sealed)) : undefined
+    const api = this.clients.create(runtime, integration.fields, credential, fresh, agentId, flag)
+    const withPastedCredentials = (values: Record<string, string>) =>
+      this.clients.forCredential(runtime, integration.fields, { kind: 'pasted', values, issued_at: Date.now() }, agentId)
+    const output = await tool.run({ api, integration: { id: integration.id, accountName: integration.account_name, fields: integration.fields }, withPastedCredentials }, input)
     const checked = tool.output.safeParse(output)
     if (!checked.success) {
       // The platform answered in a shape we do not know: say so rather than pass on garbage.
