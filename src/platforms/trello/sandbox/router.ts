@@ -1,3 +1,4 @@
+import { PathRouter } from '../../../core/sandbox/router.ts'
 import type { ApiContext } from './context.ts'
 import type { SandboxResponse } from './http.ts'
 import type { Scope } from './model.ts'
@@ -13,45 +14,9 @@ export interface ApiRoute {
   handle: (ctx: ApiContext) => SandboxResponse | Promise<SandboxResponse>
 }
 
-interface CompiledRoute {
-  route: ApiRoute
-  pattern: RegExp
-  names: string[]
-}
-
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
-  }
-}
-
-export class ApiRouter {
-  private readonly compiled: CompiledRoute[]
-
+/** Trello answers `/1/cards/{id}/` like `/1/cards/{id}`. */
+export class ApiRouter extends PathRouter<ApiRoute> {
   constructor(routes: ApiRoute[]) {
-    this.compiled = routes.map((route) => {
-      const names: string[] = []
-      const source = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-        names.push(name)
-        return '([^/]+)'
-      })
-      return { route, pattern: new RegExp(`^${source}/?$`), names }
-    })
-  }
-
-  /** HEAD is served by the GET route. */
-  match(method: string, path: string): { route: ApiRoute; params: Record<string, string> } | undefined {
-    const wanted = method === 'HEAD' ? 'GET' : method
-    for (const { route, pattern, names } of this.compiled) {
-      if (route.method !== wanted) continue
-      const found = pattern.exec(path)
-      if (!found) continue
-      const params: Record<string, string> = {}
-      names.forEach((name, i) => (params[name] = decode(found[i + 1] as string)))
-      return { route, params }
-    }
-    return undefined
+    super(routes, { trailingSlash: true })
   }
 }

@@ -1,3 +1,4 @@
+import { PathRouter } from '../../../core/sandbox/router.ts'
 import { badRequest, endpointNotFound, forbidden, methodUnknown } from './errors.ts'
 import { header, parseBody, type IncomingRequest, type SandboxResponse } from './http.ts'
 import type { Team, Token, User } from './model.ts'
@@ -30,41 +31,9 @@ export interface ApiRoute {
   handle: (ctx: ApiContext) => SandboxResponse
 }
 
-interface Compiled {
-  route: ApiRoute
-  pattern: RegExp
-  names: string[]
-}
-
-export class ApiRouter {
-  private readonly compiled: Compiled[]
-
+export class ApiRouter extends PathRouter<ApiRoute> {
   constructor(routes: ApiRoute[]) {
-    this.compiled = routes.map((route) => {
-      const names: string[] = []
-      const source = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-        names.push(name)
-        return '([^/]+)'
-      })
-      return { route, pattern: new RegExp(`^${source}/?$`), names }
-    })
-  }
-
-  match(method: string, path: string): { route: ApiRoute; params: Record<string, string> } | { allowed: string[] } | undefined {
-    const allowed = new Set<string>()
-    const wanted = method === 'HEAD' ? 'GET' : method
-    for (const { route, pattern, names } of this.compiled) {
-      const found = pattern.exec(path)
-      if (!found) continue
-      if (route.method !== wanted) {
-        allowed.add(route.method)
-        continue
-      }
-      const params: Record<string, string> = {}
-      names.forEach((name, i) => (params[name] = found[i + 1] as string))
-      return { route, params }
-    }
-    return allowed.size ? { allowed: [...allowed] } : undefined
+    super(routes, { trailingSlash: true })
   }
 }
 
@@ -98,7 +67,7 @@ export function handleApi(sandbox: VercelSandbox, router: ApiRouter, req: Incomi
   const store = sandbox.store
   const now = sandbox.now()
   const found = router.match(req.method, req.path)
-  const routeKey = found && 'route' in found ? `${found.route.method} ${found.route.path}` : 'unmatched'
+  const routeKey = found ? `${found.route.method} ${found.route.path}` : 'unmatched'
   const tokenValue = bearerToken(req)
   const token = tokenValue ? store.tokens.get(tokenValue) : undefined
   const decision = sandbox.rateLimiter.take(token ? `token:${token.token}` : `ip:${req.remoteAddress}`, routeKey, now)
@@ -108,8 +77,10 @@ export function handleApi(sandbox: VercelSandbox, router: ApiRouter, req: Incomi
   return response
 
   function dispatch(): SandboxResponse {
-    if (!found) return endpointNotFound()
-    if (!('route' in found)) return methodUnknown(found.allowed)
+    if (!found) {
+      const allowed = router.allowedMethods(req.path)
+      return allowed.length > 0 ? methodUnknown(allowed) : endpointNotFound()
+    }
     const user = token ? store.users.get(token.userId) : undefined
     if (!token || !user) return forbidden()
     let scope: { ownerId: string; team: Team | null } = { ownerId: token.teamId ?? user.id, team: token.teamId ? (store.teams.get(token.teamId) ?? null) : null }
@@ -124,14 +95,6 @@ export function handleApi(sandbox: VercelSandbox, router: ApiRouter, req: Incomi
       if (!parsed.ok) return badRequest(`Invalid JSON body: ${parsed.reason}`)
       body = parsed.value
     }
-    const params: Record<string, string> = {}
-    for (const [k, v] of Object.entries(found.params)) {
-      try {
-        params[k] = decodeURIComponent(v)
-      } catch {
-        params[k] = v
-      }
-    }
-    return found.route.handle({ sandbox, store, req, params, now, token, user, ownerId: scope.ownerId, team: scope.team, body })
+    return found.route.handle({ sandbox, store, req, params: found.params, now, token, user, ownerId: scope.ownerId, team: scope.team, body })
   }
 }

@@ -1,3 +1,4 @@
+import { PathRouter } from '../../../core/sandbox/router.ts'
 import type { Access, Credential, ScopeResource } from './auth.ts'
 import type { IncomingRequest, SandboxResponse } from './http.ts'
 import type { Account, User } from './model.ts'
@@ -36,37 +37,9 @@ export interface ApiRoute {
   anonymous?: (ctx: AnonymousContext) => SandboxResponse
 }
 
-interface CompiledRoute {
-  route: ApiRoute
-  pattern: RegExp
-  names: string[]
-}
-
-export class ApiRouter {
-  private readonly compiled: CompiledRoute[]
-
+/** Rails routes: no trailing slash, `.json` already stripped by the caller. */
+export class ApiRouter extends PathRouter<ApiRoute> {
   constructor(routes: ApiRoute[]) {
-    this.compiled = routes.map((route) => {
-      const names: string[] = []
-      const source = route.path.replace(/:(\w+)|\{(\w+)\}/g, (_, intName: string | undefined, anyName: string | undefined) => {
-        names.push((intName ?? anyName) as string)
-        return intName ? '(\\d+)' : '([^/]+)'
-      })
-      return { route, pattern: new RegExp(`^${source}$`), names }
-    })
-  }
-
-  /** HEAD is served by the GET route, as on any Rails app. */
-  match(method: string, path: string): { route: ApiRoute; params: Record<string, string> } | undefined {
-    const wanted = method === 'HEAD' ? 'GET' : method
-    for (const { route, pattern, names } of this.compiled) {
-      if (route.method !== wanted) continue
-      const found = pattern.exec(path)
-      if (!found) continue
-      const params: Record<string, string> = {}
-      names.forEach((name, i) => (params[name] = decodeURIComponent(found[i + 1] as string)))
-      return { route, params }
-    }
-    return undefined
+    super(routes, { trailingSlash: false })
   }
 }
