@@ -33,13 +33,20 @@ export interface Services {
   close(): Promise<void>
 }
 
-export async function createServices(config: Config, options: { sandboxUrl: string; store?: Store; env?: NodeJS.ProcessEnv }): Promise<Services> {
+export async function createServices(config: Config, options: {
+  sandboxUrl: string
+  store?: Store
+  env?: NodeJS.ProcessEnv
+  /** How long API key and integration lookups are cached in process (tests stretch it to prove the change feed). */
+  cacheTtlMs?: number
+}): Promise<Services> {
   const { key, source } = loadEncryptionKey({ key: config.encryptionKey, production: config.production, dataDir: config.dataDir })
   const sealer = createSealer(key)
   const store = options.store ?? (await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir }))
   const runtimes = new Map(platforms.map((p) => [p.id, resolveRuntime(p, options.env ?? process.env, options.sandboxUrl)]))
-  const users = new Users(store.db)
-  const integrations = new Integrations(store.db)
+  const cache = { changes: store.changes, ttlMs: options.cacheTtlMs }
+  const users = new Users(store.db, cache)
+  const integrations = new Integrations(store.db, cache)
   const credentials = new Credentials(store, integrations, sealer)
   const budgetStore = store.kind === 'postgres' ? new PostgresBudgetStore(store.db) : new MemoryBudgetStore()
   const clients = new ApiClientFactory(new RateBudget(budgetStore))

@@ -95,7 +95,7 @@ export interface TestStack {
 }
 
 /** A whole stack on loopback for tests: in-memory PGlite (or TEST_DATABASE_URL), sandboxes, service. */
-export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream } = {}): Promise<TestStack> {
+export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number } = {}): Promise<TestStack> {
   const sandbox = options.sandboxUrl ? { url: options.sandboxUrl, close: async () => {} } : await startSandboxServer(platforms)
   const port = await freePort()
   const config: Config = {
@@ -106,7 +106,7 @@ export async function startTestStack(options: { databaseUrl?: string; sandboxUrl
     sandboxUrl: sandbox.url,
   }
   const store = await openStore(options.databaseUrl ? { databaseUrl: options.databaseUrl } : { memory: true })
-  const services = await createServices(config, { sandboxUrl: sandbox.url, store, env: options.env ?? {} })
+  const services = await createServices(config, { sandboxUrl: sandbox.url, store, env: options.env ?? {}, cacheTtlMs: options.cacheTtlMs })
   const app = await buildApp(services, { logDestination: options.logDestination })
   await app.listen({ port, host: '127.0.0.1' })
   const createUser = async (plan: Plan = 'enterprise') => {

@@ -3,6 +3,7 @@ import { AppError } from '../errors.ts'
 import { constantTimeEqual, newId, randomToken, sha256 } from '../ids.ts'
 import type { Db } from '../store/database.ts'
 import type { Plan } from '../store/schema.ts'
+import { LocalChangeFeed, type ChangeFeed } from '../store/changes.ts'
 import { TtlCache } from '../ttl-cache.ts'
 import { parseOrThrow } from '../validation.ts'
 import { PLANS } from './plans.ts'
@@ -32,13 +33,29 @@ export interface CreatedKey {
   key: string
 }
 
-/** How long another instance may keep honouring a deleted key (this instance forgets at once). */
+/**
+ * How long another instance may keep honouring a deleted key if the change feed's notice is lost
+ * (this instance forgets at once, and the others as soon as the notice arrives).
+ */
 export const KEY_CACHE_TTL_MS = 5_000
 
-export class Users {
-  private readonly keyCache = new TtlCache<{ keyId: string; user: User }>(KEY_CACHE_TTL_MS)
+export interface CacheOptions {
+  /** Tells the other instances to drop what changed. */
+  changes?: ChangeFeed
+  ttlMs?: number
+}
 
-  constructor(private readonly db: Db) {}
+export class Users {
+  private readonly keyCache: TtlCache<{ keyId: string; user: User }>
+  private readonly changes: ChangeFeed
+
+  constructor(private readonly db: Db, options: CacheOptions = {}) {
+    this.keyCache = new TtlCache(options.ttlMs ?? KEY_CACHE_TTL_MS)
+    this.changes = options.changes ?? new LocalChangeFeed()
+    this.changes.subscribe((kind, id) => {
+      if (kind === 'api_key') this.keyCache.deleteWhere((entry) => entry.keyId === id)
+    })
+  }
 
   async create(input: unknown): Promise<User> {
     const { email, name, plan } = parseOrThrow(NewUser, input)
@@ -74,8 +91,10 @@ export class Users {
 
   async deleteApiKey(userId: string, id: string): Promise<boolean> {
     const result = await this.db.deleteFrom('api_keys').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
+    const deleted = Number(result.numDeletedRows) > 0
     this.keyCache.deleteWhere((entry) => entry.keyId === id)
-    return Number(result.numDeletedRows) > 0
+    if (deleted) await this.changes.publish('api_key', id)
+    return deleted
   }
 
   /** Resolves an API key to its user and key id, or undefined; the comparison is constant-time. */

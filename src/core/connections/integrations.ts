@@ -2,6 +2,8 @@ import { PLAN_LIMITS } from '../access/plans.ts'
 import type { User } from '../access/users.ts'
 import { AppError, invalidInput, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
+import type { CacheOptions } from '../access/users.ts'
+import { LocalChangeFeed, type ChangeFeed } from '../store/changes.ts'
 import { TtlCache } from '../ttl-cache.ts'
 import type { Db } from '../store/database.ts'
 import type { ConnectedWith, IntegrationStatus, IntegrationsTable } from '../store/schema.ts'
@@ -48,20 +50,36 @@ export interface SaveConnection {
   expiresAt: Date | null
 }
 
-/** How long another instance may use an integration row this one has changed (this one forgets at once). */
+/**
+ * How long another instance may use an integration row this one has changed if the change feed's
+ * notice is lost (this instance forgets at once, and the others as soon as the notice arrives).
+ */
 export const INTEGRATION_CACHE_TTL_MS = 5_000
 
 /** Every query is scoped by user id: another user's integration is indistinguishable from none. */
 export class Integrations {
   // Tool runs look integrations up on every call; the row changes only on connect, refresh and
   // disconnect, each of which goes through this class and forgets it.
-  private readonly resolved = new TtlCache<IntegrationRow>(INTEGRATION_CACHE_TTL_MS)
+  private readonly resolved: TtlCache<IntegrationRow>
+  private readonly changes: ChangeFeed
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db, options: CacheOptions = {}) {
+    this.resolved = new TtlCache(options.ttlMs ?? INTEGRATION_CACHE_TTL_MS)
+    this.changes = options.changes ?? new LocalChangeFeed()
+    this.changes.subscribe((kind, id) => {
+      if (kind === 'integration') this.forget(id)
+    })
+  }
 
   /** Drops this process's cached copy, for example after learning that storage holds newer credentials. */
   forget(id: string): void {
     this.resolved.deleteWhere((row) => row.id === id)
+  }
+
+  /** This process forgets the row at once; every other process sharing the store, on the notice. */
+  private async changed(id: string): Promise<void> {
+    this.forget(id)
+    await this.changes.publish('integration', id)
   }
 
   async list(userId: string, platform?: string): Promise<IntegrationRow[]> {
@@ -101,7 +119,7 @@ export class Integrations {
   /** Connecting the same external account again updates its integration instead of adding one. */
   async save(connection: SaveConnection): Promise<IntegrationRow> {
     const saved = await this.insertOrUpdate(connection)
-    this.forget(saved.id)
+    await this.changed(saved.id)
     return saved
   }
 
@@ -150,7 +168,7 @@ export class Integrations {
 
   async storeCredentials(id: string, sealed: string, expiresAt: Date | null): Promise<void> {
     await this.db.updateTable('integrations').set({ credentials: sealed, expires_at: expiresAt, updated_at: new Date() }).where('id', '=', id).execute()
-    this.forget(id)
+    await this.changed(id)
   }
 
   /**
@@ -160,7 +178,7 @@ export class Integrations {
   async markNeedsReconnection(id: string, failedCredentials: string): Promise<boolean> {
     const result = await this.db.updateTable('integrations').set({ status: 'needs_reconnection', updated_at: new Date() })
       .where('id', '=', id).where('credentials', '=', failedCredentials).executeTakeFirst()
-    this.forget(id)
+    await this.changed(id)
     return Number(result.numUpdatedRows) > 0
   }
 
@@ -168,14 +186,14 @@ export class Integrations {
     const row = await this.db.updateTable('integrations')
       .set({ status: 'disconnected', credentials: null, expires_at: null, updated_at: new Date() })
       .where('user_id', '=', userId).where('id', '=', id).returningAll().executeTakeFirst()
-    this.forget(id)
+    await this.changed(id)
     if (!row) throw notFound('integration')
     return row
   }
 
   async delete(userId: string, id: string): Promise<void> {
     const result = await this.db.deleteFrom('integrations').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
-    this.forget(id)
+    await this.changed(id)
     if (Number(result.numDeletedRows) === 0) throw notFound('integration')
   }
 }

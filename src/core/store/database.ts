@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
+import { LocalChangeFeed, PostgresChangeFeed, type ChangeFeed } from './changes.ts'
 import { migrationProvider } from './migrations.ts'
 import { KeyedMutex, Mutex } from './mutex.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
@@ -24,13 +25,15 @@ export interface Store {
    * is enough because a PGlite data directory is only ever opened by one process.
    */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>
+  /** Tells every process on this store that a cached row changed. */
+  changes: ChangeFeed
   close(): Promise<void>
 }
 
 export type StoreOptions = { databaseUrl: string } | { dataDir: string } | { memory: true }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const store = 'databaseUrl' in options ? openPostgres(options.databaseUrl) : await openPGlite(options)
+  const store = 'databaseUrl' in options ? await openPostgres(options.databaseUrl) : await openPGlite(options)
   await migrate(store.db)
   return store
 }
@@ -62,6 +65,7 @@ async function openPGlite(options: { dataDir: string } | { memory: true }): Prom
         }),
     },
     withLock: (key, fn) => locks.run(key, fn),
+    changes: new LocalChangeFeed(),
     async close() {
       await db.destroy()
       await pglite.close()
@@ -69,9 +73,10 @@ async function openPGlite(options: { dataDir: string } | { memory: true }): Prom
   }
 }
 
-function openPostgres(databaseUrl: string): Store {
+async function openPostgres(databaseUrl: string): Promise<Store> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) })
+  const changes = await PostgresChangeFeed.open(databaseUrl, pool)
   return {
     kind: 'postgres',
     db,
@@ -89,7 +94,9 @@ function openPostgres(databaseUrl: string): Store {
         client.release()
       }
     },
+    changes,
     async close() {
+      await changes.close()
       await db.destroy()
     },
   }
