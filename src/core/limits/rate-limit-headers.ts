@@ -45,14 +45,21 @@ export function retryAfterMs(headers: Record<string, string | string[] | undefin
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
 }
 
+/**
+ * A reset given as a moment (epoch seconds or ms) is on the platform's clock, not ours: resuming
+ * exactly then can land just before the platform's window turns over and earn a 429. Waiting this
+ * much longer absorbs the difference between the clocks.
+ */
+export const CLOCK_SKEW_MARGIN_MS = 250
+
 function resetMs(facts: RateLimitFacts, headers: Record<string, string | string[] | undefined>, now: number): number | undefined {
   if (!facts.resetHeader) return undefined
   const value = Number(header(headers, facts.resetHeader))
   if (!Number.isFinite(value) || value < 0) return undefined
   switch (facts.resetUnit ?? 'delta-seconds') {
     case 'delta-seconds': return value * 1000
-    case 'epoch-seconds': return Math.max(0, value * 1000 - now)
-    case 'epoch-ms': return Math.max(0, value - now)
+    case 'epoch-seconds': return Math.max(0, value * 1000 - now) + CLOCK_SKEW_MARGIN_MS
+    case 'epoch-ms': return Math.max(0, value - now) + CLOCK_SKEW_MARGIN_MS
   }
 }
 
