@@ -3,8 +3,7 @@ import { AppError } from '../errors.ts'
 import { constantTimeEqual, newId, randomToken, sha256 } from '../ids.ts'
 import type { Db } from '../store/database.ts'
 import type { Plan } from '../store/schema.ts'
-import { LocalChangeFeed, type ChangeFeed } from '../store/changes.ts'
-import { TtlCache } from '../ttl-cache.ts'
+import { SharedCache, type SharedCacheOptions } from '../store/shared-cache.ts'
 import { parseOrThrow } from '../validation.ts'
 import { PLANS } from './plans.ts'
 
@@ -39,22 +38,11 @@ export interface CreatedKey {
  */
 export const KEY_CACHE_TTL_MS = 5_000
 
-export interface CacheOptions {
-  /** Tells the other instances to drop what changed. */
-  changes?: ChangeFeed
-  ttlMs?: number
-}
-
 export class Users {
-  private readonly keyCache: TtlCache<{ keyId: string; user: User }>
-  private readonly changes: ChangeFeed
+  private readonly keyCache: SharedCache<{ keyId: string; user: User }>
 
-  constructor(private readonly db: Db, options: CacheOptions = {}) {
-    this.keyCache = new TtlCache(options.ttlMs ?? KEY_CACHE_TTL_MS)
-    this.changes = options.changes ?? new LocalChangeFeed()
-    this.changes.subscribe((kind, id) => {
-      if (kind === 'api_key') this.keyCache.deleteWhere((entry) => entry.keyId === id)
-    })
+  constructor(private readonly db: Db, cache: SharedCacheOptions = {}) {
+    this.keyCache = new SharedCache('api_key', (entry) => entry.keyId, KEY_CACHE_TTL_MS, cache)
   }
 
   async create(input: unknown): Promise<User> {
@@ -91,10 +79,8 @@ export class Users {
 
   async deleteApiKey(userId: string, id: string): Promise<boolean> {
     const result = await this.db.deleteFrom('api_keys').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
-    const deleted = Number(result.numDeletedRows) > 0
-    this.keyCache.deleteWhere((entry) => entry.keyId === id)
-    if (deleted) await this.changes.publish('api_key', id)
-    return deleted
+    await this.keyCache.changed(id)
+    return Number(result.numDeletedRows) > 0
   }
 
   /** Resolves an API key to its user and key id, or undefined; the comparison is constant-time. */

@@ -20,7 +20,7 @@ export class ApiClientFactory {
    * `onCredentialRefused` is told when the platform says the credential itself is dead.
    */
   create(runtime: PlatformRuntime, fields: Record<string, string>, credential: Credential, refreshed: () => Promise<Credential>, agentId: string,
-    onCredentialRefused?: () => Promise<void>): ApiClient {
+    onCredentialRefused?: () => Promise<unknown>): ApiClient {
     const { definition } = runtime
     return createApiClient({
       baseUrl: runtime.baseUrl(fields),

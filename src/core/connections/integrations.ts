@@ -2,9 +2,7 @@ import { PLAN_LIMITS } from '../access/plans.ts'
 import type { User } from '../access/users.ts'
 import { AppError, invalidInput, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
-import type { CacheOptions } from '../access/users.ts'
-import { LocalChangeFeed, type ChangeFeed } from '../store/changes.ts'
-import { TtlCache } from '../ttl-cache.ts'
+import { SharedCache, type SharedCacheOptions } from '../store/shared-cache.ts'
 import type { Db } from '../store/database.ts'
 import type { ConnectedWith, IntegrationStatus, IntegrationsTable } from '../store/schema.ts'
 import type { Selectable } from 'kysely'
@@ -60,26 +58,15 @@ export const INTEGRATION_CACHE_TTL_MS = 5_000
 export class Integrations {
   // Tool runs look integrations up on every call; the row changes only on connect, refresh and
   // disconnect, each of which goes through this class and forgets it.
-  private readonly resolved: TtlCache<IntegrationRow>
-  private readonly changes: ChangeFeed
+  private readonly resolved: SharedCache<IntegrationRow>
 
-  constructor(private readonly db: Db, options: CacheOptions = {}) {
-    this.resolved = new TtlCache(options.ttlMs ?? INTEGRATION_CACHE_TTL_MS)
-    this.changes = options.changes ?? new LocalChangeFeed()
-    this.changes.subscribe((kind, id) => {
-      if (kind === 'integration') this.forget(id)
-    })
+  constructor(private readonly db: Db, cache: SharedCacheOptions = {}) {
+    this.resolved = new SharedCache('integration', (row) => row.id, INTEGRATION_CACHE_TTL_MS, cache)
   }
 
   /** Drops this process's cached copy, for example after learning that storage holds newer credentials. */
   forget(id: string): void {
-    this.resolved.deleteWhere((row) => row.id === id)
-  }
-
-  /** This process forgets the row at once; every other process sharing the store, on the notice. */
-  private async changed(id: string): Promise<void> {
-    this.forget(id)
-    await this.changes.publish('integration', id)
+    this.resolved.forget(id)
   }
 
   async list(userId: string, platform?: string): Promise<IntegrationRow[]> {
@@ -119,7 +106,7 @@ export class Integrations {
   /** Connecting the same external account again updates its integration instead of adding one. */
   async save(connection: SaveConnection): Promise<IntegrationRow> {
     const saved = await this.insertOrUpdate(connection)
-    await this.changed(saved.id)
+    await this.resolved.changed(saved.id)
     return saved
   }
 
@@ -168,7 +155,7 @@ export class Integrations {
 
   async storeCredentials(id: string, sealed: string, expiresAt: Date | null): Promise<void> {
     await this.db.updateTable('integrations').set({ credentials: sealed, expires_at: expiresAt, updated_at: new Date() }).where('id', '=', id).execute()
-    await this.changed(id)
+    await this.resolved.changed(id)
   }
 
   /**
@@ -178,7 +165,7 @@ export class Integrations {
   async markNeedsReconnection(id: string, failedCredentials: string): Promise<boolean> {
     const result = await this.db.updateTable('integrations').set({ status: 'needs_reconnection', updated_at: new Date() })
       .where('id', '=', id).where('credentials', '=', failedCredentials).executeTakeFirst()
-    await this.changed(id)
+    await this.resolved.changed(id)
     return Number(result.numUpdatedRows) > 0
   }
 
@@ -186,14 +173,14 @@ export class Integrations {
     const row = await this.db.updateTable('integrations')
       .set({ status: 'disconnected', credentials: null, expires_at: null, updated_at: new Date() })
       .where('user_id', '=', userId).where('id', '=', id).returningAll().executeTakeFirst()
-    await this.changed(id)
+    await this.resolved.changed(id)
     if (!row) throw notFound('integration')
     return row
   }
 
   async delete(userId: string, id: string): Promise<void> {
     const result = await this.db.deleteFrom('integrations').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
-    await this.changed(id)
+    await this.resolved.changed(id)
     if (Number(result.numDeletedRows) === 0) throw notFound('integration')
   }
 }

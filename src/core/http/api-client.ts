@@ -62,7 +62,7 @@ export interface ApiClientOptions {
    * Told when the platform refuses the credential itself (not one request), whichever step sent the
    * request: a pre-built step that fails, or an API Call that returns the refusal as data.
    */
-  onCredentialRefused?: () => Promise<void>
+  onCredentialRefused?: () => Promise<unknown>
 }
 
 const DEFAULT_WAIT: WaitMode = { kind: 'wait', maxWaitMs: MAX_RETRY_WAIT_MS }

@@ -39,7 +39,7 @@ export class ToolExecutor {
     const fresh = async () => (needsRefresh(credential) ? (credential = await this.credentials.current(integration, runtime)) : credential)
     // Flagged only if the stored credential is still the one refused (a refresh may have replaced it).
     const sealed = integration.credentials
-    const flag = sealed ? async () => void (await this.integrations.markNeedsReconnection(integration.id, sealed)) : undefined
+    const flag = sealed ? () => this.integrations.markNeedsReconnection(integration.id, sealed) : undefined
     const api = this.clients.create(runtime, integration.fields, credential, fresh, agentId, flag)
     const withPastedCredentials = (values: Record<string, string>) =>
       this.clients.forCredential(runtime, integration.fields, { kind: 'pasted', values, issued_at: Date.now() }, agentId)
