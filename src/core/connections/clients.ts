@@ -12,6 +12,9 @@ const UNLIMITED = { limit: Number.POSITIVE_INFINITY, windowMs: 0 }
 
 /** Builds the one authenticated, host-pinned client that tool steps and API Calls both use. */
 export class ApiClientFactory {
+  /** Budget keys hash the token; a credential object is reused while its integration is cached. */
+  private readonly windows = new WeakMap<Credential, BudgetWindow[]>()
+
   constructor(private readonly budget: RateBudget) {}
 
   /**
@@ -29,9 +32,18 @@ export class ApiClientFactory {
       authorize: async (method, url) => authHeaders(runtime, await refreshed(), method, url),
       rateLimit: definition.rateLimit,
       toError: (response) => upstreamError(definition, response),
-      budget: { budget: this.budget, windows: budgetWindows(runtime, credential), agentId },
+      budget: { budget: this.budget, windows: this.windowsOf(runtime, credential), agentId },
       onCredentialRefused,
     })
+  }
+
+  private windowsOf(runtime: PlatformRuntime, credential: Credential): BudgetWindow[] {
+    let windows = this.windows.get(credential)
+    if (!windows) {
+      windows = budgetWindows(runtime, credential)
+      this.windows.set(credential, windows)
+    }
+    return windows
   }
 
   /** A client for credentials that belong to no integration (a connect flow, or a step's own): nothing to flag. */
