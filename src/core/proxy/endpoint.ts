@@ -53,16 +53,21 @@ export function parseEndpoint(raw: unknown, prefix: PathPrefix, field = 'endpoin
   if (path.includes('//')) throw refuse('the path must not contain empty segments (//)')
 
   for (const segment of path.split('/').slice(1)) {
-    let decoded: string
-    try {
-      decoded = decodeURIComponent(segment)
-    } catch {
-      throw refuse('the path has a malformed percent-encoding')
+    // Without a percent sign there is nothing to decode, and PATH_CHARS has already ruled out what
+    // the checks on decoded text look for.
+    const encoded = segment.includes('%')
+    let decoded = segment
+    if (encoded) {
+      try {
+        decoded = decodeURIComponent(segment)
+      } catch {
+        throw refuse('the path has a malformed percent-encoding')
+      }
     }
     if (decoded === '.' || decoded === '..') throw refuse('the path must not contain . or .. segments')
     // Encoded separators, dots, percent signs (double encoding) and anything outside printable ASCII
     // are how traversal hides from the checks above; legitimate API paths never need them.
-    if (/[/\\%?#@]/.test(decoded) || /[^\u0021-\u007e]/.test(decoded)) {
+    if (encoded && (/[/\\%?#@]/.test(decoded) || /[^\u0021-\u007e]/.test(decoded))) {
       throw refuse('the path must not encode separators, %, ?, #, @ or non-printable characters')
     }
   }

@@ -44,10 +44,10 @@ export class ToolExecutor {
     const withPastedCredentials = (values: Record<string, string>) =>
       this.clients.forCredential(runtime, integration.fields, { kind: 'pasted', values, issued_at: Date.now() }, agentId)
     const output = await tool.run({ api, integration: { id: integration.id, accountName: integration.account_name, fields: integration.fields }, withPastedCredentials }, input)
-    const checked = tool.output.safeParse(output)
+    const checked = registered.checkOutput(output)
     if (!checked.success) {
       // The platform answered in a shape we do not know: say so rather than pass on garbage.
-      throw new AppError('upstream_error', `${platform.title} answered ${tool.title} in an unexpected shape: ${checked.error.issues[0]?.message ?? ''}`)
+      throw new AppError('upstream_error', `${platform.title} answered ${tool.title} in an unexpected shape: ${checked.message}`)
     }
     return checked.data
   }
