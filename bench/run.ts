@@ -54,11 +54,11 @@ async function main() {
     for (let i = 0; i < 5; i++) {
       await fetch(`${base}/tickets/${ticketId}.json`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ ticket: { comment: { body: `c${i}`, public: false } } }) })
     }
-    // The same two requests the step makes, in parallel as it makes them.
+    // The same two requests the step makes, in parallel as it makes them (with the people sideloaded).
     const direct = async () => {
       await Promise.all([
-        fetchOk(`${base}/tickets/${ticketId}.json`, { headers: auth }),
-        fetchOk(`${base}/tickets/${ticketId}/comments.json?page%5Bsize%5D=100`, { headers: auth }),
+        fetchOk(`${base}/tickets/${ticketId}.json?include=users`, { headers: auth }),
+        fetchOk(`${base}/tickets/${ticketId}/comments.json?page%5Bsize%5D=100&include=users`, { headers: auth }),
       ])
     }
     const runBody = JSON.stringify({ integration, input: { ticket_id: ticketId } })

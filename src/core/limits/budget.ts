@@ -37,18 +37,19 @@ interface Waiter {
  */
 export class RateBudget {
   private readonly lanes = new Map<string, Lane>()
+  /** Callers pass the same windows array for one credential call after call: prepare it once. */
+  private readonly prepared = new WeakMap<BudgetWindow[], { stretched: BudgetWindow[]; laneKey: string }>()
 
   constructor(private readonly store: BudgetStore) {}
 
   async take(windows: BudgetWindow[], agentId: string, mode: WaitMode): Promise<void> {
     if (windows.length === 0) return
-    const stretched = windows.map((w) => ({ ...w, windowMs: w.windowMs + WINDOW_MARGIN_MS }))
+    const { stretched, laneKey } = this.prepare(windows)
     if (mode.kind === 'fail') {
       const result = await this.store.tryTake(stretched)
       if (!result.granted) throw rateLimited(result.retryInMs)
       return
     }
-    const laneKey = stretched.map((w) => w.key).sort().join('|')
     let lane = this.lanes.get(laneKey)
     // Nobody is waiting on these windows: ask the store straight away. Queueing (and with it
     // fairness between agents) only matters once someone has to wait.
@@ -66,6 +67,18 @@ export class RateBudget {
 
   block(keys: string[], untilMs: number): Promise<void> {
     return this.store.block(keys, untilMs)
+  }
+
+  private prepare(windows: BudgetWindow[]): { stretched: BudgetWindow[]; laneKey: string } {
+    let prepared = this.prepared.get(windows)
+    if (!prepared) {
+      prepared = {
+        stretched: windows.map((w) => ({ ...w, windowMs: w.windowMs + WINDOW_MARGIN_MS })),
+        laneKey: windows.map((w) => w.key).sort().join('|'),
+      }
+      this.prepared.set(windows, prepared)
+    }
+    return prepared
   }
 }
 
