@@ -12,9 +12,14 @@ export interface Child {
   stop(): Promise<void>
 }
 
-/** Starts `switchyard <args>` and resolves once a line matching `ready` is printed. */
-export async function startChild(args: string[], env: Record<string, string>, ready: RegExp): Promise<Child & { match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE && args[0] === 'start' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []), BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * Starts `switchyard <args>` (or another script, TypeScript included) and resolves once a line
+ * matching `ready` is printed.
+ */
+export async function startChild(args: string[], env: Record<string, string>, ready: RegExp, script = BIN): Promise<Child & { match: RegExpExecArray }> {
+  const profile = process.env.BENCH_PROFILE && args[0] === 'start' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
+  const child = spawn(process.execPath, [...profile, ...loader, script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const onData = (chunk: Buffer) => {

@@ -19,6 +19,7 @@ const THROUGHPUT_MS = Number(process.env.BENCH_THROUGHPUT_MS ?? 16_000)
 const THROUGHPUT_PHASES = 4
 const BUDGET_AGENTS = [1, 4, 16]
 const BUDGET_MS = Number(process.env.BENCH_BUDGET_MS ?? 30_000)
+const BARE_PROXY = path.join(import.meta.dirname, 'bare-proxy.ts')
 
 const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 30_000 })
 
@@ -38,6 +39,7 @@ async function main() {
     PORT: String(servicePort), SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_SANDBOX_URL: sandboxUrl, LOG_LEVEL: 'warn',
   }, /Switchyard is running at (\S+)/)
   const url = service.match[1]
+  let bareProxy: Awaited<ReturnType<typeof startChild>> | undefined
   try {
     const apiKey = fs.readFileSync(path.join(dataDir, 'admin-api-key'), 'utf8').trim()
     const integration = (await connectZendesk({ url, apiKey })).integrationId!
@@ -72,23 +74,31 @@ async function main() {
     // The hop alone: an empty answer from the same service, the part of the added latency that any
     // service between an agent and the platform adds before doing any work.
     const hop = () => fetchOk(`${url}/health`)
-    await interleavedLatencies(WARMUP_ROUNDS, { direct, viaSwitchyard, hop })
+    // And the least a service in this stack can do for the call (see bare-proxy.ts).
+    bareProxy = await startChild([], { PORT: String(await freePort()), BARE_PROXY_UPSTREAM: base, BARE_PROXY_TOKEN: token }, /bare proxy listening on (\S+)/, BARE_PROXY)
+    const bareBody = JSON.stringify({ ticket_id: ticketId })
+    const viaBareProxy = () => fetchOk(`${bareProxy!.match[1]}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bareBody })
+    const contenders = { direct, viaSwitchyard, hop, viaBareProxy }
+    await interleavedLatencies(WARMUP_ROUNDS, contenders)
     const rssIdleBytes = service.rss()
-    const latencies = await interleavedLatencies(LATENCY_ROUNDS, { direct, viaSwitchyard, hop })
+    const latencies = await interleavedLatencies(LATENCY_ROUNDS, contenders)
     // Alternating phases, averaged: on a shared 2-core machine one long phase each would let
     // drift (another tenant, GC, CPU frequency) favour whichever side ran at the better moment.
     let rssPeakBytes = 0
     const sampler = setInterval(() => { rssPeakBytes = Math.max(rssPeakBytes, service.rss()) }, 100)
     const directRuns: number[] = []
     const switchyardRuns: number[] = []
+    const bareProxyRuns: number[] = []
     for (let phase = 0; phase < THROUGHPUT_PHASES; phase++) {
       directRuns.push(await throughput(CONCURRENCY, THROUGHPUT_MS / THROUGHPUT_PHASES, direct))
       switchyardRuns.push(await throughput(CONCURRENCY, THROUGHPUT_MS / THROUGHPUT_PHASES, viaSwitchyard))
+      bareProxyRuns.push(await throughput(CONCURRENCY, THROUGHPUT_MS / THROUGHPUT_PHASES, viaBareProxy))
     }
     clearInterval(sampler)
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
     const directRps = mean(directRuns)
     const switchyardRps = mean(switchyardRuns)
+    const bareProxyRps = mean(bareProxyRuns)
 
     const results = {
       latency_direct_p50_ms: round(percentile(latencies.direct, 50)),
@@ -98,9 +108,12 @@ async function main() {
       added_latency_p50_ms: round(percentile(latencies.viaSwitchyard, 50) - percentile(latencies.direct, 50)),
       added_latency_p99_ms: round(percentile(latencies.viaSwitchyard, 99) - percentile(latencies.direct, 99)),
       hop_latency_p50_ms: round(percentile(latencies.hop, 50)),
+      added_latency_bare_proxy_p50_ms: round(percentile(latencies.viaBareProxy, 50) - percentile(latencies.direct, 50)),
       throughput_direct_rps: round(directRps),
       throughput_switchyard_rps: round(switchyardRps),
       throughput_ratio_at_32: round(switchyardRps / directRps),
+      throughput_bare_proxy_rps: round(bareProxyRps),
+      throughput_ratio_bare_proxy_at_32: round(bareProxyRps / directRps),
       service_rss_idle_mib: round(rssIdleBytes / 2 ** 20),
       service_rss_under_load_mib: round(rssPeakBytes / 2 ** 20),
       latency_rounds: LATENCY_ROUNDS,
@@ -131,6 +144,7 @@ async function main() {
     writeResults(results)
     console.log(JSON.stringify(results, null, 2))
   } finally {
+    await bareProxy?.stop()
     await service.stop()
     await sandbox.stop()
     fs.rmSync(dataDir, { recursive: true, force: true })
@@ -204,7 +218,7 @@ async function idleRssOnPostgres(databaseUrl: string, sandboxUrl: string): Promi
 
 function writeResults(results: Record<string, number>) {
   const postgresRow = results.service_rss_idle_postgres_mib === undefined ? ''
-    : `| service RSS on PostgreSQL instead of PGlite | idle ${results.service_rss_idle_postgres_mib} MiB | | | |\n`
+    : `| service RSS on PostgreSQL instead of PGlite | idle ${results.service_rss_idle_postgres_mib} MiB | | | | |\n`
   const dir = import.meta.dirname
   fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results, null, 2) + '\n')
   const md = `# Benchmarks
@@ -217,15 +231,20 @@ Numbers are from one run on a shared machine: compare the ratios and differences
 Switchyard (\`switchyard start\`, embedded PGlite on disk) and the sandbox (\`switchyard sandbox\`) run as separate
 processes. "Direct" sends the same two requests the step makes (ticket and comments, in parallel) straight to the
 sandbox with a token; "through Switchyard" is \`POST /v1/tools/zendesk.get_ticket/run\` with an API key, which adds
-caller authentication, integration lookup, credential decryption, input and output validation and the rate gate.
+caller authentication, integration lookup, the credential, input and output validation and the rate gate.
+The service runs with \`LOG_LEVEL=warn\`, so it writes no log line per request.
+"A bare proxy" (\`bench/bare-proxy.ts\`) is the least any service in this stack can do for the same call:
+Fastify takes it, undici sends the same two requests with a fixed token, and the answers are parsed and
+returned, with no authentication, integration, budget or validation. It shows what being a Node
+service in the middle costs on this machine, before any of Switchyard's own work.
 
-| measure | direct | through Switchyard | difference or ratio | goal |
-|---|---|---|---|---|
-| p50 latency (${results.latency_rounds} sequential calls, interleaved) | ${results.latency_direct_p50_ms} ms | ${results.latency_switchyard_p50_ms} ms | +${results.added_latency_p50_ms} ms | ≤ 1 ms added |
-| p99 latency | ${results.latency_direct_p99_ms} ms | ${results.latency_switchyard_p99_ms} ms | +${results.added_latency_p99_ms} ms | |
-| p50 of the hop alone (\`GET /health\` on the service) | | ${results.hop_latency_p50_ms} ms | | |
-| throughput at ${results.concurrency} concurrent | ${results.throughput_direct_rps} /s | ${results.throughput_switchyard_rps} /s | ${results.throughput_ratio_at_32} | ≥ 0.5 |
-| service RSS (embedded PGlite) | idle ${results.service_rss_idle_mib} MiB | under load ${results.service_rss_under_load_mib} MiB | | |
+| measure | direct | through Switchyard | difference or ratio | a bare proxy, for scale | goal |
+|---|---|---|---|---|---|
+| p50 latency (${results.latency_rounds} sequential calls, interleaved) | ${results.latency_direct_p50_ms} ms | ${results.latency_switchyard_p50_ms} ms | +${results.added_latency_p50_ms} ms | +${results.added_latency_bare_proxy_p50_ms} ms | ≤ 1 ms added |
+| p99 latency | ${results.latency_direct_p99_ms} ms | ${results.latency_switchyard_p99_ms} ms | +${results.added_latency_p99_ms} ms | | |
+| p50 of the hop alone (\`GET /health\` on the service) | | ${results.hop_latency_p50_ms} ms | | | |
+| throughput at ${results.concurrency} concurrent | ${results.throughput_direct_rps} /s | ${results.throughput_switchyard_rps} /s | ${results.throughput_ratio_at_32} | ${results.throughput_ratio_bare_proxy_at_32} | ≥ 0.5 |
+| service RSS (embedded PGlite) | idle ${results.service_rss_idle_mib} MiB | under load ${results.service_rss_under_load_mib} MiB | | | |
 ${postgresRow}
 ## Vercel: Create Deployment and List Deployments
 
@@ -255,14 +274,15 @@ The raw numbers are in \`bench/results.json\`.
 - **Added latency** is what one call costs on top of the platform itself: the extra HTTP hop from the
   agent to Switchyard, authentication, the integration lookup, validating input and output, and
   re-serialising the answer. The hop alone, an empty answer from the same service, is measured in
-  the same run (${results.hop_latency_p50_ms} ms at p50 here): the rest is Switchyard's own work. The API
-  key and integration lookups are cached in process (5 s), and so is the integration's opened
-  credential, so neither the database nor decryption is on this path.
+  the same run (${results.hop_latency_p50_ms} ms at p50 here). The bare proxy pays the hop and the plain
+  work of any service that makes the same two requests; what Switchyard adds beyond the bare proxy
+  is its own work. The API key and integration lookups are cached in process (5 s), and so is the
+  integration's opened credential, so neither the database nor decryption is on this path.
 - **Throughput** runs three processes (load generator, Switchyard, sandbox) on ${os.cpus().length} cores. Through
   Switchyard every call is three HTTP exchanges (one in, two out) on top of the sandbox's own work,
   all competing for the same cores, and Switchyard's single event loop is the first to fill up.
   Profiles put most of its time in writing and parsing HTTP (Fastify, undici, the socket calls) and
-  JSON, which a bare proxy making the same two requests also pays. Each side runs in four
+  JSON, which the bare proxy also pays: its ratio is the ceiling for this design on this machine. Each side runs in four
   alternating phases and the rates are averaged; the machine is shared, so read one run with care.
 - **Memory**: the same service on PostgreSQL shows Switchyard's own footprint; embedded PGlite (a
   WebAssembly PostgreSQL) adds the rest. A new data directory is initialised in a short-lived child
