@@ -2,6 +2,7 @@ import { assertNever } from '../errors.ts'
 import { createApiClient, type ApiClient } from '../http/api-client.ts'
 import { upstreamError } from '../http/upstream-errors.ts'
 import { sha256 } from '../ids.ts'
+import { memoized } from '../memo.ts'
 import type { BudgetWindow, RateBudget } from '../limits/budget.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { Credential } from './credentials.ts'
@@ -32,18 +33,9 @@ export class ApiClientFactory {
       authorize: async (method, url) => authHeaders(runtime, await refreshed(), method, url),
       rateLimit: definition.rateLimit,
       toError: (response) => upstreamError(definition, response),
-      budget: { budget: this.budget, windows: this.windowsOf(runtime, credential), agentId },
+      budget: { budget: this.budget, windows: memoized(this.windows, credential, () => budgetWindows(runtime, credential)), agentId },
       onCredentialRefused,
     })
-  }
-
-  private windowsOf(runtime: PlatformRuntime, credential: Credential): BudgetWindow[] {
-    let windows = this.windows.get(credential)
-    if (!windows) {
-      windows = budgetWindows(runtime, credential)
-      this.windows.set(credential, windows)
-    }
-    return windows
   }
 
   /** A client for credentials that belong to no integration (a connect flow, or a step's own): nothing to flag. */

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts'
+import { memoized } from '../memo.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { Store } from '../store/database.ts'
 import type { Sealer } from './crypto.ts'
@@ -60,11 +61,8 @@ export class Credentials {
         troubleshooting: { rules: runtime.definition.troubleshooting.rules, applies: [runtime.definition.troubleshooting.rules.length - 1] },
       })
     }
-    let tokens = this.opened.get(integration)
-    if (!tokens) {
-      tokens = this.open(integration.credentials)
-      this.opened.set(integration, tokens)
-    }
+    const sealed = integration.credentials
+    const tokens = memoized(this.opened, integration, () => this.open(sealed))
     if (!needsRefresh(tokens)) return tokens
     let pending = this.inFlight.get(integration.id)
     if (!pending) {

@@ -1,3 +1,4 @@
+import { memoized } from '../memo.ts'
 import { rateLimited, sleep, type WaitMode } from './rate-limit-headers.ts'
 
 /** One limit: at most `limit` requests in any `windowMs` (a sliding window). */
@@ -44,7 +45,7 @@ export class RateBudget {
 
   async take(windows: BudgetWindow[], agentId: string, mode: WaitMode): Promise<void> {
     if (windows.length === 0) return
-    const { stretched, laneKey } = this.prepare(windows)
+    const { stretched, laneKey } = memoized(this.prepared, windows, prepare)
     if (mode.kind === 'fail') {
       const result = await this.store.tryTake(stretched)
       if (!result.granted) throw rateLimited(result.retryInMs)
@@ -68,17 +69,13 @@ export class RateBudget {
   block(keys: string[], untilMs: number): Promise<void> {
     return this.store.block(keys, untilMs)
   }
+}
 
-  private prepare(windows: BudgetWindow[]): { stretched: BudgetWindow[]; laneKey: string } {
-    let prepared = this.prepared.get(windows)
-    if (!prepared) {
-      prepared = {
-        stretched: windows.map((w) => ({ ...w, windowMs: w.windowMs + WINDOW_MARGIN_MS })),
-        laneKey: windows.map((w) => w.key).sort().join('|'),
-      }
-      this.prepared.set(windows, prepared)
-    }
-    return prepared
+/** Windows stretched by the margin, and the key of the lane their waiters queue in. */
+function prepare(windows: BudgetWindow[]): { stretched: BudgetWindow[]; laneKey: string } {
+  return {
+    stretched: windows.map((w) => ({ ...w, windowMs: w.windowMs + WINDOW_MARGIN_MS })),
+    laneKey: windows.map((w) => w.key).sort().join('|'),
   }
 }
 
