@@ -11,6 +11,7 @@ export class PostgresBudgetStore implements BudgetStore {
   constructor(private readonly db: Db) {}
 
   async tryTake(windows: BudgetWindow[]): Promise<TakeResult> {
+    if (windows.every((w) => !Number.isFinite(w.limit))) return this.pausedFor(windows.map((w) => w.key))
     const sorted = [...windows].sort((a, b) => a.key.localeCompare(b.key))
     return this.db.transaction().execute(async (trx) => {
       for (const w of sorted) await sql`select pg_advisory_xact_lock(hashtextextended(${`budget:${w.key}`}, 0))`.execute(trx)
@@ -32,6 +33,19 @@ export class PostgresBudgetStore implements BudgetStore {
       if (counted.length) await trx.insertInto('rate_events').values(counted.map((w) => ({ key: w.key, at_ms: String(now) }))).execute()
       return { granted: true }
     })
+  }
+
+  /**
+   * Windows without a fixed budget (most platforms' tokens) count nothing, so they need no lock and
+   * no transaction: one read says whether a pause holds them back. That read runs on every request
+   * to such a platform, where the locked path would cost five round trips.
+   */
+  private async pausedFor(keys: string[]): Promise<TakeResult> {
+    const { rows } = await sql<{ wait_ms: string | null }>`
+      select max(until_ms) - floor(extract(epoch from clock_timestamp()) * 1000)::bigint as wait_ms
+      from rate_blocks where key in (${sql.join(keys)})`.execute(this.db)
+    const waitMs = Number(rows[0]?.wait_ms ?? 0)
+    return waitMs > 0 ? { granted: false, retryInMs: waitMs } : { granted: true }
   }
 
   async block(keys: string[], untilMs: number): Promise<void> {
