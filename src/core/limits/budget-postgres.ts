@@ -1,6 +1,14 @@
 import { sql } from 'kysely'
 import type { Db } from '../store/database.ts'
+import { TtlCache } from '../ttl-cache.ts'
 import type { BudgetStore, BudgetWindow, TakeResult } from './budget.ts'
+
+/**
+ * How long a process may miss a pause another process learned of, for tokens without a fixed
+ * budget. Platforms announce pauses in seconds; a request sent inside this gap meets the platform's
+ * own 429, which pauses this process too.
+ */
+export const PAUSE_RECHECK_MS = 250
 
 /**
  * The request log in PostgreSQL, shared by every process. Each take runs in one transaction that
@@ -8,6 +16,9 @@ import type { BudgetStore, BudgetWindow, TakeResult } from './budget.ts'
  * uses the database's clock so that processes on different machines agree on time.
  */
 export class PostgresBudgetStore implements BudgetStore {
+  /** Pauses as this process last read them, by key: when each ends, on this process's clock (0: none). */
+  private readonly pauses = new TtlCache<number>(PAUSE_RECHECK_MS)
+
   constructor(private readonly db: Db) {}
 
   async tryTake(windows: BudgetWindow[]): Promise<TakeResult> {
@@ -37,20 +48,32 @@ export class PostgresBudgetStore implements BudgetStore {
 
   /**
    * Windows without a fixed budget (most platforms' tokens) count nothing, so they need no lock and
-   * no transaction: one read says whether a pause holds them back. That read runs on every request
-   * to such a platform, where the locked path would cost five round trips.
+   * no transaction, only to know whether a pause holds them back. Pauses are rare and this runs on
+   * every request to such a platform, so one read serves this process for PAUSE_RECHECK_MS; its own
+   * pauses it knows at once.
    */
   private async pausedFor(keys: string[]): Promise<TakeResult> {
-    const { rows } = await sql<{ wait_ms: string | null }>`
-      select max(until_ms) - floor(extract(epoch from clock_timestamp()) * 1000)::bigint as wait_ms
-      from rate_blocks where key in (${sql.join(keys)})`.execute(this.db)
-    const waitMs = Number(rows[0]?.wait_ms ?? 0)
+    const now = Date.now()
+    let ends = keys.map((key) => this.pauses.get(key))
+    if (ends.includes(undefined)) {
+      const { rows } = await sql<{ key: string; wait_ms: string }>`
+        select key, until_ms - floor(extract(epoch from clock_timestamp()) * 1000)::bigint as wait_ms
+        from rate_blocks where key in (${sql.join(keys)})`.execute(this.db)
+      ends = keys.map((key) => {
+        const row = rows.find((r) => r.key === key)
+        const end = row && Number(row.wait_ms) > 0 ? now + Number(row.wait_ms) : 0
+        this.pauses.set(key, Math.max(end, this.pauses.get(key) ?? 0))
+        return this.pauses.get(key)
+      })
+    }
+    const waitMs = Math.max(0, ...ends.map((end) => end! - now))
     return waitMs > 0 ? { granted: false, retryInMs: waitMs } : { granted: true }
   }
 
   async block(keys: string[], untilMs: number): Promise<void> {
     // untilMs is on this process's clock; close enough for a platform-announced pause of seconds.
     for (const key of keys) {
+      this.pauses.set(key, Math.max(untilMs, this.pauses.get(key) ?? 0))
       await this.db.insertInto('rate_blocks').values({ key, until_ms: String(untilMs) })
         .onConflict((oc) => oc.column('key').doUpdateSet({ until_ms: sql`greatest(rate_blocks.until_ms, excluded.until_ms)` }))
         .execute()

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openStore, type Store } from '../store/database.ts'
 import { RateBudget, WINDOW_MARGIN_MS, type BudgetStore, type BudgetWindow } from './budget.ts'
 import { MemoryBudgetStore } from './budget-memory.ts'
-import { PostgresBudgetStore } from './budget-postgres.ts'
+import { PAUSE_RECHECK_MS, PostgresBudgetStore } from './budget-postgres.ts'
 
 const WAIT = { kind: 'wait', maxWaitMs: 30_000 } as const
 const window = (key: string, limit: number, windowMs: number): BudgetWindow => ({ key: `${key}-${Math.random()}`, limit, windowMs })
@@ -104,5 +104,36 @@ describe('a token with no fixed budget', () => {
     await Promise.all(Array.from({ length: 500 }, () => budget.take([unlimited], 'a', { kind: 'fail' })))
     await budget.block([unlimited.key], Date.now() + 60_000)
     await expect(budget.take([unlimited], 'a', { kind: 'fail' })).rejects.toMatchObject({ code: 'rate_limited' })
+  })
+})
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('a token with no fixed budget, over several processes on PostgreSQL', () => {
+  let first: Store
+  let second: Store
+  beforeAll(async () => {
+    first = await openStore({ databaseUrl: process.env.TEST_DATABASE_URL! })
+    second = await openStore({ databaseUrl: process.env.TEST_DATABASE_URL! })
+  })
+  afterAll(async () => {
+    await first?.close()
+    await second?.close()
+  })
+
+  it('holds back every process once one of them learns of a pause, within PAUSE_RECHECK_MS', async () => {
+    const here = new RateBudget(new PostgresBudgetStore(first.db))
+    const there = new RateBudget(new PostgresBudgetStore(second.db))
+    const unlimited = { key: `u-${Math.random()}`, limit: Number.POSITIVE_INFINITY, windowMs: 0 }
+    await there.take([unlimited], 'a', { kind: 'fail' }) // "there" has read: no pause
+    await here.block([unlimited.key], Date.now() + 60_000)
+    await expect(here.take([unlimited], 'a', { kind: 'fail' })).rejects.toMatchObject({ code: 'rate_limited' })
+    await new Promise((resolve) => setTimeout(resolve, PAUSE_RECHECK_MS + 50))
+    await expect(there.take([unlimited], 'a', { kind: 'fail' })).rejects.toMatchObject({ code: 'rate_limited' })
+  })
+
+  it('a pause already in storage holds back a process that has not read it yet', async () => {
+    const unlimited = { key: `u-${Math.random()}`, limit: Number.POSITIVE_INFINITY, windowMs: 0 }
+    await new PostgresBudgetStore(first.db).block([unlimited.key], Date.now() + 60_000)
+    const fresh = new RateBudget(new PostgresBudgetStore(second.db))
+    await expect(fresh.take([unlimited], 'a', { kind: 'fail' })).rejects.toMatchObject({ code: 'rate_limited' })
   })
 })
