@@ -53,27 +53,30 @@ export class PostgresBudgetStore implements BudgetStore {
    * pauses it knows at once.
    */
   private async pausedFor(keys: string[]): Promise<TakeResult> {
+    if (keys.some((key) => this.pauses.get(key) === undefined)) await this.readPauses(keys)
     const now = Date.now()
-    let ends = keys.map((key) => this.pauses.get(key))
-    if (ends.includes(undefined)) {
-      const { rows } = await sql<{ key: string; wait_ms: string }>`
-        select key, until_ms - floor(extract(epoch from clock_timestamp()) * 1000)::bigint as wait_ms
-        from rate_blocks where key in (${sql.join(keys)})`.execute(this.db)
-      ends = keys.map((key) => {
-        const row = rows.find((r) => r.key === key)
-        const end = row && Number(row.wait_ms) > 0 ? now + Number(row.wait_ms) : 0
-        this.pauses.set(key, Math.max(end, this.pauses.get(key) ?? 0))
-        return this.pauses.get(key)
-      })
-    }
-    const waitMs = Math.max(0, ...ends.map((end) => end! - now))
+    const waitMs = Math.max(0, ...keys.map((key) => (this.pauses.get(key) ?? 0) - now))
     return waitMs > 0 ? { granted: false, retryInMs: waitMs } : { granted: true }
+  }
+
+  private async readPauses(keys: string[]): Promise<void> {
+    const { rows } = await sql<{ key: string; wait_ms: string }>`
+      select key, until_ms - floor(extract(epoch from clock_timestamp()) * 1000)::bigint as wait_ms
+      from rate_blocks where key in (${sql.join(keys)})`.execute(this.db)
+    const now = Date.now()
+    for (const key of keys) this.remember(key, 0)
+    for (const row of rows) this.remember(row.key, now + Number(row.wait_ms))
+  }
+
+  /** Never shortens a pause this process already knows of. */
+  private remember(key: string, endsAt: number): void {
+    this.pauses.set(key, Math.max(endsAt, this.pauses.get(key) ?? 0))
   }
 
   async block(keys: string[], untilMs: number): Promise<void> {
     // untilMs is on this process's clock; close enough for a platform-announced pause of seconds.
     for (const key of keys) {
-      this.pauses.set(key, Math.max(untilMs, this.pauses.get(key) ?? 0))
+      this.remember(key, untilMs)
       await this.db.insertInto('rate_blocks').values({ key, until_ms: String(untilMs) })
         .onConflict((oc) => oc.column('key').doUpdateSet({ until_ms: sql`greatest(rate_blocks.until_ms, excluded.until_ms)` }))
         .execute()
