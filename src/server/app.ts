@@ -3,7 +3,7 @@ import fastifyCookie from '@fastify/cookie'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { loadConfig, type Config } from '../core/config.ts'
-import { createLogger } from '../core/log.ts'
+import { createLogger, redactUrl } from '../core/log.ts'
 import { openStore } from '../core/store/database.ts'
 import type { Plan } from '../core/store/schema.ts'
 import { platforms } from '../platforms/index.ts'
@@ -32,9 +32,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const app: FastifyInstance = Fastify({
     loggerInstance: options.logger || options.logDestination ? createLogger(services.config.logLevel, options.logDestination) : undefined,
     bodyLimit: BODY_LIMIT_BYTES,
+    disableRequestLogging: true, // one line per request instead, below
     // Tool ids contain dots; keep routing exact and case-sensitive.
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance
+  logRequests(app)
   await app.register(fastifyCookie)
   registerProblemHandlers(app)
   registerCallerAuth(app, services, { publicRoutes: ['POST /v1/session', 'DELETE /v1/session'] })
@@ -48,6 +50,25 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   toolRoutes(app, services)
   await registerWebApp(app)
   return app
+}
+
+/**
+ * One line per request, when it completes, instead of Fastify's two. The line holds only the fields
+ * named here, its URL masked by redactUrl, so it can skip the wildcard redaction paths that guard
+ * every other line: on a request's log lines those cost five times the rest (47 µs against 9 µs
+ * per request in a microbenchmark).
+ */
+function logRequests(app: FastifyInstance) {
+  const accessLog = app.log.child({}, { redact: [] })
+  app.addHook('onResponse', (request, reply, done) => {
+    accessLog.info({
+      reqId: request.id,
+      req: { method: request.method, url: redactUrl(request.url), ip: request.ip },
+      res: { statusCode: reply.statusCode },
+      responseTime: reply.elapsedTime,
+    }, 'request completed')
+    done()
+  })
 }
 
 export interface RunningService {
