@@ -1,24 +1,19 @@
 import pino, { type Logger } from 'pino'
 
-// Paths pino censors wherever they appear. Secrets should never be handed to the logger at all;
-// this is the second line of defence for headers, bodies and credential records.
+// Field names whose values pino censors, at the top of a log object and one level down. Secrets
+// should never be handed to the logger at all; this is the second line of defence for headers,
+// bodies and credential records.
+const SECRET_FIELDS = [
+  'authorization', 'Authorization', 'cookie', 'access_token', 'refresh_token', 'client_secret',
+  'api_key', 'apiKey', 'token', 'secret', 'password', 'code_verifier', 'credentials',
+]
+
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
-  '*.authorization',
-  '*.Authorization',
-  '*.cookie',
-  '*.access_token',
-  '*.refresh_token',
-  '*.client_secret',
-  '*.api_key',
-  '*.apiKey',
-  '*.token',
-  '*.secret',
-  '*.password',
-  '*.code_verifier',
-  '*.credentials',
+  ...SECRET_FIELDS,
+  ...SECRET_FIELDS.map((field) => `*.${field}`), // '*.' matches one level down only
 ]
 
 // Query parameters that carry one-time secrets (OAuth codes, state) and path-borne tokens.
