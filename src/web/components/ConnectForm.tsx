@@ -3,9 +3,9 @@ import { api, ApiError, type Platform } from '../api.ts'
 import { groupFieldErrors } from '../field-errors.ts'
 import { authorizesInPopup } from '../platform-titles.ts'
 import { useConnectPopup } from '../use-connect-popup.ts'
-import { ConnectionFieldInput } from './ConnectionFieldInput.tsx'
+import { ConnectionFieldInputs } from './ConnectionFieldInput.tsx'
 import { PopupStatus } from './PopupStatus.tsx'
-import { ProblemMessage } from './ProblemMessage.tsx'
+import { FormProblem } from './ProblemMessage.tsx'
 
 interface ConnectFormProps {
   platform: Platform
@@ -82,20 +82,15 @@ export function ConnectForm({ platform, heading = false, autoFocus = true, onCan
           No details are needed; {inPopup ? `a ${platform.title} window will open` : `you will be sent to ${platform.title}`} to allow access.
         </p>
       )}
-      {platform.connection_fields.map((f, i) => (
-        <ConnectionFieldInput
-          key={f.name}
-          formId={formId}
-          field={f}
-          value={values[f.name] ?? ''}
-          messages={grouped.byField[f.name]}
-          inputRef={i === 0 ? firstInput : undefined}
-          onChange={(v) => setValues((old) => ({ ...old, [f.name]: v }))}
-        />
-      ))}
-      {error !== null && (!hasFieldErrors || grouped.other.length > 0) && (
-        <ProblemMessage error={error} otherFieldErrors={grouped.other} detail={hasFieldErrors ? 'Check the fields marked above.' : undefined} />
-      )}
+      <ConnectionFieldInputs
+        formId={formId}
+        fields={platform.connection_fields}
+        values={values}
+        messages={grouped.byField}
+        firstInputRef={firstInput}
+        onChange={(name, v) => setValues((old) => ({ ...old, [name]: v }))}
+      />
+      <FormProblem error={error} hasFieldErrors={hasFieldErrors} otherFieldErrors={grouped.other} />
       {inPopup && <PopupStatus title={platform.title} status={popup.status} onFocus={popup.focus} onStop={popup.cancel} />}
       <div className="actions">
         <button type="submit" className="button-primary" disabled={submitting}>

@@ -44,3 +44,28 @@ export function ConnectionFieldInput({ formId, field: f, value, messages, inputR
     </div>
   )
 }
+
+interface ConnectionFieldInputsProps {
+  formId: string
+  fields: ConnectionField[]
+  values: Record<string, string>
+  messages: Record<string, string[]>
+  /** Given to the first field's input, for focus. */
+  firstInputRef?: RefObject<HTMLInputElement | null>
+  onChange: (name: string, value: string) => void
+}
+
+/** A platform's connection fields, in order. */
+export function ConnectionFieldInputs({ formId, fields, values, messages, firstInputRef, onChange }: ConnectionFieldInputsProps) {
+  return fields.map((f, i) => (
+    <ConnectionFieldInput
+      key={f.name}
+      formId={formId}
+      field={f}
+      value={values[f.name] ?? ''}
+      messages={messages[f.name]}
+      inputRef={i === 0 ? firstInputRef : undefined}
+      onChange={(v) => onChange(f.name, v)}
+    />
+  ))
+}

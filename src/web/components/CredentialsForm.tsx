@@ -2,9 +2,9 @@ import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { api, ApiError, type Integration, type Platform } from '../api.ts'
 import { credentialHelpQuery, credentialsToSend, emptyCredentials, safeHttpUrl } from '../credentials.ts'
 import { groupFieldErrors } from '../field-errors.ts'
-import { ConnectionFieldInput } from './ConnectionFieldInput.tsx'
+import { ConnectionFieldInputs } from './ConnectionFieldInput.tsx'
 import { CredentialInput } from './CredentialInput.tsx'
-import { ProblemMessage } from './ProblemMessage.tsx'
+import { FormProblem } from './ProblemMessage.tsx'
 
 interface CredentialsFormProps {
   platform: Platform
@@ -53,7 +53,6 @@ export function CredentialsForm({ platform, heading = false, autoFocus = false, 
   const problem = error instanceof ApiError ? error.problem : undefined
   const byCredential = groupFieldErrors(problem?.errors, 'credentials', credentialFields.map((f) => f.name))
   const byField = groupFieldErrors(byCredential.other, 'fields', connectionFields.map((f) => f.name))
-  const other = byField.other
   const hasFieldErrors = Object.keys(byCredential.byField).length + Object.keys(byField.byField).length > 0
 
   const submit = async (e: FormEvent) => {
@@ -85,17 +84,14 @@ export function CredentialsForm({ platform, heading = false, autoFocus = false, 
     <form id={formId} className="connect-form credentials-form" onSubmit={submit} noValidate autoComplete="off">
       {heading && <h3>{reconnecting ? `Reconnect ${reconnecting.account_name}` : `Connect ${platform.title}`}</h3>}
       {reconnecting && <p className="help">Paste a new key and token of the same {platform.title} account. They are checked with {platform.title} before they replace the old ones.</p>}
-      {connectionFields.map((f, i) => (
-        <ConnectionFieldInput
-          key={f.name}
-          formId={formId}
-          field={f}
-          value={fieldValues[f.name] ?? ''}
-          messages={byField.byField[f.name]}
-          inputRef={i === 0 ? firstInput : undefined}
-          onChange={(v) => setFieldValues((old) => ({ ...old, [f.name]: v }))}
-        />
-      ))}
+      <ConnectionFieldInputs
+        formId={formId}
+        fields={connectionFields}
+        values={fieldValues}
+        messages={byField.byField}
+        firstInputRef={firstInput}
+        onChange={(name, v) => setFieldValues((old) => ({ ...old, [name]: v }))}
+      />
       {credentialFields.map((f, i) => (
         <CredentialInput
           key={f.name}
@@ -121,9 +117,7 @@ export function CredentialsForm({ platform, heading = false, autoFocus = false, 
           )}
         </CredentialInput>
       ))}
-      {error !== null && (!hasFieldErrors || other.length > 0) && (
-        <ProblemMessage error={error} otherFieldErrors={other} detail={hasFieldErrors ? 'Check the fields marked above.' : undefined} />
-      )}
+      <FormProblem error={error} hasFieldErrors={hasFieldErrors} otherFieldErrors={byField.other} />
       <div className="actions">
         <button type="submit" className="button-primary" disabled={submitting}>
           {submitting ? 'Checking…' : reconnecting ? 'Reconnect' : `Connect ${platform.title}`}

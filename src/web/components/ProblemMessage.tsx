@@ -49,3 +49,12 @@ export function ProblemMessage({ error, otherFieldErrors, detail }: Props) {
     </div>
   )
 }
+
+/**
+ * A form's problem, unless every part of it is already shown next to a field: then it only says so
+ * once more, with any field errors that have no field of their own.
+ */
+export function FormProblem({ error, hasFieldErrors, otherFieldErrors }: { error: unknown; hasFieldErrors: boolean; otherFieldErrors: readonly FieldError[] }) {
+  if (error === null || (hasFieldErrors && otherFieldErrors.length === 0)) return null
+  return <ProblemMessage error={error} otherFieldErrors={otherFieldErrors} detail={hasFieldErrors ? 'Check the fields marked above.' : undefined} />
+}
