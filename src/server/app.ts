@@ -1,7 +1,7 @@
 import net from 'node:net'
 import fastifyCookie from '@fastify/cookie'
 import Fastify, { type FastifyInstance } from 'fastify'
-import type { DestinationStream } from 'pino'
+import type { DestinationStream, Logger } from 'pino'
 import { loadConfig, type Config } from '../core/config.ts'
 import { createLogger, redactUrl } from '../core/log.ts'
 import { openStore } from '../core/store/database.ts'
@@ -11,6 +11,7 @@ import { createServices, type Services } from '../services.ts'
 import { registerCallerAuth } from './auth.ts'
 import { openApiDocument } from './openapi.ts'
 import { registerProblemHandlers } from './problem.ts'
+import { lazyChildLogger } from './request-logger.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
 import { integrationRoutes } from './routes/integrations.ts'
 import { oauthRoutes } from './routes/oauth.ts'
@@ -33,6 +34,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     loggerInstance: options.logger || options.logDestination ? createLogger(services.config.logLevel, options.logDestination) : undefined,
     bodyLimit: BODY_LIMIT_BYTES,
     disableRequestLogging: true, // one line per request instead, below
+    childLoggerFactory: lazyChildLogger,
     // Tool ids contain dots; keep routing exact and case-sensitive.
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance
@@ -60,7 +62,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
  */
 function logRequests(app: FastifyInstance) {
   const accessLog = app.log.child({}, { redact: [] })
+  // Without a logger Fastify's stand-in has no level check; it writes nothing either.
+  const writesInfo = () => (accessLog as Partial<Logger>).isLevelEnabled?.('info') ?? false
   app.addHook('onResponse', (request, reply, done) => {
+    if (!writesInfo()) return done()
     accessLog.info({
       reqId: request.id,
       req: { method: request.method, url: redactUrl(request.url), ip: request.ip },

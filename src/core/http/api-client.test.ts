@@ -37,6 +37,17 @@ beforeAll(async () => {
       }
       return pump()
     }
+    if (req.url!.startsWith('/acct/api/declared-huge')) {
+      // Declares more than the bound, then sends a little and waits: only the declaration can refuse it.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_RESPONSE_BYTES + 1) })
+      return res.write('{"a":')
+    }
+    if (req.url!.startsWith('/acct/api/chunked')) {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' })
+      res.write('{"name":"caf')
+      setTimeout(() => res.end('é ☕","n":1}'), 5)
+      return
+    }
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end(JSON.stringify({ ok: true }))
   })
@@ -47,14 +58,15 @@ afterAll(() => {
   elsewhere?.close()
 })
 
-const client = () => createApiClient({
+const clientOptions = () => ({
   baseUrl: `${platformUrl}/acct`,
   pathPrefix: '/api/',
   authorize: async () => ({ authorization: 'Bearer platform-token' }),
   rateLimit: { defaultRetryAfterSeconds: 1 },
   budget: { budget: new RateBudget(new MemoryBudgetStore()), windows: [{ key: 'k', limit: Number.POSITIVE_INFINITY, windowMs: 0 }], agentId: 'test' },
-  toError: (r) => new AppError('upstream_error', `status ${r.status}`),
+  toError: (r: { status: number }) => new AppError('upstream_error', `status ${r.status}`),
 })
+const client = () => createApiClient(clientOptions())
 
 describe('host-pinned API client', () => {
   it('sends relative paths to the account base with its own auth, overriding any caller header', async () => {
@@ -71,6 +83,23 @@ describe('host-pinned API client', () => {
 
   it('refuses an answer larger than the bound instead of buffering it', async () => {
     await expect(client().request({ method: 'GET', path: '/api/huge' })).rejects.toMatchObject({ code: 'upstream_error' })
+  })
+
+  it('refuses an answer that declares a length over the bound without waiting for its body', async () => {
+    await expect(client().request({ method: 'GET', path: '/api/declared-huge' })).rejects.toMatchObject({ code: 'upstream_error', message: expect.stringContaining('larger than') })
+  })
+
+  it('joins a body that arrives in pieces, multi-byte characters included', async () => {
+    const res = await client().request({ method: 'GET', path: '/api/chunked' })
+    expect(res).toMatchObject({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { name: 'café ☕', n: 1 } })
+  })
+
+  it('says the platform could not be reached when nothing listens', async () => {
+    const closed = http.createServer()
+    const url = await listen(closed)
+    await new Promise((resolve) => closed.close(resolve))
+    const unreachable = createApiClient({ ...clientOptions(), baseUrl: `${url}/acct` })
+    await expect(unreachable.get('/api/things')).rejects.toMatchObject({ code: 'upstream_error', message: expect.stringContaining('ECONNREFUSED') })
   })
 
   it('refuses a path outside the prefix before sending anything', async () => {

@@ -147,32 +147,44 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 }
 
-async function sendOnce(url: URL, method: HttpMethod, headers: Record<string, string>, body: string | undefined): Promise<ApiResponse> {
-  const res = await undiciRequest(url, { method, headers, body, dispatcher })
-  const declared = Number(res.headers['content-length'])
-  if (declared > MAX_RESPONSE_BYTES) {
-    res.body.destroy()
-    throw new AppError('upstream_error', `the platform's response is larger than ${MAX_RESPONSE_BYTES} bytes`)
-  }
-  // With a declared length within bounds, read in one go; otherwise count bytes as they arrive.
-  const text = Number.isFinite(declared) ? await res.body.text() : await readBounded(res.body)
-  const responseHeaders = flattenHeaders(res.headers)
-  return { status: res.statusCode, headers: responseHeaders, body: parseBody(text, responseHeaders['content-type']) }
+/**
+ * One exchange through undici's dispatcher, the body gathered into one buffer as it arrives. undici's
+ * `request` hands every answer over as a stream; nothing here needs one, since every body is read
+ * whole, and in the bench the stream cost about a tenth of a millisecond per call.
+ */
+function sendOnce(url: URL, method: HttpMethod, headers: Record<string, string>, body: string | undefined): Promise<ApiResponse> {
+  return new Promise((resolve, reject) => {
+    let status = 0
+    let responseHeaders: Record<string, string> = {}
+    const chunks: Buffer[] = []
+    let size = 0
+    dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method, headers, body }, {
+      // undici tells handler styles apart by this method: without it the others go unheard.
+      onRequestStart() {},
+      onResponseStart(controller, statusCode, received) {
+        status = statusCode
+        responseHeaders = flattenHeaders(received)
+        // A declared length over the bound is refused before a byte of the body is read.
+        if (Number(responseHeaders['content-length']) > MAX_RESPONSE_BYTES) controller.abort(tooLarge())
+      },
+      onResponseData(controller, chunk) {
+        if (controller.aborted) return
+        size += chunk.length
+        if (size > MAX_RESPONSE_BYTES) return controller.abort(tooLarge())
+        chunks.push(chunk)
+      },
+      onResponseEnd() {
+        const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')
+        resolve({ status, headers: responseHeaders, body: parseBody(text, responseHeaders['content-type']) })
+      },
+      onResponseError(_controller, err) {
+        reject(err)
+      },
+    })
+  })
 }
 
-async function readBounded(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of body) {
-    size += chunk.length
-    if (size > MAX_RESPONSE_BYTES) {
-      body.destroy()
-      throw new AppError('upstream_error', `the platform's response is larger than ${MAX_RESPONSE_BYTES} bytes`)
-    }
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
+const tooLarge = () => new AppError('upstream_error', `the platform's response is larger than ${MAX_RESPONSE_BYTES} bytes`)
 
 function parseBody(text: string, contentType: string | undefined): unknown {
   if (text === '') return null
