@@ -1,4 +1,4 @@
-import { Agent, request as undiciRequest } from 'undici'
+import { Agent } from 'undici'
 import { AppError } from '../errors.ts'
 import { pauseAfter, rateLimited, retryAfterMs, sleep, type RateLimitFacts, type WaitMode } from '../limits/rate-limit-headers.ts'
 import type { BudgetWindow, RateBudget } from '../limits/budget.ts'
