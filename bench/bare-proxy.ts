@@ -1,20 +1,27 @@
 import Fastify from 'fastify'
-import { Agent, request } from 'undici'
+import { Agent } from 'undici'
 
 /**
  * The least any service in Switchyard's stack can do for Get Ticket Info: take the call over HTTP,
- * send the step's two requests with a fixed token, parse both answers and reply. No caller
- * authentication, no integration, no budget, no validation. The bench runs it next to Switchyard so
- * the report can tell the cost of being a Node service in the middle from the cost of Switchyard's
- * own work.
+ * send the step's two requests with a fixed token through undici's dispatcher (as Switchyard does),
+ * parse both answers and reply. No caller authentication, no integration, no budget, no validation.
+ * The bench runs it next to Switchyard so the report can tell the cost of being a Node service in
+ * the middle from the cost of Switchyard's own work.
  */
-const base = process.env.BARE_PROXY_UPSTREAM!
+const base = new URL(process.env.BARE_PROXY_UPSTREAM!)
 const token = process.env.BARE_PROXY_TOKEN!
 const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64 })
 
-async function getJson(path: string): Promise<any> {
-  const response = await request(`${base}${path}`, { headers: { accept: 'application/json', authorization: `Bearer ${token}` }, dispatcher })
-  return JSON.parse(await response.body.text())
+function getJson(path: string): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    dispatcher.dispatch({ origin: base.origin, path: base.pathname + path, method: 'GET', headers: { accept: 'application/json', authorization: `Bearer ${token}` } }, {
+      onRequestStart() {},
+      onResponseData(_controller, chunk) { chunks.push(chunk) },
+      onResponseEnd() { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))) },
+      onResponseError(_controller, err) { reject(err) },
+    })
+  })
 }
 
 const app = Fastify()

@@ -77,15 +77,31 @@ export function parseEndpoint(raw: unknown, prefix: PathPrefix, field = 'endpoin
 /**
  * Builds the final URL and asserts again, after WHATWG parsing, that it stayed on the platform's
  * origin and under its prefix. This catches anything the parser normalises differently from us.
+ * The path is appended to the base as text, never resolved against it, so nothing in it can name
+ * another host, and the whole URL is parsed once.
  */
 export function pinnedUrl(baseUrl: string, prefix: PathPrefix, path: string, query?: URLSearchParams): URL {
-  const base = new URL(baseUrl)
-  const basePath = base.pathname.replace(/\/+$/, '')
-  const url = new URL(basePath + path, base.origin)
-  if (query) url.search = query.toString()
+  const { origin, basePath } = parsedBase(baseUrl)
+  const search = query?.toString()
+  const url = new URL(`${origin}${basePath}${path}${search ? `?${search}` : ''}`)
   const underBase = url.pathname.startsWith(`${basePath}/`)
-  if (url.origin !== base.origin || url.username || url.password || url.hash || !underBase || !startsWithPrefix(url.pathname.slice(basePath.length), prefix)) {
+  if (url.origin !== origin || url.username || url.password || url.hash || !underBase || !startsWithPrefix(url.pathname.slice(basePath.length), prefix)) {
     throw invalidInput([{ field: 'endpoint', message: `must stay under ${describePrefix(prefix)} on the platform's host` }])
   }
   return url
+}
+
+// A process talks to a handful of base URLs (one per platform account): each is parsed once.
+const MAX_BASES = 1000
+const bases = new Map<string, { origin: string; basePath: string }>()
+
+function parsedBase(baseUrl: string): { origin: string; basePath: string } {
+  let parsed = bases.get(baseUrl)
+  if (!parsed) {
+    const base = new URL(baseUrl)
+    parsed = { origin: base.origin, basePath: base.pathname.replace(/\/+$/, '') }
+    if (bases.size >= MAX_BASES) bases.clear()
+    bases.set(baseUrl, parsed)
+  }
+  return parsed
 }

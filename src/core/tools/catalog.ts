@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { PlatformDefinition } from '../platforms/types.ts'
 import type { AnyTool, Effect } from './define.ts'
-import { outputCheck, type OutputCheckResult } from './output-check.ts'
+import { inputParser, outputCheck, type OutputCheckResult } from './schema-check.ts'
 
 /** A tool step as the catalogue, REST, MCP, CLI and UI all present it. */
 export interface CatalogEntry {
@@ -20,6 +20,8 @@ export interface RegisteredTool {
   tool: AnyTool
   platform: PlatformDefinition
   entry: CatalogEntry
+  /** Parses a run's input against the declared input schema; throws invalid_input naming the fields. */
+  parseInput(input: unknown): unknown
   /** Validates what a run returns against the declared output schema. */
   checkOutput(output: unknown): OutputCheckResult
   /** Lower-cased words the search bar matches against, per field. */
@@ -47,6 +49,7 @@ export class ToolRegistry {
             inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
             outputSchema: z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>,
           },
+          parseInput: inputParser(tool.input),
           checkOutput: outputCheck(tool.output),
           haystack: [
             { words: wordsOf(tool.title), weight: 8 },

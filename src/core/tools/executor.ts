@@ -5,7 +5,6 @@ import { needsRefresh, type Credentials } from '../connections/credentials.ts'
 import type { Integrations } from '../connections/integrations.ts'
 import { AppError, invalidInput, notFound } from '../errors.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
-import { parseOrThrow } from '../validation.ts'
 import type { ToolRegistry } from './catalog.ts'
 
 /**
@@ -29,7 +28,7 @@ export class ToolExecutor {
     if (typeof integrationRef !== 'string' || integrationRef.trim() === '') {
       throw invalidInput([{ field: 'integration', message: `give the id or account name of a ${platform.title} integration` }])
     }
-    const input = parseOrThrow(tool.input, rawInput ?? {}, 'input')
+    const input = registered.parseInput(rawInput ?? {})
     if (tool.requiredPlan) requirePlan(user.plan, tool.requiredPlan, tool.title)
 
     const integration = await this.integrations.resolve(user.id, platform.id, integrationRef.trim())

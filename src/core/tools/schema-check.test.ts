@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { outputCheck } from './output-check.ts'
+import { AppError } from '../errors.ts'
+import { inputParser, outputCheck } from './schema-check.ts'
 
 const Person = z.object({ id: z.number().int(), name: z.string(), email: z.string().nullable() })
 const Ticket = z.looseObject({
@@ -61,5 +62,51 @@ describe('outputCheck', () => {
     const url = outputCheck(z.object({ link: z.url() }))
     expect(url({ link: 'not a url' }).success).toBe(false)
     expect(url({ link: 'https://example.com/' })).toEqual({ success: true, data: { link: 'https://example.com/' } })
+  })
+
+  it('leaves refinements to Zod: JSON Schema cannot carry their code', () => {
+    const even = outputCheck(z.object({ n: z.number().refine((n) => n % 2 === 0, 'must be even') }))
+    expect(even({ n: 3 })).toEqual({ success: false, message: 'must be even' })
+    expect(even({ n: 4 })).toEqual({ success: true, data: { n: 4 } })
+  })
+})
+
+describe('inputParser', () => {
+  const Input = z.object({ ticket_id: z.number().int().positive(), note: z.string().optional(), public: z.boolean().default(false) })
+  const parse = inputParser(Input)
+
+  it('returns a conforming input as it is, without copying it', () => {
+    const input = { ticket_id: 7, public: true }
+    expect(parse(input)).toBe(input)
+  })
+
+  it('gives what Zod gives when the input needs changing: defaults filled, undeclared keys dropped', () => {
+    expect(parse({ ticket_id: 7 })).toEqual({ ticket_id: 7, public: false })
+    expect(parse({ ticket_id: 7, public: true, extra: 1 })).toEqual({ ticket_id: 7, public: true })
+  })
+
+  const bad: Array<[string, unknown, string]> = [
+    ['a negative id', { ticket_id: -1 }, 'input.ticket_id'],
+    ['a string id', { ticket_id: '7' }, 'input.ticket_id'],
+    ['a wrong type deeper in', { ticket_id: 7, note: 5 }, 'input.note'],
+    ['no object at all', 'seven', 'input'],
+  ]
+  it.each(bad)('refuses %s with invalid_input naming %s', (_name, input, field) => {
+    let thrown: unknown
+    try { parse(input) } catch (err) { thrown = err }
+    expect(thrown).toBeInstanceOf(AppError)
+    expect((thrown as AppError).extras.errors?.map((e) => e.field)).toContain(field)
+  })
+
+  it('trims where the schema says so, though JSON Schema cannot say it', () => {
+    expect(inputParser(z.object({ name: z.string().trim().min(1) }))({ name: '  Ada ' })).toEqual({ name: 'Ada' })
+  })
+
+  it('runs refinements on inputs the fast validator would accept', () => {
+    const strict = inputParser(z.object({ a: z.string() }).superRefine((v, ctx) => {
+      if (v.a === 'forbidden') ctx.addIssue({ code: 'custom', path: ['a'], message: 'is forbidden' })
+    }))
+    expect(() => strict({ a: 'forbidden' })).toThrow(AppError)
+    expect(strict({ a: 'fine' })).toEqual({ a: 'fine' })
   })
 })
