@@ -1,6 +1,6 @@
 import net from 'node:net'
 import fastifyCookie from '@fastify/cookie'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { DestinationStream, Logger } from 'pino'
 import { loadConfig, type Config } from '../core/config.ts'
 import { createLogger, redactUrl } from '../core/log.ts'
@@ -33,7 +33,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const app: FastifyInstance = Fastify({
     loggerInstance: options.logger || options.logDestination ? createLogger(services.config.logLevel, options.logDestination) : undefined,
     bodyLimit: BODY_LIMIT_BYTES,
-    disableRequestLogging: true, // one line per request instead, below
+    logController: new LogController({ disableRequestLogging: true }), // one line per request instead, below
     childLoggerFactory: lazyChildLogger,
     // Tool ids contain dots; keep routing exact and case-sensitive.
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
