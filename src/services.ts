@@ -48,7 +48,7 @@ export async function createServices(config: Config, options: {
   const users = new Users(store.db, cache)
   const integrations = new Integrations(store.db, cache)
   const credentials = new Credentials(store, integrations, sealer)
-  const budgetStore = store.kind === 'postgres' ? new PostgresBudgetStore(store.db) : new MemoryBudgetStore()
+  const budgetStore = store.kind === 'postgres' ? new PostgresBudgetStore(store.db, store.changes) : new MemoryBudgetStore()
   const clients = new ApiClientFactory(new RateBudget(budgetStore))
   const registry = new ToolRegistry(platforms)
   return {

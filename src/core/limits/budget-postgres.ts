@@ -1,14 +1,18 @@
 import { sql } from 'kysely'
+import type { ChangeFeed } from '../store/changes.ts'
 import type { Db } from '../store/database.ts'
 import { TtlCache } from '../ttl-cache.ts'
 import type { BudgetStore, BudgetWindow, TakeResult } from './budget.ts'
 
 /**
  * How long a process may miss a pause another process learned of, for tokens without a fixed
- * budget. Platforms announce pauses in seconds; a request sent inside this gap meets the platform's
- * own 429, which pauses this process too.
+ * budget, should the announcement on the change feed be lost. Platforms announce pauses in seconds;
+ * a request sent inside this gap meets the platform's own 429, which pauses this process too.
  */
 export const PAUSE_RECHECK_MS = 250
+
+/** Change-feed kind of a pause announcement: "<milliseconds left> <budget key>". */
+const PAUSE = 'rate_pause'
 
 /**
  * The request log in PostgreSQL, shared by every process. Each take runs in one transaction that
@@ -19,7 +23,16 @@ export class PostgresBudgetStore implements BudgetStore {
   /** Pauses as this process last read them, by key: when each ends, on this process's clock (0: none). */
   private readonly pauses = new TtlCache<number>(PAUSE_RECHECK_MS)
 
-  constructor(private readonly db: Db) {}
+  /** With a change feed, a pause one process learns of reaches the others at once. */
+  constructor(private readonly db: Db, private readonly changes?: ChangeFeed) {
+    changes?.subscribe((kind, id) => {
+      if (kind !== PAUSE) return
+      const space = id.indexOf(' ')
+      const waitMs = Number(id.slice(0, space))
+      // The time left, not the end: processes' clocks differ, and a notice arrives in milliseconds.
+      if (space > 0 && Number.isFinite(waitMs)) this.remember(id.slice(space + 1), Date.now() + waitMs)
+    })
+  }
 
   async tryTake(windows: BudgetWindow[]): Promise<TakeResult> {
     if (windows.every((w) => !Number.isFinite(w.limit))) return this.pausedFor(windows.map((w) => w.key))
@@ -80,6 +93,7 @@ export class PostgresBudgetStore implements BudgetStore {
       await this.db.insertInto('rate_blocks').values({ key, until_ms: String(untilMs) })
         .onConflict((oc) => oc.column('key').doUpdateSet({ until_ms: sql`greatest(rate_blocks.until_ms, excluded.until_ms)` }))
         .execute()
+      await this.changes?.publish(PAUSE, `${Math.max(0, untilMs - Date.now())} ${key}`)
     }
   }
 }

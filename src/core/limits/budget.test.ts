@@ -130,6 +130,17 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a token with no fixed budget, o
     await expect(there.take([unlimited], 'a', { kind: 'fail' })).rejects.toMatchObject({ code: 'rate_limited' })
   })
 
+  it('tells every process of a pause at once over the change feed', async () => {
+    const here = new RateBudget(new PostgresBudgetStore(first.db, first.changes))
+    const there = new RateBudget(new PostgresBudgetStore(second.db, second.changes))
+    const unlimited = { key: `u-${Math.random()}`, limit: Number.POSITIVE_INFINITY, windowMs: 0 }
+    await there.take([unlimited], 'a', { kind: 'fail' }) // "there" has read: no pause, for PAUSE_RECHECK_MS
+    const heard = new Promise<void>((resolve) => second.changes.subscribe((kind) => { if (kind === 'rate_pause') resolve() }))
+    await here.block([unlimited.key], Date.now() + 60_000)
+    await heard
+    await expect(there.take([unlimited], 'a', { kind: 'fail' })).rejects.toMatchObject({ code: 'rate_limited', extras: { retryAfterSeconds: expect.any(Number) } })
+  })
+
   it('a pause already in storage holds back a process that has not read it yet', async () => {
     const unlimited = { key: `u-${Math.random()}`, limit: Number.POSITIVE_INFINITY, windowMs: 0 }
     await new PostgresBudgetStore(first.db).block([unlimited.key], Date.now() + 60_000)
