@@ -135,7 +135,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a token with no fixed budget, o
     const there = new RateBudget(new PostgresBudgetStore(second.db, second.changes))
     const unlimited = { key: `u-${Math.random()}`, limit: Number.POSITIVE_INFINITY, windowMs: 0 }
     await there.take([unlimited], 'a', { kind: 'fail' }) // "there" has read: no pause, for PAUSE_RECHECK_MS
-    const heard = new Promise<void>((resolve) => second.changes.subscribe((kind) => { if (kind === 'rate_pause') resolve() }))
+    // Other suites on the same database announce pauses too: wait for this key's.
+    const heard = new Promise<void>((resolve) => second.changes.subscribe((kind, id) => { if (kind === 'rate_pause' && id.endsWith(` ${unlimited.key}`)) resolve() }))
     await here.block([unlimited.key], Date.now() + 60_000)
     await heard
     await expect(there.take([unlimited], 'a', { kind: 'fail' })).rejects.toMatchObject({ code: 'rate_limited', extras: { retryAfterSeconds: expect.any(Number) } })
