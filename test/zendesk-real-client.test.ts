@@ -192,6 +192,14 @@ describe('node-zendesk against the Zendesk sandbox', () => {
     expect((await apiRequests()).map((r) => r.query.page ?? '1')).toEqual(['1', '2'])
   })
 
+  it('shows many users by id and searches users, as node-zendesk asks for them', async () => {
+    const { result: many } = await reply(oauth.users.showMany([adminId, agentId]))
+    expect(many.map((u: any) => u.id).sort()).toEqual([adminId, agentId].sort())
+    const found = await oauth.users.search({ query: 'agent@acme' })
+    expect(found.map((u: any) => u.id)).toEqual([agentId])
+    expect((await apiRequests()).map((r) => r.path)).toEqual(['/zendesk/acme/api/v2/users/show_many.json', '/zendesk/acme/api/v2/users/search.json'])
+  })
+
   it('raises errors carrying the HTTP status and Zendesk body', async () => {
     const missing = await failure(oauth.tickets.show(987654))
     expect(missing.statusCode).toBe(404)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN, AGENT, bearer, call, startTestSandbox, type TestSandbox } from './test-support.ts'
+import { ADMIN, AGENT, bearer, CUSTOMER, call, startTestSandbox, type TestSandbox } from './test-support.ts'
 
 let sandbox: TestSandbox
 let acme: string
@@ -85,5 +85,50 @@ describe('organizations', () => {
     const shown = await call(`${acme}/api/v2/organizations/${first.id}`, { auth: agent })
     expect(shown.body.organization.id).toBe(first.id)
     expect((await call(`${acme}/api/v2/organizations/1`, { auth: agent })).status).toBe(404)
+  })
+})
+
+describe('users: show_many and search', () => {
+  const idOf = async (email: string) => (await call(`${acme}/api/v2/users/search.json?query=${encodeURIComponent(email)}`, { auth: agent })).body.users[0].id as number
+
+  it('shows many users by id, in id order, leaving out unknown ids', async () => {
+    const [a, b] = [await idOf(AGENT), await idOf(ADMIN)]
+    const many = await call(`${acme}/api/v2/users/show_many.json?ids=${b},999999,${a}`, { auth: agent })
+    expect(many.status).toBe(200)
+    expect(many.body.users.map((u: { id: number }) => u.id)).toEqual([a, b].sort((x, y) => x - y))
+  })
+
+  it('shows many users by external id', async () => {
+    const created = await call(`${acme}/api/v2/users.json`, { auth: agent, json: { user: { name: 'Ext Ernal', email: 'ext@example.test', external_id: 'crm-42' } } })
+    const many = await call(`${acme}/api/v2/users/show_many.json?external_ids=crm-42,crm-nope`, { auth: agent })
+    expect(many.body.users.map((u: { id: number }) => u.id)).toEqual([created.body.user.id])
+  })
+
+  it('searches users by part of a name or email, any case, and by exact external id', async () => {
+    const byName = await call(`${acme}/api/v2/users/search.json?query=alan`, { auth: agent })
+    expect(byName.body.users.map((u: { email: string }) => u.email)).toEqual([AGENT])
+    expect(byName.body.count).toBe(1)
+    const byDomain = await call(`${acme}/api/v2/users/search.json?query=ACME.TEST`, { auth: agent })
+    expect(byDomain.body.users.length).toBeGreaterThanOrEqual(3)
+    const byExternal = await call(`${acme}/api/v2/users/search.json?external_id=crm-42`, { auth: agent })
+    expect(byExternal.body.users.map((u: { email: string }) => u.email)).toEqual(['ext@example.test'])
+    expect((await call(`${acme}/api/v2/users/search.json?external_id=crm-4`, { auth: agent })).body.users).toEqual([])
+  })
+
+  it.each([
+    ['show_many without ids', 'users/show_many.json'],
+    ['show_many with an empty list', 'users/show_many.json?ids=,,'],
+    ['search without a query', 'users/search.json'],
+    ['search with a blank query', 'users/search.json?query=%20'],
+  ])('refuses %s with ParameterMissing', async (_name, path) => {
+    const res = await call(`${acme}/api/v2/${path}`, { auth: agent })
+    expect(res.status).toBe(400)
+    expect(res.body.error).toBe('ParameterMissing')
+  })
+
+  it('is for agents: an end user gets 403', async () => {
+    const customer = bearer(await sandbox.token('acme', CUSTOMER))
+    expect((await call(`${acme}/api/v2/users/search.json?query=alan`, { auth: customer })).status).toBe(403)
+    expect((await call(`${acme}/api/v2/users/show_many.json?ids=1`, { auth: customer })).status).toBe(403)
   })
 })

@@ -7,7 +7,10 @@ import type { AnonymousContext, ApiContext, ApiRoute } from './router.ts'
 import type { NewUser } from './state.ts'
 import { normalizeTags } from './ticket-input.ts'
 
-/** Users API (users.yml): me, list, create (201), show, update (200). */
+/**
+ * Users API (users.yml): me, list, create (201), show, update (200); and show_many and search, which
+ * users.yml leaves out but real clients call (node-zendesk's `users.showMany` and `users.search`).
+ */
 
 const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+$/
 
@@ -28,6 +31,42 @@ function listUsers(ctx: ApiContext): SandboxResponse {
     (u) => (roles.length === 0 || roles.includes(u.role)) && (externalId === null || u.externalId === externalId),
   )
   const page = paginate(ctx.req, users, { key: (u) => [u.id], descending: query.get('sort_order') === 'desc' })
+  if (!page.ok) return page.response
+  return jsonResponse(200, { users: page.items.map((u) => userJson(u, ctx.base)), ...page.fields })
+}
+
+/**
+ * Zendesk documents "up to 100" ids or external ids, comma-separated, and says nothing of more. The
+ * sandbox serves the first 100, so a client that sends more gets fewer users back, not an error.
+ * Unknown ids are left out, as with every show_many; users come back in id order.
+ */
+const SHOW_MANY_LIMIT = 100
+
+function showMany(ctx: ApiContext): SandboxResponse {
+  const { query } = ctx.req
+  const list = (name: string) => (query.get(name) ?? '').split(',').map((v) => v.trim()).filter(Boolean).slice(0, SHOW_MANY_LIMIT)
+  const ids = new Set(list('ids').map(Number))
+  const externalIds = new Set(list('external_ids'))
+  if (ids.size === 0 && externalIds.size === 0) return missingParameter('ids')
+  const users = [...ctx.account.users.values()]
+    .filter((u) => ids.has(u.id) || (u.externalId !== null && externalIds.has(u.externalId)))
+    .sort((a, b) => a.id - b.id)
+  return jsonResponse(200, { users: users.map((u) => userJson(u, ctx.base)) })
+}
+
+/**
+ * `query` matches a user's name, email, phone or external id, case-insensitively, anywhere in the
+ * text (Zendesk's user search is looser still; this is the part clients rely on). `external_id`
+ * matches exactly. Paginated like the user list.
+ */
+function searchUsers(ctx: ApiContext): SandboxResponse {
+  const { query } = ctx.req
+  const text = query.get('query')?.trim().toLowerCase()
+  const externalId = query.get('external_id')
+  if (!text && externalId === null) return missingParameter('query')
+  const matches = (u: User) => [u.name, u.email, u.phone, u.externalId].some((field) => typeof field === 'string' && field.toLowerCase().includes(text!))
+  const users = [...ctx.account.users.values()].filter((u) => (externalId === null || u.externalId === externalId) && (!text || matches(u)))
+  const page = paginate(ctx.req, users, { key: (u) => [u.id], descending: false })
   if (!page.ok) return page.response
   return jsonResponse(200, { users: page.items.map((u) => userJson(u, ctx.base)), ...page.fields })
 }
@@ -127,6 +166,8 @@ export const userRoutes: ApiRoute[] = [
   { method: 'GET', path: '/api/v2/users/me', access: 'any-user', scope: null, handle: me, anonymous: meAnonymous },
   { method: 'GET', path: '/api/v2/users', access: 'agent', scope: 'users', handle: listUsers },
   { method: 'POST', path: '/api/v2/users', access: 'agent', scope: 'users', handle: create },
+  { method: 'GET', path: '/api/v2/users/show_many', access: 'agent', scope: 'users', handle: showMany },
+  { method: 'GET', path: '/api/v2/users/search', access: 'agent', scope: 'users', handle: searchUsers },
   { method: 'GET', path: '/api/v2/users/:id', access: 'agent', scope: 'users', handle: show },
   { method: 'PUT', path: '/api/v2/users/:id', access: 'agent', scope: 'users', handle: update },
 ]
