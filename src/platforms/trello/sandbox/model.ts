@@ -145,6 +145,9 @@ export interface CheckItem {
   idMember: string | null
 }
 
+/** A check item as created without a due date, a reminder or an assignee. */
+export const NO_CHECK_ITEM_DETAILS: Pick<CheckItem, 'due' | 'dueReminder' | 'idMember'> = { due: null, dueReminder: null, idMember: null }
+
 export interface Checklist {
   id: string
   idBoard: string

@@ -1,5 +1,5 @@
 import { buildAction } from './actions.ts'
-import type { App, Board, Card, Checklist, Label, List, Member } from './model.ts'
+import { NO_CHECK_ITEM_DETAILS, type App, type Board, type Card, type Checklist, type Label, type List, type Member } from './model.ts'
 import { boardStub, cardStub, listStub } from './presenters.ts'
 import type { TrelloStore } from './state.ts'
 
@@ -8,8 +8,6 @@ import type { TrelloStore } from './state.ts'
  * Every seeded record was "created" at 2024-01-01T00:00:00.000Z; their ObjectIds embed that
  * second (0x65920080) followed by `5eed00000000` and a 4-hex serial.
  */
-const NO_DETAILS = { due: null, dueReminder: null, idMember: null }
-
 export const SEED_TIME_MS = Date.UTC(2024, 0, 1)
 
 export function seedId(serial: number): string {
@@ -148,9 +146,9 @@ export function seedStore(store: TrelloStore): void {
     idCard: cards.api.id,
     pos: 16384,
     checkItems: [
-      { ...items.draft, idChecklist: SEED.checklist.id, pos: 16384, state: 'complete', ...NO_DETAILS },
-      { ...items.review, idChecklist: SEED.checklist.id, pos: 32768, state: 'incomplete', ...NO_DETAILS },
-      { ...items.publish, idChecklist: SEED.checklist.id, pos: 49152, state: 'incomplete', ...NO_DETAILS },
+      { ...items.draft, idChecklist: SEED.checklist.id, pos: 16384, state: 'complete', ...NO_CHECK_ITEM_DETAILS },
+      { ...items.review, idChecklist: SEED.checklist.id, pos: 32768, state: 'incomplete', ...NO_CHECK_ITEM_DETAILS },
+      { ...items.publish, idChecklist: SEED.checklist.id, pos: 49152, state: 'incomplete', ...NO_CHECK_ITEM_DETAILS },
     ],
   }
   store.checklists.set(checklist.id, checklist)

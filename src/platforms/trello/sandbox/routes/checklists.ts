@@ -4,7 +4,7 @@ import { fail, invalidValue } from '../errors.ts'
 import { jsonResponse } from '../http.ts'
 import { OBJECT_ID } from '../ids.ts'
 import { canWrite, checklistFor } from '../lookup.ts'
-import type { Board, CheckItem, Checklist } from '../model.ts'
+import { NO_CHECK_ITEM_DETAILS, type Board, type CheckItem, type Checklist } from '../model.ts'
 import { resolvePos } from '../pos.ts'
 import { boardStub, cardStub, checkItemJson, checklistJson } from '../presenters.ts'
 import type { ApiRoute } from '../router.ts'
@@ -48,7 +48,7 @@ function addCheckItem(ctx: ApiContext) {
   const details = checkItemDetails(ctx, store.boards.get(checklist.idBoard) as Board)
   const item: CheckItem = {
     id: ctx.sb.newId(), idChecklist: checklist.id, name, pos, state: checked ? 'complete' : 'incomplete',
-    due: null, dueReminder: null, idMember: null, ...details,
+    ...NO_CHECK_ITEM_DETAILS, ...details,
   }
   checklist.checkItems.push(item)
   const card = store.cards.get(checklist.idCard)
