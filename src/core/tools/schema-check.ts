@@ -9,8 +9,9 @@ const ajv = new Ajv2020({ strict: false, validateFormats: false })
 
 /**
  * Zod is the reference for a tool step's input and output: it strips keys an object does not
- * declare, fills defaults, coerces and says what is wrong. It also copies every value, and on Get
- * Ticket Info that copy was the largest share of Switchyard's own CPU per call.
+ * declare, fills defaults, coerces and says what is wrong. It also copies every value, and for the
+ * bench's step (a ticket with all its comments) that copy was the largest share of Switchyard's own
+ * CPU per call.
  *
  * So a value first meets a validator compiled from the same schema as JSON Schema, one that allows
  * no undeclared key and requires every defaulted field. A value it accepts is one Zod would return
