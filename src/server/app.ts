@@ -3,7 +3,7 @@ import fastifyCookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { DestinationStream, Logger } from 'pino'
 import { loadConfig, type Config } from '../core/config.ts'
-import { createLogger, redactUrl } from '../core/log.ts'
+import { createLogger } from '../core/log.ts'
 import { openStore } from '../core/store/database.ts'
 import type { Plan } from '../core/store/schema.ts'
 import { platforms } from '../platforms/index.ts'
@@ -56,7 +56,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
 /**
  * One line per request, when it completes, instead of Fastify's two. The line holds only the fields
- * named here, its URL masked by redactUrl, so it can skip the wildcard redaction paths that guard
+ * named here, the request through the logger's own serializer (URL masked), so it can skip the wildcard redaction paths that guard
  * every other line: on a request's log lines those cost five times the rest (47 µs against 9 µs
  * per request in a microbenchmark).
  */
@@ -68,7 +68,7 @@ function logRequests(app: FastifyInstance) {
     if (!writesInfo()) return done()
     accessLog.info({
       reqId: request.id,
-      req: { method: request.method, url: redactUrl(request.url), ip: request.ip },
+      req: request, // the logger's req serializer keeps method, masked URL and ip
       res: { statusCode: reply.statusCode },
       responseTime: reply.elapsedTime,
     }, 'request completed')

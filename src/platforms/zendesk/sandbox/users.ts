@@ -30,7 +30,12 @@ function listUsers(ctx: ApiContext): SandboxResponse {
   const users = [...ctx.account.users.values()].filter(
     (u) => (roles.length === 0 || roles.includes(u.role)) && (externalId === null || u.externalId === externalId),
   )
-  const page = paginate(ctx.req, users, { key: (u) => [u.id], descending: query.get('sort_order') === 'desc' })
+  return usersPage(ctx, users, query.get('sort_order') === 'desc')
+}
+
+/** One page of users, by id, as the user list pages them (cursor or offset). */
+function usersPage(ctx: ApiContext, users: User[], descending: boolean): SandboxResponse {
+  const page = paginate(ctx.req, users, { key: (u) => [u.id], descending })
   if (!page.ok) return page.response
   return jsonResponse(200, { users: page.items.map((u) => userJson(u, ctx.base)), ...page.fields })
 }
@@ -66,9 +71,7 @@ function searchUsers(ctx: ApiContext): SandboxResponse {
   if (!text && externalId === null) return missingParameter('query')
   const matches = (u: User) => [u.name, u.email, u.phone, u.externalId].some((field) => typeof field === 'string' && field.toLowerCase().includes(text!))
   const users = [...ctx.account.users.values()].filter((u) => (externalId === null || u.externalId === externalId) && (!text || matches(u)))
-  const page = paginate(ctx.req, users, { key: (u) => [u.id], descending: false })
-  if (!page.ok) return page.response
-  return jsonResponse(200, { users: page.items.map((u) => userJson(u, ctx.base)), ...page.fields })
+  return usersPage(ctx, users, false)
 }
 
 function findUser(ctx: ApiContext): User | undefined {
