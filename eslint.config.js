@@ -11,4 +11,13 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  {
+    // The product never depends on its emulators (docs/architecture.md, "Layout"): only the
+    // composition root (src/services.ts), the CLI's sandbox command and tests may reach them.
+    files: ['src/core/**', 'src/platforms/**', 'src/server/**', 'src/web/**'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/sandboxes/**', '**/sandboxes'], message: 'The product never imports a sandbox; the composition root wires them (src/services.ts).' }] }],
+    },
+  },
 )

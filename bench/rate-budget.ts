@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici'
-import { SEED } from '../src/platforms/trello/sandbox/seed.ts'
+import { SEED } from '../src/sandboxes/trello/seed.ts'
 
 // Rate-budget utilisation: N agents hammer one Trello token through Switchyard for a fixed time.
 // Utilisation = requests completed ÷ (what the token allows: 100 per 10 s × elapsed). The sandbox

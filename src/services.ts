@@ -10,13 +10,31 @@ import type { Config } from './core/config.ts'
 import { RateBudget } from './core/limits/budget.ts'
 import { MemoryBudgetStore } from './core/limits/budget-memory.ts'
 import { PostgresBudgetStore } from './core/limits/budget-postgres.ts'
-import { resolveRuntime, type PlatformRuntime } from './core/platforms/runtime.ts'
+import { resolveRuntime, type PlatformRuntime, type SandboxBinding } from './core/platforms/runtime.ts'
 import { openStore, type Store } from './core/store/database.ts'
 import { ToolRegistry } from './core/tools/catalog.ts'
 import { ToolExecutor } from './core/tools/executor.ts'
 import { platforms } from './platforms/index.ts'
 
-/** The composition root: the one place that wires core to the platform registry. */
+/**
+ * The sandboxes this deployment runs on. Production never does: its platforms are live or
+ * `not_configured`. Otherwise it uses the sandbox server at SWITCHYARD_SANDBOX_URL, or starts its
+ * own. The sandbox code is imported only here and only then, so production never loads it.
+ */
+export async function openSandboxes(config: Config, start: { port?: number } = {}): Promise<{
+  url?: string
+  bindings: Map<string, SandboxBinding>
+  close(): Promise<void>
+}> {
+  if (config.production) return { bindings: new Map(), close: async () => {} }
+  const { sandboxBindings } = await import('./sandboxes/index.ts')
+  if (config.sandboxUrl) return { url: config.sandboxUrl, bindings: sandboxBindings(config.sandboxUrl), close: async () => {} }
+  const { startSandboxServer } = await import('./sandboxes/server.ts')
+  const server = await startSandboxServer({ port: start.port, host: '127.0.0.1' })
+  return { url: server.url, bindings: sandboxBindings(server.url), close: server.close }
+}
+
+/** The composition root: the one place that wires core to the platform registry (and sandboxes). */
 export interface Services {
   config: Config
   store: Store
@@ -34,7 +52,8 @@ export interface Services {
 }
 
 export async function createServices(config: Config, options: {
-  sandboxUrl: string
+  /** The sandboxes the product may use, by platform id; none in production. */
+  sandboxes?: Map<string, SandboxBinding>
   store?: Store
   env?: NodeJS.ProcessEnv
   /** How long API key and integration lookups are cached in process (tests stretch it to prove the change feed). */
@@ -43,7 +62,7 @@ export async function createServices(config: Config, options: {
   const { key, source } = loadEncryptionKey({ key: config.encryptionKey, production: config.production, dataDir: config.dataDir })
   const sealer = createSealer(key)
   const store = options.store ?? (await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir }))
-  const runtimes = new Map(platforms.map((p) => [p.id, resolveRuntime(p, options.env ?? process.env, options.sandboxUrl)]))
+  const runtimes = new Map(platforms.map((p) => [p.id, resolveRuntime(p, options.env ?? process.env, options.sandboxes?.get(p.id))]))
   const cache = { changes: store.changes, ttlMs: options.cacheTtlMs }
   const users = new Users(store.db, cache)
   const integrations = new Integrations(store.db, cache)

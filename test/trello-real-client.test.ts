@@ -1,8 +1,8 @@
 import { createTrelloClient } from 'trello.js'
 import { ActionSchema, BoardSchema, MemberSchema } from 'trello.js/models'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADA, KEY, startTestSandbox, type TestSandbox } from '../src/platforms/trello/sandbox/test-support.ts'
-import { SEED } from '../src/platforms/trello/sandbox/seed.ts'
+import { ADA, KEY, startTestSandbox, type TestSandbox } from '../src/sandboxes/trello/test-support.ts'
+import { SEED } from '../src/sandboxes/trello/seed.ts'
 import { z } from 'zod'
 
 // The sandbox promises that real Trello clients work against it unchanged, apart from the base URL.

@@ -1,6 +1,6 @@
 import nodeZendesk, { type ZendeskClientOptions } from 'node-zendesk'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { ADMIN, AGENT, startTestSandbox, type TestSandbox } from '../src/platforms/zendesk/sandbox/test-support.ts'
+import { ADMIN, AGENT, startTestSandbox, type TestSandbox } from '../src/sandboxes/zendesk/test-support.ts'
 
 /**
  * The Zendesk sandbox promises that real Zendesk clients work against it unchanged apart from

@@ -3,14 +3,15 @@ import { loadConfig } from '../core/config.ts'
 import { ToolRegistry } from '../core/tools/catalog.ts'
 import { platforms } from '../platforms/index.ts'
 import { startService } from '../server/app.ts'
-import { startSandboxServer } from '../server/sandbox-server.ts'
 import { bootstrapFirstUser } from './bootstrap.ts'
+import { diagnoseConfig } from './doctor.ts'
 import { callService } from './remote.ts'
 
 const USAGE = `Usage: switchyard <command>
 
   start                                   run the service (embedded default: PGlite in ./data and the sandboxes)
   sandbox [--port N]                      run the platform sandboxes alone (default port 4010)
+  doctor [--json]                         check the configuration and print what is missing
   tools list [--json]                     the tool step catalogue
   tools search <words> [--json]           search the catalogue
   tools run <id> --integration <id|account name> --input <json>
@@ -24,6 +25,7 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
     case 'start': return start()
     case 'sandbox': return sandbox(argv.slice(1), parseArgs)
     case 'tools': return tools(sub, rest, parseArgs)
+    case 'doctor': return doctor(argv.slice(1), parseArgs)
     case undefined:
     case 'help':
     case '--help':
@@ -57,9 +59,21 @@ async function sandbox(args: string[], parseArgs: typeof ParseArgs): Promise<und
   const { values } = parseArgs({ args, options: { port: { type: 'string' }, host: { type: 'string' } } })
   const port = values.port === undefined ? 4010 : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be a port number')
-  const server = await startSandboxServer(platforms, { port, host: values.host })
-  process.stdout.write(`Sandboxes listening on ${server.url}\n${platforms.map((p) => `  ${p.title}: ${server.url}${p.sandbox.prefix}`).join('\n')}\nSee docs/sandbox.md for accounts and the control API.\n`)
+  // The one command that is all sandbox: it loads the emulators on purpose, never the product.
+  const { startSandboxServer } = await import('../sandboxes/server.ts')
+  const { sandboxes } = await import('../sandboxes/index.ts')
+  const server = await startSandboxServer({ port, host: values.host })
+  process.stdout.write(`Sandboxes listening on ${server.url}\n${sandboxes.map((s) => `  ${s.title}: ${server.url}${s.prefix}`).join('\n')}\nSee docs/sandbox.md for accounts and the control API.\n`)
   return undefined
+}
+
+function doctor(args: string[], parseArgs: typeof ParseArgs): number {
+  const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } })
+  const checks = diagnoseConfig()
+  const ok = checks.every((c) => c.ok)
+  if (values.json) process.stdout.write(JSON.stringify({ ok, checks }, null, 2) + '\n')
+  else process.stdout.write(checks.map((c) => `${c.ok ? 'ok     ' : 'MISSING'} ${c.name}: ${c.detail}`).join('\n') + '\n')
+  return ok ? 0 : 1
 }
 
 async function tools(sub: string | undefined, args: string[], parseArgs: typeof ParseArgs): Promise<number> {

@@ -1,17 +1,21 @@
 // The one error vocabulary. Every failure that reaches a caller is an AppError with a stable `code`;
 // the HTTP edge renders it as application/problem+json, the CLI as a message, MCP as a tool error.
 
-export type ErrorCode =
-  | 'invalid_input'
-  | 'unauthenticated'
-  | 'auth_error'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'plan_required'
-  | 'rate_limited'
-  | 'upstream_error'
-  | 'internal'
+export const ERROR_CODES = [
+  'invalid_input',
+  'unauthenticated',
+  'auth_error',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'plan_required',
+  'not_configured',
+  'rate_limited',
+  'upstream_error',
+  'internal',
+] as const
+
+export type ErrorCode = (typeof ERROR_CODES)[number]
 
 export interface FieldError {
   field: string
@@ -63,6 +67,8 @@ export function statusOf(code: ErrorCode): number {
     case 'not_found': return 404
     case 'conflict': return 409
     case 'plan_required': return 402
+    // The request is sound but this deployment lacks the configuration it needs (a platform's client).
+    case 'not_configured': return 409
     case 'rate_limited': return 429
     case 'upstream_error': return 502
     case 'internal': return 500

@@ -6,8 +6,7 @@ import { loadConfig, type Config } from '../core/config.ts'
 import { createLogger } from '../core/log.ts'
 import { openStore } from '../core/store/database.ts'
 import type { Plan } from '../core/store/schema.ts'
-import { platforms } from '../platforms/index.ts'
-import { createServices, type Services } from '../services.ts'
+import { createServices, openSandboxes, type Services } from '../services.ts'
 import { registerCallerAuth } from './auth.ts'
 import { openApiDocument } from './openapi.ts'
 import { registerProblemHandlers } from './problem.ts'
@@ -18,7 +17,6 @@ import { oauthRoutes } from './routes/oauth.ts'
 import { platformRoutes } from './routes/platforms.ts'
 import { sessionRoutes } from './routes/session.ts'
 import { toolRoutes } from './routes/tools.ts'
-import { startSandboxServer } from './sandbox-server.ts'
 import { registerWebApp } from './web.ts'
 
 const BODY_LIMIT_BYTES = 2 * 1024 * 1024
@@ -78,34 +76,34 @@ function logRequests(app: FastifyInstance) {
 
 export interface RunningService {
   url: string
-  sandboxUrl: string
+  /** Where the sandboxes are served; none in production. */
+  sandboxUrl?: string
   services: Services
   close(): Promise<void>
 }
 
 /** Starts the service; in the embedded default it also starts the sandboxes it points at. */
 export async function startService(config: Config = loadConfig(), options: AppOptions = {}): Promise<RunningService> {
-  const sandbox = config.sandboxUrl ? undefined : await startSandboxServer(platforms, { port: config.sandboxPort, host: '127.0.0.1' })
-  const sandboxUrl = config.sandboxUrl ?? sandbox!.url
+  const sandbox = await openSandboxes(config, { port: config.sandboxPort })
   let services: Services | undefined
   let app: FastifyInstance
   try {
-    services = await createServices(config, { sandboxUrl })
+    services = await createServices(config, { sandboxes: sandbox.bindings })
     app = await buildApp(services, options)
     await app.listen({ port: config.port, host: config.host })
   } catch (err) {
     await services?.close()
-    await sandbox?.close()
+    await sandbox.close()
     throw err
   }
   return {
     url: config.publicUrl,
-    sandboxUrl,
+    sandboxUrl: sandbox.url,
     services,
     async close() {
       await app.close()
       await services!.close()
-      await sandbox?.close()
+      await sandbox.close()
     },
   }
 }
@@ -122,17 +120,12 @@ export interface TestStack {
 
 /** A whole stack on loopback for tests: in-memory PGlite (or TEST_DATABASE_URL), sandboxes, service. */
 export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number } = {}): Promise<TestStack> {
-  const sandbox = options.sandboxUrl ? { url: options.sandboxUrl, close: async () => {} } : await startSandboxServer(platforms)
   const port = await freePort()
-  const config: Config = {
-    ...loadConfig({}),
-    port,
-    publicUrl: `http://127.0.0.1:${port}`,
-    encryptionKey: '11'.repeat(32),
-    sandboxUrl: sandbox.url,
-  }
+  const base: Config = { ...loadConfig({}), port, publicUrl: `http://127.0.0.1:${port}`, encryptionKey: '11'.repeat(32), sandboxUrl: options.sandboxUrl }
+  const sandbox = await openSandboxes(base, { port: 0 })
+  const config: Config = { ...base, sandboxUrl: sandbox.url }
   const store = await openStore(options.databaseUrl ? { databaseUrl: options.databaseUrl } : { memory: true })
-  const services = await createServices(config, { sandboxUrl: sandbox.url, store, env: options.env ?? {}, cacheTtlMs: options.cacheTtlMs })
+  const services = await createServices(config, { sandboxes: sandbox.bindings, store, env: options.env ?? {}, cacheTtlMs: options.cacheTtlMs })
   const app = await buildApp(services, { logDestination: options.logDestination })
   await app.listen({ port, host: '127.0.0.1' })
   const createUser = async (plan: Plan = 'enterprise') => {
@@ -142,7 +135,7 @@ export async function startTestStack(options: { databaseUrl?: string; sandboxUrl
   const first = await createUser('enterprise')
   return {
     url: config.publicUrl,
-    sandboxUrl: sandbox.url,
+    sandboxUrl: sandbox.url!,
     apiKey: first.apiKey,
     userId: first.id,
     services,

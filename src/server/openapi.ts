@@ -1,3 +1,4 @@
+import { ERROR_CODES } from '../core/errors.ts'
 import type { ToolRegistry } from '../core/tools/catalog.ts'
 
 const problem = { $ref: '#/components/schemas/Problem' }
@@ -31,7 +32,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           required: ['type', 'title', 'status', 'code', 'detail'],
           properties: {
             type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' },
-            code: { enum: ['invalid_input', 'unauthenticated', 'auth_error', 'forbidden', 'not_found', 'conflict', 'plan_required', 'rate_limited', 'upstream_error', 'internal'] },
+            code: { enum: [...ERROR_CODES] },
             detail: { type: 'string' },
             errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
             troubleshooting: { type: 'array', items: { type: 'string' } },
@@ -56,6 +57,18 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
             effect: { enum: ['read', 'write', 'delete'] }, legacy: { type: 'boolean' }, inputSchema: { type: 'object' }, outputSchema: { type: 'object' },
           },
         },
+        Platform: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' }, title: { type: 'string' }, kind: { type: 'string' },
+            mode: { enum: ['live', 'sandbox', 'not_configured'], description: 'not_configured: no OAuth client is set and no sandbox is served; connecting answers not_configured' },
+            missing_settings: { type: 'array', items: { type: 'string' }, description: 'Environment variables still to set (not_configured only)' },
+            connect_methods: { type: 'array', items: { enum: ['authorize', 'credentials'] } },
+            authorize_in: { enum: ['popup', 'page'] },
+            credential_fields: { type: 'array', items: { type: 'object' } },
+            connection_fields: { type: 'array', items: { type: 'object' } },
+          },
+        },
         ConnectStart: { type: 'object', properties: { connect_url: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } } },
       },
     },
@@ -70,7 +83,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         post: { summary: 'Create an API key (shown once)', requestBody: body({ type: 'object', properties: { name: { type: 'string' } } }), responses: { 201: json({ type: 'object' }, 'Created') } },
       },
       '/v1/api-keys/{id}': { delete: { summary: 'Delete an API key', parameters: [idParam], responses: { 204: { description: 'Deleted' }, ...errors(404) } } },
-      '/v1/platforms': { get: { summary: 'Platforms and their connection fields', responses: { 200: json({ type: 'object' }) } } },
+      '/v1/platforms': { get: { summary: 'Platforms, how each runs here (live, sandbox or not_configured) and their connection fields', responses: { 200: json({ type: 'object', properties: { platforms: { type: 'array', items: { $ref: '#/components/schemas/Platform' } } } }) } } },
       '/v1/integrations': {
         get: { summary: 'List integrations', responses: { 200: json({ type: 'object', properties: { integrations: { type: 'array', items: { $ref: '#/components/schemas/Integration' } } } }) } },
         post: { summary: 'Connect with pasted credentials, checked with the platform at once', requestBody: body({ type: 'object', required: ['platform', 'credentials'], properties: { platform: { type: 'string' }, fields: { type: 'object' }, credentials: { type: 'object' } } }), responses: { 201: json({ $ref: '#/components/schemas/Integration' }, 'Connected'), ...errors(400, 402) } },

@@ -9,6 +9,7 @@ const TITLES: Record<ErrorCode, string> = {
   not_found: 'Not found',
   conflict: 'Conflict',
   plan_required: 'A higher plan is required',
+  not_configured: 'Not configured on this Switchyard',
   rate_limited: 'Rate limited',
   upstream_error: 'The platform failed',
   internal: 'Internal error',

@@ -178,7 +178,9 @@ export interface Platform {
   id: string
   title: string
   kind: string
-  mode: 'sandbox' | 'live' | string
+  /** `not_configured`: the deployment lacks the platform's OAuth client (see `missing_settings`). */
+  mode: 'sandbox' | 'live' | 'not_configured' | string
+  missing_settings?: string[]
   connection_fields: ConnectionField[]
   /** `authorize` (the Connect button: OAuth) and, for platforms that take pasted values, `credentials`. */
   connect_methods?: string[]

@@ -1,4 +1,4 @@
-import { SEED } from '../../src/platforms/trello/sandbox/seed.ts'
+import { SEED } from '../../src/sandboxes/trello/seed.ts'
 import { client, controlCaller } from './stack.ts'
 
 export { SEED as TRELLO }

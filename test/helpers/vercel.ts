@@ -1,4 +1,4 @@
-import { SEED } from '../../src/platforms/vercel/sandbox/seed.ts'
+import { SEED } from '../../src/sandboxes/vercel/seed.ts'
 import { BrowserLike, parseForm } from './browser-like.ts'
 import { client, controlCaller } from './stack.ts'
 

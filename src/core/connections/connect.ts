@@ -112,13 +112,13 @@ export class ConnectFlows {
       }
       await this.db.updateTable('connect_sessions').set({ secret: this.sealer.seal(JSON.stringify({ ...secret, requestToken })) })
         .where('state_hash', '=', session.state_hash).execute()
-      const url = new URL(facts.authorizeUrl(base))
+      const url = new URL(facts.authorizeUrl(base, runtime.client))
       url.searchParams.set('oauth_token', requestToken.token)
       for (const [k, v] of Object.entries(facts.authorizeParams ?? {})) url.searchParams.set(k, v)
       return { authorizeUrl: url.toString(), binding, flowKey: secret.state }
     }
 
-    const url = new URL(facts.authorizeUrl(base))
+    const url = new URL(facts.authorizeUrl(base, runtime.client))
     url.searchParams.set('response_type', 'code')
     url.searchParams.set('client_id', runtime.client.clientId)
     url.searchParams.set('redirect_uri', session.redirect_uri)

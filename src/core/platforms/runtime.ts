@@ -1,30 +1,54 @@
-import type { PlatformDefinition } from './types.ts'
+import { AppError } from '../errors.ts'
+import type { OAuthClient, PlatformDefinition } from './types.ts'
 
-/** A platform as this deployment runs it: live (real OAuth client configured) or on its sandbox. */
-export interface PlatformRuntime {
-  definition: PlatformDefinition
-  mode: 'live' | 'sandbox'
-  client: { clientId: string; clientSecret: string }
-  /** Account base URL for the given connection fields, without the API prefix. */
+/** What the composition root tells the product about a platform's sandbox, when one is served. */
+export interface SandboxBinding {
+  /** The OAuth client the sandbox has pre-registered. */
+  client: OAuthClient
+  /** An account's base URL on the sandbox, without the API prefix. */
   baseUrl(fields: Record<string, string>): string
 }
 
 /**
- * Setting both of a platform's client variables points it at the real service; otherwise it runs
- * against the bundled sandbox. The code path is the same: only base URL and credentials differ.
+ * A platform as this deployment runs it: `live` (its real OAuth client is configured), `sandbox`
+ * (no client configured, and a sandbox is served), or `not_configured` (no client and no sandbox,
+ * as in production: connecting answers `not_configured` instead of silently using an emulator).
  */
-export function resolveRuntime(definition: PlatformDefinition, env: NodeJS.ProcessEnv, sandboxUrl: string): PlatformRuntime {
+export interface PlatformRuntime {
+  definition: PlatformDefinition
+  mode: 'live' | 'sandbox' | 'not_configured'
+  /** Throws `not_configured` when the platform has no client. */
+  readonly client: OAuthClient
+  /** Account base URL for the given connection fields, without the API prefix. */
+  baseUrl(fields: Record<string, string>): string
+  /** The environment variables that are still missing (empty unless `not_configured`). */
+  missing: string[]
+}
+
+/**
+ * Setting both of a platform's client variables points it at the real service; otherwise it runs
+ * against its sandbox when the composition root serves one. The code path is the same: only base
+ * URL and credentials differ (docs/architecture.md, "Live, sandbox, not configured").
+ */
+export function resolveRuntime(definition: PlatformDefinition, env: NodeJS.ProcessEnv, sandbox: SandboxBinding | undefined): PlatformRuntime {
   const oauth = definition.auth.interactive
   const clientId = env[oauth.clientIdEnv]
   const clientSecret = env[oauth.clientSecretEnv]
-  if (clientId && clientSecret) {
-    return { definition, mode: 'live', client: { clientId, clientSecret }, baseUrl: (fields) => definition.api.baseUrl(fields) }
+  const appName = oauth.appNameEnv ? env[oauth.appNameEnv] : undefined
+  const liveBaseUrl = (fields: Record<string, string>) => definition.api.baseUrl(fields)
+  const required = [oauth.clientIdEnv, oauth.clientSecretEnv, ...(oauth.appNameEnv ? [oauth.appNameEnv] : [])]
+  if (clientId && clientSecret && (appName || !oauth.appNameEnv)) {
+    return { definition, mode: 'live', client: { clientId, clientSecret, appName }, baseUrl: liveBaseUrl, missing: [] }
   }
-  const platformSandbox = `${sandboxUrl}${definition.sandbox.prefix}`
+  if (sandbox) return { definition, mode: 'sandbox', client: sandbox.client, baseUrl: sandbox.baseUrl, missing: [] }
+  const missing = required.filter((name) => !env[name])
   return {
     definition,
-    mode: 'sandbox',
-    client: oauth.sandboxClient,
-    baseUrl: (fields) => definition.api.sandboxBaseUrl(platformSandbox, fields),
+    mode: 'not_configured',
+    get client(): never {
+      throw new AppError('not_configured', `${definition.title} is not configured on this Switchyard: set ${missing.join(' and ')} (see docs/configuration.md).`)
+    },
+    baseUrl: liveBaseUrl,
+    missing,
   }
 }

@@ -1,4 +1,3 @@
-import type { FastifyPluginAsync } from 'fastify'
 import type { z } from 'zod'
 import type { ApiClient } from '../http/api-client.ts'
 import type { RateLimitFacts } from '../limits/rate-limit-headers.ts'
@@ -17,20 +16,30 @@ export interface ConnectionField {
   schema: z.ZodType<string, string>
 }
 
-/** Who the app is at the platform: from the environment when live, the sandbox's seeded app otherwise. */
+/** Who the app is at the platform: from the environment when live; the composition root supplies the sandbox's own app. */
 export interface ClientFacts {
   /** The platform's authorize page is meant for a pop-up window (Vercel's integration install). */
   popup?: boolean
   /** Environment variables that switch the platform from its sandbox to the live service. */
   clientIdEnv: string
   clientSecretEnv: string
-  /** The sandbox's pre-registered client. */
-  sandboxClient: { clientId: string; clientSecret: string }
+  /**
+   * The variable holding the app's public name where the platform's authorize URL carries one
+   * (for example the slug of a Vercel integration's install page).
+   */
+  appNameEnv?: string
+}
+
+/** Who this deployment is at the platform: its OAuth client, and the app's public name if any. */
+export interface OAuthClient {
+  clientId: string
+  clientSecret: string
+  appName?: string
 }
 
 export interface OAuth2Facts extends ClientFacts {
   kind: 'oauth2'
-  authorizeUrl(base: string): string
+  authorizeUrl(base: string, client: OAuthClient): string
   tokenUrl(base: string): string
   scopes: string[]
   /** How the token endpoint wants its body. */
@@ -44,7 +53,7 @@ export interface OAuth1Facts extends ClientFacts {
   kind: 'oauth1'
   requestTokenUrl(base: string): string
   /** Where the person approves; the request token and any `authorizeParams` are added. */
-  authorizeUrl(base: string): string
+  authorizeUrl(base: string, client: OAuthClient): string
   accessTokenUrl(base: string): string
   authorizeParams?: Record<string, string>
 }
@@ -76,8 +85,6 @@ export interface AuthFacts {
 export interface ApiFacts {
   /** The live account base URL, without the API path prefix. */
   baseUrl(fields: Record<string, string>): string
-  /** The same base on the bundled sandbox server. */
-  sandboxBaseUrl(sandboxUrl: string, fields: Record<string, string>): string
   /** Every API path starts with this (with its trailing slash), or matches this anchored pattern. */
   pathPrefix: PathPrefix
   /** Query parameters every request carries, from the integration's fields (for example a team scope). */
@@ -142,5 +149,4 @@ export interface PlatformDefinition {
    */
   isCredentialFailure?(status: number, problem: UpstreamProblem): boolean
   tools: AnyTool[]
-  sandbox: { prefix: string; plugin(): FastifyPluginAsync }
 }

@@ -4,13 +4,10 @@ import { defineApiCallTool } from '../../core/proxy/api-call-tool.ts'
 import type { RateLimitFacts } from '../../core/limits/rate-limit-headers.ts'
 import type { ApiFacts, PastedCredentialFacts, PlatformDefinition } from '../../core/platforms/types.ts'
 import { APP_SECRET_AS_TOKEN, describeError, diagnose, isCredentialFailure, TROUBLESHOOTING_RULES } from './errors.ts'
-import { SEED } from './sandbox/seed.ts'
-import { trelloSandbox } from './sandbox/index.ts'
 import { trelloTools } from './tools/index.ts'
 
 const api: ApiFacts = {
   baseUrl: () => 'https://api.trello.com',
-  sandboxBaseUrl: (sandboxUrl) => sandboxUrl,
   pathPrefix: '/1/',
   apiCallMethods: ['GET', 'POST', 'PUT', 'DELETE'],
   usefulHeaders: [],
@@ -76,7 +73,6 @@ export const trello: PlatformDefinition = {
       authorizeParams: { name: 'Switchyard', scope: 'read,write', expiration: 'never' },
       clientIdEnv: 'TRELLO_API_KEY',
       clientSecretEnv: 'TRELLO_API_SECRET',
-      sandboxClient: { clientId: SEED.app.key, clientSecret: SEED.app.secret },
     },
     pasted: pastedKeyAndToken,
   },
@@ -93,5 +89,4 @@ export const trello: PlatformDefinition = {
   describeError,
   isCredentialFailure,
   tools: [...trelloTools, defineApiCallTool({ id: 'trello', title: 'Trello', api, pasted: pastedKeyAndToken, rateLimit })],
-  sandbox: { prefix: '/trello', plugin: () => trelloSandbox() },
 }

@@ -2,13 +2,10 @@ import { defineApiCallTool } from '../../core/proxy/api-call-tool.ts'
 import type { RateLimitFacts } from '../../core/limits/rate-limit-headers.ts'
 import type { ApiFacts, PlatformDefinition } from '../../core/platforms/types.ts'
 import { describeError, diagnose, TROUBLESHOOTING_RULES } from './errors.ts'
-import { SEED } from './sandbox/seed.ts'
-import { vercelSandbox } from './sandbox/index.ts'
 import { vercelTools } from './tools/index.ts'
 
 const api: ApiFacts = {
   baseUrl: () => 'https://api.vercel.com',
-  sandboxBaseUrl: (sandboxUrl) => sandboxUrl,
   // Each endpoint group has its own version segment (/v6/deployments, /v13/deployments/{id}, …).
   pathPrefix: /^\/v\d{1,2}\//,
   apiCallMethods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
@@ -27,7 +24,6 @@ const rateLimit: RateLimitFacts = {
 
 /** The install page lives on vercel.com, the API on api.vercel.com; the sandbox serves both. */
 const webBase = (base: string) => base.replace('://api.vercel.com', '://vercel.com')
-const integrationSlug = () => process.env.VERCEL_INTEGRATION_SLUG ?? SEED.integration.slug
 
 export const vercel: PlatformDefinition = {
   id: 'vercel',
@@ -38,14 +34,15 @@ export const vercel: PlatformDefinition = {
     interactive: {
       kind: 'oauth2',
       popup: true, // Vercel's integration install page is designed to open in a pop-up
-      authorizeUrl: (base) => `${webBase(base)}/integrations/${integrationSlug()}/new`,
+      authorizeUrl: (base, client) => `${webBase(base)}/integrations/${client.appName}/new`,
       tokenUrl: (base) => `${base}/v2/oauth/access_token`,
       // Permissions are set on the integration in Vercel's console, not requested per flow.
       scopes: [],
       tokenRequestBody: 'form', // /v2/oauth/access_token takes a form-encoded body
       clientIdEnv: 'VERCEL_CLIENT_ID',
       clientSecretEnv: 'VERCEL_CLIENT_SECRET',
-      sandboxClient: { clientId: SEED.integration.clientId, clientSecret: SEED.integration.clientSecret },
+      // The install page is addressed by the integration's slug, not its client id.
+      appNameEnv: 'VERCEL_INTEGRATION_SLUG',
     },
   },
   api,
@@ -62,5 +59,4 @@ export const vercel: PlatformDefinition = {
   troubleshooting: { rules: TROUBLESHOOTING_RULES, diagnose },
   describeError,
   tools: [...vercelTools, defineApiCallTool({ id: 'vercel', title: 'Vercel', api, rateLimit })],
-  sandbox: { prefix: '/vercel', plugin: () => vercelSandbox() },
 }

@@ -2,7 +2,6 @@ import { defineApiCallTool } from '../../core/proxy/api-call-tool.ts'
 import type { RateLimitFacts } from '../../core/limits/rate-limit-headers.ts'
 import type { ApiFacts, PlatformDefinition } from '../../core/platforms/types.ts'
 import { describeError, diagnose, TROUBLESHOOTING_RULES } from './errors.ts'
-import { zendeskSandbox } from './sandbox/index.ts'
 import { Subdomain } from './subdomain.ts'
 import { createTicket } from './tools/create-ticket.ts'
 import { deleteTicket } from './tools/delete-ticket.ts'
@@ -13,8 +12,6 @@ import { updateTicket } from './tools/update-ticket.ts'
 
 const api: ApiFacts = {
   baseUrl: (fields: Record<string, string>) => `https://${fields.subdomain}.zendesk.com`,
-  // The sandbox serves each account under its own path segment (*.localhost does not resolve).
-  sandboxBaseUrl: (sandboxUrl: string, fields: Record<string, string>) => `${sandboxUrl}/${fields.subdomain}`,
   pathPrefix: '/api/v2/',
   apiCallMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
   usefulHeaders: ['x-rate-limit', 'x-rate-limit-remaining', 'zendesk-ratelimit-tickets-index', 'x-zendesk-api-version'],
@@ -50,7 +47,6 @@ export const zendesk: PlatformDefinition = {
     extraTokenParams: { expires_in: 86_400 },
     clientIdEnv: 'ZENDESK_CLIENT_ID',
     clientSecretEnv: 'ZENDESK_CLIENT_SECRET',
-    sandboxClient: { clientId: 'switchyard', clientSecret: 'switchyard-sandbox-secret' },
   } },
   api,
   rateLimit,
@@ -69,5 +65,4 @@ export const zendesk: PlatformDefinition = {
   troubleshooting: { rules: TROUBLESHOOTING_RULES, diagnose },
   describeError,
   tools: [createTicket, getTicketInfo, listTickets, searchTickets, updateTicket, deleteTicket, defineApiCallTool({ id: 'zendesk', title: 'Zendesk', api, rateLimit })],
-  sandbox: { prefix: '/zendesk', plugin: () => zendeskSandbox() },
 }

@@ -13,11 +13,12 @@ export function platformRoutes(app: FastifyInstance, services: Services) {
   })
 
   app.get('/v1/platforms', async () => ({
-    platforms: [...services.runtimes.values()].map(({ definition, mode }) => ({
+    platforms: [...services.runtimes.values()].map(({ definition, mode, missing }) => ({
       id: definition.id,
       title: definition.title,
       kind: definition.kind,
       mode,
+      missing_settings: missing,
       connect_methods: definition.auth.pasted ? ['authorize', 'credentials'] : ['authorize'],
       authorize_in: definition.auth.interactive.popup ? 'popup' : 'page',
       credential_fields: (definition.auth.pasted?.fields ?? []).map((f) => ({ name: f.name, label: f.label, help: f.help, secret: f.secret })),

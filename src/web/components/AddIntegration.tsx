@@ -53,16 +53,22 @@ export function AddIntegration({ onCancel, onConnected, onAuthorized }: Props) {
                 type="button"
                 className="platform-option"
                 aria-pressed={platform?.id === p.id}
+                disabled={p.mode === 'not_configured'}
+                title={p.mode === 'not_configured' ? notConfiguredHint(p) : undefined}
                 onClick={() => setPlatform(p)}
               >
                 <span className="platform-title">{p.title}</span>
                 <span className="muted">
                   {p.kind}
                   {p.mode === 'sandbox' ? ' · sandbox' : ''}
+                  {p.mode === 'not_configured' ? ' · not configured' : ''}
                 </span>
               </button>
             ))}
           </div>
+          {platforms.filter((p) => p.mode === 'not_configured').map((p) => (
+            <p key={p.id} className="muted not-configured">{notConfiguredHint(p)}</p>
+          ))}
         </fieldset>
       )}
       {platform && <ConnectPanel key={platform.id} platform={platform} onCancel={onCancel} onConnected={onConnected} onAuthorized={onAuthorized} />}
@@ -133,4 +139,9 @@ function ConnectPanel({ platform, onCancel, onConnected, onAuthorized }: { platf
       )}
     </div>
   )
+}
+
+/** Why a platform cannot be connected here, in the administrator's terms. */
+function notConfiguredHint(p: Platform): string {
+  return `${p.title} is not configured on this Switchyard: an administrator sets ${(p.missing_settings ?? []).join(', ')} (docs/configuration.md).`
 }

@@ -1,10 +1,10 @@
-import { call, controlOrThrow, parseForm, postForm, withControl, type CallInit, type JsonCall, type SandboxControl } from '../../../core/sandbox/test-support.ts'
+import { call, controlOrThrow, parseForm, postForm, withControl, type CallInit, type JsonCall, type SandboxControl } from '../kit/test-support.ts'
 import { startTrelloSandbox, type StartedTrelloSandbox } from './index.ts'
 import { SEED } from './seed.ts'
 
 /** Helpers for the sandbox's own tests (real HTTP on 127.0.0.1); the generic ones live in core. */
 
-export { call, parseForm, parseForms, postForm, startReceiver, type CallInit, type Receiver, type ReceivedRequest } from '../../../core/sandbox/test-support.ts'
+export { call, parseForm, parseForms, postForm, startReceiver, type CallInit, type Receiver, type ReceivedRequest } from '../kit/test-support.ts'
 export type Call = JsonCall
 
 export const KEY = SEED.app.key

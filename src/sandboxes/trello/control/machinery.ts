@@ -1,4 +1,4 @@
-import { faultName, parseFaultSpec } from '../../../../core/sandbox/faults.ts'
+import { faultName, parseFaultSpec } from '../../kit/faults.ts'
 import { emptyResponse, jsonResponse } from '../http.ts'
 import { DEFAULT_RATE_LIMITS } from '../rate-limit.ts'
 import { badRequest, isNonNegativeInt, isPositiveInt, notFound, type ControlContext, type ControlHandler } from './common.ts'

@@ -5,11 +5,11 @@ import { handleAccountRequest } from './account-routes.ts'
 import { apiPath, resolveAddress } from './addressing.ts'
 import { handleControlRequest } from './control.ts'
 import { invalidEndpoint, noHelpDesk } from './errors.ts'
-import type { Fault } from '../../../core/sandbox/faults.ts'
+import type { Fault } from '../kit/faults.ts'
 import { jsonResponse, type SandboxResponse } from './http.ts'
 import { accountLimit, tooManyRequests } from './rate-limit.ts'
 import { ZendeskSandbox, type ZendeskSandboxOptions } from './sandbox.ts'
-import { incomingRequest, sendSandboxResponse } from '../../../core/sandbox/fastify.ts'
+import { incomingRequest, sendSandboxResponse } from '../kit/fastify.ts'
 
 export type { ZendeskSandboxOptions } from './sandbox.ts'
 

@@ -1,8 +1,8 @@
-import { header, type IncomingRequest } from '../../../core/sandbox/http.ts'
+import { header, type IncomingRequest } from '../kit/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../../../core/sandbox/http.ts'
-export type { IncomingRequest, SandboxResponse } from '../../../core/sandbox/http.ts'
+export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../kit/http.ts'
+export type { IncomingRequest, SandboxResponse } from '../kit/http.ts'
 
 export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string }
 

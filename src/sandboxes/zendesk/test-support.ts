@@ -1,9 +1,9 @@
-import { call as coreCall, controlOrThrow, withControl, type CallInit, type JsonCall, type SandboxControl } from '../../../core/sandbox/test-support.ts'
+import { call as coreCall, controlOrThrow, withControl, type CallInit, type JsonCall, type SandboxControl } from '../kit/test-support.ts'
 import { startZendeskSandbox, type StartedZendeskSandbox } from './index.ts'
 
 /** Helpers for the sandbox's own tests (over real HTTP on 127.0.0.1); the generic ones live in core. */
 
-export { parseForm, postForm, type JsonCall } from '../../../core/sandbox/test-support.ts'
+export { parseForm, postForm, type JsonCall } from '../kit/test-support.ts'
 
 export const ADMIN = 'admin@acme.test'
 export const AGENT = 'agent@acme.test'

@@ -1,8 +1,8 @@
-import { header } from '../../../core/sandbox/http.ts'
+import { header } from '../kit/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../../../core/sandbox/http.ts'
-export type { SandboxResponse } from '../../../core/sandbox/http.ts'
+export { jsonResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../kit/http.ts'
+export type { SandboxResponse } from '../kit/http.ts'
 
 /** Transport-neutral request and response shapes: handlers return data, index.ts writes it. */
 

@@ -1,4 +1,4 @@
-import { PathRouter } from '../../../core/sandbox/router.ts'
+import { PathRouter } from '../kit/router.ts'
 import type { ApiContext } from './context.ts'
 import type { SandboxResponse } from './http.ts'
 import type { Scope } from './model.ts'

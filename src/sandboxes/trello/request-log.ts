@@ -1,4 +1,4 @@
-import { BoundedLog, redactHeaders } from '../../../core/sandbox/request-log.ts'
+import { BoundedLog, redactHeaders } from '../kit/request-log.ts'
 import type { IncomingRequest } from './http.ts'
 
 const REDACTED = '[redacted]'

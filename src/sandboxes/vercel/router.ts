@@ -1,4 +1,4 @@
-import { PathRouter } from '../../../core/sandbox/router.ts'
+import { PathRouter } from '../kit/router.ts'
 import { badRequest, endpointNotFound, forbidden, methodUnknown } from './errors.ts'
 import { header, parseBody, type IncomingRequest, type SandboxResponse } from './http.ts'
 import type { Team, Token, User } from './model.ts'

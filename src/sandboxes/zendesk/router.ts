@@ -1,4 +1,4 @@
-import { PathRouter } from '../../../core/sandbox/router.ts'
+import { PathRouter } from '../kit/router.ts'
 import type { Access, Credential, ScopeResource } from './auth.ts'
 import type { IncomingRequest, SandboxResponse } from './http.ts'
 import type { Account, User } from './model.ts'

@@ -1,5 +1,5 @@
 import { parseScopes } from './auth.ts'
-import { parseFaultSpec } from '../../../core/sandbox/faults.ts'
+import { parseFaultSpec } from '../kit/faults.ts'
 import { emptyResponse, isRecord, jsonResponse, parseBody, type IncomingRequest, type SandboxResponse } from './http.ts'
 import { randomApiToken } from './ids.ts'
 import { PLANS, ROLES, type Account, type OAuthClient, type Plan, type Role } from './model.ts'

@@ -1,11 +1,11 @@
-import { FaultInjector } from '../../../core/sandbox/faults.ts'
+import { FaultInjector } from '../kit/faults.ts'
 import { ObjectIdFactory } from './ids.ts'
 import { NonceCache } from './oauth1/nonces.ts'
 import { RateLimiter } from './rate-limit.ts'
 import { RequestLog } from './request-log.ts'
 import { seedStore } from './seed.ts'
 import { TrelloStore } from './state.ts'
-import { SandboxClock } from '../../../core/sandbox/clock.ts'
+import { SandboxClock } from '../kit/clock.ts'
 import { DeliveryQueue } from './webhooks/dispatcher.ts'
 
 export interface TrelloSandboxOptions {

@@ -1,6 +1,6 @@
-import { SandboxClock } from '../../../core/sandbox/clock.ts'
+import { SandboxClock } from '../kit/clock.ts'
 import { WebhookDispatcher } from './delivery.ts'
-import { FaultInjector } from '../../../core/sandbox/faults.ts'
+import { FaultInjector } from '../kit/faults.ts'
 import { deploymentId, eventId, lower36 } from './ids.ts'
 import type { Deployment, DeploymentState, Project } from './model.ts'
 import { inspectorUrl } from './presenters.ts'

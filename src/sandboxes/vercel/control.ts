@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { parseFaultSpec } from '../../../core/sandbox/faults.ts'
+import { parseFaultSpec } from '../kit/faults.ts'
 import { emptyResponse, isRecord, jsonResponse, parseBody, type IncomingRequest, type SandboxResponse } from './http.ts'
 import { accessToken, teamId as newTeamId, userId as newUserId } from './ids.ts'
 import { DEPLOYMENT_STATES, TEAM_ROLES, type DeploymentState, type TeamRole } from './model.ts'

@@ -1,9 +1,9 @@
-import { call as coreCall, controlOrThrow, startReceiver as startCoreReceiver, withControl, type CallInit, type JsonCall, type Receiver, type ReceivedRequest, type SandboxControl } from '../../../core/sandbox/test-support.ts'
+import { call as coreCall, controlOrThrow, startReceiver as startCoreReceiver, withControl, type CallInit, type JsonCall, type Receiver, type ReceivedRequest, type SandboxControl } from '../kit/test-support.ts'
 import { SEED, startVercelSandbox, type StartedVercelSandbox } from './index.ts'
 
 /** Helpers for the sandbox's own tests (real HTTP on 127.0.0.1); the generic ones live in core. */
 
-export { parseForm, postForm, type JsonCall } from '../../../core/sandbox/test-support.ts'
+export { parseForm, postForm, type JsonCall } from '../kit/test-support.ts'
 export type Received = ReceivedRequest
 
 export interface TestSandbox extends StartedVercelSandbox, SandboxControl {

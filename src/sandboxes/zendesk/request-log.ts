@@ -1,4 +1,4 @@
-import { BoundedLog, redactHeaders } from '../../../core/sandbox/request-log.ts'
+import { BoundedLog, redactHeaders } from '../kit/request-log.ts'
 import { queryToObject, type IncomingRequest } from './http.ts'
 
 export interface LoggedRequest {

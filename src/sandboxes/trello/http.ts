@@ -1,8 +1,8 @@
-import { header, isRecord, type IncomingRequest, type SandboxResponse } from '../../../core/sandbox/http.ts'
+import { header, isRecord, type IncomingRequest, type SandboxResponse } from '../kit/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../../../core/sandbox/http.ts'
-export type { IncomingRequest, SandboxResponse } from '../../../core/sandbox/http.ts'
+export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../kit/http.ts'
+export type { IncomingRequest, SandboxResponse } from '../kit/http.ts'
 
 /** Trello's plain-text bodies were captured as `text/plain; charset=utf-8` (nathonius/obsidian-trello#21, Manatee.Trello#24). */
 export const TEXT_PLAIN = 'text/plain; charset=utf-8'

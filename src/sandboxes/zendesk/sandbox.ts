@@ -1,10 +1,10 @@
-import { FaultInjector } from '../../../core/sandbox/faults.ts'
+import { FaultInjector } from '../kit/faults.ts'
 import { loadSnapshot, saveSnapshot } from './persistence.ts'
 import { RateLimiter } from './rate-limit.ts'
 import { RequestLog } from './request-log.ts'
 import { seedStore } from './seed.ts'
 import { SandboxStore } from './state.ts'
-import { SandboxClock } from '../../../core/sandbox/clock.ts'
+import { SandboxClock } from '../kit/clock.ts'
 
 export interface ZendeskSandboxOptions {
   /** Load the seeded accounts, users, tickets and OAuth client (default true). */
