@@ -12,6 +12,7 @@ export function incomingRequest(request: FastifyRequest): IncomingRequest {
     headers: request.headers,
     rawBody: typeof request.body === 'string' ? request.body : undefined,
     origin: `${request.protocol}://${request.headers.host ?? 'localhost'}`,
+    remoteAddress: request.ip,
   }
 }
 

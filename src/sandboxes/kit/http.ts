@@ -9,6 +9,8 @@ export interface IncomingRequest {
   rawBody: string | undefined
   /** `http://host:port` as the client addressed us (Host header): returned URLs and OAuth 1.0a signatures use it. */
   origin: string
+  /** The client's IP address (Vercel limits unauthenticated requests per address). */
+  remoteAddress: string
 }
 
 /** A header's first value; names are matched case-insensitively. */

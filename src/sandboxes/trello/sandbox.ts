@@ -2,11 +2,17 @@ import { FaultInjector } from '../kit/faults.ts'
 import { ObjectIdFactory } from './ids.ts'
 import { NonceCache } from './oauth1/nonces.ts'
 import { RateLimiter } from './rate-limit.ts'
-import { RequestLog } from './request-log.ts'
+import { RequestLog, type LogSecrets } from '../kit/request-log.ts'
 import { seedStore } from './seed.ts'
 import { TrelloStore } from './state.ts'
 import { SandboxClock } from '../kit/clock.ts'
 import { DeliveryQueue } from './webhooks/dispatcher.ts'
+
+/** Credentials in requests, masked in the request log: query values, and tokens in `/1/tokens/{token}/...`. */
+const REQUEST_LOG_SECRETS: LogSecrets = {
+  params: ['key', 'token', 'oauth_signature', 'oauth_token', 'oauth_verifier', 'oauth_consumer_key', 'password'],
+  path: (path) => path.replace(/(\/tokens\/)[^/?]+/gi, '$1[redacted]'),
+}
 
 export interface TrelloSandboxOptions {
   /** Load the seeded members, app and "Roadmap" board (default true). */
@@ -21,7 +27,7 @@ export class TrelloSandbox {
   readonly clock = new SandboxClock()
   readonly ids = new ObjectIdFactory()
   readonly faults = new FaultInjector()
-  readonly requestLog = new RequestLog()
+  readonly requestLog = new RequestLog(REQUEST_LOG_SECRETS)
   readonly rateLimiter = new RateLimiter()
   readonly nonces = new NonceCache()
   store: TrelloStore

@@ -107,7 +107,7 @@ describe('request log', () => {
     await call(`${sandbox.url}/v2/oauth/access_token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic c2VjcmV0' }, body: 'client_secret=x' })
     const log = (await sandbox.control('/requests')).body.requests
     expect(log).toHaveLength(2)
-    expect(log[0].path).toBe(`/v9/projects?teamId=${SEED.team.id}&code=%5Bredacted%5D&client_secret=%5Bredacted%5D`)
+    expect(log[0].path).toBe('/vercel/v9/projects')
     expect(log[0]).toMatchObject({ method: 'GET', status: 200, query: { teamId: SEED.team.id, code: '[redacted]', client_secret: '[redacted]' } })
     expect(log[0].headers.authorization).toBe('Bearer [redacted]')
     expect(log[0].headers.cookie).toBe('[redacted]')

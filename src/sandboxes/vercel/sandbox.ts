@@ -5,9 +5,12 @@ import { deploymentId, eventId, lower36 } from './ids.ts'
 import type { Deployment, DeploymentState, Project } from './model.ts'
 import { inspectorUrl } from './presenters.ts'
 import { RateLimiter } from './rate-limit.ts'
-import { RequestLog } from './request-log.ts'
+import { RequestLog } from '../kit/request-log.ts'
 import { seedStore } from './seed.ts'
 import { Store } from './store.ts'
+
+/** Query parameters whose values are credentials, masked in the request log. */
+const REQUEST_LOG_SECRETS = ['token', 'access_token', 'client_secret', 'code', 'password', 'session']
 
 export interface VercelSandboxOptions {
   /** Load the seeded users, team, projects, deployments and integration client (default true). */
@@ -41,7 +44,7 @@ export interface NewDeployment {
 export class VercelSandbox {
   readonly clock = new SandboxClock()
   readonly faults = new FaultInjector()
-  readonly requestLog = new RequestLog()
+  readonly requestLog = new RequestLog({ params: REQUEST_LOG_SECRETS })
   readonly rateLimiter = new RateLimiter()
   readonly dispatcher = new WebhookDispatcher(() => this.now())
   store: Store

@@ -206,7 +206,8 @@ const addFault: ControlHandler = (ctx) => {
 const listRequests: ControlHandler = (ctx) => {
   const limitRaw = ctx.req.query.get('limit')
   const limit = limitRaw !== null && /^\d+$/.test(limitRaw) ? Number(limitRaw) : undefined
-  return jsonResponse(200, { requests: ctx.sandbox.requestLog.list({ account: ctx.req.query.get('account'), limit }) })
+  const account = ctx.req.query.get('account')
+  return jsonResponse(200, { requests: ctx.sandbox.requestLog.list(limit, (e) => !account || e.account === account) })
 }
 
 const clockJson = (ctx: ControlContext) => ({ now: new Date(ctx.sandbox.now()).toISOString(), now_ms: ctx.sandbox.now() })

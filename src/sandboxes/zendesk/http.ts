@@ -28,14 +28,3 @@ export function parseBody(req: IncomingRequest): ParsedBody {
   }
   return { ok: true, value: undefined }
 }
-
-/** Query as a plain object for logs: repeated keys become arrays. */
-export function queryToObject(query: URLSearchParams): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {}
-  for (const [key, value] of query) {
-    const existing = out[key]
-    if (existing === undefined) out[key] = value
-    else out[key] = Array.isArray(existing) ? [...existing, value] : [existing, value]
-  }
-  return out
-}

@@ -70,18 +70,6 @@ export class SandboxStore {
   readonly sessions = new Map<string, BrowserSession>()
   private readonly counters: Record<IdKind, number> = { ...ID_STARTS }
 
-  /** Counter values, for snapshots. */
-  counterValues(): Record<IdKind, number> {
-    return { ...this.counters }
-  }
-
-  restoreCounters(values: Partial<Record<IdKind, number>>): void {
-    for (const kind of Object.keys(ID_STARTS) as IdKind[]) {
-      const value = values[kind]
-      if (typeof value === 'number') this.counters[kind] = value
-    }
-  }
-
   nextId(kind: IdKind): number {
     this.counters[kind] += 1
     return this.counters[kind]
