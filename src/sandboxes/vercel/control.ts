@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto'
 import { parseFaultSpec } from '../kit/faults.ts'
 import { emptyResponse, isRecord, jsonResponse, parseBody, type IncomingRequest, type SandboxResponse } from './http.ts'
+import { randomBase64Url } from '../kit/ids.ts'
 import { accessToken, teamId as newTeamId, userId as newUserId } from './ids.ts'
 import { DEPLOYMENT_STATES, TEAM_ROLES, type DeploymentState, type TeamRole } from './model.ts'
 import { deploymentJson, projectJson, teamJson, userJson } from './presenters.ts'
@@ -173,8 +173,8 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
     const client = {
       slug: body.slug,
       name: typeof body.name === 'string' ? body.name : body.slug,
-      clientId: typeof body.client_id === 'string' ? body.client_id : `oac_${randomBytes(12).toString('base64url')}`,
-      clientSecret: typeof body.client_secret === 'string' ? body.client_secret : randomBytes(18).toString('base64url'),
+      clientId: typeof body.client_id === 'string' ? body.client_id : `oac_${randomBase64Url(12)}`,
+      clientSecret: typeof body.client_secret === 'string' ? body.client_secret : randomBase64Url(18),
       redirectUris: redirectUris as string[],
       allowLoopback: body.allow_loopback === true,
     }

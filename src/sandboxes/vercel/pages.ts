@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBase64Url } from '../kit/ids.ts'
 import { cookies, escapeHtml, htmlResponse, isRecord, parseBody, redirectResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
 import { accessToken as randomCode, configurationId } from './ids.ts'
 import { WEBHOOK_EVENTS, type IntegrationClient, type Project, type User } from './model.ts'
@@ -62,7 +62,7 @@ function sessionUser(sandbox: VercelSandbox, req: IncomingRequest, fields: Field
 function signIn(sandbox: VercelSandbox, fields: Fields): { user: User; session: string; cookie: string } | undefined {
   const user = fields.email ? sandbox.store.user(fields.email.trim()) : undefined
   if (!user || user.password !== fields.password) return undefined
-  const session = randomBytes(18).toString('base64url')
+  const session = randomBase64Url(18)
   sandbox.store.sessions.set(session, user.id)
   return { user, session, cookie: `${SESSION_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Lax` }
 }
