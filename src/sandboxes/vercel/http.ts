@@ -1,8 +1,10 @@
+import { parseBody as parseWithRules, type BodyRules, type ParsedBody } from '../kit/body.ts'
 import { header } from '../kit/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
 export { jsonResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../kit/http.ts'
 export type { SandboxResponse } from '../kit/http.ts'
+export type { ParsedBody } from '../kit/body.ts'
 
 /** Transport-neutral request and response shapes: handlers return data, index.ts writes it. */
 
@@ -21,26 +23,11 @@ export interface IncomingRequest {
   remoteAddress: string
 }
 
-export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string }
+/** Vercel's bodies: forms keep repeated names as arrays; anything else is read as JSON. */
+const VERCEL_BODIES: BodyRules = { untyped: 'json', otherTypes: 'json', repeatedFormNames: 'all' }
 
-/** JSON (or no Content-Type, tried as JSON) and form-encoded bodies. */
 export function parseBody(req: IncomingRequest): ParsedBody {
-  const raw = req.rawBody
-  if (raw === undefined || raw.trim() === '') return { ok: true, value: undefined }
-  const contentType = (header(req, 'content-type') ?? '').toLowerCase()
-  if (contentType.includes('application/x-www-form-urlencoded')) {
-    const out: Record<string, string | string[]> = {}
-    for (const [k, v] of new URLSearchParams(raw)) {
-      const prev = out[k]
-      out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]
-    }
-    return { ok: true, value: out }
-  }
-  try {
-    return { ok: true, value: JSON.parse(raw) as unknown }
-  } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : 'invalid JSON' }
-  }
+  return parseWithRules(req, VERCEL_BODIES)
 }
 
 export function cookies(req: IncomingRequest): Record<string, string> {
