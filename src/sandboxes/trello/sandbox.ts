@@ -1,3 +1,4 @@
+import { MachineryControl, describedErrors } from '../kit/control.ts'
 import { FaultInjector } from '../kit/faults.ts'
 import { ObjectIdFactory } from './ids.ts'
 import { NonceCache } from './oauth1/nonces.ts'
@@ -30,6 +31,8 @@ export class TrelloSandbox {
   readonly requestLog = new RequestLog(REQUEST_LOG_SECRETS)
   readonly rateLimiter = new RateLimiter()
   readonly nonces = new NonceCache()
+  /** The control routes for the clock, faults, request log and reset. Trello tests need 4xx faults, and Trello's own 429s carry no Retry-After. */
+  readonly control = new MachineryControl(this, { errors: describedErrors, faultRules: { minStatus: 400, defaultRetryAfter: null } })
   store: TrelloStore
   deliveries: DeliveryQueue
   callbackCheckTimeoutMs = DEFAULT_CALLBACK_CHECK_TIMEOUT_MS

@@ -1,3 +1,4 @@
+import { MachineryControl, describedErrors } from '../kit/control.ts'
 import { FaultInjector } from '../kit/faults.ts'
 import { RateLimiter } from './rate-limit.ts'
 import { RequestLog } from '../kit/request-log.ts'
@@ -19,6 +20,8 @@ export class ZendeskSandbox {
   readonly faults = new FaultInjector()
   readonly requestLog = new RequestLog({ params: REQUEST_LOG_SECRETS })
   readonly rateLimiter = new RateLimiter()
+  /** The control routes for the clock, faults, request log and reset. */
+  readonly control = new MachineryControl(this, { errors: describedErrors })
   store: SandboxStore
 
   constructor(private readonly options: ZendeskSandboxOptions = {}) {
