@@ -9,7 +9,7 @@ export function vercelControl(stack: { sandboxUrl: string }) {
   return {
     call,
     advanceClock: (ms: number) => call('POST', '/clock', { advance_ms: ms }),
-    requests: async (): Promise<Array<{ method: string; path: string; status: number }>> => (await call('GET', '/requests?limit=100000')).body.requests,
+    requests: async (): Promise<Array<{ method: string; path: string; query: Record<string, string | string[]>; status: number }>> => (await call('GET', '/requests?limit=100000')).body.requests,
     clearRequests: () => call('DELETE', '/requests'),
     rateLimits: (config: Record<string, unknown>) => call('PUT', '/rate-limits', config),
   }

@@ -1,4 +1,5 @@
 import { SandboxClock } from '../kit/clock.ts'
+import { MachineryControl } from '../kit/control.ts'
 import { WebhookDispatcher } from './delivery.ts'
 import { FaultInjector } from '../kit/faults.ts'
 import { deploymentId, eventId, lower36 } from './ids.ts'
@@ -7,6 +8,7 @@ import { inspectorUrl } from './presenters.ts'
 import { RateLimiter } from './rate-limit.ts'
 import { RequestLog } from '../kit/request-log.ts'
 import { seedStore } from './seed.ts'
+import { VERCEL_CONTROL_ERRORS } from './control.ts'
 import { Store } from './store.ts'
 
 /** Query parameters whose values are credentials, masked in the request log. */
@@ -47,6 +49,8 @@ export class VercelSandbox {
   readonly requestLog = new RequestLog({ params: REQUEST_LOG_SECRETS })
   readonly rateLimiter = new RateLimiter()
   readonly dispatcher = new WebhookDispatcher(() => this.now())
+  /** The control routes for the clock, faults, request log and reset; a clock move moves deployments along at once. */
+  readonly control = new MachineryControl(this, { errors: VERCEL_CONTROL_ERRORS, clockMoved: () => this.tick() })
   store: Store
 
   constructor(private readonly options: VercelSandboxOptions = {}) {
