@@ -1,12 +1,11 @@
-import { MachineryControl, describedErrors } from '../kit/control.ts'
-import { FaultInjector } from '../kit/faults.ts'
+import { describedErrors } from '../kit/control.ts'
+import { SandboxInstance } from '../kit/instance.ts'
 import { ObjectIdFactory } from './ids.ts'
 import { NonceCache } from './oauth1/nonces.ts'
 import { RateLimiter } from './rate-limit.ts'
-import { RequestLog, type LogSecrets } from '../kit/request-log.ts'
+import type { LogSecrets } from '../kit/request-log.ts'
 import { seedStore } from './seed.ts'
 import { TrelloStore } from './state.ts'
-import { SandboxClock } from '../kit/clock.ts'
 import { DeliveryQueue } from './webhooks/dispatcher.ts'
 
 /** Credentials in requests, masked in the request log: query values, and tokens in `/1/tokens/{token}/...`. */
@@ -24,26 +23,23 @@ export interface TrelloSandboxOptions {
 export const DEFAULT_CALLBACK_CHECK_TIMEOUT_MS = 5000
 
 /** One sandbox instance: its state plus the test machinery around it. State lives in memory. */
-export class TrelloSandbox {
-  readonly clock = new SandboxClock()
+export class TrelloSandbox extends SandboxInstance<TrelloStore> {
   readonly ids = new ObjectIdFactory()
-  readonly faults = new FaultInjector()
-  readonly requestLog = new RequestLog(REQUEST_LOG_SECRETS)
   readonly rateLimiter = new RateLimiter()
   readonly nonces = new NonceCache()
-  /** The control routes for the clock, faults, request log and reset. Trello tests need 4xx faults, and Trello's own 429s carry no Retry-After. */
-  readonly control = new MachineryControl(this, { errors: describedErrors, faultRules: { minStatus: 400, defaultRetryAfter: null } })
-  store: TrelloStore
   deliveries: DeliveryQueue
   callbackCheckTimeoutMs = DEFAULT_CALLBACK_CHECK_TIMEOUT_MS
 
-  constructor(private readonly options: TrelloSandboxOptions = {}) {
-    this.store = this.freshStore()
+  constructor(options: TrelloSandboxOptions = {}) {
+    super({
+      emptyStore: () => new TrelloStore(),
+      seed: seedStore,
+      seeded: options.seed,
+      logSecrets: REQUEST_LOG_SECRETS,
+      // Trello tests need 4xx faults, and Trello's own 429s carry no Retry-After.
+      control: { errors: describedErrors, faultRules: { minStatus: 400, defaultRetryAfter: null } },
+    })
     this.deliveries = this.freshDeliveries()
-  }
-
-  now(): number {
-    return this.clock.now()
   }
 
   /** A new ObjectId stamped with the sandbox clock. */
@@ -51,27 +47,17 @@ export class TrelloSandbox {
     return this.ids.next(this.now())
   }
 
-  /** Back to the state right after start: seed, clock, faults, log, limits, deliveries. */
-  reset(): void {
+  /** Limits, nonces, delivery settings and deliveries (pending ones cancelled) back to start. */
+  protected override resetOwnParts(): void {
     this.deliveries.stop()
-    this.clock.reset()
-    this.faults.clear()
-    this.requestLog.clear()
     this.rateLimiter.clear()
     this.nonces.clear()
     this.callbackCheckTimeoutMs = DEFAULT_CALLBACK_CHECK_TIMEOUT_MS
-    this.store = this.freshStore()
     this.deliveries = this.freshDeliveries()
   }
 
   close(): void {
     this.deliveries.stop()
-  }
-
-  private freshStore(): TrelloStore {
-    const store = new TrelloStore()
-    if (this.options.seed !== false) seedStore(store)
-    return store
   }
 
   private freshDeliveries(): DeliveryQueue {

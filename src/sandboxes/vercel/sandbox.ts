@@ -1,12 +1,9 @@
-import { SandboxClock } from '../kit/clock.ts'
-import { MachineryControl } from '../kit/control.ts'
+import { SandboxInstance } from '../kit/instance.ts'
 import { WebhookDispatcher } from './delivery.ts'
-import { FaultInjector } from '../kit/faults.ts'
 import { deploymentId, eventId, lower36 } from './ids.ts'
 import type { Deployment, DeploymentState, Project } from './model.ts'
 import { inspectorUrl } from './presenters.ts'
 import { RateLimiter } from './rate-limit.ts'
-import { RequestLog } from '../kit/request-log.ts'
 import { seedStore } from './seed.ts'
 import { VERCEL_CONTROL_ERRORS } from './control.ts'
 import { Store } from './store.ts'
@@ -43,38 +40,25 @@ export interface NewDeployment {
   createdAt?: number
 }
 
-export class VercelSandbox {
-  readonly clock = new SandboxClock()
-  readonly faults = new FaultInjector()
-  readonly requestLog = new RequestLog({ params: REQUEST_LOG_SECRETS })
+export class VercelSandbox extends SandboxInstance<Store> {
   readonly rateLimiter = new RateLimiter()
   readonly dispatcher = new WebhookDispatcher(() => this.now())
-  /** The control routes for the clock, faults, request log and reset; a clock move moves deployments along at once. */
-  readonly control = new MachineryControl(this, { errors: VERCEL_CONTROL_ERRORS, clockMoved: () => this.tick() })
-  store: Store
 
-  constructor(private readonly options: VercelSandboxOptions = {}) {
-    this.store = this.freshStore()
+  constructor(options: VercelSandboxOptions = {}) {
+    super({
+      emptyStore: () => new Store(),
+      seed: seedStore,
+      seeded: options.seed,
+      logSecrets: { params: REQUEST_LOG_SECRETS },
+      // A clock move moves deployments along at once.
+      control: { errors: VERCEL_CONTROL_ERRORS, clockMoved: () => this.tick() },
+    })
   }
 
-  now(): number {
-    return this.clock.now()
-  }
-
-  reset(): void {
-    this.clock.reset()
-    this.faults.clear()
-    this.requestLog.clear()
+  protected override resetOwnParts(): void {
     this.rateLimiter.reset()
     this.dispatcher.clear()
     this.dispatcher.resetSettings()
-    this.store = this.freshStore()
-  }
-
-  private freshStore(): Store {
-    const store = new Store()
-    if (this.options.seed !== false) seedStore(store)
-    return store
   }
 
   createDeployment(input: NewDeployment): Deployment {
