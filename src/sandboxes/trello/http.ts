@@ -6,9 +6,6 @@ export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectRespon
 export type { IncomingRequest, SandboxResponse } from '../kit/http.ts'
 export { isFormBody } from '../kit/body.ts'
 
-/** Trello's plain-text bodies were captured as `text/plain; charset=utf-8` (nathonius/obsidian-trello#21, Manatee.Trello#24). */
-export const TEXT_PLAIN = 'text/plain; charset=utf-8'
-
 export function formResponse(status: number, values: Record<string, string>, headers: Record<string, string> = {}): SandboxResponse {
   return {
     status,

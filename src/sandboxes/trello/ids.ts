@@ -24,11 +24,6 @@ export class ObjectIdFactory {
   }
 }
 
-/** The creation time embedded in an ObjectId. */
-export function objectIdTime(id: string): number {
-  return parseInt(id.slice(0, 8), 16) * 1000
-}
-
 export function shortLink(): string {
   return randomString(BASE62, 8)
 }
