@@ -1,7 +1,7 @@
 import { parseBody } from './body.ts'
 import type { SandboxClock } from './clock.ts'
 import { faultName, parseFaultSpec, type FaultRules } from './faults.ts'
-import { emptyResponse, isRecord, jsonResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
+import { decodeOrKeep, emptyResponse, isRecord, jsonResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
 import type { LoggedRequest } from './request-log.ts'
 import type { SandboxMachinery } from './plugin.ts'
 
@@ -140,14 +140,6 @@ export interface ControlInput {
 /** Control bodies are JSON; a form is read too, and a body of another type is no body. */
 const CONTROL_BODIES = { untyped: 'json', otherTypes: 'ignore', repeatedFormNames: 'last' } as const
 
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
-  }
-}
-
 /**
  * Routes a control request: the first route whose pattern and method fit gets the JSON body; a
  * path served only for other methods answers 405, an unknown one 404. Trailing slashes are ignored.
@@ -171,7 +163,7 @@ export async function routeControl<C>(
     if (!parsed.ok) return badRequest('body is not valid JSON')
     if (parsed.value !== undefined && !isRecord(parsed.value)) return badRequest('body must be a JSON object')
     const body = (parsed.value as Record<string, unknown> | undefined) ?? {}
-    return route.handle(context({ req, params: found.slice(1).map(decode), body }))
+    return route.handle(context({ req, params: found.slice(1).map(decodeOrKeep), body }))
   }
   return methodMismatch ? problem(405, 'method_not_allowed', `${req.method} is not supported here`) : notFound(`no control route ${path}`)
 }

@@ -19,6 +19,24 @@ export function header(req: { headers: Record<string, string | string[] | undefi
   return Array.isArray(value) ? value[0] : value
 }
 
+/** Percent-decodes a path segment or cookie value; malformed encoding is left as sent, never thrown. */
+export function decodeOrKeep(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+/** A cookie's value (percent-decoded where the encoding is sound), or undefined when it is not sent. */
+export function cookieValue(req: { headers: Record<string, string | string[] | undefined> }, name: string): string | undefined {
+  for (const part of (header(req, 'cookie') ?? '').split(';')) {
+    const at = part.indexOf('=')
+    if (at > 0 && part.slice(0, at).trim() === name) return decodeOrKeep(part.slice(at + 1).trim())
+  }
+  return undefined
+}
+
 /** What a sandbox handler answers; the sandbox's Fastify route writes it out. */
 export interface SandboxResponse {
   status: number

@@ -1,8 +1,8 @@
 import { parseBody as parseWithRules, type BodyRules } from '../kit/body.ts'
-import { header, isRecord, type IncomingRequest, type SandboxResponse } from '../kit/http.ts'
+import { isRecord, type IncomingRequest, type SandboxResponse } from '../kit/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../kit/http.ts'
+export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header, cookieValue } from '../kit/http.ts'
 export type { IncomingRequest, SandboxResponse } from '../kit/http.ts'
 export { isFormBody } from '../kit/body.ts'
 
@@ -29,18 +29,4 @@ export function parseBody(req: IncomingRequest): ParsedBody {
   if (!parsed.ok) return parsed
   if (parsed.value === undefined) return { ok: true, value: {} }
   return isRecord(parsed.value) ? { ok: true, value: parsed.value } : { ok: false, reason: 'body must be a JSON object' }
-}
-
-export function cookieValue(req: IncomingRequest, name: string): string | undefined {
-  for (const part of (header(req, 'cookie') ?? '').split(';')) {
-    const [key, ...rest] = part.trim().split('=')
-    if (key === name) {
-      try {
-        return decodeURIComponent(rest.join('='))
-      } catch {
-        return undefined
-      }
-    }
-  }
-  return undefined
 }

@@ -4,7 +4,7 @@ import { handleControl } from './control.ts'
 import { deploymentRoutes } from './deployments.ts'
 import { internalError, vercelError } from './errors.ts'
 import type { Fault } from '../kit/faults.ts'
-import type { IncomingRequest as KitRequest } from '../kit/http.ts'
+import { decodeOrKeep, type IncomingRequest as KitRequest } from '../kit/http.ts'
 import type { IncomingRequest, SandboxResponse } from './http.ts'
 import { handleAccessToken } from './oauth.ts'
 import { handleInstall, handleWebhookSettings } from './pages.ts'
@@ -66,8 +66,8 @@ export function vercelSandbox(opts: VercelSandboxOptions = {}): FastifyPluginAsy
           // Faults apply to the API and the token endpoint, never to the install and settings pages.
           faultPath: install || settings ? undefined : relative,
           answer: () => {
-            if (install) return handleInstall(sandbox, req, decodeURIComponent(install[1] as string))
-            if (settings) return handleWebhookSettings(sandbox, req, decodeURIComponent(settings[1] as string))
+            if (install) return handleInstall(sandbox, req, decodeOrKeep(install[1] as string))
+            if (settings) return handleWebhookSettings(sandbox, req, decodeOrKeep(settings[1] as string))
             if (relative === '/v2/oauth/access_token') return handleAccessToken(sandbox, req)
             return handleApi(sandbox, router, req)
           },

@@ -4,6 +4,7 @@ import { apiPath, resolveAddress } from './addressing.ts'
 import { handleControlRequest } from './control.ts'
 import { invalidEndpoint, noHelpDesk } from './errors.ts'
 import type { Fault } from '../kit/faults.ts'
+import { decodeOrKeep } from '../kit/http.ts'
 import { header, jsonResponse, type SandboxResponse } from './http.ts'
 import { sandboxPlugin, withRetryAfter, type RoutedRequest } from '../kit/plugin.ts'
 import { accountLimit, tooManyRequests } from './rate-limit.ts'
@@ -13,14 +14,6 @@ export type { ZendeskSandboxOptions } from './sandbox.ts'
 
 /** Prefix the standalone server mounts the plugin at. */
 export const DEFAULT_PREFIX = '/zendesk'
-
-function safeDecode(path: string): string {
-  try {
-    return decodeURIComponent(path)
-  } catch {
-    return path
-  }
-}
 
 interface ZendeskRequest extends RoutedRequest {
   /** The account's requests-per-minute limit (0 without an account), for an injected 429. */
@@ -47,7 +40,7 @@ export function zendeskSandbox(opts: ZendeskSandboxOptions = {}): FastifyPluginA
       control: (req, path, root) => handleControlRequest(sandbox, req, path, root),
       faultReply,
       route: (req, raw, root): ZendeskRequest => {
-        const relative = safeDecode(raw)
+        const relative = decodeOrKeep(raw)
         const address = resolveAddress(relative, header(req, 'host') ?? '', req.origin, prefix)
         // `{prefix}//_control` and the like still reach the control API (logged, as any other request).
         if (address.kind === 'control') return { limit: 0, account: null, answer: () => handleControlRequest(sandbox, req, address.path, root) }
