@@ -66,6 +66,7 @@ export class ConnectFlows {
 
   async start(user: User, platformId: unknown, rawFields: unknown, integrationId?: string): Promise<ConnectStart> {
     const runtime = this.runtime(platformId)
+    void runtime.client // answers not_configured now, not after the person has opened the link
     const fields = validateFields(runtime, rawFields)
     const startToken = randomToken(STATE_BYTES)
     const secret: FlowSecret = { state: randomToken(STATE_BYTES), verifier: generateRandomCodeVerifier() }
