@@ -4,7 +4,7 @@ import { startTestStack, type TestStack } from '../src/server/app.ts'
 import { client } from './helpers/stack.ts'
 import { connectTrelloWithToken, TRELLO, trelloControl } from './helpers/trello.ts'
 
-// Bad input (DESIGN §5): any malformed input gets a clear 4xx naming the field; no 5xx, no crash,
+// Bad input (docs/architecture.md, "Guarantees"): any malformed input gets a clear 4xx naming the field; no 5xx, no crash,
 // and nothing reaches Trello. Hand-written hostile cases first, then cases generated from each
 // step's own JSON Schema (so a new step is fuzzed automatically), then the API Call step's endpoints.
 
@@ -291,7 +291,7 @@ describe('bad input on every Trello tool step', () => {
   })
 })
 
-// API Call safety (DESIGN §5) with Trello's prefix: only a relative path under /1/; everything else
+// API Call safety (docs/security.md) with Trello's prefix: only a relative path under /1/; everything else
 // is refused with 400 before any byte leaves, and nothing reaches any host but Trello's.
 const HOSTILE_ENDPOINTS: string[] = [
   // traversal
