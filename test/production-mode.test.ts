@@ -112,6 +112,13 @@ describe('switchyard doctor', () => {
     for (const secret of [KEY, 'zendesk-secret-value', 'trello-secret-value', 'vercel-secret-value']) expect(stdout).not.toContain(secret)
   })
 
+  it('outside production, a half-configured platform is reported, not quietly run on its sandbox', async () => {
+    const { code, stdout } = await doctor({ VERCEL_CLIENT_ID: 'v', VERCEL_CLIENT_SECRET: 's' })
+    expect(code).toBe(1)
+    const { checks } = JSON.parse(stdout) as { checks: Array<{ name: string; detail: string }> }
+    expect(checks.find((c) => c.name === 'Vercel')!.detail).toBe('not configured: set VERCEL_INTEGRATION_SLUG')
+  })
+
   it('on the embedded default, every platform runs on its sandbox', async () => {
     const { code, stdout } = await doctor({})
     expect(code).toBe(0)
