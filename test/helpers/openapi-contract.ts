@@ -78,18 +78,29 @@ export class VendorSpec {
     return { path: template, method: method.toUpperCase(), operationId: op.operationId, parameters, responses: op.responses ?? {} }
   }
 
-  /** Checks an answer's status and JSON body against what the operation documents. */
-  check(op: VendorOperation, status: number, body: unknown): ContractResult {
+  /** A component schema as the vendor file gives it. */
+  schema(name: string): Json | undefined {
+    return this.schemas[name]
+  }
+
+  /** Checks an answer's status, documented headers and JSON body against what the operation documents. */
+  check(op: VendorOperation, status: number, body: unknown, headers?: Headers): ContractResult {
     const documented = op.responses[String(status)]
     const where = `${op.method} ${op.path} → ${status}`
     if (!documented) return { errors: [`${where}: status not documented (documented: ${Object.keys(op.responses).join(', ') || 'none'})`], absent: [] }
+    const errors = Object.keys(documented.headers ?? {})
+      .filter((name) => headers && !headers.has(name))
+      .map((name) => `${where}: documented header ${name} is missing`)
     const schema = documented.content?.['application/json']?.schema
     if (!schema) {
-      return { errors: body === undefined || body === '' ? [] : [`${where}: documented without a body, answered ${JSON.stringify(body).slice(0, 200)}`], absent: [] }
+      if (body !== undefined && body !== '') errors.push(`${where}: documented without a body, answered ${JSON.stringify(body).slice(0, 200)}`)
+      return { errors, absent: [] }
     }
     const { validate, absent } = this.validator(`${op.method} ${op.path} ${status}`, schema)
-    if (validate(body)) return { errors: [], absent }
-    return { errors: (validate.errors ?? []).map((e: ErrorObject) => `${where}: body${e.instancePath || ''} ${e.message} ${JSON.stringify(e.params)}`), absent }
+    if (!validate(body)) {
+      errors.push(...(validate.errors ?? []).map((e: ErrorObject) => `${where}: body${e.instancePath || ''} ${e.message} ${JSON.stringify(e.params)}`))
+    }
+    return { errors, absent }
   }
 
   private validator(key: string, schema: Json) {
