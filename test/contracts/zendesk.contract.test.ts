@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AGENT, bearer, call, parseForm, PASSWORD, postForm, startTestSandbox, type JsonCall, type TestSandbox } from '../../src/sandboxes/zendesk/test-support.ts'
 import { z } from 'zod'
 import { Comment, Ticket } from '../../src/platforms/zendesk/schemas.ts'
-import { missingVendorFile, VendorSpec } from '../helpers/openapi-contract.ts'
+import { missingVendorFile, shapeLike, VendorSpec } from '../helpers/openapi-contract.ts'
 import { endpointKey, productEndpoints } from '../helpers/product-endpoints.ts'
 
 /**
@@ -35,6 +35,8 @@ interface Endpoint {
    * so this is what notices a ticket without `status` or a user without `role`.
    */
   reads?: z.ZodType
+  /** The tickets and users in the answer, each checked against the vendor's example of one (see EXAMPLES). */
+  objects?: (body: any) => { tickets?: any[]; users?: any[] }
 }
 
 const Person = z.looseObject({ id: z.number().int(), name: z.string(), email: z.string().nullable() })
@@ -56,6 +58,7 @@ const ENDPOINTS: Endpoint[] = [
     method: 'GET', path: '/api/v2/users/me.json', vendor: '/api/v2/users/me', usedBy: 'identify (platform.ts)',
     drive: ({ acme, token }) => call(`${acme}/api/v2/users/me.json`, { auth: bearer(token) }),
     reads: z.looseObject({ user: Person.extend({ role: z.enum(['end-user', 'agent', 'admin']) }) }),
+    objects: (b) => ({ users: [b.user] }),
   },
   {
     method: 'DELETE', path: '/api/v2/oauth/tokens/current.json', vendor: '/api/v2/oauth/tokens/{oauth_token_id}', usedBy: 'revoke (platform.ts)',
@@ -91,21 +94,25 @@ const ENDPOINTS: Endpoint[] = [
       json: { ticket: { subject: 'Contract', comment: { body: 'First comment' }, priority: 'high', type: 'incident', assignee_email: AGENT } },
     }),
     reads: z.looseObject({ ticket: Ticket }),
+    objects: (b) => ({ tickets: [b.ticket] }),
   },
   {
     method: 'GET', path: '/api/v2/tickets/{ticket_id}.json', vendor: '/api/v2/tickets/{ticket_id}', usedBy: 'Get Ticket Info',
     drive: async ({ acme, token, ticket }) => call(`${acme}/api/v2/tickets/${await ticket()}.json?include=users`, { auth: bearer(token) }),
     reads: z.looseObject({ ticket: Ticket, users: z.array(Person).min(1) }),
+    objects: (b) => ({ tickets: [b.ticket], users: b.users }),
   },
   {
     method: 'GET', path: '/api/v2/tickets/{ticket_id}/comments.json', vendor: '/api/v2/tickets/{ticket_id}/comments', usedBy: 'Get Ticket Info',
     drive: async ({ acme, token, ticket }) => call(`${acme}/api/v2/tickets/${await ticket()}/comments.json?page[size]=100&include=users`, { auth: bearer(token) }),
     reads: z.looseObject({ comments: z.array(Comment).min(1), users: z.array(Person).min(1), meta: CursorMeta }),
+    objects: (b) => ({ users: b.users }),
   },
   {
     method: 'GET', path: '/api/v2/tickets.json', vendor: '/api/v2/tickets', usedBy: 'List Tickets (no filter)',
     drive: ({ acme, token }) => call(`${acme}/api/v2/tickets.json?page[size]=2&sort=-id`, { auth: bearer(token) }),
     reads: z.looseObject({ tickets: z.array(Ticket).length(2), meta: CursorMeta.extend({ has_more: z.literal(true), after_cursor: z.string() }) }),
+    objects: (b) => ({ tickets: b.tickets }),
   },
   {
     method: 'GET', path: '/api/v2/search.json', vendor: '/api/v2/search', usedBy: 'List Tickets (filtered), Search Tickets',
@@ -117,6 +124,7 @@ const ENDPOINTS: Endpoint[] = [
       count: z.number().int(),
       next_page: z.string().url(),
     }),
+    objects: (b) => ({ tickets: b.results }),
   },
   {
     method: 'PUT', path: '/api/v2/tickets/{ticket_id}.json', vendor: '/api/v2/tickets/{ticket_id}', usedBy: 'Update Ticket',
@@ -126,6 +134,7 @@ const ENDPOINTS: Endpoint[] = [
       json: { ticket: { status: 'pending', priority: 'low', tags: ['contract'], comment: { body: 'Internal', public: false }, assignee_id: null } },
     }),
     reads: z.looseObject({ ticket: Ticket.extend({ status: z.literal('pending'), priority: z.literal('low'), tags: z.tuple([z.literal('contract')]), assignee_id: z.null() }) }),
+    objects: (b) => ({ tickets: [b.ticket] }),
   },
   {
     method: 'DELETE', path: '/api/v2/tickets/{ticket_id}.json', vendor: '/api/v2/tickets/{ticket_id}', usedBy: 'Delete Ticket',
@@ -152,6 +161,14 @@ const ENDPOINTS: Endpoint[] = [
  *   checked against Zendesk's documented answer, 204 without a body (docs/platforms/zendesk.md).
  */
 const ABSENT_SCHEMAS = ['AuditObject', 'OAuthTokenForGrantTypesObject', 'SearchResultObject', 'TicketCommentObject', 'TicketObject', 'UserObject']
+/**
+ * The vendor files show a whole ticket and a whole user only in the examples of the incremental
+ * exports; with the object schemas absent, those examples say which fields each carries.
+ */
+const EXAMPLES = {
+  tickets: (spec: VendorSpec) => spec.example('CursorBasedExportIncrementalTicketsResponse').tickets[0],
+  users: (spec: VendorSpec) => spec.example('CursorBasedExportIncrementalUsersResponse').users[0],
+}
 const UNDOCUMENTED: Record<string, { status: number }> = { 'DELETE /api/v2/deleted_tickets/{ticket_id}': { status: 204 } }
 
 const skip = missingVendorFile('zendesk')
@@ -197,6 +214,10 @@ describe.skipIf(skip)(`Zendesk sandbox answers as Zendesk's OpenAPI says${skip ?
     const result = spec.check(op, answer.status, answer.body, answer.headers)
     expect(result.errors).toEqual([])
     result.absent.forEach((name) => absentSeen.add(name))
+    const objects = endpoint.objects?.(answer.body) ?? {}
+    const shapes = (['tickets', 'users'] as const).flatMap((kind) =>
+      (objects[kind] ?? []).flatMap((value, i) => shapeLike(value, EXAMPLES[kind](spec), `${kind}[${i}]`)))
+    expect(shapes).toEqual([])
     const read = endpoint.reads?.safeParse(answer.body)
     expect(read && !read.success ? read.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) : []).toEqual([])
   })

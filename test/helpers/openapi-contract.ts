@@ -83,6 +83,11 @@ export class VendorSpec {
     return this.schemas[name]
   }
 
+  /** The `example` the vendor gives with a component schema, e.g. `example('TicketsResponse')`. */
+  example(name: string): Json | undefined {
+    return this.schemas[name]?.example
+  }
+
   /** Checks an answer's status, documented headers and JSON body against what the operation documents. */
   check(op: VendorOperation, status: number, body: unknown, headers?: Headers): ContractResult {
     const documented = op.responses[String(status)]
@@ -175,4 +180,26 @@ function toJsonSchema(node: Json): Json {
     if (out.$ref) return { anyOf: [{ $ref: out.$ref }, { type: 'null' }] }
   }
   return out
+}
+
+/**
+ * Where a vendor file lacks an object's schema but shows the object in an example, the example is
+ * the best account of its fields: every key the example has must be there, with the example's JSON
+ * type or null (the example shows a set value; an unset one is null, never left out).
+ */
+export function shapeLike(value: Json, example: Json, where: string): string[] {
+  const errors: string[] = []
+  for (const [key, sample] of Object.entries<Json>(example)) {
+    if (!(key in value)) errors.push(`${where}.${key}: missing (the vendor example has ${JSON.stringify(sample)})`)
+    else if (value[key] !== null && sample !== null && kindOf(value[key]) !== kindOf(sample)) {
+      errors.push(`${where}.${key}: ${kindOf(value[key])} where the vendor example has ${kindOf(sample)}`)
+    }
+  }
+  return errors
+}
+
+function kindOf(v: Json): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'array'
+  return typeof v
 }
