@@ -285,7 +285,7 @@ describe('node-zendesk against the Zendesk sandbox', () => {
       const { result: created } = await reply(oauth.tickets.create({ ticket: { subject: 'To change', comment: { body: 'x' }, assignee_id: adminId } as any }))
       const updated = await reply(apiToken.tickets.update(created.id, {
         ticket: { status: 'hold', priority: 'normal', tags: ['changed', 'twice'], assignee_id: null, comment: { body: 'Parked.', public: false } },
-      } as TicketBody))
+      } as unknown as TicketBody))
       expect(updated.response.status).toBe(200)
       expect(updated.result).toMatchObject({ id: created.id, status: 'hold', priority: 'normal', tags: ['changed', 'twice'], assignee_id: null })
       expect(Date.parse(updated.result.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.updated_at))
