@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { BoardSchema, CheckItemSchema, ChecklistSchema, CardSchema, ActionSchema, MemberSchema, TrelloListSchema } from 'trello.js/models'
+import { CardSchema, CheckItemSchema, ChecklistSchema, TrelloListSchema } from 'trello.js/models'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { oauth1Authorization } from '../../src/core/connections/oauth1.ts'
@@ -8,6 +8,7 @@ import { SEED } from '../../src/sandboxes/trello/seed.ts'
 import { call, KEY, postForm, SECRET, signInAndConsent, startTestSandbox, type Call, type TestSandbox } from '../../src/sandboxes/trello/test-support.ts'
 import { missingVendorFile, VendorSpec, type VendorOperation } from '../helpers/openapi-contract.ts'
 import { endpointKey, productEndpoints } from '../helpers/product-endpoints.ts'
+import { BoardWithLists, CardWithRelations, CommentAction, Member } from '../helpers/trello-js-schemas.ts'
 
 /**
  * Every request the product makes to Trello, answered by the sandbox over real HTTP
@@ -53,23 +54,6 @@ interface Endpoint {
 const { board, lists, labels, members } = SEED
 const CALLBACK = 'http://127.0.0.1:8765/oauth/callback'
 
-/**
- * Where trello.js's schema is stricter than Trello, only the offending field is widened (the same
- * exceptions as test/trello-real-client.test.ts, with the captures cited there): members without an
- * avatar carry `avatarHash: null, avatarUrl: null`, and a board outside any workspace carries
- * `idOrganization: null`.
- */
-const avatar = { avatarHash: z.string().nullish(), avatarUrl: z.string().nullish() }
-const Member = MemberSchema.extend(avatar)
-const Board = BoardSchema.extend({ idOrganization: z.string().nullish() })
-const CommentAction = ActionSchema.extend({ memberCreator: ActionSchema.shape.memberCreator.unwrap().extend(avatar) })
-/** What Get Card asks for: the card with its checklists, members, list and board nested. */
-const CardWithRelations = CardSchema.extend({
-  checklists: z.array(ChecklistSchema),
-  members: z.array(Member),
-  list: TrelloListSchema,
-  board: Board,
-})
 /** The same as Get Card's output declares it (src/platforms/trello/tools/get-card.ts). */
 const Named = z.looseObject({ id: z.string(), name: z.string() })
 const ProductCardWithRelations = Product.Card.extend({
@@ -90,7 +74,7 @@ const ENDPOINTS: Endpoint[] = [
     method: 'GET', path: '/1/members/me/boards', usedBy: 'Get Boards', vendor: '/members/{idMember}/boards',
     sends: { filter: 'open', lists: 'open' },
     drive: ({ get }, q) => get('/1/members/me/boards', q as Record<string, string>),
-    answer: [z.array(Board.extend({ lists: z.array(TrelloListSchema) })).min(1), z.array(Product.Board.extend({ lists: z.array(Product.List) }))],
+    answer: [z.array(BoardWithLists).min(1), z.array(Product.Board.extend({ lists: z.array(Product.List) }))],
   },
   {
     method: 'GET', path: '/1/lists/{idList}/cards', usedBy: 'Get List Cards', vendor: '/lists/{idList}/cards',
