@@ -172,6 +172,7 @@ const EXAMPLES = {
 const UNDOCUMENTED: Record<string, { status: number }> = { 'DELETE /api/v2/deleted_tickets/{ticket_id}': { status: 204 } }
 
 const skip = missingVendorFile('zendesk')
+if (skip) console.warn(`Zendesk contract tests skipped: ${skip}`)
 
 describe.skipIf(skip)(`Zendesk sandbox answers as Zendesk's OpenAPI says${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let spec: VendorSpec
