@@ -16,7 +16,7 @@ interface Ctx {
   sandbox: TestSandbox
   acme: string
   token: string
-  /** A fresh ticket of the seeded account, created by the admin through the sandbox's API. */
+  /** A fresh ticket of the seeded account, created by the agent through the sandbox's API. */
   ticket: () => Promise<number>
 }
 
@@ -154,11 +154,11 @@ const ENDPOINTS: Endpoint[] = [
  * Where the vendor files cannot judge an answer, by name and with the reason:
  * - The folder is Zendesk's OAS split per area, and its area files do not carry the shared object
  *   schemas they refer to (the tickets file names `TicketObject` but no file defines it). Only the
- *   kind of these is checked (an object); the fields a user reads are checked by the node-zendesk
- *   test (test/zendesk-real-client.test.ts). The list is exact, so a fuller vendor copy makes this
- *   test fail until the exception is removed.
- * - The folder has no file for deleted tickets, so `DELETE /api/v2/deleted_tickets/{id}` is
- *   checked against Zendesk's documented answer, 204 without a body (docs/platforms/zendesk.md).
+ *   kind of these is checked (an object); tickets and users are also held to the vendor's example
+ *   of one (EXAMPLES), and every answer to the fields the product reads (`reads`). The list is
+ *   exact, so a fuller vendor copy makes this test fail until the exception is removed.
+ * - The folder has no file for deleted tickets, so `DELETE /api/v2/deleted_tickets/{id}` is held to
+ *   the answer Zendesk documents for it, 204 without a body (docs/sandbox.md, Zendesk "Endpoints").
  */
 const ABSENT_SCHEMAS = ['AuditObject', 'OAuthTokenForGrantTypesObject', 'SearchResultObject', 'TicketCommentObject', 'TicketObject', 'UserObject']
 /**
