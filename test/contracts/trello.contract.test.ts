@@ -7,7 +7,10 @@ import * as Product from '../../src/platforms/trello/schemas.ts'
 import { SEED } from '../../src/sandboxes/trello/seed.ts'
 import { call, KEY, postForm, SECRET, signInAndConsent, startTestSandbox, type Call, type TestSandbox } from '../../src/sandboxes/trello/test-support.ts'
 import { missingVendorFile, VendorSpec, type VendorOperation } from '../helpers/openapi-contract.ts'
+import { trello } from '../../src/platforms/trello/platform.ts'
+import { trelloTools } from '../../src/platforms/trello/tools/index.ts'
 import { endpointKey, productEndpoints } from '../helpers/product-endpoints.ts'
+import { recordingApiClient } from '../helpers/recording-api.ts'
 import { BoardWithLists, CardWithRelations, CommentAction, Member } from '../helpers/trello-js-schemas.ts'
 
 /**
@@ -123,8 +126,8 @@ const ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'POST', path: '/1/checklists', usedBy: 'Add Checklist', vendor: '/checklists',
-    sends: { name: 'Checklist', pos: 'bottom' },
-    drive: async ({ send, card }, body) => send('POST', '/1/checklists', { idCard: await card(), ...body }),
+    sends: { idCard: SEED.cards.login.id, name: 'Checklist', pos: 'bottom' },
+    drive: ({ send }, body) => send('POST', '/1/checklists', body),
     answer: [ChecklistSchema, Product.Checklist],
   },
   {
@@ -218,6 +221,38 @@ describe.skipIf(skip)(`Trello sandbox answers what the product asks as Trello do
       return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)
     })
     expect(issues).toEqual([])
+  })
+
+  it('sends, in each row, exactly the parameters the steps and identify send', async () => {
+    const { api, sent } = recordingApiClient(trello, ctx.sandbox.url, trello.auth.pasted!.headers({ key: KEY, token: ctx.token }))
+    const step = (id: string, input: Record<string, unknown>) => {
+      const tool = trelloTools.find((t) => t.id === id)!
+      return tool.run({ api, integration: { id: 'int_contract', accountName: 'Ada', fields: {} }, withPastedCredentials: () => api }, tool.input.parse(input))
+    }
+    const card = await ctx.card()
+    await trello.identify(api, {}, {})
+    await step('trello.get_boards', { filter: 'all' })
+    await step('trello.get_list_cards', { idList: lists.todo.id })
+    await step('trello.get_card', { idCard: card })
+    await step('trello.create_card', { idList: lists.todo.id, name: 'N', desc: 'D', pos: 'top', due: '2025-03-01T17:00:00Z', idLabels: [labels.bug.id] })
+    await step('trello.update_card', {
+      idCard: card, name: 'N', desc: 'D', due: null, dueComplete: true, closed: false, idLabels: [], idMembers: [members.ada.id], idList: lists.doing.id, idBoard: board.id, pos: 'bottom',
+    })
+    await step('trello.archive_card', { idCard: card })
+    await step('trello.create_list', { name: 'L', idBoard: board.id, pos: 'bottom' })
+    await step('trello.add_comment_to_card', { idCard: card, text: 'T' })
+    await step('trello.add_comment', { card_id: card, comment: 'T' })
+    const checklist = await step('trello.add_checklist', { idCard: card, name: 'C', pos: 'top', items: ['a'] }) as { id: string }
+    await step('trello.create_checklist_item', { idChecklist: checklist.id, name: 'I', pos: 'top', checked: true, due: '2025-04-01T09:30:00Z' })
+
+    const byEndpoint = new Map<string, Set<string>>()
+    for (const r of sent) {
+      const key = endpointKey(r.method, r.path.replace(/\/[0-9a-f]{24}(?=\/|$)/g, '/{}'))
+      byEndpoint.set(key, new Set([...(byEndpoint.get(key) ?? []), ...r.params]))
+    }
+    const table = ENDPOINTS.filter((e) => e.vendor !== 'oauth').map((e) => [endpointKey(e.method, e.path), Object.keys(e.sends).sort()])
+    expect(table).toEqual(table.map(([key]) => [key, [...(byEndpoint.get(key as string) ?? [])].sort()]))
+    expect([...byEndpoint.keys()].sort()).toEqual(table.map(([key]) => key).sort())
   })
 
   it('has a row for every endpoint the product names', () => {
