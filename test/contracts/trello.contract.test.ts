@@ -225,7 +225,9 @@ describe.skipIf(skip)(`Trello sandbox answers what the product asks as Trello do
 
   it('sends, in each row, exactly the parameters the steps and identify send', async () => {
     const { api, sent } = recordingApiClient(trello, ctx.sandbox.url, trello.auth.pasted!.headers({ key: KEY, token: ctx.token }))
+    const ran = new Set<string>()
     const step = (id: string, input: Record<string, unknown>) => {
+      ran.add(id)
       const tool = trelloTools.find((t) => t.id === id)!
       return tool.run({ api, integration: { id: 'int_contract', accountName: 'Ada', fields: {} }, withPastedCredentials: () => api }, tool.input.parse(input))
     }
@@ -244,6 +246,9 @@ describe.skipIf(skip)(`Trello sandbox answers what the product asks as Trello do
     await step('trello.add_comment', { card_id: card, comment: 'T' })
     const checklist = await step('trello.add_checklist', { idCard: card, name: 'C', pos: 'top', items: ['a'] }) as { id: string }
     await step('trello.create_checklist_item', { idChecklist: checklist.id, name: 'I', pos: 'top', checked: true, due: '2025-04-01T09:30:00Z' })
+
+    // Every pre-built step runs here (the API Call step sends what its caller asks).
+    expect([...ran].sort()).toEqual(trelloTools.map((t) => t.id).filter((id) => !id.endsWith('.api_call')).sort())
 
     const byEndpoint = new Map<string, Set<string>>()
     for (const r of sent) {

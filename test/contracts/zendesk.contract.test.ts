@@ -4,7 +4,9 @@ import { AGENT, bearer, call, parseForm, PASSWORD, postForm, startTestSandbox, t
 import { z } from 'zod'
 import { Comment, Ticket } from '../../src/platforms/zendesk/schemas.ts'
 import { missingVendorFile, shapeLike, VendorSpec } from '../helpers/openapi-contract.ts'
+import { zendesk } from '../../src/platforms/zendesk/platform.ts'
 import { endpointKey, productEndpoints } from '../helpers/product-endpoints.ts'
+import { paramNames, recordingApiClient } from '../helpers/recording-api.ts'
 
 /**
  * Every request the product makes to Zendesk, answered by the sandbox over real HTTP and checked
@@ -27,8 +29,13 @@ interface Endpoint {
   /** The operation's path in the vendor file; `page` for a page a person opens in a browser. */
   vendor: string | 'page'
   usedBy: string
-  /** Makes the request as the product makes it (same query and body), on the sandbox. */
-  drive: (ctx: Ctx) => Promise<JsonCall>
+  /**
+   * What the product sends: query parameters (GET) or the JSON body (POST, PUT). For the requests
+   * tool steps and identify make, the last-but-one test checks these against what they really send.
+   */
+  sends?: Record<string, unknown>
+  /** Makes the request as the product makes it, with `sends`, on the sandbox. */
+  drive: (ctx: Ctx, sends: Record<string, unknown>) => Promise<JsonCall>
   /**
    * The fields the product reads from the answer, with their types (src/platforms/zendesk/
    * schemas.ts and the steps' code). The vendor files lack the object schemas (see ABSENT_SCHEMAS),
@@ -89,36 +96,36 @@ const ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'POST', path: '/api/v2/tickets.json', vendor: '/api/v2/tickets', usedBy: 'Create Ticket',
-    drive: ({ acme, token }) => call(`${acme}/api/v2/tickets.json`, {
-      auth: bearer(token),
-      json: { ticket: { subject: 'Contract', comment: { body: 'First comment' }, priority: 'high', type: 'incident', assignee_email: AGENT } },
-    }),
+    sends: { ticket: { subject: 'Contract', comment: { body: 'First comment' }, priority: 'high', type: 'incident', assignee_email: AGENT } },
+    drive: ({ acme, token }, json) => call(`${acme}/api/v2/tickets.json`, { auth: bearer(token), json }),
     reads: z.looseObject({ ticket: Ticket }),
     objects: (b) => ({ tickets: [b.ticket] }),
   },
   {
     method: 'GET', path: '/api/v2/tickets/{ticket_id}.json', vendor: '/api/v2/tickets/{ticket_id}', usedBy: 'Get Ticket Info',
-    drive: async ({ acme, token, ticket }) => call(`${acme}/api/v2/tickets/${await ticket()}.json?include=users`, { auth: bearer(token) }),
+    sends: { include: 'users' },
+    drive: async ({ acme, token, ticket }, query) => call(`${acme}/api/v2/tickets/${await ticket()}.json?${qs(query)}`, { auth: bearer(token) }),
     reads: z.looseObject({ ticket: Ticket, users: z.array(Person).min(1) }),
     objects: (b) => ({ tickets: [b.ticket], users: b.users }),
   },
   {
     method: 'GET', path: '/api/v2/tickets/{ticket_id}/comments.json', vendor: '/api/v2/tickets/{ticket_id}/comments', usedBy: 'Get Ticket Info',
-    drive: async ({ acme, token, ticket }) => call(`${acme}/api/v2/tickets/${await ticket()}/comments.json?page[size]=100&include=users`, { auth: bearer(token) }),
+    sends: { 'page[size]': 100, include: 'users' },
+    drive: async ({ acme, token, ticket }, query) => call(`${acme}/api/v2/tickets/${await ticket()}/comments.json?${qs(query)}`, { auth: bearer(token) }),
     reads: z.looseObject({ comments: z.array(Comment).min(1), users: z.array(Person).min(1), meta: CursorMeta }),
     objects: (b) => ({ users: b.users }),
   },
   {
     method: 'GET', path: '/api/v2/tickets.json', vendor: '/api/v2/tickets', usedBy: 'List Tickets (no filter)',
-    drive: ({ acme, token }) => call(`${acme}/api/v2/tickets.json?page[size]=2&sort=-id`, { auth: bearer(token) }),
+    sends: { 'page[size]': 2, sort: '-id' },
+    drive: ({ acme, token }, query) => call(`${acme}/api/v2/tickets.json?${qs(query)}`, { auth: bearer(token) }),
     reads: z.looseObject({ tickets: z.array(Ticket).length(2), meta: CursorMeta.extend({ has_more: z.literal(true), after_cursor: z.string() }) }),
     objects: (b) => ({ tickets: b.tickets }),
   },
   {
     method: 'GET', path: '/api/v2/search.json', vendor: '/api/v2/search', usedBy: 'List Tickets (filtered), Search Tickets',
-    drive: ({ acme, token }) => call(`${acme}/api/v2/search.json?${new URLSearchParams({
-      query: 'type:ticket status<solved', page: '1', per_page: '2', sort_by: 'created_at', sort_order: 'desc',
-    })}`, { auth: bearer(token) }),
+    sends: { query: 'type:ticket status<solved', page: 1, per_page: 2, sort_by: 'created_at', sort_order: 'desc' },
+    drive: ({ acme, token }, query) => call(`${acme}/api/v2/search.json?${qs(query)}`, { auth: bearer(token) }),
     reads: z.looseObject({
       results: z.array(Ticket.extend({ result_type: z.literal('ticket') })).length(2),
       count: z.number().int(),
@@ -128,11 +135,8 @@ const ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'PUT', path: '/api/v2/tickets/{ticket_id}.json', vendor: '/api/v2/tickets/{ticket_id}', usedBy: 'Update Ticket',
-    drive: async ({ acme, token, ticket }) => call(`${acme}/api/v2/tickets/${await ticket()}.json`, {
-      method: 'PUT',
-      auth: bearer(token),
-      json: { ticket: { status: 'pending', priority: 'low', tags: ['contract'], comment: { body: 'Internal', public: false }, assignee_id: null } },
-    }),
+    sends: { ticket: { status: 'pending', priority: 'low', tags: ['contract'], comment: { body: 'Internal', public: false }, assignee_id: null } },
+    drive: async ({ acme, token, ticket }, json) => call(`${acme}/api/v2/tickets/${await ticket()}.json`, { method: 'PUT', auth: bearer(token), json }),
     reads: z.looseObject({ ticket: Ticket.extend({ status: z.literal('pending'), priority: z.literal('low'), tags: z.tuple([z.literal('contract')]), assignee_id: z.null() }) }),
     objects: (b) => ({ tickets: [b.ticket] }),
   },
@@ -196,7 +200,7 @@ describe.skipIf(skip)(`Zendesk sandbox answers as Zendesk's OpenAPI says${skip ?
   afterAll(() => ctx?.sandbox.close())
 
   it.each(ENDPOINTS.map((e) => [`${e.method} ${e.path} (${e.usedBy})`, e] as const))('%s', async (_name, endpoint) => {
-    const answer = await endpoint.drive(ctx)
+    const answer = await endpoint.drive(ctx, endpoint.sends ?? {})
     if (endpoint.vendor === 'page') {
       // The vendor files describe the API, not the pages people see; a page is HTML that loads.
       expect(answer.status).toBe(200)
@@ -227,6 +231,38 @@ describe.skipIf(skip)(`Zendesk sandbox answers as Zendesk's OpenAPI says${skip ?
     expect([...absentSeen].sort()).toEqual(ABSENT_SCHEMAS)
   })
 
+  it('sends, in each row, exactly the parameters the steps, identify and revoke send', async () => {
+    const { sandbox, acme } = ctx
+    const { api, sent } = recordingApiClient(zendesk, acme, { authorization: bearer(await sandbox.token('acme', AGENT)) })
+    const ran = new Set<string>()
+    const step = (id: string, input: Record<string, unknown>) => {
+      ran.add(id)
+      const tool = zendesk.tools.find((t) => t.id === id)!
+      return tool.run({ api, integration: { id: 'int_contract', accountName: 'acme', fields: { subdomain: 'acme' } }, withPastedCredentials: () => api }, tool.input.parse(input))
+    }
+    await zendesk.identify(api, { subdomain: 'acme' }, {})
+    const created = await step('zendesk.create_ticket', { subject: 'S', description: 'D', priority: 'high', type: 'task', assignee: AGENT }) as { id: number }
+    await step('zendesk.get_ticket', { ticket_id: created.id })
+    await step('zendesk.list_tickets', { limit: 2 })
+    await step('zendesk.list_tickets', { status: 'open', limit: 2 })
+    await step('zendesk.search_tickets', { query: 'printer', limit: 5 })
+    await step('zendesk.update_ticket', { ticket_id: created.id, status: 'pending', priority: 'low', tags: ['t'], assignee: null, internal_note: 'N' })
+    await step('zendesk.delete_ticket', { ticket_id: created.id })
+    await zendesk.revoke!(api)
+
+    // Every pre-built step runs here (the API Call step sends what its caller asks).
+    expect([...ran].sort()).toEqual(zendesk.tools.map((t) => t.id).filter((id) => !id.endsWith('.api_call')).sort())
+
+    const byEndpoint = new Map<string, Set<string>>()
+    for (const r of sent) {
+      const key = endpointKey(r.method, r.path.replace(/\/\d+(?=[/.])/g, '/{}'))
+      byEndpoint.set(key, new Set([...(byEndpoint.get(key) ?? []), ...r.params]))
+    }
+    const table = ENDPOINTS.filter((e) => e.path.startsWith('/api/')).map((e) => [endpointKey(e.method, e.path), paramNames(e.sends).sort()])
+    expect(table).toEqual(table.map(([key]) => [key, [...(byEndpoint.get(key as string) ?? [])].sort()]))
+    expect([...byEndpoint.keys()].sort()).toEqual(table.map(([key]) => key).sort())
+  })
+
   it('has a row for every endpoint the product names', () => {
     const rows = new Set(ENDPOINTS.map((e) => endpointKey(e.method, e.path)))
     const named = productEndpoints(path.resolve(import.meta.dirname, '../../src/platforms/zendesk'))
@@ -236,6 +272,10 @@ describe.skipIf(skip)(`Zendesk sandbox answers as Zendesk's OpenAPI says${skip ?
     expect([...rows].filter((r) => !named.includes(r))).toEqual([])
   })
 })
+
+function qs(query: Record<string, unknown>): string {
+  return new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()
+}
 
 /** Signs in as the agent on the sandbox's authorize pages and allows; returns the code. */
 async function authorizationCode(acme: string): Promise<string> {

@@ -8,7 +8,10 @@ export interface SentRequest {
   method: string
   /** The path as sent, e.g. `/1/cards/5f2b…`. */
   path: string
-  /** Query parameters (GET, DELETE) or body fields (POST, PUT, PATCH) that had a value. */
+  /**
+   * Query parameters (GET, DELETE) or body fields (POST, PUT, PATCH) that had a value; the fields
+   * of a nested object are named `outer.inner` (Zendesk's `{ticket: {…}}`).
+   */
   params: string[]
 }
 
@@ -29,8 +32,7 @@ export function recordingApiClient(platform: PlatformDefinition, baseUrl: string
   const sent: SentRequest[] = []
   const note = (method: string, path: string, params: Record<string, unknown> | undefined) => {
     // The client leaves undefined values out, and null ones out of a query; a JSON body keeps null.
-    const kept = Object.entries(params ?? {}).filter(([, v]) => v !== undefined && !(v === null && method === 'GET'))
-    sent.push({ method, path, params: kept.map(([k]) => k).sort() })
+    sent.push({ method, path, params: paramNames(params, method === 'GET').sort() })
   }
   const api: ApiClient = {
     request: (req, options) => real.request(req, options),
@@ -41,4 +43,11 @@ export function recordingApiClient(platform: PlatformDefinition, baseUrl: string
     delete: (path) => { note('DELETE', path, undefined); return real.delete(path) },
   }
   return { api, sent }
+}
+
+/** Names of the parameters that had a value: `ticket.subject` for nested objects. */
+export function paramNames(params: Record<string, unknown> | undefined, dropNull = false): string[] {
+  return Object.entries(params ?? {})
+    .filter(([, v]) => v !== undefined && !(v === null && dropNull))
+    .flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) ? paramNames(v as Record<string, unknown>).map((inner) => `${k}.${inner}`) : [k]))
 }
