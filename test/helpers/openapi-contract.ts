@@ -17,7 +17,7 @@ export const VENDOR_OPENAPI_DIR = process.env.VENDOR_OPENAPI_DIR ?? path.resolve
 
 /** Why the vendor file is unusable, or undefined when it is there. Throws under CI=true. */
 export function missingVendorFile(relative: string): string | undefined {
-  const where = path.join(VENDOR_OPENAPI_DIR, relative)
+  const where = path.resolve(VENDOR_OPENAPI_DIR, relative)
   if (fs.existsSync(where)) return undefined
   const reason = `vendor OpenAPI file ${where} is missing (set VENDOR_OPENAPI_DIR or check out shared/ beside the repo)`
   if (process.env.CI === 'true') throw new Error(`CI=true: ${reason}`)
@@ -55,16 +55,19 @@ export class VendorSpec {
   private readonly validators = new Map<string, { validate: ValidateFunction; absent: string[] }>()
 
   constructor(relative: string) {
-    const where = path.join(VENDOR_OPENAPI_DIR, relative)
+    const where = path.resolve(VENDOR_OPENAPI_DIR, relative)
     const files = fs.statSync(where).isDirectory()
       ? fs.readdirSync(where).filter((f) => /\.(ya?ml|json)$/.test(f)).sort().map((f) => path.join(where, f))
       : [where]
     for (const file of files) {
       const text = fs.readFileSync(file, 'utf8')
       const doc = file.endsWith('.json') ? JSON.parse(text) : yaml.load(text)
-      for (const [p, item] of Object.entries<Record<string, Json>>(doc.paths ?? {})) this.paths[p] = { ...this.paths[p], ...item }
-      Object.assign(this.schemas, doc.components?.schemas)
-      Object.assign(this.parameters, doc.components?.parameters)
+      for (const [p, item] of Object.entries<Record<string, Json>>(doc.paths ?? {})) {
+        this.paths[p] ??= {}
+        for (const [key, value] of Object.entries(item)) mergeOnce(this.paths[p], key, value, `${file}: paths ${p} ${key}`)
+      }
+      for (const [name, value] of Object.entries(doc.components?.schemas ?? {})) mergeOnce(this.schemas, name, value, `${file}: schema ${name}`)
+      for (const [name, value] of Object.entries(doc.components?.parameters ?? {})) mergeOnce(this.parameters, name, value, `${file}: parameter ${name}`)
     }
     addFormats(this.ajv)
   }
@@ -131,6 +134,12 @@ export class VendorSpec {
     this.validators.set(key, compiled)
     return compiled
   }
+}
+
+/** Files of one split document repeat some paths and schemas; a repeat must say the same thing. */
+function mergeOnce(into: Record<string, Json>, key: string, value: Json, where: string): void {
+  if (key in into && JSON.stringify(into[key]) !== JSON.stringify(value)) throw new Error(`${where} differs from an earlier file's`)
+  into[key] = value
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
