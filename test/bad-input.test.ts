@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { connectVercel } from './helpers/vercel.ts'
-import { client, controlCaller } from './helpers/stack.ts'
+import { client, controlCaller, zendeskControl } from './helpers/stack.ts'
 
 // Bad input: any malformed input gets a clear 4xx naming the field; no 5xx, no crash, nothing sent.
 // The cases are generated from each tool's own JSON Schema, so a new step is fuzzed automatically.
@@ -125,5 +125,44 @@ describe('bad input on every Zendesk and Vercel tool step, fuzzed from its schem
     expect(none.status).toBe(400)
     const both = await client(stack, stack.apiKey).run('zendesk.update_ticket', integrations.zendesk, { ticket_id: 1, internal_note: 'a', public_comment: 'b' })
     expect(both.body.errors[0].field).toBe('input.public_comment')
+  })
+})
+
+// PostgreSQL refuses the NUL character, so before the edge guard these answered 500 on both stores.
+const STORES: Array<[string, string | undefined]> = [['PGlite', undefined]]
+if (process.env.TEST_DATABASE_URL) STORES.push(['PostgreSQL', process.env.TEST_DATABASE_URL])
+
+describe.each(STORES)('hostile text is refused at the edge with 400 naming the field (%s)', (_store, databaseUrl) => {
+  let own: TestStack
+  let zendesk: string
+  beforeAll(async () => {
+    own = await startTestStack({ databaseUrl })
+    zendesk = (await connectZendesk(own)).integrationId!
+  })
+  afterAll(async () => { await own?.close() })
+
+  it.each([
+    ['a NUL in a path parameter', 'GET', '/v1/integrations/%00', undefined, 'id'],
+    ['a NUL in the API key to delete', 'DELETE', '/v1/api-keys/a%00', undefined, 'id'],
+    ['a NUL in a tool id', 'POST', '/v1/tools/zendesk.get%00/run', { integration: 'int_x', input: {} }, 'id'],
+    ['a NUL in a query parameter', 'GET', '/v1/integrations?platform=%00', undefined, 'query.platform'],
+    ['a NUL in a JSON string', 'POST', '/v1/api-keys', { name: 'a\u0000b' }, 'name'],
+    ['a NUL in the integration of a tool run', 'POST', '/v1/tools/zendesk.get_ticket/run', { integration: 'int_\u0000', input: { ticket_id: 1 } }, 'integration'],
+    ['a NUL deep in a tool input', 'POST', '/v1/tools/zendesk.create_ticket/run', { integration: 'int_x', input: { subject: 's', description: 'd', tags: ['ok', 'b\u0000d'] } }, 'input.tags[1]'],
+    ['a NUL in a field name', 'POST', '/v1/integrations/connect', { platform: 'zendesk', fields: { 'sub\u0000domain': 'acme' } }, 'fields.sub\\u0000domain'],
+  ])('%s', async (_label, method, path, body, field) => {
+    const { status, body: problem } = await client(own, own.apiKey).call(method, path, body)
+    expect(status).toBe(400)
+    expect(problem.code).toBe('invalid_input')
+    expect(problem.errors.map((e: { field: string }) => e.field)).toEqual([field])
+  })
+
+  it('an API Call header value outside Latin-1 is refused naming the header, and nothing is sent', async () => {
+    await zendeskControl(own).clearRequests()
+    const { status, body } = await client(own, own.apiKey).run('zendesk.api_call', zendesk, { method: 'GET', endpoint: '/api/v2/users/me.json', headers: { 'X-A': '✓' } })
+    expect(status).toBe(400)
+    expect(body.code).toBe('invalid_input')
+    expect(body.errors).toEqual([{ field: 'input.headers.X-A', message: expect.stringMatching(/Latin-1/) }])
+    expect(await zendeskControl(own).requests()).toEqual([])
   })
 })

@@ -10,6 +10,7 @@ import { createServices, openSandboxes, type Services } from '../services.ts'
 import { registerCallerAuth } from './auth.ts'
 import { openApiDocument } from './openapi.ts'
 import { registerProblemHandlers } from './problem.ts'
+import { registerNulGuard } from './nul-guard.ts'
 import { lazyChildLogger } from './request-logger.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
 import { integrationRoutes } from './routes/integrations.ts'
@@ -39,6 +40,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   logRequests(app)
   await app.register(fastifyCookie)
   registerProblemHandlers(app)
+  registerNulGuard(app)
   registerCallerAuth(app, services, { publicRoutes: ['POST /v1/session', 'DELETE /v1/session'] })
   app.get('/health', async () => ({ ok: true }))
   app.get('/openapi.json', async () => openApiDocument(services.registry, services.config.publicUrl))
