@@ -12,6 +12,7 @@ import { openApiDocument } from './openapi.ts'
 import { registerProblemHandlers } from './problem.ts'
 import { registerNulGuard } from './nul-guard.ts'
 import { lazyChildLogger } from './request-logger.ts'
+import { requestTimeouts } from './timeouts.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
 import { integrationRoutes } from './routes/integrations.ts'
 import { oauthRoutes } from './routes/oauth.ts'
@@ -32,6 +33,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const app: FastifyInstance = Fastify({
     loggerInstance: options.logger || options.logDestination ? createLogger(services.config.logLevel, options.logDestination) : undefined,
     bodyLimit: BODY_LIMIT_BYTES,
+    ...requestTimeouts(services.config),
     logController: new LogController({ disableRequestLogging: true }), // one line per request instead, below
     childLoggerFactory: lazyChildLogger,
     // Tool ids contain dots; keep routing exact and case-sensitive.
@@ -121,9 +123,9 @@ export interface TestStack {
 }
 
 /** A whole stack on loopback for tests: in-memory PGlite (or TEST_DATABASE_URL), sandboxes, service. */
-export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number } = {}): Promise<TestStack> {
+export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number; config?: Partial<Config> } = {}): Promise<TestStack> {
   const port = await freePort()
-  const base: Config = { ...loadConfig({}), port, publicUrl: `http://127.0.0.1:${port}`, encryptionKey: '11'.repeat(32), sandboxUrl: options.sandboxUrl }
+  const base: Config = { ...loadConfig({}), ...options.config, port, publicUrl: `http://127.0.0.1:${port}`, encryptionKey: '11'.repeat(32), sandboxUrl: options.sandboxUrl }
   const sandbox = await openSandboxes(base, { port: 0 })
   const config: Config = { ...base, sandboxUrl: sandbox.url }
   const store = await openStore(options.databaseUrl ? { databaseUrl: options.databaseUrl } : { memory: true })
