@@ -13,6 +13,7 @@ import { registerProblemHandlers } from './problem.ts'
 import { registerNulGuard } from './nul-guard.ts'
 import { lazyChildLogger } from './request-logger.ts'
 import { requestTimeouts } from './timeouts.ts'
+import { registerSecurityHeaders } from './security-headers.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
 import { integrationRoutes } from './routes/integrations.ts'
 import { oauthRoutes } from './routes/oauth.ts'
@@ -40,6 +41,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance
   logRequests(app)
+  await registerSecurityHeaders(app, services.config.publicUrl) // first: even a refused request gets them
   await app.register(fastifyCookie)
   registerProblemHandlers(app)
   registerNulGuard(app)
