@@ -52,6 +52,7 @@ describe('security headers on every response', () => {
       headers: { ...(withKey ? { authorization: `Bearer ${stack.apiKey}` } : {}), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
       body: method === 'POST' ? '{"name":' : undefined,
     })
+    await response.arrayBuffer()
     expect(response.status).toBe(status)
     expectSecurityHeaders(response.headers, label)
   })
@@ -62,6 +63,7 @@ describe('security headers on every response', () => {
     expect(assets.length).toBeGreaterThan(0)
     for (const asset of assets) {
       const response = await fetch(`${stack.url}${asset}`)
+      await response.arrayBuffer()
       expect(response.status).toBe(200)
       expectSecurityHeaders(response.headers, asset)
     }
