@@ -40,6 +40,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // Tool ids contain dots; keep routing exact and case-sensitive.
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance
+  // Bodies are JSON only: any other type answers 415 unsupported_media_type, naming the body.
+  app.removeContentTypeParser('text/plain')
   logRequests(app)
   await registerSecurityHeaders(app, services.config.publicUrl) // first: even a refused request gets them
   await app.register(fastifyCookie)
