@@ -5,7 +5,9 @@ import type { FastifyInstance } from 'fastify'
  * Security headers on every response, API, web app, errors and 404s alike (docs/security.md).
  * The web app is a bundle of same-origin scripts and styles that talks only to this origin, so the
  * policy allows nothing else. Pages may not be framed anywhere (clickjacking), nothing is sniffed,
- * and no referrer leaves: a URL can carry a connect link's result.
+ * and no referrer leaves: a URL can carry a connect link's result. A server-rendered page that needs
+ * more (say, a form whose answer redirects to a platform's origin, which `form-action 'self'` stops)
+ * widens the policy for its own route only, with the route option `helmet: { contentSecurityPolicy }`.
  */
 export async function registerSecurityHeaders(app: FastifyInstance, publicUrl: string) {
   const https = publicUrl.startsWith('https:')
