@@ -71,18 +71,15 @@ export function inspectorUrl(store: Store, d: Deployment): string {
 }
 
 /**
- * A deployment's creator. Vercel leaves `avatar` out when the user has none (the SDK reads a
- * `null` there as a mismatch and falls back to a smaller response type); the v13 shape has no
- * email, the v6 list's has one.
+ * A deployment's creator. The v13 shape has an avatar, left out when the user has none (the SDK
+ * reads a `null` there as a mismatch and falls back to a smaller response type), and no email;
+ * the lists' shape (v6 items, a project's deployments) has the email and no avatar.
  */
-function creatorJson(store: Store, uid: string, withEmail: boolean): Record<string, unknown> {
+function creatorJson(store: Store, uid: string, shape: 'v13' | 'list'): Record<string, unknown> {
   const user = store.users.get(uid)
-  return {
-    uid,
-    username: user?.username ?? 'unknown',
-    ...(withEmail && user ? { email: user.email } : {}),
-    ...(user?.avatar ? { avatar: user.avatar } : {}),
-  }
+  const username = user?.username ?? 'unknown'
+  if (shape === 'list') return { uid, username, ...(user ? { email: user.email } : {}) }
+  return { uid, username, ...(user?.avatar ? { avatar: user.avatar } : {}) }
 }
 
 /** Full deployment (`GET/POST /v13/deployments`). v13 uses `id`, not `uid` [§3.2]. */
@@ -116,7 +113,7 @@ export function deploymentJson(store: Store, d: Deployment): Record<string, unkn
     target: d.target,
     customEnvironment: d.customEnvironmentId ? { id: d.customEnvironmentId } : undefined,
     source: d.source,
-    creator: creatorJson(store, d.creatorId, false),
+    creator: creatorJson(store, d.creatorId, 'v13'),
     team: team ? { id: team.id, name: team.name, slug: team.slug } : undefined,
     project: project ? { id: project.id, name: project.name, framework: project.framework } : undefined,
     meta: d.meta,
@@ -150,14 +147,13 @@ export function deploymentListItem(store: Store, d: Deployment): Record<string, 
     createdAt: d.createdAt,
     buildingAt: d.buildingAt ?? undefined,
     ready: d.ready ?? undefined,
-    canceledAt: d.canceledAt ?? undefined,
     state: d.readyState,
     readyState: d.readyState,
     type: 'LAMBDAS',
     target: d.target,
     source: d.source,
     inspectorUrl: inspectorUrl(store, d),
-    creator: creatorJson(store, d.creatorId, true),
+    creator: creatorJson(store, d.creatorId, 'list'),
     meta: d.meta,
     // The v6 list gives the time the aliases were assigned here, or null.
     aliasAssigned: d.aliasAssigned,
@@ -233,7 +229,7 @@ export function projectJson(store: Store, project: Project): Record<string, unkn
     target: d.target,
     type: 'LAMBDAS',
     meta: d.meta,
-    creator: creatorJson(store, d.creatorId, true),
+    creator: creatorJson(store, d.creatorId, 'list'),
     aliasAssigned: d.aliasAssigned,
     buildingAt: d.buildingAt ?? undefined,
     readyAt: d.ready ?? undefined,
