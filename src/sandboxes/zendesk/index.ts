@@ -9,6 +9,7 @@ import type { Fault } from '../kit/faults.ts'
 import { jsonResponse, type SandboxResponse } from './http.ts'
 import { accountLimit, tooManyRequests } from './rate-limit.ts'
 import { ZendeskSandbox, type ZendeskSandboxOptions } from './sandbox.ts'
+import { MAX_UPLOAD_BYTES, rememberRequestBytes } from './uploads.ts'
 import { incomingRequest, sendSandboxResponse } from '../kit/fastify.ts'
 
 export type { ZendeskSandboxOptions } from './sandbox.ts'
@@ -47,12 +48,15 @@ export function zendeskSandbox(opts: ZendeskSandboxOptions = {}): FastifyPluginA
 
     // Bodies are kept raw and parsed per endpoint: API JSON errors, OAuth JSON or form bodies,
     // and control JSON each need their own answer to a bad body. Only this plugin's scope changes.
+    // Kept as bytes, so an uploaded file (uploads.ts) arrives intact; handlers read the text.
     app.removeAllContentTypeParsers()
-    app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
 
     const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const startedAt = sandbox.now()
-      const req = incomingRequest(request)
+      const bytes = Buffer.isBuffer(request.body) ? request.body : undefined
+      const req = { ...incomingRequest(request), rawBody: bytes?.toString('utf8') }
+      if (bytes) rememberRequestBytes(req, bytes)
       const relative = safeDecode(req.path.slice(prefix.length)) || '/'
       const address = resolveAddress(relative, request.headers.host ?? '', req.origin, prefix)
       const mutating = req.method !== 'GET' && req.method !== 'HEAD'
@@ -88,8 +92,10 @@ export function zendeskSandbox(opts: ZendeskSandboxOptions = {}): FastifyPluginA
     }
 
     app.addHook('onClose', async () => sandbox.persist())
-    app.all('/', handle)
-    app.all('/*', handle)
+    // Room for the largest upload Zendesk takes (the host app's own limit is smaller).
+    const bodyLimit = MAX_UPLOAD_BYTES + 1024 * 1024
+    app.all('/', { bodyLimit }, handle)
+    app.all('/*', { bodyLimit }, handle)
   }
 }
 
