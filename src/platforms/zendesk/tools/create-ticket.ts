@@ -23,7 +23,7 @@ export const createTicket = defineTool({
     const uploads = input.attachments ? [await uploadAll(api, input.attachments)] : undefined
     const ticket = {
       subject: input.subject,
-      // The first comment becomes the ticket's description (reference §1.3).
+      // The first comment becomes the ticket's description (docs/platforms/zendesk.md, "Facts").
       comment: { body: input.description, uploads },
       priority: input.priority,
       type: input.type,
