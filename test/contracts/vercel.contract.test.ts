@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadVendorOpenApi, responseChecker, type Exchange, type Tolerated } from '../../../test/helpers/vendor-openapi.ts'
-import { SEED } from './seed.ts'
-import { call, startTestSandbox, type TestSandbox } from './test-support.ts'
+import { loadVendorOpenApi, responseChecker, type Exchange, type Tolerated } from '../helpers/vendor-openapi.ts'
+import { SEED } from '../../src/sandboxes/vercel/seed.ts'
+import { call, startTestSandbox, type TestSandbox } from '../../src/sandboxes/vercel/test-support.ts'
 
 /**
  * Contract: every answer of the sandbox on the endpoints the product and docs/sandbox.md name
