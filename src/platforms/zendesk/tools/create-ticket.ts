@@ -15,7 +15,7 @@ export const createTicket = defineTool({
     priority: Priority.optional(),
     type: TicketType.optional(),
     assignee: UserRef.optional().describe('Agent id or email'),
-    attachments: AttachmentsInput.optional().describe('Files attached to the first comment: file_name, content_type, content_base64'),
+    attachments: AttachmentsInput.optional().describe('Files for the first comment, each {file_name, content_type (default application/octet-stream), content_base64}: at most 10 files, 10 MB each and in all'),
   }),
   output: Ticket,
   async run({ api }, input) {
