@@ -48,6 +48,21 @@ describe('Zendesk attachments through the tool steps', () => {
     expect(info.body.output.comments[0].attachments).toEqual([])
   })
 
+  it('when Zendesk refuses the ticket, the files uploaded for it are deleted and the error is Zendesk\'s', async () => {
+    const control = zendeskControl(stack)
+    await control.clearRequests()
+    await control.fault({ status: 503, match: { method: 'POST', path: '/api/v2/tickets' } })
+    try {
+      const { status } = await api.run('zendesk.create_ticket', integration, ticket([{ file_name: 'a.txt', content_base64: base64('a') }]))
+      expect(status).toBeGreaterThanOrEqual(500)
+    } finally {
+      await control.clearFaults()
+    }
+    const seen = (await control.requests()).map((r) => `${r.method} ${r.path.replace(/\/uploads\/\w+/, '/uploads/{token}').replace(/\?.*$/, '')} ${r.status}`)
+    expect(seen[0]).toMatch(/^POST .*\/api\/v2\/uploads\.json 201$/)
+    expect(seen.at(-1)).toMatch(/^DELETE .*\/api\/v2\/uploads\/\{token\}\.json 204$/)
+  })
+
   const ok = { file_name: 'a.txt', content_type: 'text/plain', content_base64: base64('a') }
   const oversize = 'A'.repeat(Math.ceil((MAX_ATTACHMENT_BYTES + 3) / 3) * 4)
   const half = 'A'.repeat(Math.floor(MAX_ATTACHMENTS_TOTAL_BYTES / 2 / 3) * 4 + 4)

@@ -29,6 +29,13 @@ export const createTicket = defineTool({
       type: input.type,
       ...assigneeFields(input.assignee),
     }
-    return (await api.post('/api/v2/tickets.json', { ticket })).ticket
+    try {
+      return (await api.post('/api/v2/tickets.json', { ticket })).ticket
+    } catch (err) {
+      // The files would otherwise wait three days for their token to expire; a token the ticket
+      // did take is used up, and deleting it then answers 404, which changes nothing.
+      if (uploads) await api.delete(`/api/v2/uploads/${encodeURIComponent(uploads[0] as string)}.json`).catch(() => undefined)
+      throw err
+    }
   },
 })
