@@ -6,7 +6,10 @@ export interface IncomingRequest {
   path: string
   query: URLSearchParams
   headers: Record<string, string | string[] | undefined>
+  /** The body as UTF-8 text, which most endpoints parse. */
   rawBody: string | undefined
+  /** The body's bytes as received, for endpoints that take files (Zendesk's uploads). */
+  rawBytes?: Buffer
   /** `http://host:port` as the client addressed us (Host header): returned URLs and OAuth 1.0a signatures use it. */
   origin: string
   /** The client's IP address (Vercel limits unauthenticated requests per address). */

@@ -34,6 +34,8 @@ export interface SandboxSite<R extends RoutedRequest = RoutedRequest> {
   route(req: IncomingRequest, relative: string, root: string): R
   /** What an injected fault answers in the platform's words; undefined when the fault is latency only. */
   faultReply(fault: Fault, routed: R): SandboxResponse | undefined
+  /** The largest body accepted, when larger than the host app's. */
+  bodyLimit?: number
   /** Runs first on every request, control requests included. */
   beforeRequest?(): void
   close?(): void | Promise<void>
@@ -51,9 +53,10 @@ export function sandboxPlugin<R extends RoutedRequest>(build: (prefix: string) =
     const { machinery } = site
 
     // Bodies stay raw and are parsed per endpoint: API JSON, OAuth form or signed bodies and control
-    // JSON each need their own answer to a bad body. Only this plugin's encapsulated scope changes.
+    // JSON each need their own answer to a bad body. Kept as bytes, so an uploaded file arrives
+    // intact. Only this plugin's encapsulated scope changes.
     app.removeAllContentTypeParsers()
-    app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body))
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
 
     const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       site.beforeRequest?.()
@@ -84,8 +87,9 @@ export function sandboxPlugin<R extends RoutedRequest>(build: (prefix: string) =
     app.addHook('onClose', async () => {
       await site.close?.()
     })
-    app.all('/', handle)
-    app.all('/*', handle)
+    const options = site.bodyLimit ? { bodyLimit: site.bodyLimit } : {}
+    app.all('/', options, handle)
+    app.all('/*', options, handle)
   }
 }
 

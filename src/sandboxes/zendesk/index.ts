@@ -9,6 +9,7 @@ import { header, jsonResponse, type SandboxResponse } from './http.ts'
 import { sandboxPlugin, withRetryAfter, type RoutedRequest } from '../kit/plugin.ts'
 import { accountLimit, tooManyRequests } from './rate-limit.ts'
 import { ZendeskSandbox, type ZendeskSandboxOptions } from './sandbox.ts'
+import { MAX_UPLOAD_BYTES } from './uploads.ts'
 
 export type { ZendeskSandboxOptions } from './sandbox.ts'
 
@@ -37,6 +38,8 @@ export function zendeskSandbox(opts: ZendeskSandboxOptions = {}): FastifyPluginA
     const sandbox = new ZendeskSandbox(opts)
     return {
       machinery: sandbox,
+      // Room for the largest upload Zendesk takes (uploads.ts); the host app's own limit is smaller.
+      bodyLimit: MAX_UPLOAD_BYTES + 1024 * 1024,
       control: (req, path, root) => handleControlRequest(sandbox, req, path, root),
       faultReply,
       route: (req, raw, root): ZendeskRequest => {

@@ -25,6 +25,7 @@ const ID_STARTS = {
   audit: 90000,
   event: 200000,
   apiToken: 300,
+  attachment: 400000,
 } as const
 export type IdKind = keyof typeof ID_STARTS
 
