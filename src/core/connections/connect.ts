@@ -222,7 +222,7 @@ export class ConnectFlows {
           + `Reconnect it as ${previous.account_name}, or add ${identity.accountName} as a new integration`, { stage: 'identify', error: 'account_mismatch' }, 400)
       }
     }
-    const owner = await this.db.selectFrom('users').select(['id', 'email', 'name', 'plan']).where('id', '=', userId).executeTakeFirstOrThrow()
+    const owner = await this.db.selectFrom('users').select(['id', 'email', 'name', 'plan', 'role']).where('id', '=', userId).executeTakeFirstOrThrow()
     return this.integrations.save({
       user: owner,
       platform: runtime.definition.id,
