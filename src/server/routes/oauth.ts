@@ -35,7 +35,7 @@ export function oauthRoutes(app: FastifyInstance, services: Services) {
       const { token } = request.params
       const flow = await services.connect.pending(token, (flowKey) => request.cookies[bindingCookieName(flowKey)])
       let binding = request.cookies[bindingCookieName(flow.flowKey)]
-      if (flow.binding === 'another_browser') throw new AppError('auth_error', 'this connect link was already opened in another browser; start connecting again', { status: 400 })
+      if (flow.binding === 'another_browser') throw new AppError('connect_failed', 'this connect link was already opened in another browser; start connecting again')
       if (flow.binding === 'unbound') {
         binding = await services.connect.bind(token)
         setBinding(reply, flow.flowKey, binding)
