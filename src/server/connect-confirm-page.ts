@@ -14,7 +14,6 @@ function page(title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)} · Switchyard</title>
 <link rel="stylesheet" href="${CONFIRM_STYLESHEET_PATH}">
 </head>
@@ -54,14 +53,16 @@ export function cancelledPage(flow: PendingFlow): string {
 }
 
 /**
- * These pages must never be framed (Continue could be clickjacked) or cached, and their address
- * holds the link's token, so no referrer leaves them.
+ * These pages must never be framed (Continue could be clickjacked) or cached. Their address holds
+ * the link's token, so no referrer leaves for another site; within this one the browser must send
+ * its Origin with Continue and Cancel (under `no-referrer` a form POST sends `Origin: null`), and the
+ * answer to Continue drops the referrer before the platform.
  */
 export function sendPage(reply: FastifyReply, html: string) {
   return reply.status(200)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', 'same-origin')
     .header('x-frame-options', 'DENY')
     // No form-action: Continue's answer redirects to the platform, which form-action would block.
     .header('content-security-policy', "default-src 'none'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'")

@@ -877,7 +877,8 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
       const stranger = await strangerContext.newPage()
       const failures: string[] = []
       stranger.on('pageerror', (err) => failures.push(err.message))
-      stranger.on('console', (m) => { if (m.type() === 'error') failures.push(m.text()) })
+      stranger.on('console', (m) => { if (/Content Security Policy|Refused/i.test(m.text())) failures.push(m.text()) })
+      stranger.on('response', (r) => { if (onSwitchyard(r.url()) && r.status() >= 400 && !r.url().endsWith('/favicon.ico')) failures.push(`${r.status()} ${r.url()}`) })
 
       await stranger.goto(await connectLinkOf(stack.apiKey))
       await stranger.getByRole('heading', { name: `Connect a Zendesk account to ${owner}?` }).waitFor()

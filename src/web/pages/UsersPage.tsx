@@ -137,7 +137,11 @@ export function UsersPage({ me }: { me: Me }) {
                       <span className="muted">—</span>
                     ) : (
                       <ConfirmButton
-                        question={`Remove ${u.email}? ${u.integrations > 0 ? `Their ${plural(u.integrations, 'integration')} will be disconnected and` : 'Their'} credentials, API keys and sessions erased.`}
+                        question={`Remove ${u.email}? ${
+                          u.integrations > 0
+                            ? `Their ${plural(u.integrations, 'integration')} will be disconnected and their credentials, API keys and sessions erased.`
+                            : 'Their API keys and sessions will be erased.'
+                        }`}
                         confirmLabel="Remove"
                         onConfirm={() => remove(u)}
                         danger
