@@ -74,9 +74,17 @@ describe.each(databases)('users, managed by an admin, on $name', ({ databaseUrl 
     expect(res.body.errors.map((e: any) => e.field)).toEqual([field])
   })
 
-  it.each(['usr_nobody', 'usr_a%00b', `usr_${'x'.repeat(90)}`])('an unknown user id %s is a 404', async (id) => {
+  it.each(['usr_nobody', `usr_${'x'.repeat(90)}`, 'key_abc'])('an unknown user id %s is a 404', async (id) => {
     expect((await admin.call('PATCH', `/v1/users/${id}`, { plan: 'pro' })).status).toBe(404)
     expect((await admin.delete(`/v1/users/${id}`)).status).toBe(404)
+    expect((await admin.get(`/v1/users/${id}`)).status).toBe(404)
+  })
+
+  it('a user id with a NUL byte is a 400, never a 500', async () => {
+    for (const res of [await admin.call('PATCH', '/v1/users/usr_a%00b', { plan: 'pro' }), await admin.delete('/v1/users/usr_a%00b')]) {
+      expect(res.status).toBe(400)
+      expect(res.body.code).toBe('invalid_input')
+    }
   })
 
   it('a changed plan applies to the user\'s very next request, cached key and all', async () => {

@@ -30,8 +30,7 @@ ${body}
 export function confirmPage(flow: PendingFlow, startToken: string): string {
   const owner = `<strong class="owner">${escapeHtml(flow.ownerEmail)}</strong>`
   const platform = escapeHtml(flow.platformTitle)
-  const fields = Object.entries(flow.fields)
-    .map(([name, value]) => `<div><dt>${escapeHtml(name)}</dt><dd>${escapeHtml(value)}</dd></div>`).join('')
+  const fields = flow.fields.map(({ label, value }) => `<div><dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd></div>`).join('')
   const action = (step: string) => `/oauth/start/${encodeURIComponent(startToken)}/${step}`
   return page(`Connect ${flow.platformTitle} to ${flow.ownerEmail}?`, `
 <h1>Connect a ${platform} account to ${owner}?</h1>

@@ -31,7 +31,8 @@ export interface PendingFlow {
   /** The Switchyard user the platform account will join. */
   ownerEmail: string
   platformTitle: string
-  fields: Record<string, string>
+  /** The connection fields the link was made with (for example the Zendesk subdomain), by label. */
+  fields: Array<{ label: string; value: string }>
   /** Reconnecting an existing integration rather than adding one. */
   reconnect: boolean
   /** Whether the link is bound to no browser yet, to the one asking, or to another. */
@@ -125,7 +126,8 @@ export class ConnectFlows {
       ownerId: session.user_id,
       ownerEmail: session.email,
       platformTitle: runtime.definition.title,
-      fields: session.fields,
+      fields: runtime.definition.connectionFields.filter((f) => session.fields[f.name] !== undefined)
+        .map((f) => ({ label: f.label, value: session.fields[f.name] })),
       reconnect: session.integration_id !== null,
       binding,
     }
