@@ -125,13 +125,13 @@ export function App() {
       </a>
       <Nav me={session.me} pathname={pathname} onSignOut={signOut} />
       <main className="page" id="main">
-        <Page pathname={pathname} search={search} me={session.me} />
+        <Page pathname={pathname} search={search} me={session.me} onMeChanged={(me) => setSession({ state: 'signed-in', me })} />
       </main>
     </>
   )
 }
 
-function Page({ pathname, search, me }: { pathname: string; search: string; me: Me }) {
+function Page({ pathname, search, me, onMeChanged }: { pathname: string; search: string; me: Me; onMeChanged: (me: Me) => void }) {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname
   switch (path) {
     case '/':
@@ -142,7 +142,7 @@ function Page({ pathname, search, me }: { pathname: string; search: string; me: 
     case '/settings/keys':
       return <ApiKeysPage />
     case '/settings/users':
-      return <UsersPage me={me} />
+      return <UsersPage me={me} onMeChanged={onMeChanged} />
     default:
       return (
         <>

@@ -828,6 +828,13 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await expect.poll(async () => (await rest('/v1/me', key)).body.plan).toBe('enterprise')
     expect(await row.getByLabel(`Plan of ${email}`).inputValue()).toBe('enterprise')
 
+    // The admin's own plan: the badge in the top bar follows at once (and is put back for the tests after).
+    const mine = table.locator('tr', { hasText: '(you)' }).locator('select').first()
+    await mine.selectOption('pro')
+    await expect.poll(() => page.getByTestId('user-plan').innerText()).toMatch(/^pro$/i)
+    await mine.selectOption('enterprise')
+    await expect.poll(() => page.getByTestId('user-plan').innerText()).toMatch(/^enterprise$/i)
+
     await row.getByRole('button', { name: 'Remove' }).click()
     const question = row.getByRole('group', { name: new RegExp(`Remove ${email.replace(/[.]/g, '\\.')}`) })
     await question.waitFor()

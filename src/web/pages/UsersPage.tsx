@@ -11,7 +11,7 @@ const formatDate = (iso: string) => new Date(iso).toLocaleDateString()
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 /** Admins add users, change their plan or role, and remove them (docs/security.md). */
-export function UsersPage({ me }: { me: Me }) {
+export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) => void }) {
   const [users, setUsers] = useState<UserListing[] | null>(null)
   const [loadError, setLoadError] = useState<unknown>(null)
   const [created, setCreated] = useState<CreatedUser | null>(null)
@@ -37,7 +37,10 @@ export function UsersPage({ me }: { me: Me }) {
   const change = async (user: UserListing, change: { plan?: Plan; role?: Role }) => {
     setRowError(null)
     try {
-      replace(await usersApi.change(user.id, change))
+      const changed = await usersApi.change(user.id, change)
+      replace(changed)
+      // The plan badge in the top bar is the signed-in user's own.
+      if (changed.id === me.id) onMeChanged({ ...me, plan: changed.plan, role: changed.role })
     } catch (error) {
       setRowError({ id: user.id, error })
     }
