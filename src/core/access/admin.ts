@@ -100,8 +100,7 @@ export class UserAdmin {
     // Checked here too so that refusing the last admin revokes nothing at the platforms.
     if (user.role === 'admin') assertAnotherAdmin(await lockTarget(this.db, id), 'remove')
     const held = await this.integrations.list(id)
-    let revoked = 0
-    for (const integration of held) if (await this.revoker.revoke(integration)) revoked++
+    const revoked = (await Promise.all(held.map((integration) => this.revoker.revoke(integration)))).filter(Boolean).length
     const { integrationIds, keyIds } = await this.db.transaction().execute(async (trx) => {
       const target = await lockTarget(trx, id)
       if (target.role === 'admin') assertAnotherAdmin(target, 'remove')
