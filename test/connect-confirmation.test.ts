@@ -91,6 +91,18 @@ describe('a connect link names its owner before the platform', () => {
     expect(opened.headers.get('location')).toContain('/oauth/authorizations/new')
   })
 
+  it('Cancel by the owner, signed in by then, goes back to the app with the message', async () => {
+    const browser = new BrowserLike()
+    const url = await connectLink()
+    expect((await browser.get(url)).status).toBe(200)
+    await browser.request(`${stack.url}/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: owner.apiKey }) })
+    const cancelled = await browser.post(`${url}/cancel`, {})
+    expect(cancelled.status).toBe(303)
+    const back = new URL(cancelled.headers.get('location')!, stack.url)
+    expect(back.pathname).toBe('/integrations')
+    expect(back.searchParams.get('error')).toMatch(/cancelled; nothing was connected/)
+  })
+
   it('someone signed in as another user still sees whose account it is', async () => {
     const other = await stack.createUser()
     const browser = new BrowserLike()
