@@ -20,6 +20,8 @@ export interface Config {
   requestTimeoutMs: number
   /** How long a client may take to send the request headers. */
   headersTimeoutMs: number
+  /** The first admin's email, created on a first start with no users (required for that in production). */
+  adminEmail?: string
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -37,6 +39,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxPort: intOr(env.SWITCHYARD_SANDBOX_PORT, 4010),
     sandboxUrl: env.SWITCHYARD_SANDBOX_URL?.replace(/\/+$/, '') || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
+    adminEmail: env.SWITCHYARD_ADMIN_EMAIL?.trim() || undefined,
     requestTimeoutMs: positiveIntOr(env.SWITCHYARD_REQUEST_TIMEOUT_MS, 30_000),
     headersTimeoutMs: positiveIntOr(env.SWITCHYARD_HEADERS_TIMEOUT_MS, 10_000),
   }
