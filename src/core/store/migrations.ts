@@ -82,6 +82,16 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0004_leases': {
+    async up(db: Kysely<any>) {
+      // Locks that hold no connection while held: the token refresh lock (docs/scaling.md).
+      await db.schema.createTable('leases')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute()
+    },
+  },
 }
 
 export const migrationProvider: MigrationProvider = {
