@@ -5,6 +5,7 @@ import { ConnectFlows } from './core/connections/connect.ts'
 import { Credentials } from './core/connections/credentials.ts'
 import { createSealer, loadEncryptionKey } from './core/connections/crypto.ts'
 import { Integrations } from './core/connections/integrations.ts'
+import { CredentialRefusals } from './core/connections/refusals.ts'
 import { Revoker } from './core/connections/revoke.ts'
 import type { Config } from './core/config.ts'
 import { RateBudget } from './core/limits/budget.ts'
@@ -80,7 +81,7 @@ export async function createServices(config: Config, options: {
     connect: new ConnectFlows(store.db, runtimes, integrations, credentials, sealer, clients, config.publicUrl),
     registry,
     disconnect: new Revoker(runtimes, credentials, clients),
-    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients),
+    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients)),
     runtimes,
     keySource: source,
     close: () => store.close(),

@@ -6,6 +6,7 @@ import { memoized } from '../memo.ts'
 import type { BudgetWindow, RateBudget } from '../limits/budget.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { Credential } from './credentials.ts'
+import type { RefusalVerdict } from './refusals.ts'
 import { oauth1Authorization } from './oauth1.ts'
 
 /** A token with no fixed budget still has a key, for pauses the platform announces. */
@@ -21,10 +22,10 @@ export class ApiClientFactory {
   /**
    * `refreshed` is read before each attempt (the token may be refreshed meanwhile). The budget is
    * the one of `credential`, the token the call starts with: a client lives for one call.
-   * `onCredentialRefused` is told when the platform says the credential itself is dead.
+   * `onCredentialRefused` is told when the platform refuses the credential (refusals.ts).
    */
   create(runtime: PlatformRuntime, fields: Record<string, string>, credential: Credential, refreshed: () => Promise<Credential>, agentId: string,
-    onCredentialRefused?: () => Promise<unknown>): ApiClient {
+    onCredentialRefused?: () => Promise<RefusalVerdict>): ApiClient {
     const { definition } = runtime
     return createApiClient({
       baseUrl: runtime.baseUrl(fields),

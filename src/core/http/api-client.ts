@@ -60,9 +60,10 @@ export interface ApiClientOptions {
   budget: { budget: RateBudget; windows: BudgetWindow[]; agentId: string }
   /**
    * Told when the platform refuses the credential itself (not one request), whichever step sent the
-   * request: a pre-built step that fails, or an API Call that returns the refusal as data.
+   * request: a pre-built step that fails, or an API Call that returns the refusal as data. `retry`:
+   * a replacement credential is in place (`authorize` uses it), so the request is sent once more.
    */
-  onCredentialRefused?: () => Promise<unknown>
+  onCredentialRefused?: () => Promise<'retry' | 'done'>
 }
 
 const DEFAULT_WAIT: WaitMode = { kind: 'wait', maxWaitMs: MAX_RETRY_WAIT_MS }
@@ -108,7 +109,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           outcome = { kind: 'server_error', status: response.status }
         } else {
           if ((response.status === 401 || response.status === 403) && options.onCredentialRefused && options.toError(response).extras.credentialFailure) {
-            await options.onCredentialRefused()
+            if (await options.onCredentialRefused() === 'retry') continue
           }
           return response
         }
