@@ -69,7 +69,7 @@ export async function createServices(config: Config, options: {
   const integrations = new Integrations(store.db, cache)
   const credentials = new Credentials(store, integrations, sealer)
   const budgetStore = store.kind === 'postgres' ? new PostgresBudgetStore(store.db, store.changes) : new MemoryBudgetStore()
-  const clients = new ApiClientFactory(new RateBudget(budgetStore))
+  const clients = new ApiClientFactory(new RateBudget(budgetStore), config.upstreamTimeoutMs)
   const registry = new ToolRegistry(platforms)
   return {
     config,

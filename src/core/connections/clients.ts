@@ -17,7 +17,8 @@ export class ApiClientFactory {
   /** Budget keys hash the token; a credential object is reused while its integration is cached. */
   private readonly windows = new WeakMap<Credential, BudgetWindow[]>()
 
-  constructor(private readonly budget: RateBudget) {}
+  /** `timeoutMs`: the deadline of each exchange with a platform (UPSTREAM_TIMEOUT_MS when unset). */
+  constructor(private readonly budget: RateBudget, private readonly timeoutMs?: number) {}
 
   /**
    * `refreshed` is read before each attempt (the token may be refreshed meanwhile). The budget is
@@ -36,6 +37,7 @@ export class ApiClientFactory {
       toError: (response) => upstreamError(definition, response),
       budget: { budget: this.budget, windows: memoized(this.windows, credential, () => budgetWindows(runtime, credential)), agentId },
       onCredentialRefused,
+      timeoutMs: this.timeoutMs,
     })
   }
 
