@@ -21,6 +21,10 @@ export interface Config {
   logLevel: string
   /** Deadline of one exchange with a platform, from sending to the answer's last byte. */
   upstreamTimeoutMs: number
+  /** How long a client may take to send a whole request, headers and body (docs/configuration.md). */
+  requestTimeoutMs: number
+  /** How long a client may take to send the request headers. */
+  headersTimeoutMs: number
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -39,6 +43,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxUrl: env.SWITCHYARD_SANDBOX_URL?.replace(/\/+$/, '') || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     upstreamTimeoutMs: positiveIntOr(env.SWITCHYARD_UPSTREAM_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS),
+    requestTimeoutMs: positiveIntOr(env.SWITCHYARD_REQUEST_TIMEOUT_MS, 30_000),
+    headersTimeoutMs: positiveIntOr(env.SWITCHYARD_HEADERS_TIMEOUT_MS, 10_000),
   }
 }
 
