@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectZendesk } from './helpers/connect.ts'
-import { connectTrelloOAuth } from './helpers/connect-trello.ts'
 import { client, zendeskControl } from './helpers/stack.ts'
-import { trelloControl } from './helpers/trello.ts'
 
 // A 401 never flags an integration on the caller's say-so: the run retries once with a refreshed
 // credential when it can be refreshed, then confirms with the platform's own identify call on the
@@ -16,23 +14,40 @@ afterAll(async () => { await stack?.close() })
 const api = () => client(stack, stack.apiKey)
 const status = async (integration: string) => (await api().get(`/v1/integrations/${integration}`)).body.status
 
-// Each adds the caller's own bad token to an API Call: Trello answers 401 "invalid token".
-const OAUTH1_BAD_TOKENS: Array<[string, Record<string, unknown>]> = [
-  ['an oauth_token in the endpoint', { endpoint: '/1/members/me?oauth_token=x' }],
-  ['an oauth_consumer_key in the endpoint', { endpoint: '/1/members/me?oauth_consumer_key=x' }],
-  ['an oauth_token in query', { endpoint: '/1/members/me', query: { oauth_token: 'x' } }],
-]
-describe('a Trello integration connected with OAuth 1.0a', () => {
-  it.each(OAUTH1_BAD_TOKENS)('stays active when an API Call with %s is refused', async (_name, input) => {
-    const integration = (await connectTrelloOAuth(stack)).integrationId!
-    const refused = await api().run('trello.api_call', integration, { method: 'GET', ...input })
-    expect(refused.status, refused.text).toBe(200)
-    expect(refused.body.output.status).toBe(401)
-    expect(await status(integration)).toBe('active')
-    // The identify call confirmed the stored credential, and the integration still works.
-    const requests = await trelloControl(stack).requests()
-    expect(requests.at(-1)).toMatchObject({ method: 'GET', path: '/trello/1/members/me', status: 200 })
-    expect((await api().run('trello.get_boards', integration, {})).status).toBe(200)
+describe('a 401 on requests that say nothing of the token', () => {
+  it('one refused request: the run refreshes, retries once and succeeds; the integration stays active', async () => {
+    const integration = (await connectZendesk(stack)).integrationId!
+    const control = zendeskControl(stack)
+    await control.clearRequests()
+    await control.fault({ status: 401, match: { path: '/api/v2/tickets.json' }, times: 1 })
+    try {
+      const { status: code, text } = await api().run('zendesk.create_ticket', integration, { subject: 'refused once', description: 'd' })
+      expect(code, text).toBe(200)
+      expect(await status(integration)).toBe('active')
+      const requests = await control.requests()
+      expect(requests.filter((r) => r.path.endsWith('/oauth/tokens'))).toHaveLength(1)
+      expect(requests.filter((r) => r.path.endsWith('/api/v2/tickets.json')).map((r) => r.status)).toEqual([401, 201])
+    } finally {
+      await control.clearFaults()
+    }
+  })
+
+  it('a path always refused while the identify call succeeds: the run fails, the integration stays active', async () => {
+    const integration = (await connectZendesk(stack)).integrationId!
+    const control = zendeskControl(stack)
+    await control.fault({ status: 401, match: { path: '/api/v2/tickets/' } })
+    try {
+      const refused = await api().run('zendesk.api_call', integration, { method: 'GET', endpoint: '/api/v2/tickets/1.json' })
+      expect(refused.status, refused.text).toBe(200)
+      expect(refused.body.output.status).toBe(401)
+      expect(await status(integration)).toBe('active')
+      // Refresh and retry once, then the identify call on the stored credential, which succeeds.
+      const paths = (await control.requests()).slice(-4).map((r) => `${r.status} ${r.path.replace(/^.*\/api\/v2/, '').replace(/^.*\/oauth/, '/oauth')}`)
+      expect(paths).toEqual(['401 /tickets/1.json', '201 /oauth/tokens', '401 /tickets/1.json', '200 /users/me.json'])
+    } finally {
+      await control.clearFaults()
+    }
+    expect((await api().run('zendesk.create_ticket', integration, { subject: 'still works', description: 'd' })).status).toBe(200)
   })
 })
 

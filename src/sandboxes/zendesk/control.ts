@@ -197,7 +197,8 @@ const createClient: ControlHandler = (ctx) => {
 }
 
 const addFault: ControlHandler = (ctx) => {
-  const parsed = parseFaultSpec(ctx.body)
+  // 4xx too: a 401 on one path is how tests meet a refusal that says nothing of the token.
+  const parsed = parseFaultSpec(ctx.body, { minStatus: 400 })
   if (!parsed.ok) return badRequest(parsed.problem)
   const fault = ctx.sandbox.faults.add(parsed.spec)
   return jsonResponse(201, { id: fault.id, fault })

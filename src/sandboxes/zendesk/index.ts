@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { handleAccountRequest } from './account-routes.ts'
 import { apiPath, resolveAddress } from './addressing.ts'
 import { handleControlRequest } from './control.ts'
-import { invalidEndpoint, noHelpDesk } from './errors.ts'
+import { invalidEndpoint, invalidToken, noHelpDesk } from './errors.ts'
 import type { Fault } from '../kit/faults.ts'
 import { jsonResponse, type SandboxResponse } from './http.ts'
 import { accountLimit, tooManyRequests } from './rate-limit.ts'
@@ -24,9 +24,13 @@ function safeDecode(path: string): string {
   }
 }
 
-/** What an injected 5xx answers: a JSON error body [UNV: Zendesk's 5xx bodies are not captured]. */
+/**
+ * What an injected fault answers: a 401 is Zendesk's own invalid-token answer; other statuses a JSON
+ * error body [UNV: Zendesk's 5xx bodies are not captured].
+ */
 function faultResponse(fault: Fault, limit: number): SandboxResponse | undefined {
   if (fault.rate_limit) return tooManyRequests(limit, fault.rate_limit.retry_after ?? 1)
+  if (fault.status === 401) return invalidToken()
   if (fault.status !== undefined) {
     const headers: Record<string, string> = fault.retry_after !== undefined ? { 'retry-after': String(fault.retry_after) } : {}
     return jsonResponse(fault.status, { error: 'ServerError', description: `Injected fault (status ${fault.status})` }, headers)
