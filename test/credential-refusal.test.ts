@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectZendesk } from './helpers/connect.ts'
+import { connectTrelloOAuth } from './helpers/connect-trello.ts'
 import { client, zendeskControl } from './helpers/stack.ts'
+import { TRELLO, trelloControl } from './helpers/trello.ts'
 
 // A 401 never flags an integration on the caller's say-so: the run retries once with a refreshed
 // credential when it can be refreshed, then confirms with the platform's own identify call on the
@@ -48,6 +50,25 @@ describe('a 401 on requests that say nothing of the token', () => {
       await control.clearFaults()
     }
     expect((await api().run('zendesk.create_ticket', integration, { subject: 'still works', description: 'd' })).status).toBe(200)
+  })
+})
+
+describe('a credential that cannot be refreshed (Trello, OAuth 1.0a)', () => {
+  it('a path Trello refuses with "invalid token" while the identify call succeeds: the integration stays active', async () => {
+    const integration = (await connectTrelloOAuth(stack)).integrationId!
+    const control = trelloControl(stack)
+    await control.fault({ status: 401, match: { path: `/1/boards/${TRELLO.board.id}` } })
+    try {
+      const refused = await api().run('trello.api_call', integration, { method: 'GET', endpoint: `/1/boards/${TRELLO.board.id}` })
+      expect(refused.status, refused.text).toBe(200)
+      expect(refused.body.output).toMatchObject({ status: 401, body: 'invalid token' })
+      expect(await status(integration)).toBe('active')
+      // No refresh to try: straight to the identify call on the stored credential, which succeeds.
+      expect((await control.requests()).slice(-2).map((r) => `${r.status} ${r.path}`))
+        .toEqual([`401 /trello/1/boards/${TRELLO.board.id}`, '200 /trello/1/members/me'])
+    } finally {
+      await control.clearFaults()
+    }
   })
 })
 
