@@ -1,3 +1,4 @@
+import { UserAdmin } from './core/access/admin.ts'
 import { Sessions } from './core/access/sessions.ts'
 import { Users } from './core/access/users.ts'
 import { ApiClientFactory } from './core/connections/clients.ts'
@@ -40,6 +41,8 @@ export interface Services {
   config: Config
   store: Store
   users: Users
+  /** What admins do to users: list, create, change plan or role, remove. */
+  admin: UserAdmin
   sessions: Sessions
   integrations: Integrations
   credentials: Credentials
@@ -71,16 +74,18 @@ export async function createServices(config: Config, options: {
   const budgetStore = store.kind === 'postgres' ? new PostgresBudgetStore(store.db, store.changes) : new MemoryBudgetStore()
   const clients = new ApiClientFactory(new RateBudget(budgetStore), config.upstreamTimeoutMs)
   const registry = new ToolRegistry(platforms)
+  const disconnect = new Revoker(runtimes, credentials, clients)
   return {
     config,
     store,
     users,
+    admin: new UserAdmin(store.db, users, integrations, disconnect),
     sessions: new Sessions(store.db),
     integrations,
     credentials,
     connect: new ConnectFlows(store.db, runtimes, integrations, credentials, sealer, clients, config.publicUrl),
     registry,
-    disconnect: new Revoker(runtimes, credentials, clients),
+    disconnect,
     executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients)),
     runtimes,
     keySource: source,

@@ -41,7 +41,7 @@ describe('switchyard start (embedded default)', () => {
     expect(first.output).toContain(keyFile)
 
     const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })
-    expect(await me.json()).toMatchObject({ email: 'admin@switchyard.local', plan: 'enterprise' })
+    expect(await me.json()).toMatchObject({ email: 'admin@switchyard.local', plan: 'enterprise', role: 'admin' }) // the first user manages the others
     const sandbox = await fetch(`http://127.0.0.1:${sandboxPort}/zendesk/acme/api/v2/users/me.json`)
     expect(sandbox.status).toBe(200)
 

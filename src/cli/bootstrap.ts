@@ -13,7 +13,8 @@ export async function bootstrapFirstUser(running: RunningService, config: Config
   const { users } = running.services
   const keyFile = path.join(config.dataDir, ADMIN_KEY_FILE)
   if (!config.production && (await users.count()) === 0) {
-    const user = await users.create({ email: 'admin@switchyard.local', name: 'Admin', plan: 'enterprise' })
+    // The first user is an admin: the one who can add the others (docs/security.md).
+    const user = await users.create({ email: 'admin@switchyard.local', name: 'Admin', plan: 'enterprise', role: 'admin' })
     const { key } = await users.createApiKey(user.id, 'first start')
     fs.mkdirSync(config.dataDir, { recursive: true })
     fs.writeFileSync(keyFile, key + '\n', { mode: 0o600 })

@@ -6,6 +6,7 @@ import { startService } from '../server/app.ts'
 import { bootstrapFirstUser } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
 import { callService } from './remote.ts'
+import { users, USERS_USAGE } from './users.ts'
 
 const USAGE = `Usage: switchyard <command>
 
@@ -17,7 +18,7 @@ const USAGE = `Usage: switchyard <command>
   tools run <id> --integration <id|account name> --input <json>
                                           run a tool step through the running service
                                           (SWITCHYARD_URL, SWITCHYARD_API_KEY or ./data/admin-api-key)
-`
+${USERS_USAGE}`
 
 export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promise<number | undefined> {
   const [command, sub, ...rest] = argv
@@ -25,6 +26,7 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
     case 'start': return start()
     case 'sandbox': return sandbox(argv.slice(1), parseArgs)
     case 'tools': return tools(sub, rest, parseArgs)
+    case 'users': return users(sub, rest, parseArgs)
     case 'doctor': return doctor(argv.slice(1), parseArgs)
     case undefined:
     case 'help':

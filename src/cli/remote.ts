@@ -18,7 +18,8 @@ export async function callService(method: string, route: string, body?: unknown)
   try {
     res = await fetch(`${base}${route}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      // No content type without a body: the service refuses an empty JSON body (a DELETE, say).
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     })

@@ -31,7 +31,7 @@ export class Sessions {
 
   async resolve(id: string): Promise<User | undefined> {
     return this.db.selectFrom('sessions').innerJoin('users', 'users.id', 'sessions.user_id')
-      .select(['users.id', 'users.email', 'users.name', 'users.plan'])
+      .select(['users.id', 'users.email', 'users.name', 'users.plan', 'users.role'])
       .where('sessions.id_hash', '=', sha256(id)).where('sessions.expires_at', '>', new Date()).executeTakeFirst()
   }
 

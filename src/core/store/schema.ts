@@ -6,6 +6,7 @@ type Json<T> = ColumnType<T, string, string>
 type DefaultNow = ColumnType<Date, Date | string | undefined, Date | string>
 
 export type Plan = 'free' | 'pro' | 'enterprise'
+export type Role = 'admin' | 'member'
 export type IntegrationStatus = 'active' | 'needs_reconnection' | 'disconnected'
 export type ConnectedWith = 'authorization' | 'credentials'
 
@@ -14,6 +15,8 @@ export interface UsersTable {
   email: string
   name: string
   plan: Plan
+  /** admin: may manage users; member: only their own integrations and keys. */
+  role: ColumnType<Role, Role | undefined, Role>
   created_at: DefaultNow
 }
 
