@@ -44,7 +44,9 @@ export class CredentialRefusals {
   private async confirm(integration: IntegrationRow, runtime: PlatformRuntime, agentId: string): Promise<void> {
     const stored = await this.integrations.credentialsOf(integration.id)
     if (!stored?.credentials || stored.status !== 'active') return
-    const credential = this.credentials.open(stored.credentials)
+    // Refreshed first if it is about to expire; the flag below then finds the stored credential
+    // changed and leaves the integration alone.
+    const credential = await this.credentials.current({ ...integration, credentials: stored.credentials, status: stored.status }, runtime)
     const api = this.clients.forCredential(runtime, integration.fields, credential, agentId)
     try {
       await runtime.definition.identify(api, integration.fields, credential.kind === 'oauth2' ? credential.extra ?? {} : {})
