@@ -6,6 +6,7 @@ import { ConnectFlows } from './core/connections/connect.ts'
 import { Credentials } from './core/connections/credentials.ts'
 import { createSealer, loadEncryptionKey } from './core/connections/crypto.ts'
 import { Integrations } from './core/connections/integrations.ts'
+import { CredentialRefusals } from './core/connections/refusals.ts'
 import { Revoker } from './core/connections/revoke.ts'
 import type { Config } from './core/config.ts'
 import { RateBudget } from './core/limits/budget.ts'
@@ -71,7 +72,7 @@ export async function createServices(config: Config, options: {
   const integrations = new Integrations(store.db, cache)
   const credentials = new Credentials(store, integrations, sealer)
   const budgetStore = store.kind === 'postgres' ? new PostgresBudgetStore(store.db, store.changes) : new MemoryBudgetStore()
-  const clients = new ApiClientFactory(new RateBudget(budgetStore))
+  const clients = new ApiClientFactory(new RateBudget(budgetStore), config.upstreamTimeoutMs)
   const registry = new ToolRegistry(platforms)
   const disconnect = new Revoker(runtimes, credentials, clients)
   return {
@@ -85,7 +86,7 @@ export async function createServices(config: Config, options: {
     connect: new ConnectFlows(store.db, runtimes, integrations, credentials, sealer, clients, config.publicUrl),
     registry,
     disconnect,
-    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients),
+    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients)),
     runtimes,
     keySource: source,
     close: () => store.close(),

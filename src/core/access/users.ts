@@ -107,6 +107,7 @@ export class Users {
     const hash = sha256(key)
     const cached = this.keyCache.get(hash)
     if (cached) return { user: cached.user, keyId: cached.keyId }
+    const generation = this.keyCache.generation()
     const row = await this.db.selectFrom('api_keys')
       .innerJoin('users', 'users.id', 'api_keys.user_id')
       .select(['api_keys.id as key_id', 'api_keys.hash', 'api_keys.last_used_at', 'users.id', 'users.email', 'users.name', 'users.plan', 'users.role'])
@@ -117,7 +118,7 @@ export class Users {
       await this.db.updateTable('api_keys').set({ last_used_at: new Date() }).where('id', '=', row.key_id).execute()
     }
     const user: User = { id: row.id, email: row.email, name: row.name, plan: row.plan, role: row.role }
-    this.keyCache.set(hash, { keyId: row.key_id, user })
+    this.keyCache.set(hash, { keyId: row.key_id, user }, generation)
     return { user, keyId: row.key_id }
   }
 }

@@ -91,8 +91,9 @@ export class Integrations {
     const cacheKey = `${userId}\u0000${platform}\u0000${ref}`
     const cached = this.resolved.get(cacheKey)
     if (cached) return cached
+    const generation = this.resolved.generation()
     const row = await this.lookup(userId, platform, ref)
-    this.resolved.set(cacheKey, row)
+    this.resolved.set(cacheKey, row, generation)
     return row
   }
 

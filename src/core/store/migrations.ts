@@ -92,6 +92,16 @@ const migrations: Record<string, Migration> = {
       await sql`update users set role = 'admin' where id = (select id from users order by created_at, id limit 1)`.execute(db)
     },
   },
+  '0005_leases': {
+    async up(db: Kysely<any>) {
+      // Locks that hold no connection while held: the token refresh lock (docs/scaling.md).
+      await db.schema.createTable('leases')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute()
+    },
+  },
 }
 
 export const migrationProvider: MigrationProvider = {

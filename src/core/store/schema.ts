@@ -91,6 +91,13 @@ export interface RateBlocksTable {
   until_ms: string
 }
 
+/** Named leases held across processes (src/core/store/leases.ts); a row outlives its holder by at most its expiry. */
+export interface LeasesTable {
+  key: string
+  holder: string
+  expires_at: Date
+}
+
 export interface Schema {
   users: UsersTable
   api_keys: ApiKeysTable
@@ -100,4 +107,5 @@ export interface Schema {
   settings: SettingsTable
   rate_events: RateEventsTable
   rate_blocks: RateBlocksTable
+  leases: LeasesTable
 }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { handleApi } from './api.ts'
 import { handleAppKey } from './app-key.ts'
 import { ControlApi } from './control/index.ts'
-import { routeNotFound, TOKEN_LIMIT_BODY } from './errors.ts'
+import { invalidToken, routeNotFound, TOKEN_LIMIT_BODY } from './errors.ts'
 import type { Fault } from '../kit/faults.ts'
 import { authorizeFlow } from './grant/authorize.ts'
 import { postGrant, showGrant, type GrantFlow } from './grant/flow.ts'
@@ -17,12 +17,13 @@ export { SEED } from './seed.ts'
 /** Prefix the standalone server mounts the plugin at. */
 export const DEFAULT_PREFIX = '/trello'
 
-/** What an injected fault answers: Trello's token-limit 429, or a plain-text error. */
+/** What an injected fault answers: Trello's token-limit 429, its `invalid token` 401, or a plain-text error. */
 function faultReply(fault: Fault): SandboxResponse | undefined {
   if (fault.rate_limit) {
     const retry = fault.rate_limit.retry_after
     return jsonResponse(429, TOKEN_LIMIT_BODY, retry === null ? {} : { 'retry-after': String(retry) })
   }
+  if (fault.status === 401) return invalidToken()
   if (fault.status !== undefined) return textResponse(fault.status, `Injected fault (status ${fault.status})`)
   return undefined
 }

@@ -72,7 +72,7 @@ describe('fault injection', () => {
     expect((await call(`${acme}/api/v2/tickets`, { auth })).status).toBe(200)
   })
 
-  it.each([{}, { status: 404 }, { latency_ms: -1 }, { drop: 'yes' }, { status: 500, times: 0 }])('rejects the fault %j', async (body) => {
+  it.each([{}, { status: 302 }, { latency_ms: -1 }, { drop: 'yes' }, { status: 500, times: 0 }])('rejects the fault %j', async (body) => {
     expect((await sandbox.control('/faults', { body })).status).toBe(400)
   })
 })

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { handleAccountRequest } from './account-routes.ts'
 import { apiPath, resolveAddress } from './addressing.ts'
 import { handleControlRequest } from './control.ts'
-import { invalidEndpoint, noHelpDesk } from './errors.ts'
+import { invalidEndpoint, invalidToken, noHelpDesk } from './errors.ts'
 import type { Fault } from '../kit/faults.ts'
 import { decodeOrKeep } from '../kit/http.ts'
 import { header, jsonResponse, type SandboxResponse } from './http.ts'
@@ -21,9 +21,13 @@ interface ZendeskRequest extends RoutedRequest {
   limit: number
 }
 
-/** What an injected fault answers: Zendesk's 429, or a JSON error body [UNV: Zendesk's 5xx bodies are not captured]. */
+/**
+ * What an injected fault answers: Zendesk's 429; a 401 in Zendesk's own invalid-token words; other
+ * statuses a JSON error body [UNV: Zendesk's 5xx bodies are not captured].
+ */
 function faultReply(fault: Fault, routed: ZendeskRequest): SandboxResponse | undefined {
   if (fault.rate_limit) return tooManyRequests(routed.limit, fault.rate_limit.retry_after ?? 1)
+  if (fault.status === 401) return invalidToken()
   if (fault.status !== undefined) return withRetryAfter(fault, jsonResponse(fault.status, { error: 'ServerError', description: `Injected fault (status ${fault.status})` }))
   return undefined
 }

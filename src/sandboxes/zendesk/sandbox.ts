@@ -22,7 +22,8 @@ export class ZendeskSandbox extends SandboxInstance<SandboxStore> {
       seed: seedStore,
       seeded: options.seed,
       logSecrets: { params: REQUEST_LOG_SECRETS },
-      control: { errors: describedErrors },
+      // 4xx faults too: a 401 on one path is how tests meet a refusal that says nothing of the token.
+      control: { errors: describedErrors, faultRules: { minStatus: 400 } },
     })
   }
 
