@@ -5,7 +5,7 @@ import type { TrelloSandbox } from './sandbox.ts'
 import { fanOut } from './webhooks/fanout.ts'
 
 /**
- * Every change records an action (§2.6 catalogue), with `data` in the captured shapes
+ * Every change records an action (sources: Trello actions and webhooks catalogue), with `data` in the captured shapes
  * (T-DOTNET WebhookEvents, T-RBFIX), then notifies members and queues webhook deliveries.
  */
 export interface ActionInput {
@@ -93,7 +93,7 @@ export function recordAction(sb: TrelloSandbox, actor: Pick<Actor, 'member' | 'a
 
 /**
  * Types that reach webhooks but that Trello leaves out of nested `/actions` lists unless they
- * are asked for by name (§2.6).
+ * are asked for by name (sources: Trello actions and webhooks).
  */
 export const WEBHOOK_ONLY_TYPES = new Set([
   'addLabelToCard',

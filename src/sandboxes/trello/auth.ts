@@ -10,7 +10,7 @@ import type { TrelloSandbox } from './sandbox.ts'
 import { isExpired } from './tokens.ts'
 
 /**
- * API credentials, accepted three ways (§2.1):
+ * API credentials, accepted three ways (sources: Trello authentication):
  *   1. `key` and `token` as query or body parameters;
  *   2. `Authorization: OAuth oauth_consumer_key="<key>", oauth_token="<token>"` (unsigned, as
  *      TrelloDotNet sends it);

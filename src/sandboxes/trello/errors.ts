@@ -1,7 +1,7 @@
 import { jsonResponse, textResponse, type SandboxResponse } from './http.ts'
 
 /**
- * Trello's error bodies (platform-apis.md §2.4): mostly plain text, captured as
+ * Trello's error bodies (sources: Trello errors): mostly plain text, captured as
  * `text/plain; charset=utf-8` (nathonius/obsidian-trello#21, Manatee.Trello#24), which is what the
  * kit's textResponse sends. [CAP] marks text captured from real responses, [UNV] a choice made
  * where the facts are silent.
@@ -14,7 +14,7 @@ export class ApiError extends Error {
   }
 }
 
-/** Missing or unknown API key: 401 (§2.4, gist roachhd) [CAP]. */
+/** Missing or unknown API key: 401 (sources: Trello errors, gist roachhd) [CAP]. */
 export const invalidKey = () => textResponse(401, 'invalid key')
 /** Unknown, expired or revoked token, or a token minted for another key: 401 [CAP]. */
 export const invalidToken = () => textResponse(401, 'invalid token')
@@ -52,7 +52,7 @@ export const invalidJson = () => textResponse(400, 'Invalid JSON')
 export const TOKEN_LIMIT_BODY = { error: 'API_TOKEN_LIMIT_EXCEEDED', message: 'Rate limit exceeded' } as const
 export const KEY_LIMIT_BODY = { error: 'API_KEY_LIMIT_EXCEEDED', message: 'Rate limit exceeded' } as const
 
-/** 429 bodies are JSON (§2.5, T-RL) [OFF]. */
+/** 429 bodies are JSON (sources: Trello rate limits, T-RL) [OFF]. */
 export function rateLimited(kind: 'token' | 'key', headers: Record<string, string> = {}): SandboxResponse {
   return jsonResponse(429, kind === 'token' ? TOKEN_LIMIT_BODY : KEY_LIMIT_BODY, headers)
 }

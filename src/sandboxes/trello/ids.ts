@@ -1,8 +1,8 @@
 import { BASE62, randomHex, randomString } from '../kit/ids.ts'
 
-/** Trello ids are Mongo ObjectIds: 24 lowercase hex characters (§2.2, T-ARCH card.html). */
+/** Trello ids are Mongo ObjectIds: 24 lowercase hex characters (sources: Trello ids and positions, T-ARCH card.html). */
 export const OBJECT_ID = /^[0-9a-f]{24}$/
-/** `shortLink`: 8 base62 characters, e.g. `Yd9ScoJS` (§2.2). */
+/** `shortLink`: 8 base62 characters, e.g. `Yd9ScoJS` (sources: Trello ids and positions). */
 export const SHORT_LINK = /^[0-9A-Za-z]{8}$/
 /** API keys are 32 hex characters; app secrets and user tokens 64 (the classic, pre-"ATTA" form). */
 export const API_KEY = /^[0-9a-f]{32}$/

@@ -60,7 +60,7 @@ export function checkItemOn(ctx: ApiContext, card: Card, id: string): { checklis
   return fail(modelNotFound())
 }
 
-/** `me`, an id or a username (§2.3). */
+/** `me`, an id or a username (sources: Trello objects). */
 export function memberFor(ctx: ApiContext, ref: string): Member {
   if (ref === 'me') return ctx.actor.member
   const member = ctx.store.memberByRef(ref)

@@ -194,7 +194,7 @@ export type WebhookModelType = 'board' | 'card' | 'list' | 'member'
 
 export interface Webhook {
   id: string
-  /** The token that created it: webhooks belong to tokens (§2.6). */
+  /** The token that created it: webhooks belong to tokens (sources: Trello actions and webhooks). */
   token: string
   /** Key of the app whose secret signs deliveries. */
   key: string

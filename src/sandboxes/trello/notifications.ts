@@ -2,7 +2,7 @@ import type { Action, Member } from './model.ts'
 import type { TrelloSandbox } from './sandbox.ts'
 
 /**
- * Notifications a member receives (§2.3; types from T-ARCH): `addedToCard` and
+ * Notifications a member receives (sources: Trello objects; types from T-ARCH): `addedToCard` and
  * `removedFromCard` when someone else changes their card membership, `mentionedOnCard` for an
  * `@username` in a comment (board members only), `commentCard` for comments on cards they are
  * a member of, and `changeCard` when someone else updates such a card. Due-date reminders

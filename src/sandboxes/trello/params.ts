@@ -3,7 +3,7 @@ import { isRecord } from './http.ts'
 
 /**
  * Request arguments. Trello takes them as query parameters, form bodies or JSON bodies
- * (§2.1, T-ARCH); the sandbox merges all three, the body winning over the query.
+ * (sources: Trello authentication, T-ARCH); the sandbox merges all three, the body winning over the query.
  */
 export class Params {
   constructor(private readonly values: Record<string, unknown>) {}

@@ -1,5 +1,5 @@
 /**
- * `pos` arguments (§2.2): `top`, `bottom` or a positive number; answers carry a number.
+ * `pos` arguments (sources: Trello ids and positions): `top`, `bottom` or a positive number; answers carry a number.
  * Observed values (lists at 16384, 32768, 49152; checklists at 16384, 32768) suggest new
  * items get `max + 16384` and `top` roughly half the minimum [UNV heuristic, used as is].
  */

@@ -2,7 +2,7 @@ import type { Action, App, Attachment, Board, Card, CheckItem, Checklist, Label,
 import type { TrelloStore } from './state.ts'
 import { iso, isoOrNull } from './time.ts'
 
-/** JSON shapes, after the captured fixtures in platform-apis.md §2.3 (T-DOTNET, T-JS). */
+/** JSON shapes, after the captured fixtures in sources: Trello objects (T-DOTNET, T-JS). */
 
 /** URLs the sandbox returns use Trello's own fixed form, as the contract allows. */
 export const TRELLO_WEB = 'https://trello.com'

@@ -3,7 +3,7 @@ import { rateLimited } from './errors.ts'
 import type { SandboxResponse } from './http.ts'
 
 /**
- * Trello's API limits (§2.5, T-RL): 300 requests per 10 s per API key and 100 per 10 s per
+ * Trello's API limits (sources: Trello rate limits, T-RL): 300 requests per 10 s per API key and 100 per 10 s per
  * token. Trello does not say how its windows move; the sandbox uses the kit's fixed windows
  * (aligned to multiples of the interval on the sandbox clock). Refused requests do not use up
  * the budget. The separate 100/900 s limit on `/1/members/` is not emulated.

@@ -9,7 +9,7 @@ export interface ApiRoute {
   method: HttpMethod
   /** Under `/1`; `{name}` matches one path segment. */
   path: string
-  /** The token scope the route needs (§2.1: read, write, account). */
+  /** The token scope the route needs (sources: Trello authentication: read, write, account). */
   scope: Scope
   handle: (ctx: ApiContext) => SandboxResponse | Promise<SandboxResponse>
 }

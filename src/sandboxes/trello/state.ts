@@ -121,7 +121,7 @@ export class TrelloStore {
     if (this.notifications.length > MAX_ACTIONS) this.notifications.splice(0, this.notifications.length - MAX_ACTIONS)
   }
 
-  /** Removes a token and, as Trello does when a token is revoked or expires, its webhooks (§2.6). */
+  /** Removes a token and, as Trello does when a token is revoked or expires, its webhooks (sources: Trello actions and webhooks). */
   revokeToken(value: string): boolean {
     const existed = this.tokens.delete(value)
     for (const webhook of this.webhooksOfToken(value)) this.webhooks.delete(webhook.id)

@@ -3,7 +3,7 @@ import { EXPIRATIONS, SCOPES, type App, type Expiration, type Member, type Scope
 import type { TrelloSandbox } from './sandbox.ts'
 import { MS_PER_DAY, MS_PER_HOUR } from './time.ts'
 
-/** `expiration` values (§2.1) and how long each lasts. */
+/** `expiration` values (sources: Trello authentication) and how long each lasts. */
 export const EXPIRATION_MS: Record<Expiration, number | null> = {
   '1hour': MS_PER_HOUR,
   '1day': MS_PER_DAY,

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import { isRecord } from './http.ts'
 
-/** `x-vercel-signature` = hex(HMAC-SHA1(secret, raw body)) [§3.6, V-LEGACY, V-TRIG]. */
+/** `x-vercel-signature` = hex(HMAC-SHA1(secret, raw body)) [sources: Vercel webhooks, V-LEGACY, V-TRIG]. */
 export function sign(secret: string, rawBody: string): string {
   return createHmac('sha1', secret).update(rawBody).digest('hex')
 }

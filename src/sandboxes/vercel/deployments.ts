@@ -13,7 +13,7 @@ function findDeployment(ctx: ApiContext, idOrUrl: string): Deployment | undefine
   return d && d.ownerId === ctx.ownerId ? d : undefined
 }
 
-/** `GET /v6/deployments`: newest first; `pagination.next` is the createdAt to pass as `until` (§3.2). */
+/** `GET /v6/deployments`: newest first; `pagination.next` is the createdAt to pass as `until` (sources: Vercel deployments). */
 const list = guarded((ctx: ApiContext) => {
   const q = ctx.req.query
   const limit = queryInt(q, 'limit', { min: 1, max: 100 }) ?? 20
@@ -79,7 +79,7 @@ function gitMeta(gitSource: Record<string, unknown>): Record<string, string> {
 const GIT_TYPES = ['github', 'github-limited', 'gitlab', 'bitbucket']
 
 /**
- * `POST /v13/deployments` (§3.2). A `name` (or `project`) that names no project creates it, as
+ * `POST /v13/deployments` (sources: Vercel deployments). A `name` (or `project`) that names no project creates it, as
  * Vercel does on a first deployment. `target`: unset/"preview" → null, "production", "staging",
  * any other string is taken as a custom environment id (target null). `source` is "git" with a
  * gitSource, else "cli" (the sandbox's choice among the OAS enum).

@@ -1,13 +1,13 @@
 import { jsonResponse, type SandboxResponse } from './http.ts'
 
 /**
- * Vercel's error envelope `{"error":{"code","message"}}` (platform-apis.md §3.4, V-ERR, V-TF).
+ * Vercel's error envelope `{"error":{"code","message"}}` (sources: Vercel errors, V-ERR, V-TF).
  */
 export function vercelError(status: number, code: string, message: string, extra: Record<string, unknown> = {}): SandboxResponse {
   return jsonResponse(status, { error: { code, message, ...extra } })
 }
 
-/** No token, an unknown token, or a token used outside its scope: 403 "Not authorized" (§3.4). */
+/** No token, an unknown token, or a token used outside its scope: 403 "Not authorized" (sources: Vercel errors). */
 export const forbidden = (message = 'Not authorized'): SandboxResponse => vercelError(403, 'forbidden', message)
 
 export const badRequest = (message: string, extra: Record<string, unknown> = {}): SandboxResponse =>

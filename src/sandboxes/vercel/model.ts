@@ -94,7 +94,7 @@ export interface Deployment {
   name: string
   url: string
   creatorId: string
-  /** 'production', 'staging' or null (preview) [§3.2]. */
+  /** 'production', 'staging' or null (preview) [sources: Vercel deployments]. */
   target: string | null
   customEnvironmentId: string | null
   meta: Record<string, string>

@@ -3,7 +3,7 @@ import { accessToken } from './ids.ts'
 import type { VercelSandbox } from './sandbox.ts'
 
 /**
- * `POST /v2/oauth/access_token` (§3.1, V-INTEG, V-EXINT): form-encoded (JSON also accepted)
+ * `POST /v2/oauth/access_token` (sources: Vercel integration OAuth, V-INTEG, V-EXINT): form-encoded (JSON also accepted)
  * `client_id`, `client_secret`, `code`, `redirect_uri`. Error bodies for this endpoint are not
  * documented (§4 item 9); the sandbox answers in RFC 6749 §5.2 form
  * (`{"error":"invalid_grant","error_description":"..."}`): 400 invalid_request / invalid_grant,

@@ -3,7 +3,7 @@ import type { Deployment, Domain, EnvVar, Project, ProjectDomain, Team, User, We
 import type { Store } from './store.ts'
 
 /**
- * JSON shapes as in the OAS (V-OAS) and platform-apis.md §3, and as the current @vercel/sdk
+ * JSON shapes as in the OAS (V-OAS) and sources: Vercel, and as the current @vercel/sdk
  * validates them where the two differ (docs/sandbox.md, "Real clients"). An optional field with
  * no value is left out, never sent as `null`: the SDK reads a `null` where the schema does not
  * allow one as a near-miss and quietly falls back to a smaller response type.
@@ -82,7 +82,7 @@ function creatorJson(store: Store, uid: string, shape: 'v13' | 'list'): Record<s
   return { uid, username, ...(user?.avatar ? { avatar: user.avatar } : {}) }
 }
 
-/** Full deployment (`GET/POST /v13/deployments`). v13 uses `id`, not `uid` [§3.2]. */
+/** Full deployment (`GET/POST /v13/deployments`). v13 uses `id`, not `uid` [sources: Vercel deployments]. */
 export function deploymentJson(store: Store, d: Deployment): Record<string, unknown> {
   const project = store.projects.get(d.projectId)
   const team = store.teams.get(d.ownerId)
@@ -136,7 +136,7 @@ export function deploymentJson(store: Store, d: Deployment): Record<string, unkn
   }
 }
 
-/** A `/v6/deployments` item: `uid` + `created` are the required fields there [§3.2]. */
+/** A `/v6/deployments` item: `uid` + `created` are the required fields there [sources: Vercel deployments]. */
 export function deploymentListItem(store: Store, d: Deployment): Record<string, unknown> {
   return {
     uid: d.id,
@@ -289,7 +289,7 @@ export function domainJson(store: Store, domain: Domain, single = false): Record
   }
 }
 
-/** `secret` only on creation [§3.6]. */
+/** `secret` only on creation [sources: Vercel webhooks]. */
 export function webhookJson(webhook: Webhook, withSecret: boolean): Record<string, unknown> {
   return {
     id: webhook.id,

@@ -222,7 +222,7 @@ const listEnv = withProject((ctx, project) => {
 })
 
 /**
- * `POST /v10/projects/{idOrName}/env` (§3.3): one object or an array; 201 `{created, failed}`.
+ * `POST /v10/projects/{idOrName}/env` (sources: Vercel projects, env vars, domains, teams): one object or an array; 201 `{created, failed}`.
  * A conflict (same key, overlapping target, same branch) lands in `failed` with code
  * `ENV_CONFLICT` [UNV code]; a single-object request whose only variable conflicts answers
  * 409 with that error instead. `?upsert=true` replaces the conflicting variable. Malformed

@@ -44,7 +44,7 @@ export function bearerToken(req: IncomingRequest): string | undefined {
 }
 
 /**
- * Scope rules (platform-apis.md §3, V-INTEG): an integration installed on a team must append
+ * Scope rules (sources: Vercel, V-INTEG): an integration installed on a team must append
  * `?teamId=` (or `slug`) to every call. The sandbox answers 403 "Not authorized" when a team
  * token calls without it (that would be the personal account, which the installation does not
  * cover) or names another team. A personal token may act on any team its user is a member of,

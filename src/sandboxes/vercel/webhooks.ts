@@ -42,7 +42,7 @@ export function createWebhook(store: Store, ownerId: string, input: Record<strin
   return webhook
 }
 
-/** `POST /v1/webhooks` → 200 with the `secret`, the only time it is returned (§3.6). */
+/** `POST /v1/webhooks` → 200 with the `secret`, the only time it is returned (sources: Vercel webhooks). */
 const create = guarded((ctx: ApiContext) => jsonResponse(200, webhookJson(createWebhook(ctx.store, ctx.ownerId, bodyObject(ctx.body), ctx.now), true)))
 
 /** `GET /v1/webhooks` is a bare array (V-OAS). `?projectId=` filters. */

@@ -3,7 +3,7 @@ import type { AccessToken, Account, Role, User } from './model.ts'
 import type { SandboxStore } from './state.ts'
 
 /**
- * API authentication (platform-apis.md §1.1): `Authorization: Bearer <oauth token>`,
+ * API authentication (sources: Zendesk authentication): `Authorization: Bearer <oauth token>`,
  * `Basic base64("{email}/token:{api_token}")`, and `Basic base64("{email}:{password}")`.
  * Zendesk has been retiring password access; the sandbox keeps it so curl demos stay short.
  */

@@ -1,7 +1,7 @@
 import { jsonResponse, type SandboxResponse } from './http.ts'
 
 /**
- * Zendesk's own error bodies. Sources are platform-apis.md §1.7 unless noted; [UNV] marks
+ * Zendesk's own error bodies. Sources are sources: Zendesk errors unless noted; [UNV] marks
  * bodies that come from memory or a single third-party probe rather than a vendor document.
  */
 
@@ -24,7 +24,7 @@ export function invalidToken(): SandboxResponse {
 }
 
 /**
- * Role or scope does not allow the request [UNV per §1.7]. A third-party probe also saw
+ * Role or scope does not allow the request [UNV per sources: Zendesk errors]. A third-party probe also saw
  * `{"error":{"title":"Forbidden","message":...}}` on some endpoints; the product spec fixes this
  * flat shape, so the sandbox uses it everywhere.
  */

@@ -16,7 +16,7 @@ export function randomApiToken(): string {
 
 /**
  * ULID-like id (26 Crockford base32 chars: 48-bit time + 80 random bits), the shape of
- * Zendesk webhook ids such as `01GK8E6BKWMJZD2T8Y5AXJQMG5` (platform-apis.md §1.9).
+ * Zendesk webhook ids such as `01GK8E6BKWMJZD2T8Y5AXJQMG5` (sources: Zendesk webhooks).
  */
 export function ulid(nowMs: number): string {
   let time = ''

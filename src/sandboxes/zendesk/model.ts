@@ -3,7 +3,7 @@
 export const ROLES = ['admin', 'agent', 'end-user'] as const
 export type Role = (typeof ROLES)[number]
 
-/** Plans and their account-wide API limits in requests per minute (platform-apis.md §1.8, Z-RLPLAN). */
+/** Plans and their account-wide API limits in requests per minute (sources: Zendesk rate limits, Z-RLPLAN). */
 export const PLAN_REQUESTS_PER_MINUTE = {
   team: 200,
   growth: 400,

@@ -2,7 +2,7 @@ import { invalidPaginationDepth, invalidPaginationParameter } from './errors.ts'
 import type { IncomingRequest, SandboxResponse } from './http.ts'
 
 /**
- * Zendesk's two pagination styles (platform-apis.md §1.4):
+ * Zendesk's two pagination styles (sources: Zendesk pagination):
  * - offset: `?page=N&per_page=M` → `count`, `next_page`, `previous_page` (full URLs or null);
  * - cursor: `?page[size]=N&page[after|before]=…` → `meta{has_more,after_cursor,before_cursor}`,
  *   `links{next,prev}`. Sending any `page[...]` parameter selects cursor pagination.

@@ -4,7 +4,7 @@ import { PLAN_REQUESTS_PER_MINUTE, type Account } from './model.ts'
 import { MS_PER_SECOND } from './time.ts'
 
 /**
- * Account-wide API rate limit (platform-apis.md §1.8). Zendesk does not document its window
+ * Account-wide API rate limit (sources: Zendesk rate limits). Zendesk does not document its window
  * algorithm; the sandbox uses a fixed 60-second window aligned to the clock minute, which makes
  * `ratelimit-reset` (seconds to the window's end) and tests with an advanced clock exact.
  */

@@ -9,7 +9,7 @@ import { isoSeconds } from './time.ts'
 const isoOrNull = (ms: number | null) => (ms === null ? null : isoSeconds(ms))
 
 /**
- * Ticket create and update as Zendesk applies them (platform-apis.md §1.3). Validation
+ * Ticket create and update as Zendesk applies them (sources: Zendesk ticket writes and comments). Validation
  * failures are 422 RecordInvalid with per-field details; where Zendesk's exact wording is not
  * in the reference the message follows its "Field: problem" pattern.
  */

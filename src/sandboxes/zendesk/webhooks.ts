@@ -7,7 +7,7 @@ import type { ApiContext, ApiRoute } from './router.ts'
 import { isoSeconds } from './time.ts'
 
 /**
- * Webhooks API, CRUD only (platform-apis.md §1.9, Z-WHAPI): ULID-like string ids, admins only.
+ * Webhooks API, CRUD only (sources: Zendesk webhooks, Z-WHAPI): ULID-like string ids, admins only.
  * Delivery of events is not emulated here. The webhooks service answers errors in the
  * `{"errors":[{code,title,detail,source}]}` envelope and updates with 204 [UNV details].
  */

@@ -8,7 +8,7 @@ import type { Grant, GrantCheck, GrantFlow } from './flow.ts'
 import { deniedPage, postMessagePage, tokenPage, type HiddenFields } from './pages.ts'
 
 /**
- * `GET /1/authorize` (§2.1, T-ARCH authorize.html, T-AUTH): `key`, `name`, `scope`
+ * `GET /1/authorize` (sources: Trello authentication, T-ARCH authorize.html, T-AUTH): `key`, `name`, `scope`
  * (read,write,account; default read), `expiration` (1hour, 1day, 30days, never; default
  * 30days), `response_type=token`, `return_url`, `callback_method` (postMessage or fragment).
  *

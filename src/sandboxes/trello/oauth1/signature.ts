@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 /**
  * OAuth 1.0a HMAC-SHA1 signatures (RFC 5849 §3.4), written against node:crypto only.
  * Trello signs with the app secret as consumer secret and the OAuth token secret ('' for
- * tokens that did not come from OAuthGetAccessToken) (§2.1, T-ARCH).
+ * tokens that did not come from OAuthGetAccessToken) (sources: Trello authentication, T-ARCH).
  */
 
 export type ParamPair = [name: string, value: string]

@@ -127,7 +127,7 @@ function createBoard(ctx: ApiContext) {
       store.lists.set(list.id, list)
     })
   }
-  // createBoard data is not captured; `{board:{id,name,shortLink}}` as §2.6 suggests [UNV].
+  // createBoard data is not captured; `{board:{id,name,shortLink}}` as sources: Trello actions and webhooks suggests [UNV].
   // Default lists and labels come with the board and record no actions of their own [UNV].
   recordAction(ctx.sb, ctx.actor, { type: 'createBoard', data: { board: boardStub(board) }, translationKey: 'action_create_board' })
   return jsonResponse(200, boardJson(board, store))

@@ -40,7 +40,7 @@ export function labelAction(ctx: ApiContext, card: Card, board: Board, label: La
 
 /**
  * The `updateCard` that follows a label change: "Adding a label fires 2 webhooks:
- * addLabelToCard and updateCard (idLabels)" (§2.6) [CAP AddLabel_Part2.json].
+ * addLabelToCard and updateCard (idLabels)" (sources: Trello actions and webhooks) [CAP AddLabel_Part2.json].
  */
 export function labelsChanged(ctx: ApiContext, card: Card, board: Board, before: string[]): Action {
   return recordAction(ctx.sb, ctx.actor, {

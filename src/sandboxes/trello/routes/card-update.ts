@@ -17,7 +17,7 @@ import { text } from './shared.ts'
  * a move to another board (moveCardFromBoard + moveCardToBoard), label and member changes
  * (their own actions), and one `updateCard` holding every other changed field in `data.old`
  * (the card stub carries the new values; `listBefore`/`listAfter` on a move between lists) —
- * the shapes of §2.6 (T-DOTNET, T-RBFIX).
+ * the shapes of sources: Trello actions and webhooks (T-DOTNET, T-RBFIX).
  */
 
 type Changes = { old: Record<string, unknown>; now: Record<string, unknown> }

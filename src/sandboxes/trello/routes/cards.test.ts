@@ -289,7 +289,7 @@ describe('card labels', () => {
       memberCreator: { type: 'member', id: members.ada.id, username: 'ada', text: 'Ada Lovelace' },
     })
     expect(update.data).toMatchObject({ card: { idLabels: [labels.bug.id, labels.docs.id] }, old: { idLabels: [labels.bug.id] } })
-    // addLabelToCard reaches webhooks but stays out of filter=all lists (§2.6).
+    // addLabelToCard reaches webhooks but stays out of filter=all lists (sources: Trello actions and webhooks).
     const all = (await api(`/1/cards/${cards.login.id}/actions?filter=all`)).body.map((a: { type: string }) => a.type)
     expect(all).not.toContain('addLabelToCard')
     expect((await api(`/1/cards/${cards.login.id}/idLabels`, { form: { value: labels.docs.id } })).text).toBe('that label is already on the card')

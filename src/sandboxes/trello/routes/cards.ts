@@ -14,7 +14,7 @@ import { boardLabelIds, boardMemberIds, linkAttachment, uniqueShortLink, validUr
 import { updateCard } from './card-update.ts'
 import { actionList, cardActions, cardView, NESTED_ACTIONS, text } from './shared.ts'
 
-/** Cards: `GET|PUT|DELETE /1/cards/{id}`, `POST /1/cards` (T-ARCH `POST /1/cards`, §2.3). */
+/** Cards: `GET|PUT|DELETE /1/cards/{id}`, `POST /1/cards` (T-ARCH `POST /1/cards`, sources: Trello objects). */
 
 function getCard(ctx: ApiContext) {
   const card = cardFor(ctx, ctx.path.id as string)
@@ -86,7 +86,7 @@ function deleteCard(ctx: ApiContext) {
   const { store } = ctx
   const board = store.boards.get(card.idBoard) as Board
   const list = store.lists.get(card.idList)
-  // Recorded before the card goes, so a card webhook still gets its model (§2.6 deleteCard shape).
+  // Recorded before the card goes, so a card webhook still gets its model (sources: Trello actions and webhooks deleteCard shape).
   recordAction(ctx.sb, ctx.actor, {
     type: 'deleteCard',
     data: { card: { id: card.id, idShort: card.idShort, shortLink: card.shortLink }, ...(list ? { list: listStub(list) } : {}), board: boardStub(board) },

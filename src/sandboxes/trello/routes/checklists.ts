@@ -54,7 +54,7 @@ function addCheckItem(ctx: ApiContext) {
   const card = store.cards.get(checklist.idCard)
   if (card) {
     card.dateLastActivity = ctx.now
-    // createCheckItem reaches webhooks but not nested action lists (§2.6).
+    // createCheckItem reaches webhooks but not nested action lists (sources: Trello actions and webhooks).
     recordAction(ctx.sb, ctx.actor, {
       type: 'createCheckItem',
       data: {

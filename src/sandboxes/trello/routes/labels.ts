@@ -12,7 +12,7 @@ import { text } from './shared.ts'
 
 /** Labels: `GET /1/labels/{id}`, `POST /1/labels` (`name`, `color`, `idBoard`). */
 
-/** `color` is required: one of the label colors, or null (`null`, `''`) for a colorless label (§2.3). */
+/** `color` is required: one of the label colors, or null (`null`, `''`) for a colorless label (sources: Trello objects). */
 function color(ctx: ApiContext): string | null {
   const raw = ctx.params.raw('color')
   if (raw === null || raw === '' || raw === 'null') return null
@@ -28,7 +28,7 @@ function createLabel(ctx: ApiContext) {
   const name = text(ctx, 'name', { allowEmpty: true, max: 16384 }) ?? ''
   const label: Label = { id: ctx.sb.newId(), idBoard: board.id, name, color: color(ctx) }
   store.labels.set(label.id, label)
-  // createLabel data is not captured: `{label:{id,name,color}, board}` as §2.6 suggests [UNV].
+  // createLabel data is not captured: `{label:{id,name,color}, board}` as sources: Trello actions and webhooks suggests [UNV].
   recordAction(ctx.sb, ctx.actor, {
     type: 'createLabel',
     data: { label: { id: label.id, name: label.name, color: label.color }, board: boardStub(board) },

@@ -37,7 +37,7 @@ function createList(ctx: ApiContext) {
   if (pos === null) return fail(invalidValue('pos'))
   const list: List = { id: ctx.sb.newId(), idBoard: board.id, name, closed: params.bool('closed') ?? false, pos }
   store.lists.set(list.id, list)
-  // [CAP createList shape, §2.6]
+  // [CAP createList shape, sources: Trello actions and webhooks]
   recordAction(ctx.sb, ctx.actor, {
     type: 'createList',
     data: { list: { id: list.id, name: list.name }, board: boardStub(board) },

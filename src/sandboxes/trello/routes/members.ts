@@ -59,7 +59,7 @@ function memberBoards(ctx: ApiContext) {
 }
 
 /**
- * Only the token's own member can read their notifications (§2.3, T-ARCH member.html):
+ * Only the token's own member can read their notifications (sources: Trello objects, T-ARCH member.html):
  * `filter` (types, default all), `read_filter` (all|read|unread), `limit`, `page`, `before`,
  * `since` (notification ids), `fields`. Newest first.
  */
@@ -95,7 +95,7 @@ function notifications(ctx: ApiContext) {
   )
 }
 
-/** `PUT /1/notifications/{id}` with `unread`: needs the `account` scope (§2.1). */
+/** `PUT /1/notifications/{id}` with `unread`: needs the `account` scope (sources: Trello authentication). */
 function updateNotification(ctx: ApiContext) {
   const id = ctx.path.id as string
   if (!OBJECT_ID.test(id)) return fail(invalidId())

@@ -9,7 +9,7 @@ import { iso, isoOrNull } from '../time.ts'
 
 /**
  * `GET /1/tokens/{token}` (what a token may do), `GET /1/tokens/{token}/member`, and
- * `DELETE /1/tokens/{token}` (revoke; its webhooks go with it, §2.6). Only the calling token.
+ * `DELETE /1/tokens/{token}` (revoke; its webhooks go with it, sources: Trello actions and webhooks). Only the calling token.
  */
 
 function ownToken(ctx: ApiContext): Token {

@@ -11,7 +11,7 @@ import { validUrl } from './card-args.ts'
 import { text } from './shared.ts'
 
 /**
- * Webhooks (§2.6): they belong to the token that made them; a read token is enough (Trello
+ * Webhooks (sources: Trello actions and webhooks): they belong to the token that made them; a read token is enough (Trello
  * only needs read access to the model). Creating one, or pointing it at a new callbackURL,
  * first sends `HEAD callbackURL` and needs a 200.
  */

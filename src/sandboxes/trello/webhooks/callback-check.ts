@@ -1,6 +1,6 @@
 /**
  * Before it creates (or re-points) a webhook, Trello sends `HEAD callbackURL` and refuses
- * unless the answer is 200 (§2.6). The refusal is 400 text/plain
+ * unless the answer is 200 (sources: Trello actions and webhooks). The refusal is 400 text/plain
  * `URL (<callbackURL>) did not return 200 status code, got <status>` [CAP Commit451/skyhook#91].
  * When nothing answers at all, `<status>` is the connection error's name [UNV].
  */

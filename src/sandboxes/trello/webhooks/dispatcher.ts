@@ -5,7 +5,7 @@ import { SIGNATURE_HEADER } from './signature.ts'
  * Outgoing webhook deliveries. Each one is a POST of JSON `{action, model, webhook}` with
  * `X-Trello-Webhook`, sent after the API response (never blocking it). A non-2xx answer or a
  * connection error is retried after each delay in `retryDelaysMs` — Trello's text says it
- * "will retry 3 times" (§2.6), so the default is three retries at 1 s, 5 s and 30 s (real
+ * "will retry 3 times" (sources: Trello actions and webhooks), so the default is three retries at 1 s, 5 s and 30 s (real
  * time, settable through the control API). A 410 answer deletes the webhook at once.
  */
 export interface DeliverySettings {

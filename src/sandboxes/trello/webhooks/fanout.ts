@@ -10,7 +10,7 @@ import { webhookSignature } from './signature.ts'
  * its cards, a card webhook the card, a member webhook that member's actions.
  */
 
-/** The watched object as it is right after the action (`model` in the payload, §2.6). */
+/** The watched object as it is right after the action (`model` in the payload, sources: Trello actions and webhooks). */
 export function modelJson(sb: TrelloSandbox, webhook: Webhook): Record<string, unknown> | undefined {
   const { store } = sb
   switch (webhook.modelType) {
@@ -41,7 +41,7 @@ export function fanOut(sb: TrelloSandbox, action: Action): void {
     if (!webhook.active || !action.modelIds.includes(webhook.idModel)) continue
     const token = store.tokens.get(webhook.token)
     if (!token || (token.expiresAt !== null && token.expiresAt <= now)) {
-      // A revoked or expired token takes its webhooks with it (§2.6, T-ARCH).
+      // A revoked or expired token takes its webhooks with it (sources: Trello actions and webhooks, T-ARCH).
       store.webhooks.delete(webhook.id)
       continue
     }

@@ -8,7 +8,7 @@ import { clientFor, redirectAllowed } from './clients.ts'
 import { consentPage, oauthErrorPage, signInPage, type HiddenFields } from './pages.ts'
 
 /**
- * The authorization-code flow's pages (platform-apis.md §1.1):
+ * The authorization-code flow's pages (sources: Zendesk authentication):
  *   GET  {base}/oauth/authorizations/new?response_type=code&client_id&redirect_uri&scope&state[&code_challenge&code_challenge_method=S256]
  *        → sign-in form (or consent, when a session cookie is present)
  *   POST {base}/oauth/authorizations/new   (email, password + the OAuth params) → consent page
