@@ -144,5 +144,8 @@ function ConnectPanel({ platform, onCancel, onConnected, onAuthorized }: { platf
 
 /** Why a platform cannot be connected here, in the administrator's terms. */
 function notConfiguredHint(p: Platform): string {
-  return `${p.title} is not configured on this Switchyard: an administrator sets ${(p.missing_settings ?? []).join(', ')} (docs/configuration.md).`
+  const settings = `an administrator sets ${(p.missing_settings ?? []).join(', ')} (docs/configuration.md)`
+  return p.connect_methods?.includes('credentials')
+    ? `${p.title}'s Connect button is not configured on this Switchyard (${settings}); pasting credentials still works.`
+    : `${p.title} is not configured on this Switchyard: ${settings}.`
 }
