@@ -8,6 +8,7 @@ import { openStore } from '../core/store/database.ts'
 import type { Plan } from '../core/store/schema.ts'
 import { createServices, openSandboxes, type Services } from '../services.ts'
 import { registerCallerAuth } from './auth.ts'
+import { registerMcp, type McpRouteOptions } from './mcp/route.ts'
 import { openApiDocument } from './openapi.ts'
 import { registerProblemHandlers } from './problem.ts'
 import { lazyChildLogger } from './request-logger.ts'
@@ -25,6 +26,7 @@ export interface AppOptions {
   logger?: boolean
   /** Where log lines go (stdout by default); tests read them to prove secrets stay out. */
   logDestination?: DestinationStream
+  mcp?: McpRouteOptions
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -48,6 +50,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   integrationRoutes(app, services)
   oauthRoutes(app, services)
   toolRoutes(app, services)
+  await registerMcp(app, services, options.mcp)
   await registerWebApp(app)
   return app
 }
