@@ -5,6 +5,7 @@ import { platforms } from '../platforms/index.ts'
 import { startService } from '../server/app.ts'
 import { bootstrapFirstUser } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
+import { serveMcpOverStdio } from './mcp.ts'
 import { callService } from './remote.ts'
 
 const USAGE = `Usage: switchyard <command>
@@ -17,6 +18,8 @@ const USAGE = `Usage: switchyard <command>
   tools run <id> --integration <id|account name> --input <json>
                                           run a tool step through the running service
                                           (SWITCHYARD_URL, SWITCHYARD_API_KEY or ./data/admin-api-key)
+  mcp                                     serve the running service's tools over MCP on stdio,
+                                          for desktop clients (same key settings; docs/mcp.md)
 `
 
 export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promise<number | undefined> {
@@ -26,6 +29,7 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
     case 'sandbox': return sandbox(argv.slice(1), parseArgs)
     case 'tools': return tools(sub, rest, parseArgs)
     case 'doctor': return doctor(argv.slice(1), parseArgs)
+    case 'mcp': return serveMcpOverStdio()
     case undefined:
     case 'help':
     case '--help':
