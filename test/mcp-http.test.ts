@@ -341,6 +341,12 @@ describe('authentication', () => {
     expect(await res.json()).toMatchObject({ error: { code: -32700 } })
   })
 
+  it('the OpenAPI document names /mcp, with Bearer API keys only', async () => {
+    const doc = await (await fetch(`${stack.url}/openapi.json`)).json()
+    expect(doc.paths['/mcp'].post.security).toEqual([{ apiKey: [] }])
+    expect(doc.paths['/mcp'].post.description).toContain('docs/mcp.md')
+  })
+
   it('DELETE is 405: there are no sessions to end', async () => {
     const res = await fetch(`${stack.url}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${stack.apiKey}` } })
     expect(res.status).toBe(405)
