@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyBaseLogger } from 'fastify'
 import { AppError, invalidInput } from '../../core/errors.ts'
@@ -20,6 +21,12 @@ export interface McpServerOptions {
   pageSize?: number
 }
 
+/**
+ * A Server builds its own Ajv instance unless given one, and building it cost more than the rest of
+ * a tools/call (bench/mcp.ts). It only checks elicitation answers, which this server never asks for.
+ */
+const sharedValidator = new AjvJsonSchemaValidator()
+
 const INSTRUCTIONS = 'Switchyard runs typed tool steps on Zendesk, Trello and Vercel accounts the user has connected. ' +
   `Every step tool takes "${INTEGRATION_ARG}": the connected account to act as (it defaults when there is only one). ` +
   `Call ${SEARCH_TOOL} to find steps by words ("ticket", "archive card") or by kind ("ticketing", "boards").`
@@ -33,7 +40,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE
   const server = new Server(
     { name: 'switchyard', title: 'Switchyard', version: '0.1.0' },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
   )
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
