@@ -123,6 +123,24 @@ describe('the tool list', () => {
   })
 })
 
+describe('account names', () => {
+  it('two accounts of a platform with the same name are offered by id, so each can be chosen', async () => {
+    const owner = await stack.createUser()
+    const user = (await stack.services.users.authenticateKey(owner.apiKey))!.user
+    const save = (externalId: string) => stack.services.integrations.save({
+      user, platform: 'trello', externalId, accountName: 'Twin', fields: {}, connectedWith: 'credentials', sealedCredentials: 'unused', expiresAt: null,
+    })
+    const ids = [(await save('member-1')).id, (await save('member-2')).id].sort()
+    const client = await httpClient(stack.url, owner.apiKey)
+    try {
+      const boards = (await listAll(client)).tools.find((t) => t.name === 'trello_get_boards')!
+      expect((boards.inputSchema.properties!.integration as { enum: string[] }).enum).toEqual(ids)
+    } finally {
+      await client.close()
+    }
+  })
+})
+
 describe('calling every tool step against the sandboxes', () => {
   const called = new Set<string>()
   const call = async (name: string, args: Record<string, unknown> = {}) => {

@@ -16,11 +16,12 @@ export async function accountsOf(integrations: Integrations, userId: string): Pr
     list.push(named.length > 1 ? row.id : row.account_name)
     accounts.set(row.platform, list)
   }
-  for (const list of accounts.values()) list.sort((a, b) => a.localeCompare(b))
+  // Code-unit order, not the locale's: the same list on every instance.
+  for (const list of accounts.values()) list.sort()
   return accounts
 }
 
 /** Changes exactly when the tool listing the accounts produce changes. */
 export function fingerprintOf(accounts: Accounts): string {
-  return JSON.stringify([...accounts.entries()].sort(([a], [b]) => a.localeCompare(b)))
+  return JSON.stringify([...accounts.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
