@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Under CI=true a missing Chromium or database fails the run instead of skipping suites.
+    globalSetup: ['test/setup/ci-requirements.ts'],
   },
 })

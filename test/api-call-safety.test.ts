@@ -6,7 +6,7 @@ import { client, controlCaller } from './helpers/stack.ts'
 import { connectTrelloWithToken } from './helpers/trello.ts'
 import { connectVercel } from './helpers/vercel.ts'
 
-// API Call safety (DESIGN §5): only a relative path under the platform's prefix; everything else
+// API Call safety (docs/security.md): only a relative path under the platform's prefix; everything else
 // is refused with 400 before any byte leaves, and nothing reaches any host but the platform's.
 const HOSTILE_ENDPOINTS: string[] = [
   // traversal

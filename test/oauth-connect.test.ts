@@ -62,16 +62,16 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     const first = await connectZendesk(as)
     const wrong = await connectZendesk(as, { integrationId: first.integrationId, email: 'agent@acme.test' })
     expect(wrong.integrationId).toBeUndefined()
-    expect(wrong.landing.searchParams.get('code')).toBe('auth_error')
+    expect(wrong.landing.searchParams.get('code')).toBe('connect_failed')
     expect(wrong.landing.searchParams.get('error')).toMatch(/are for acme \(Alan Agent\), but this integration is for acme \(Ada Admin\)/)
     const { body } = await client(stack, user.apiKey).get('/v1/integrations')
     expect(body.integrations.map((i: any) => [i.account_name, i.status])).toEqual([['acme (Ada Admin)', 'active']])
   })
 
-  it('deny comes back as an auth_error with the troubleshooting rules', async () => {
+  it('deny comes back as connect_failed with the troubleshooting rules', async () => {
     const result = await connectZendesk(stack, { decision: 'deny' })
     expect(result.integrationId).toBeUndefined()
-    expect(result.landing.searchParams.get('code')).toBe('auth_error')
+    expect(result.landing.searchParams.get('code')).toBe('connect_failed')
     const rules = JSON.parse(result.landing.searchParams.get('troubleshooting')!)
     expect(rules).toHaveLength(3)
     expect(rules[0]).toMatch(/subdomain/i)
@@ -82,7 +82,7 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
   it('an end-user account is refused and the role rule is named as the one that applies', async () => {
     const result = await connectZendesk(stack, { email: 'customer@acme.test' })
     expect(result.integrationId).toBeUndefined()
-    expect(result.landing.searchParams.get('code')).toBe('auth_error')
+    expect(result.landing.searchParams.get('code')).toBe('connect_failed')
     expect(JSON.parse(result.landing.searchParams.get('applies')!)).toEqual([1])
   })
 
@@ -91,7 +91,7 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     const callback = result.browser.visited.find((u) => u.includes('/oauth/callback'))!
     const replay = await result.browser.follow(await result.browser.get(callback), callback)
     const landing = new URL(replay.url)
-    expect(landing.searchParams.get('code')).toBe('auth_error')
+    expect(landing.searchParams.get('code')).toBe('connect_failed')
     expect(landing.searchParams.get('error')).toMatch(/expired or was already used/)
   })
 
@@ -103,7 +103,7 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     expect(opened.status).toBe(302)
     const attacker = new BrowserLike()
     const result = await completeConnect(opened.headers.get('location')!, { browser: attacker })
-    expect(result.landing.searchParams.get('code')).toBe('auth_error')
+    expect(result.landing.searchParams.get('code')).toBe('connect_failed')
     expect(result.landing.searchParams.get('error')).toMatch(/another browser/)
   })
 
@@ -112,7 +112,7 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     const browser = new BrowserLike()
     expect((await browser.get(start.body.connect_url)).status).toBe(302)
     const second = await browser.follow(await browser.get(start.body.connect_url), start.body.connect_url)
-    expect(new URL(second.url).searchParams.get('code')).toBe('auth_error')
+    expect(new URL(second.url).searchParams.get('code')).toBe('connect_failed')
   })
 
   it.each([

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectZendesk } from './helpers/connect.ts'
+import { connectTrelloOAuth } from './helpers/connect-trello.ts'
 import { client, storedTokens, zendeskControl } from './helpers/stack.ts'
 
 // Secrets never appear in logs, errors or API responses: run a whole session with logging on and
@@ -57,6 +58,19 @@ describe('secrets never reach logs, errors or responses', () => {
         expect(secret?.length, name).toBeGreaterThan(8)
         expect(text.includes(secret), `${name} found in ${where}`).toBe(false)
       }
+    }
+  })
+
+  it("Trello's OAuth 1.0a callback (oauth_token, oauth_verifier) stays out of the access log", async () => {
+    const result = await connectTrelloOAuth(stack)
+    expect(result.integrationId).toBeDefined()
+    const callback = new URL(result.browser.visited.find((u) => u.includes('/oauth/callback'))!)
+    const secrets = ['oauth_token', 'oauth_verifier', 'state'].map((name) => callback.searchParams.get(name)!)
+    const logs = logLines.join('\n')
+    expect(logs).toContain('/oauth/callback?')
+    for (const secret of secrets) {
+      expect(secret.length).toBeGreaterThan(8)
+      expect(logs.includes(secret), `${secret} found in the logs`).toBe(false)
     }
   })
 })

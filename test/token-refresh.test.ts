@@ -60,7 +60,7 @@ describe.each(databases)('token refresh on %s', (_name, databaseUrl) => {
     await expireStoredToken(stack, integration, { refresh_token: 'not-a-real-refresh-token' })
     const { status, body } = await client(stack, stack.apiKey).run('zendesk.get_ticket', integration, { ticket_id: 1 })
     expect(status).toBe(409)
-    expect(body.code).toBe('auth_error')
+    expect(body.code).toBe('reconnect_required')
     expect(body.troubleshooting).toHaveLength(3)
     expect(body.applies).toEqual([2])
     const view = await client(stack, stack.apiKey).get(`/v1/integrations/${integration}`)

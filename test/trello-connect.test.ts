@@ -36,10 +36,10 @@ describe('Trello with OAuth 1.0a', () => {
     expect(forged.body.output.status).toBe(401)
   })
 
-  it('deny comes back as an auth_error naming the OAuth rule', async () => {
+  it('deny comes back as connect_failed naming the OAuth rule', async () => {
     const result = await connectTrelloOAuth(stack, { decision: 'deny' })
     expect(result.integrationId).toBeUndefined()
-    expect(result.landing.searchParams.get('code')).toBe('auth_error')
+    expect(result.landing.searchParams.get('code')).toBe('connect_failed')
     expect(JSON.parse(result.landing.searchParams.get('applies')!)).toEqual([0])
   })
 })
@@ -59,7 +59,7 @@ describe('Trello with an API key plus token', () => {
   it('says clearly when the pasted value is the app secret, not a token', async () => {
     const { status, body } = await api().post('/v1/integrations', { platform: 'trello', credentials: { key: TRELLO.app.key, token: TRELLO.app.secret } })
     expect(status).toBe(400)
-    expect(body.code).toBe('auth_error')
+    expect(body.code).toBe('connect_failed')
     expect(body.detail).toMatch(/app's secret, not a token/)
     expect(body.applies).toEqual([1])
     expect(body.detail).toContain('/1/authorize?expiration=never&name=Switchyard&scope=read%2Cwrite&response_type=token&key=')
@@ -69,7 +69,7 @@ describe('Trello with an API key plus token', () => {
   it('refuses a token Trello does not know, with the rules', async () => {
     const { status, body } = await api().post('/v1/integrations', { platform: 'trello', credentials: { key: TRELLO.app.key, token: 'a'.repeat(64) } })
     expect(status).toBe(400)
-    expect(body.code).toBe('auth_error')
+    expect(body.code).toBe('connect_failed')
     expect(body.detail).toBe('Trello refused these credentials: invalid token')
     expect(body.troubleshooting).toHaveLength(4)
     expect(body.applies).toEqual([1, 2, 3])
@@ -120,7 +120,7 @@ describe('reconnecting', () => {
     // The member revokes the token on Trello; the next call finds out and flags the integration.
     const revoked = await fetch(`${stack.sandboxUrl}/trello/1/tokens/${oldToken}?key=${TRELLO.app.key}&token=${oldToken}`, { method: 'DELETE' })
     expect(revoked.status).toBe(200)
-    expect((await api().run('trello.get_boards', integration, {})).body.code).toBe('auth_error')
+    expect((await api().run('trello.get_boards', integration, {})).body.code).toBe('platform_refused')
     expect((await api().get(`/v1/integrations/${integration}`)).body.status).toBe('needs_reconnection')
 
     const newToken = await trelloControl(stack).mintToken('ada')
@@ -150,7 +150,7 @@ describe('reconnecting', () => {
     const integration = (await paste(await trelloControl(stack).mintToken('ada'))).body.id as string
     const { status, body } = await replace(integration, { key: TRELLO.app.key, token: await trelloControl(stack).mintToken('grace') })
     expect(status).toBe(400)
-    expect(body.code).toBe('auth_error')
+    expect(body.code).toBe('connect_failed')
     expect(body.detail).toMatch(/are for Grace Hopper, but this integration is for Ada Lovelace/)
     expect((await me(integration)).body.output.body.username).toBe('ada')
   })

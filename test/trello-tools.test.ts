@@ -322,7 +322,7 @@ describe('a refusal for one card does not break the integration', () => {
   beforeAll(async () => { stack2 = await startTestStack() })
   afterAll(async () => { await stack2?.close() })
 
-  it('ada reading a card on a board she cannot see gets auth_error, and her integration stays active', async () => {
+  it('ada reading a card on a board she cannot see gets platform_refused, and her integration stays active', async () => {
     const control = trelloControl(stack2)
     const board = await control.call('POST', '/boards', { name: 'Private', owner: 'grace' })
     const graceToken = await control.mintToken('grace')
@@ -331,7 +331,7 @@ describe('a refusal for one card does not break the integration', () => {
     const card = await (await fetch(`${stack2.sandboxUrl}/trello/1/cards`, { method: 'POST', headers: auth, body: JSON.stringify({ idList: lists[0].id, name: 'secret' }) })).json() as any
     const integration = await connectTrelloWithToken(stack2, 'ada')
     const refused = await client(stack2, stack2.apiKey).run('trello.get_card', integration, { idCard: card.id })
-    expect(refused.body.code).toBe('auth_error')
+    expect(refused.body.code).toBe('platform_refused')
     const view = await client(stack2, stack2.apiKey).get(`/v1/integrations/${integration}`)
     expect(view.body.status).toBe('active')
   })

@@ -31,10 +31,10 @@ describe('connecting Vercel', () => {
     expect(again.integrationId).toBe(team)
   })
 
-  it('deny comes back as an auth_error with the rules', async () => {
+  it('deny comes back as connect_failed with the rules', async () => {
     const denied = await connectVercel(stack, { decision: 'deny' })
     expect(denied.integrationId).toBeUndefined()
-    expect(denied.landing.searchParams.get('code')).toBe('auth_error')
+    expect(denied.landing.searchParams.get('code')).toBe('connect_failed')
     expect(JSON.parse(denied.landing.searchParams.get('applies')!)).toEqual([0])
   })
 

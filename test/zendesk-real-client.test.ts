@@ -200,6 +200,124 @@ describe('node-zendesk against the Zendesk sandbox', () => {
     expect((await apiRequests()).map((r) => r.path)).toEqual(['/zendesk/acme/api/v2/users/show_many.json', '/zendesk/acme/api/v2/users/search.json'])
   })
 
+  // Every endpoint of the product's table (test/contracts/zendesk.contract.test.ts) through
+  // node-zendesk, reading each field a step's user reads. The OAuth token endpoint is the exception:
+  // node-zendesk has no call for `POST /oauth/tokens` (it lives outside /api/v2), so the contract
+  // test alone drives it.
+  describe('every endpoint the product uses', () => {
+    const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/
+
+    it('users.me gives the id, name, email and role identify reads', async () => {
+      const { result } = await reply(oauth.users.me())
+      expect(result).toMatchObject({ id: agentId, email: AGENT, role: 'agent', name: expect.stringMatching(/\S/) })
+      expect(result.active).toBe(true)
+    })
+
+    it('tickets.create answers the whole ticket: ids, subject, description, status, priority, type, assignee, tags, times, url', async () => {
+      const created = await reply(oauth.tickets.create({
+        ticket: { subject: 'Every field', comment: { body: 'All of them.' }, priority: 'urgent', type: 'task', assignee_email: ADMIN } as any,
+      }))
+      expect(created.response.status).toBe(201)
+      expect(created.response.headers.get('location')).toBe(`${endpointUri}/tickets/${created.result.id}.json`)
+      const t = created.result
+      expect(t).toMatchObject({
+        id: expect.any(Number), url: `${endpointUri}/tickets/${t.id}.json`,
+        subject: 'Every field', raw_subject: 'Every field', description: 'All of them.',
+        status: 'open', priority: 'urgent', type: 'task',
+        requester_id: agentId, submitter_id: agentId, assignee_id: adminId,
+        tags: [], due_at: null, via: { channel: 'api' },
+      })
+      expect(t.created_at).toMatch(ISO)
+      expect(t.updated_at).toMatch(ISO)
+    })
+
+    it('tickets.show with users sideloaded names the requester and assignee', async () => {
+      const { result: created } = await reply(oauth.tickets.create({ ticket: { subject: 'Named people', comment: { body: 'Who?' }, assignee_id: adminId } as any }))
+      oauth.tickets.setSideLoad(['users'])
+      try {
+        const shown = await reply(oauth.tickets.show(created.id))
+        // node-zendesk maps the sideloaded users onto the ticket, as Get Ticket Info does.
+        expect(shown.result).toMatchObject({ id: created.id, subject: 'Named people', status: 'open', requester_id: agentId, assignee_id: adminId })
+        expect(shown.result.requester).toMatchObject({ id: agentId, email: AGENT, name: expect.any(String) })
+        expect(shown.result.assignee).toMatchObject({ id: adminId, email: ADMIN, name: expect.any(String) })
+      } finally {
+        oauth.tickets.setSideLoad([])
+      }
+      expect((await apiRequests()).at(-1)?.query).toEqual({ include: 'users' })
+    })
+
+    it('comments come with author, body, html body, visibility, attachments and time, over cursor pages', async () => {
+      const { result: created } = await reply(oauth.tickets.create({ ticket: { subject: 'Cursor comments', comment: { body: 'first' } } }))
+      await apiToken.tickets.update(created.id, { ticket: { comment: { body: 'second, internal', public: false } } } as TicketBody)
+      await sandbox.control('/requests', { method: 'DELETE' })
+      const comments = await oauth.tickets.getAll(['tickets', created.id, 'comments', { page: { size: 1 }, include: 'users' }])
+      expect(comments).toHaveLength(2)
+      expect(comments.map((c: any) => [c.body, c.public, c.author_id])).toEqual([['first', true, agentId], ['second, internal', false, adminId]])
+      for (const c of comments) {
+        expect(c).toMatchObject({ id: expect.any(Number), type: 'Comment', html_body: expect.stringContaining(c.body), attachments: [] })
+        expect(c.created_at).toMatch(ISO)
+      }
+      const pages = await apiRequests()
+      expect(pages.map((r) => r.query['page[size]'])).toEqual(['1', '1'])
+      expect(pages[1]?.query['page[after]']).toEqual(expect.any(String))
+    })
+
+    it('tickets are listed newest first with sort=-id, as List Tickets asks', async () => {
+      const tickets = await oauth.tickets.getAll(['tickets', { sort: '-id' }])
+      const ids = tickets.map((t: any) => t.id)
+      expect(ids.length).toBeGreaterThan(1)
+      expect(ids).toEqual([...ids].sort((a, b) => b - a))
+      expect(tickets[0]).toMatchObject({ id: expect.any(Number), subject: expect.any(String), status: expect.any(String), url: expect.stringContaining('/tickets/') })
+    })
+
+    it('search results carry each ticket\'s fields, newest first, and the count', async () => {
+      for (const subject of ['Found 1', 'Found 2']) await oauth.tickets.create({ ticket: { subject, comment: { body: 'x' }, priority: 'low', tags: ['found'] } as any })
+      const result = await oauth.search.getAll(['search', { query: 'type:ticket tags:found priority:low', sort_by: 'created_at', sort_order: 'desc', per_page: 100 }])
+      expect(result.map((r: any) => r.subject)).toEqual(['Found 2', 'Found 1'])
+      expect((await oauth.search.showResultsCount('type:ticket tags:found priority:low')).result).toEqual({ count: 2 })
+      for (const r of result) {
+        expect(r).toMatchObject({ result_type: 'ticket', priority: 'low', status: 'new', tags: ['found'], requester_id: agentId, url: expect.stringContaining(`/tickets/${r.id}.json`) })
+        expect(r.created_at).toMatch(ISO)
+      }
+    })
+
+    it('tickets.update changes status, priority, tags and assignee and adds a note; the answer shows each', async () => {
+      const { result: created } = await reply(oauth.tickets.create({ ticket: { subject: 'To change', comment: { body: 'x' }, assignee_id: adminId } as any }))
+      const updated = await reply(apiToken.tickets.update(created.id, {
+        ticket: { status: 'hold', priority: 'normal', tags: ['changed', 'twice'], assignee_id: null, comment: { body: 'Parked.', public: false } },
+      } as unknown as TicketBody))
+      expect(updated.response.status).toBe(200)
+      expect(updated.result).toMatchObject({ id: created.id, status: 'hold', priority: 'normal', tags: ['changed', 'twice'], assignee_id: null })
+      expect(Date.parse(updated.result.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.updated_at))
+      const comments = await oauth.tickets.getComments(created.id)
+      expect(comments.at(-1)).toMatchObject({ body: 'Parked.', public: false, author_id: adminId })
+    })
+
+    it('tickets.delete, then a permanent delete from deleted tickets, as Delete Ticket does', async () => {
+      const { result: created } = await reply(oauth.tickets.create({ ticket: { subject: 'To delete', comment: { body: 'x' } } }))
+      await oauth.tickets.delete(created.id)
+      expect((await failure(oauth.tickets.show(created.id))).statusCode).toBe(404)
+      // node-zendesk has no call for deleted tickets; its generic DELETE reaches the endpoint.
+      await oauth.search.delete(['deleted_tickets', created.id])
+      expect((await apiRequests()).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+        'POST /zendesk/acme/api/v2/tickets.json 201',
+        `DELETE /zendesk/acme/api/v2/tickets/${created.id}.json 204`,
+        `GET /zendesk/acme/api/v2/tickets/${created.id}.json 404`,
+        `DELETE /zendesk/acme/api/v2/deleted_tickets/${created.id}.json 204`,
+      ])
+      // Gone for good: a second permanent delete finds nothing.
+      expect((await failure(oauth.search.delete(['deleted_tickets', created.id]))).statusCode).toBe(404)
+    })
+
+    it('oauthtokens.revoke("current") revokes the token it is called with, as a disconnect does', async () => {
+      const doomed = client({ token: await sandbox.token('acme', AGENT), oauth: true })
+      expect((await reply(doomed.users.me())).result.id).toBe(agentId)
+      await doomed.oauthtokens.revoke('current' as unknown as number)
+      expect((await failure(doomed.users.me())).statusCode).toBe(401)
+      expect((await reply(oauth.users.me())).result.id).toBe(agentId)
+    })
+  })
+
   it('raises errors carrying the HTTP status and Zendesk body', async () => {
     const missing = await failure(oauth.tickets.show(987654))
     expect(missing.statusCode).toBe(404)

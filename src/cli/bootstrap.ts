@@ -21,8 +21,12 @@ export async function bootstrapFirstUser(running: RunningService, config: Config
   const lines = [
     '',
     `Switchyard is running at ${running.url}`,
-    `  Sandboxes (no account needed) at ${running.sandboxUrl}; sign in there as admin@acme.test (Zendesk),`,
-    '  ada@trello.test (Trello) or ada@vercel.test (Vercel), password sandbox. See docs/sandbox.md.',
+    ...(running.sandboxUrl
+      ? [
+          `  Sandboxes (no account needed) at ${running.sandboxUrl}; sign in there as admin@acme.test (Zendesk),`,
+          '  ada@trello.test (Trello) or ada@vercel.test (Vercel), password sandbox. See docs/sandbox.md.',
+        ]
+      : ['  Production mode: no sandboxes. `npx switchyard doctor` lists what is still to configure.']),
   ]
   if (fs.existsSync(keyFile)) {
     lines.push(

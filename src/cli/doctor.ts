@@ -28,7 +28,7 @@ export function diagnoseConfig(env: NodeJS.ProcessEnv = process.env, config: Con
       : { name: 'SWITCHYARD_PUBLIC_URL', ok: false, detail: `missing: OAuth redirect URIs would point at ${config.publicUrl}` })
   }
   for (const platform of platforms) {
-    // Outside production the sandbox stands in; its details do not matter to this check.
+    // Outside production a sandbox stands in (its details do not matter to this check).
     const runtime = resolveRuntime(platform, env, config.production ? undefined : { client: { clientId: '', clientSecret: '' }, baseUrl: () => '' })
     checks.push({
       name: platform.title,

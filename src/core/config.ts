@@ -16,6 +16,10 @@ export interface Config {
   /** Base URL of an already running sandbox server; when set, start does not start its own. */
   sandboxUrl?: string
   logLevel: string
+  /** How long a client may take to send a whole request, headers and body (docs/configuration.md). */
+  requestTimeoutMs: number
+  /** How long a client may take to send the request headers. */
+  headersTimeoutMs: number
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -33,7 +37,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxPort: intOr(env.SWITCHYARD_SANDBOX_PORT, 4010),
     sandboxUrl: env.SWITCHYARD_SANDBOX_URL?.replace(/\/+$/, '') || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
+    requestTimeoutMs: positiveIntOr(env.SWITCHYARD_REQUEST_TIMEOUT_MS, 30_000),
+    headersTimeoutMs: positiveIntOr(env.SWITCHYARD_HEADERS_TIMEOUT_MS, 10_000),
   }
+}
+
+function positiveIntOr(value: string | undefined, fallback: number): number {
+  const n = intOr(value, fallback)
+  return n > 0 ? n : fallback
 }
 
 function intOr(value: string | undefined, fallback: number): number {

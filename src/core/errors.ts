@@ -1,10 +1,15 @@
 // The one error vocabulary. Every failure that reaches a caller is an AppError with a stable `code`;
 // the HTTP edge renders it as application/problem+json, the CLI as a message, MCP as a tool error.
 
+// Each code has exactly one HTTP status (statusOf), so a caller can branch on either (docs/errors.md).
 export const ERROR_CODES = [
   'invalid_input',
+  'payload_too_large',
+  'unsupported_media_type',
   'unauthenticated',
-  'auth_error',
+  'connect_failed',
+  'reconnect_required',
+  'platform_refused',
   'forbidden',
   'not_found',
   'conflict',
@@ -38,7 +43,6 @@ interface ErrorExtras {
   upstreamMessage?: string
   /** The platform refused the credential itself (not just this request): the integration is broken. */
   credentialFailure?: boolean
-  status?: number
   cause?: unknown
 }
 
@@ -54,15 +58,24 @@ export class AppError extends Error {
   }
 
   get status(): number {
-    return this.extras.status ?? statusOf(this.code)
+    return statusOf(this.code)
   }
 }
 
 export function statusOf(code: ErrorCode): number {
   switch (code) {
     case 'invalid_input': return 400
+    case 'payload_too_large': return 413
+    case 'unsupported_media_type': return 415
+    // Our caller is not signed in or sent no valid API key.
     case 'unauthenticated': return 401
-    case 'auth_error': return 401
+    // Connecting an integration failed in a way the person can correct: the platform refused the
+    // authorization or the pasted credentials, the wrong account answered, the attempt expired.
+    case 'connect_failed': return 400
+    // The integration can no longer act: it needs reconnection before any call.
+    case 'reconnect_required': return 409
+    // The caller is fine; the platform refused the integration's credentials for this request.
+    case 'platform_refused': return 502
     case 'forbidden': return 403
     case 'not_found': return 404
     case 'conflict': return 409

@@ -16,13 +16,36 @@ export const REDACTED_PATHS = [
   ...SECRET_FIELDS.map((field) => `*.${field}`), // '*.' matches one level down only
 ]
 
-// Query parameters that carry one-time secrets (OAuth codes, state) and path-borne tokens.
-const SECRET_QUERY = /([?&](?:code|state|token|access_token|refresh_token|api_key|key|client_secret)=)[^&#]*/gi
+// Query parameters whose values are harmless to log. Every other value is masked: a query string
+// can carry one-time secrets under any name (OAuth 2.0 code and state, OAuth 1.0a oauth_token and
+// oauth_verifier, a platform's key), and an allow-list cannot miss a new one (docs/security.md).
+const LOGGED_QUERY_PARAMETERS = new Set([
+  'q', 'platform', 'limit', 'cursor', 'connected', 'error', 'error_description', 'oauth_problem', 'subdomain',
+])
 const SECRET_PATH = /(\/oauth\/start\/)[^/?#]+/
 
-/** A URL fit for a log line: one-time codes and tokens in it are masked. */
+/** A URL fit for a log line: path-borne tokens and every query value not known to be harmless are masked. */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_PATH, '$1[redacted]').replace(SECRET_QUERY, '$1[redacted]')
+  const queryAt = url.indexOf('?')
+  const path = (queryAt < 0 ? url : url.slice(0, queryAt)).replace(SECRET_PATH, '$1[redacted]')
+  if (queryAt < 0) return path
+  const query = url.slice(queryAt + 1).split('&').map((pair) => {
+    const equals = pair.indexOf('=')
+    const name = equals < 0 ? pair : pair.slice(0, equals)
+    if (LOGGED_QUERY_PARAMETERS.has(safeDecode(name))) return pair
+    if (equals < 0) return '[redacted]' // a bare word may be the secret itself
+    // Names help diagnosis; a long one may be a secret used as a name.
+    return `${name.length > 64 ? '[redacted]' : name}=[redacted]`
+  })
+  return `${path}?${query.join('&')}`
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '))
+  } catch {
+    return text
+  }
 }
 
 export function createLogger(level = 'info', destination?: pino.DestinationStream): Logger {

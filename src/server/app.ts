@@ -11,7 +11,10 @@ import { registerCallerAuth } from './auth.ts'
 import { registerMcp, type McpRouteOptions } from './mcp/route.ts'
 import { openApiDocument } from './openapi.ts'
 import { registerProblemHandlers } from './problem.ts'
+import { registerNulGuard } from './nul-guard.ts'
 import { lazyChildLogger } from './request-logger.ts'
+import { requestTimeouts } from './timeouts.ts'
+import { registerSecurityHeaders } from './security-headers.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
 import { integrationRoutes } from './routes/integrations.ts'
 import { oauthRoutes } from './routes/oauth.ts'
@@ -33,14 +36,19 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const app: FastifyInstance = Fastify({
     loggerInstance: options.logger || options.logDestination ? createLogger(services.config.logLevel, options.logDestination) : undefined,
     bodyLimit: BODY_LIMIT_BYTES,
+    ...requestTimeouts(services.config),
     logController: new LogController({ disableRequestLogging: true }), // one line per request instead, below
     childLoggerFactory: lazyChildLogger,
     // Tool ids contain dots; keep routing exact and case-sensitive.
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance
+  // Bodies are JSON only: any other type answers 415 unsupported_media_type, naming the body.
+  app.removeContentTypeParser('text/plain')
   logRequests(app)
+  await registerSecurityHeaders(app, services.config.publicUrl) // first: even a refused request gets them
   await app.register(fastifyCookie)
   registerProblemHandlers(app)
+  registerNulGuard(app)
   registerCallerAuth(app, services, { publicRoutes: ['POST /v1/session', 'DELETE /v1/session'] })
   app.get('/health', async () => ({ ok: true }))
   app.get('/openapi.json', async () => openApiDocument(services.registry, services.config.publicUrl))
@@ -122,9 +130,9 @@ export interface TestStack {
 }
 
 /** A whole stack on loopback for tests: in-memory PGlite (or TEST_DATABASE_URL), sandboxes, service. */
-export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number } = {}): Promise<TestStack> {
+export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number; config?: Partial<Config> } = {}): Promise<TestStack> {
   const port = await freePort()
-  const base: Config = { ...loadConfig({}), port, publicUrl: `http://127.0.0.1:${port}`, encryptionKey: '11'.repeat(32), sandboxUrl: options.sandboxUrl }
+  const base: Config = { ...loadConfig({}), ...options.config, port, publicUrl: `http://127.0.0.1:${port}`, encryptionKey: '11'.repeat(32), sandboxUrl: options.sandboxUrl }
   const sandbox = await openSandboxes(base, { port: 0 })
   const config: Config = { ...base, sandboxUrl: sandbox.url }
   const store = await openStore(options.databaseUrl ? { databaseUrl: options.databaseUrl } : { memory: true })

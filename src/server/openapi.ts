@@ -1,4 +1,4 @@
-import { ERROR_CODES } from '../core/errors.ts'
+import { ERROR_CODES, statusOf } from '../core/errors.ts'
 import type { ToolRegistry } from '../core/tools/catalog.ts'
 
 const problem = { $ref: '#/components/schemas/Problem' }
@@ -53,7 +53,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           required: ['type', 'title', 'status', 'code', 'detail'],
           properties: {
             type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' },
-            code: { enum: [...ERROR_CODES] },
+            code: { enum: [...ERROR_CODES], description: `One HTTP status per code: ${ERROR_CODES.map((c) => `${c} ${statusOf(c)}`).join(', ')}` },
             detail: { type: 'string' },
             errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
             troubleshooting: { type: 'array', items: { type: 'string' } },

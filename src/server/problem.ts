@@ -1,10 +1,14 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
-import { AppError, statusOf, type ErrorCode } from '../core/errors.ts'
+import { AppError, type ErrorCode } from '../core/errors.ts'
 
 const TITLES: Record<ErrorCode, string> = {
   invalid_input: 'Invalid input',
+  payload_too_large: 'The body is too large',
+  unsupported_media_type: 'Unsupported media type',
   unauthenticated: 'Authentication required',
-  auth_error: 'The platform refused the authorization',
+  connect_failed: 'The integration could not be connected',
+  reconnect_required: 'The integration needs reconnection',
+  platform_refused: 'The platform refused the integration\'s credentials',
   forbidden: 'Forbidden',
   not_found: 'Not found',
   conflict: 'Conflict',
@@ -45,15 +49,18 @@ export function toAppError(err: unknown): AppError {
     return new AppError('invalid_input', 'the body is not valid JSON', { errors: [{ field: 'body', message: 'is not valid JSON' }] })
   }
   if (fe?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new AppError('invalid_input', 'send the body as application/json', { errors: [{ field: 'body', message: 'must be application/json' }], status: 415 })
+    return new AppError('unsupported_media_type', 'send the body as application/json', { errors: [{ field: 'body', message: 'must be application/json' }] })
   }
   if (fe?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new AppError('invalid_input', 'the body is too large', { errors: [{ field: 'body', message: 'is too large' }], status: 413 })
+    return new AppError('payload_too_large', 'the body is too large', { errors: [{ field: 'body', message: 'is too large' }] })
   }
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return new AppError('invalid_input', fe.message, { errors: [{ field: 'request', message: fe.message }], status: fe.statusCode })
+    if (fe.statusCode === 404) return new AppError('not_found', fe.message)
+    if (fe.statusCode === 413) return new AppError('payload_too_large', fe.message, { errors: [{ field: 'body', message: fe.message }] })
+    if (fe.statusCode === 415) return new AppError('unsupported_media_type', fe.message, { errors: [{ field: 'body', message: fe.message }] })
+    return new AppError('invalid_input', fe.message, { errors: [{ field: 'request', message: fe.message }] })
   }
-  return new AppError('internal', 'an internal error occurred', { status: statusOf('internal') })
+  return new AppError('internal', 'an internal error occurred')
 }
 
 export function registerProblemHandlers(app: FastifyInstance) {

@@ -22,7 +22,7 @@ describe('toProblem', () => {
   })
 
   it('keeps troubleshooting, applies and the code-specific members', () => {
-    const p = toProblem(401, { title: 'Auth', code: 'auth_error', troubleshooting: ['a', 1, 'b'], applies: [1, 'x'] })
+    const p = toProblem(400, { title: 'Auth', code: 'connect_failed', troubleshooting: ['a', 1, 'b'], applies: [1, 'x'] })
     expect(p.troubleshooting).toEqual(['a', 'b'])
     expect(p.applies).toEqual([1])
     expect(toProblem(402, { code: 'plan_required', title: 'Plan', required_plan: 'pro' }).required_plan).toBe('pro')
@@ -34,6 +34,7 @@ describe('toProblem', () => {
     [401, 'Unauthorized', 'unauthenticated'],
     [503, '<html>down</html>', 'server_error'],
     [418, [], 'error'],
+    [400, { code: 'not_a_server_code' }, 'invalid_input'],
   ])('makes a problem of a %i with a non-problem body', (status, body, code) => {
     const p = toProblem(status, body, 'Status text')
     expect(p.code).toBe(code)

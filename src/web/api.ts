@@ -2,6 +2,14 @@
 // carrying the server's application/problem+json body, so pages can show field errors and
 // troubleshooting rules without parsing responses themselves.
 
+import { ERROR_CODES, type ErrorCode } from '../core/errors.ts'
+
+/**
+ * The server's error codes (src/core/errors.ts, docs/errors.md), plus the client's own for a request
+ * that got no answer or an answer without a code.
+ */
+export type ProblemCode = ErrorCode | 'network_error' | 'server_error' | 'error'
+
 export interface FieldError {
   field: string
   message: string
@@ -11,7 +19,7 @@ export interface Problem {
   type?: string
   title: string
   status: number
-  code: string
+  code: ProblemCode
   detail?: string
   errors?: FieldError[]
   troubleshooting?: string[]
@@ -34,7 +42,7 @@ export class ApiError extends Error {
     return this.problem.status
   }
 
-  get code(): string {
+  get code(): ProblemCode {
     return this.problem.code
   }
 }
@@ -44,25 +52,31 @@ export const NETWORK_ERROR_STATUS = 0
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-const CODE_BY_STATUS: Record<number, string> = {
+/** For an error answer without a code (a proxy's page, say): the code the status most likely means. */
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'invalid_input',
   401: 'unauthenticated',
   402: 'plan_required',
   403: 'forbidden',
   404: 'not_found',
   409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
   429: 'rate_limited',
   502: 'upstream_error',
 }
+
+const isErrorCode = (code: string | undefined): code is ErrorCode => (ERROR_CODES as readonly string[]).includes(code ?? '')
 
 /** Turns any error response body into a Problem, keeping only well-typed members. */
 export function toProblem(status: number, body: unknown, statusText = ''): Problem {
   const b = isRecord(body) ? body : {}
   const str = (k: string) => (typeof b[k] === 'string' ? (b[k] as string) : undefined)
   const num = (k: string) => (typeof b[k] === 'number' ? (b[k] as number) : undefined)
+  const code = str('code')
   const problem: Problem = {
     status: num('status') ?? status,
-    code: str('code') ?? CODE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'error'),
+    code: isErrorCode(code) ? code : CODE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'error'),
     title: str('title') ?? (statusText || `Request failed (${status})`),
   }
   const optional: Partial<Problem> = {

@@ -20,11 +20,11 @@ describe('buildConnectResultMessage', () => {
   })
 
   it('carries an error with its code, rules and the indexes that apply, as the callback sends them', () => {
-    const search = q({ error: 'Access was denied', code: 'auth_error', troubleshooting: '["Press Allow","Pick the team"]', applies: '[0, 5, "x"]' })
+    const search = q({ error: 'Access was denied', code: 'connect_failed', troubleshooting: '["Press Allow","Pick the team"]', applies: '[0, 5, "x"]' })
     expect(buildConnectResultMessage(search)).toEqual({
       type: CONNECT_RESULT_TYPE,
       error: 'Access was denied',
-      code: 'auth_error',
+      code: 'connect_failed',
       troubleshooting: ['Press Allow', 'Pick the team'],
       applies: [0],
     })
@@ -43,7 +43,7 @@ describe('buildConnectResultMessage', () => {
 
 describe('parseConnectResultMessage', () => {
   it('accepts what buildConnectResultMessage builds, after structured cloning', () => {
-    for (const search of ['?connected=int_9', q({ error: 'denied', code: 'auth_error', troubleshooting: '["a","b"]', applies: '[1]' })]) {
+    for (const search of ['?connected=int_9', q({ error: 'denied', code: 'connect_failed', troubleshooting: '["a","b"]', applies: '[1]' })]) {
       const built = buildConnectResultMessage(search)
       expect(parseConnectResultMessage(structuredClone(built))).toEqual(built)
     }
@@ -89,7 +89,7 @@ describe('origin checks', () => {
 describe('connectResultPath', () => {
   it('lands where the redirect flow lands, so the page shows the same banner', () => {
     expect(connectResultPath({ type: CONNECT_RESULT_TYPE, connected: 'int 1' })).toBe('/integrations?connected=int+1')
-    const search = q({ error: 'Access was denied', code: 'auth_error', troubleshooting: '["a","b"]', applies: '[1]' })
+    const search = q({ error: 'Access was denied', code: 'connect_failed', troubleshooting: '["a","b"]', applies: '[1]' })
     const path = connectResultPath(buildConnectResultMessage(search)!)
     expect(path.startsWith('/integrations?')).toBe(true)
     expect(parseConnectResult(path.slice('/integrations'.length))).toEqual(parseConnectResult(search))
@@ -152,8 +152,8 @@ describe('relayConnectResultToOpener', () => {
 
   it('relays errors with their rules', () => {
     const opener = fakeOpener(ORIGIN)
-    relayConnectResultToOpener(win(q({ error: 'denied', code: 'auth_error', troubleshooting: '["a"]', applies: '[0]' }), opener))
-    expect(opener.postMessage.mock.calls[0][0]).toEqual({ type: CONNECT_RESULT_TYPE, error: 'denied', code: 'auth_error', troubleshooting: ['a'], applies: [0] })
+    relayConnectResultToOpener(win(q({ error: 'denied', code: 'connect_failed', troubleshooting: '["a"]', applies: '[0]' }), opener))
+    expect(opener.postMessage.mock.calls[0][0]).toEqual({ type: CONNECT_RESULT_TYPE, error: 'denied', code: 'connect_failed', troubleshooting: ['a'], applies: [0] })
   })
 
   it('leaves the window alone without a same-origin opener, a result, or on another page', () => {

@@ -1,5 +1,5 @@
 // Pure helpers for connecting with pasted credentials (Trello's API key plus token) and for showing
-// server messages that carry addresses (an auth_error's detail names the token page).
+// server messages that carry addresses (a connect_failed detail names the token page).
 import type { CredentialField, Platform } from './api.ts'
 
 export type ConnectMethod = 'authorize' | 'credentials'

@@ -12,8 +12,8 @@ describe('parseConnectResult', () => {
   })
 
   it('reads the error code and which rules apply, as the OAuth callback sends them', () => {
-    const search = `?${new URLSearchParams({ error: 'denied', code: 'auth_error', troubleshooting: '["a","b"]', applies: '[1, 7, "x", -1]' })}`
-    expect(parseConnectResult(search).error).toEqual({ message: 'denied', code: 'auth_error', troubleshooting: ['a', 'b'], applies: [1] })
+    const search = `?${new URLSearchParams({ error: 'denied', code: 'connect_failed', troubleshooting: '["a","b"]', applies: '[1, 7, "x", -1]' })}`
+    expect(parseConnectResult(search).error).toEqual({ message: 'denied', code: 'connect_failed', troubleshooting: ['a', 'b'], applies: [1] })
   })
 
   it('gives an empty error a message', () => {

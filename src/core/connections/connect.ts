@@ -66,6 +66,7 @@ export class ConnectFlows {
 
   async start(user: User, platformId: unknown, rawFields: unknown, integrationId?: string): Promise<ConnectStart> {
     const runtime = this.runtime(platformId)
+    void runtime.client // answers not_configured now, not after the person has opened the link
     const fields = validateFields(runtime, rawFields)
     const startToken = randomToken(STATE_BYTES)
     const secret: FlowSecret = { state: randomToken(STATE_BYTES), verifier: generateRandomCodeVerifier() }
@@ -135,7 +136,7 @@ export class ConnectFlows {
     const session = await this.db.deleteFrom('connect_sessions').where('state_hash', '=', sha256(params.flowKey)).returningAll().executeTakeFirst()
     if (!session || new Date(session.expires_at).getTime() < Date.now()) throw expiredFlow()
     if (!session.binding_hash || !params.binding || !constantTimeEqual(session.binding_hash, sha256(params.binding))) {
-      throw new AppError('auth_error', 'this authorization was started in another browser; start connecting again from this one', { status: 400 })
+      throw new AppError('connect_failed', 'this authorization was started in another browser; start connecting again from this one')
     }
     const runtime = this.runtime(session.platform)
     if (params.error) {
@@ -168,13 +169,12 @@ export class ConnectFlows {
     try {
       return await this.save(runtime, user.id, fields, credential, integrationId)
     } catch (err) {
-      // A 400 already says what to correct (for example, another account's credentials).
-      if (!(err instanceof AppError) || err.code !== 'auth_error' || err.extras.status === 400) throw err
+      // Another account's credentials: the error already says what to correct.
+      if (!(err instanceof AppError) || err.code !== 'connect_failed' || err.extras.upstreamMessage === ACCOUNT_MISMATCH) throw err
       const explained = await pasted.explainRejection?.(values, runtime.baseUrl(fields))
-      // 400: the pasted values are wrong, which is bad input the person can correct.
-      if (explained) throw authError(runtime, explained.message, { stage: 'identify', error: explained.error }, 400)
+      if (explained) throw authError(runtime, explained.message, { stage: 'identify', error: explained.error })
       throw authError(runtime, `${runtime.definition.title} refused these credentials: ${err.extras.upstreamMessage ?? err.message}`,
-        { stage: 'identify', status: err.extras.upstreamStatus, error: err.extras.upstreamMessage }, 400)
+        { stage: 'identify', status: err.extras.upstreamStatus, error: err.extras.upstreamMessage })
     }
   }
 
@@ -217,9 +217,9 @@ export class ConnectFlows {
     if (integrationId) {
       const previous = await this.integrations.get(userId, integrationId)
       if (previous.external_id !== identity.externalId) {
-        // 400: the person chose the wrong account, which they can correct.
+        // The person chose the wrong account, which they can correct.
         throw authError(runtime, `${runtime.definition.title} says these credentials are for ${identity.accountName}, but this integration is for ${previous.account_name}. `
-          + `Reconnect it as ${previous.account_name}, or add ${identity.accountName} as a new integration`, { stage: 'identify', error: 'account_mismatch' }, 400)
+          + `Reconnect it as ${previous.account_name}, or add ${identity.accountName} as a new integration`, { stage: 'identify', error: ACCOUNT_MISMATCH })
       }
     }
     const owner = await this.db.selectFrom('users').select(['id', 'email', 'name', 'plan']).where('id', '=', userId).executeTakeFirstOrThrow()
@@ -259,16 +259,17 @@ function validateFields(runtime: PlatformRuntime, raw: unknown): Record<string, 
   return fields
 }
 
-function authError(runtime: PlatformRuntime, message: string, failure: AuthFailure, status?: number): AppError {
+const ACCOUNT_MISMATCH = 'account_mismatch'
+
+function authError(runtime: PlatformRuntime, message: string, failure: AuthFailure): AppError {
   const { rules, diagnose } = runtime.definition.troubleshooting
-  return new AppError('auth_error', message, {
+  return new AppError('connect_failed', message, {
     troubleshooting: { rules, applies: diagnose(failure) },
     upstreamStatus: failure.status,
     upstreamMessage: failure.error,
-    status,
   })
 }
 
 function expiredFlow(): AppError {
-  return new AppError('auth_error', 'this connection attempt expired or was already used; start connecting again', { status: 400 })
+  return new AppError('connect_failed', 'this connection attempt expired or was already used; start connecting again')
 }

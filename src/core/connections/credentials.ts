@@ -56,8 +56,7 @@ export class Credentials {
   /** The integration's usable credential, refreshed first when it is about to expire. */
   async current(integration: IntegrationRow, runtime: PlatformRuntime): Promise<Credential> {
     if (integration.status !== 'active' || !integration.credentials) {
-      throw new AppError('auth_error', `integration "${integration.account_name}" is ${integration.status.replace('_', ' ')}; reconnect it`, {
-        status: 409,
+      throw new AppError('reconnect_required', `integration "${integration.account_name}" is ${integration.status.replace('_', ' ')}; reconnect it`, {
         troubleshooting: { rules: runtime.definition.troubleshooting.rules, applies: [runtime.definition.troubleshooting.rules.length - 1] },
       })
     }
@@ -107,8 +106,7 @@ export class Credentials {
 
   private broken(integration: IntegrationRow, runtime: PlatformRuntime): AppError {
     const { rules } = runtime.definition.troubleshooting
-    return new AppError('auth_error', `integration "${integration.account_name}" needs reconnection: its refresh token was refused`, {
-      status: 409,
+    return new AppError('reconnect_required', `integration "${integration.account_name}" needs reconnection: its refresh token was refused`, {
       troubleshooting: { rules, applies: runtime.definition.troubleshooting.diagnose({ stage: 'refresh', error: 'invalid_grant' }) },
     })
   }

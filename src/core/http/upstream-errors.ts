@@ -13,12 +13,10 @@ export function upstreamError(platform: PlatformDefinition, response: ApiRespons
       return new AppError('invalid_input', message, {
         errors: problem.fieldErrors?.length ? problem.fieldErrors : [{ field: 'input', message: problem.message }],
         upstreamStatus: response.status,
-        status: response.status,
       })
     case response.status === 401 || response.status === 403:
-      // 502: the caller authenticated fine; it is the integration the platform refused.
-      return new AppError('auth_error', message, {
-        status: 502,
+      // The caller authenticated fine; it is the integration the platform refused.
+      return new AppError('platform_refused', message, {
         upstreamStatus: response.status,
         upstreamMessage: problem.message,
         credentialFailure: platform.isCredentialFailure ? platform.isCredentialFailure(response.status, problem) : response.status === 401,

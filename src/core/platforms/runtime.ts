@@ -26,8 +26,8 @@ export interface PlatformRuntime {
 }
 
 /**
- * Setting both of a platform's client variables points it at the real service; otherwise it runs
- * against its sandbox when the composition root serves one. The code path is the same: only base
+ * Setting all of a platform's client variables points it at the real service; setting none runs it
+ * against its sandbox when the composition root serves one; anything else is `not_configured`. The code path is the same: only base
  * URL and credentials differ (docs/architecture.md, "Live, sandbox, not configured").
  */
 export function resolveRuntime(definition: PlatformDefinition, env: NodeJS.ProcessEnv, sandbox: SandboxBinding | undefined): PlatformRuntime {
@@ -37,11 +37,13 @@ export function resolveRuntime(definition: PlatformDefinition, env: NodeJS.Proce
   const appName = oauth.appNameEnv ? env[oauth.appNameEnv] : undefined
   const liveBaseUrl = (fields: Record<string, string>) => definition.api.baseUrl(fields)
   const required = [oauth.clientIdEnv, oauth.clientSecretEnv, ...(oauth.appNameEnv ? [oauth.appNameEnv] : [])]
-  if (clientId && clientSecret && (appName || !oauth.appNameEnv)) {
+  const missing = required.filter((name) => !env[name])
+  if (clientId && clientSecret && missing.length === 0) {
     return { definition, mode: 'live', client: { clientId, clientSecret, appName }, baseUrl: liveBaseUrl, missing: [] }
   }
-  if (sandbox) return { definition, mode: 'sandbox', client: sandbox.client, baseUrl: sandbox.baseUrl, missing: [] }
-  const missing = required.filter((name) => !env[name])
+  // A half-configured platform is a mistake to report, never a reason to fall back to the sandbox.
+  const partlyConfigured = missing.length < required.length
+  if (sandbox && !partlyConfigured) return { definition, mode: 'sandbox', client: sandbox.client, baseUrl: sandbox.baseUrl, missing: [] }
   return {
     definition,
     mode: 'not_configured',

@@ -57,6 +57,10 @@ export function defineApiCallTool(platform: PlatformFacts): AnyTool {
         }
         // eslint-disable-next-line no-control-regex
         if (/[\u0000-\u001f\u007f]/.test(value)) ctx.addIssue({ code: 'custom', path: [name], message: 'must not contain control characters' })
+        // HTTP carries header values as Latin-1 bytes; anything beyond cannot be sent as given.
+        else if (/[\u0100-\uffff]/.test(value)) {
+          ctx.addIssue({ code: 'custom', path: [name], message: 'must contain only Latin-1 characters (percent-encode others, as RFC 8187 does)' })
+        }
       }
     }).describe('Extra request headers; Authorization, Host, Cookie and hop-by-hop headers are refused'),
     map: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'variable names are letters, digits and _'),

@@ -2,7 +2,7 @@ import { invalidInput } from '../errors.ts'
 
 export const MAX_ENDPOINT_LENGTH = 2048
 
-// RFC 3986 pchar plus "/", minus "@" (a classic userinfo trick that DESIGN §5 bans outright).
+// RFC 3986 pchar plus "/", minus "@" (a classic userinfo trick, banned outright: docs/security.md).
 const PATH_CHARS = /^[A-Za-z0-9\-._~!$&'()*+,;=:%/]*$/
 // eslint-disable-next-line no-control-regex
 const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f]/

@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { LocalChangeFeed, PostgresChangeFeed, type ChangeFeed } from './changes.ts'
+import { secureDataDir } from './data-dir.ts'
 import { migrationProvider } from './migrations.ts'
 import { KeyedMutex, Mutex } from './mutex.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
@@ -35,6 +36,8 @@ export type StoreOptions = { databaseUrl: string } | { dataDir: string } | { mem
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store = 'databaseUrl' in options ? await openPostgres(options.databaseUrl) : await openPGlite(options)
   await migrate(store.db)
+  // Opening and migrating write files of their own (WAL, tables), as loose as those initdb wrote.
+  if ('dataDir' in options) secureDataDir(options.dataDir)
   return store
 }
 
@@ -46,7 +49,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 const PGLITE_CONF = 'shared_buffers = 16MB'
 
 async function openPGlite(options: { dataDir: string } | { memory: true }): Promise<Store> {
-  if ('dataDir' in options) await initialisePGliteDataDir(options.dataDir)
+  if ('dataDir' in options) {
+    await initialisePGliteDataDir(options.dataDir)
+    secureDataDir(options.dataDir)
+  }
   const pglite = 'dataDir' in options ? new PGlite(options.dataDir, { postgresqlconf: PGLITE_CONF }) : new PGlite({ postgresqlconf: PGLITE_CONF })
   await pglite.waitReady
   const mutex = new Mutex()

@@ -11,6 +11,7 @@ import { promisify } from 'node:util'
  * directory at a fraction of the memory (measured in `npm run bench`).
  */
 const INIT_SCRIPT = `
+process.umask(0o077) // directories initdb makes are the owner's from the start (docs/security.md)
 const [moduleFile, dataDir] = process.argv.slice(1)
 const { PGlite } = require(moduleFile)
 const db = new PGlite(dataDir)
@@ -19,7 +20,7 @@ db.waitReady.then(() => db.close()).catch((error) => { console.error(error); pro
 
 export async function initialisePGliteDataDir(dataDir: string): Promise<void> {
   if (fs.existsSync(path.join(dataDir, 'PG_VERSION'))) return
-  fs.mkdirSync(dataDir, { recursive: true })
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const moduleFile = createRequire(import.meta.url).resolve('@electric-sql/pglite')
   await promisify(execFile)(process.execPath, ['-e', INIT_SCRIPT, moduleFile, dataDir], { timeout: 120_000 })
 }

@@ -33,7 +33,7 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
 
 export type AnyTool = ToolDefinition<z.ZodType, z.ZodType>
 
-/** Identity function that gives a declaration its types; declarations are data (DESIGN §4). */
+/** Identity function that gives a declaration its types; declarations are data (docs/architecture.md, "Layout"). */
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(tool: ToolDefinition<I, O>): AnyTool {
   return tool as unknown as AnyTool
 }

@@ -8,7 +8,7 @@ import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { ToolRegistry } from './catalog.ts'
 
 /**
- * Every tool step run takes the same road (DESIGN §2): validate, resolve the integration after an
+ * Every tool step run takes the same road (docs/architecture.md, "The road of a tool step"): validate, resolve the integration after an
  * ownership check, make sure the token is fresh, draw on the credential's budget, call, map errors.
  */
 export class ToolExecutor {

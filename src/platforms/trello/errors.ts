@@ -32,7 +32,7 @@ export function isCredentialFailure(status: number, problem: UpstreamProblem): b
 
 /**
  * Trello answers errors in plain text (`invalid id`, `invalid token`, `unauthorized permission
- * requested`), and rate limits in JSON `{error, message}` (reference §2).
+ * requested`), and rate limits in JSON `{error, message}` (docs/platforms/trello.md, "Facts").
  */
 export function describeError(status: number, body: unknown): UpstreamProblem {
   if (typeof body === 'string') {

@@ -77,7 +77,7 @@ export const trello: PlatformDefinition = {
     pasted: pastedKeyAndToken,
   },
   api,
-  // 100 requests per 10 s per token and 300 per 10 s per API key (reference §2, T-RL).
+  // 100 requests per 10 s per token and 300 per 10 s per API key (docs/platforms/trello.md, "Facts the product relies on").
   rateBudget: { perToken: { limit: 100, windowMs: 10_000 }, perApp: { limit: 300, windowMs: 10_000 } },
   rateLimit,
 

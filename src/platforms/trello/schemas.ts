@@ -1,9 +1,9 @@
 import { z } from 'zod'
 
-/** Trello's longest texts: card names and descriptions, comments, check items (reference §2.3). */
+/** Trello's longest texts: card names and descriptions, comments, check items (docs/platforms/trello.md, "Facts"). */
 export const MAX_TEXT_LENGTH = 16_384
 
-/** Ids are 24-character lowercase hex ObjectIds (reference §2.2); checked here so a bad one is never sent. */
+/** Ids are 24-character lowercase hex ObjectIds (docs/platforms/trello.md, "Facts"); checked here so a bad one is never sent. */
 const OBJECT_ID = /^[0-9a-f]{24}$/
 
 /** A Trello id of the named kind, e.g. `trelloId('card')`. */
@@ -107,7 +107,7 @@ export const Action = z.looseObject({
   data: z.looseObject({}),
 })
 
-/** What `POST /1/cards/{id}/actions/comments` answers (reference §2.6 commentCard). */
+/** What `POST /1/cards/{id}/actions/comments` answers (docs/platforms/trello.md, "Facts"). */
 export const CommentAction = Action.extend({
   type: z.literal('commentCard'),
   data: z.looseObject({ text: z.string(), card: z.looseObject({ id: Id, name: z.string() }) }),
@@ -119,7 +119,7 @@ const MAX_IDS_PER_CARD = 100
 export const idArray = (kind: string) => z.array(trelloId(kind)).max(MAX_IDS_PER_CARD)
 
 /**
- * Trello documents id lists as comma-separated strings (reference §2.3), so they go as one; an
+ * Trello documents id lists as comma-separated strings (docs/platforms/trello.md, "Facts"), so they go as one; an
  * empty array becomes '' which clears the list.
  */
 export const commaSeparated = (ids: readonly string[] | undefined): string | undefined => ids?.join(',')

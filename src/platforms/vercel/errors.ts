@@ -17,7 +17,7 @@ export function diagnose(failure: AuthFailure): number[] {
 }
 
 /**
- * Vercel's envelope is `{error: {code, message}}` (reference §3.4). Validation messages quote the
+ * Vercel's envelope is `{error: {code, message}}` (docs/platforms/vercel.md, "Facts"). Validation messages quote the
  * offending field in backticks ("`target` should be string"), which lets us name it.
  */
 export function describeError(status: number, body: unknown): UpstreamProblem {

@@ -17,7 +17,7 @@ export function diagnose(failure: AuthFailure): number[] {
   return []
 }
 
-/** Zendesk's error bodies (reference §1.7): {error, description, details} or the OAuth pair. */
+/** Zendesk's error bodies (docs/platforms/zendesk.md, "Facts"): {error, description, details} or the OAuth pair. */
 export function describeError(status: number, body: unknown): UpstreamProblem {
   if (typeof body === 'string') return { message: body.trim() || `HTTP ${status}` }
   const b = (body ?? {}) as Record<string, any>

@@ -42,7 +42,7 @@ export const zendesk: PlatformDefinition = {
     tokenUrl: (base) => `${base}/oauth/tokens`,
     scopes: ['read', 'write'],
     tokenRequestBody: 'json', // the vendor OAS documents a JSON body for /oauth/tokens
-    // Zendesk is moving to short-lived tokens with refresh tokens (reference §1.1); ask for them,
+    // Zendesk is moving to short-lived tokens with refresh tokens (docs/platforms/zendesk.md, "Facts"); ask for them,
     // one day long, rather than for a token that never expires.
     extraTokenParams: { expires_in: 86_400 },
     clientIdEnv: 'ZENDESK_CLIENT_ID',

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-// Enums from the reference (platform-apis.md §1.2).
+// Enums as Zendesk documents them (docs/platforms/zendesk.md, "Facts").
 export const Status = z.enum(['new', 'open', 'pending', 'hold', 'solved', 'closed'])
 export const Priority = z.enum(['urgent', 'high', 'normal', 'low'])
 export const TicketType = z.enum(['problem', 'incident', 'question', 'task'])

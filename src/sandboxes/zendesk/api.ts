@@ -3,6 +3,7 @@ import { commentRoutes } from './comments.ts'
 import { couldNotAuthenticate, forbidden, invalidEndpoint, invalidToken, malformedJson } from './errors.ts'
 import { parseBody, type IncomingRequest, type SandboxResponse } from './http.ts'
 import type { Account } from './model.ts'
+import { oauthTokenRoutes } from './oauth/token-routes.ts'
 import { organizationRoutes } from './organizations.ts'
 import { ApiRouter } from './router.ts'
 import type { ZendeskSandbox } from './sandbox.ts'
@@ -12,7 +13,7 @@ import { deletedTicketRoutes } from './deleted-tickets.ts'
 import { userRoutes } from './users.ts'
 import { webhookRoutes } from './webhooks.ts'
 
-const router = new ApiRouter([...ticketRoutes, ...deletedTicketRoutes, ...commentRoutes, ...userRoutes, ...organizationRoutes, ...searchRoutes, ...webhookRoutes])
+const router = new ApiRouter([...ticketRoutes, ...deletedTicketRoutes, ...commentRoutes, ...userRoutes, ...organizationRoutes, ...searchRoutes, ...webhookRoutes, ...oauthTokenRoutes])
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
 

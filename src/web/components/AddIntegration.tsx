@@ -53,7 +53,8 @@ export function AddIntegration({ onCancel, onConnected, onAuthorized }: Props) {
                 type="button"
                 className="platform-option"
                 aria-pressed={platform?.id === p.id}
-                disabled={p.mode === 'not_configured'}
+                // Pasted credentials need no OAuth client, so such a platform stays open to them.
+                disabled={p.mode === 'not_configured' && !p.connect_methods?.includes('credentials')}
                 title={p.mode === 'not_configured' ? notConfiguredHint(p) : undefined}
                 onClick={() => setPlatform(p)}
               >

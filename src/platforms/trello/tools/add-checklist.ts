@@ -4,7 +4,7 @@ import { defineTool } from '../../../core/tools/define.ts'
 import { Checklist, Name, Pos, stepInput, trelloId } from '../schemas.ts'
 
 /**
- * Each initial item is one more request, and a token may make 100 per 10 s (reference §2.5):
+ * Each initial item is one more request, and a token may make 100 per 10 s (docs/platforms/trello.md, "Facts"):
  * 50 leaves room for the rest of a workflow.
  */
 const MAX_INITIAL_ITEMS = 50

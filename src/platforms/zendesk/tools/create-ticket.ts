@@ -19,7 +19,7 @@ export const createTicket = defineTool({
   async run({ api }, input) {
     const ticket = {
       subject: input.subject,
-      // The first comment becomes the ticket's description (reference §1.3).
+      // The first comment becomes the ticket's description (docs/platforms/zendesk.md, "Facts").
       comment: { body: input.description },
       priority: input.priority,
       type: input.type,

@@ -3,7 +3,7 @@ import type { ApiClient } from '../../../core/http/api-client.ts'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Comment, Person, Ticket, TicketId } from '../schemas.ts'
 
-/** Zendesk's cursor pages hold at most 100 comments, and a ticket at most 5000 (reference §1.3). */
+/** Zendesk's cursor pages hold at most 100 comments, and a ticket at most 5000 (docs/platforms/zendesk.md, "Facts"). */
 const COMMENTS_PAGE_SIZE = 100
 const MAX_COMMENT_PAGES = 50
 

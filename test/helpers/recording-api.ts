@@ -1,0 +1,53 @@
+import { AppError } from '../../src/core/errors.ts'
+import { createApiClient, type ApiClient, type QueryValue } from '../../src/core/http/api-client.ts'
+import { RateBudget } from '../../src/core/limits/budget.ts'
+import { MemoryBudgetStore } from '../../src/core/limits/budget-memory.ts'
+import type { PlatformDefinition } from '../../src/core/platforms/types.ts'
+
+export interface SentRequest {
+  method: string
+  /** The path as sent, e.g. `/1/cards/5f2b…`. */
+  path: string
+  /**
+   * Query parameters (GET, DELETE) or body fields (POST, PUT, PATCH) that had a value; the fields
+   * of a nested object are named `outer.inner` (Zendesk's `{ticket: {…}}`).
+   */
+  params: string[]
+}
+
+/**
+ * The product's own API client (core/http/api-client.ts) aimed at a sandbox, which also notes what
+ * each request sends. Contract tests run the real tool steps through it to learn which parameters
+ * the product sends to which endpoint.
+ */
+export function recordingApiClient(platform: PlatformDefinition, baseUrl: string, headers: Record<string, string>): { api: ApiClient; sent: SentRequest[] } {
+  const real = createApiClient({
+    baseUrl,
+    pathPrefix: platform.api.pathPrefix,
+    authorize: async () => headers,
+    rateLimit: platform.rateLimit,
+    budget: { budget: new RateBudget(new MemoryBudgetStore()), windows: [{ key: 'contract', limit: Number.POSITIVE_INFINITY, windowMs: 0 }], agentId: 'contract' },
+    toError: (r) => new AppError('upstream_error', `status ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`),
+  })
+  const sent: SentRequest[] = []
+  const note = (method: string, path: string, params: Record<string, unknown> | undefined) => {
+    // The client leaves undefined values out, and null ones out of a query; a JSON body keeps null.
+    sent.push({ method, path, params: paramNames(params, method === 'GET').sort() })
+  }
+  const api: ApiClient = {
+    request: (req, options) => real.request(req, options),
+    get: (path, query?: Record<string, QueryValue>) => { note('GET', path, query); return real.get(path, query) },
+    post: (path, body) => { note('POST', path, body as Record<string, unknown>); return real.post(path, body) },
+    put: (path, body) => { note('PUT', path, body as Record<string, unknown>); return real.put(path, body) },
+    patch: (path, body) => { note('PATCH', path, body as Record<string, unknown>); return real.patch(path, body) },
+    delete: (path) => { note('DELETE', path, undefined); return real.delete(path) },
+  }
+  return { api, sent }
+}
+
+/** Names of the parameters that had a value: `ticket.subject` for nested objects. */
+export function paramNames(params: Record<string, unknown> | undefined, dropNull = false): string[] {
+  return Object.entries(params ?? {})
+    .filter(([, v]) => v !== undefined && !(v === null && dropNull))
+    .flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) ? paramNames(v as Record<string, unknown>).map((inner) => `${k}.${inner}`) : [k]))
+}
