@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, startTestStack, type TestStack } from '../src/server/app.ts'
 import { toolNameOf } from '../src/server/mcp/catalog.ts'
 import { connectZendesk } from './helpers/connect.ts'
-import { callFails, callOk, httpClient, listAll } from './helpers/mcp.ts'
+import { callFails, callOk, httpClient, listAll, streamOpen } from './helpers/mcp.ts'
 import { client as rest, zendeskControl } from './helpers/stack.ts'
 import { connectTrelloWithToken, TRELLO } from './helpers/trello.ts'
 import { connectVercel, VERCEL, vercelControl } from './helpers/vercel.ts'
@@ -300,6 +300,17 @@ describe('the list changes when the caller connects or disconnects', () => {
     } finally {
       await client.close()
     }
+  })
+})
+
+describe('shutting down', () => {
+  it('the service closes while a client holds its GET stream open', async () => {
+    const instance = await buildApp(stack.services)
+    await instance.listen({ port: 0, host: '127.0.0.1' })
+    const client = await httpClient(`http://127.0.0.1:${(instance.server.address() as { port: number }).port}`, stack.apiKey)
+    await streamOpen(client)
+    await instance.close() // never resolves if the stream keeps the connection busy
+    await client.close()
   })
 })
 

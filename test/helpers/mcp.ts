@@ -7,8 +7,30 @@ import { PROBLEM_META } from '../../src/server/mcp/results.ts'
 /** The SDK's own client over Streamable HTTP, authenticated as REST callers are. */
 export async function httpClient(baseUrl: string, apiKey: string): Promise<Client> {
   const client = new Client({ name: 'switchyard-tests', version: '0.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }))
+  // The client opens its GET stream in the background after initializing. Closing it while that
+  // request is still on its way leaves a connection the service only drops at its headers timeout,
+  // which would hold up closing the test stack; so close waits for the stream to be open first.
+  const streams: Array<Promise<unknown>> = []
+  const tracked: typeof fetch = (input, init) => {
+    const response = fetch(input, init)
+    if (init?.method === 'GET') streams.push(response.catch(() => undefined))
+    return response
+  }
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } }, fetch: tracked }))
+  const close = client.close.bind(client)
+  client.close = async () => {
+    await Promise.all(streams)
+    await close()
+  }
+  openStreams.set(client, () => Promise.all(streams))
   return client
+}
+
+const openStreams = new WeakMap<Client, () => Promise<unknown>>()
+
+/** Resolves once the client's GET stream (the one list changes arrive on) is open. */
+export async function streamOpen(client: Client): Promise<void> {
+  await openStreams.get(client)?.()
 }
 
 /** Every page of tools/list, following cursors. */
