@@ -79,7 +79,7 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
       whenGone(request, reply, () => void end())
       const response = await transport.handleRequest(webRequest(request))
       if (!response.ok) {
-        close()
+        void end()
         return reply.send(response)
       }
       const stop = await listChanges.watch(caller.user.id, () => void server.sendToolListChanged().catch(() => {}))

@@ -70,8 +70,9 @@ export function createMcpServer(options: McpServerOptions): Server {
     try {
       return successResult(await runStep(options, step, args))
     } catch (err) {
+      if (err instanceof NotConnected) return notConnected(services, step)
       if (!(err instanceof AppError)) log.error({ err, tool: name }, 'MCP tool call failed')
-      if (err instanceof AppError && err.code === 'not_found') {
+      if (err instanceof AppError && err.code === 'not_found' && named(args)) {
         // Named an account that does not exist: if the platform has none at all, say how to connect one.
         const offered = (await accountsOf(services.integrations, caller.user.id)).get(step.registered.platform.id) ?? []
         if (offered.length === 0) return notConnected(services, step)
@@ -96,11 +97,10 @@ async function runStep({ services, caller }: McpServerOptions, step: StepTool, a
   return services.executor.run(caller.user, step.registered.entry.id, integration, input, caller.agentId)
 }
 
-class NotConnected extends AppError {
-  constructor() {
-    super('not_found', 'no integration connected')
-  }
-}
+/** The caller has no account on the step's platform (answered with how to connect one). */
+class NotConnected extends Error {}
+
+const named = (args: Record<string, unknown>) => args[INTEGRATION_ARG] !== undefined
 
 /** The answer to a step of a platform the caller has not connected: where to connect it. */
 function notConnected(services: Services, step: StepTool): CallToolResult {
