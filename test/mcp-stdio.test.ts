@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp, startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { callFails, callOk, httpClient, listAll } from './helpers/mcp.ts'
+import { callEveryStep } from './helpers/mcp-steps.ts'
+import { client as rest } from './helpers/stack.ts'
 import { connectTrelloWithToken } from './helpers/trello.ts'
+import { connectVercel } from './helpers/vercel.ts'
+import { toolNameOf } from '../src/server/mcp/catalog.ts'
 
 // `switchyard mcp` as a desktop client runs it: a child process spoken to over stdin/stdout by the
 // SDK's own stdio client, pointed at a running service by SWITCHYARD_URL and SWITCHYARD_API_KEY.
@@ -41,6 +45,7 @@ const protocolErrors = (client: Client) => (client as unknown as { protocolError
 beforeAll(async () => {
   stack = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
   await connectZendesk(stack)
+  await connectVercel(stack)
 }, STARTUP_MS)
 afterAll(async () => {
   for (const client of open) await client.close().catch(() => {})
@@ -72,18 +77,25 @@ describe('switchyard mcp over stdio', () => {
     expect(await callOk(client, 'zendesk_get_ticket', { ticket_id: ticket.id })).toMatchObject({ id: ticket.id, subject: 'From a desktop client' })
   })
 
+  it('runs every tool step through the service once Trello is connected too', async () => {
+    await connectTrelloWithToken(stack)
+    const called = await callEveryStep(client, stack)
+    expect([...called].sort()).toEqual(stack.services.registry.list().map((s) => toolNameOf(s.id)).sort())
+  }, STARTUP_MS)
+
   it('passes on tool errors with their problem detail, and protocol errors with their code', async () => {
     expect(await callFails(client, 'zendesk_create_ticket', { subject: 'no description' })).toMatchObject({ code: 'invalid_input', errors: [{ field: 'description' }] })
-    expect(await callFails(client, 'trello_get_boards', {})).toMatchObject({ code: 'not_found', connect: { page: `${stack.url}/integrations` } })
     await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toMatchObject({ code: ErrorCode.InvalidParams })
   })
 
-  it('announces list changes when the key\'s user connects an account', async () => {
+  it('announces list changes when the key\'s user disconnects an account', async () => {
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()))
-    await connectTrelloWithToken(stack)
+    const trello = (await rest(stack, stack.apiKey).get('/v1/integrations')).body.integrations.find((i: any) => i.platform === 'trello')
+    expect((await rest(stack, stack.apiKey).post(`/v1/integrations/${trello.id}/disconnect`)).status).toBe(200)
     await changed
     const boards = (await listAll(client)).tools.find((t) => t.name === 'trello_get_boards')!
-    expect((boards.inputSchema.properties!.integration as { enum: string[] }).enum).toHaveLength(1)
+    expect(boards.inputSchema.properties!.integration).not.toHaveProperty('enum')
+    expect(await callFails(client, 'trello_get_boards', {})).toMatchObject({ code: 'not_found', connect: { page: `${stack.url}/integrations` } })
   })
 
   it('writes nothing to stdout but protocol messages', () => {
