@@ -1,3 +1,4 @@
+import { UserAdmin } from './core/access/admin.ts'
 import { Sessions } from './core/access/sessions.ts'
 import { Users } from './core/access/users.ts'
 import { ApiClientFactory } from './core/connections/clients.ts'
@@ -5,6 +6,7 @@ import { ConnectFlows } from './core/connections/connect.ts'
 import { Credentials } from './core/connections/credentials.ts'
 import { createSealer, loadEncryptionKey } from './core/connections/crypto.ts'
 import { Integrations } from './core/connections/integrations.ts'
+import { CredentialRefusals } from './core/connections/refusals.ts'
 import { Revoker } from './core/connections/revoke.ts'
 import type { Config } from './core/config.ts'
 import { RateBudget } from './core/limits/budget.ts'
@@ -39,6 +41,8 @@ export interface Services {
   config: Config
   store: Store
   users: Users
+  /** What admins do to users: list, create, change plan or role, remove. */
+  admin: UserAdmin
   sessions: Sessions
   integrations: Integrations
   credentials: Credentials
@@ -68,19 +72,21 @@ export async function createServices(config: Config, options: {
   const integrations = new Integrations(store.db, cache)
   const credentials = new Credentials(store, integrations, sealer)
   const budgetStore = store.kind === 'postgres' ? new PostgresBudgetStore(store.db, store.changes) : new MemoryBudgetStore()
-  const clients = new ApiClientFactory(new RateBudget(budgetStore))
+  const clients = new ApiClientFactory(new RateBudget(budgetStore), config.upstreamTimeoutMs)
   const registry = new ToolRegistry(platforms)
+  const disconnect = new Revoker(runtimes, credentials, clients)
   return {
     config,
     store,
     users,
+    admin: new UserAdmin(store.db, users, integrations, disconnect),
     sessions: new Sessions(store.db),
     integrations,
     credentials,
     connect: new ConnectFlows(store.db, runtimes, integrations, credentials, sealer, clients, config.publicUrl),
     registry,
-    disconnect: new Revoker(runtimes, credentials, clients),
-    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients),
+    disconnect,
+    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients)),
     runtimes,
     keySource: source,
     close: () => store.close(),

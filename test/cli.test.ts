@@ -1,4 +1,6 @@
 import { execFile, spawn } from 'node:child_process'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -44,6 +46,21 @@ describe('switchyard CLI', () => {
       { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey }).catch((err) => err)
     expect(failed.code).toBe(1)
     expect(JSON.parse(failed.stdout).errors[0].field).toBe('input.ticket_id')
+  })
+
+  it('gives up on a service that never answers, with a clear message', async () => {
+    const silent = http.createServer(() => { /* never answers */ })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
+      const failed = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme', '--input', '{"ticket_id":1}'],
+        { SWITCHYARD_URL: url, SWITCHYARD_API_KEY: stack.apiKey, SWITCHYARD_CLI_TIMEOUT_MS: '500' }).catch((err) => err)
+      expect(failed.code).toBe(1)
+      expect(failed.stderr).toContain(`Switchyard at ${url} did not answer within 0.5 s; set SWITCHYARD_CLI_TIMEOUT_MS to wait longer`)
+    } finally {
+      silent.closeAllConnections()
+      silent.close()
+    }
   })
 
   it('sandbox --port N serves the sandboxes', async () => {

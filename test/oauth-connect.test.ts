@@ -98,21 +98,28 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
   it('state is bound to the browser: a callback from another browser fails', async () => {
     const start = await client(stack, stack.apiKey).post('/v1/integrations/connect', { platform: 'zendesk', fields: { subdomain: 'acme' } })
     const victim = new BrowserLike()
-    // The victim's browser opens the link and gets the binding cookie; the attacker finishes the flow.
-    const opened = await victim.get(start.body.connect_url)
-    expect(opened.status).toBe(302)
+    // The victim's browser opens the link, gets the binding cookie and continues; the attacker finishes the flow.
+    const opened = await victim.follow(await victim.get(start.body.connect_url), start.body.connect_url)
+    const continued = await victim.post(`${opened.url}/continue`, {})
+    expect(continued.status).toBe(303)
     const attacker = new BrowserLike()
-    const result = await completeConnect(opened.headers.get('location')!, { browser: attacker })
+    const result = await completeConnect(continued.headers.get('location')!, { browser: attacker })
     expect(result.landing.searchParams.get('code')).toBe('connect_failed')
     expect(result.landing.searchParams.get('error')).toMatch(/another browser/)
   })
 
-  it('the connect URL works once', async () => {
+  it('the connect URL binds to the first browser that opens it; another browser is refused', async () => {
     const start = await client(stack, stack.apiKey).post('/v1/integrations/connect', { platform: 'zendesk', fields: { subdomain: 'acme' } })
-    const browser = new BrowserLike()
-    expect((await browser.get(start.body.connect_url)).status).toBe(302)
-    const second = await browser.follow(await browser.get(start.body.connect_url), start.body.connect_url)
+    const first = new BrowserLike()
+    expect((await first.get(start.body.connect_url)).status).toBe(200)
+    expect((await first.get(start.body.connect_url)).status).toBe(200) // a reload shows the same page
+    const other = new BrowserLike()
+    const second = await other.follow(await other.get(start.body.connect_url), start.body.connect_url)
     expect(new URL(second.url).searchParams.get('code')).toBe('connect_failed')
+    expect(new URL(second.url).searchParams.get('error')).toMatch(/another browser/)
+    // Nor can the other browser answer the first one's page.
+    const posted = await other.post(`${start.body.connect_url}/continue`, {})
+    expect(new URL(posted.headers.get('location')!, stack.url).searchParams.get('error')).toMatch(/another browser/)
   })
 
   it.each([

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../bench/processes.ts'
 import { loadConfig } from '../src/core/config.ts'
 import { startService, type RunningService } from '../src/server/app.ts'
+import { BrowserLike } from './helpers/browser-like.ts'
 
 // Production never runs on a sandbox by accident (docs/architecture.md, "Live, sandbox, not configured").
 const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
@@ -75,7 +76,10 @@ describe('production never runs on a sandbox', () => {
     const res = await post('/v1/integrations/connect', { platform: 'zendesk', fields: { subdomain: 'acme' } })
     expect(res.status).toBe(201)
     const { connect_url } = await res.json() as { connect_url: string }
-    const start = await fetch(connect_url, { redirect: 'manual' })
+    // The link first names its owner (docs/security.md); Continue goes on to the platform.
+    const browser = new BrowserLike()
+    expect((await browser.get(connect_url)).status).toBe(200)
+    const start = await browser.post(`${connect_url}/continue`, {})
     const location = start.headers.get('location') ?? ''
     expect(location).toMatch(/^https:\/\/acme\.zendesk\.com\/oauth\/authorizations\/new\?/)
     expect(new URL(location).searchParams.get('client_id')).toBe('zid')

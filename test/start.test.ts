@@ -41,7 +41,7 @@ describe('switchyard start (embedded default)', () => {
     expect(first.output).toContain(keyFile)
 
     const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })
-    expect(await me.json()).toMatchObject({ email: 'admin@switchyard.local', plan: 'enterprise' })
+    expect(await me.json()).toMatchObject({ email: 'admin@switchyard.local', plan: 'enterprise', role: 'admin' }) // the first user manages the others
     const sandbox = await fetch(`http://127.0.0.1:${sandboxPort}/zendesk/acme/api/v2/users/me.json`)
     expect(sandbox.status).toBe(200)
 
@@ -55,6 +55,27 @@ describe('switchyard start (embedded default)', () => {
     expect(fs.readFileSync(keyFile, 'utf8').trim()).toBe(key)
     const again = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })
     expect(again.status).toBe(200)
+  })
+
+  it('production creates the first admin only from SWITCHYARD_ADMIN_EMAIL, with its key in a 0600 file', async () => {
+    const base = { NODE_ENV: 'production', SWITCHYARD_ENCRYPTION_KEY: '33'.repeat(32) }
+    const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-prod-'))
+    const without = await start({ ...base, SWITCHYARD_DATA_DIR: bare, PORT: String(await freePort()) })
+    expect(without.ready, without.output).toBe(true)
+    expect(without.output).toContain('No user exists yet: set SWITCHYARD_ADMIN_EMAIL')
+    expect(fs.existsSync(path.join(bare, 'admin-api-key'))).toBe(false)
+    children.pop()!.kill('SIGTERM')
+
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-prod-'))
+    const port = await freePort()
+    const withEmail = await start({ ...base, SWITCHYARD_DATA_DIR: dataDir, PORT: String(port), SWITCHYARD_ADMIN_EMAIL: 'ops@example.test' })
+    expect(withEmail.ready, withEmail.output).toBe(true)
+    const keyFile = path.join(dataDir, 'admin-api-key')
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600)
+    const key = fs.readFileSync(keyFile, 'utf8').trim()
+    expect(withEmail.output).not.toContain(key)
+    const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })
+    expect(await me.json()).toMatchObject({ email: 'ops@example.test', role: 'admin' })
   })
 
   it('production refuses to start without an encryption key', async () => {

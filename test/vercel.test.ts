@@ -66,7 +66,7 @@ describe('Vercel tool steps', () => {
     const created = await api().run('vercel.create_deployment', team, { project: VERCEL.teamProject.name })
     expect(created.body.output.target).toBeNull()
     const requests = await vercelControl(stack).requests()
-    expect(requests.filter((r) => r.method === 'POST' && r.path.includes('/v13/deployments')).at(-1)?.path).toContain(`teamId=${VERCEL.team.id}`)
+    expect(requests.filter((r) => r.method === 'POST' && r.path.includes('/v13/deployments')).at(-1)?.query.teamId).toBe(VERCEL.team.id)
   })
 
   it('List Deployments filters by project, environment and state, and pages with a cursor', async () => {

@@ -93,7 +93,7 @@ describe('node-zendesk against the Zendesk sandbox', () => {
       ['GET', '/zendesk/acme/api/v2/users/me.json', 200],
     ])
     // The request log keeps only the scheme of Authorization: one call each way.
-    expect(seen.map((r) => r.headers.authorization)).toEqual(['Bearer', 'Basic'])
+    expect(seen.map((r) => r.headers.authorization)).toEqual(['Bearer [redacted]', 'Basic [redacted]'])
   })
 
   it('creates, shows and comments on a ticket, then lists its comments', async () => {

@@ -1,22 +1,33 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Config } from '../core/config.ts'
+import { AppError } from '../core/errors.ts'
 import type { RunningService } from '../server/app.ts'
 
 export const ADMIN_KEY_FILE = 'admin-api-key'
 
 /**
- * On the embedded default's first start, create a first user and put its API key in a 0600 file
- * beside the data, not on the console: terminals get logged and shared, and secrets never go there.
+ * On a first start with no users, create the first admin and put its API key in a 0600 file beside
+ * the data, not on the console: terminals get logged and shared, and secrets never go there. The
+ * embedded default names it admin@switchyard.local; production creates it only when
+ * SWITCHYARD_ADMIN_EMAIL names it, since a made-up address has no place there.
  */
 export async function bootstrapFirstUser(running: RunningService, config: Config): Promise<void> {
   const { users } = running.services
   const keyFile = path.join(config.dataDir, ADMIN_KEY_FILE)
-  if (!config.production && (await users.count()) === 0) {
-    const user = await users.create({ email: 'admin@switchyard.local', name: 'Admin', plan: 'enterprise' })
-    const { key } = await users.createApiKey(user.id, 'first start')
-    fs.mkdirSync(config.dataDir, { recursive: true })
-    fs.writeFileSync(keyFile, key + '\n', { mode: 0o600 })
+  const email = config.adminEmail ?? (config.production ? undefined : 'admin@switchyard.local')
+  const noUsers = (await users.count()) === 0
+  if (noUsers && email) {
+    try {
+      // The first user is an admin: the one who can add the others (docs/security.md).
+      const user = await users.create({ email, name: 'Admin', plan: 'enterprise', role: 'admin' })
+      const { key } = await users.createApiKey(user.id, 'first start')
+      fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+      fs.writeFileSync(keyFile, key + '\n', { mode: 0o600 })
+    } catch (err) {
+      // Several instances starting at once on one database: another one created it first.
+      if (!(err instanceof AppError && err.code === 'conflict')) throw err
+    }
   }
   const lines = [
     '',
@@ -28,6 +39,9 @@ export async function bootstrapFirstUser(running: RunningService, config: Config
         ]
       : ['  Production mode: no sandboxes. `npx switchyard doctor` lists what is still to configure.']),
   ]
+  if (noUsers && !email) {
+    lines.push('  No user exists yet: set SWITCHYARD_ADMIN_EMAIL and restart to create the first admin (docs/configuration.md).')
+  }
   if (fs.existsSync(keyFile)) {
     lines.push(
       `  Your API key is in ${keyFile} (readable only by you).`,

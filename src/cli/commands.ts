@@ -7,6 +7,7 @@ import { bootstrapFirstUser } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
 import { serveMcpOverStdio } from './mcp.ts'
 import { callService } from './remote.ts'
+import { users, USERS_USAGE } from './users.ts'
 
 const USAGE = `Usage: switchyard <command>
 
@@ -20,7 +21,7 @@ const USAGE = `Usage: switchyard <command>
                                           (SWITCHYARD_URL, SWITCHYARD_API_KEY or ./data/admin-api-key)
   mcp                                     serve the running service's tools over MCP on stdio,
                                           for desktop clients (same key settings; docs/mcp.md)
-`
+${USERS_USAGE}`
 
 export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promise<number | undefined> {
   const [command, sub, ...rest] = argv
@@ -28,6 +29,7 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
     case 'start': return start()
     case 'sandbox': return sandbox(argv.slice(1), parseArgs)
     case 'tools': return tools(sub, rest, parseArgs)
+    case 'users': return users(sub, rest, parseArgs)
     case 'doctor': return doctor(argv.slice(1), parseArgs)
     case 'mcp': return serveMcpOverStdio()
     case undefined:

@@ -6,17 +6,30 @@ import { ADMIN_KEY_FILE } from './bootstrap.ts'
 /** Calls the running service's REST API with the caller's API key; the key is never printed. */
 export async function callService(method: string, route: string, body?: unknown): Promise<{ ok: boolean; status: number; body: unknown }> {
   const { base, key } = serviceTarget()
+  const timeoutMs = cliTimeoutMs()
+  const signal = AbortSignal.timeout(timeoutMs)
+  const timedOut = () => new Error(`Switchyard at ${base} did not answer within ${timeoutMs / 1000} s; `
+    + 'set SWITCHYARD_CLI_TIMEOUT_MS to wait longer')
   let res: Response
+  let text: string
   try {
     res = await fetch(`${base}${route}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      // No content type without a body: the service refuses an empty JSON body (a DELETE, say).
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
     })
   } catch {
+    if (signal.aborted) throw timedOut()
     throw new Error(`could not reach Switchyard at ${base}; is it running (npm start)?`)
   }
-  const text = await res.text()
+  try {
+    text = await res.text()
+  } catch (err) {
+    if (signal.aborted) throw timedOut()
+    throw err
+  }
   let parsed: unknown = text
   try {
     parsed = JSON.parse(text)
@@ -31,6 +44,17 @@ export function serviceTarget(): { base: string; key: string } {
   const key = process.env.SWITCHYARD_API_KEY ?? readKeyFile(config.dataDir)
   if (!key) throw new Error(`set SWITCHYARD_API_KEY (or start the service once so it writes ${path.join(config.dataDir, ADMIN_KEY_FILE)})`)
   return { base, key }
+}
+
+/**
+ * How long one request to the service may take, answer included. A tool run waits out rate limits
+ * for up to a minute, so the default leaves room for that (docs/configuration.md).
+ */
+export const DEFAULT_CLI_TIMEOUT_MS = 120_000
+
+function cliTimeoutMs(): number {
+  const n = Number(process.env.SWITCHYARD_CLI_TIMEOUT_MS)
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_CLI_TIMEOUT_MS
 }
 
 function readKeyFile(dataDir: string): string | undefined {

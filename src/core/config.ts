@@ -1,6 +1,9 @@
 import path from 'node:path'
 
 // Every setting the service reads, in one place, so docs/configuration.md can list them honestly.
+/** The default deadline of one exchange with a platform (SWITCHYARD_UPSTREAM_TIMEOUT_MS). */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000
+
 export interface Config {
   /** production refuses to start without SWITCHYARD_ENCRYPTION_KEY and never writes a key file. */
   production: boolean
@@ -16,10 +19,14 @@ export interface Config {
   /** Base URL of an already running sandbox server; when set, start does not start its own. */
   sandboxUrl?: string
   logLevel: string
+  /** Deadline of one exchange with a platform, from sending to the answer's last byte. */
+  upstreamTimeoutMs: number
   /** How long a client may take to send a whole request, headers and body (docs/configuration.md). */
   requestTimeoutMs: number
   /** How long a client may take to send the request headers. */
   headersTimeoutMs: number
+  /** The first admin's email, created on a first start with no users (required for that in production). */
+  adminEmail?: string
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -37,6 +44,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxPort: intOr(env.SWITCHYARD_SANDBOX_PORT, 4010),
     sandboxUrl: env.SWITCHYARD_SANDBOX_URL?.replace(/\/+$/, '') || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
+    adminEmail: env.SWITCHYARD_ADMIN_EMAIL?.trim() || undefined,
+    upstreamTimeoutMs: positiveIntOr(env.SWITCHYARD_UPSTREAM_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS),
     requestTimeoutMs: positiveIntOr(env.SWITCHYARD_REQUEST_TIMEOUT_MS, 30_000),
     headersTimeoutMs: positiveIntOr(env.SWITCHYARD_HEADERS_TIMEOUT_MS, 10_000),
   }

@@ -5,7 +5,7 @@ import type { DestinationStream, Logger } from 'pino'
 import { loadConfig, type Config } from '../core/config.ts'
 import { createLogger } from '../core/log.ts'
 import { openStore } from '../core/store/database.ts'
-import type { Plan } from '../core/store/schema.ts'
+import type { Plan, Role } from '../core/store/schema.ts'
 import { createServices, openSandboxes, type Services } from '../services.ts'
 import { registerCallerAuth } from './auth.ts'
 import { registerMcp, type McpRouteOptions } from './mcp/route.ts'
@@ -21,6 +21,7 @@ import { oauthRoutes } from './routes/oauth.ts'
 import { platformRoutes } from './routes/platforms.ts'
 import { sessionRoutes } from './routes/session.ts'
 import { toolRoutes } from './routes/tools.ts'
+import { userRoutes } from './routes/users.ts'
 import { registerWebApp } from './web.ts'
 
 const BODY_LIMIT_BYTES = 2 * 1024 * 1024
@@ -58,6 +59,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   integrationRoutes(app, services)
   oauthRoutes(app, services)
   toolRoutes(app, services)
+  userRoutes(app, services)
   await registerMcp(app, services, options.mcp)
   await registerWebApp(app)
   return app
@@ -125,7 +127,8 @@ export interface TestStack {
   apiKey: string
   userId: string
   services: Services
-  createUser(plan?: Plan): Promise<{ id: string; apiKey: string }>
+  /** A member on the given plan (enterprise by default); the first user of the stack is an admin. */
+  createUser(plan?: Plan, role?: Role): Promise<{ id: string; apiKey: string }>
   close(): Promise<void>
 }
 
@@ -139,11 +142,11 @@ export async function startTestStack(options: { databaseUrl?: string; sandboxUrl
   const services = await createServices(config, { sandboxes: sandbox.bindings, store, env: options.env ?? {}, cacheTtlMs: options.cacheTtlMs })
   const app = await buildApp(services, { logDestination: options.logDestination })
   await app.listen({ port, host: '127.0.0.1' })
-  const createUser = async (plan: Plan = 'enterprise') => {
-    const user = await services.users.create({ email: `user-${Math.random().toString(36).slice(2)}@example.test`, plan })
+  const createUser = async (plan: Plan = 'enterprise', role: Role = 'member') => {
+    const user = await services.users.create({ email: `user-${Math.random().toString(36).slice(2)}@example.test`, plan, role })
     return { id: user.id, apiKey: (await services.users.createApiKey(user.id)).key }
   }
-  const first = await createUser('enterprise')
+  const first = await createUser('enterprise', 'admin')
   return {
     url: config.publicUrl,
     sandboxUrl: sandbox.url!,

@@ -90,6 +90,15 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
             connection_fields: { type: 'array', items: { type: 'object' } },
           },
         },
+        User: {
+          type: 'object',
+          required: ['id', 'email', 'name', 'plan', 'role', 'created_at', 'integrations'],
+          properties: {
+            id: { type: 'string' }, email: { type: 'string', format: 'email' }, name: { type: 'string' },
+            plan: { enum: ['free', 'pro', 'enterprise'] }, role: { enum: ['admin', 'member'], description: 'admin: may manage users' },
+            created_at: { type: 'string', format: 'date-time' }, integrations: { type: 'integer', description: 'Integrations the user holds' },
+          },
+        },
         ConnectStart: { type: 'object', properties: { connect_url: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } } },
       },
     },
@@ -98,7 +107,46 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         post: { summary: 'Sign in a browser with an API key', security: [], requestBody: body({ type: 'object', required: ['api_key'], properties: { api_key: { type: 'string' } } }), responses: { 204: { description: 'Signed in' }, ...errors(400, 401) } },
         delete: { summary: 'Sign out', responses: { 204: { description: 'Signed out' } } },
       },
-      '/v1/me': { get: { summary: 'The caller', responses: { 200: json({ type: 'object' }), ...errors(401) } } },
+      '/v1/me': {
+        get: {
+          summary: 'The caller',
+          responses: {
+            200: json({ type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, plan: { enum: ['free', 'pro', 'enterprise'] }, role: { enum: ['admin', 'member'] } } }),
+            ...errors(401),
+          },
+        },
+      },
+      '/v1/users': {
+        get: { summary: 'List users (admins only)', responses: { 200: json({ type: 'object', properties: { users: { type: 'array', items: { $ref: '#/components/schemas/User' } } } }), ...errors(401, 403) } },
+        post: {
+          summary: 'Create a user and their first API key, shown once (admins only)',
+          requestBody: body({
+            type: 'object', required: ['email'], additionalProperties: false,
+            properties: { email: { type: 'string', format: 'email' }, name: { type: 'string' }, plan: { enum: ['free', 'pro', 'enterprise'], default: 'free' }, role: { enum: ['admin', 'member'], default: 'member' } },
+          }),
+          responses: {
+            201: json({ type: 'object', properties: { user: { $ref: '#/components/schemas/User' }, api_key: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, prefix: { type: 'string' }, key: { type: 'string' } } } } }, 'Created'),
+            ...errors(400, 401, 403, 409),
+          },
+        },
+      },
+      '/v1/users/{id}': {
+        get: { summary: 'Get a user (admins only)', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/User' }), ...errors(403, 404) } },
+        patch: {
+          summary: 'Change a user\'s plan or role (admins only; the last admin cannot be demoted: 409)',
+          parameters: [idParam],
+          requestBody: body({ type: 'object', additionalProperties: false, minProperties: 1, properties: { plan: { enum: ['free', 'pro', 'enterprise'] }, role: { enum: ['admin', 'member'] } } }),
+          responses: { 200: json({ $ref: '#/components/schemas/User' }), ...errors(400, 403, 404, 409) },
+        },
+        delete: {
+          summary: 'Remove a user: revoke and erase their integrations, delete their API keys and sessions (admins only; not the last admin: 409)',
+          parameters: [idParam],
+          responses: {
+            200: json({ type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, integrations_disconnected: { type: 'integer' }, revoked_at_platform: { type: 'integer' } } }, 'Removed'),
+            ...errors(403, 404, 409),
+          },
+        },
+      },
       '/v1/api-keys': {
         get: { summary: 'List API keys', responses: { 200: json({ type: 'object' }) } },
         post: { summary: 'Create an API key (shown once)', requestBody: body({ type: 'object', properties: { name: { type: 'string' } } }), responses: { 201: json({ type: 'object' }, 'Created') } },

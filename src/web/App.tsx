@@ -7,6 +7,7 @@ import { ApiKeysPage } from './pages/ApiKeysPage.tsx'
 import { IntegrationsPage } from './pages/IntegrationsPage.tsx'
 import { LoginPage } from './pages/LoginPage.tsx'
 import { ToolsPage } from './pages/ToolsPage.tsx'
+import { UsersPage } from './pages/UsersPage.tsx'
 import { connectResultFromEvent, connectResultPath } from './connect-popup.ts'
 import { navigate, useLocation } from './router.ts'
 import { safeNextPath, withQuery } from './url-state.ts'
@@ -124,13 +125,13 @@ export function App() {
       </a>
       <Nav me={session.me} pathname={pathname} onSignOut={signOut} />
       <main className="page" id="main">
-        <Page pathname={pathname} search={search} />
+        <Page pathname={pathname} search={search} me={session.me} onMeChanged={(me) => setSession({ state: 'signed-in', me })} />
       </main>
     </>
   )
 }
 
-function Page({ pathname, search }: { pathname: string; search: string }) {
+function Page({ pathname, search, me, onMeChanged }: { pathname: string; search: string; me: Me; onMeChanged: (me: Me) => void }) {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname
   switch (path) {
     case '/':
@@ -140,6 +141,8 @@ function Page({ pathname, search }: { pathname: string; search: string }) {
       return <ToolsPage search={search} />
     case '/settings/keys':
       return <ApiKeysPage />
+    case '/settings/users':
+      return <UsersPage me={me} onMeChanged={onMeChanged} />
     default:
       return (
         <>

@@ -158,6 +158,8 @@ export interface Me {
   email: string
   name: string | null
   plan: Plan | string
+  /** `admin` may manage users (the Users page). */
+  role?: 'admin' | 'member' | string
 }
 
 export interface ApiKey {

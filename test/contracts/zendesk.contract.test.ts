@@ -2,6 +2,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AGENT, bearer, call, parseForm, PASSWORD, postForm, startTestSandbox, type JsonCall, type TestSandbox } from '../../src/sandboxes/zendesk/test-support.ts'
 import { z } from 'zod'
+import { Attachment } from '../../src/platforms/zendesk/attachments.ts'
 import { Comment, Ticket } from '../../src/platforms/zendesk/schemas.ts'
 import { missingVendorFile, shapeLike, VendorSpec } from '../helpers/openapi-contract.ts'
 import { zendesk } from '../../src/platforms/zendesk/platform.ts'
@@ -96,7 +97,7 @@ const ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'POST', path: '/api/v2/tickets.json', vendor: '/api/v2/tickets', usedBy: 'Create Ticket',
-    sends: { ticket: { subject: 'Contract', comment: { body: 'First comment' }, priority: 'high', type: 'incident', assignee_email: AGENT } },
+    sends: { ticket: { subject: 'Contract', comment: { body: 'First comment', uploads: [] }, priority: 'high', type: 'incident', assignee_email: AGENT } },
     drive: ({ acme, token }, json) => call(`${acme}/api/v2/tickets.json`, { auth: bearer(token), json }),
     reads: z.looseObject({ ticket: Ticket }),
     objects: (b) => ({ tickets: [b.ticket] }),
@@ -145,6 +146,19 @@ const ENDPOINTS: Endpoint[] = [
     drive: async ({ acme, token, ticket }) => call(`${acme}/api/v2/tickets/${await ticket()}.json`, { method: 'DELETE', auth: bearer(token) }),
   },
   {
+    method: 'POST', path: '/api/v2/uploads.json', vendor: '/api/v2/uploads', usedBy: 'Create Ticket (attachments)',
+    sends: { filename: 'contract.txt' },
+    drive: ({ acme, token }, query) => call(`${acme}/api/v2/uploads.json?${qs(query)}`, { auth: bearer(token), body: 'hello', headers: { 'content-type': 'text/plain' } }),
+    reads: z.looseObject({ upload: z.looseObject({ token: z.string().min(1), attachments: z.array(Attachment).length(1) }) }),
+  },
+  {
+    method: 'DELETE', path: '/api/v2/uploads/{token}.json', vendor: '/api/v2/uploads/{token}', usedBy: 'Create Ticket (a refused ticket gives its files back)',
+    drive: async ({ acme, token }) => {
+      const upload = await call(`${acme}/api/v2/uploads.json?filename=gone.txt`, { auth: bearer(token), body: 'bye', headers: { 'content-type': 'text/plain' } })
+      return call(`${acme}/api/v2/uploads/${upload.body.upload.token}.json`, { method: 'DELETE', auth: bearer(token) })
+    },
+  },
+  {
     method: 'DELETE', path: '/api/v2/deleted_tickets/{ticket_id}.json', vendor: '/api/v2/deleted_tickets/{ticket_id}', usedBy: 'Delete Ticket',
     drive: async ({ acme, token, ticket }) => {
       const id = await ticket()
@@ -161,8 +175,10 @@ const ENDPOINTS: Endpoint[] = [
  *   kind of these is checked (an object); tickets and users are also held to the vendor's example
  *   of one (EXAMPLES), and every answer to the fields the product reads (`reads`). The list is
  *   exact, so a fuller vendor copy makes this test fail until the exception is removed.
- * - The folder has no file for deleted tickets, so `DELETE /api/v2/deleted_tickets/{id}` is held to
- *   the answer Zendesk documents for it, 204 without a body (docs/sandbox.md, Zendesk "Endpoints").
+ * - The folder has no file for deleted tickets nor for uploads, so `DELETE /api/v2/deleted_tickets/{id}`,
+ *   `POST /api/v2/uploads` and `DELETE /api/v2/uploads/{token}` are held to the answers Zendesk
+ *   documents for them (docs/sandbox.md, Zendesk "Endpoints"): 204 without a body, or 201 with the
+ *   upload, whose fields `reads` checks.
  */
 const ABSENT_SCHEMAS = ['AuditObject', 'OAuthTokenForGrantTypesObject', 'SearchResultObject', 'TicketCommentObject', 'TicketObject', 'UserObject']
 /**
@@ -173,7 +189,11 @@ const EXAMPLES = {
   tickets: (spec: VendorSpec) => spec.example('CursorBasedExportIncrementalTicketsResponse').tickets[0],
   users: (spec: VendorSpec) => spec.example('CursorBasedExportIncrementalUsersResponse').users[0],
 }
-const UNDOCUMENTED: Record<string, { status: number }> = { 'DELETE /api/v2/deleted_tickets/{ticket_id}': { status: 204 } }
+const UNDOCUMENTED: Record<string, { status: number; body?: 'json' }> = {
+  'DELETE /api/v2/deleted_tickets/{ticket_id}': { status: 204 },
+  'POST /api/v2/uploads': { status: 201, body: 'json' },
+  'DELETE /api/v2/uploads/{token}': { status: 204 },
+}
 
 const skip = missingVendorFile('zendesk')
 if (skip) console.warn(`Zendesk contract tests skipped: ${skip}`)
@@ -212,7 +232,9 @@ describe.skipIf(skip)(`Zendesk sandbox answers as Zendesk's OpenAPI says${skip ?
     if (!op) {
       expect(UNDOCUMENTED[key], `${key} is not in the vendor files and has no named exception`).toBeDefined()
       expect(answer.status).toBe(UNDOCUMENTED[key]!.status)
-      expect(answer.body).toBeUndefined()
+      if (UNDOCUMENTED[key]!.body !== 'json') expect(answer.body).toBeUndefined()
+      const read = endpoint.reads?.safeParse(answer.body)
+      expect(read && !read.success ? read.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) : []).toEqual([])
       return
     }
     expect(UNDOCUMENTED[key], `${key} is documented now: drop its exception`).toBeUndefined()
@@ -242,6 +264,10 @@ describe.skipIf(skip)(`Zendesk sandbox answers as Zendesk's OpenAPI says${skip ?
     }
     await zendesk.identify(api, { subdomain: 'acme' }, {})
     const created = await step('zendesk.create_ticket', { subject: 'S', description: 'D', priority: 'high', type: 'task', assignee: AGENT }) as { id: number }
+    const file = { file_name: 'a.txt', content_type: 'text/plain', content_base64: Buffer.from('a').toString('base64') }
+    await step('zendesk.create_ticket', { subject: 'S', description: 'D', attachments: [file] })
+    // A ticket Zendesk refuses (an assignee it does not know) gives its uploaded files back.
+    await expect(step('zendesk.create_ticket', { subject: 'S', description: 'D', assignee: 'nobody@nowhere.test', attachments: [file] })).rejects.toThrow()
     await step('zendesk.get_ticket', { ticket_id: created.id })
     await step('zendesk.list_tickets', { limit: 2 })
     await step('zendesk.list_tickets', { status: 'open', limit: 2 })
@@ -255,7 +281,7 @@ describe.skipIf(skip)(`Zendesk sandbox answers as Zendesk's OpenAPI says${skip ?
 
     const byEndpoint = new Map<string, Set<string>>()
     for (const r of sent) {
-      const key = endpointKey(r.method, r.path.replace(/\/\d+(?=[/.])/g, '/{}'))
+      const key = endpointKey(r.method, r.path.replace(/\/\d+(?=[/.])/g, '/{}').replace(/^\/api\/v2\/uploads\/[^/]+\.json$/, '/api/v2/uploads/{}.json'))
       byEndpoint.set(key, new Set([...(byEndpoint.get(key) ?? []), ...r.params]))
     }
     const table = ENDPOINTS.filter((e) => e.path.startsWith('/api/')).map((e) => [endpointKey(e.method, e.path), paramNames(e.sends).sort()])

@@ -29,7 +29,7 @@ export class BrowserLike {
     return { response, url }
   }
 
-  private async request(url: string, init: RequestInit): Promise<Response> {
+  async request(url: string, init: RequestInit): Promise<Response> {
     this.visited.push(url)
     const origin = new URL(url).origin
     const cookies = this.jar.get(origin)

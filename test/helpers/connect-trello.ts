@@ -1,4 +1,5 @@
 import { BrowserLike, parseForm } from './browser-like.ts'
+import { answerConfirmation } from './connect.ts'
 import { client } from './stack.ts'
 
 /**
@@ -9,7 +10,8 @@ export async function connectTrelloOAuth(stack: { url: string; apiKey: string },
   const start = await client(stack, stack.apiKey).post('/v1/integrations/connect', { platform: 'trello' })
   if (start.status !== 201) throw new Error(`connect failed: ${start.status} ${start.text}`)
   const browser = new BrowserLike()
-  let { response, url } = await browser.follow(await browser.get(start.body.connect_url), start.body.connect_url)
+  const opened = await browser.follow(await browser.get(start.body.connect_url), start.body.connect_url)
+  let { response, url } = await answerConfirmation(browser, opened)
   let html = await response.text()
   if (/name="password"/.test(html)) {
     const signIn = parseForm(html, url)

@@ -6,6 +6,23 @@ export interface ConnectResult {
   landing: URL
   integrationId?: string
   browser: BrowserLike
+  /** The page that named the link's owner before the platform, as the browser saw it. */
+  confirmation?: string
+  /** Where the flow ended, when it ended before the platform (for example on Cancel). */
+  landingPage?: Response
+}
+
+/**
+ * Answers Switchyard's confirmation page (docs/security.md) when the connect URL shows one: posts
+ * Continue, or Cancel. Answers where the browser then is, and the page's HTML.
+ */
+export async function answerConfirmation(browser: BrowserLike, opened: { response: Response; url: string }, choice: 'continue' | 'cancel' = 'continue') {
+  if (!/\/oauth\/start\/[^/]+$/.test(new URL(opened.url).pathname) || opened.response.status !== 200) return { ...opened, confirmation: undefined }
+  const confirmation = await opened.response.text()
+  const form = [...confirmation.matchAll(/<form[^>]*action="([^"]+)"/g)].map((m) => new URL(m[1], opened.url).toString()).find((a) => a.endsWith(`/${choice}`))
+  if (!form) throw new Error(`no ${choice} form on the confirmation page:\n${confirmation.slice(0, 500)}`)
+  const answered = await browser.follow(await browser.post(form, {}), form)
+  return { ...answered, confirmation }
 }
 
 /**
@@ -19,6 +36,7 @@ export async function connectZendesk(stack: { url: string; apiKey: string }, opt
   password?: string
   decision?: 'allow' | 'deny'
   integrationId?: string
+  confirm?: 'continue' | 'cancel'
 } = {}): Promise<ConnectResult> {
   const start = await fetch(options.integrationId ? `${stack.url}/v1/integrations/${options.integrationId}/reconnect` : `${stack.url}/v1/integrations/connect`, {
     method: 'POST',
@@ -30,10 +48,20 @@ export async function connectZendesk(stack: { url: string; apiKey: string }, opt
   return completeConnect(connect_url, options)
 }
 
-export async function completeConnect(connectUrl: string, options: { email?: string; password?: string; decision?: 'allow' | 'deny'; browser?: BrowserLike } = {}): Promise<ConnectResult> {
+export async function completeConnect(connectUrl: string, options: {
+  email?: string
+  password?: string
+  decision?: 'allow' | 'deny'
+  browser?: BrowserLike
+  /** The answer on Switchyard's page that names the link's owner. */
+  confirm?: 'continue' | 'cancel'
+} = {}): Promise<ConnectResult> {
   const browser = options.browser ?? new BrowserLike()
-  let { response, url } = await browser.follow(await browser.get(connectUrl), connectUrl)
-  if (new URL(url).pathname === '/integrations') return landed(url, browser)
+  const opened = await browser.follow(await browser.get(connectUrl), connectUrl)
+  const answered = await answerConfirmation(browser, opened, options.confirm)
+  const { confirmation } = answered
+  let { response, url } = answered
+  if (new URL(url).pathname === '/integrations' || options.confirm === 'cancel') return { ...landed(url, browser), confirmation, landingPage: response }
 
   // Sign-in form.
   let html = await response.text()
@@ -47,7 +75,7 @@ export async function completeConnect(connectUrl: string, options: { email?: str
   const consent = parseForm(html, url)
   const decided = await browser.post(consent.action, { ...consent.fields, decision: options.decision ?? 'allow' })
   const end = await browser.follow(decided, consent.action)
-  return landed(end.url, browser)
+  return { ...landed(end.url, browser), confirmation }
 }
 
 function landed(url: string, browser: BrowserLike): ConnectResult {

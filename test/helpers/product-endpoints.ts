@@ -3,12 +3,13 @@ import path from 'node:path'
 
 /**
  * The endpoints a platform's product code names, read from its sources (platform.ts and tools/):
- * `api.get('/path')`-style calls of tool steps and of identify/revoke, and the OAuth URLs of the
- * platform's facts. Values inside a path (`${ticket_id}`) become `{}`, as `endpointKey` makes them. Contract tests
+ * `api.get('/path')`-style calls anywhere in the platform's folder (tool steps, their helpers,
+ * identify/revoke), and the OAuth URLs of the platform's facts. Values inside a path (`${ticket_id}`)
+ * become `{}`, as `endpointKey` makes them, and a query string is left out. Contract tests
  * compare this list with their endpoint table, so a new request in a tool step needs a new row.
  */
 export function productEndpoints(platformDir: string): string[] {
-  const files = [path.join(platformDir, 'platform.ts'), ...fs.readdirSync(path.join(platformDir, 'tools')).map((f) => path.join(platformDir, 'tools', f))]
+  const files = (fs.readdirSync(platformDir, { recursive: true }) as string[]).map((f) => path.join(platformDir, f))
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
   const found = new Set<string>()
   for (const file of files) {
@@ -25,7 +26,7 @@ export function productEndpoints(platformDir: string): string[] {
 }
 
 function template(p: string): string {
-  return p.replace(/\$\{[^}]+\}/g, '{}')
+  return p.split('?')[0]!.replace(/\$\{[^}]+\}/g, '{}')
 }
 
 /** `GET /a/{name}/b` → `GET /a/{}/b`: the form productEndpoints answers in. */

@@ -6,11 +6,11 @@ import type { PlatformDefinition } from '../../src/core/platforms/types.ts'
 
 export interface SentRequest {
   method: string
-  /** The path as sent, e.g. `/1/cards/5f2b…`. */
+  /** The path as sent without its query, e.g. `/1/cards/5f2b…`. */
   path: string
   /**
-   * Query parameters (GET, DELETE) or body fields (POST, PUT, PATCH) that had a value; the fields
-   * of a nested object are named `outer.inner` (Zendesk's `{ticket: {…}}`).
+   * Query parameters (those of GET and DELETE, and any written into the path) and JSON body fields
+   * that had a value; the fields of a nested object are named `outer.inner` (Zendesk's `{ticket: {…}}`).
    */
   params: string[]
 }
@@ -30,9 +30,12 @@ export function recordingApiClient(platform: PlatformDefinition, baseUrl: string
     toError: (r) => new AppError('upstream_error', `status ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`),
   })
   const sent: SentRequest[] = []
-  const note = (method: string, path: string, params: Record<string, unknown> | undefined) => {
+  const note = (method: string, pathAndQuery: string, params: Record<string, unknown> | undefined) => {
+    const [path, query] = pathAndQuery.split('?') as [string, string | undefined]
     // The client leaves undefined values out, and null ones out of a query; a JSON body keeps null.
-    sent.push({ method, path, params: paramNames(params, method === 'GET').sort() })
+    // A raw body (a file, as a Blob) has no fields.
+    const fields = params instanceof Blob ? [] : paramNames(params, method === 'GET')
+    sent.push({ method, path, params: [...new URLSearchParams(query ?? '').keys(), ...fields].sort() })
   }
   const api: ApiClient = {
     request: (req, options) => real.request(req, options),

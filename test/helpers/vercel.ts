@@ -1,4 +1,5 @@
 import { SEED } from '../../src/sandboxes/vercel/seed.ts'
+import { answerConfirmation } from './connect.ts'
 import { BrowserLike, parseForm } from './browser-like.ts'
 import { client, controlCaller } from './stack.ts'
 
@@ -9,7 +10,7 @@ export function vercelControl(stack: { sandboxUrl: string }) {
   return {
     call,
     advanceClock: (ms: number) => call('POST', '/clock', { advance_ms: ms }),
-    requests: async (): Promise<Array<{ method: string; path: string; status: number }>> => (await call('GET', '/requests?limit=100000')).body.requests,
+    requests: async (): Promise<Array<{ method: string; path: string; query: Record<string, string | string[]>; status: number }>> => (await call('GET', '/requests?limit=100000')).body.requests,
     clearRequests: () => call('DELETE', '/requests'),
     rateLimits: (config: Record<string, unknown>) => call('PUT', '/rate-limits', config),
   }
@@ -23,7 +24,8 @@ export async function connectVercel(stack: { url: string; apiKey: string }, opti
   const start = await client(stack, stack.apiKey).post('/v1/integrations/connect', { platform: 'vercel' })
   if (start.status !== 201) throw new Error(`connect failed: ${start.status} ${start.text}`)
   const browser = new BrowserLike()
-  let { response, url } = await browser.follow(await browser.get(start.body.connect_url), start.body.connect_url)
+  const opened = await browser.follow(await browser.get(start.body.connect_url), start.body.connect_url)
+  let { response, url } = await answerConfirmation(browser, opened)
   let html = await response.text()
   if (/name="password"/.test(html)) {
     const signIn = parseForm(html, url)

@@ -6,6 +6,7 @@ import { memoized } from '../memo.ts'
 import type { BudgetWindow, RateBudget } from '../limits/budget.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { Credential } from './credentials.ts'
+import type { RefusalVerdict } from './refusals.ts'
 import { oauth1Authorization } from './oauth1.ts'
 
 /** A token with no fixed budget still has a key, for pauses the platform announces. */
@@ -16,15 +17,16 @@ export class ApiClientFactory {
   /** Budget keys hash the token; a credential object is reused while its integration is cached. */
   private readonly windows = new WeakMap<Credential, BudgetWindow[]>()
 
-  constructor(private readonly budget: RateBudget) {}
+  /** `timeoutMs`: the deadline of each exchange with a platform (UPSTREAM_TIMEOUT_MS when unset). */
+  constructor(private readonly budget: RateBudget, private readonly timeoutMs?: number) {}
 
   /**
    * `refreshed` is read before each attempt (the token may be refreshed meanwhile). The budget is
    * the one of `credential`, the token the call starts with: a client lives for one call.
-   * `onCredentialRefused` is told when the platform says the credential itself is dead.
+   * `onCredentialRefused` is told when the platform refuses the credential (refusals.ts).
    */
   create(runtime: PlatformRuntime, fields: Record<string, string>, credential: Credential, refreshed: () => Promise<Credential>, agentId: string,
-    onCredentialRefused?: () => Promise<unknown>): ApiClient {
+    onCredentialRefused?: () => Promise<RefusalVerdict>): ApiClient {
     const { definition } = runtime
     return createApiClient({
       baseUrl: runtime.baseUrl(fields),
@@ -35,6 +37,7 @@ export class ApiClientFactory {
       toError: (response) => upstreamError(definition, response),
       budget: { budget: this.budget, windows: memoized(this.windows, credential, () => budgetWindows(runtime, credential)), agentId },
       onCredentialRefused,
+      timeoutMs: this.timeoutMs,
     })
   }
 

@@ -23,6 +23,22 @@ export interface ConnectStart {
   expires_at: string
 }
 
+/** A connect link before its browser goes on to the platform. */
+export interface PendingFlow {
+  /** The OAuth `state`; names the browser-binding cookie. */
+  flowKey: string
+  ownerId: string
+  /** The Switchyard user the platform account will join. */
+  ownerEmail: string
+  platformTitle: string
+  /** The connection fields the link was made with (for example the Zendesk subdomain), by label. */
+  fields: Array<{ label: string; value: string }>
+  /** Reconnecting an existing integration rather than adding one. */
+  reconnect: boolean
+  /** Whether the link is bound to no browser yet, to the one asking, or to another. */
+  binding: 'unbound' | 'this_browser' | 'another_browser'
+}
+
 /** Secret flow data, sealed in the session row. */
 interface FlowSecret {
   state: string
@@ -88,15 +104,57 @@ export class ConnectFlows {
   }
 
   /**
-   * The browser opens the connect URL: bind the flow to it with a fresh cookie value and send it to
-   * the platform. The start link works once, so a leaked link cannot be bound to another browser.
+   * What a connect link is about to do, for the page that asks before going to the platform
+   * (docs/security.md): whose Switchyard account the platform account will join. `bindingOf` reads
+   * the browser's binding cookie for a flow key; `binding` says whether this browser holds the link.
    */
-  async begin(startToken: string): Promise<{ authorizeUrl: string; binding: string; flowKey: string }> {
-    const binding = randomToken(STATE_BYTES)
-    const session = await this.db.updateTable('connect_sessions').set({ binding_hash: sha256(binding) })
-      .where('start_hash', '=', sha256(startToken)).where('binding_hash', 'is', null).where('expires_at', '>', new Date())
-      .returningAll().executeTakeFirst()
+  async pending(startToken: string, bindingOf: (flowKey: string) => string | undefined): Promise<PendingFlow> {
+    const session = await this.db.selectFrom('connect_sessions')
+      .innerJoin('users', 'users.id', 'connect_sessions.user_id')
+      .select(['connect_sessions.platform', 'connect_sessions.fields', 'connect_sessions.secret', 'connect_sessions.binding_hash',
+        'connect_sessions.integration_id', 'connect_sessions.user_id', 'users.email'])
+      .where('connect_sessions.start_hash', '=', sha256(startToken)).where('connect_sessions.expires_at', '>', new Date())
+      .executeTakeFirst()
     if (!session) throw expiredFlow()
+    const runtime = this.runtime(session.platform)
+    const { state } = JSON.parse(this.sealer.open(session.secret)) as FlowSecret
+    const cookie = session.binding_hash ? bindingOf(state) : undefined
+    const binding = !session.binding_hash ? 'unbound' as const
+      : cookie && constantTimeEqual(session.binding_hash, sha256(cookie)) ? 'this_browser' as const : 'another_browser' as const
+    return {
+      flowKey: state,
+      ownerId: session.user_id,
+      ownerEmail: session.email,
+      platformTitle: runtime.definition.title,
+      fields: runtime.definition.connectionFields.filter((f) => session.fields[f.name] !== undefined)
+        .map((f) => ({ label: f.label, value: session.fields[f.name] })),
+      reconnect: session.integration_id !== null,
+      binding,
+    }
+  }
+
+  /**
+   * The browser opens the connect URL: bind the flow to it with a fresh cookie value. The start link
+   * binds once, so a leaked link cannot be bound to another browser.
+   */
+  async bind(startToken: string): Promise<string> {
+    const binding = randomToken(STATE_BYTES)
+    const bound = await this.db.updateTable('connect_sessions').set({ binding_hash: sha256(binding) })
+      .where('start_hash', '=', sha256(startToken)).where('binding_hash', 'is', null).where('expires_at', '>', new Date())
+      .returning('state_hash').executeTakeFirst()
+    if (!bound) throw expiredFlow()
+    return binding
+  }
+
+  /** The person chose Cancel: the flow ends here, and nothing is connected. */
+  async cancel(startToken: string, binding: string | undefined): Promise<void> {
+    const session = await this.boundSession(startToken, binding)
+    await this.db.deleteFrom('connect_sessions').where('state_hash', '=', session.state_hash).execute()
+  }
+
+  /** The person chose Continue in the browser the link is bound to: send it to the platform. */
+  async begin(startToken: string, binding: string | undefined): Promise<{ authorizeUrl: string }> {
+    const session = await this.boundSession(startToken, binding)
     const runtime = this.runtime(session.platform)
     const secret = JSON.parse(this.sealer.open(session.secret)) as FlowSecret
     const base = runtime.baseUrl(session.fields)
@@ -116,7 +174,7 @@ export class ConnectFlows {
       const url = new URL(facts.authorizeUrl(base, runtime.client))
       url.searchParams.set('oauth_token', requestToken.token)
       for (const [k, v] of Object.entries(facts.authorizeParams ?? {})) url.searchParams.set(k, v)
-      return { authorizeUrl: url.toString(), binding, flowKey: secret.state }
+      return { authorizeUrl: url.toString() }
     }
 
     const url = new URL(facts.authorizeUrl(base, runtime.client))
@@ -127,7 +185,15 @@ export class ConnectFlows {
     url.searchParams.set('state', secret.state)
     url.searchParams.set('code_challenge', await calculatePKCECodeChallenge(secret.verifier))
     url.searchParams.set('code_challenge_method', 'S256')
-    return { authorizeUrl: url.toString(), binding, flowKey: secret.state }
+    return { authorizeUrl: url.toString() }
+  }
+
+  private async boundSession(startToken: string, binding: string | undefined) {
+    const session = await this.db.selectFrom('connect_sessions').selectAll()
+      .where('start_hash', '=', sha256(startToken)).where('expires_at', '>', new Date()).executeTakeFirst()
+    if (!session) throw expiredFlow()
+    if (!session.binding_hash || !binding || !constantTimeEqual(session.binding_hash, sha256(binding))) throw otherBrowser()
+    return session
   }
 
   /** The platform redirected back. Consumes the flow (once), gets the credential and saves the integration. */
@@ -135,9 +201,7 @@ export class ConnectFlows {
     if (!params.flowKey) throw expiredFlow()
     const session = await this.db.deleteFrom('connect_sessions').where('state_hash', '=', sha256(params.flowKey)).returningAll().executeTakeFirst()
     if (!session || new Date(session.expires_at).getTime() < Date.now()) throw expiredFlow()
-    if (!session.binding_hash || !params.binding || !constantTimeEqual(session.binding_hash, sha256(params.binding))) {
-      throw new AppError('connect_failed', 'this authorization was started in another browser; start connecting again from this one')
-    }
+    if (!session.binding_hash || !params.binding || !constantTimeEqual(session.binding_hash, sha256(params.binding))) throw otherBrowser()
     const runtime = this.runtime(session.platform)
     if (params.error) {
       throw authError(runtime, `${runtime.definition.title} did not authorize the connection: ${params.error_description ?? params.error}`, { stage: 'authorize', error: params.error })
@@ -222,7 +286,7 @@ export class ConnectFlows {
           + `Reconnect it as ${previous.account_name}, or add ${identity.accountName} as a new integration`, { stage: 'identify', error: ACCOUNT_MISMATCH })
       }
     }
-    const owner = await this.db.selectFrom('users').select(['id', 'email', 'name', 'plan']).where('id', '=', userId).executeTakeFirstOrThrow()
+    const owner = await this.db.selectFrom('users').select(['id', 'email', 'name', 'plan', 'role']).where('id', '=', userId).executeTakeFirstOrThrow()
     return this.integrations.save({
       user: owner,
       platform: runtime.definition.id,
@@ -268,6 +332,10 @@ function authError(runtime: PlatformRuntime, message: string, failure: AuthFailu
     upstreamStatus: failure.status,
     upstreamMessage: failure.error,
   })
+}
+
+function otherBrowser(): AppError {
+  return new AppError('connect_failed', 'this authorization was started in another browser; start connecting again from this one')
 }
 
 function expiredFlow(): AppError {

@@ -63,20 +63,41 @@ export class Credentials {
     const sealed = integration.credentials
     const tokens = memoized(this.opened, integration, () => this.open(sealed))
     if (!needsRefresh(tokens)) return tokens
+    return this.singleFlight(integration, runtime)
+  }
+
+  /**
+   * The platform refused `refused` although it looked valid (its clock runs ahead of ours, or it
+   * was revoked): a replacement to retry with, or undefined when there is none to try. The
+   * replacement is the stored credential if someone has replaced it already, else a refresh.
+   */
+  async replaceRefused(integration: IntegrationRow, runtime: PlatformRuntime, refused: Credential): Promise<Credential | undefined> {
+    const stored = await this.integrations.credentialsOf(integration.id)
+    if (!stored?.credentials || stored.status !== 'active') return undefined
+    const current = this.open(stored.credentials)
+    if (!sameToken(current, refused)) return current
+    if (current.kind !== 'oauth2' || !current.refresh_token) return undefined
+    return this.singleFlight(integration, runtime, refused)
+  }
+
+  /** One refresh per integration at a time in this process; callers meanwhile share its result. */
+  private singleFlight(integration: IntegrationRow, runtime: PlatformRuntime, refused?: Credential): Promise<Credential> {
     let pending = this.inFlight.get(integration.id)
     if (!pending) {
-      pending = this.refresh(integration, runtime).finally(() => this.inFlight.delete(integration.id))
+      pending = this.refresh(integration, runtime, refused).finally(() => this.inFlight.delete(integration.id))
       this.inFlight.set(integration.id, pending)
     }
     return pending
   }
 
-  private async refresh(integration: IntegrationRow, runtime: PlatformRuntime): Promise<Credential> {
+  /** Refreshes when the stored credential is about to expire, or is still the `refused` one. */
+  private async refresh(integration: IntegrationRow, runtime: PlatformRuntime, refused?: Credential): Promise<Credential> {
     return this.store.withLock(`refresh:${integration.id}`, async () => {
       const stored = await this.integrations.credentialsOf(integration.id)
       if (!stored?.credentials || stored.status !== 'active') throw this.broken(integration, runtime)
       const current = this.open(stored.credentials)
-      if (!needsRefresh(current)) {
+      const stale = refused ? sameToken(current, refused) : needsRefresh(current)
+      if (!stale) {
         this.integrations.forget(integration.id) // another process refreshed: our cached row is stale
         return current
       }
@@ -110,6 +131,11 @@ export class Credentials {
       troubleshooting: { rules, applies: runtime.definition.troubleshooting.diagnose({ stage: 'refresh', error: 'invalid_grant' }) },
     })
   }
+}
+
+function sameToken(a: Credential, b: Credential): boolean {
+  if (a.kind === 'oauth2' && b.kind === 'oauth2') return a.access_token === b.access_token
+  return JSON.stringify(a) === JSON.stringify(b)
 }
 
 export function expiryOf(credential: Credential): Date | null {

@@ -69,6 +69,11 @@ export class Integrations {
     this.resolved.forget(id)
   }
 
+  /** Every process drops its cached copy (for example after the row was erased with its user). */
+  async changed(id: string): Promise<void> {
+    await this.resolved.changed(id)
+  }
+
   async list(userId: string, platform?: string): Promise<IntegrationRow[]> {
     let query = this.db.selectFrom('integrations').selectAll().where('user_id', '=', userId)
     if (platform) query = query.where('platform', '=', platform)
@@ -86,8 +91,9 @@ export class Integrations {
     const cacheKey = `${userId}\u0000${platform}\u0000${ref}`
     const cached = this.resolved.get(cacheKey)
     if (cached) return cached
+    const generation = this.resolved.generation()
     const row = await this.lookup(userId, platform, ref)
-    this.resolved.set(cacheKey, row)
+    this.resolved.set(cacheKey, row, generation)
     return row
   }
 

@@ -44,14 +44,24 @@ export async function requestToken(runtime: PlatformRuntime, fields: Record<stri
     ...Object.fromEntries(Object.entries(oauth2.extraTokenParams ?? {}).map(([k, v]) => [k, String(v)])),
   }
   const json = oauth2.tokenRequestBody === 'json'
-  const res = await request(url, {
-    method: 'POST',
-    headers: { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: json ? JSON.stringify(withNumbers(payload)) : new URLSearchParams(payload).toString(),
-    headersTimeout: TOKEN_TIMEOUT_MS,
-    bodyTimeout: TOKEN_TIMEOUT_MS,
-  })
-  const text = await res.body.text()
+  // An overall deadline too, not only idle timeouts: a refresh runs under a lease that lapses (LEASE_MS).
+  const signal = AbortSignal.timeout(TOKEN_TIMEOUT_MS)
+  let res: Awaited<ReturnType<typeof request>>
+  let text: string
+  try {
+    res = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: json ? JSON.stringify(withNumbers(payload)) : new URLSearchParams(payload).toString(),
+      headersTimeout: TOKEN_TIMEOUT_MS,
+      bodyTimeout: TOKEN_TIMEOUT_MS,
+      signal,
+    })
+    text = await res.body.text()
+  } catch (err) {
+    if (signal.aborted) throw new OAuthError('timeout', 0, `the token endpoint did not answer within ${TOKEN_TIMEOUT_MS / 1000} s`)
+    throw err
+  }
   let body: any
   try {
     body = JSON.parse(text)

@@ -11,6 +11,7 @@ let platform: http.Server
 let elsewhere: http.Server
 let elsewhereHits = 0
 const seen: Array<{ url: string; authorization?: string }> = []
+const stalled: http.ServerResponse[] = []
 
 const listen = (server: http.Server) => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)))
 
@@ -42,6 +43,19 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_RESPONSE_BYTES + 1) })
       return res.write('{"a":')
     }
+    if (req.url!.startsWith('/acct/api/silent')) {
+      stalled.push(res) // never answers
+      return
+    }
+    if (req.url!.startsWith('/acct/api/trickle')) {
+      // A byte every 20 ms for ever: no idle timeout ever fires.
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write('[')
+      const timer = setInterval(() => res.write(' '), 20)
+      res.on('close', () => clearInterval(timer))
+      stalled.push(res)
+      return
+    }
     if (req.url!.startsWith('/acct/api/chunked')) {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' })
       res.write('{"name":"caf')
@@ -54,6 +68,7 @@ beforeAll(async () => {
   platformUrl = await listen(platform)
 })
 afterAll(() => {
+  for (const res of stalled) res.destroy()
   platform?.close()
   elsewhere?.close()
 })
@@ -106,5 +121,17 @@ describe('host-pinned API client', () => {
     const before = seen.length
     await expect(client().get('/other/x')).rejects.toMatchObject({ code: 'invalid_input' })
     expect(seen.length).toBe(before)
+  })
+})
+
+describe('the deadline of one exchange', () => {
+  it.each([
+    ['never answers', '/api/silent'],
+    ['trickles its answer for ever', '/api/trickle'],
+  ])('a platform that %s gets a clear upstream timeout, not a hang', async (_what, path) => {
+    const api = createApiClient({ ...clientOptions(), timeoutMs: 300 })
+    const err = await api.request({ method: 'GET', path }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(AppError)
+    expect(err).toMatchObject({ code: 'upstream_error', message: 'the platform did not answer within 0.3 s' })
   })
 })

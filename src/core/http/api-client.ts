@@ -1,4 +1,5 @@
 import { Agent } from 'undici'
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../config.ts'
 import { AppError } from '../errors.ts'
 import { pauseAfter, rateLimited, retryAfterMs, sleep, type RateLimitFacts, type WaitMode } from '../limits/rate-limit-headers.ts'
 import type { BudgetWindow, RateBudget } from '../limits/budget.ts'
@@ -8,6 +9,12 @@ import { parseEndpoint, pinnedUrl, type PathPrefix } from '../proxy/endpoint.ts'
 
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 const REQUEST_TIMEOUT_MS = 30_000
+/**
+ * The default deadline of one exchange, from sending to the last byte of the answer: the idle
+ * timeouts below alone let a platform that trickles its answer hold a call for ever.
+ * SWITCHYARD_UPSTREAM_TIMEOUT_MS (docs/configuration.md) sets it.
+ */
+export const UPSTREAM_TIMEOUT_MS = DEFAULT_UPSTREAM_TIMEOUT_MS
 
 // One keep-alive pool for every upstream origin; undici's `request` never follows redirects.
 const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64, headersTimeout: REQUEST_TIMEOUT_MS, bodyTimeout: REQUEST_TIMEOUT_MS })
@@ -18,6 +25,7 @@ export interface ApiRequest {
   /** Relative path under the platform prefix, optionally with a query string. */
   path: string
   query?: Record<string, QueryValue>
+  /** Sent as JSON; a Blob (a file) is sent as its bytes, with its type as the content type. */
   body?: unknown
   headers?: Record<string, string>
 }
@@ -60,9 +68,12 @@ export interface ApiClientOptions {
   budget: { budget: RateBudget; windows: BudgetWindow[]; agentId: string }
   /**
    * Told when the platform refuses the credential itself (not one request), whichever step sent the
-   * request: a pre-built step that fails, or an API Call that returns the refusal as data.
+   * request: a pre-built step that fails, or an API Call that returns the refusal as data. `retry`:
+   * a replacement credential is in place (`authorize` uses it), so the request is sent once more.
    */
-  onCredentialRefused?: () => Promise<unknown>
+  onCredentialRefused?: () => Promise<'retry' | 'done'>
+  /** The deadline of one exchange with the platform; UPSTREAM_TIMEOUT_MS when unset. */
+  timeoutMs?: number
 }
 
 const DEFAULT_WAIT: WaitMode = { kind: 'wait', maxWaitMs: MAX_RETRY_WAIT_MS }
@@ -79,7 +90,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const url = pinnedUrl(options.baseUrl, options.pathPrefix, endpoint.path, endpoint.query)
     const mode = requestOptions.rateLimit ?? DEFAULT_WAIT
     const deadline = Date.now() + (mode.kind === 'wait' ? mode.maxWaitMs : 0)
-    const body = req.body === undefined ? undefined : JSON.stringify(req.body)
+    const file = req.body instanceof Blob ? req.body : undefined
+    const body = file ? new Uint8Array(await file.arrayBuffer()) : req.body === undefined ? undefined : JSON.stringify(req.body)
 
     const { budget, windows, agentId } = options.budget
     for (let attempt = 1; ; attempt++) {
@@ -91,13 +103,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         ...req.headers,
         ...(await options.authorize(req.method, url.toString())),
       }
-      if (body !== undefined) headers['content-type'] = 'application/json'
+      if (body !== undefined) headers['content-type'] = file ? file.type || 'application/octet-stream' : 'application/json'
 
       let outcome: Outcome
       let response: ApiResponse | undefined
       let pauseMs = 0
       try {
-        response = await sendOnce(url, req.method, headers, body)
+        response = await sendOnce(url, req.method, headers, body, options.timeoutMs ?? UPSTREAM_TIMEOUT_MS)
         pauseMs = pauseAfter(options.rateLimit, response.status, response.headers)
         // A 429, or nothing left until the reset: every process holds this credential back.
         if (pauseMs > 0) await budget.block(windows.map((w) => w.key), Date.now() + pauseMs)
@@ -108,7 +120,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           outcome = { kind: 'server_error', status: response.status }
         } else {
           if ((response.status === 401 || response.status === 403) && options.onCredentialRefused && options.toError(response).extras.credentialFailure) {
-            await options.onCredentialRefused()
+            if (await options.onCredentialRefused() === 'retry') continue
           }
           return response
         }
@@ -152,15 +164,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
  * `request` hands every answer over as a stream; nothing here needs one, since every body is read
  * whole, and in the bench the stream cost about a tenth of a millisecond per call.
  */
-function sendOnce(url: URL, method: HttpMethod, headers: Record<string, string>, body: string | undefined): Promise<ApiResponse> {
+function sendOnce(url: URL, method: HttpMethod, headers: Record<string, string>, body: string | Uint8Array | undefined, timeoutMs: number): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
     let status = 0
     let responseHeaders: Record<string, string> = {}
     const chunks: Buffer[] = []
     let size = 0
+    let timer: NodeJS.Timeout | undefined
     dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method, headers, body }, {
       // undici tells handler styles apart by this method: without it the others go unheard.
-      onRequestStart() {},
+      onRequestStart(controller) {
+        timer = setTimeout(() => {
+          const timedOut = new AppError('upstream_error', `the platform did not answer within ${timeoutMs / 1000} s`)
+          reject(timedOut)
+          controller.abort(timedOut)
+        }, timeoutMs)
+      },
       onResponseStart(controller, statusCode, received) {
         status = statusCode
         responseHeaders = flattenHeaders(received)
@@ -174,10 +193,12 @@ function sendOnce(url: URL, method: HttpMethod, headers: Record<string, string>,
         chunks.push(chunk)
       },
       onResponseEnd() {
+        clearTimeout(timer)
         const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')
         resolve({ status, headers: responseHeaders, body: parseBody(text, responseHeaders['content-type']) })
       },
       onResponseError(_controller, err) {
+        clearTimeout(timer)
         reject(err)
       },
     })

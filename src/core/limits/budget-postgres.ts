@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { ChangeFeed } from '../store/changes.ts'
 import type { Db } from '../store/database.ts'
 import { TtlCache } from '../ttl-cache.ts'
-import type { BudgetStore, BudgetWindow, TakeResult } from './budget.ts'
+import { MAX_WINDOW_MS, SWEEP_EVERY_MS, WINDOW_MARGIN_MS, type BudgetStore, type BudgetWindow, type TakeResult } from './budget.ts'
 
 /**
  * How long a process may miss a pause another process learned of, for tokens without a fixed
@@ -23,8 +23,13 @@ export class PostgresBudgetStore implements BudgetStore {
   /** Pauses as this process last read them, by key: when each ends, on this process's clock (0: none). */
   private readonly pauses = new TtlCache<number>(PAUSE_RECHECK_MS)
 
-  /** With a change feed, a pause one process learns of reaches the others at once. */
-  constructor(private readonly db: Db, private readonly changes?: ChangeFeed) {
+  private lastSweep = 0
+
+  /**
+   * With a change feed, a pause one process learns of reaches the others at once. `sweepEveryMs`:
+   * how often this process sweeps out requests older than any window and pauses that have ended.
+   */
+  constructor(private readonly db: Db, private readonly changes?: ChangeFeed, private readonly sweepEveryMs = SWEEP_EVERY_MS) {
     changes?.subscribe((kind, id) => {
       if (kind !== PAUSE) return
       const space = id.indexOf(' ')
@@ -36,6 +41,7 @@ export class PostgresBudgetStore implements BudgetStore {
 
   async tryTake(windows: BudgetWindow[]): Promise<TakeResult> {
     if (windows.every((w) => !Number.isFinite(w.limit))) return this.pausedFor(windows.map((w) => w.key))
+    await this.sweepIfDue()
     const sorted = [...windows].sort((a, b) => a.key.localeCompare(b.key))
     return this.db.transaction().execute(async (trx) => {
       for (const w of sorted) await sql`select pg_advisory_xact_lock(hashtextextended(${`budget:${w.key}`}, 0))`.execute(trx)
@@ -86,7 +92,20 @@ export class PostgresBudgetStore implements BudgetStore {
     this.pauses.set(key, Math.max(endsAt, this.pauses.get(key) ?? 0))
   }
 
+  /**
+   * A take prunes only its own keys, so keys nobody takes any more would stay for ever: every
+   * sweepEveryMs one take also deletes, for all keys, requests older than the longest window and
+   * pauses that have ended. Each process sweeps on its own schedule; sweeps are idempotent.
+   */
+  private async sweepIfDue(): Promise<void> {
+    if (Date.now() - this.lastSweep < this.sweepEveryMs) return
+    this.lastSweep = Date.now()
+    await sql`delete from rate_events where at_ms <= floor(extract(epoch from clock_timestamp()) * 1000)::bigint - ${MAX_WINDOW_MS + WINDOW_MARGIN_MS}`.execute(this.db)
+    await sql`delete from rate_blocks where until_ms <= floor(extract(epoch from clock_timestamp()) * 1000)::bigint`.execute(this.db)
+  }
+
   async block(keys: string[], untilMs: number): Promise<void> {
+    await this.sweepIfDue()
     // untilMs is on this process's clock; close enough for a platform-announced pause of seconds.
     for (const key of keys) {
       this.remember(key, untilMs)

@@ -23,6 +23,14 @@ export interface BudgetStore {
  * window may arrive just outside its. Each window is stretched by this much to absorb that.
  */
 export const WINDOW_MARGIN_MS = 150
+
+/** How often a store sweeps out the records of windows and pauses that have passed. */
+export const SWEEP_EVERY_MS = 60_000
+/**
+ * The longest window a budget may have. A shared store sweeps out requests older than this without
+ * knowing each key's window (platforms' windows are seconds: docs/platforms/).
+ */
+export const MAX_WINDOW_MS = 60 * 60_000
 const MIN_RETRY_MS = 5
 
 interface Waiter {
@@ -73,6 +81,8 @@ export class RateBudget {
 
 /** Windows stretched by the margin, and the key of the lane their waiters queue in. */
 function prepare(windows: BudgetWindow[]): { stretched: BudgetWindow[]; laneKey: string } {
+  const tooLong = windows.find((w) => w.windowMs > MAX_WINDOW_MS)
+  if (tooLong) throw new Error(`budget window ${tooLong.key} is longer than MAX_WINDOW_MS`)
   return {
     stretched: windows.map((w) => ({ ...w, windowMs: w.windowMs + WINDOW_MARGIN_MS })),
     laneKey: windows.map((w) => w.key).sort().join('|'),

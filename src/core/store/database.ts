@@ -3,6 +3,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { LocalChangeFeed, PostgresChangeFeed, type ChangeFeed } from './changes.ts'
 import { secureDataDir } from './data-dir.ts'
+import { withLease } from './leases.ts'
 import { migrationProvider } from './migrations.ts'
 import { KeyedMutex, Mutex } from './mutex.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
@@ -11,19 +12,15 @@ import type { Schema } from './schema.ts'
 
 export type Db = Kysely<Schema>
 
-/** Raw SQL access in the shape pg-boss expects, on either store. */
-export interface SqlExecutor {
-  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>
-}
-
 export interface Store {
   kind: 'pglite' | 'postgres'
   db: Db
-  sql: SqlExecutor
   /**
    * Runs `fn` while holding a lock named `key` that every process sharing the database respects.
-   * PostgreSQL: a session advisory lock on a dedicated connection. PGlite: an in-process lock, which
-   * is enough because a PGlite data directory is only ever opened by one process.
+   * PostgreSQL: a lease row (leases.ts), so no connection is held while `fn` runs or while waiting,
+   * and `fn` may use the pool freely; the lease lapses after LEASE_MS, so `fn` must finish within it.
+   * PGlite: an in-process lock, which is enough because a PGlite data directory is only ever opened
+   * by one process.
    */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>
   /** Tells every process on this store that a cached row changed. */
@@ -43,7 +40,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
 /**
  * PostgreSQL's default 128 MB buffer cache is sized for a shared server. The embedded store holds
- * one user's integrations and queue, so 16 MB keeps its working set cached and the default service
+ * one user's integrations and rate budgets, so 16 MB keeps its working set cached and the default service
  * about 100 MiB smaller.
  */
 const PGLITE_CONF = 'shared_buffers = 16MB'
@@ -61,15 +58,6 @@ async function openPGlite(options: { dataDir: string } | { memory: true }): Prom
   return {
     kind: 'pglite',
     db,
-    sql: {
-      // pg-boss sends multi-statement scripts without parameters; only exec() runs those on PGlite.
-      executeSql: (text, values) =>
-        mutex.run(async () => {
-          if (values && values.length > 0) return { rows: (await pglite.query(text, values)).rows }
-          const results = await pglite.exec(text)
-          return { rows: results.at(-1)?.rows ?? [] }
-        }),
-    },
     withLock: (key, fn) => locks.run(key, fn),
     changes: new LocalChangeFeed(),
     async close() {
@@ -79,27 +67,23 @@ async function openPGlite(options: { dataDir: string } | { memory: true }): Prom
   }
 }
 
+/**
+ * How long a query waits for a free pooled connection before failing. Nothing holds a connection
+ * across an outbound call, so a longer wait means the database itself is in trouble: fail loudly
+ * rather than hang (docs/scaling.md).
+ */
+export const POOL_ACQUIRE_TIMEOUT_MS = 10_000
+
 async function openPostgres(databaseUrl: string): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: POOL_ACQUIRE_TIMEOUT_MS })
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) })
   const changes = await PostgresChangeFeed.open(databaseUrl, pool)
+  const locks = new KeyedMutex()
   return {
     kind: 'postgres',
     db,
-    sql: { executeSql: async (text, values) => ({ rows: (await pool.query(text, values as any[])).rows }) },
-    async withLock(key, fn) {
-      const client = await pool.connect()
-      try {
-        await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [key])
-        try {
-          return await fn()
-        } finally {
-          await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [key])
-        }
-      } finally {
-        client.release()
-      }
-    },
+    // Holders in this process queue here first, so only one of them polls the lease.
+    withLock: (key, fn) => locks.run(key, () => withLease(db, key, fn)),
     changes,
     async close() {
       await changes.close()

@@ -82,6 +82,26 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0004_user_roles': {
+    async up(db: Kysely<any>) {
+      // Admins manage users (docs/security.md). An upgraded database makes its oldest user the admin,
+      // as a fresh one makes its first user one: there is always someone who can manage the others.
+      await db.schema.alterTable('users')
+        .addColumn('role', 'text', (c) => c.notNull().defaultTo('member').check(sql`role in ('admin','member')`))
+        .execute()
+      await sql`update users set role = 'admin' where id = (select id from users order by created_at, id limit 1)`.execute(db)
+    },
+  },
+  '0005_leases': {
+    async up(db: Kysely<any>) {
+      // Locks that hold no connection while held: the token refresh lock (docs/scaling.md).
+      await db.schema.createTable('leases')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute()
+    },
+  },
 }
 
 export const migrationProvider: MigrationProvider = {

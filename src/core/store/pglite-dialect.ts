@@ -13,7 +13,7 @@ import {
 import { Mutex } from './mutex.ts'
 
 // PGlite is one connection. Kysely transactions issue BEGIN … COMMIT as separate queries, so every
-// user of the connection (Kysely, pg-boss, locks) must take turns through one mutex; otherwise a
+// user of the connection must take turns through one mutex; otherwise a
 // query from elsewhere would land inside someone else's open transaction.
 export class PGliteDialect implements Dialect {
   constructor(private readonly pglite: PGlite, private readonly mutex: Mutex) {}

@@ -6,6 +6,7 @@ type Json<T> = ColumnType<T, string, string>
 type DefaultNow = ColumnType<Date, Date | string | undefined, Date | string>
 
 export type Plan = 'free' | 'pro' | 'enterprise'
+export type Role = 'admin' | 'member'
 export type IntegrationStatus = 'active' | 'needs_reconnection' | 'disconnected'
 export type ConnectedWith = 'authorization' | 'credentials'
 
@@ -14,6 +15,8 @@ export interface UsersTable {
   email: string
   name: string
   plan: Plan
+  /** admin: may manage users; member: only their own integrations and keys. */
+  role: ColumnType<Role, Role | undefined, Role>
   created_at: DefaultNow
 }
 
@@ -88,6 +91,13 @@ export interface RateBlocksTable {
   until_ms: string
 }
 
+/** Named leases held across processes (src/core/store/leases.ts); a row outlives its holder by at most its expiry. */
+export interface LeasesTable {
+  key: string
+  holder: string
+  expires_at: Date
+}
+
 export interface Schema {
   users: UsersTable
   api_keys: ApiKeysTable
@@ -97,4 +107,5 @@ export interface Schema {
   settings: SettingsTable
   rate_events: RateEventsTable
   rate_blocks: RateBlocksTable
+  leases: LeasesTable
 }

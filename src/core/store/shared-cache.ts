@@ -25,16 +25,29 @@ export class SharedCache<V> {
     })
   }
 
+  /**
+   * Bumped by every invalidation. A lookup that started before an invalidation may have read the
+   * row as it was before the change, so it is not cached (see `set`).
+   */
+  private invalidations = 0
+
   get(key: string): V | undefined {
     return this.entries.get(key)
   }
 
-  set(key: string, value: V): void {
-    this.entries.set(key, value)
+  /** Take this before reading the row from storage, and give it to `set`. */
+  generation(): number {
+    return this.invalidations
+  }
+
+  /** Caches a row read since `generation`, unless a change was announced while it was being read. */
+  set(key: string, value: V, generation: number): void {
+    if (generation === this.invalidations) this.entries.set(key, value)
   }
 
   /** Drops this process's copies of the row. */
   forget(id: string): void {
+    this.invalidations++
     this.entries.deleteWhere((value) => this.idOf(value) === id)
   }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openStore, type Store } from './database.ts'
-import { startQueue } from './queue.ts'
+import { withLease } from './leases.ts'
 
 // The store's tests always run on PGlite, and again on PostgreSQL when TEST_DATABASE_URL is set.
 const stores: Array<[string, () => Promise<Store>]> = [['pglite', () => openStore({ memory: true })]]
@@ -40,18 +40,32 @@ describe.each(stores)('store on %s', (_name, open) => {
     })))
     expect(maxInside).toBe(1)
   })
+})
 
-  it('runs pg-boss: a job sent is fetched and completed', async () => {
-    const boss = await startQueue(store)
-    try {
-      const queue = `q-${Math.random().toString(36).slice(2)}`
-      await boss.createQueue(queue)
-      await boss.send(queue, { hello: 'world' })
-      const [job] = await boss.fetch<{ hello: string }>(queue)
-      expect(job.data.hello).toBe('world')
-      await boss.complete(queue, job.id)
-    } finally {
-      await boss.stop({ graceful: false, wait: true })
-    }
+describe.runIf(process.env.TEST_DATABASE_URL)('leases on PostgreSQL', () => {
+  let store: Store
+  beforeAll(async () => { store = await openStore({ databaseUrl: process.env.TEST_DATABASE_URL! }) })
+  afterAll(async () => { await store?.close() })
+
+  it('a lease whose holder never lets go lapses, and the next holder gets in', async () => {
+    const key = `lapse-${Math.random()}`
+    let releaseFirst!: () => void
+    const firstInside = new Promise<void>((resolve) => {
+      void withLease(store.db, key, () => { resolve(); return new Promise<void>((r) => { releaseFirst = r }) }, { leaseMs: 200 })
+    })
+    await firstInside
+    // The first holder is still inside (it waits for us); only the lapse can let the second in.
+    const second = await withLease(store.db, key, async () => 'second got in', { leaseMs: 200 })
+    expect(second).toBe('second got in')
+    releaseFirst()
+  })
+
+  it('holds no connection while held: more holders than the pool has connections all get through', async () => {
+    const holders = Array.from({ length: 30 }, (_, i) => withLease(store.db, `pool-${i}-${Math.random()}`, async () => {
+      // Each holder reads through the same pool while holding its lease.
+      await store.db.selectFrom('users').select('id').limit(1).execute()
+      return i
+    }))
+    expect(await Promise.all(holders)).toEqual(Array.from({ length: 30 }, (_, i) => i))
   })
 })

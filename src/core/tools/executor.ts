@@ -3,6 +3,7 @@ import type { User } from '../access/users.ts'
 import type { ApiClientFactory } from '../connections/clients.ts'
 import { needsRefresh, type Credentials } from '../connections/credentials.ts'
 import type { Integrations } from '../connections/integrations.ts'
+import type { CredentialRefusals } from '../connections/refusals.ts'
 import { AppError, invalidInput, notFound } from '../errors.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { ToolRegistry } from './catalog.ts'
@@ -18,6 +19,7 @@ export class ToolExecutor {
     private readonly integrations: Integrations,
     private readonly credentials: Credentials,
     private readonly clients: ApiClientFactory,
+    private readonly refusals: CredentialRefusals,
   ) {}
 
   /** `agentId` names who is calling (an API key, a session, an agent run): budgets are fair between them. */
@@ -36,10 +38,8 @@ export class ToolExecutor {
     // Fails early and clearly when disconnected; later attempts reuse the token until it needs refreshing.
     let credential = await this.credentials.current(integration, runtime)
     const fresh = async () => (needsRefresh(credential) ? (credential = await this.credentials.current(integration, runtime)) : credential)
-    // Flagged only if the stored credential is still the one refused (a refresh may have replaced it).
-    const sealed = integration.credentials
-    const flag = sealed ? () => this.integrations.markNeedsReconnection(integration.id, sealed) : undefined
-    const api = this.clients.create(runtime, integration.fields, credential, fresh, agentId, flag)
+    const onRefused = this.refusals.forRun(integration, runtime, agentId, { get: () => credential, set: (next) => { credential = next } })
+    const api = this.clients.create(runtime, integration.fields, credential, fresh, agentId, onRefused)
     const withPastedCredentials = (values: Record<string, string>) =>
       this.clients.forCredential(runtime, integration.fields, { kind: 'pasted', values, issued_at: Date.now() }, agentId)
     const output = await tool.run({ api, integration: { id: integration.id, accountName: integration.account_name, fields: integration.fields }, withPastedCredentials }, input)

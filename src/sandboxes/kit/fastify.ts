@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { IncomingRequest, SandboxResponse } from './http.ts'
 
-/** Reads a Fastify request into the sandbox handlers' shape; the body arrives as raw text. */
+/** Reads a Fastify request into the sandbox handlers' shape; the body arrives as raw bytes. */
 export function incomingRequest(request: FastifyRequest): IncomingRequest {
   const rawUrl = request.raw.url ?? '/'
   const queryAt = rawUrl.indexOf('?')
@@ -10,8 +10,10 @@ export function incomingRequest(request: FastifyRequest): IncomingRequest {
     path: queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt),
     query: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
     headers: request.headers,
-    rawBody: typeof request.body === 'string' ? request.body : undefined,
+    rawBody: Buffer.isBuffer(request.body) ? request.body.toString('utf8') : typeof request.body === 'string' ? request.body : undefined,
+    rawBytes: Buffer.isBuffer(request.body) ? request.body : undefined,
     origin: `${request.protocol}://${request.headers.host ?? 'localhost'}`,
+    remoteAddress: request.ip,
   }
 }
 

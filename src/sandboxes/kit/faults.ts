@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 
 /**
- * Injected faults for the sandboxes' tests (DESIGN §6): latency, error answers, dropped
+ * Injected faults for the sandboxes' tests (docs/sandbox.md): latency, error answers, dropped
  * connections, forced 429s. Each sandbox applies them to its API and token endpoints, never to its
  * control API or HTML pages. The first matching fault wins; `times` bounds how often it fires.
  */

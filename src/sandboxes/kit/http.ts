@@ -6,15 +6,38 @@ export interface IncomingRequest {
   path: string
   query: URLSearchParams
   headers: Record<string, string | string[] | undefined>
+  /** The body as UTF-8 text, which most endpoints parse. */
   rawBody: string | undefined
+  /** The body's bytes as received, for endpoints that take files (Zendesk's uploads). */
+  rawBytes?: Buffer
   /** `http://host:port` as the client addressed us (Host header): returned URLs and OAuth 1.0a signatures use it. */
   origin: string
+  /** The client's IP address (Vercel limits unauthenticated requests per address). */
+  remoteAddress: string
 }
 
 /** A header's first value; names are matched case-insensitively. */
 export function header(req: { headers: Record<string, string | string[] | undefined> }, name: string): string | undefined {
   const value = req.headers[name.toLowerCase()]
   return Array.isArray(value) ? value[0] : value
+}
+
+/** Percent-decodes a path segment or cookie value; malformed encoding is left as sent, never thrown. */
+export function decodeOrKeep(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+/** A cookie's value (percent-decoded where the encoding is sound), or undefined when it is not sent. */
+export function cookieValue(req: { headers: Record<string, string | string[] | undefined> }, name: string): string | undefined {
+  for (const part of (header(req, 'cookie') ?? '').split(';')) {
+    const at = part.indexOf('=')
+    if (at > 0 && part.slice(0, at).trim() === name) return decodeOrKeep(part.slice(at + 1).trim())
+  }
+  return undefined
 }
 
 /** What a sandbox handler answers; the sandbox's Fastify route writes it out. */

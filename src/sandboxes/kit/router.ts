@@ -1,3 +1,5 @@
+import { decodeOrKeep } from './http.ts'
+
 /** What the router needs of a sandbox route: its method and path template. */
 export interface RouteShape {
   method: string
@@ -15,14 +17,6 @@ interface Compiled<R> {
   route: R
   pattern: RegExp
   names: string[]
-}
-
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
-  }
 }
 
 /** Matches a request to the first route whose method and path template fit. Shared by every sandbox. */
@@ -50,7 +44,7 @@ export class PathRouter<R extends RouteShape> {
       const found = pattern.exec(path)
       if (!found) continue
       const params: Record<string, string> = {}
-      names.forEach((name, i) => (params[name] = decode(found[i + 1] as string)))
+      names.forEach((name, i) => (params[name] = decodeOrKeep(found[i + 1] as string)))
       return { route, params }
     }
     return undefined

@@ -1,5 +1,7 @@
+import type { FastifyPluginAsync } from 'fastify'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { startSandbox, type StartedSandbox } from './start.ts'
 
 /**
  * Helpers shared by the sandboxes' own tests (real HTTP on 127.0.0.1). Each platform's
@@ -162,4 +164,12 @@ export async function startReceiver(): Promise<Receiver> {
       server.close(() => resolve())
     })
   return receiver
+}
+
+/**
+ * Starts a sandbox plugin on 127.0.0.1 (ephemeral port) for a test, with `control()` bound to it:
+ * each platform's `startTestSandbox` is this plus its own helpers.
+ */
+export async function startSandboxForTest(plugin: FastifyPluginAsync, prefix: string): Promise<StartedSandbox & SandboxControl> {
+  return withControl(await startSandbox(plugin, prefix))
 }

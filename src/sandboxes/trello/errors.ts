@@ -1,8 +1,10 @@
 import { jsonResponse, textResponse, type SandboxResponse } from './http.ts'
 
 /**
- * Trello's error bodies (platform-apis.md §2.4): mostly plain text. [CAP] marks text captured
- * from real responses, [UNV] a choice made where the facts are silent.
+ * Trello's error bodies (platform-apis.md §2.4): mostly plain text, captured as
+ * `text/plain; charset=utf-8` (nathonius/obsidian-trello#21, Manatee.Trello#24), which is what the
+ * kit's textResponse sends. [CAP] marks text captured from real responses, [UNV] a choice made
+ * where the facts are silent.
  */
 
 /** Thrown by handlers and lookups; the API pipeline answers with its response. */

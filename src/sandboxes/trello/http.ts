@@ -1,11 +1,10 @@
-import { header, isRecord, type IncomingRequest, type SandboxResponse } from '../kit/http.ts'
+import { parseBody as parseWithRules, type BodyRules } from '../kit/body.ts'
+import { isRecord, type IncomingRequest, type SandboxResponse } from '../kit/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../kit/http.ts'
+export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header, cookieValue } from '../kit/http.ts'
 export type { IncomingRequest, SandboxResponse } from '../kit/http.ts'
-
-/** Trello's plain-text bodies were captured as `text/plain; charset=utf-8` (nathonius/obsidian-trello#21, Manatee.Trello#24). */
-export const TEXT_PLAIN = 'text/plain; charset=utf-8'
+export { isFormBody } from '../kit/body.ts'
 
 export function formResponse(status: number, values: Record<string, string>, headers: Record<string, string> = {}): SandboxResponse {
   return {
@@ -15,45 +14,19 @@ export function formResponse(status: number, values: Record<string, string>, hea
   }
 }
 
-export function isFormBody(req: IncomingRequest): boolean {
-  return (header(req, 'content-type') ?? '').toLowerCase().includes('application/x-www-form-urlencoded')
-}
-
 export type ParsedBody = { ok: true; value: Record<string, unknown> } | { ok: false; reason: string }
 
 /**
- * Parses a body into a flat record: form-encoded (what most Trello clients send), JSON (an
- * object), or nothing. A body without a Content-Type is tried as JSON, then as a form.
- * Other types (multipart uploads, text) are ignored rather than refused.
+ * Trello's bodies: form-encoded (what most Trello clients send), JSON, or nothing. A body without
+ * a Content-Type is tried as JSON, then as a form. Other types (multipart uploads, text) are
+ * ignored rather than refused.
  */
-export function parseBody(req: IncomingRequest): ParsedBody {
-  const raw = req.rawBody
-  if (raw === undefined || raw.trim() === '') return { ok: true, value: {} }
-  const contentType = (header(req, 'content-type') ?? '').toLowerCase()
-  if (contentType.includes('application/x-www-form-urlencoded')) return { ok: true, value: Object.fromEntries(new URLSearchParams(raw)) }
-  if (contentType === '' || contentType.includes('json')) {
-    try {
-      const value = JSON.parse(raw) as unknown
-      if (!isRecord(value)) return { ok: false, reason: 'body must be a JSON object' }
-      return { ok: true, value }
-    } catch (error) {
-      if (contentType === '' && !raw.trim().startsWith('{')) return { ok: true, value: Object.fromEntries(new URLSearchParams(raw)) }
-      return { ok: false, reason: error instanceof Error ? error.message : 'invalid JSON' }
-    }
-  }
-  return { ok: true, value: {} }
-}
+const TRELLO_BODIES: BodyRules = { untyped: 'json-or-form', otherTypes: 'ignore', repeatedFormNames: 'last' }
 
-export function cookieValue(req: IncomingRequest, name: string): string | undefined {
-  for (const part of (header(req, 'cookie') ?? '').split(';')) {
-    const [key, ...rest] = part.trim().split('=')
-    if (key === name) {
-      try {
-        return decodeURIComponent(rest.join('='))
-      } catch {
-        return undefined
-      }
-    }
-  }
-  return undefined
+/** The body as a flat record (empty when there is none); JSON must be an object. */
+export function parseBody(req: IncomingRequest): ParsedBody {
+  const parsed = parseWithRules(req, TRELLO_BODIES)
+  if (!parsed.ok) return parsed
+  if (parsed.value === undefined) return { ok: true, value: {} }
+  return isRecord(parsed.value) ? { ok: true, value: parsed.value } : { ok: false, reason: 'body must be a JSON object' }
 }

@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto'
+import { BASE62, randomHex, randomString } from '../kit/ids.ts'
 
 /** Trello ids are Mongo ObjectIds: 24 lowercase hex characters (§2.2, T-ARCH card.html). */
 export const OBJECT_ID = /^[0-9a-f]{24}$/
@@ -8,15 +8,13 @@ export const SHORT_LINK = /^[0-9A-Za-z]{8}$/
 export const API_KEY = /^[0-9a-f]{32}$/
 export const USER_TOKEN = /^[0-9a-f]{64}$/
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-
 /**
  * Makes ObjectIds the way MongoDB does: 4 bytes of creation time in seconds, 5 random bytes
  * fixed per process (here: per sandbox), 3 bytes of counter. Ids therefore sort by creation
  * time, and within one second by creation order, as Trello's do.
  */
 export class ObjectIdFactory {
-  private readonly machine = randomBytes(5).toString('hex')
+  private readonly machine = randomHex(5)
   private counter = 0
 
   next(nowMs: number): string {
@@ -26,17 +24,9 @@ export class ObjectIdFactory {
   }
 }
 
-/** The creation time embedded in an ObjectId. */
-export function objectIdTime(id: string): number {
-  return parseInt(id.slice(0, 8), 16) * 1000
-}
-
 export function shortLink(): string {
-  let out = ''
-  for (let i = 0; i < 8; i += 1) out += BASE62[randomInt(BASE62.length)]
-  return out
+  return randomString(BASE62, 8)
 }
 
-export function hex(bytes: number): string {
-  return randomBytes(bytes).toString('hex')
-}
+/** Random hex of `bytes` bytes: keys, secrets, tokens and OAuth 1.0a values. */
+export { randomHex as hex } from '../kit/ids.ts'

@@ -1,12 +1,12 @@
+import { FixedWindows, type Window } from '../kit/rate-window.ts'
 import { rateLimited } from './errors.ts'
 import type { SandboxResponse } from './http.ts'
 
 /**
  * Trello's API limits (§2.5, T-RL): 300 requests per 10 s per API key and 100 per 10 s per
- * token. Trello does not say how its windows move; the sandbox uses fixed windows aligned to
- * multiples of the interval on the sandbox clock, so a test that advances the clock by one
- * interval gets a fresh budget exactly. Refused requests do not use up the budget. The
- * separate 100/900 s limit on `/1/members/` is not emulated.
+ * token. Trello does not say how its windows move; the sandbox uses the kit's fixed windows
+ * (aligned to multiples of the interval on the sandbox clock). Refused requests do not use up
+ * the budget. The separate 100/900 s limit on `/1/members/` is not emulated.
  */
 export interface RateLimitSettings {
   tokenMax: number
@@ -19,23 +19,12 @@ export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = { tokenMax: 100,
 
 export type RateDecision = { allowed: true; headers: Record<string, string> } | { allowed: false; response: SandboxResponse }
 
-interface Window {
-  start: number
-  count: number
-}
-
 export class RateLimiter {
   settings: RateLimitSettings = { ...DEFAULT_RATE_LIMITS }
-  private readonly windows = new Map<string, Window>()
+  private readonly windows = new FixedWindows()
 
   private window(id: string, now: number): Window {
-    const start = Math.floor(now / this.settings.intervalMs) * this.settings.intervalMs
-    let window = this.windows.get(id)
-    if (!window || window.start !== start) {
-      window = { start, count: 0 }
-      this.windows.set(id, window)
-    }
-    return window
+    return this.windows.current(id, this.settings.intervalMs, now)
   }
 
   /** Header names and values as captured in 2020 (T-TACO). */

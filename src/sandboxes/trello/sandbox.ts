@@ -1,12 +1,18 @@
-import { FaultInjector } from '../kit/faults.ts'
+import { describedErrors } from '../kit/control.ts'
+import { SandboxInstance } from '../kit/instance.ts'
 import { ObjectIdFactory } from './ids.ts'
 import { NonceCache } from './oauth1/nonces.ts'
 import { RateLimiter } from './rate-limit.ts'
-import { RequestLog } from './request-log.ts'
+import type { LogSecrets } from '../kit/request-log.ts'
 import { seedStore } from './seed.ts'
 import { TrelloStore } from './state.ts'
-import { SandboxClock } from '../kit/clock.ts'
 import { DeliveryQueue } from './webhooks/dispatcher.ts'
+
+/** Credentials in requests, masked in the request log: query values, and tokens in `/1/tokens/{token}/...`. */
+const REQUEST_LOG_SECRETS: LogSecrets = {
+  params: ['key', 'token', 'oauth_signature', 'oauth_token', 'oauth_verifier', 'oauth_consumer_key', 'password'],
+  path: (path) => path.replace(/(\/tokens\/)[^/?]+/gi, '$1[redacted]'),
+}
 
 export interface TrelloSandboxOptions {
   /** Load the seeded members, app and "Roadmap" board (default true). */
@@ -17,24 +23,23 @@ export interface TrelloSandboxOptions {
 export const DEFAULT_CALLBACK_CHECK_TIMEOUT_MS = 5000
 
 /** One sandbox instance: its state plus the test machinery around it. State lives in memory. */
-export class TrelloSandbox {
-  readonly clock = new SandboxClock()
+export class TrelloSandbox extends SandboxInstance<TrelloStore> {
   readonly ids = new ObjectIdFactory()
-  readonly faults = new FaultInjector()
-  readonly requestLog = new RequestLog()
   readonly rateLimiter = new RateLimiter()
   readonly nonces = new NonceCache()
-  store: TrelloStore
   deliveries: DeliveryQueue
   callbackCheckTimeoutMs = DEFAULT_CALLBACK_CHECK_TIMEOUT_MS
 
-  constructor(private readonly options: TrelloSandboxOptions = {}) {
-    this.store = this.freshStore()
+  constructor(options: TrelloSandboxOptions = {}) {
+    super({
+      emptyStore: () => new TrelloStore(),
+      seed: seedStore,
+      seeded: options.seed,
+      logSecrets: REQUEST_LOG_SECRETS,
+      // Trello tests need 4xx faults, and Trello's own 429s carry no Retry-After.
+      control: { errors: describedErrors, faultRules: { minStatus: 400, defaultRetryAfter: null } },
+    })
     this.deliveries = this.freshDeliveries()
-  }
-
-  now(): number {
-    return this.clock.now()
   }
 
   /** A new ObjectId stamped with the sandbox clock. */
@@ -42,27 +47,17 @@ export class TrelloSandbox {
     return this.ids.next(this.now())
   }
 
-  /** Back to the state right after start: seed, clock, faults, log, limits, deliveries. */
-  reset(): void {
+  /** Limits, nonces, delivery settings and deliveries (pending ones cancelled) back to start. */
+  protected override resetOwnParts(): void {
     this.deliveries.stop()
-    this.clock.reset()
-    this.faults.clear()
-    this.requestLog.clear()
     this.rateLimiter.clear()
     this.nonces.clear()
     this.callbackCheckTimeoutMs = DEFAULT_CALLBACK_CHECK_TIMEOUT_MS
-    this.store = this.freshStore()
     this.deliveries = this.freshDeliveries()
   }
 
   close(): void {
     this.deliveries.stop()
-  }
-
-  private freshStore(): TrelloStore {
-    const store = new TrelloStore()
-    if (this.options.seed !== false) seedStore(store)
-    return store
   }
 
   private freshDeliveries(): DeliveryQueue {

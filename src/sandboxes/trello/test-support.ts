@@ -1,8 +1,9 @@
-import { call, controlOrThrow, parseForm, postForm, withControl, type CallInit, type JsonCall, type SandboxControl } from '../kit/test-support.ts'
-import { startTrelloSandbox, type StartedTrelloSandbox } from './index.ts'
+import type { StartedSandbox } from '../kit/start.ts'
+import { call, controlOrThrow, parseForm, postForm, startSandboxForTest, type CallInit, type JsonCall, type SandboxControl } from '../kit/test-support.ts'
+import { DEFAULT_PREFIX, trelloSandbox } from './index.ts'
 import { SEED } from './seed.ts'
 
-/** Helpers for the sandbox's own tests (real HTTP on 127.0.0.1); the generic ones live in core. */
+/** Helpers for the sandbox's own tests (real HTTP on 127.0.0.1); the generic ones live in the kit. */
 
 export { call, parseForm, parseForms, postForm, startReceiver, type CallInit, type Receiver, type ReceivedRequest } from '../kit/test-support.ts'
 export type Call = JsonCall
@@ -13,7 +14,7 @@ export const ADA = SEED.members.ada
 export const GRACE = SEED.members.grace
 export const PASSWORD = SEED.password
 
-export interface TestSandbox extends StartedTrelloSandbox, SandboxControl {
+export interface TestSandbox extends StartedSandbox, SandboxControl {
   /** Mints a token through the control API (default: all scopes, never expires). */
   token(member: string, options?: { scope?: string; expiration?: string; key?: string }): Promise<string>
   /** Calls `${url}${path}` with `key` and `token` in the query. */
@@ -23,7 +24,7 @@ export interface TestSandbox extends StartedTrelloSandbox, SandboxControl {
 }
 
 export async function startTestSandbox(options: { seed?: boolean } = {}): Promise<TestSandbox> {
-  const started = withControl(await startTrelloSandbox(options))
+  const started = await startSandboxForTest(trelloSandbox(options), DEFAULT_PREFIX)
   return {
     ...started,
     token: async (member, opts = {}) => (await controlOrThrow(started.control, '/tokens', { member, ...opts }, 201, 'mint')).token as string,

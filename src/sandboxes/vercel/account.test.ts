@@ -23,7 +23,8 @@ describe('user and teams', () => {
   it('GET /v2/user', async () => {
     const r = await api('/v2/user', teamToken)
     expect(r.status).toBe(200)
-    expect(r.body.user).toMatchObject({ id: SEED.user.id, uid: SEED.user.id, email: 'ada@vercel.test', name: 'Ada Lovelace', username: 'ada', avatar: null, defaultTeamId: null })
+    expect(r.body.user).toMatchObject({ id: SEED.user.id, email: 'ada@vercel.test', name: 'Ada Lovelace', username: 'ada', avatar: null, defaultTeamId: null })
+    expect(r.body.user).not.toHaveProperty('uid')
   })
 
   it('GET /v2/teams: a personal token sees every membership, a team token only its team', async () => {

@@ -79,7 +79,7 @@ const listDomains = guarded((ctx: ApiContext) => {
 const showDomain = (ctx: ApiContext) => {
   const domain = ctx.store.domains.get((ctx.params.domain as string).toLowerCase())
   if (!domain || domain.ownerId !== ctx.ownerId) return notFound(`The domain "${ctx.params.domain}" was not found`)
-  return jsonResponse(200, { domain: domainJson(ctx.store, domain) })
+  return jsonResponse(200, { domain: domainJson(ctx.store, domain, true) })
 }
 
 export const accountRoutes: ApiRoute[] = [

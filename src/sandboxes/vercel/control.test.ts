@@ -107,7 +107,7 @@ describe('request log', () => {
     await call(`${sandbox.url}/v2/oauth/access_token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic c2VjcmV0' }, body: 'client_secret=x' })
     const log = (await sandbox.control('/requests')).body.requests
     expect(log).toHaveLength(2)
-    expect(log[0].path).toBe(`/v9/projects?teamId=${SEED.team.id}&code=%5Bredacted%5D&client_secret=%5Bredacted%5D`)
+    expect(log[0].path).toBe('/vercel/v9/projects')
     expect(log[0]).toMatchObject({ method: 'GET', status: 200, query: { teamId: SEED.team.id, code: '[redacted]', client_secret: '[redacted]' } })
     expect(log[0].headers.authorization).toBe('Bearer [redacted]')
     expect(log[0].headers.cookie).toBe('[redacted]')
@@ -142,13 +142,15 @@ describe('control API', () => {
   })
 
   it('clock: GET, advance, set; reset restores the seed', async () => {
-    const before = (await sandbox.control('/clock')).body.now
-    const advanced = (await sandbox.control('/clock', { body: { advance_ms: 3_600_000 } })).body.now
+    const before = (await sandbox.control('/clock')).body.now_ms
+    const advanced = (await sandbox.control('/clock', { body: { advance_ms: 3_600_000 } })).body.now_ms
     expect(advanced - before).toBeGreaterThanOrEqual(3_600_000)
-    expect((await sandbox.control('/clock', { body: { set: 2_000_000_000_000 } })).body.now).toBeGreaterThanOrEqual(2_000_000_000_000)
+    const set = (await sandbox.control('/clock', { body: { set: 2_000_000_000_000 } })).body
+    expect(set.now_ms).toBeGreaterThanOrEqual(2_000_000_000_000)
+    expect(set.now).toMatch(/^2033-05-18T/)
     await call(`${sandbox.url}/v10/projects`, { token, json: { name: 'temp' } })
     await sandbox.control('/reset', { method: 'POST' })
-    expect(Math.abs((await sandbox.control('/clock')).body.now - Date.now())).toBeLessThan(5_000)
+    expect(Math.abs((await sandbox.control('/clock')).body.now_ms - Date.now())).toBeLessThan(5_000)
     const fresh = await sandbox.token()
     expect((await call(`${sandbox.url}/v9/projects/temp`, { token: fresh })).status).toBe(404)
     // Tokens minted before the reset are gone.

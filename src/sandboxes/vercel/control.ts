@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto'
-import { parseFaultSpec } from '../kit/faults.ts'
 import { emptyResponse, isRecord, jsonResponse, parseBody, type IncomingRequest, type SandboxResponse } from './http.ts'
+import type { ControlErrors } from '../kit/control.ts'
+import { randomBase64Url } from '../kit/ids.ts'
 import { accessToken, teamId as newTeamId, userId as newUserId } from './ids.ts'
 import { DEPLOYMENT_STATES, TEAM_ROLES, type DeploymentState, type TeamRole } from './model.ts'
 import { deploymentJson, projectJson, teamJson, userJson } from './presenters.ts'
@@ -11,6 +11,9 @@ import { FRAMEWORKS, validProjectName } from './validate.ts'
 /** Sandbox-only control API under `/_control` (JSON in and out; errors `{"error": "..."}`). */
 
 const problem = (status: number, message: string) => jsonResponse(status, { error: message })
+
+/** How the shared control routes (kit/control.ts) word Vercel's control errors. */
+export const VERCEL_CONTROL_ERRORS: ControlErrors = { badRequest: (message) => problem(400, message), notFound: (message) => problem(404, message) }
 
 function ownerRef(sandbox: VercelSandbox, ref: unknown): string | undefined {
   if (typeof ref !== 'string') return undefined
@@ -60,10 +63,7 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
       ],
     })
   }
-  if (path === '/reset' && m === 'POST') {
-    sandbox.reset()
-    return jsonResponse(200, { ok: true })
-  }
+  if (path === '/reset' && m === 'POST') return sandbox.control.reset()
 
   if (path === '/users' && m === 'POST') {
     const username = body.username
@@ -173,8 +173,8 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
     const client = {
       slug: body.slug,
       name: typeof body.name === 'string' ? body.name : body.slug,
-      clientId: typeof body.client_id === 'string' ? body.client_id : `oac_${randomBytes(12).toString('base64url')}`,
-      clientSecret: typeof body.client_secret === 'string' ? body.client_secret : randomBytes(18).toString('base64url'),
+      clientId: typeof body.client_id === 'string' ? body.client_id : `oac_${randomBase64Url(12)}`,
+      clientSecret: typeof body.client_secret === 'string' ? body.client_secret : randomBase64Url(18),
       redirectUris: redirectUris as string[],
       allowLoopback: body.allow_loopback === true,
     }
@@ -183,43 +183,21 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
   }
 
   if (path === '/clock') {
-    if (m === 'POST') {
-      if (body.advance_ms !== undefined) {
-        if (typeof body.advance_ms !== 'number' || !Number.isFinite(body.advance_ms) || body.advance_ms < 0) return problem(400, 'advance_ms must be a non-negative number')
-        sandbox.clock.advance(body.advance_ms)
-      } else if (body.set !== undefined || body.now !== undefined) {
-        const at = body.set ?? body.now
-        if (typeof at !== 'number' || !Number.isFinite(at)) return problem(400, 'set must be epoch ms')
-        sandbox.clock.set(at)
-      } else return problem(400, 'give advance_ms or set')
-      sandbox.tick()
-    } else if (m !== 'GET') return problem(405, 'GET or POST')
-    return jsonResponse(200, { now: sandbox.now() })
+    if (m === 'POST') return sandbox.control.moveClock(body)
+    if (m !== 'GET') return problem(405, 'GET or POST')
+    return sandbox.control.getClock()
   }
 
   if (seg[0] === 'faults') {
-    if (seg.length === 1 && m === 'GET') return jsonResponse(200, { faults: sandbox.faults.list() })
-    if (seg.length === 1 && m === 'POST') {
-      const spec = parseFaultSpec(parsed.value)
-      if (!spec.ok) return problem(400, spec.problem)
-      return jsonResponse(201, sandbox.faults.add(spec.spec))
-    }
-    if (seg.length === 1 && m === 'DELETE') {
-      sandbox.faults.clear()
-      return emptyResponse(204)
-    }
-    if (seg.length === 2 && m === 'DELETE') return sandbox.faults.remove(seg[1] as string) ? emptyResponse(204) : problem(404, 'unknown fault')
+    if (seg.length === 1 && m === 'GET') return sandbox.control.listFaults()
+    if (seg.length === 1 && m === 'POST') return sandbox.control.addFault(parsed.value)
+    if (seg.length === 1 && m === 'DELETE') return sandbox.control.clearFaults()
+    if (seg.length === 2 && m === 'DELETE') return sandbox.control.removeFault(seg[1] as string)
   }
 
   if (path === '/requests') {
-    if (m === 'GET') {
-      const limit = req.query.get('limit')
-      return jsonResponse(200, { requests: sandbox.requestLog.list(limit ? Number(limit) : undefined) })
-    }
-    if (m === 'DELETE') {
-      sandbox.requestLog.clear()
-      return emptyResponse(204)
-    }
+    if (m === 'GET') return sandbox.control.listRequests(req.query)
+    if (m === 'DELETE') return sandbox.control.clearRequests()
   }
 
   if (seg[0] === 'deliveries') {

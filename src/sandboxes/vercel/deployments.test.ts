@@ -106,7 +106,7 @@ describe('state machine on the sandbox clock', () => {
     expect(building.buildingAt).toBe(building.createdAt + 2_000)
     await sandbox.advance(8_000)
     const ready = (await get(id)).body
-    expect(ready).toMatchObject({ readyState: 'READY', status: 'READY', ready: ready.createdAt + 10_000, aliasAssigned: ready.createdAt + 10_000 })
+    expect(ready).toMatchObject({ readyState: 'READY', status: 'READY', ready: ready.createdAt + 10_000, aliasAssigned: true, aliasAssignedAt: ready.createdAt + 10_000 })
   })
 
   it('meta.sandboxOutcome "error" ends in ERROR', async () => {

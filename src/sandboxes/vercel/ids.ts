@@ -1,17 +1,7 @@
-import { randomBytes } from 'node:crypto'
+import { BASE62, LOWER36, randomString } from '../kit/ids.ts'
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-const LOWER36 = '0123456789abcdefghijklmnopqrstuvwxyz'
-
-function randomFrom(alphabet: string, length: number): string {
-  const bytes = randomBytes(length)
-  let out = ''
-  for (let i = 0; i < length; i++) out += alphabet[(bytes[i] as number) % alphabet.length]
-  return out
-}
-
-export const base62 = (length: number): string => randomFrom(BASE62, length)
-export const lower36 = (length: number): string => randomFrom(LOWER36, length)
+export const base62 = (length: number): string => randomString(BASE62, length)
+export const lower36 = (length: number): string => randomString(LOWER36, length)
 
 /** Vercel ids: a prefix and base62 (`dpl_` 28 chars, `prj_` 28, `team_` 24, `icfg_` 24) [CAP shapes]. */
 export const deploymentId = (): string => `dpl_${base62(28)}`

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto'
-import { cookies, escapeHtml, htmlResponse, isRecord, parseBody, redirectResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
+import { randomBase64Url } from '../kit/ids.ts'
+import { cookieValue, escapeHtml, htmlResponse, isRecord, parseBody, redirectResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
 import { accessToken as randomCode, configurationId } from './ids.ts'
 import { WEBHOOK_EVENTS, type IntegrationClient, type Project, type User } from './model.ts'
 import type { VercelSandbox } from './sandbox.ts'
@@ -54,7 +54,7 @@ function errorPage(message: string, status = 400): SandboxResponse {
 }
 
 function sessionUser(sandbox: VercelSandbox, req: IncomingRequest, fields: Fields): User | undefined {
-  const id = cookies(req)[SESSION_COOKIE] ?? fields.session
+  const id = cookieValue(req, SESSION_COOKIE) ?? fields.session
   const userId = id ? sandbox.store.sessions.get(id) : undefined
   return userId ? sandbox.store.users.get(userId) : undefined
 }
@@ -62,7 +62,7 @@ function sessionUser(sandbox: VercelSandbox, req: IncomingRequest, fields: Field
 function signIn(sandbox: VercelSandbox, fields: Fields): { user: User; session: string; cookie: string } | undefined {
   const user = fields.email ? sandbox.store.user(fields.email.trim()) : undefined
   if (!user || user.password !== fields.password) return undefined
-  const session = randomBytes(18).toString('base64url')
+  const session = randomBase64Url(18)
   sandbox.store.sessions.set(session, user.id)
   return { user, session, cookie: `${SESSION_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Lax` }
 }
@@ -150,7 +150,7 @@ export function handleInstall(sandbox: VercelSandbox, req: IncomingRequest, slug
   }
   const user = sessionUser(sandbox, req, fields)
   if (!user) return loginPage(action, carry)
-  const session = cookies(req)[SESSION_COOKIE] ?? fields.session ?? ''
+  const session = cookieValue(req, SESSION_COOKIE) ?? fields.session ?? ''
   if (req.method !== 'POST' || fields.step !== 'consent') return consentPage(sandbox, action, carry, client, user, session)
 
   if (fields.decision === 'deny') return redirectResponse(withParams(redirectUri, { error: 'access_denied', state: carry.state }))
@@ -226,7 +226,7 @@ export function handleWebhookSettings(sandbox: VercelSandbox, req: IncomingReque
   const teamRef = req.query.get('teamId') || req.query.get('slug')
   const action = `${req.base}${req.path}${teamRef ? `?teamId=${encodeURIComponent(teamRef)}` : ''}`
   let user = sessionUser(sandbox, req, fields)
-  let session = cookies(req)[SESSION_COOKIE] ?? fields.session ?? ''
+  let session = cookieValue(req, SESSION_COOKIE) ?? fields.session ?? ''
   let cookie: string | undefined
   if (req.method === 'POST' && fields.step === 'login') {
     const signed = signIn(sandbox, fields)

@@ -2,14 +2,18 @@ import { createHash } from 'node:crypto'
 import type { Deployment, Domain, EnvVar, Project, ProjectDomain, Team, User, Webhook } from './model.ts'
 import type { Store } from './store.ts'
 
-/** JSON shapes as in the OAS (V-OAS) and platform-apis.md §3. */
+/**
+ * JSON shapes as in the OAS (V-OAS) and platform-apis.md §3, and as the current @vercel/sdk
+ * validates them where the two differ (docs/sandbox.md, "Real clients"). An optional field with
+ * no value is left out, never sent as `null`: the SDK reads a `null` where the schema does not
+ * allow one as a near-miss and quietly falls back to a smaller response type.
+ */
 
 export const DASHBOARD = 'https://vercel.com'
 
 export function userJson(user: User): Record<string, unknown> {
   return {
     id: user.id,
-    uid: user.id,
     email: user.email,
     name: user.name,
     username: user.username,
@@ -17,10 +21,11 @@ export function userJson(user: User): Record<string, unknown> {
     defaultTeamId: user.defaultTeamId,
     createdAt: user.createdAt,
     softBlock: null,
-    billing: { plan: 'hobby', period: null, trial: null, cancelation: null, addons: null },
+    // An object whose fields the reference leaves open.
+    billing: { plan: 'hobby' },
     resourceConfig: {},
     stagingPrefix: user.username,
-    version: 'northstar',
+    hasTrialAvailable: false,
   }
 }
 
@@ -36,11 +41,10 @@ export function teamJson(team: Team, viewerId: string | null): Record<string, un
     updatedAt: team.updatedAt,
     creatorId: team.creatorId,
     stagingPrefix: team.slug,
-    limited: false,
-    billing: { plan: 'pro', period: null, trial: null, cancelation: null, addons: null },
+    billing: { plan: 'pro' },
     membership: member
       ? { role: member.role, confirmed: true, created: member.createdAt, createdAt: member.createdAt, uid: member.uid, teamId: team.id }
-      : null,
+      : undefined,
   }
 }
 
@@ -53,11 +57,10 @@ export function memberJson(store: Store, team: Team, uid: string): Record<string
     username: user.username,
     email: user.email,
     name: user.name,
-    avatar: user.avatar,
+    avatar: user.avatar ?? undefined,
     role: member.role,
     confirmed: true,
     createdAt: member.createdAt,
-    accessRequestedAt: null,
     joinedFrom: { origin: 'mail' },
   }
 }
@@ -67,9 +70,16 @@ export function inspectorUrl(store: Store, d: Deployment): string {
   return `${DASHBOARD}/${store.ownerSlug(d.ownerId)}/${project?.name ?? d.name}/${d.id.slice(4)}`
 }
 
-function creatorJson(store: Store, uid: string): Record<string, unknown> {
+/**
+ * A deployment's creator. The v13 shape has an avatar, left out when the user has none (the SDK
+ * reads a `null` there as a mismatch and falls back to a smaller response type), and no email;
+ * the lists' shape (v6 items, a project's deployments) has the email and no avatar.
+ */
+function creatorJson(store: Store, uid: string, shape: 'v13' | 'list'): Record<string, unknown> {
   const user = store.users.get(uid)
-  return { uid, username: user?.username ?? 'unknown', email: user?.email ?? null, avatar: user?.avatar ?? null }
+  const username = user?.username ?? 'unknown'
+  if (shape === 'list') return { uid, username, ...(user ? { email: user.email } : {}) }
+  return { uid, username, ...(user?.avatar ? { avatar: user.avatar } : {}) }
 }
 
 /** Full deployment (`GET/POST /v13/deployments`). v13 uses `id`, not `uid` [§3.2]. */
@@ -84,7 +94,6 @@ export function deploymentJson(store: Store, d: Deployment): Record<string, unkn
     ownerId: d.ownerId,
     readyState: d.readyState,
     status: d.readyState,
-    state: d.readyState,
     readySubstate: d.readyState === 'READY' && d.target === 'production' ? 'PROMOTED' : d.readyState === 'READY' ? 'STAGED' : undefined,
     createdAt: d.createdAt,
     buildingAt: d.buildingAt ?? 0,
@@ -104,13 +113,15 @@ export function deploymentJson(store: Store, d: Deployment): Record<string, unkn
     target: d.target,
     customEnvironment: d.customEnvironmentId ? { id: d.customEnvironmentId } : undefined,
     source: d.source,
-    creator: creatorJson(store, d.creatorId),
-    team: team ? { id: team.id, name: team.name, slug: team.slug, avatar: null } : undefined,
+    creator: creatorJson(store, d.creatorId, 'v13'),
+    team: team ? { id: team.id, name: team.name, slug: team.slug } : undefined,
     project: project ? { id: project.id, name: project.name, framework: project.framework } : undefined,
     meta: d.meta,
     gitSource: d.gitSource ?? undefined,
     alias: d.readyState === 'READY' ? [d.url] : [],
-    aliasAssigned: d.aliasAssigned ?? false,
+    // v13 says whether the aliases are assigned (a boolean) and when, apart (aliasAssignedAt).
+    aliasAssigned: d.aliasAssigned !== null,
+    aliasAssignedAt: d.aliasAssigned,
     aliasError: null,
     inspectorUrl: inspectorUrl(store, d),
     build: { env: [] },
@@ -136,15 +147,15 @@ export function deploymentListItem(store: Store, d: Deployment): Record<string, 
     createdAt: d.createdAt,
     buildingAt: d.buildingAt ?? undefined,
     ready: d.ready ?? undefined,
-    canceledAt: d.canceledAt ?? undefined,
     state: d.readyState,
     readyState: d.readyState,
     type: 'LAMBDAS',
     target: d.target,
     source: d.source,
     inspectorUrl: inspectorUrl(store, d),
-    creator: creatorJson(store, d.creatorId),
+    creator: creatorJson(store, d.creatorId, 'list'),
     meta: d.meta,
+    // The v6 list gives the time the aliases were assigned here, or null.
     aliasAssigned: d.aliasAssigned,
     aliasError: null,
     isRollbackCandidate: d.target === 'production' && d.readyState === 'READY',
@@ -154,7 +165,7 @@ export function deploymentListItem(store: Store, d: Deployment): Record<string, 
 /**
  * Env values by type (V-OAS `decrypted`): plain/system values are returned as stored; encrypted
  * and secret values come back as an opaque ciphertext unless `decrypt=true`; sensitive values are
- * never returned (the value field is omitted) — the sandbox's reading of "sensitive".
+ * never returned (the value is empty) — the sandbox's reading of "sensitive".
  */
 export function envJson(env: EnvVar, decrypt: boolean): Record<string, unknown> {
   const base: Record<string, unknown> = {
@@ -171,9 +182,18 @@ export function envJson(env: EnvVar, decrypt: boolean): Record<string, unknown> 
     updatedBy: env.updatedBy,
   }
   if (env.type === 'plain' || env.type === 'system') return { ...base, value: env.value, decrypted: false }
-  if (env.type === 'sensitive') return { ...base, decrypted: false }
+  // `value` is a required field; a sensitive one is there but empty.
+  if (env.type === 'sensitive') return { ...base, value: '', decrypted: false }
   if (decrypt) return { ...base, value: env.value, decrypted: true }
   return { ...base, value: ciphertext(env), decrypted: false }
+}
+
+/**
+ * A variable as the env list (`GET /v10/projects/{p}/env`) gives it: with the findings of Vercel's
+ * secret scanner, which the current SDK requires there (the sandbox scans nothing, so none).
+ */
+export function listedEnvJson(env: EnvVar, decrypt: boolean): Record<string, unknown> {
+  return { ...envJson(env, decrypt), securityIssues: [] }
 }
 
 function ciphertext(env: EnvVar): string {
@@ -192,22 +212,27 @@ export function projectDomainJson(domain: ProjectDomain): Record<string, unknown
 
 export function projectJson(store: Store, project: Project): Record<string, unknown> {
   const deployments = [...store.deployments.values()].filter((d) => d.projectId === project.id).sort((a, b) => b.createdAt - a.createdAt)
-  // Fields @vercel/sdk 1.28 requires of a project (checked against it; see docs/sandbox.md).
+  // A project's deployment summary, with the fields the OAS and @vercel/sdk 1.28 require of it.
   const plan = store.teams.has(project.ownerId) ? 'pro' : 'hobby'
   const short = (d: Deployment) => ({
     plan,
     id: d.id,
     url: d.url,
     name: d.name,
+    deploymentHostname: d.url.replace(/\.vercel\.app$/, ''),
     createdAt: d.createdAt,
+    createdIn: 'sfo1',
+    userId: d.creatorId,
+    teamId: store.teams.has(d.ownerId) ? d.ownerId : undefined,
+    private: true,
     readyState: d.readyState,
     target: d.target,
     type: 'LAMBDAS',
     meta: d.meta,
-    creator: creatorJson(store, d.creatorId),
+    creator: creatorJson(store, d.creatorId, 'list'),
     aliasAssigned: d.aliasAssigned,
     buildingAt: d.buildingAt ?? undefined,
-    ready: d.ready ?? undefined,
+    readyAt: d.ready ?? undefined,
   })
   const production = deployments.find((d) => d.target === 'production' && d.readyState === 'READY')
   return {
@@ -221,8 +246,7 @@ export function projectJson(store: Store, project: Project): Record<string, unkn
     installCommand: project.installCommand,
     outputDirectory: project.outputDirectory,
     rootDirectory: project.rootDirectory,
-    publicSource: project.publicSource,
-    serverlessFunctionRegion: project.serverlessFunctionRegion,
+    publicSource: project.publicSource ?? undefined,
     directoryListing: false,
     resourceConfig: { functionDefaultMemoryType: 'standard', functionDefaultTimeout: 300, functionDefaultRegions: [project.serverlessFunctionRegion ?? 'iad1'] },
     defaultResourceConfig: { functionDefaultMemoryType: 'standard', functionDefaultTimeout: 300, functionDefaultRegions: [project.serverlessFunctionRegion ?? 'iad1'] },
@@ -239,7 +263,8 @@ export function projectJson(store: Store, project: Project): Record<string, unkn
   }
 }
 
-export function domainJson(store: Store, domain: Domain): Record<string, unknown> {
+/** `suffix` is part of the single-domain answer only (`GET /v5/domains/{domain}`). */
+export function domainJson(store: Store, domain: Domain, single = false): Record<string, unknown> {
   const creator = store.users.get(domain.creatorId)
   const team = store.teams.get(domain.ownerId)
   return {
@@ -258,7 +283,9 @@ export function domainJson(store: Store, domain: Domain): Record<string, unknown
     transferredAt: null,
     serviceType: domain.serviceType,
     renew: false,
-    registrar: null,
+    // Encrypted Client Hello; the current SDK requires the field. Vercel's default.
+    echMode: 'auto',
+    ...(single ? { suffix: false } : {}),
   }
 }
 

@@ -2,7 +2,7 @@ import { conflict, notFound, vercelError } from './errors.ts'
 import { emptyResponse, isRecord, jsonResponse, type SandboxResponse } from './http.ts'
 import { envId, projectId } from './ids.ts'
 import { ENV_TARGETS, ENV_TYPES, type EnvTarget, type EnvType, type EnvVar, type Project } from './model.ts'
-import { envJson, projectDomainJson, projectJson } from './presenters.ts'
+import { envJson, listedEnvJson, projectDomainJson, projectJson } from './presenters.ts'
 import type { ApiContext, ApiRoute } from './router.ts'
 import type { VercelSandbox } from './sandbox.ts'
 import {
@@ -218,7 +218,7 @@ const listEnv = withProject((ctx, project) => {
   const decrypt = queryFlag(q, 'decrypt')
   const branch = q.get('gitBranch')
   const envs = project.envs.filter((e) => !branch || e.gitBranch === branch || e.gitBranch === null)
-  return jsonResponse(200, { envs: envs.map((e) => envJson(e, decrypt)), pagination: { count: envs.length, next: null, prev: null } })
+  return jsonResponse(200, { envs: envs.map((e) => listedEnvJson(e, decrypt)), pagination: { count: envs.length, next: null, prev: null } })
 })
 
 /**

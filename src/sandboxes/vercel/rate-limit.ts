@@ -1,8 +1,9 @@
+import { FixedWindows, type WindowDecision } from '../kit/rate-window.ts'
 import { isRecord, jsonResponse, type SandboxResponse } from './http.ts'
 
 /**
- * Per-token, per-endpoint fixed windows on the sandbox clock. Vercel limits "per endpoint"
- * (V-ERR); the numbers are not published, so the defaults are the sandbox's choice:
+ * Per-token, per-endpoint fixed windows on the sandbox clock (the kit's FixedWindows). Vercel
+ * limits "per endpoint" (V-ERR); the numbers are not published, so the defaults are the sandbox's choice:
  * 100 requests per 60 s per endpoint per token, and `POST /v13/deployments` 100 per hour
  * (the community figure in V-SKILL [3P]). All overridable through `PUT /_control/rate-limits`.
  */
@@ -23,33 +24,17 @@ export const defaultRateLimitConfig = (): RateLimitConfig => ({
   endpoints: { 'POST /v13/deployments': { limit: 100, window_ms: 3_600_000 } },
 })
 
-export interface Decision {
-  allowed: boolean
-  limit: number
-  remaining: number
-  /** Epoch ms at which the window resets. */
-  resetMs: number
-}
+export type Decision = WindowDecision
 
 export class RateLimiter {
   config = defaultRateLimitConfig()
-  private readonly windows = new Map<string, { start: number; count: number }>()
+  private readonly windows = new FixedWindows()
 
   /** undefined when limiting is disabled. */
   take(key: string, endpoint: string, now: number): Decision | undefined {
     if (this.config.disabled) return undefined
     const rule = this.config.endpoints[endpoint] ?? this.config.default
-    const start = Math.floor(now / rule.window_ms) * rule.window_ms
-    const id = `${key} ${endpoint}`
-    let window = this.windows.get(id)
-    if (!window || window.start !== start) {
-      window = { start, count: 0 }
-      this.windows.set(id, window)
-    }
-    const resetMs = start + rule.window_ms
-    if (window.count >= rule.limit) return { allowed: false, limit: rule.limit, remaining: 0, resetMs }
-    window.count += 1
-    return { allowed: true, limit: rule.limit, remaining: rule.limit - window.count, resetMs }
+    return this.windows.take(`${key} ${endpoint}`, rule.limit, rule.window_ms, now)
   }
 
   /** Applies a `PUT /_control/rate-limits` body; returns a problem string on bad input. */

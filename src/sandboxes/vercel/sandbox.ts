@@ -1,13 +1,15 @@
-import { SandboxClock } from '../kit/clock.ts'
+import { SandboxInstance } from '../kit/instance.ts'
 import { WebhookDispatcher } from './delivery.ts'
-import { FaultInjector } from '../kit/faults.ts'
 import { deploymentId, eventId, lower36 } from './ids.ts'
 import type { Deployment, DeploymentState, Project } from './model.ts'
 import { inspectorUrl } from './presenters.ts'
 import { RateLimiter } from './rate-limit.ts'
-import { RequestLog } from './request-log.ts'
 import { seedStore } from './seed.ts'
+import { VERCEL_CONTROL_ERRORS } from './control.ts'
 import { Store } from './store.ts'
+
+/** Query parameters whose values are credentials, masked in the request log. */
+const REQUEST_LOG_SECRETS = ['token', 'access_token', 'client_secret', 'code', 'password', 'session']
 
 export interface VercelSandboxOptions {
   /** Load the seeded users, team, projects, deployments and integration client (default true). */
@@ -38,36 +40,25 @@ export interface NewDeployment {
   createdAt?: number
 }
 
-export class VercelSandbox {
-  readonly clock = new SandboxClock()
-  readonly faults = new FaultInjector()
-  readonly requestLog = new RequestLog()
+export class VercelSandbox extends SandboxInstance<Store> {
   readonly rateLimiter = new RateLimiter()
   readonly dispatcher = new WebhookDispatcher(() => this.now())
-  store: Store
 
-  constructor(private readonly options: VercelSandboxOptions = {}) {
-    this.store = this.freshStore()
+  constructor(options: VercelSandboxOptions = {}) {
+    super({
+      emptyStore: () => new Store(),
+      seed: seedStore,
+      seeded: options.seed,
+      logSecrets: { params: REQUEST_LOG_SECRETS },
+      // A clock move moves deployments along at once.
+      control: { errors: VERCEL_CONTROL_ERRORS, clockMoved: () => this.tick() },
+    })
   }
 
-  now(): number {
-    return this.clock.now()
-  }
-
-  reset(): void {
-    this.clock.reset()
-    this.faults.clear()
-    this.requestLog.clear()
+  protected override resetOwnParts(): void {
     this.rateLimiter.reset()
     this.dispatcher.clear()
     this.dispatcher.resetSettings()
-    this.store = this.freshStore()
-  }
-
-  private freshStore(): Store {
-    const store = new Store()
-    if (this.options.seed !== false) seedStore(store)
-    return store
   }
 
   createDeployment(input: NewDeployment): Deployment {

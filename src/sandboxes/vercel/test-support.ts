@@ -1,19 +1,20 @@
-import { call as coreCall, controlOrThrow, startReceiver as startCoreReceiver, withControl, type CallInit, type JsonCall, type Receiver, type ReceivedRequest, type SandboxControl } from '../kit/test-support.ts'
-import { SEED, startVercelSandbox, type StartedVercelSandbox } from './index.ts'
+import type { StartedSandbox } from '../kit/start.ts'
+import { call as coreCall, controlOrThrow, startReceiver as startCoreReceiver, startSandboxForTest, type CallInit, type JsonCall, type Receiver, type ReceivedRequest, type SandboxControl } from '../kit/test-support.ts'
+import { DEFAULT_PREFIX, SEED, vercelSandbox } from './index.ts'
 
-/** Helpers for the sandbox's own tests (real HTTP on 127.0.0.1); the generic ones live in core. */
+/** Helpers for the sandbox's own tests (real HTTP on 127.0.0.1); the generic ones live in the kit. */
 
 export { parseForm, postForm, type JsonCall } from '../kit/test-support.ts'
 export type Received = ReceivedRequest
 
-export interface TestSandbox extends StartedVercelSandbox, SandboxControl {
+export interface TestSandbox extends StartedSandbox, SandboxControl {
   /** Mints a bearer token through the control API. */
   token(user?: string, teamId?: string): Promise<string>
   advance(ms: number): Promise<void>
 }
 
 export async function startTestSandbox(options: { seed?: boolean } = {}): Promise<TestSandbox> {
-  const started = withControl(await startVercelSandbox(options))
+  const started = await startSandboxForTest(vercelSandbox(options), DEFAULT_PREFIX)
   return {
     ...started,
     token: async (user = SEED.user.username, teamId) => (await controlOrThrow(started.control, '/tokens', { user, teamId }, 201, 'mint')).token as string,

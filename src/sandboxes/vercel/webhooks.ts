@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBase64Url } from '../kit/ids.ts'
 import { emptyResponse, jsonResponse } from './http.ts'
 import { notFound } from './errors.ts'
 import { webhookId } from './ids.ts'
@@ -8,7 +8,7 @@ import type { ApiContext, ApiRoute } from './router.ts'
 import type { Store } from './store.ts'
 import { bodyObject, guarded, invalid, reqString } from './validate.ts'
 
-export const newWebhookSecret = (): string => randomBytes(24).toString('base64url')
+export const newWebhookSecret = (): string => randomBase64Url(24)
 
 /** Validates and stores a webhook; throws `Invalid` (400) naming the field. */
 export function createWebhook(store: Store, ownerId: string, input: Record<string, unknown>, now: number): Webhook {

@@ -7,6 +7,7 @@ import { decide, showAuthorize, signIn } from './oauth/authorize.ts'
 import { handleTokenRequest } from './oauth/token-endpoint.ts'
 import { rateLimitHeaders, tooManyRequests } from './rate-limit.ts'
 import type { ZendeskSandbox } from './sandbox.ts'
+import { serveAttachmentContent } from './uploads.ts'
 
 /** Everything under one account's base URL: the REST API and the OAuth endpoints. */
 export async function handleAccountRequest(
@@ -30,5 +31,8 @@ export async function handleAccountRequest(
   if (path === '/oauth/authorizations/new' && req.method === 'POST') return signIn(store, account, req, base, now)
   if (path === '/oauth/authorizations' && req.method === 'POST') return decide(store, account, req, base, now)
   if (path === '/oauth/tokens' && req.method === 'POST') return handleTokenRequest(store, account, req, now)
+  // An attachment's content_url: the token in the URL is the credential, as on Zendesk.
+  const content = /^\/attachments\/token\/([A-Za-z0-9]+)\/?$/.exec(path)
+  if (content && req.method === 'GET') return serveAttachmentContent(account, content[1] as string) ?? invalidEndpoint()
   return invalidEndpoint()
 }

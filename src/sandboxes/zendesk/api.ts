@@ -9,11 +9,14 @@ import { ApiRouter } from './router.ts'
 import type { ZendeskSandbox } from './sandbox.ts'
 import { searchRoutes } from './search/routes.ts'
 import { ticketRoutes } from './tickets.ts'
+import { uploadRoutes } from './uploads.ts'
 import { deletedTicketRoutes } from './deleted-tickets.ts'
 import { userRoutes } from './users.ts'
 import { webhookRoutes } from './webhooks.ts'
 
-const router = new ApiRouter([...ticketRoutes, ...deletedTicketRoutes, ...commentRoutes, ...userRoutes, ...organizationRoutes, ...searchRoutes, ...webhookRoutes, ...oauthTokenRoutes])
+const router = new ApiRouter([
+  ...ticketRoutes, ...deletedTicketRoutes, ...commentRoutes, ...userRoutes, ...organizationRoutes, ...searchRoutes, ...webhookRoutes, ...oauthTokenRoutes, ...uploadRoutes,
+])
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
 
@@ -49,7 +52,7 @@ export async function handleApiRequest(
   if (!roleAllows(credential.user.role, route.access)) return forbidden()
 
   let body: unknown
-  if (METHODS_WITH_BODY.has(req.method)) {
+  if (METHODS_WITH_BODY.has(req.method) && !route.rawBody) {
     const parsed = parseBody(req)
     if (!parsed.ok) return malformedJson()
     body = parsed.value

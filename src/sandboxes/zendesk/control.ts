@@ -1,6 +1,6 @@
 import { parseScopes } from './auth.ts'
-import { parseFaultSpec } from '../kit/faults.ts'
-import { emptyResponse, isRecord, jsonResponse, parseBody, type IncomingRequest, type SandboxResponse } from './http.ts'
+import { badRequest, notFound, problem, routeControl, type ControlInput, type ControlRoute } from '../kit/control.ts'
+import { jsonResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
 import { randomApiToken } from './ids.ts'
 import { PLANS, ROLES, type Account, type OAuthClient, type Plan, type Role } from './model.ts'
 import { DEFAULT_REFRESH_EXPIRES_IN_S, mintTokens, tokenResponseBody } from './oauth/mint.ts'
@@ -15,20 +15,13 @@ import { isoSeconds } from './time.ts'
  * docs/sandbox.md). No authentication: it exists for local scripts and tests.
  */
 
-interface ControlContext {
+interface ControlContext extends ControlInput {
   sandbox: ZendeskSandbox
-  req: IncomingRequest
-  params: string[]
-  body: Record<string, unknown>
   /** `{origin}{prefix}`, to build account base URLs. */
   root: string
 }
 
 type ControlHandler = (ctx: ControlContext) => SandboxResponse
-
-const problem = (status: number, error: string, description: string) => jsonResponse(status, { error, description })
-const badRequest = (description: string) => problem(400, 'invalid_request', description)
-const notFound = (description: string) => problem(404, 'not_found', description)
 
 function withAccount(ctx: ControlContext, fn: (account: Account, base: string) => SandboxResponse): SandboxResponse {
   const subdomain = ctx.params[0] as string
@@ -196,42 +189,10 @@ const createClient: ControlHandler = (ctx) => {
   return jsonResponse(201, { client: clientJson(client) })
 }
 
-const addFault: ControlHandler = (ctx) => {
-  const parsed = parseFaultSpec(ctx.body)
-  if (!parsed.ok) return badRequest(parsed.problem)
-  const fault = ctx.sandbox.faults.add(parsed.spec)
-  return jsonResponse(201, { id: fault.id, fault })
-}
-
-const listRequests: ControlHandler = (ctx) => {
-  const limitRaw = ctx.req.query.get('limit')
-  const limit = limitRaw !== null && /^\d+$/.test(limitRaw) ? Number(limitRaw) : undefined
-  return jsonResponse(200, { requests: ctx.sandbox.requestLog.list({ account: ctx.req.query.get('account'), limit }) })
-}
-
-const clockJson = (ctx: ControlContext) => ({ now: new Date(ctx.sandbox.now()).toISOString(), now_ms: ctx.sandbox.now() })
-
-const moveClock: ControlHandler = (ctx) => {
-  const { advance_ms: advance, now } = ctx.body
-  if (advance !== undefined) {
-    if (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0) return badRequest('advance_ms must be a non-negative number')
-    ctx.sandbox.clock.advance(advance)
-  } else if (typeof now === 'string' && !Number.isNaN(Date.parse(now))) {
-    ctx.sandbox.clock.set(Date.parse(now))
-  } else {
-    return badRequest('give advance_ms (milliseconds) or now (ISO 8601)')
-  }
-  return jsonResponse(200, clockJson(ctx))
-}
-
-interface ControlRoute {
-  method: string
-  pattern: RegExp
-  handle: ControlHandler
-}
-
 const SEGMENT = '([^/]+)'
-const routes: ControlRoute[] = [
+const machinery = (ctx: ControlContext) => ctx.sandbox.control
+
+const routes: ControlRoute<ControlContext>[] = [
   { method: 'GET', pattern: /^\/accounts$/, handle: (ctx) => jsonResponse(200, { accounts: [...ctx.sandbox.store.accounts.values()].map((a) => accountJson(ctx, a)) }) },
   { method: 'POST', pattern: /^\/accounts$/, handle: createAccount },
   { method: 'GET', pattern: new RegExp(`^/accounts/${SEGMENT}$`), handle: (ctx) => withAccount(ctx, (a) => jsonResponse(200, { account: accountJson(ctx, a) })) },
@@ -243,36 +204,24 @@ const routes: ControlRoute[] = [
   { method: 'POST', pattern: new RegExp(`^/accounts/${SEGMENT}/api_tokens$`), handle: createApiToken },
   { method: 'GET', pattern: /^\/oauth_clients$/, handle: (ctx) => jsonResponse(200, { clients: [...ctx.sandbox.store.clients.values()].map(clientJson) }) },
   { method: 'POST', pattern: /^\/oauth_clients$/, handle: createClient },
-  { method: 'GET', pattern: /^\/faults$/, handle: (ctx) => jsonResponse(200, { faults: ctx.sandbox.faults.list() }) },
-  { method: 'POST', pattern: /^\/faults$/, handle: addFault },
-  { method: 'DELETE', pattern: /^\/faults$/, handle: (ctx) => (ctx.sandbox.faults.clear(), emptyResponse(204)) },
+  { method: 'GET', pattern: /^\/faults$/, handle: (ctx) => machinery(ctx).listFaults() },
+  { method: 'POST', pattern: /^\/faults$/, handle: (ctx) => machinery(ctx).addFault(ctx.body) },
+  { method: 'DELETE', pattern: /^\/faults$/, handle: (ctx) => machinery(ctx).clearFaults() },
+  { method: 'DELETE', pattern: new RegExp(`^/faults/${SEGMENT}$`), handle: (ctx) => machinery(ctx).removeFault(ctx.params[0] as string) },
   {
-    method: 'DELETE',
-    pattern: new RegExp(`^/faults/${SEGMENT}$`),
-    handle: (ctx) => (ctx.sandbox.faults.remove(ctx.params[0] as string) ? emptyResponse(204) : notFound('no such fault')),
+    method: 'GET',
+    pattern: /^\/requests$/,
+    handle: (ctx) => {
+      const account = ctx.req.query.get('account')
+      return machinery(ctx).listRequests(ctx.req.query, (e) => !account || e.account === account)
+    },
   },
-  { method: 'GET', pattern: /^\/requests$/, handle: listRequests },
-  { method: 'DELETE', pattern: /^\/requests$/, handle: (ctx) => (ctx.sandbox.requestLog.clear(), emptyResponse(204)) },
-  { method: 'GET', pattern: /^\/clock$/, handle: (ctx) => jsonResponse(200, clockJson(ctx)) },
-  { method: 'POST', pattern: /^\/clock$/, handle: moveClock },
-  { method: 'POST', pattern: /^\/reset$/, handle: (ctx) => (ctx.sandbox.reset(), jsonResponse(200, { reset: true })) },
+  { method: 'DELETE', pattern: /^\/requests$/, handle: (ctx) => machinery(ctx).clearRequests() },
+  { method: 'GET', pattern: /^\/clock$/, handle: (ctx) => machinery(ctx).getClock() },
+  { method: 'POST', pattern: /^\/clock$/, handle: (ctx) => machinery(ctx).moveClock(ctx.body) },
+  { method: 'POST', pattern: /^\/reset$/, handle: (ctx) => machinery(ctx).reset() },
 ]
 
-export function handleControlRequest(sandbox: ZendeskSandbox, req: IncomingRequest, path: string, root: string): SandboxResponse {
-  const normalized = path.replace(/\/+$/, '') || '/'
-  let methodMismatch = false
-  for (const route of routes) {
-    const found = route.pattern.exec(normalized)
-    if (!found) continue
-    if (route.method !== req.method) {
-      methodMismatch = true
-      continue
-    }
-    const parsed = parseBody(req)
-    if (!parsed.ok) return badRequest('body is not valid JSON')
-    if (parsed.value !== undefined && !isRecord(parsed.value)) return badRequest('body must be a JSON object')
-    const body = (parsed.value as Record<string, unknown> | undefined) ?? {}
-    return route.handle({ sandbox, req, params: found.slice(1).map(decodeURIComponent), body, root })
-  }
-  return methodMismatch ? problem(405, 'method_not_allowed', `${req.method} is not supported here`) : notFound(`no control route ${path}`)
+export function handleControlRequest(sandbox: ZendeskSandbox, req: IncomingRequest, path: string, root: string): Promise<SandboxResponse> {
+  return routeControl(routes, req, path, (input) => ({ ...input, sandbox, root }))
 }

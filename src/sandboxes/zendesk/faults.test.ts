@@ -72,13 +72,23 @@ describe('fault injection', () => {
     expect((await call(`${acme}/api/v2/tickets`, { auth })).status).toBe(200)
   })
 
-  it.each([{}, { status: 404 }, { latency_ms: -1 }, { drop: 'yes' }, { status: 500, times: 0 }])('rejects the fault %j', async (body) => {
+  it.each([{}, { status: 302 }, { latency_ms: -1 }, { drop: 'yes' }, { status: 500, times: 0 }])('rejects the fault %j', async (body) => {
     expect((await sandbox.control('/faults', { body })).status).toBe(400)
   })
 })
 
 describe('request log', () => {
-  it('records API and OAuth requests with Authorization reduced to its scheme', async () => {
+  it.each(['access_token', 'client_secret', 'code', 'password'])('redacts the %s query value, whatever the request', async (name) => {
+    const secret = `s3cret-${name}`
+    await call(`${acme}/api/v2/users/me.json?${name}=${secret}&${name}=${secret}2&per_page=1`, { auth })
+    await call(`${acme}/oauth/authorizations/new?${name}=${secret}`)
+    const log = (await sandbox.control('/requests?account=acme')).body.requests
+    expect(log.map((entry: any) => entry.query[name])).toEqual([['[redacted]', '[redacted]'], '[redacted]'])
+    expect(log[0].query.per_page).toBe('1')
+    expect(JSON.stringify(log)).not.toContain(secret)
+  })
+
+  it('records API and OAuth requests with the credentials of Authorization redacted', async () => {
     const token = await sandbox.token('acme', AGENT)
     await call(`${acme}/api/v2/tickets.json?per_page=1`, { auth: bearer(token) })
     await call(`${acme}/api/v2/users/me`, { auth, headers: { cookie: 'secret=1' } })
@@ -94,8 +104,8 @@ describe('request log', () => {
       status: 200,
       at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     })
-    expect(first.headers.authorization).toBe('Bearer')
-    expect(second.headers.authorization).toBe('Basic')
+    expect(first.headers.authorization).toBe('Bearer [redacted]')
+    expect(second.headers.authorization).toBe('Basic [redacted]')
     expect(second.headers.cookie).toBe('[redacted]')
     expect(JSON.stringify(log.body)).not.toContain(token)
 

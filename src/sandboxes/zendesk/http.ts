@@ -1,41 +1,18 @@
-import { header, type IncomingRequest } from '../kit/http.ts'
+import { parseBody as parseWithRules, type BodyRules, type ParsedBody } from '../kit/body.ts'
+import type { IncomingRequest } from '../kit/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header } from '../kit/http.ts'
+export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header, cookieValue } from '../kit/http.ts'
 export type { IncomingRequest, SandboxResponse } from '../kit/http.ts'
-
-export type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string }
+export type { ParsedBody } from '../kit/body.ts'
 
 /**
- * Parses a request body by its Content-Type: JSON for any `*json*` type (including
- * `application/merge-patch+json`, which the webhooks PATCH uses), flat key/value objects for
- * `application/x-www-form-urlencoded`. A body without a Content-Type is tried as JSON, which is
- * what curl users and hand-written clients usually mean.
+ * Zendesk's bodies: JSON for any `*json*` type (the webhooks PATCH uses
+ * `application/merge-patch+json`), flat objects for forms, JSON when there is no Content-Type;
+ * other types carry no body.
  */
-export function parseBody(req: IncomingRequest): ParsedBody {
-  const raw = req.rawBody
-  if (raw === undefined || raw.trim() === '') return { ok: true, value: undefined }
-  const contentType = (header(req, 'content-type') ?? '').toLowerCase()
-  if (contentType.includes('application/x-www-form-urlencoded')) {
-    return { ok: true, value: Object.fromEntries(new URLSearchParams(raw)) }
-  }
-  if (contentType === '' || contentType.includes('json')) {
-    try {
-      return { ok: true, value: JSON.parse(raw) as unknown }
-    } catch (error) {
-      return { ok: false, reason: error instanceof Error ? error.message : 'invalid JSON' }
-    }
-  }
-  return { ok: true, value: undefined }
-}
+const ZENDESK_BODIES: BodyRules = { untyped: 'json', otherTypes: 'ignore', repeatedFormNames: 'last' }
 
-/** Query as a plain object for logs: repeated keys become arrays. */
-export function queryToObject(query: URLSearchParams): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {}
-  for (const [key, value] of query) {
-    const existing = out[key]
-    if (existing === undefined) out[key] = value
-    else out[key] = Array.isArray(existing) ? [...existing, value] : [existing, value]
-  }
-  return out
+export function parseBody(req: IncomingRequest): ParsedBody {
+  return parseWithRules(req, ZENDESK_BODIES)
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { BASE62, randomHex, randomString } from '../kit/ids.ts'
 
 const CROCKFORD_BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
 const ULID_TIME_CHARS = 10
@@ -6,16 +6,12 @@ const ULID_RANDOM_CHARS = 16
 
 /** Opaque secret of `bytes` random bytes, hex encoded (Zendesk tokens look like 32-64 hex/alnum chars). */
 export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString('hex')
+  return randomHex(bytes)
 }
 
 /** A 40-character alphanumeric API token, the length Zendesk's admin UI shows. */
 export function randomApiToken(): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
-  const raw = randomBytes(40)
-  let out = ''
-  for (const byte of raw) out += alphabet[byte % alphabet.length]
-  return out
+  return randomString(BASE62, 40)
 }
 
 /**
@@ -29,7 +25,5 @@ export function ulid(nowMs: number): string {
     time = CROCKFORD_BASE32[t % 32] + time
     t = Math.floor(t / 32)
   }
-  let random = ''
-  for (const byte of randomBytes(ULID_RANDOM_CHARS)) random += CROCKFORD_BASE32[byte % 32]
-  return time + random
+  return time + randomString(CROCKFORD_BASE32, ULID_RANDOM_CHARS)
 }

@@ -111,6 +111,20 @@ export interface Comment {
   public: boolean
   via: Via
   createdAt: number
+  /** Files attached through `comment.uploads` (uploads.ts). */
+  attachments?: Attachment[]
+}
+
+/** An uploaded file's record; its bytes are kept apart (uploads.ts). */
+export interface Attachment {
+  id: number
+  fileName: string
+  contentType: string
+  size: number
+  /** The unguessable part of `content_url`. */
+  contentToken: string
+  /** Account base URL the file was uploaded through: its URLs are built on it. */
+  base: string
 }
 
 export type AuditEvent =

@@ -1,5 +1,6 @@
 import type { Account, Audit, Comment, Organization, Ticket, User, Via } from './model.ts'
 import { TICKET_STATUSES } from './model.ts'
+import { attachmentJson } from './uploads.ts'
 import { isoSeconds } from './time.ts'
 
 /**
@@ -166,7 +167,7 @@ export function commentJson(comment: Comment): Record<string, unknown> {
     html_body: comment.htmlBody,
     plain_body: comment.plainBody,
     public: comment.public,
-    attachments: [],
+    attachments: (comment.attachments ?? []).map(attachmentJson),
     audit_id: comment.auditId,
     via: viaJson(comment.via),
     created_at: isoSeconds(comment.createdAt),

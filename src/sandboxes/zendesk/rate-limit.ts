@@ -1,3 +1,4 @@
+import { FixedWindows } from '../kit/rate-window.ts'
 import { textResponse, type SandboxResponse } from './http.ts'
 import { PLAN_REQUESTS_PER_MINUTE, type Account } from './model.ts'
 import { MS_PER_SECOND } from './time.ts'
@@ -25,20 +26,11 @@ export function accountLimit(account: Account): number {
 }
 
 export class RateLimiter {
-  private readonly windows = new Map<string, { start: number; count: number }>()
+  private readonly windows = new FixedWindows()
 
   take(account: Account, now: number): RateLimitDecision {
-    const limit = accountLimit(account)
-    const start = Math.floor(now / RATE_LIMIT_WINDOW_MS) * RATE_LIMIT_WINDOW_MS
-    let window = this.windows.get(account.subdomain)
-    if (!window || window.start !== start) {
-      window = { start, count: 0 }
-      this.windows.set(account.subdomain, window)
-    }
-    const resetSeconds = Math.max(1, Math.ceil((start + RATE_LIMIT_WINDOW_MS - now) / MS_PER_SECOND))
-    if (window.count >= limit) return { allowed: false, limit, remaining: 0, resetSeconds }
-    window.count += 1
-    return { allowed: true, limit, remaining: limit - window.count, resetSeconds }
+    const { allowed, limit, remaining, resetMs } = this.windows.take(account.subdomain, accountLimit(account), RATE_LIMIT_WINDOW_MS, now)
+    return { allowed, limit, remaining, resetSeconds: Math.max(1, Math.ceil((resetMs - now) / MS_PER_SECOND)) }
   }
 
   clear(): void {

@@ -33,6 +33,8 @@ export interface ApiRoute {
   /** OAuth scope resource; null when any valid token will do. */
   scope: ScopeResource | null
   handle: (ctx: ApiContext) => SandboxResponse | Promise<SandboxResponse>
+  /** The body is the handler's as bytes (a file), not JSON to parse. */
+  rawBody?: boolean
   /** If set, callers without (valid password) credentials get this instead of a 401. */
   anonymous?: (ctx: AnonymousContext) => SandboxResponse
 }

@@ -1,55 +1,33 @@
-import { FaultInjector } from '../kit/faults.ts'
-import { loadSnapshot, saveSnapshot } from './persistence.ts'
+import { describedErrors } from '../kit/control.ts'
+import { SandboxInstance } from '../kit/instance.ts'
 import { RateLimiter } from './rate-limit.ts'
-import { RequestLog } from './request-log.ts'
 import { seedStore } from './seed.ts'
 import { SandboxStore } from './state.ts'
-import { SandboxClock } from '../kit/clock.ts'
+
+/** Query parameters whose values are credentials, masked in the request log. */
+const REQUEST_LOG_SECRETS = ['access_token', 'client_secret', 'code', 'password']
 
 export interface ZendeskSandboxOptions {
   /** Load the seeded accounts, users, tickets and OAuth client (default true). */
   seed?: boolean
-  /**
-   * Directory for a JSON snapshot of the state: loaded at start when present (instead of the
-   * seed), rewritten after every mutating request. Without it, state lives in memory only.
-   */
-  dataDir?: string
 }
 
-/** One sandbox instance: its state plus the test machinery around it. */
-export class ZendeskSandbox {
-  readonly clock = new SandboxClock()
-  readonly faults = new FaultInjector()
-  readonly requestLog = new RequestLog()
+/** One sandbox instance: its state plus the test machinery around it. State lives in memory. */
+export class ZendeskSandbox extends SandboxInstance<SandboxStore> {
   readonly rateLimiter = new RateLimiter()
-  store: SandboxStore
 
-  constructor(private readonly options: ZendeskSandboxOptions = {}) {
-    this.store = (options.dataDir ? loadSnapshot(options.dataDir) : undefined) ?? this.freshStore()
+  constructor(options: ZendeskSandboxOptions = {}) {
+    super({
+      emptyStore: () => new SandboxStore(),
+      seed: seedStore,
+      seeded: options.seed,
+      logSecrets: { params: REQUEST_LOG_SECRETS },
+      // 4xx faults too: a 401 on one path is how tests meet a refusal that says nothing of the token.
+      control: { errors: describedErrors, faultRules: { minStatus: 400 } },
+    })
   }
 
-  /** Writes the snapshot when a data directory is configured. */
-  persist(): void {
-    if (this.options.dataDir) saveSnapshot(this.options.dataDir, this.store)
-  }
-
-  now(): number {
-    return this.clock.now()
-  }
-
-  /** Back to the state right after start: seed (if enabled), clock, faults, log and limits. */
-  reset(): void {
-    this.clock.reset()
-    this.faults.clear()
-    this.requestLog.clear()
+  protected override resetOwnParts(): void {
     this.rateLimiter.clear()
-    this.store = this.freshStore()
-    this.persist()
-  }
-
-  private freshStore(): SandboxStore {
-    const store = new SandboxStore()
-    if (this.options.seed !== false) seedStore(store)
-    return store
   }
 }

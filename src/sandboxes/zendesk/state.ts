@@ -25,6 +25,7 @@ const ID_STARTS = {
   audit: 90000,
   event: 200000,
   apiToken: 300,
+  attachment: 400000,
 } as const
 export type IdKind = keyof typeof ID_STARTS
 
@@ -69,18 +70,6 @@ export class SandboxStore {
   readonly codes = new Map<string, AuthorizationCode>()
   readonly sessions = new Map<string, BrowserSession>()
   private readonly counters: Record<IdKind, number> = { ...ID_STARTS }
-
-  /** Counter values, for snapshots. */
-  counterValues(): Record<IdKind, number> {
-    return { ...this.counters }
-  }
-
-  restoreCounters(values: Partial<Record<IdKind, number>>): void {
-    for (const kind of Object.keys(ID_STARTS) as IdKind[]) {
-      const value = values[kind]
-      if (typeof value === 'number') this.counters[kind] = value
-    }
-  }
 
   nextId(kind: IdKind): number {
     this.counters[kind] += 1

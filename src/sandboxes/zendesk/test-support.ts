@@ -1,7 +1,8 @@
-import { call as coreCall, controlOrThrow, withControl, type CallInit, type JsonCall, type SandboxControl } from '../kit/test-support.ts'
-import { startZendeskSandbox, type StartedZendeskSandbox } from './index.ts'
+import type { StartedSandbox } from '../kit/start.ts'
+import { call as coreCall, controlOrThrow, startSandboxForTest, type CallInit, type JsonCall, type SandboxControl } from '../kit/test-support.ts'
+import { DEFAULT_PREFIX, zendeskSandbox } from './index.ts'
 
-/** Helpers for the sandbox's own tests (over real HTTP on 127.0.0.1); the generic ones live in core. */
+/** Helpers for the sandbox's own tests (over real HTTP on 127.0.0.1); the generic ones live in the kit. */
 
 export { parseForm, postForm, type JsonCall } from '../kit/test-support.ts'
 
@@ -10,7 +11,7 @@ export const AGENT = 'agent@acme.test'
 export const CUSTOMER = 'customer@acme.test'
 export const PASSWORD = 'sandbox'
 
-export interface TestSandbox extends StartedZendeskSandbox, SandboxControl {
+export interface TestSandbox extends StartedSandbox, SandboxControl {
   /** Account base URL, e.g. `${url}/acme`. */
   base(subdomain: string): string
   /** Mints a bearer token through the control API. */
@@ -18,7 +19,7 @@ export interface TestSandbox extends StartedZendeskSandbox, SandboxControl {
 }
 
 export async function startTestSandbox(options: { seed?: boolean } = {}): Promise<TestSandbox> {
-  const started = withControl(await startZendeskSandbox(options))
+  const started = await startSandboxForTest(zendeskSandbox(options), DEFAULT_PREFIX)
   return {
     ...started,
     base: (subdomain) => `${started.url}/${subdomain}`,

@@ -105,11 +105,13 @@ export interface CommentInput {
   bodies: CommentBodies
   public: boolean | undefined
   authorId: number | undefined
+  /** Upload tokens whose files the comment takes (uploads.ts). */
+  uploads: string[]
 }
 
 function parseComment(value: unknown, account: Account, errors: ValidationErrors): CommentInput | undefined {
   if (value === undefined || value === null) return undefined
-  if (typeof value === 'string') return value.trim() ? { bodies: bodiesFromText(value), public: undefined, authorId: undefined } : undefined
+  if (typeof value === 'string') return value.trim() ? { bodies: bodiesFromText(value), public: undefined, authorId: undefined, uploads: [] } : undefined
   if (!isRecord(value)) {
     errors.add('comment', 'Comment: must be an object with a body', 'InvalidValue')
     return undefined
@@ -125,7 +127,12 @@ function parseComment(value: unknown, account: Account, errors: ValidationErrors
     else authorId = id
   }
   const isPublic = typeof value.public === 'boolean' ? value.public : value.public === 'false' ? false : value.public === 'true' ? true : undefined
-  return { bodies: html !== undefined ? bodiesFromHtml(html) : bodiesFromText(text as string), public: isPublic, authorId }
+  let uploads: string[] = []
+  if (has(value, 'uploads') && value.uploads !== null) {
+    if (Array.isArray(value.uploads) && value.uploads.every((t) => typeof t === 'string')) uploads = value.uploads as string[]
+    else errors.add('comment', 'Comment: uploads must be a list of upload tokens', 'InvalidValue')
+  }
+  return { bodies: html !== undefined ? bodiesFromHtml(html) : bodiesFromText(text as string), public: isPublic, authorId, uploads }
 }
 
 /** Resolves `assignee_id` / `assignee_email` to an agent; end users cannot be assignees. */

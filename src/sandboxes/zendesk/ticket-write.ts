@@ -1,4 +1,5 @@
 import { bodiesFromText } from './comment-format.ts'
+import { claimUploads } from './uploads.ts'
 import { ValidationErrors } from './errors.ts'
 import type { Account, Audit, AuditEvent, Comment, Ticket, User, Via } from './model.ts'
 import type { SandboxStore } from './state.ts'
@@ -62,6 +63,7 @@ function addComment(
     public: isPublic,
     via,
     createdAt: now,
+    attachments: claimUploads(account, comment.uploads, now),
   }
   const list = account.comments.get(ticket.id) ?? []
   list.push(record)
@@ -102,7 +104,7 @@ export function createTicket(
   const comment =
     fields.comment ??
     (typeof input.description === 'string' && input.description.trim()
-      ? { bodies: bodiesFromText(input.description), public: undefined, authorId: undefined }
+      ? { bodies: bodiesFromText(input.description), public: undefined, authorId: undefined, uploads: [] }
       : undefined)
   if (!comment) errors.add('base', 'Description: cannot be blank', 'BlankValue')
   if (!errors.empty || !comment) return { ok: false, errors }

@@ -28,7 +28,7 @@ export function sessionRoutes(app: FastifyInstance, services: Services) {
   })
 
   app.get('/v1/me', async (request) => {
-    const { id, email, name, plan } = callerOf(request)
-    return { id, email, name, plan }
+    const { id, email, name, plan, role } = callerOf(request)
+    return { id, email, name, plan, role }
   })
 }

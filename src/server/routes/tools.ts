@@ -5,6 +5,8 @@ import { callerOf } from '../auth.ts'
 
 type ById = { Params: { id: string } }
 
+const TOOL_RUN_BODY_LIMIT_BYTES = 16 * 1024 * 1024
+
 export function toolRoutes(app: FastifyInstance, services: Services) {
   app.get<{ Querystring: { q?: string } }>('/v1/tools', async (request) => ({
     tools: typeof request.query.q === 'string' ? services.registry.search(request.query.q) : services.registry.list(),
@@ -16,7 +18,8 @@ export function toolRoutes(app: FastifyInstance, services: Services) {
     return tool.entry
   })
 
-  app.post<ById & { Body: { integration?: unknown; input?: unknown } }>('/v1/tools/:id/run', async (request) => {
+  // A run's input may carry files, base64-encoded (Zendesk Create Ticket takes up to 10 MB of them).
+  app.post<ById & { Body: { integration?: unknown; input?: unknown } }>('/v1/tools/:id/run', { bodyLimit: TOOL_RUN_BODY_LIMIT_BYTES }, async (request) => {
     const body = (request.body && typeof request.body === 'object' ? request.body : {}) as { integration?: unknown; input?: unknown }
     return { output: await services.executor.run(callerOf(request), request.params.id, body.integration, body.input, request.agentId ?? undefined) }
   })

@@ -5,6 +5,8 @@ const LINKS = [
   { to: '/integrations', label: 'Integrations', match: (p: string) => p === '/' || p.startsWith('/integrations') },
   { to: '/tools', label: 'Tool steps', match: (p: string) => p.startsWith('/tools') },
   { to: '/settings/keys', label: 'API keys', match: (p: string) => p.startsWith('/settings/keys') },
+  // Shown to admins only; the server refuses the rest anyway.
+  { to: '/settings/users', label: 'Users', match: (p: string) => p.startsWith('/settings/users'), adminOnly: true },
 ]
 
 interface Props {
@@ -21,7 +23,7 @@ export function Nav({ me, pathname, onSignOut }: Props) {
           Switchyard
         </Link>
         <ul>
-          {LINKS.map((l) => (
+          {LINKS.filter((l) => !l.adminOnly || me.role === 'admin').map((l) => (
             <li key={l.to}>
               <Link to={l.to} aria-current={l.match(pathname) ? 'page' : undefined}>
                 {l.label}

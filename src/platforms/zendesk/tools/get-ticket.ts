@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { ApiClient } from '../../../core/http/api-client.ts'
 import { defineTool } from '../../../core/tools/define.ts'
+import { Attachment } from '../attachments.ts'
 import { Comment, Person, Ticket, TicketId } from '../schemas.ts'
 
 /** Zendesk's cursor pages hold at most 100 comments, and a ticket at most 5000 (docs/platforms/zendesk.md, "Facts"). */
@@ -10,13 +11,13 @@ const MAX_COMMENT_PAGES = 50
 export const getTicketInfo = defineTool({
   id: 'zendesk.get_ticket',
   title: 'Get Ticket Info',
-  description: 'Get a ticket with its status, priority, assignee, requester and every comment, public replies and internal notes alike, with the people named.',
+  description: 'Get a ticket with its status, priority, assignee, requester and every comment, public replies and internal notes alike, with the people named and the files attached.',
   effect: 'read',
   input: z.object({ ticket_id: TicketId }),
   output: Ticket.extend({
     requester: Person.nullable(),
     assignee: Person.nullable(),
-    comments: z.array(Comment.extend({ author: Person.nullable() })),
+    comments: z.array(Comment.extend({ author: Person.nullable(), attachments: z.array(Attachment) })),
   }),
   async run({ api }, { ticket_id }) {
     // `include=users` sideloads the people each response refers to, sparing a request per person.

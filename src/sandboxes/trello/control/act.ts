@@ -37,6 +37,7 @@ export function actHandler(prefix: string): ControlHandler {
       headers: bodyless ? {} : { 'content-type': 'application/json' },
       rawBody: bodyless ? undefined : JSON.stringify(params),
       origin: ctx.req.origin,
+      remoteAddress: ctx.req.remoteAddress,
     }
     const actor: Actor = { member, app, token: null, scopes: new Set(SCOPES) }
     const response = await handleApi(sb, req, url.pathname, actor)

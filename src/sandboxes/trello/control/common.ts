@@ -1,29 +1,20 @@
-import { jsonResponse, type IncomingRequest, type SandboxResponse } from '../http.ts'
+import type { ControlInput, ControlRoute as KitControlRoute } from '../../kit/control.ts'
+import type { SandboxResponse } from '../http.ts'
 import type { Member } from '../model.ts'
 import type { TrelloSandbox } from '../sandbox.ts'
 
-/** The control API's own conventions: JSON in, JSON out, `{error, description}` on failure. */
-export interface ControlContext {
+/** The control API's conventions (JSON in, JSON out, `{error, description}` on failure) are the kit's. */
+export { badRequest, notFound, problem } from '../../kit/control.ts'
+
+export interface ControlContext extends ControlInput {
   sb: TrelloSandbox
-  req: IncomingRequest
-  /** Captured path segments, decoded. */
-  params: string[]
-  body: Record<string, unknown>
   /** `{origin}{prefix}`: the sandbox's base URL as the client addressed it. */
   root: string
 }
 
 export type ControlHandler = (ctx: ControlContext) => SandboxResponse | Promise<SandboxResponse>
 
-export interface ControlRoute {
-  method: string
-  pattern: RegExp
-  handle: ControlHandler
-}
-
-export const problem = (status: number, error: string, description: string) => jsonResponse(status, { error, description })
-export const badRequest = (description: string) => problem(400, 'invalid_request', description)
-export const notFound = (description: string) => problem(404, 'not_found', description)
+export type ControlRoute = KitControlRoute<ControlContext>
 
 /** A member named by username, id or email. */
 export function findMember(ctx: ControlContext, ref: unknown): Member | undefined {

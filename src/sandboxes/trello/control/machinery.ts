@@ -1,28 +1,8 @@
-import { faultName, parseFaultSpec } from '../../kit/faults.ts'
 import { emptyResponse, jsonResponse } from '../http.ts'
 import { DEFAULT_RATE_LIMITS } from '../rate-limit.ts'
 import { badRequest, isNonNegativeInt, isPositiveInt, notFound, type ControlContext, type ControlHandler } from './common.ts'
 
-/** Control routes for the test machinery: faults, request log, deliveries, clock, limits, reset. */
-
-export const addFault: ControlHandler = (ctx) => {
-  // Trello tests need 4xx faults, and Trello's own 429s carry no Retry-After.
-  const parsed = parseFaultSpec(ctx.body, { minStatus: 400, defaultRetryAfter: null })
-  if (!parsed.ok) return badRequest(parsed.problem)
-  const fault = ctx.sb.faults.add(parsed.spec)
-  return jsonResponse(201, { id: fault.id, kind: faultName(fault), fault })
-}
-
-export const listFaults: ControlHandler = (ctx) => jsonResponse(200, { faults: ctx.sb.faults.list() })
-export const clearFaults: ControlHandler = (ctx) => (ctx.sb.faults.clear(), emptyResponse(204))
-export const removeFault: ControlHandler = (ctx) => (ctx.sb.faults.remove(ctx.params[0] as string) ? emptyResponse(204) : notFound('no such fault'))
-
-export const listRequests: ControlHandler = (ctx) => {
-  const raw = ctx.req.query.get('limit')
-  const limit = raw !== null && /^\d+$/.test(raw) ? Number(raw) : undefined
-  return jsonResponse(200, { requests: ctx.sb.requestLog.list(limit) })
-}
-export const clearRequests: ControlHandler = (ctx) => (ctx.sb.requestLog.clear(), emptyResponse(204))
+/** Trello's own control routes for its machinery: webhook deliveries and rate limits (the rest is the kit's). */
 
 /** Longest a `GET /deliveries?settled=1` may wait. */
 const MAX_WAIT_MS = 60_000
@@ -72,24 +52,6 @@ export const putDeliverySettings: ControlHandler = (ctx) => {
   return jsonResponse(200, deliverySettingsJson(ctx))
 }
 
-const clockJson = (ctx: ControlContext) => ({ now: new Date(ctx.sb.now()).toISOString(), now_ms: ctx.sb.now() })
-
-export const getClock: ControlHandler = (ctx) => jsonResponse(200, clockJson(ctx))
-
-/** `{advance_ms}` or `{now: ISO 8601}`. */
-export const moveClock: ControlHandler = (ctx) => {
-  const { advance_ms: advance, now } = ctx.body
-  if (advance !== undefined) {
-    if (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0) return badRequest('advance_ms must be a non-negative number')
-    ctx.sb.clock.advance(advance)
-  } else if (typeof now === 'string' && !Number.isNaN(Date.parse(now))) {
-    ctx.sb.clock.set(Date.parse(now))
-  } else {
-    return badRequest('give advance_ms (milliseconds) or now (ISO 8601)')
-  }
-  return jsonResponse(200, clockJson(ctx))
-}
-
 const limitsJson = (ctx: ControlContext) => {
   const s = ctx.sb.rateLimiter.settings
   return { token_max: s.tokenMax, key_max: s.keyMax, interval_ms: s.intervalMs, disabled: s.disabled }
@@ -112,5 +74,3 @@ export const putRateLimits: ControlHandler = (ctx) => {
   if (disabled !== undefined) settings.disabled = disabled
   return jsonResponse(200, limitsJson(ctx))
 }
-
-export const reset: ControlHandler = (ctx) => (ctx.sb.reset(), jsonResponse(200, { reset: true }))

@@ -1,5 +1,5 @@
 import { parseScopes } from '../auth.ts'
-import { header, htmlResponse, isRecord, parseBody, redirectResponse, type IncomingRequest, type SandboxResponse } from '../http.ts'
+import { cookieValue, htmlResponse, isRecord, parseBody, redirectResponse, type IncomingRequest, type SandboxResponse } from '../http.ts'
 import { randomToken } from '../ids.ts'
 import type { Account, BrowserSession, OAuthClient, User } from '../model.ts'
 import type { SandboxStore } from '../state.ts'
@@ -71,14 +71,6 @@ function checkParams(store: SandboxStore, account: Account, source: Record<strin
   // Z-HC-OAUTH: public clients must use PKCE.
   if (challenge === null && client.kind === 'public') return fail('invalid_request', 'Public clients must send a PKCE code_challenge.')
   return { ok: true, params: { client, redirectUri, scopes, state: fields.state, codeChallenge: challenge, fields } }
-}
-
-function cookieValue(req: IncomingRequest, name: string): string | undefined {
-  for (const part of (header(req, 'cookie') ?? '').split(';')) {
-    const [key, ...rest] = part.trim().split('=')
-    if (key === name) return decodeURIComponent(rest.join('='))
-  }
-  return undefined
 }
 
 function liveSession(store: SandboxStore, account: Account, id: string | undefined, now: number): { session: BrowserSession; user: User } | undefined {
