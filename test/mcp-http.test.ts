@@ -8,7 +8,7 @@ import { connectZendesk } from './helpers/connect.ts'
 import { callFails, callOk, httpClient, listAll, streamOpen } from './helpers/mcp.ts'
 import { callEveryStep } from './helpers/mcp-steps.ts'
 import { client as rest, zendeskControl } from './helpers/stack.ts'
-import { connectTrelloWithToken, TRELLO } from './helpers/trello.ts'
+import { connectTrelloWithToken, TRELLO, trelloControl } from './helpers/trello.ts'
 import { connectVercel, VERCEL } from './helpers/vercel.ts'
 
 // MCP over Streamable HTTP, driven by the SDK's own Client (which also checks every structured
@@ -187,6 +187,20 @@ describe('errors are tool results with the REST problem detail', () => {
 
   it('an unknown tool is a protocol error (InvalidParams), as MCP says', async () => {
     await expect(mcp.callTool({ name: 'zendesk_burn_ticket', arguments: {} })).rejects.toMatchObject({ code: ErrorCode.InvalidParams })
+  })
+
+  it('a platform\'s refusal carries the same code and troubleshooting rules as over REST', async () => {
+    const control = trelloControl(stack)
+    const board = await control.call('POST', '/boards', { name: 'Private', owner: 'grace' })
+    const graceToken = await control.mintToken('grace')
+    const auth = { authorization: `OAuth oauth_consumer_key="${TRELLO.app.key}", oauth_token="${graceToken}"`, 'content-type': 'application/json' }
+    const lists = await (await fetch(`${stack.sandboxUrl}/trello/1/boards/${board.body.id ?? board.body.board?.id}/lists`, { headers: auth })).json() as any[]
+    const card = await (await fetch(`${stack.sandboxUrl}/trello/1/cards`, { method: 'POST', headers: auth, body: JSON.stringify({ idList: lists[0].id, name: 'secret' }) })).json() as any
+    const overMcp = await callFails(mcp, 'trello_get_card', { idCard: card.id })
+    const { integrations } = (await rest(stack, stack.apiKey).get('/v1/integrations')).body
+    const overRest = await rest(stack, stack.apiKey).run('trello.get_card', integrations.find((i: any) => i.platform === 'trello').id, { idCard: card.id })
+    expect(overMcp).toEqual(overRest.body)
+    expect(overMcp.troubleshooting.length).toBeGreaterThan(0)
   })
 
   it('a platform\'s rate limit is rate_limited with retry_after', async () => {
