@@ -6,6 +6,7 @@ import { Users } from '../src/core/access/users.ts'
 import { openStore } from '../src/core/store/database.ts'
 import { connectZendesk } from '../test/helpers/connect.ts'
 import { connectVercel, VERCEL } from '../test/helpers/vercel.ts'
+import { mcpLatencies } from './mcp.ts'
 import { connectFreshToken, measureUtilisation } from './rate-budget.ts'
 import { interleavedLatencies, percentile, throughput } from './measure.ts'
 import { freePort, startChild } from './processes.ts'
@@ -134,6 +135,7 @@ async function main() {
     if (postgresUrl) Object.assign(results, await onPostgres(postgresUrl, sandboxUrl, ticketId, direct))
 
     Object.assign(results, await vercelLatencies(url, apiKey, sandboxUrl))
+    Object.assign(results, await mcpLatencies({ url, apiKey, integration, ticketId, rounds: Math.min(LATENCY_ROUNDS, 300), warmup: WARMUP_ROUNDS, dispatcher }))
 
     const agentKeys = [apiKey]
     for (let i = 1; i < Math.max(...BUDGET_AGENTS); i++) {
@@ -298,6 +300,16 @@ the team scope, validation and the shared rate budget), ${Math.min(LATENCY_ROUND
 |---|---|---|---|
 | Create Deployment | ${results.vercel_create_direct_p50_ms} ms | ${results.vercel_create_switchyard_p50_ms} ms | +${results.vercel_create_added_p50_ms} ms |
 | List Deployments (20) | ${results.vercel_list_direct_p50_ms} ms | ${results.vercel_list_switchyard_p50_ms} ms | +${results.vercel_list_added_p50_ms} ms |
+
+## Get Ticket Info over MCP against the same step over REST
+
+\`tools/call\` on \`/mcp\` (one JSON-RPC POST, as a Streamable HTTP client sends it once initialized; a fresh
+stateless MCP server per request, docs/mcp.md) against \`POST /v1/tools/zendesk.get_ticket/run\`, ${results.mcp_rounds}
+interleaved sequential calls each.
+
+| REST p50 | MCP p50 | added by MCP, p50 | added by MCP, p99 |
+|---|---|---|---|
+| ${results.mcp_rest_p50_ms} ms | ${results.mcp_mcp_p50_ms} ms | +${results.mcp_added_p50_ms} ms | +${results.mcp_added_p99_ms} ms |
 
 ## Trello: one token's rate budget shared by many agents
 

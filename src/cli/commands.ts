@@ -5,6 +5,7 @@ import { platforms } from '../platforms/index.ts'
 import { startService } from '../server/app.ts'
 import { bootstrapFirstUser } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
+import { serveMcpOverStdio } from './mcp.ts'
 import { callService } from './remote.ts'
 import { users, USERS_USAGE } from './users.ts'
 
@@ -18,6 +19,8 @@ const USAGE = `Usage: switchyard <command>
   tools run <id> --integration <id|account name> --input <json>
                                           run a tool step through the running service
                                           (SWITCHYARD_URL, SWITCHYARD_API_KEY or ./data/admin-api-key)
+  mcp                                     serve the running service's tools over MCP on stdio,
+                                          for desktop clients (same key settings; docs/mcp.md)
 ${USERS_USAGE}`
 
 export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promise<number | undefined> {
@@ -28,6 +31,7 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
     case 'tools': return tools(sub, rest, parseArgs)
     case 'users': return users(sub, rest, parseArgs)
     case 'doctor': return doctor(argv.slice(1), parseArgs)
+    case 'mcp': return serveMcpOverStdio()
     case undefined:
     case 'help':
     case '--help':

@@ -5,10 +5,7 @@ import { ADMIN_KEY_FILE } from './bootstrap.ts'
 
 /** Calls the running service's REST API with the caller's API key; the key is never printed. */
 export async function callService(method: string, route: string, body?: unknown): Promise<{ ok: boolean; status: number; body: unknown }> {
-  const config = loadConfig()
-  const base = (process.env.SWITCHYARD_URL ?? config.publicUrl).replace(/\/+$/, '')
-  const key = process.env.SWITCHYARD_API_KEY ?? readKeyFile(config.dataDir)
-  if (!key) throw new Error(`set SWITCHYARD_API_KEY (or start the service once so it writes ${path.join(config.dataDir, ADMIN_KEY_FILE)})`)
+  const { base, key } = serviceTarget()
   const timeoutMs = cliTimeoutMs()
   const signal = AbortSignal.timeout(timeoutMs)
   const timedOut = () => new Error(`Switchyard at ${base} did not answer within ${timeoutMs / 1000} s; `
@@ -38,6 +35,15 @@ export async function callService(method: string, route: string, body?: unknown)
     parsed = JSON.parse(text)
   } catch { /* keep text */ }
   return { ok: res.ok, status: res.status, body: parsed }
+}
+
+/** Where the running service is and the key to call it with: SWITCHYARD_URL, SWITCHYARD_API_KEY or the admin key file. */
+export function serviceTarget(): { base: string; key: string } {
+  const config = loadConfig()
+  const base = (process.env.SWITCHYARD_URL ?? config.publicUrl).replace(/\/+$/, '')
+  const key = process.env.SWITCHYARD_API_KEY ?? readKeyFile(config.dataDir)
+  if (!key) throw new Error(`set SWITCHYARD_API_KEY (or start the service once so it writes ${path.join(config.dataDir, ADMIN_KEY_FILE)})`)
+  return { base, key }
 }
 
 /**

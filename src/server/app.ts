@@ -8,6 +8,7 @@ import { openStore } from '../core/store/database.ts'
 import type { Plan, Role } from '../core/store/schema.ts'
 import { createServices, openSandboxes, type Services } from '../services.ts'
 import { registerCallerAuth } from './auth.ts'
+import { registerMcp, type McpRouteOptions } from './mcp/route.ts'
 import { openApiDocument } from './openapi.ts'
 import { registerProblemHandlers } from './problem.ts'
 import { registerNulGuard } from './nul-guard.ts'
@@ -29,6 +30,7 @@ export interface AppOptions {
   logger?: boolean
   /** Where log lines go (stdout by default); tests read them to prove secrets stay out. */
   logDestination?: DestinationStream
+  mcp?: McpRouteOptions
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -58,6 +60,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   oauthRoutes(app, services)
   toolRoutes(app, services)
   userRoutes(app, services)
+  await registerMcp(app, services, options.mcp)
   await registerWebApp(app)
   return app
 }

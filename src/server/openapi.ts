@@ -7,6 +7,27 @@ const json = (schema: unknown, description = 'OK') => ({ description, content: {
 const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } })
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
 
+const jsonRpc = { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer'] }, method: { type: 'string' }, params: { type: 'object' } } }
+const mcpPost = 'Tools over the Model Context Protocol (Streamable HTTP, stateless): every tool step as an MCP tool. ' +
+  'Only an API key as Authorization: Bearer; a credential in the query string is refused. See docs/mcp.md.'
+
+/** /mcp speaks JSON-RPC, not REST: documented so it is known, with the protocol left to docs/mcp.md. */
+const mcpPath = {
+  post: {
+    summary: 'MCP: one JSON-RPC message (initialize, tools/list, tools/call…), answered with one JSON response',
+    description: mcpPost,
+    security: [{ apiKey: [] }],
+    requestBody: body(jsonRpc),
+    responses: { 200: json(jsonRpc, 'The JSON-RPC response'), 202: { description: 'A notification or response was accepted' }, ...errors(400, 401) },
+  },
+  get: {
+    summary: 'MCP: the server-to-client stream (text/event-stream) that announces notifications/tools/list_changed',
+    security: [{ apiKey: [] }],
+    responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(400, 401) },
+  },
+  delete: { summary: 'MCP: ending a session; there are none, so always 405', security: [{ apiKey: [] }], responses: { 405: { description: 'No sessions' } } },
+}
+
 /** The OpenAPI 3.1 document, generated from the same tool declarations as the catalogue. */
 export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
   const tools = registry.list()
@@ -156,6 +177,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           responses: { 200: json({ type: 'object', properties: { output: {} } }), ...errors(400, 402, 404, 409, 429, 502) },
         },
       },
+      '/mcp': mcpPath,
     },
   }
 }

@@ -77,6 +77,8 @@ export function defineApiCallTool(platform: PlatformFacts): AnyTool {
     title: `${platform.title} API Call`,
     description: `Send one request to the ${platform.title} API with this integration's credentials and get back its status, useful headers and body.`,
     effect: 'write',
+    // The method is an input, and hints belong to the tool, not the call: it may be a DELETE.
+    destructive: true,
     input,
     output: z.object({
       status: z.number().int(),

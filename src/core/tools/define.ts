@@ -16,6 +16,13 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   title: string
   description: string
   effect: Effect
+  /**
+   * A write that cannot simply be taken back by adding something (archiving, cancelling): MCP's
+   * destructiveHint (docs/mcp.md). A `delete` step is destructive without saying so.
+   */
+  destructive?: boolean
+  /** Running it twice with the same input changes nothing more (MCP's idempotentHint); reads and deletes are. */
+  idempotent?: boolean
   input: I
   output: O
   /** Legacy steps stay runnable for old workflows but are marked in the catalogue. */

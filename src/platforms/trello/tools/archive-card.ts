@@ -6,6 +6,8 @@ export const archiveCard = defineTool({
   title: 'Archive Card',
   description: 'Archive a Trello card: it leaves its list but is kept, and Update Card with closed=false restores it.',
   effect: 'write', // archiving can be undone, unlike a delete
+  destructive: true, // but it takes the card off its list: not a purely additive change
+  idempotent: true,
   input: stepInput({ idCard: trelloId('card').describe('The card to archive') }),
   output: Card,
   async run({ api }, { idCard }) {

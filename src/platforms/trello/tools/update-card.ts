@@ -9,6 +9,7 @@ export const updateCard = defineTool({
   title: 'Update Card',
   description: 'Change a Trello card: rename it, edit its description, set or clear its due date, mark it complete, archive or restore it, replace its labels or members, reorder it, or move it to another list (of the same or another board).',
   effect: 'write',
+  idempotent: true,
   input: stepInput({
     idCard: trelloId('card').describe('The card to change'),
     name: Name.optional(),

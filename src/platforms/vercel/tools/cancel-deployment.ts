@@ -10,6 +10,8 @@ export const cancelDeployment = defineTool({
   title: 'Cancel Deployment',
   description: 'Cancel a deployment that is still queued or building. A deployment that is already ready, failed or cancelled cannot be cancelled.',
   effect: 'write',
+  destructive: true, // a cancelled deployment cannot be resumed
+  idempotent: true,
   input: z.object({ id: DeploymentId }),
   output: Deployment,
   async run({ api }, { id }) {

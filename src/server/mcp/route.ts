@@ -1,0 +1,150 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Services } from '../../services.ts'
+import { authenticateMcp, bearerResolvers } from './auth.ts'
+import { McpCatalog } from './catalog.ts'
+import { ListChanges } from './list-changes.ts'
+import { createMcpServer } from './server.ts'
+
+export const MCP_PATH = '/mcp'
+
+export interface McpRouteOptions {
+  /** Tools per tools/list page (tests make it small to page through the catalogue). */
+  pageSize?: number
+}
+
+/**
+ * MCP's Streamable HTTP transport at /mcp, stateless (docs/mcp.md):
+ * - No Mcp-Session-Id. Each POST gets a fresh server and transport that answer with one JSON
+ *   response, so any instance behind a load balancer can take any request, with nothing to share
+ *   and nothing to lose when an instance stops. Tool calls are single request/response steps, so
+ *   streaming a POST's answer would buy nothing.
+ * - GET opens the optional server-to-client stream. It carries only
+ *   `notifications/tools/list_changed`, which any instance can send because integration changes
+ *   reach every instance through the store's change feed. A dropped stream loses nothing the client
+ *   cannot get back by listing again.
+ * - DELETE (ending a session) answers 405: there are none.
+ */
+export async function registerMcp(app: FastifyInstance, services: Services, options: McpRouteOptions = {}) {
+  const catalog = new McpCatalog(services.registry)
+  const resolvers = bearerResolvers(services)
+  const listChanges = new ListChanges(services)
+  // Open GET streams never end on their own: closing them lets the service stop (and, behind a load
+  // balancer, sends their clients to another instance, where they reconnect).
+  const streams = new Set<() => Promise<void>>()
+  app.addHook('preClose', async () => {
+    await Promise.all([...streams].map((end) => end()))
+  })
+
+  await app.register(async (scope) => {
+    // The body reaches the SDK as parsed JSON; a body that is not JSON gets JSON-RPC's parse error.
+    scope.removeContentTypeParser('application/json')
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+      try {
+        done(null, JSON.parse(body as string))
+      } catch {
+        done(null, NOT_JSON)
+      }
+    })
+
+    const open = async (request: FastifyRequest, reply: FastifyReply) => {
+      const caller = await authenticateMcp(request, reply, resolvers)
+      const server = createMcpServer({ services, catalog, caller, log: request.log, pageSize: options.pageSize })
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+      await server.connect(transport)
+      const close = () => void server.close().catch(() => {})
+      return { caller, server, transport, close }
+    }
+
+    scope.post(MCP_PATH, async (request, reply) => {
+      if (request.body === NOT_JSON) return reply.status(400).send({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null })
+      const { transport, close } = await open(request, reply)
+      whenGone(request, reply, close)
+      return reply.send(await transport.handleRequest(webRequest(request), { parsedBody: request.body }))
+    })
+
+    scope.get(MCP_PATH, async (request, reply) => {
+      const { caller, server, transport, close } = await open(request, reply)
+      // Closing the server ends the stream; a client that left while this was being set up is let go at once.
+      let gone = false
+      let unwatch = () => {}
+      const end = () => {
+        gone = true
+        streams.delete(end)
+        unwatch()
+        close()
+        return finished(reply)
+      }
+      streams.add(end)
+      whenGone(request, reply, () => void end())
+      const response = await transport.handleRequest(webRequest(request))
+      if (!response.ok) {
+        void end()
+        return reply.send(response)
+      }
+      const stop = await listChanges.watch(caller.user.id, () => void server.sendToolListChanged().catch(() => {}))
+      if (gone) stop()
+      else unwatch = stop
+      return reply.send(new Response(openedAtOnce(response.body!), { status: response.status, headers: response.headers }))
+    })
+
+    scope.delete(MCP_PATH, async (request, reply) => {
+      await authenticateMcp(request, reply, resolvers)
+      return reply.status(405).header('allow', 'GET, POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server keeps no sessions' }, id: null })
+    })
+  })
+}
+
+const NOT_JSON = Symbol('not JSON')
+
+/**
+ * The stream with an SSE comment in front: headers only leave with the first bytes, and the SDK's
+ * first keep-alive comes after 15 s, so without it a client would wait that long to see the stream open.
+ */
+function openedAtOnce(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader()
+  return new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(new TextEncoder().encode(': open\n\n')),
+    pull: async (controller) => {
+      const { done, value } = await reader.read()
+      if (done) controller.close()
+      else controller.enqueue(value)
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
+}
+
+/**
+ * Resolves once the response is written out (so the server's close finds the connection idle and
+ * closes it), or after a moment if it never gets that far.
+ */
+function finished(reply: FastifyReply): Promise<void> {
+  const raw = reply.raw
+  if (raw.writableFinished || raw.destroyed) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 1_000)
+    timer.unref()
+    const done = () => {
+      clearTimeout(timer)
+      resolve()
+    }
+    raw.once('finish', done)
+    raw.once('close', done)
+  })
+}
+
+/** Runs `then` once the connection is done with, including when it already was. */
+function whenGone(request: FastifyRequest, reply: FastifyReply, then: () => void) {
+  if (request.raw.socket?.destroyed || reply.raw.destroyed) then()
+  else reply.raw.once('close', then)
+}
+
+/** The SDK's transport speaks web-standard Requests; the body is handed over already parsed. */
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one)
+  }
+  return new Request(new URL(request.url, 'http://switchyard.invalid'), { method: request.method, headers })
+}

@@ -1,0 +1,152 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { FastifyBaseLogger } from 'fastify'
+import { AppError, invalidInput } from '../../core/errors.ts'
+import type { Services } from '../../services.ts'
+import { accountsOf, type Accounts } from './accounts.ts'
+import type { McpCaller } from './auth.ts'
+import { INTEGRATION_ARG, SEARCH_TOOL, type McpCatalog, type StepTool } from './catalog.ts'
+import { errorResult, successResult } from './results.ts'
+import { searchTool, runSearch } from './search.ts'
+
+/** Enough for every step of today's platforms in one page; clients that page get the rest when it grows. */
+export const DEFAULT_PAGE_SIZE = 100
+
+export interface McpServerOptions {
+  services: Services
+  catalog: McpCatalog
+  caller: McpCaller
+  log: FastifyBaseLogger
+  pageSize?: number
+}
+
+/**
+ * A Server builds its own Ajv instance unless given one, and building it cost more than the rest of
+ * a tools/call (bench/mcp.ts). It only checks elicitation answers, which this server never asks for.
+ */
+const sharedValidator = new AjvJsonSchemaValidator()
+
+const INSTRUCTIONS = 'Switchyard runs typed tool steps on Zendesk, Trello and Vercel accounts the user has connected. ' +
+  `Every step tool takes "${INTEGRATION_ARG}": the connected account to act as (it defaults when there is only one). ` +
+  `Call ${SEARCH_TOOL} to find steps by words ("ticket", "archive card") or by kind ("ticketing", "boards").`
+
+/**
+ * One MCP server for one caller. Over HTTP a new one answers each request (the endpoint keeps no
+ * sessions, docs/mcp.md); its listing reflects the caller's integrations at that moment.
+ */
+export function createMcpServer(options: McpServerOptions): Server {
+  const { services, catalog, caller, log } = options
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE
+  const server = new Server(
+    { name: 'switchyard', title: 'Switchyard', version: '0.1.0' },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
+  )
+
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    const offset = offsetOf(request.params?.cursor)
+    const accounts = await accountsOf(services.integrations, caller.user.id)
+    const all = 1 + catalog.steps.length
+    if (offset > all) throw new McpError(ErrorCode.InvalidParams, 'cursor: is past the end of the list')
+    const tools: Tool[] = []
+    for (let i = offset; i < Math.min(all, offset + pageSize); i++) {
+      tools.push(i === 0 ? searchTool() : listingOf(catalog.steps[i - 1], accounts))
+    }
+    const next = offset + pageSize
+    return { tools, ...(next < all && { nextCursor: cursorOf(next) }) }
+  })
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name, arguments: args = {} } = request.params
+    if (name === SEARCH_TOOL) {
+      try {
+        return successResult(await runSearch(catalog, await accountsOf(services.integrations, caller.user.id), args))
+      } catch (err) {
+        return errorResult(err)
+      }
+    }
+    const step = catalog.byToolName(name)
+    if (!step) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}; call tools/list or ${SEARCH_TOOL}`)
+    try {
+      return successResult(await runStep(options, step, args))
+    } catch (err) {
+      if (err instanceof NotConnected) return notConnected(services, step)
+      if (!(err instanceof AppError)) log.error({ err, tool: name }, 'MCP tool call failed')
+      if (err instanceof AppError && err.code === 'not_found' && named(args)) {
+        // Named an account that does not exist: if the platform has none at all, say how to connect one.
+        const offered = (await accountsOf(services.integrations, caller.user.id)).get(step.registered.platform.id) ?? []
+        if (offered.length === 0) return notConnected(services, step)
+      }
+      return errorResult(err)
+    }
+  })
+
+  return server
+}
+
+async function runStep({ services, caller }: McpServerOptions, step: StepTool, args: Record<string, unknown>): Promise<unknown> {
+  const { [INTEGRATION_ARG]: named, ...input } = args
+  let integration = named
+  if (integration === undefined) {
+    const { platform } = step.registered
+    const offered = (await accountsOf(services.integrations, caller.user.id)).get(platform.id) ?? []
+    if (offered.length === 0) throw new NotConnected()
+    if (offered.length > 1) throw invalidInput([{ field: INTEGRATION_ARG, message: `choose the ${platform.title} account to act as: ${offered.join(', ')}` }])
+    integration = offered[0]
+  }
+  return services.executor.run(caller.user, step.registered.entry.id, integration, input, caller.agentId)
+}
+
+/** The caller has no account on the step's platform (answered with how to connect one). */
+class NotConnected extends Error {}
+
+const named = (args: Record<string, unknown>) => args[INTEGRATION_ARG] !== undefined
+
+/** The answer to a step of a platform the caller has not connected: where to connect it. */
+function notConnected(services: Services, step: StepTool): CallToolResult {
+  const { platform } = step.registered
+  const page = `${services.config.publicUrl.replace(/\/+$/, '')}/integrations`
+  const runtime = services.runtimes.get(platform.id)
+  const pasted = runtime?.definition.auth.pasted
+  const rest = [`POST /v1/integrations/connect {"platform": "${platform.id}"} and open the connect_url it returns`]
+  if (pasted) rest.push(`POST /v1/integrations {"platform": "${platform.id}", "credentials": {${pasted.fields.map((f) => `"${f.name}": "…"`).join(', ')}}}`)
+  const detail = runtime?.mode === 'not_configured'
+    ? `${platform.title} is not set up on this Switchyard yet (missing ${runtime.missing.join(', ')}); once it is, connect an account at ${page}`
+    : `no ${platform.title} account is connected; connect one at ${page}, or with the REST API: ${rest.join(', or ')}`
+  return errorResult(new AppError('not_found', detail), { connect: { page, rest } })
+}
+
+function listingOf(step: StepTool, accounts: Accounts): Tool {
+  const { platform } = step.registered
+  const offered = accounts.get(platform.id) ?? []
+  const { inputSchema } = step.base
+  const integration = offered.length === 0
+    ? { type: 'string', description: `No ${platform.title} account is connected yet: calling this tool says how to connect one.` }
+    : {
+        type: 'string',
+        enum: offered,
+        ...(offered.length === 1 && { default: offered[0] }),
+        description: offered.length === 1
+          ? `The ${platform.title} account to act as; the only one connected is the default.`
+          : `The ${platform.title} account to act as, by account name.`,
+      }
+  const required = offered.length > 1 ? [INTEGRATION_ARG, ...(inputSchema.required ?? [])] : inputSchema.required
+  return {
+    ...step.base,
+    inputSchema: { ...inputSchema, properties: { [INTEGRATION_ARG]: integration, ...inputSchema.properties }, ...(required && { required }) },
+  }
+}
+
+/** Cursors are opaque to clients (MCP pagination): a position in the fixed order. */
+function cursorOf(offset: number): string {
+  return Buffer.from(JSON.stringify({ offset })).toString('base64url')
+}
+
+function offsetOf(cursor: string | undefined): number {
+  if (cursor === undefined) return 0
+  try {
+    const { offset } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    if (Number.isInteger(offset) && offset > 0) return offset
+  } catch { /* answered below */ }
+  throw new McpError(ErrorCode.InvalidParams, 'cursor: is not one this server gave; start again without a cursor')
+}
