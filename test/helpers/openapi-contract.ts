@@ -198,7 +198,8 @@ export class VendorSpec {
       const tries = members.map((member: Json) => {
         const memberSchema = this.memberSchemas.get(member) ?? { ...member, definitions: schema.definitions }
         this.memberSchemas.set(member, memberSchema)
-        const raw = this.compiled(memberSchema)(union.data) ? 0 : this.compiled(memberSchema).errors?.length ?? 0
+        const validateMember = this.compiled(memberSchema)
+        const raw = validateMember(union.data) ? 0 : validateMember.errors?.length ?? 0
         const reduced = this.explain(memberSchema, union.data).map((e) => ({ ...e, instancePath: union.instancePath + e.instancePath }))
         return { raw, reduced }
       })
