@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { shapeLike, VendorSpec } from './openapi-contract.ts'
+import { shapeLike, VendorSpec, type Reading } from './openapi-contract.ts'
 
 // The contract checker must be able to fail: each kind of breach below is caught and named.
 let dir: string
@@ -48,6 +48,36 @@ components:
         created_at: { type: string, format: datetime }
         kind: { type: string, enum: [a, b], nullable: true }
 `)
+  // Shaped like Vercel's file, generated from an SDK: overlapping unions, `nullable` beside `oneOf`
+  // and `$ref`, error statuses without bodies, `allOf` parts, repeated enum values, empty unions.
+  fs.writeFileSync(path.join(dir, 'sdk.json'), JSON.stringify({
+    openapi: '3.0.3',
+    paths: {
+      '/projects/{id}': {
+        get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Project' } } } }, 400: { description: 'bad' } } },
+        delete: { responses: { 204: { description: 'gone' } } },
+      },
+      '/errors': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } } } } },
+    },
+    components: {
+      schemas: {
+        Project: {
+          type: 'object',
+          required: ['id', 'target'],
+          properties: {
+            id: { type: 'string' },
+            target: { type: 'string', enum: ['production', 'preview', 'production'], nullable: true },
+            owner: { nullable: true, oneOf: [{ $ref: '#/components/schemas/ShortOwner' }, { $ref: '#/components/schemas/Owner' }] },
+            link: { $ref: '#/components/schemas/ShortOwner', nullable: true },
+            groups: { type: 'array', items: { oneOf: [] } },
+          },
+        },
+        ShortOwner: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+        Owner: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string' }, name: { type: 'string' }, email: { type: 'string', format: 'email' } } },
+        Failure: { type: 'object', properties: { error: { allOf: [{ $ref: '#/components/schemas/ShortOwner' }, { type: 'object', required: ['code'], properties: { code: { type: 'string' } } }] } } },
+      },
+    },
+  }))
 })
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
@@ -55,7 +85,7 @@ describe('VendorSpec', () => {
   const ok = { thing: { id: 1, name: null, created_at: '2024-01-01T10:00:00Z', kind: null }, owner: {} }
   const check = (status: number, body: unknown, headers = new Headers({ location: '/things/1' })) => {
     const spec = new VendorSpec(path.join(dir, 'split'))
-    return spec.check(spec.operation('GET', '/things/{id}')!, status, body, headers)
+    return spec.check({ method: 'GET', template: '/things/{id}', status, body, headers })
   }
 
   it('resolves $refs across the files of a split document and accepts a conforming answer', () => {
@@ -78,8 +108,9 @@ describe('VendorSpec', () => {
     expect(check(201, ok).errors).toEqual(['GET /things/{id} → 201: status not documented (documented: 200)'])
     expect(check(200, ok, new Headers()).errors).toEqual(['GET /things/{id} → 200: documented header Location is missing'])
     const spec = new VendorSpec(path.join(dir, 'split'))
-    expect(spec.check(spec.operation('DELETE', '/things/{id}')!, 204, { deleted: true }).errors[0]).toMatch(/documented without a body/)
-    expect(spec.check(spec.operation('DELETE', '/things/{id}')!, 204, undefined).errors).toEqual([])
+    expect(spec.check({ method: 'DELETE', template: '/things/{id}', status: 204, body: { deleted: true } }).errors[0]).toMatch(/documented without a body/)
+    expect(spec.check({ method: 'DELETE', template: '/things/{id}', status: 204, body: undefined }).errors).toEqual([])
+    expect(spec.check({ method: 'PUT', template: '/things/{id}', status: 200, body: ok }).errors).toEqual(['PUT /things/{id} → 200: no such operation in the vendor file'])
   })
 
   it('refuses a split document whose files disagree', () => {
@@ -89,6 +120,66 @@ describe('VendorSpec', () => {
     } finally {
       fs.rmSync(path.join(dir, 'split', 'c.yml'))
     }
+  })
+})
+
+describe('VendorSpec, read as an SDK-generated file is (closed objects, oneOf as anyOf)', () => {
+  const sdk: Reading = { closed: true, oneOfAsAnyOf: true, errorBodiesUndocumented: true }
+  const check = (body: unknown, reading: Reading = sdk, template = '/projects/{id}') =>
+    new VendorSpec(path.join(dir, 'sdk.json'), reading).check({ method: 'GET', template, status: 200, body }).errors
+  const full = { id: 'p', target: 'production', owner: { id: 'u', name: 'Ada', email: 'ada@example.com' }, link: null, groups: [] }
+
+  it('accepts an answer that matches several overlapping members, and null beside oneOf, $ref and enum', () => {
+    expect(check(full)).toEqual([])
+    expect(check({ ...full, target: null, owner: null, link: { id: 'u' } })).toEqual([])
+  })
+
+  it('reads overlapping members as oneOf says only without the option', () => {
+    expect(check(full, { closed: false })).toEqual([
+      expect.stringMatching(/body\/owner must match exactly one schema in oneOf/),
+    ])
+  })
+
+  it.each([
+    ['a field no member declares (closed objects)', { ...full, owner: { id: 'u', name: 'Ada', nickname: 'A' } }, /body\/owner must NOT have additional properties {"additionalProperty":"nickname"}/],
+    ['a field the object does not declare', { ...full, extra: 1 }, /body must NOT have additional properties {"additionalProperty":"extra"}/],
+    ['a field of the full member with the wrong type', { ...full, owner: { id: 'u', name: 'Ada', email: 'not-mail' } }, /body\/owner\/email must match format "email"/],
+    ['a value outside an enum given with repeats', { ...full, target: 'staging' }, /body\/target must be equal to one of the allowed values/],
+    ['any member of an empty union', { ...full, groups: ['g'] }, /body\/groups\/0 must NOT be valid/],
+    ['a missing required field', { target: null }, /body must have required property 'id'/],
+  ])('names %s', (_what, body, message) => {
+    expect(check(body).join('\n')).toMatch(message)
+  })
+
+  it('reports the errors of the member the answer came closest to, not of every member', () => {
+    expect(check({ ...full, owner: { id: 'u', name: 'Ada', nickname: 'A' } })).toEqual([
+      'GET /projects/{id} → 200: body/owner must NOT have additional properties {"additionalProperty":"nickname"}',
+    ])
+  })
+
+  it('accepts a field the test tolerates, and no other', () => {
+    const tolerated: Reading = { ...sdk, tolerated: { properties: { nickname: 'newer than the file' } } }
+    expect(check({ ...full, owner: { id: 'u', name: 'Ada', nickname: 'A' } }, tolerated)).toEqual([])
+    expect(check({ ...full, owner: { id: 'u', name: 'Ada', alias: 'A' } }, tolerated).join('\n')).toMatch(/additionalProperty":"alias"/)
+  })
+
+  it('keeps the parts of an allOf open at their top, and objects open without the option', () => {
+    expect(check({ error: { id: 'e', code: 'bad' } }, sdk, '/errors')).toEqual([])
+    expect(check({ error: { id: 'e' } }, sdk, '/errors').join('\n')).toMatch(/required property 'code'/)
+    expect(check({ ...full, extra: 1 }, { oneOfAsAnyOf: true })).toEqual([])
+  })
+
+  it('leaves an error\'s body unjudged where errors are documented without one, and only there', () => {
+    const answer = (status: number, method = 'GET') => ({ method, template: '/projects/{id}', status, body: { error: { code: 'bad' } } })
+    expect(new VendorSpec(path.join(dir, 'sdk.json'), sdk).check(answer(400)).errors).toEqual([])
+    expect(new VendorSpec(path.join(dir, 'sdk.json'), sdk).check(answer(204, 'DELETE')).errors[0]).toMatch(/documented without a body/)
+    expect(new VendorSpec(path.join(dir, 'sdk.json'), {}).check(answer(400)).errors[0]).toMatch(/documented without a body/)
+  })
+
+  it('accepts an undocumented status the test tolerates, and no other', () => {
+    const spec = new VendorSpec(path.join(dir, 'sdk.json'), { ...sdk, tolerated: { statuses: { 'GET /projects/{id} 404': 'the vendor answers 404' } } })
+    expect(spec.check({ method: 'GET', template: '/projects/{id}', status: 404, body: {} }).errors).toEqual([])
+    expect(spec.check({ method: 'GET', template: '/projects/{id}', status: 409, body: {} }).errors).toEqual(['GET /projects/{id} → 409: status not documented (documented: 200, 400)'])
   })
 })
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import addFormatsModule from 'ajv-formats'
+import formatsModule, { type FormatsPlugin } from 'ajv-formats'
 import yaml from 'js-yaml'
 
 /**
@@ -26,6 +26,34 @@ export function missingVendorFile(relative: string): string | undefined {
 
 type Json = any
 
+/** How to read one vendor's file, where the vendors' files differ. */
+export interface Reading {
+  /**
+   * An object may carry only the properties its schema declares (where the schema says nothing
+   * of others). With overlapping union members this is what makes an answer match the member it
+   * means, not a smaller one that would accept anything: every field sent is documented. The
+   * parts of an `allOf` each declare some of the properties, so a part stays open at its top.
+   */
+  closed?: boolean
+  /**
+   * `oneOf` read as `anyOf`, for a file generated from an SDK whose union members overlap (a short
+   * form of an object is a subset of the full one): a real answer matches several of them, as the
+   * generated clients (which pick the best-fitting member) read it.
+   */
+  oneOfAsAnyOf?: boolean
+  /** The file lists error statuses without their bodies: the body of a 4xx or 5xx is not judged. */
+  errorBodiesUndocumented?: boolean
+  /** Departures from the file the test accepts, each with the reason. */
+  tolerated?: Tolerated
+}
+
+export interface Tolerated {
+  /** Properties a closed object may carry though the file does not declare them (`property → why`). */
+  properties?: Record<string, string>
+  /** Statuses the file does not list for an operation (`METHOD template status → why`). */
+  statuses?: Record<string, string>
+}
+
 export interface VendorOperation {
   /** The vendor's path template, e.g. `/api/v2/tickets/{ticket_id}`. */
   path: string
@@ -35,12 +63,26 @@ export interface VendorOperation {
   responses: Record<string, Json>
 }
 
+/** One answer of a sandbox, with the vendor operation it answers. */
+export interface Answer {
+  method: string
+  /** The vendor's path template, e.g. `/v13/deployments/{idOrUrl}`. */
+  template: string
+  status: number
+  body: unknown
+  headers?: Headers
+}
+
 export interface ContractResult {
   /** Problems found, each `where: what`; empty when the answer keeps the contract. */
   errors: string[]
   /** Component schemas the answer's schema refers to but no vendor file defines. */
   absent: string[]
 }
+
+// ajv-formats is CommonJS: depending on the loader its plugin is the default import or its `default`.
+const formatsExport = formatsModule as unknown as FormatsPlugin | { default: FormatsPlugin }
+const addFormats: FormatsPlugin = 'default' in formatsExport ? formatsExport.default : formatsExport
 
 /**
  * A vendor OpenAPI document: one JSON or YAML file, or a folder of files that split one API by area
@@ -51,10 +93,13 @@ export class VendorSpec {
   private readonly paths: Record<string, Record<string, Json>> = {}
   private readonly schemas: Record<string, Json> = {}
   private readonly parameters: Record<string, Json> = {}
-  private readonly ajv = new Ajv({ allErrors: true, strict: true })
-  private readonly validators = new Map<string, { validate: ValidateFunction; absent: string[] }>()
+  private readonly ajv = new Ajv({ allErrors: true, strict: true, verbose: true })
+  private readonly preparations = new Map<string, { prepared: Json; absent: string[] }>()
+  private readonly validators = new Map<Json, ValidateFunction>()
+  /** A union member with the definitions its refs need, made once so its validator is compiled once. */
+  private readonly memberSchemas = new Map<Json, Json>()
 
-  constructor(relative: string) {
+  constructor(relative: string, private readonly reading: Reading = {}) {
     const where = path.resolve(VENDOR_OPENAPI_DIR, relative)
     const files = fs.statSync(where).isDirectory()
       ? fs.readdirSync(where).filter((f) => /\.(ya?ml|json)$/.test(f)).sort().map((f) => path.join(where, f))
@@ -91,48 +136,82 @@ export class VendorSpec {
     return this.schemas[name]?.example
   }
 
-  /** Checks an answer's status, documented headers and JSON body against what the operation documents. */
-  check(op: VendorOperation, status: number, body: unknown, headers?: Headers): ContractResult {
-    const documented = op.responses[String(status)]
-    const where = `${op.method} ${op.path} → ${status}`
-    if (!documented) return { errors: [`${where}: status not documented (documented: ${Object.keys(op.responses).join(', ') || 'none'})`], absent: [] }
+  /** Checks an answer's status, documented headers and JSON body against what its operation documents. */
+  check(answer: Answer): ContractResult {
+    const method = answer.method.toUpperCase()
+    const where = `${method} ${answer.template} → ${answer.status}`
+    const op = this.operation(method, answer.template)
+    if (!op) return { errors: [`${where}: no such operation in the vendor file`], absent: [] }
+    const documented = op.responses[String(answer.status)]
+    if (!documented) {
+      if (Object.hasOwn(this.reading.tolerated?.statuses ?? {}, `${method} ${answer.template} ${answer.status}`)) return { errors: [], absent: [] }
+      return { errors: [`${where}: status not documented (documented: ${Object.keys(op.responses).join(', ') || 'none'})`], absent: [] }
+    }
     const errors = Object.keys(documented.headers ?? {})
-      .filter((name) => headers && !headers.has(name))
+      .filter((name) => answer.headers && !answer.headers.has(name))
       .map((name) => `${where}: documented header ${name} is missing`)
     const schema = documented.content?.['application/json']?.schema
     if (!schema) {
-      if (body !== undefined && body !== '') errors.push(`${where}: documented without a body, answered ${JSON.stringify(body).slice(0, 200)}`)
+      const judged = !(this.reading.errorBodiesUndocumented && answer.status >= 400)
+      if (judged && answer.body !== undefined && answer.body !== '') {
+        errors.push(`${where}: documented without a body, answered ${JSON.stringify(answer.body).slice(0, 200)}`)
+      }
       return { errors, absent: [] }
     }
-    const { validate, absent } = this.validator(`${op.method} ${op.path} ${status}`, schema)
-    if (!validate(body)) {
-      errors.push(...(validate.errors ?? []).map((e: ErrorObject) => `${where}: body${e.instancePath || ''} ${e.message} ${JSON.stringify(e.params)}`))
-    }
+    const { prepared, absent } = this.prepared(`${method} ${answer.template} ${answer.status}`, schema)
+    errors.push(...this.explain(prepared, answer.body).map((e) => `${where}: body${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`))
     return { errors, absent }
   }
 
-  private validator(key: string, schema: Json) {
-    const cached = this.validators.get(key)
+  private prepared(key: string, schema: Json) {
+    const cached = this.preparations.get(key)
     if (cached) return cached
-    const absent = new Set<string>()
-    const defs: Record<string, Json> = {}
-    const pending = [...refsIn(schema)]
-    while (pending.length) {
-      const name = pending.pop()!
-      if (name in defs) continue
-      const target = this.schemas[name]
-      if (target === undefined) {
-        absent.add(name)
-        // The vendor file names this schema but does not define it: only its kind is known.
-        defs[name] = { type: 'object' }
-        continue
-      }
-      defs[name] = toJsonSchema(target)
-      pending.push(...refsIn(target))
+    const { schema: prepared, absent } = new Preparation(this.schemas, this.reading).run(schema)
+    const result = { prepared, absent }
+    this.preparations.set(key, result)
+    return result
+  }
+
+  private compiled(schema: Json): ValidateFunction {
+    const cached = this.validators.get(schema)
+    if (cached) return cached
+    const validate = this.ajv.compile(schema)
+    this.validators.set(schema, validate)
+    return validate
+  }
+
+  /**
+   * Why a value fails a prepared schema. For a union the value matches no member of, Ajv reports
+   * every member's errors, just before the union's own: those are replaced by the errors of the
+   * member the value came closest to (the fewest), which say what is wrong.
+   */
+  private explain(schema: Json, value: unknown): ErrorObject[] {
+    const validate = this.compiled(schema)
+    if (validate(value)) return []
+    const errors = [...(validate.errors ?? [])]
+    for (let i = errors.length - 1; i >= 0; i--) {
+      const union = errors[i]!
+      if ((union.keyword !== 'anyOf' && union.keyword !== 'oneOf') || union.params.passingSchemas) continue
+      // `verbose`: a union's error carries its members (`schema`) and the value it judged (`data`).
+      const members: Json = union.schema
+      if (!Array.isArray(members) || !members.every((m) => m && typeof m === 'object')) continue
+      const tries = members.map((member: Json) => {
+        const memberSchema = this.memberSchemas.get(member) ?? { ...member, definitions: schema.definitions }
+        this.memberSchemas.set(member, memberSchema)
+        const validateMember = this.compiled(memberSchema)
+        const raw = validateMember(union.data) ? 0 : validateMember.errors?.length ?? 0
+        const reduced = this.explain(memberSchema, union.data).map((e) => ({ ...e, instancePath: union.instancePath + e.instancePath }))
+        return { raw, reduced }
+      })
+      const block = tries.reduce((sum, t) => sum + t.raw, 0)
+      const start = i - block
+      const below = (e: ErrorObject) => e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`)
+      if (start < 0 || !errors.slice(start, i).every(below)) continue
+      const closest = tries.map((t) => t.reduced).sort((a, b) => a.length - b.length)[0] ?? []
+      errors.splice(start, block + 1, ...closest)
+      i = start
     }
-    const compiled = { validate: this.ajv.compile({ ...toJsonSchema(schema), definitions: defs }), absent: [...absent].sort() }
-    this.validators.set(key, compiled)
-    return compiled
+    return errors
   }
 }
 
@@ -142,23 +221,8 @@ function mergeOnce(into: Record<string, Json>, key: string, value: Json, where: 
   into[key] = value
 }
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
-
 function refName(ref: string): string {
   return ref.trim().split('/').pop()!
-}
-
-function refsIn(schema: Json): string[] {
-  const found: string[] = []
-  const walk = (node: Json) => {
-    if (Array.isArray(node)) node.forEach(walk)
-    else if (node && typeof node === 'object') {
-      if (typeof node.$ref === 'string' && node.$ref.trim().startsWith('#/components/schemas/')) found.push(refName(node.$ref))
-      Object.values(node).forEach(walk)
-    }
-  }
-  walk(schema)
-  return found
 }
 
 /** OpenAPI annotations that JSON Schema validation does not use. */
@@ -168,27 +232,84 @@ const ANNOTATIONS = new Set(['example', 'examples', 'readOnly', 'writeOnly', 'xm
  * `date-time` and `uri`; `string` says nothing beyond the type.
  */
 const FORMAT_ALIASES: Record<string, string | undefined> = { datetime: 'date-time', url: 'uri', string: undefined }
+/** Where a schema that is an `allOf` part is kept, open at its top (see Reading.closed). */
+const OPEN_PART = '.allOf-part'
 
-/** OpenAPI 3.0 schema dialect (nullable, annotations, component refs) to JSON Schema draft-07. */
-function toJsonSchema(node: Json): Json {
-  if (Array.isArray(node)) return node.map(toJsonSchema)
-  if (!node || typeof node !== 'object') return node
-  const out: Json = {}
-  for (const [key, value] of Object.entries<Json>(node)) {
-    if (ANNOTATIONS.has(key) || key.startsWith('x-') || key === 'nullable') continue
-    if (key === '$ref') out.$ref = `#/definitions/${refName(value)}`
-    else if (key === 'format') {
-      const format = value in FORMAT_ALIASES ? FORMAT_ALIASES[value] : value
-      if (format) out.format = format
-    } else if (key === 'properties') out.properties = Object.fromEntries(Object.entries<Json>(value).map(([k, v]) => [k, toJsonSchema(v)]))
-    else out[key] = toJsonSchema(value)
+/**
+ * One response schema in the OpenAPI 3.0 dialect made a JSON Schema (draft-07) with the component
+ * schemas it refers to as `definitions`: annotations and `x-` keywords dropped, vendor format names
+ * mapped, `nullable` made a `null` type (the files put it beside `type`, `enum`, `oneOf` and
+ * `$ref`), repeated `enum` values dropped, and the Reading applied. A component the files name but do not define is an object,
+ * the only thing known of it, and is reported as absent.
+ */
+class Preparation {
+  private readonly definitions: Record<string, Json> = {}
+  private readonly absent = new Set<string>()
+  private readonly pending: Array<{ name: string; open: boolean }> = []
+
+  constructor(private readonly components: Record<string, Json>, private readonly reading: Reading) {}
+
+  run(schema: Json): { schema: Json; absent: string[] } {
+    const root = this.prepare(schema, false)
+    for (let next = this.pending.pop(); next; next = this.pending.pop()) {
+      const target = this.components[next.name]
+      if (target === undefined) this.absent.add(next.name)
+      this.definitions[next.name + (next.open ? OPEN_PART : '')] = target === undefined ? { type: 'object' } : this.prepare(target, next.open)
+    }
+    return { schema: { ...root, definitions: this.definitions }, absent: [...this.absent].sort() }
   }
-  if (node.nullable === true) {
-    if (typeof out.type === 'string') out.type = [out.type, 'null']
-    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null]
-    if (out.$ref) return { anyOf: [{ $ref: out.$ref }, { type: 'null' }] }
+
+  private ref(ref: string, open: boolean): string {
+    const name = refName(ref)
+    const key = name + (open && this.reading.closed ? OPEN_PART : '')
+    if (!(key in this.definitions)) {
+      this.definitions[key] = {}
+      this.pending.push({ name, open: key !== name })
+    }
+    return `#/definitions/${key}`
   }
-  return out
+
+  /** `open`: this schema is an `allOf` part, so it may not be closed at its top. */
+  private prepare(node: Json, open: boolean): Json {
+    if (Array.isArray(node)) return node.map((item) => this.prepare(item, false))
+    if (!node || typeof node !== 'object') return node
+    const out: Json = {}
+    for (const [key, value] of Object.entries<Json>(node)) {
+      if (ANNOTATIONS.has(key) || key.startsWith('x-') || key === 'nullable') continue
+      if (key === '$ref') out.$ref = this.ref(value, open)
+      else if (key === 'format') {
+        const format = value in FORMAT_ALIASES ? FORMAT_ALIASES[value] : value
+        if (format) out.format = format
+      } else if (key === 'properties' || key === 'patternProperties') {
+        out[key] = Object.fromEntries(Object.entries<Json>(value).map(([k, v]) => [k, this.prepare(v, false)]))
+      } else if (key === 'allOf') out.allOf = value.map((part: Json) => this.prepare(part, true))
+      else if (key === 'oneOf' || key === 'anyOf') out[key === 'oneOf' && this.reading.oneOfAsAnyOf ? 'anyOf' : key] = this.union(value)
+      else if (key === 'enum') out.enum = [...new Set(value)]
+      else out[key] = this.prepare(value, false)
+    }
+    if (this.reading.closed && !open && out.properties && out.additionalProperties === undefined && !out.allOf) out.additionalProperties = false
+    if (out.additionalProperties === false) this.tolerate(out)
+    return node.nullable === true ? nullable(out) : out
+  }
+
+  /** JSON Schema wants a union's members listed; the file's empty union (no value fits) becomes one that admits nothing. */
+  private union(members: Json[]): Json[] {
+    return members.length === 0 ? [{ not: {} }] : this.prepare(members, false)
+  }
+
+  /** A closed object admits the properties the test tolerates, whatever their value. */
+  private tolerate(object: Json): void {
+    for (const name of Object.keys(this.reading.tolerated?.properties ?? {})) {
+      object.properties ??= {}
+      object.properties[name] ??= true
+    }
+  }
+}
+
+function nullable(schema: Json): Json {
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null]
+  if (typeof schema.type === 'string' && !schema.anyOf && !schema.oneOf && !schema.allOf && !schema.$ref) return { ...schema, type: [schema.type, 'null'] }
+  return { anyOf: [schema, { type: 'null' }] }
 }
 
 /**
