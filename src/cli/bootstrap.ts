@@ -5,6 +5,8 @@ import { AppError } from '../core/errors.ts'
 import type { RunningService } from '../server/app.ts'
 
 export const ADMIN_KEY_FILE = 'admin-api-key'
+/** Where `start` writes the URL it serves at, for the CLI to find it (src/cli/remote.ts). Not a secret. */
+export const SERVICE_URL_FILE = 'service-url'
 
 /**
  * On a first start with no users, create the first admin and put its API key in a 0600 file beside
@@ -17,12 +19,13 @@ export async function bootstrapFirstUser(running: RunningService, config: Config
   const keyFile = path.join(config.dataDir, ADMIN_KEY_FILE)
   const email = config.adminEmail ?? (config.production ? undefined : 'admin@switchyard.local')
   const noUsers = (await users.count()) === 0
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+  fs.writeFileSync(path.join(config.dataDir, SERVICE_URL_FILE), running.url + '\n', { mode: 0o644 })
   if (noUsers && email) {
     try {
       // The first user is an admin: the one who can add the others (docs/security.md).
       const user = await users.create({ email, name: 'Admin', plan: 'enterprise', role: 'admin' })
       const { key } = await users.createApiKey(user.id, 'first start')
-      fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
       fs.writeFileSync(keyFile, key + '\n', { mode: 0o600 })
     } catch (err) {
       // Several instances starting at once on one database: another one created it first.
@@ -47,8 +50,22 @@ export async function bootstrapFirstUser(running: RunningService, config: Config
       `  Your API key is in ${keyFile} (readable only by you).`,
       `  Web app:  open ${running.url}/login and paste it (cat ${path.relative(process.cwd(), keyFile) || keyFile})`,
       `  REST:     curl -H "Authorization: Bearer $(cat ${keyFile})" ${running.url}/v1/tools`,
-      '  CLI:      npx switchyard tools list',
+      `  CLI:      ${cliLine(config)}`,
     )
   }
   process.stdout.write(lines.join('\n') + '\n\n')
+}
+
+/**
+ * The exact command that reaches this instance from here: the CLI finds the URL and the key in the
+ * data directory, so only a data directory other than the default must be named.
+ */
+export function cliLine(config: Config, cwd: string = process.cwd()): string {
+  const defaultDir = path.resolve(cwd, 'data')
+  const prefix = config.dataDir === defaultDir ? '' : `SWITCHYARD_DATA_DIR=${shellQuote(config.dataDir)} `
+  return `${prefix}npx switchyard tools list`
+}
+
+function shellQuote(value: string): string {
+  return /^[\w./:@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`
 }
