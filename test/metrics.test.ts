@@ -7,7 +7,7 @@ import { MemoryBudgetStore } from '../src/core/limits/budget-memory.ts'
 import type { Metrics } from '../src/core/metrics.ts'
 import { buildApp, startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectZendesk } from './helpers/connect.ts'
-import { client } from './helpers/stack.ts'
+import { client, zendeskControl } from './helpers/stack.ts'
 
 let stack: TestStack
 let integration: string
@@ -60,6 +60,19 @@ describe('/metrics counts what operators watch', () => {
     // The default process metrics come along.
     expect(text).toMatch(/^process_cpu_user_seconds_total /m)
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m)
+  })
+
+  it('a 429 the platform answers is waited out, and the wait is counted with its seconds', async () => {
+    const api = client(stack, stack.apiKey)
+    const ticket = (await api.run('zendesk.create_ticket', integration, { subject: 's', description: 'd' })).body.output.id
+    const before = (await scrape()).text
+    await zendeskControl(stack).fault({ rate_limit: { retry_after: 1 }, match: { method: 'GET', path: `/api/v2/tickets/${ticket}` }, times: 1 })
+    expect((await api.run('zendesk.get_ticket', integration, { ticket_id: ticket })).status).toBe(200)
+    const { text } = await scrape()
+    const granted = { platform: 'zendesk', outcome: 'granted' }
+    expect(sample(text, 'switchyard_rate_limit_waits_total', granted)).toBe(sample(before, 'switchyard_rate_limit_waits_total', granted) + 1)
+    expect(sample(text, 'switchyard_rate_limit_wait_seconds_total', { platform: 'zendesk' }))
+      .toBeGreaterThan(sample(before, 'switchyard_rate_limit_wait_seconds_total', { platform: 'zendesk' }))
   })
 
   it('an unknown tool id is not a label: what a caller types never becomes a series', async () => {
