@@ -61,6 +61,7 @@ describe('switchyard start (embedded default)', () => {
     const exited = new Promise((r) => firstChild.once('exit', r))
     firstChild.kill('SIGTERM')
     await exited
+    expect(fs.existsSync(urlFile)).toBe(false) // a clean stop takes its address back
     const second = await start(env)
     expect(second.ready, second.output).toBe(true)
     expect(fs.readFileSync(keyFile, 'utf8').trim()).toBe(key)

@@ -19,13 +19,12 @@ export async function bootstrapFirstUser(running: RunningService, config: Config
   const keyFile = path.join(config.dataDir, ADMIN_KEY_FILE)
   const email = config.adminEmail ?? (config.production ? undefined : 'admin@switchyard.local')
   const noUsers = (await users.count()) === 0
-  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
-  fs.writeFileSync(path.join(config.dataDir, SERVICE_URL_FILE), running.url + '\n', { mode: 0o644 })
   if (noUsers && email) {
     try {
       // The first user is an admin: the one who can add the others (docs/security.md).
       const user = await users.create({ email, name: 'Admin', plan: 'enterprise', role: 'admin' })
       const { key } = await users.createApiKey(user.id, 'first start')
+      fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
       fs.writeFileSync(keyFile, key + '\n', { mode: 0o600 })
     } catch (err) {
       // Several instances starting at once on one database: another one created it first.
@@ -54,6 +53,23 @@ export async function bootstrapFirstUser(running: RunningService, config: Config
     )
   }
   process.stdout.write(lines.join('\n') + '\n\n')
+}
+
+/**
+ * Writes the URL this instance serves at where the CLI looks for it (src/cli/remote.ts), so the CLI
+ * on this machine follows whatever PORT or public URL `start` was given. Returns a function that
+ * removes it on a clean stop, unless another instance has written its own since.
+ */
+export function recordServiceUrl(url: string, dataDir: string): () => void {
+  const file = path.join(dataDir, SERVICE_URL_FILE)
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  fs.writeFileSync(file, url + '\n', { mode: 0o644 })
+  fs.chmodSync(file, 0o644) // an address, not a secret; a file left by an older start keeps its mode otherwise
+  return () => {
+    try {
+      if (fs.readFileSync(file, 'utf8').trim() === url) fs.unlinkSync(file)
+    } catch { /* already gone */ }
+  }
 }
 
 /**

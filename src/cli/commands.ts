@@ -3,7 +3,7 @@ import { loadConfig } from '../core/config.ts'
 import { ToolRegistry } from '../core/tools/catalog.ts'
 import { platforms } from '../platforms/index.ts'
 import { startService } from '../server/app.ts'
-import { bootstrapFirstUser } from './bootstrap.ts'
+import { bootstrapFirstUser, recordServiceUrl } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
 import { callService } from './remote.ts'
 import { users, USERS_USAGE } from './users.ts'
@@ -43,13 +43,17 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
 async function start(): Promise<undefined> {
   const config = loadConfig()
   const running = await startService(config, { logger: true })
+  let forgetUrl = () => {}
   try {
+    forgetUrl = recordServiceUrl(running.url, config.dataDir)
     await bootstrapFirstUser(running, config)
   } catch (err) {
+    forgetUrl()
     await running.close()
     throw err
   }
   const stop = async () => {
+    forgetUrl()
     await running.close()
     process.exit(0)
   }
