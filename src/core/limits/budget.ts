@@ -79,7 +79,8 @@ export class RateBudget {
       await lane.enqueue(agentId, Date.now() + mode.maxWaitMs)
       this.metrics.rateLimitWait(platform, 'granted', secondsSince(waitStart))
     } catch (err) {
-      this.metrics.rateLimitWait(platform, 'rate_limited', secondsSince(waitStart))
+      // A wait that ran out; a store that failed meanwhile is an error of its own, not a rate limit.
+      if ((err as { code?: unknown }).code === 'rate_limited') this.metrics.rateLimitWait(platform, 'rate_limited', secondsSince(waitStart))
       throw err
     }
   }
