@@ -17,6 +17,7 @@ import { openStore, type Store } from './core/store/database.ts'
 import { ToolRegistry } from './core/tools/catalog.ts'
 import { ToolExecutor } from './core/tools/executor.ts'
 import { platforms } from './platforms/index.ts'
+import { createPrometheusMetrics, type PrometheusMetrics } from './server/metrics.ts'
 
 /**
  * The sandboxes this deployment runs on. Production never does: its platforms are live or
@@ -51,6 +52,8 @@ export interface Services {
   registry: ToolRegistry
   executor: ToolExecutor
   runtimes: Map<string, PlatformRuntime>
+  /** What core counts for operators, served at /metrics (docs/operating.md). */
+  metrics: PrometheusMetrics
   keySource: 'env' | 'file' | 'generated'
   close(): Promise<void>
 }
@@ -72,7 +75,8 @@ export async function createServices(config: Config, options: {
   const integrations = new Integrations(store.db, cache)
   const credentials = new Credentials(store, integrations, sealer)
   const budgetStore = store.kind === 'postgres' ? new PostgresBudgetStore(store.db, store.changes) : new MemoryBudgetStore()
-  const clients = new ApiClientFactory(new RateBudget(budgetStore), config.upstreamTimeoutMs)
+  const metrics = createPrometheusMetrics()
+  const clients = new ApiClientFactory(new RateBudget(budgetStore, metrics), config.upstreamTimeoutMs)
   const registry = new ToolRegistry(platforms)
   const disconnect = new Revoker(runtimes, credentials, clients)
   return {
@@ -86,8 +90,9 @@ export async function createServices(config: Config, options: {
     connect: new ConnectFlows(store.db, runtimes, integrations, credentials, sealer, clients, config.publicUrl),
     registry,
     disconnect,
-    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients)),
+    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients), metrics),
     runtimes,
+    metrics,
     keySource: source,
     close: () => store.close(),
   }

@@ -31,6 +31,23 @@ describe('switchyard CLI', () => {
     expect(JSON.parse(stdout).every((t: any) => t.platform === 'zendesk')).toBe(true)
   })
 
+  it('tools list and search --json carry each step\'s description', async () => {
+    for (const args of [['tools', 'list', '--json'], ['tools', 'search', 'ticket', '--json']]) {
+      const tools = JSON.parse((await cli(args)).stdout)
+      expect(tools.length, args.join(' ')).toBeGreaterThan(0)
+      for (const tool of tools) expect(typeof tool.description === 'string' && tool.description.length > 0, tool.id).toBe(true)
+    }
+  })
+
+  it('tools search with no match says so on stderr and exits 0; --json prints an empty array', async () => {
+    const plain = await cli(['tools', 'search', 'zzqx', 'nothing-like-this'])
+    expect(plain.stdout).toBe('')
+    expect(plain.stderr).toContain('No tool step matches "zzqx nothing-like-this"')
+    const json = await cli(['tools', 'search', 'zzqx', '--json'])
+    expect(JSON.parse(json.stdout)).toEqual([])
+    expect(json.stderr).toContain('No tool step matches "zzqx"')
+  })
+
   it('tools run calls the running service by account name and prints no secret', async () => {
     await connectZendesk(stack)
     const { stdout } = await cli(
@@ -46,6 +63,28 @@ describe('switchyard CLI', () => {
       { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey }).catch((err) => err)
     expect(failed.code).toBe(1)
     expect(JSON.parse(failed.stdout).errors[0].field).toBe('input.ticket_id')
+  })
+
+  it('an account name two integrations share is refused, listing both ids; an unknown one lists what there is', async () => {
+    const other = await stack.createUser()
+    const env = { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: other.apiKey }
+    const none = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme', '--input', '{"ticket_id":1}'], env).catch((err) => err)
+    expect(none.code).toBe(1)
+    expect(none.stderr).toContain('no zendesk integration has the id or account name "acme"; you have none yet')
+    const first = (await connectZendesk({ url: stack.url, apiKey: other.apiKey })).integrationId!
+    // A second account of the same name (two look-alike accounts): a copy of the first row under another id.
+    const db = stack.services.store.db
+    const row = await db.selectFrom('integrations').selectAll().where('id', '=', first).executeTakeFirstOrThrow()
+    const second = `${first}x`
+    await db.insertInto('integrations').values({ ...row, id: second, external_id: `${row.external_id}:copy`, fields: JSON.stringify(row.fields) } as any).execute()
+    const near = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme', '--input', '{"ticket_id":1}'], env).catch((err) => err)
+    expect(near.code).toBe(1)
+    expect(near.stderr).toContain(`yours are ${first} ("acme (Ada Admin)"), ${second} ("acme (Ada Admin)")`)
+    const both = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme (Ada Admin)', '--input', '{"ticket_id":1}'], env).catch((err) => err)
+    expect(both.code).toBe(1)
+    expect(JSON.parse(both.stdout).errors[0].field).toBe('integration')
+    expect(both.stderr).toContain(`integration: several zendesk integrations are named "acme (Ada Admin)"; give one of their ids: ${first} ("acme (Ada Admin)"), ${second} ("acme (Ada Admin)")`)
+    expect(both.stderr).not.toContain(other.apiKey)
   })
 
   it('gives up on a service that never answers, with a clear message', async () => {

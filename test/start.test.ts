@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { freePort } from '../bench/processes.ts'
 
@@ -42,6 +43,16 @@ describe('switchyard start (embedded default)', () => {
 
     const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })
     expect(await me.json()).toMatchObject({ email: 'admin@switchyard.local', plan: 'enterprise', role: 'admin' }) // the first user manages the others
+
+    // The CLI finds this instance on its own port through the URL start wrote, as the banner says.
+    const urlFile = path.join(dataDir, 'service-url')
+    expect(fs.readFileSync(urlFile, 'utf8').trim()).toBe(`http://127.0.0.1:${port}`)
+    expect(fs.statSync(urlFile).mode & 0o777).toBe(0o644)
+    const cliLine = `SWITCHYARD_DATA_DIR=${dataDir} npx switchyard tools list`
+    expect(first.output).toContain(`CLI:      ${cliLine}`)
+    const { PORT: _port, SWITCHYARD_URL: _url, SWITCHYARD_API_KEY: _key, SWITCHYARD_PUBLIC_URL: _public, ...bare } = process.env
+    const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'users', 'list', '--json'], { env: { ...bare, SWITCHYARD_DATA_DIR: dataDir }, timeout: 60_000 })
+    expect(JSON.parse(stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ email: 'admin@switchyard.local' })]))
     const sandbox = await fetch(`http://127.0.0.1:${sandboxPort}/zendesk/acme/api/v2/users/me.json`)
     expect(sandbox.status).toBe(200)
 
@@ -50,12 +61,13 @@ describe('switchyard start (embedded default)', () => {
     const exited = new Promise((r) => firstChild.once('exit', r))
     firstChild.kill('SIGTERM')
     await exited
+    expect(fs.existsSync(urlFile)).toBe(false) // a clean stop takes its address back
     const second = await start(env)
     expect(second.ready, second.output).toBe(true)
     expect(fs.readFileSync(keyFile, 'utf8').trim()).toBe(key)
     const again = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })
     expect(again.status).toBe(200)
-  })
+  }, 120_000) // two starts, each with a fresh database: slow on a loaded 2-core machine
 
   it('production creates the first admin only from SWITCHYARD_ADMIN_EMAIL, with its key in a 0600 file', async () => {
     const base = { NODE_ENV: 'production', SWITCHYARD_ENCRYPTION_KEY: '33'.repeat(32) }
@@ -76,7 +88,7 @@ describe('switchyard start (embedded default)', () => {
     expect(withEmail.output).not.toContain(key)
     const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })
     expect(await me.json()).toMatchObject({ email: 'ops@example.test', role: 'admin' })
-  })
+  }, 120_000)
 
   it('production refuses to start without an encryption key', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-prod-'))

@@ -5,6 +5,8 @@ import { AppError } from '../core/errors.ts'
 import type { RunningService } from '../server/app.ts'
 
 export const ADMIN_KEY_FILE = 'admin-api-key'
+/** Where `start` writes the URL it serves at, for the CLI to find it (src/cli/remote.ts). Not a secret. */
+export const SERVICE_URL_FILE = 'service-url'
 
 /**
  * On a first start with no users, create the first admin and put its API key in a 0600 file beside
@@ -47,8 +49,39 @@ export async function bootstrapFirstUser(running: RunningService, config: Config
       `  Your API key is in ${keyFile} (readable only by you).`,
       `  Web app:  open ${running.url}/login and paste it (cat ${path.relative(process.cwd(), keyFile) || keyFile})`,
       `  REST:     curl -H "Authorization: Bearer $(cat ${keyFile})" ${running.url}/v1/tools`,
-      '  CLI:      npx switchyard tools list',
+      `  CLI:      ${cliLine(config)}`,
     )
   }
   process.stdout.write(lines.join('\n') + '\n\n')
+}
+
+/**
+ * Writes the URL this instance serves at where the CLI looks for it (src/cli/remote.ts), so the CLI
+ * on this machine follows whatever PORT or public URL `start` was given. Returns a function that
+ * removes it on a clean stop, unless another instance has written its own since.
+ */
+export function recordServiceUrl(url: string, dataDir: string): () => void {
+  const file = path.join(dataDir, SERVICE_URL_FILE)
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  fs.writeFileSync(file, url + '\n', { mode: 0o644 })
+  fs.chmodSync(file, 0o644) // an address, not a secret; a file left by an older start keeps its mode otherwise
+  return () => {
+    try {
+      if (fs.readFileSync(file, 'utf8').trim() === url) fs.unlinkSync(file)
+    } catch { /* already gone */ }
+  }
+}
+
+/**
+ * The exact command that reaches this instance from here: the CLI finds the URL and the key in the
+ * data directory, so only a data directory other than the default must be named.
+ */
+export function cliLine(config: Config, cwd: string = process.cwd()): string {
+  const defaultDir = path.resolve(cwd, 'data')
+  const prefix = config.dataDir === defaultDir ? '' : `SWITCHYARD_DATA_DIR=${shellQuote(config.dataDir)} `
+  return `${prefix}npx switchyard tools list`
+}
+
+function shellQuote(value: string): string {
+  return /^[\w./:@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`
 }

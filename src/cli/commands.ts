@@ -3,7 +3,7 @@ import { loadConfig } from '../core/config.ts'
 import { ToolRegistry } from '../core/tools/catalog.ts'
 import { platforms } from '../platforms/index.ts'
 import { startService } from '../server/app.ts'
-import { bootstrapFirstUser } from './bootstrap.ts'
+import { bootstrapFirstUser, recordServiceUrl } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
 import { serveMcpOverStdio } from './mcp.ts'
 import { callService } from './remote.ts'
@@ -18,7 +18,8 @@ const USAGE = `Usage: switchyard <command>
   tools search <words> [--json]           search the catalogue
   tools run <id> --integration <id|account name> --input <json>
                                           run a tool step through the running service
-                                          (SWITCHYARD_URL, SWITCHYARD_API_KEY or ./data/admin-api-key)
+                                          (SWITCHYARD_URL, else the URL \`start\` wrote in ./data/service-url;
+                                          SWITCHYARD_API_KEY, else ./data/admin-api-key)
   mcp                                     serve the running service's tools over MCP on stdio,
                                           for desktop clients (same key settings; docs/mcp.md)
 ${USERS_USAGE}`
@@ -46,13 +47,17 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
 async function start(): Promise<undefined> {
   const config = loadConfig()
   const running = await startService(config, { logger: true })
+  let forgetUrl = () => {}
   try {
+    forgetUrl = recordServiceUrl(running.url, config.dataDir)
     await bootstrapFirstUser(running, config)
   } catch (err) {
+    forgetUrl()
     await running.close()
     throw err
   }
   const stop = async () => {
+    forgetUrl()
     await running.close()
     process.exit(0)
   }
@@ -92,11 +97,15 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
   switch (sub) {
     case 'list':
     case 'search': {
-      const entries = sub === 'list' ? registry.list() : registry.search(positionals.join(' '))
-      const rows = entries.map(({ id, title, platform, kind, effect, inputSchema, outputSchema, legacy }) =>
-        ({ id, title, platform, kind, effect, legacy, inputSchema, outputSchema }))
+      const words = positionals.join(' ')
+      if (sub === 'search' && words.trim() === '') throw new Error('tools search needs words, e.g. tools search ticket')
+      const entries = sub === 'list' ? registry.list() : registry.search(words)
+      const rows = entries.map(({ id, title, description, platform, kind, effect, inputSchema, outputSchema, legacy }) =>
+        ({ id, title, description, platform, kind, effect, legacy, inputSchema, outputSchema }))
+      // No match is an answer, not a failure: said on stderr, so stdout stays what --json promises.
+      if (rows.length === 0) process.stderr.write(`No tool step matches "${words}". Try fewer words, or \`switchyard tools list\`.\n`)
       if (values.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
-      else process.stdout.write(rows.map((r) => `${r.id.padEnd(28)} ${r.effect.padEnd(6)} ${r.title}${r.legacy ? ' (legacy)' : ''}`).join('\n') + '\n')
+      else if (rows.length > 0) process.stdout.write(rows.map((r) => `${r.id.padEnd(28)} ${r.effect.padEnd(6)} ${r.title}${r.legacy ? ' (legacy)' : ''}`).join('\n') + '\n')
       return 0
     }
     case 'run': {
@@ -113,9 +122,18 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
       }
       const result = await callService('POST', `/v1/tools/${encodeURIComponent(id)}/run`, { integration: values.integration, input })
       process.stdout.write(JSON.stringify(result.body, null, 2) + '\n')
+      if (!result.ok) process.stderr.write(describeProblem(result.body, result.status))
       return result.ok ? 0 : 1
     }
     default:
       throw new Error('usage: switchyard tools list|search|run …')
   }
+}
+
+/** A problem+json answer in a person's words: its detail, then each field's message (the JSON stays on stdout). */
+function describeProblem(body: unknown, status: number): string {
+  const problem = (typeof body === 'object' && body !== null ? body : {}) as { detail?: unknown; errors?: Array<{ field?: unknown; message?: unknown }> }
+  const lines = [`error: ${typeof problem.detail === 'string' ? problem.detail : `the service answered ${status}`}`]
+  for (const e of Array.isArray(problem.errors) ? problem.errors : []) lines.push(`  ${String(e.field)}: ${String(e.message)}`)
+  return lines.join('\n') + '\n'
 }

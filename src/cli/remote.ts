@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { loadConfig } from '../core/config.ts'
-import { ADMIN_KEY_FILE } from './bootstrap.ts'
+import { loadConfig, type Config } from '../core/config.ts'
+import { ADMIN_KEY_FILE, SERVICE_URL_FILE } from './bootstrap.ts'
 
 /** Calls the running service's REST API with the caller's API key; the key is never printed. */
 export async function callService(method: string, route: string, body?: unknown): Promise<{ ok: boolean; status: number; body: unknown }> {
@@ -40,7 +40,7 @@ export async function callService(method: string, route: string, body?: unknown)
 /** Where the running service is and the key to call it with: SWITCHYARD_URL, SWITCHYARD_API_KEY or the admin key file. */
 export function serviceTarget(): { base: string; key: string } {
   const config = loadConfig()
-  const base = (process.env.SWITCHYARD_URL ?? config.publicUrl).replace(/\/+$/, '')
+  const base = serviceUrl(config)
   const key = process.env.SWITCHYARD_API_KEY ?? readKeyFile(config.dataDir)
   if (!key) throw new Error(`set SWITCHYARD_API_KEY (or start the service once so it writes ${path.join(config.dataDir, ADMIN_KEY_FILE)})`)
   return { base, key }
@@ -58,8 +58,21 @@ function cliTimeoutMs(): number {
 }
 
 function readKeyFile(dataDir: string): string | undefined {
+  return readFileOrUndefined(path.join(dataDir, ADMIN_KEY_FILE))
+}
+
+/**
+ * Which service the CLI talks to: SWITCHYARD_URL, else the URL the last `start` on this data
+ * directory wrote, else the one this environment's settings (PORT, SWITCHYARD_PUBLIC_URL) give.
+ */
+export function serviceUrl(config: Config, env: NodeJS.ProcessEnv = process.env): string {
+  const written = readFileOrUndefined(path.join(config.dataDir, SERVICE_URL_FILE))
+  return (env.SWITCHYARD_URL?.trim() || written || config.publicUrl).replace(/\/+$/, '')
+}
+
+function readFileOrUndefined(file: string): string | undefined {
   try {
-    return fs.readFileSync(path.join(dataDir, ADMIN_KEY_FILE), 'utf8').trim()
+    return fs.readFileSync(file, 'utf8').trim() || undefined
   } catch {
     return undefined
   }

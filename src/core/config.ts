@@ -27,6 +27,8 @@ export interface Config {
   headersTimeoutMs: number
   /** The first admin's email, created on a first start with no users (required for that in production). */
   adminEmail?: string
+  /** When set, /metrics answers whoever sends it as a Bearer token; unset, only loopback (docs/operating.md). */
+  metricsToken?: string
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -45,6 +47,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxUrl: env.SWITCHYARD_SANDBOX_URL?.replace(/\/+$/, '') || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     adminEmail: env.SWITCHYARD_ADMIN_EMAIL?.trim() || undefined,
+    metricsToken: env.SWITCHYARD_METRICS_TOKEN?.trim() || undefined,
     upstreamTimeoutMs: positiveIntOr(env.SWITCHYARD_UPSTREAM_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS),
     requestTimeoutMs: positiveIntOr(env.SWITCHYARD_REQUEST_TIMEOUT_MS, 30_000),
     headersTimeoutMs: positiveIntOr(env.SWITCHYARD_HEADERS_TIMEOUT_MS, 10_000),

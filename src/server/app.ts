@@ -10,6 +10,7 @@ import { createServices, openSandboxes, type Services } from '../services.ts'
 import { registerCallerAuth } from './auth.ts'
 import { registerMcp, type McpRouteOptions } from './mcp/route.ts'
 import { openApiDocument } from './openapi.ts'
+import { registerMetricsRoute } from './metrics.ts'
 import { registerProblemHandlers } from './problem.ts'
 import { registerNulGuard } from './nul-guard.ts'
 import { lazyChildLogger } from './request-logger.ts'
@@ -31,6 +32,8 @@ export interface AppOptions {
   /** Where log lines go (stdout by default); tests read them to prove secrets stay out. */
   logDestination?: DestinationStream
   mcp?: McpRouteOptions
+  /** The built web app's folder (web-dist by default); tests give their own. */
+  webDist?: string
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -48,11 +51,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   logRequests(app)
   await registerSecurityHeaders(app, services.config.publicUrl) // first: even a refused request gets them
   await app.register(fastifyCookie)
-  registerProblemHandlers(app)
+  registerProblemHandlers(app, (code) => services.metrics.error(code))
   registerNulGuard(app)
   registerCallerAuth(app, services, { publicRoutes: ['POST /v1/session', 'DELETE /v1/session'] })
   app.get('/health', async () => ({ ok: true }))
   app.get('/openapi.json', async () => openApiDocument(services.registry, services.config.publicUrl))
+  registerMetricsRoute(app, services.metrics, services.config.metricsToken)
   sessionRoutes(app, services)
   apiKeyRoutes(app, services)
   platformRoutes(app, services)
@@ -61,7 +65,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   toolRoutes(app, services)
   userRoutes(app, services)
   await registerMcp(app, services, options.mcp)
-  await registerWebApp(app)
+  await registerWebApp(app, options.webDist)
   return app
 }
 
@@ -133,14 +137,14 @@ export interface TestStack {
 }
 
 /** A whole stack on loopback for tests: in-memory PGlite (or TEST_DATABASE_URL), sandboxes, service. */
-export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number; config?: Partial<Config> } = {}): Promise<TestStack> {
+export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number; config?: Partial<Config>; webDist?: string } = {}): Promise<TestStack> {
   const port = await freePort()
   const base: Config = { ...loadConfig({}), ...options.config, port, publicUrl: `http://127.0.0.1:${port}`, encryptionKey: '11'.repeat(32), sandboxUrl: options.sandboxUrl }
   const sandbox = await openSandboxes(base, { port: 0 })
   const config: Config = { ...base, sandboxUrl: sandbox.url }
   const store = await openStore(options.databaseUrl ? { databaseUrl: options.databaseUrl } : { memory: true })
   const services = await createServices(config, { sandboxes: sandbox.bindings, store, env: options.env ?? {}, cacheTtlMs: options.cacheTtlMs })
-  const app = await buildApp(services, { logDestination: options.logDestination })
+  const app = await buildApp(services, { logDestination: options.logDestination, webDist: options.webDist })
   await app.listen({ port, host: '127.0.0.1' })
   const createUser = async (plan: Plan = 'enterprise', role: Role = 'member') => {
     const user = await services.users.create({ email: `user-${Math.random().toString(36).slice(2)}@example.test`, plan, role })

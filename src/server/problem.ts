@@ -63,9 +63,11 @@ export function toAppError(err: unknown): AppError {
   return new AppError('internal', 'an internal error occurred')
 }
 
-export function registerProblemHandlers(app: FastifyInstance) {
+/** `onError` counts every error answered, by code (the metrics). */
+export function registerProblemHandlers(app: FastifyInstance, onError: (code: ErrorCode) => void = () => {}) {
   app.setErrorHandler((err, request, reply) => {
     const appError = toAppError(err)
+    onError(appError.code)
     if (appError.code === 'internal') request.log.error({ err }, 'unhandled error')
     return sendProblem(reply, appError)
   })

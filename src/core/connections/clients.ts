@@ -35,7 +35,7 @@ export class ApiClientFactory {
       authorize: async (method, url) => authHeaders(runtime, await refreshed(), method, url),
       rateLimit: definition.rateLimit,
       toError: (response) => upstreamError(definition, response),
-      budget: { budget: this.budget, windows: memoized(this.windows, credential, () => budgetWindows(runtime, credential)), agentId },
+      budget: { budget: this.budget, windows: memoized(this.windows, credential, () => budgetWindows(runtime, credential)), agentId, platform: definition.id },
       onCredentialRefused,
       timeoutMs: this.timeoutMs,
     })

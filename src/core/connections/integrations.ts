@@ -104,8 +104,15 @@ export class Integrations {
       .execute()
     const byId = rows.find((r) => r.id === ref)
     if (byId) return byId
-    if (rows.length > 1) throw invalidInput([{ field: 'integration', message: `several ${platform} integrations are named "${ref}"; use the id` }])
-    if (rows.length === 0) throw notFound(`${platform} integration "${ref}"`)
+    if (rows.length > 1) {
+      throw invalidInput([{ field: 'integration', message: `several ${platform} integrations are named "${ref}"; give one of their ids: ${describe(rows)}` }])
+    }
+    if (rows.length === 0) {
+      // Name what there is, so a near miss ("acme" for "acme (Ada Admin)") can be corrected at once.
+      const yours = await this.list(userId, platform)
+      const hint = yours.length === 0 ? 'you have none yet' : `yours are ${describe(yours.slice(0, MAX_NAMED))}${yours.length > MAX_NAMED ? ', …' : ''}`
+      throw new AppError('not_found', `no ${platform} integration has the id or account name "${ref}"; ${hint}`)
+    }
     return rows[0]
   }
 
@@ -189,4 +196,12 @@ export class Integrations {
     await this.resolved.changed(id)
     if (Number(result.numDeletedRows) === 0) throw notFound('integration')
   }
+}
+
+/** How many integrations an error lists by name. */
+const MAX_NAMED = 10
+
+/** `int_1 ("acme (Ada Admin)"), int_2 (…)`: what a person needs to pick one. */
+function describe(rows: IntegrationRow[]): string {
+  return rows.map((r) => `${r.id} ("${r.account_name}")`).join(', ')
 }

@@ -65,7 +65,7 @@ export interface ApiClientOptions {
    * The budget every request on this credential draws on, shared across processes: its windows
    * count requests, and pauses the platform announces (a 429, a reset time) hold them all back.
    */
-  budget: { budget: RateBudget; windows: BudgetWindow[]; agentId: string }
+  budget: { budget: RateBudget; windows: BudgetWindow[]; agentId: string; /** Labels its rate-limit waits in the metrics. */ platform?: string }
   /**
    * Told when the platform refuses the credential itself (not one request), whichever step sent the
    * request: a pre-built step that fails, or an API Call that returns the refusal as data. `retry`:
@@ -93,10 +93,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const file = req.body instanceof Blob ? req.body : undefined
     const body = file ? new Uint8Array(await file.arrayBuffer()) : req.body === undefined ? undefined : JSON.stringify(req.body)
 
-    const { budget, windows, agentId } = options.budget
+    const { budget, windows, agentId, platform } = options.budget
     for (let attempt = 1; ; attempt++) {
       const remaining: WaitMode = mode.kind === 'wait' ? { kind: 'wait', maxWaitMs: Math.max(0, deadline - Date.now()) } : mode
-      await budget.take(windows, agentId, remaining)
+      await budget.take(windows, agentId, remaining, platform)
       const headers: Record<string, string> = {
         accept: 'application/json',
         'user-agent': 'Switchyard/0.1',

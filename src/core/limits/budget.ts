@@ -1,4 +1,5 @@
 import { memoized } from '../memo.ts'
+import { noMetrics, secondsSince, type Metrics } from '../metrics.ts'
 import { rateLimited, sleep, type WaitMode } from './rate-limit-headers.ts'
 
 /** One limit: at most `limit` requests in any `windowMs` (a sliding window). */
@@ -49,9 +50,10 @@ export class RateBudget {
   /** Callers pass the same windows array for one credential call after call: prepare it once. */
   private readonly prepared = new WeakMap<BudgetWindow[], { stretched: BudgetWindow[]; laneKey: string }>()
 
-  constructor(private readonly store: BudgetStore) {}
+  constructor(private readonly store: BudgetStore, private readonly metrics: Metrics = noMetrics) {}
 
-  async take(windows: BudgetWindow[], agentId: string, mode: WaitMode): Promise<void> {
+  /** `platform` labels the waits this take reports to the metrics (docs/operating.md). */
+  async take(windows: BudgetWindow[], agentId: string, mode: WaitMode, platform = 'unknown'): Promise<void> {
     if (windows.length === 0) return
     const { stretched, laneKey } = memoized(this.prepared, windows, prepare)
     if (mode.kind === 'fail') {
@@ -71,7 +73,16 @@ export class RateBudget {
       lane = new Lane(this.store, stretched, () => this.lanes.delete(laneKey))
       this.lanes.set(laneKey, lane)
     }
-    return lane.enqueue(agentId, Date.now() + mode.maxWaitMs)
+    // Only a request that queues has waited: the common path above reports nothing.
+    const waitStart = performance.now()
+    try {
+      await lane.enqueue(agentId, Date.now() + mode.maxWaitMs)
+      this.metrics.rateLimitWait(platform, 'granted', secondsSince(waitStart))
+    } catch (err) {
+      // A wait that ran out; a store that failed meanwhile is an error of its own, not a rate limit.
+      if ((err as { code?: unknown }).code === 'rate_limited') this.metrics.rateLimitWait(platform, 'rate_limited', secondsSince(waitStart))
+      throw err
+    }
   }
 
   block(keys: string[], untilMs: number): Promise<void> {

@@ -5,8 +5,9 @@ import { needsRefresh, type Credentials } from '../connections/credentials.ts'
 import type { Integrations } from '../connections/integrations.ts'
 import type { CredentialRefusals } from '../connections/refusals.ts'
 import { AppError, invalidInput, notFound } from '../errors.ts'
+import { noMetrics, secondsSince, type Metrics } from '../metrics.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
-import type { ToolRegistry } from './catalog.ts'
+import type { RegisteredTool, ToolRegistry } from './catalog.ts'
 
 /**
  * Every tool step run takes the same road (docs/architecture.md, "The road of a tool step"): validate, resolve the integration after an
@@ -20,12 +21,27 @@ export class ToolExecutor {
     private readonly credentials: Credentials,
     private readonly clients: ApiClientFactory,
     private readonly refusals: CredentialRefusals,
+    private readonly metrics: Metrics = noMetrics,
   ) {}
 
   /** `agentId` names who is calling (an API key, a session, an agent run): budgets are fair between them. */
   async run(user: User, toolId: string, integrationRef: unknown, rawInput: unknown, agentId: string = user.id): Promise<unknown> {
     const registered = this.registry.get(toolId)
+    // An unknown id is not counted: labels come from the catalogue, never from what a caller typed.
     if (!registered) throw notFound(`tool ${toolId}`)
+    const started = performance.now()
+    let outcome = 'ok'
+    try {
+      return await this.runRegistered(registered, user, integrationRef, rawInput, agentId)
+    } catch (err) {
+      outcome = err instanceof AppError ? err.code : 'internal'
+      throw err
+    } finally {
+      this.metrics.toolCall(registered.tool.id, registered.platform.id, outcome, secondsSince(started))
+    }
+  }
+
+  private async runRegistered(registered: RegisteredTool, user: User, integrationRef: unknown, rawInput: unknown, agentId: string): Promise<unknown> {
     const { tool, platform } = registered
     if (typeof integrationRef !== 'string' || integrationRef.trim() === '') {
       throw invalidInput([{ field: 'integration', message: `give the id or account name of a ${platform.title} integration` }])

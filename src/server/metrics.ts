@@ -1,0 +1,104 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
+import { AppError } from '../core/errors.ts'
+import type { Metrics } from '../core/metrics.ts'
+
+/** Core's metrics, counted in a Prometheus registry of their own (one per service, so tests can hold several). */
+export interface PrometheusMetrics extends Metrics {
+  registry: Registry
+}
+
+export function createPrometheusMetrics(): PrometheusMetrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const toolCalls = new Counter({
+    name: 'switchyard_tool_calls_total',
+    help: 'Tool step runs, by tool, platform and outcome (ok or the error code).',
+    labelNames: ['tool', 'platform', 'outcome'] as const,
+    registers: [registry],
+  })
+  const toolSeconds = new Histogram({
+    name: 'switchyard_tool_call_duration_seconds',
+    help: 'How long tool step runs took, rate-limit waits and retries included.',
+    labelNames: ['tool', 'platform'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  })
+  const waits = new Counter({
+    name: 'switchyard_rate_limit_waits_total',
+    help: 'Requests to a platform that queued for rate budget, by how the wait ended.',
+    labelNames: ['platform', 'outcome'] as const,
+    registers: [registry],
+  })
+  const waitSeconds = new Counter({
+    name: 'switchyard_rate_limit_wait_seconds_total',
+    help: 'Seconds requests to a platform spent queued for rate budget.',
+    labelNames: ['platform'] as const,
+    registers: [registry],
+  })
+  const errors = new Counter({
+    name: 'switchyard_errors_total',
+    help: 'Errors answered to callers, by code (docs/errors.md).',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  })
+  // Label sets are few (catalogue × outcome codes): keep each series' handle instead of hashing labels per call.
+  const series = new Map<string, { calls: { inc(): void }; seconds: { observe(v: number): void } }>()
+  return {
+    registry,
+    toolCall(tool, platform, outcome, seconds) {
+      const key = `${tool}\u0000${outcome}`
+      let handles = series.get(key)
+      if (!handles) {
+        handles = { calls: toolCalls.labels(tool, platform, outcome), seconds: toolSeconds.labels(tool, platform) }
+        series.set(key, handles)
+      }
+      handles.calls.inc()
+      handles.seconds.observe(seconds)
+    },
+    rateLimitWait(platform, outcome, seconds) {
+      waits.labels(platform, outcome).inc()
+      waitSeconds.labels(platform).inc(seconds)
+    },
+    error(code) {
+      errors.labels(code).inc()
+    },
+  }
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+
+/**
+ * GET /metrics in the Prometheus text format. Who may read it (docs/operating.md): with
+ * SWITCHYARD_METRICS_TOKEN set, whoever sends it as a Bearer token; without, only a scraper on this
+ * machine talking to the service directly (loopback, and no proxy's forwarding header, since a
+ * reverse proxy on the same host would otherwise publish the numbers to everyone).
+ */
+export function registerMetricsRoute(app: FastifyInstance, metrics: PrometheusMetrics, token: string | undefined) {
+  app.get('/metrics', async (request, reply) => {
+    allowMetricsReader(request, token)
+    const text = await metrics.registry.metrics()
+    return reply.type(metrics.registry.contentType).header('cache-control', 'no-store').send(text)
+  })
+}
+
+function allowMetricsReader(request: FastifyRequest, token: string | undefined): void {
+  if (token) {
+    const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')
+    if (!match || !sameSecret(match[1], token)) {
+      throw new AppError('unauthenticated', 'send the metrics token as "Authorization: Bearer …" (SWITCHYARD_METRICS_TOKEN)')
+    }
+    return
+  }
+  const relayed = request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined
+  if (!LOOPBACK.has(request.socket.remoteAddress ?? '') || relayed) {
+    throw new AppError('forbidden', 'metrics are served only on loopback; set SWITCHYARD_METRICS_TOKEN to read them from elsewhere')
+  }
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
