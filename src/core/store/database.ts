@@ -76,6 +76,9 @@ export const POOL_ACQUIRE_TIMEOUT_MS = 10_000
 
 async function openPostgres(databaseUrl: string): Promise<Store> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: POOL_ACQUIRE_TIMEOUT_MS })
+  // An idle pooled connection that the server ends (a restart, a failover, an administrator) is
+  // dropped by the pool and replaced on the next query; unheard, its 'error' would end the process.
+  pool.on('error', () => {})
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) })
   const changes = await PostgresChangeFeed.open(databaseUrl, pool)
   const locks = new KeyedMutex()
