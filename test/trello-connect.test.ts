@@ -36,11 +36,12 @@ describe('Trello with OAuth 1.0a', () => {
     expect(forged.body.output.status).toBe(401)
   })
 
-  it('deny comes back as connect_failed naming the OAuth rule', async () => {
+  it('Deny says that nothing was connected: no raw access_denied, no API-key tips', async () => {
     const result = await connectTrelloOAuth(stack, { decision: 'deny' })
     expect(result.integrationId).toBeUndefined()
     expect(result.landing.searchParams.get('code')).toBe('connect_failed')
-    expect(JSON.parse(result.landing.searchParams.get('applies')!)).toEqual([0])
+    expect(result.landing.searchParams.get('error')).toBe("You chose Deny on Trello's authorization page, so nothing was connected. Connect again and choose Allow to add the account.")
+    expect(result.landing.searchParams.has('troubleshooting')).toBe(false)
   })
 })
 
