@@ -1,6 +1,7 @@
 import { calculatePKCECodeChallenge, generateRandomCodeVerifier } from 'oauth4webapi'
 import type { User } from '../access/users.ts'
 import { AppError, invalidInput, type FieldError } from '../errors.ts'
+import { probeAccount } from './account-probe.ts'
 import { safeParseForPeople } from '../validation.ts'
 import { constantTimeEqual, randomToken, sha256 } from '../ids.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
@@ -85,6 +86,7 @@ export class ConnectFlows {
     const runtime = this.runtime(platformId)
     void runtime.client // answers not_configured now, not after the person has opened the link
     const fields = validateFields(runtime, rawFields)
+    await probeAccount(runtime, fields)
     const startToken = randomToken(STATE_BYTES)
     const secret: FlowSecret = { state: randomToken(STATE_BYTES), verifier: generateRandomCodeVerifier() }
     const expiresAt = new Date(Date.now() + CONNECT_SESSION_TTL_MS)
