@@ -29,7 +29,9 @@ describe('validation messages are sentences that name the field', () => {
     ['zendesk.api_call', { method: 'GET', endpoint: '/api/v2/tickets.json', headers: 'x-a: b' }, 'input.headers', 'must be an object of names to values'],
     ['vercel.api_call', { method: 'GET', endpoint: '/deployments' }, 'input.endpoint', 'start the path with an API version such as /v13/, for example /v13/deployments/dpl_1a2b3c'],
     ['trello.api_call', { method: 'GET', endpoint: '/members/me' }, 'input.endpoint', 'start the path with /1/, for example /1/members/me/boards'],
-    ['trello.api_call', { method: 'GET', endpoint: '/1/members/me', auth: { method: 'oauth' } }, 'input.auth.method', 'must be one of integration or api_key'],
+    ['trello.api_call', { method: 'GET', endpoint: '/1/members/me', auth: 'oauth' }, 'input.auth', 'must be one of integration or api_key'],
+    ['trello.api_call', { method: 'GET', endpoint: '/1/members/me', auth: 'api_key', key: '0123456789abcdef0123456789abcdef' }, 'input.token', 'is required with auth "api_key"'],
+    ['trello.api_call', { method: 'GET', endpoint: '/1/members/me', token: 'b'.repeat(64) }, 'input.token', 'is only used with auth "api_key"'],
     ['zendesk.create_ticket', { description: 'd' }, 'input.subject', 'is required'],
     ['zendesk.create_ticket', { subject: '   ', description: 'd' }, 'input.subject', 'is required'],
     ['zendesk.create_ticket', { subject: 'x'.repeat(256), description: 'd' }, 'input.subject', 'must be at most 255 characters'],
@@ -78,9 +80,11 @@ describe('the API Call forms say what they want, in words', () => {
     expect(Object.keys((await schemaOf('zendesk.api_call')).properties)).not.toContain('auth')
     expect(Object.keys((await schemaOf('vercel.api_call')).properties)).not.toContain('auth')
     expect(Object.keys((await schemaOf('trello.api_call')).properties)).toContain('auth')
-    // A caller that still names the integration explicitly is not refused.
-    const { status } = await api().run('zendesk.api_call', integrations.zendesk, { method: 'GET', endpoint: '/api/v2/users/me.json', auth: { method: 'integration' } })
-    expect(status).toBe(200)
+    // Trello's is a choice, with one plain field per credential, not a JSON object.
+    const trello = await schemaOf('trello.api_call')
+    expect(trello.properties.auth).toMatchObject({ enum: ['integration', 'api_key'], default: 'integration' })
+    expect(trello.properties.key).toMatchObject({ type: 'string', writeOnly: true })
+    expect(trello.properties.token).toMatchObject({ type: 'string', writeOnly: true })
   })
 })
 

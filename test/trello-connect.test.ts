@@ -91,7 +91,7 @@ describe('Trello with an API key plus token', () => {
     const adaToken = await trelloControl(stack).mintToken('ada')
     const integration = (await api().post('/v1/integrations', { platform: 'trello', credentials: { key: TRELLO.app.key, token: adaToken } })).body.id
     const graceToken = await trelloControl(stack).mintToken('grace')
-    const result = await me(integration, { auth: { method: 'api_key', key: TRELLO.app.key, token: graceToken } })
+    const result = await me(integration, { auth: 'api_key', key: TRELLO.app.key, token: graceToken })
     expect(result.body.output.body.username).toBe('grace')
     expect(result.text).not.toContain(graceToken)
   })
@@ -136,7 +136,7 @@ describe('reconnecting', () => {
     const token = await trelloControl(stack).mintToken('ada')
     const integration = (await paste(token)).body.id as string
     // A refused per-step key and token say nothing about the integration's own.
-    const stepAuth = await me(integration, { auth: { method: 'api_key', key: TRELLO.app.key, token: 'b'.repeat(64) } })
+    const stepAuth = await me(integration, { auth: 'api_key', key: TRELLO.app.key, token: 'b'.repeat(64) })
     expect(stepAuth.body.output.status).toBe(401)
     expect((await api().get(`/v1/integrations/${integration}`)).body.status).toBe('active')
 

@@ -84,7 +84,12 @@ describe('fieldsFromSchema', () => {
     ])
   })
 
-  it('marks integer-only unions', () => {
+  it('marks writeOnly strings as secrets, typed into a password box', () => {
+    const secretSchema = z.toJSONSchema(z.object({ token: z.string().optional().meta({ writeOnly: true }), name: z.string() })) as Record<string, unknown>
+    expect(fieldsFromSchema(secretSchema).map((f) => [f.name, f.secret === true])).toEqual([['token', true], ['name', false]])
+  })
+
+    it('marks integer-only unions', () => {
     expect(byName('assignee').integerOnly).toBe(true)
   })
 

@@ -34,6 +34,8 @@ export interface FormField {
   /** Hint for the on-screen keyboard, from `format` (email, uri). */
   inputMode?: 'email' | 'url' | 'numeric' | 'decimal'
   default?: unknown
+  /** A secret (`writeOnly` in the schema): typed into a password box. */
+  secret?: boolean
 }
 
 export type FormValue = string | boolean
@@ -195,6 +197,7 @@ export function fieldsFromSchema(schema: unknown): FormField[] {
     const example = examplePlaceholder(s)
     if (example !== undefined) field.placeholder = field.kind === 'json' ? JSON.stringify(example) : example
     if ('default' in s) field.default = s.default
+    if (s.writeOnly === true) field.secret = true
     return field
   })
 }

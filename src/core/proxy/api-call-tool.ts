@@ -13,17 +13,27 @@ type PlatformFacts = Pick<PlatformDefinition, 'id' | 'title' | 'api'> & { pasted
 
 /**
  * `auth`, only for platforms that take pasted credentials (elsewhere there is no choice to offer, so
- * no field): the connected integration by default, or credentials given in the step's configuration
- * (they are secrets: never echoed, logged or stored).
+ * no field): the connected integration by default, or credentials given beside it in the step's
+ * configuration (they are secrets: never echoed, logged or stored). A choice and plain fields, so a
+ * form can show a select and one input per credential rather than a box of JSON.
  */
-function authInput(pasted: PastedCredentialFacts) {
-  const integration = z.object({ method: z.literal('integration') })
-  const given = z.object({
-    method: z.literal(pasted.methodName),
-    ...Object.fromEntries(pasted.fields.map((f) => [f.name, f.schema.describe(`${f.label} (secret)`)])),
-  })
-  return z.discriminatedUnion('method', [integration, given]).default({ method: 'integration' })
-    .describe(`How to authenticate: "integration" (the connected account) or "${pasted.methodName}" with ${pasted.fields.map((f) => f.name).join(' and ')}`)
+function authInputs(pasted: PastedCredentialFacts) {
+  const names = pasted.fields.map((f) => f.name).join(' and ')
+  return {
+    auth: z.enum(['integration', pasted.methodName]).default('integration')
+      .describe(`How to authenticate: "integration" (the connected account) or "${pasted.methodName}" with the ${names} given here`),
+    ...Object.fromEntries(pasted.fields.map((f) => [f.name, f.schema.optional().meta({ writeOnly: true })
+      .describe(`${f.label} (secret), only with auth "${pasted.methodName}"`)])),
+  }
+}
+
+/** Credentials given in the step go with their method, and only with it: none are silently ignored. */
+function checkGivenCredentials(pasted: PastedCredentialFacts, value: Record<string, unknown>, ctx: z.RefinementCtx) {
+  for (const field of pasted.fields) {
+    const given = value[field.name] !== undefined
+    if (value.auth === pasted.methodName && !given) ctx.addIssue({ code: 'custom', path: [field.name], message: `is required with auth "${pasted.methodName}"` })
+    if (value.auth !== pasted.methodName && given) ctx.addIssue({ code: 'custom', path: [field.name], message: `is only used with auth "${pasted.methodName}"` })
+  }
 }
 
 /**
@@ -37,7 +47,7 @@ function authInput(pasted: PastedCredentialFacts) {
 export function defineApiCallTool(platform: PlatformFacts): AnyTool {
   const { pathPrefix: prefix, pathHelp, mapExample } = platform.api
   const input = z.object({
-    ...(platform.pasted && { auth: authInput(platform.pasted) }),
+    ...(platform.pasted && authInputs(platform.pasted)),
     method: z.enum(platform.api.apiCallMethods as [HttpMethod, ...HttpMethod[]]),
     endpoint: z.string().min(1).superRefine((value, ctx) => {
       if (value === '') return // "is required" already says it
@@ -73,6 +83,7 @@ export function defineApiCallTool(platform: PlatformFacts): AnyTool {
     if (value.body !== undefined && !BODY_METHODS.has(value.method)) {
       ctx.addIssue({ code: 'custom', path: ['body'], message: `is only sent with POST, PUT or PATCH, not ${value.method}` })
     }
+    if (platform.pasted) checkGivenCredentials(platform.pasted, value, ctx)
   })
 
   return defineTool({
@@ -90,8 +101,9 @@ export function defineApiCallTool(platform: PlatformFacts): AnyTool {
     }),
     async run({ api, withPastedCredentials }, call) {
       const query = Object.fromEntries(Object.entries(call.query ?? {}).map(([k, v]) => [k, String(v)]))
-      const { method: authMethod, ...values } = ('auth' in call ? call.auth : { method: 'integration' }) as { method: string } & Record<string, string>
-      const client = authMethod === 'integration' ? api : withPastedCredentials(values)
+      const given = call as Record<string, unknown>
+      const client = !platform.pasted || given.auth !== platform.pasted.methodName ? api
+        : withPastedCredentials(Object.fromEntries(platform.pasted.fields.map((f) => [f.name, String(given[f.name])])))
       const response = await client.request(
         { method: call.method, path: call.endpoint, query, body: call.body, headers: call.headers },
         { rateLimit: { kind: 'fail' } },
