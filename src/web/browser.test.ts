@@ -239,6 +239,31 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)
 
+  it('the API Call forms give the path prefix in words, and offer auth only where there is a choice', async () => {
+    await openSignedIn('/tools?tool=vercel.api_call')
+    const detail = page.locator('.tool-detail')
+    const endpoint = detail.locator('[name="endpoint"]')
+    await endpoint.waitFor()
+    const help = async (name: string) => detail.locator(`#${(await detail.locator(`[name="${name}"]`).getAttribute('aria-describedby'))!.split(' ')[0]}`).innerText()
+    expect(await help('endpoint')).toContain('starting with an API version such as /v13/, for example /v13/deployments/dpl_1a2b3c')
+    expect(await help('endpoint')).not.toContain('\\d')
+    expect(await endpoint.getAttribute('placeholder')).toBe('/v13/deployments/dpl_1a2b3c')
+    expect(await help('map')).toContain('deployment_url → body.url')
+    expect(await detail.locator('[name="map"]').getAttribute('placeholder')).toBe('{"deployment_url":"body.url"}')
+    expect(await detail.locator('[name="auth"]').count()).toBe(0)
+    await page.screenshot({ path: '/work/tmp/messages-api-call-vercel.png', fullPage: true })
+
+    await page.goto('/tools?tool=trello.api_call')
+    await detail.getByRole('heading', { name: 'Trello API Call' }).waitFor()
+    const auth = detail.locator('select[name="auth"]')
+    await auth.waitFor()
+    expect(await auth.locator('option').allInnerTexts()).toEqual(expect.arrayContaining(['integration', 'api_key']))
+    expect(await detail.locator('input[name="key"]').getAttribute('type')).toBe('password')
+    expect(await detail.locator('input[name="token"]').getAttribute('type')).toBe('password')
+    await page.screenshot({ path: '/work/tmp/messages-api-call-trello.png', fullPage: true })
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
   it('running a step on a disconnected integration says so and offers Reconnect', async () => {
     await openSignedIn('/integrations')
     await page.locator('.integration-list, .empty').first().waitFor()
