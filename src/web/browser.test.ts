@@ -642,6 +642,10 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(href.searchParams.get('response_type')).toBe('token')
     expect(await link.innerText()).toBe(href.href) // the address itself is the link text
     expect(await link.getAttribute('target')).toBe('_blank')
+    // Only the rule that applies is shown: the one about the key and the token, not OAuth or expiry.
+    const rules = await problem.locator('.troubleshooting li').allInnerTexts()
+    expect(rules).toHaveLength(1)
+    expect(rules[0]).toMatch(/^With an API key plus token/)
 
     // Nothing was connected, the values stay for correcting, and none went into the address bar.
     expect(await page.locator('.banner-success').count()).toBe(0)
