@@ -68,15 +68,12 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     expect(body.integrations.map((i: any) => [i.account_name, i.status])).toEqual([['acme (Ada Admin)', 'active']])
   })
 
-  it('deny comes back as connect_failed with the troubleshooting rules', async () => {
+  it('Deny says that nothing was connected, with no troubleshooting rules (it is a choice, not a fault)', async () => {
     const result = await connectZendesk(stack, { decision: 'deny' })
     expect(result.integrationId).toBeUndefined()
     expect(result.landing.searchParams.get('code')).toBe('connect_failed')
-    const rules = JSON.parse(result.landing.searchParams.get('troubleshooting')!)
-    expect(rules).toHaveLength(3)
-    expect(rules[0]).toMatch(/subdomain/i)
-    expect(rules[1]).toMatch(/Admin or Agent/)
-    expect(rules[2]).toMatch(/Disconnect and reconnect/)
+    expect(result.landing.searchParams.get('error')).toBe("You chose Deny on Zendesk's authorization page, so nothing was connected. Connect again and choose Allow to add the account.")
+    expect(result.landing.searchParams.has('troubleshooting')).toBe(false)
   })
 
   it('an end-user account is refused and the role rule is named as the one that applies', async () => {

@@ -375,9 +375,9 @@ describe('Trello API Call safety: hostile endpoints', () => {
     const control = trelloControl(stack)
     await control.clearRequests()
     // With the integration's credentials and with a key plus token given in the step alike.
-    for (const auth of [undefined, { method: 'api_key', key: TRELLO.app.key, token: pastedToken }]) {
+    for (const auth of [{}, { auth: 'api_key', key: TRELLO.app.key, token: pastedToken }]) {
       for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
-        const { status, body } = await api.run('trello.api_call', integration, { auth, method, endpoint, ...(method === 'POST' || method === 'PUT' ? { body: {} } : {}) })
+        const { status, body } = await api.run('trello.api_call', integration, { ...auth, method, endpoint, ...(method === 'POST' || method === 'PUT' ? { body: {} } : {}) })
         expect(status, JSON.stringify(body)).toBe(400)
         expect(body.code).toBe('invalid_input')
         expect(body.errors.map((e: any) => e.field)).toContain('input.endpoint')

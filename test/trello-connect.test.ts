@@ -36,11 +36,12 @@ describe('Trello with OAuth 1.0a', () => {
     expect(forged.body.output.status).toBe(401)
   })
 
-  it('deny comes back as connect_failed naming the OAuth rule', async () => {
+  it('Deny says that nothing was connected: no raw access_denied, no API-key tips', async () => {
     const result = await connectTrelloOAuth(stack, { decision: 'deny' })
     expect(result.integrationId).toBeUndefined()
     expect(result.landing.searchParams.get('code')).toBe('connect_failed')
-    expect(JSON.parse(result.landing.searchParams.get('applies')!)).toEqual([0])
+    expect(result.landing.searchParams.get('error')).toBe("You chose Deny on Trello's authorization page, so nothing was connected. Connect again and choose Allow to add the account.")
+    expect(result.landing.searchParams.has('troubleshooting')).toBe(false)
   })
 })
 
@@ -90,7 +91,7 @@ describe('Trello with an API key plus token', () => {
     const adaToken = await trelloControl(stack).mintToken('ada')
     const integration = (await api().post('/v1/integrations', { platform: 'trello', credentials: { key: TRELLO.app.key, token: adaToken } })).body.id
     const graceToken = await trelloControl(stack).mintToken('grace')
-    const result = await me(integration, { auth: { method: 'api_key', key: TRELLO.app.key, token: graceToken } })
+    const result = await me(integration, { auth: 'api_key', key: TRELLO.app.key, token: graceToken })
     expect(result.body.output.body.username).toBe('grace')
     expect(result.text).not.toContain(graceToken)
   })
@@ -135,7 +136,7 @@ describe('reconnecting', () => {
     const token = await trelloControl(stack).mintToken('ada')
     const integration = (await paste(token)).body.id as string
     // A refused per-step key and token say nothing about the integration's own.
-    const stepAuth = await me(integration, { auth: { method: 'api_key', key: TRELLO.app.key, token: 'b'.repeat(64) } })
+    const stepAuth = await me(integration, { auth: 'api_key', key: TRELLO.app.key, token: 'b'.repeat(64) })
     expect(stepAuth.body.output.status).toBe(401)
     expect((await api().get(`/v1/integrations/${integration}`)).body.status).toBe('active')
 

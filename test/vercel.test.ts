@@ -31,11 +31,12 @@ describe('connecting Vercel', () => {
     expect(again.integrationId).toBe(team)
   })
 
-  it('deny comes back as connect_failed with the rules', async () => {
+  it('Deny says that nothing was connected, with no troubleshooting rules', async () => {
     const denied = await connectVercel(stack, { decision: 'deny' })
     expect(denied.integrationId).toBeUndefined()
     expect(denied.landing.searchParams.get('code')).toBe('connect_failed')
-    expect(JSON.parse(denied.landing.searchParams.get('applies')!)).toEqual([0])
+    expect(denied.landing.searchParams.get('error')).toBe("You chose Deny on Vercel's authorization page, so nothing was connected. Connect again and choose Allow to add the account.")
+    expect(denied.landing.searchParams.has('troubleshooting')).toBe(false)
   })
 
   it('the platform says its authorize page belongs in a pop-up', async () => {

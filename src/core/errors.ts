@@ -43,6 +43,8 @@ interface ErrorExtras {
   upstreamMessage?: string
   /** The platform refused the credential itself (not just this request): the integration is broken. */
   credentialFailure?: boolean
+  /** The integration a reconnect_required error is about, so a client can offer to reconnect it. */
+  integrationId?: string
   cause?: unknown
 }
 

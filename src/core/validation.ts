@@ -1,9 +1,15 @@
 import type { z } from 'zod'
 import { invalidInput, type FieldError } from './errors.ts'
+import { humanIssue } from './human-issues.ts'
+
+/** Every input is parsed with the one error map that writes Zod's issues as sentences for people. */
+export function safeParseForPeople<S extends z.ZodType>(schema: S, value: unknown) {
+  return schema.safeParse(value, { error: humanIssue })
+}
 
 /** Parses with a zod schema; failures become one invalid_input error naming every bad field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, fieldPrefix = ''): z.output<S> {
-  const result = schema.safeParse(value)
+  const result = safeParseForPeople(schema, value)
   if (result.success) return result.data
   throw invalidInput(fieldErrors(result.error, fieldPrefix))
 }

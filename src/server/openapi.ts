@@ -61,6 +61,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
             retry_after: { type: 'integer' },
             required_plan: { type: 'string' },
             upstream_status: { type: 'integer' },
+            integration_id: { type: 'string', description: 'reconnect_required: the integration to reconnect' },
           },
         },
         Integration: {

@@ -33,6 +33,7 @@ export function problemBody(err: AppError) {
     ...(extras.retryAfterSeconds !== undefined && { retry_after: extras.retryAfterSeconds }),
     ...(extras.requiredPlan && { required_plan: extras.requiredPlan }),
     ...(extras.upstreamStatus !== undefined && { upstream_status: extras.upstreamStatus }),
+    ...(extras.integrationId && { integration_id: extras.integrationId }),
   }
 }
 

@@ -27,6 +27,8 @@ export interface Problem {
   required_plan?: string
   retry_after?: number
   upstream_status?: number
+  /** reconnect_required: the integration to reconnect. */
+  integration_id?: string
 }
 
 export class ApiError extends Error {
@@ -85,6 +87,7 @@ export function toProblem(status: number, body: unknown, statusText = ''): Probl
     required_plan: str('required_plan'),
     retry_after: num('retry_after'),
     upstream_status: num('upstream_status'),
+    integration_id: str('integration_id'),
   }
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) (problem as unknown as Record<string, unknown>)[k] = v
   if (Array.isArray(b.errors)) {

@@ -84,7 +84,17 @@ describe('fieldsFromSchema', () => {
     ])
   })
 
-  it('marks integer-only unions', () => {
+  it('shows an object example as the JSON to type', () => {
+    const mapSchema = z.toJSONSchema(z.object({ map: z.record(z.string(), z.string()).optional().meta({ examples: [{ ticket_id: 'body.ticket.id' }] }) })) as Record<string, unknown>
+    expect(fieldsFromSchema(mapSchema)[0].placeholder).toBe('{"ticket_id":"body.ticket.id"}')
+  })
+
+    it('marks writeOnly strings as secrets, typed into a password box', () => {
+    const secretSchema = z.toJSONSchema(z.object({ token: z.string().optional().meta({ writeOnly: true }), name: z.string() })) as Record<string, unknown>
+    expect(fieldsFromSchema(secretSchema).map((f) => [f.name, f.secret === true])).toEqual([['token', true], ['name', false]])
+  })
+
+    it('marks integer-only unions', () => {
     expect(byName('assignee').integerOnly).toBe(true)
   })
 

@@ -34,6 +34,8 @@ export interface FormField {
   /** Hint for the on-screen keyboard, from `format` (email, uri). */
   inputMode?: 'email' | 'url' | 'numeric' | 'decimal'
   default?: unknown
+  /** A secret (`writeOnly` in the schema): typed into a password box. */
+  secret?: boolean
 }
 
 export type FormValue = string | boolean
@@ -172,6 +174,8 @@ function examplePlaceholder(s: JsonSchema): string | undefined {
   const examples = Array.isArray(s.examples) ? s.examples : 'example' in s ? [s.example] : []
   const first = examples[0]
   if (typeof first === 'string' || typeof first === 'number') return String(first)
+  // An object example (the API Call's map) is shown as the JSON to type.
+  if (first !== null && typeof first === 'object') return JSON.stringify(first)
   return undefined
 }
 
@@ -193,8 +197,9 @@ export function fieldsFromSchema(schema: unknown): FormField[] {
     }
     if (typeof s.description === 'string' && s.description.trim()) field.description = s.description
     const example = examplePlaceholder(s)
-    if (example !== undefined) field.placeholder = field.kind === 'json' ? JSON.stringify(example) : example
+    if (example !== undefined) field.placeholder = field.kind === 'json' && !/^[{[]/.test(example) ? JSON.stringify(example) : example
     if ('default' in s) field.default = s.default
+    if (s.writeOnly === true) field.secret = true
     return field
   })
 }

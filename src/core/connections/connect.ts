@@ -1,6 +1,8 @@
 import { calculatePKCECodeChallenge, generateRandomCodeVerifier } from 'oauth4webapi'
 import type { User } from '../access/users.ts'
 import { AppError, invalidInput, type FieldError } from '../errors.ts'
+import { probeAccount } from './account-probe.ts'
+import { safeParseForPeople } from '../validation.ts'
 import { constantTimeEqual, randomToken, sha256 } from '../ids.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { AuthFailure, Identity } from '../platforms/types.ts'
@@ -84,6 +86,7 @@ export class ConnectFlows {
     const runtime = this.runtime(platformId)
     void runtime.client // answers not_configured now, not after the person has opened the link
     const fields = validateFields(runtime, rawFields)
+    await probeAccount(runtime, fields)
     const startToken = randomToken(STATE_BYTES)
     const secret: FlowSecret = { state: randomToken(STATE_BYTES), verifier: generateRandomCodeVerifier() }
     const expiresAt = new Date(Date.now() + CONNECT_SESSION_TTL_MS)
@@ -203,6 +206,7 @@ export class ConnectFlows {
     if (!session || new Date(session.expires_at).getTime() < Date.now()) throw expiredFlow()
     if (!session.binding_hash || !params.binding || !constantTimeEqual(session.binding_hash, sha256(params.binding))) throw otherBrowser()
     const runtime = this.runtime(session.platform)
+    if (params.error === 'access_denied') throw denied(runtime)
     if (params.error) {
       throw authError(runtime, `${runtime.definition.title} did not authorize the connection: ${params.error_description ?? params.error}`, { stage: 'authorize', error: params.error })
     }
@@ -224,7 +228,7 @@ export class ConnectFlows {
     const values: Record<string, string> = {}
     const errors: FieldError[] = []
     for (const field of pasted.fields) {
-      const result = field.schema.safeParse(given[field.name])
+      const result = safeParseForPeople(field.schema, given[field.name])
       if (result.success) values[field.name] = result.data
       else errors.push({ field: `credentials.${field.name}`, message: result.error.issues[0]?.message ?? 'is invalid' })
     }
@@ -247,7 +251,8 @@ export class ConnectFlows {
     const fail = (message: string, failure: AuthFailure) => authError(runtime, message, failure)
     try {
       if (facts.kind === 'oauth1') {
-        if (!params.verifier || !secret.requestToken) throw fail(`${runtime.definition.title} did not authorize the connection`, { stage: 'authorize', error: 'access_denied' })
+        // OAuth 1.0a has no error code for a refusal: coming back without a verifier is one.
+        if (!params.verifier || !secret.requestToken) throw denied(runtime)
         if (params.requestToken !== secret.requestToken.token) throw fail('the platform sent back a different request token than this flow asked for', { stage: 'authorize' })
         const pair = await getAccessToken(runtime, runtime.baseUrl(fields), secret.requestToken, params.verifier)
         return { kind: 'oauth1', token: pair.token, token_secret: pair.secret, issued_at: Date.now() }
@@ -315,7 +320,7 @@ function validateFields(runtime: PlatformRuntime, raw: unknown): Record<string, 
   const fields: Record<string, string> = {}
   const errors: FieldError[] = []
   for (const field of runtime.definition.connectionFields) {
-    const result = field.schema.safeParse(given[field.name])
+    const result = safeParseForPeople(field.schema, given[field.name])
     if (result.success) fields[field.name] = result.data
     else errors.push({ field: `fields.${field.name}`, message: result.error.issues[0]?.message ?? 'is invalid' })
   }
@@ -325,10 +330,23 @@ function validateFields(runtime: PlatformRuntime, raw: unknown): Record<string, 
 
 const ACCOUNT_MISMATCH = 'account_mismatch'
 
+/**
+ * The person pressed Deny on the platform's page: a choice, not a fault. Nothing was connected and
+ * there is nothing to troubleshoot or reconnect.
+ */
+function denied(runtime: PlatformRuntime): AppError {
+  const { title } = runtime.definition
+  return new AppError('connect_failed', `You chose Deny on ${title}'s authorization page, so nothing was connected. Connect again and choose Allow to add the account.`, {
+    upstreamMessage: 'access_denied',
+  })
+}
+
+/** Only the troubleshooting rules the failure points at are given: a list of guesses helps nobody. */
 function authError(runtime: PlatformRuntime, message: string, failure: AuthFailure): AppError {
   const { rules, diagnose } = runtime.definition.troubleshooting
+  const applies = diagnose(failure)
   return new AppError('connect_failed', message, {
-    troubleshooting: { rules, applies: diagnose(failure) },
+    troubleshooting: applies.length > 0 ? { rules, applies } : undefined,
     upstreamStatus: failure.status,
     upstreamMessage: failure.error,
   })

@@ -56,8 +56,13 @@ export class Credentials {
   /** The integration's usable credential, refreshed first when it is about to expire. */
   async current(integration: IntegrationRow, runtime: PlatformRuntime): Promise<Credential> {
     if (integration.status !== 'active' || !integration.credentials) {
-      throw new AppError('reconnect_required', `integration "${integration.account_name}" is ${integration.status.replace('_', ' ')}; reconnect it`, {
-        troubleshooting: { rules: runtime.definition.troubleshooting.rules, applies: [runtime.definition.troubleshooting.rules.length - 1] },
+      // Nothing was sent: the platform cannot have refused anything, so no troubleshooting either.
+      const { title } = runtime.definition
+      const why = integration.status === 'disconnected'
+        ? `is disconnected, so ${title} was not contacted`
+        : `needs reconnecting: ${title} no longer accepts its authorization (it expired or was revoked), so ${title} was not contacted`
+      throw new AppError('reconnect_required', `integration "${integration.account_name}" ${why}. Reconnect it to run steps on it`, {
+        integrationId: integration.id,
       })
     }
     const sealed = integration.credentials
@@ -128,6 +133,7 @@ export class Credentials {
   private broken(integration: IntegrationRow, runtime: PlatformRuntime): AppError {
     const { rules } = runtime.definition.troubleshooting
     return new AppError('reconnect_required', `integration "${integration.account_name}" needs reconnection: its refresh token was refused`, {
+      integrationId: integration.id,
       troubleshooting: { rules, applies: runtime.definition.troubleshooting.diagnose({ stage: 'refresh', error: 'invalid_grant' }) },
     })
   }

@@ -87,6 +87,13 @@ export interface ApiFacts {
   baseUrl(fields: Record<string, string>): string
   /** Every API path starts with this (with its trailing slash), or matches this anchored pattern. */
   pathPrefix: PathPrefix
+  /**
+   * The prefix in words, to follow "start the path with" ("/api/v2/", "an API version such as
+   * /v13/"), and one real path under it: help and refusals say the same thing (docs/tools.md).
+   */
+  pathHelp: { prefix: string; example: string }
+  /** A variable a later step would take from an API Call's answer: what the map is for. */
+  mapExample: { name: string; path: string }
   /** Query parameters every request carries, from the integration's fields (for example a team scope). */
   defaultQuery?(fields: Record<string, string>): Record<string, string>
   apiCallMethods: HttpMethod[]
@@ -148,5 +155,11 @@ export interface PlatformDefinition {
    * rather than that this one request was not allowed. Default: any 401.
    */
   isCredentialFailure?(status: number, problem: UpstreamProblem): boolean
+  /**
+   * An unauthenticated GET, relative to the account's base URL, that answers 404 when the account the
+   * connection fields name does not exist; `missing` says so, naming the field to correct. Made when
+   * a connect starts, before the person leaves for the platform.
+   */
+  accountProbe?: { path: string; missing(fields: Record<string, string>): { field: string; message: string } }
   tools: AnyTool[]
 }

@@ -12,18 +12,28 @@ const BODY_METHODS: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH'])
 type PlatformFacts = Pick<PlatformDefinition, 'id' | 'title' | 'api'> & { pasted?: PastedCredentialFacts; rateLimit?: RateLimitFacts }
 
 /**
- * `auth`: the connected integration by default; for platforms that take pasted credentials, those
- * may instead be given in the step's configuration (they are secrets: never echoed, logged or stored).
+ * `auth`, only for platforms that take pasted credentials (elsewhere there is no choice to offer, so
+ * no field): the connected integration by default, or credentials given beside it in the step's
+ * configuration (they are secrets: never echoed, logged or stored). A choice and plain fields, so a
+ * form can show a select and one input per credential rather than a box of JSON.
  */
-function authInput(pasted: PastedCredentialFacts | undefined) {
-  const integration = z.object({ method: z.literal('integration') })
-  if (!pasted) return integration.default({ method: 'integration' }).describe('How to authenticate: the connected integration')
-  const given = z.object({
-    method: z.literal(pasted.methodName),
-    ...Object.fromEntries(pasted.fields.map((f) => [f.name, f.schema.describe(`${f.label} (secret)`)])),
-  })
-  return z.discriminatedUnion('method', [integration, given]).default({ method: 'integration' })
-    .describe(`How to authenticate: "integration" (the connected account) or "${pasted.methodName}" with ${pasted.fields.map((f) => f.name).join(' and ')}`)
+function authInputs(pasted: PastedCredentialFacts) {
+  const names = pasted.fields.map((f) => f.name).join(' and ')
+  return {
+    auth: z.enum(['integration', pasted.methodName]).default('integration')
+      .describe(`How to authenticate: "integration" (the connected account) or "${pasted.methodName}" with the ${names} given here`),
+    ...Object.fromEntries(pasted.fields.map((f) => [f.name, f.schema.optional().meta({ writeOnly: true })
+      .describe(`${f.label} (secret), only with auth "${pasted.methodName}"`)])),
+  }
+}
+
+/** Credentials given in the step go with their method, and only with it: none are silently ignored. */
+function checkGivenCredentials(pasted: PastedCredentialFacts, value: Record<string, unknown>, ctx: z.RefinementCtx) {
+  for (const field of pasted.fields) {
+    const given = value[field.name] !== undefined
+    if (value.auth === pasted.methodName && !given) ctx.addIssue({ code: 'custom', path: [field.name], message: `is required with auth "${pasted.methodName}"` })
+    if (value.auth !== pasted.methodName && given) ctx.addIssue({ code: 'custom', path: [field.name], message: `is only used with auth "${pasted.methodName}"` })
+  }
 }
 
 /**
@@ -35,17 +45,19 @@ function authInput(pasted: PastedCredentialFacts | undefined) {
  * Every other status, 4xx and 5xx included, is returned as data: it is the platform's answer.
  */
 export function defineApiCallTool(platform: PlatformFacts): AnyTool {
-  const prefix = platform.api.pathPrefix
+  const { pathPrefix: prefix, pathHelp, mapExample } = platform.api
   const input = z.object({
-    auth: authInput(platform.pasted),
+    ...(platform.pasted && authInputs(platform.pasted)),
     method: z.enum(platform.api.apiCallMethods as [HttpMethod, ...HttpMethod[]]),
     endpoint: z.string().min(1).superRefine((value, ctx) => {
+      if (value === '') return // "is required" already says it
       try {
-        parseEndpoint(value, prefix)
+        parseEndpoint(value, prefix, 'endpoint', pathHelp)
       } catch (err: any) {
         ctx.addIssue({ code: 'custom', message: err.extras?.errors?.[0]?.message ?? 'is not a safe endpoint' })
       }
-    }).describe(`A relative path under ${prefix}; a query string is allowed`),
+    }).describe(`The path, starting with ${pathHelp.prefix}, for example ${pathHelp.example}; a query string is allowed`)
+      .meta({ examples: [pathHelp.example] }),
     query: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional()
       .describe('Query parameters, added to any already in the endpoint'),
     body: z.unknown().optional().describe('JSON body, for POST, PUT and PATCH'),
@@ -65,11 +77,13 @@ export function defineApiCallTool(platform: PlatformFacts): AnyTool {
     }).describe('Extra request headers; Authorization, Host, Cookie and hop-by-hop headers are refused'),
     map: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'variable names are letters, digits and _'),
       z.string().regex(MAP_PATH, 'a path like body.ticket.id or body.tickets[0].subject')).optional()
-      .describe('Workflow variables to extract: name → path into {status, headers, body}'),
+      .describe(`Values to keep from the answer for later steps of a workflow: a variable name, then where to find it in {status, headers, body}; for example ${mapExample.name} → ${mapExample.path}`)
+      .meta({ examples: [{ [mapExample.name]: mapExample.path }] }),
   }).superRefine((value, ctx) => {
     if (value.body !== undefined && !BODY_METHODS.has(value.method)) {
       ctx.addIssue({ code: 'custom', path: ['body'], message: `is only sent with POST, PUT or PATCH, not ${value.method}` })
     }
+    if (platform.pasted) checkGivenCredentials(platform.pasted, value, ctx)
   })
 
   return defineTool({
@@ -89,8 +103,9 @@ export function defineApiCallTool(platform: PlatformFacts): AnyTool {
     }),
     async run({ api, withPastedCredentials }, call) {
       const query = Object.fromEntries(Object.entries(call.query ?? {}).map(([k, v]) => [k, String(v)]))
-      const { method: authMethod, ...values } = call.auth as { method: string } & Record<string, string>
-      const client = authMethod === 'integration' ? api : withPastedCredentials(values)
+      const given = call as Record<string, unknown>
+      const client = !platform.pasted || given.auth !== platform.pasted.methodName ? api
+        : withPastedCredentials(Object.fromEntries(platform.pasted.fields.map((f) => [f.name, String(given[f.name])])))
       const response = await client.request(
         { method: call.method, path: call.endpoint, query, body: call.body, headers: call.headers },
         { rateLimit: { kind: 'fail' } },

@@ -35,7 +35,7 @@ export interface SafeEndpoint {
  * encoded separators, empty segments, userinfo, fragments, backslashes, control characters,
  * non-ASCII look-alikes and absolute or protocol-relative URLs.
  */
-export function parseEndpoint(raw: unknown, prefix: PathPrefix, field = 'endpoint'): SafeEndpoint {
+export function parseEndpoint(raw: unknown, prefix: PathPrefix, field = 'endpoint', help?: { prefix: string; example: string }): SafeEndpoint {
   const refuse = (message: string) => invalidInput([{ field, message }])
   if (typeof raw !== 'string' || raw.length === 0) throw refuse('must be a non-empty string')
   if (raw.length > MAX_ENDPOINT_LENGTH) throw refuse(`must be at most ${MAX_ENDPOINT_LENGTH} characters`)
@@ -47,7 +47,9 @@ export function parseEndpoint(raw: unknown, prefix: PathPrefix, field = 'endpoin
   const path = questionMark === -1 ? raw : raw.slice(0, questionMark)
   const search = questionMark === -1 ? '' : raw.slice(questionMark + 1)
 
-  if (!startsWithPrefix(path, prefix)) throw refuse(`must be a relative path starting with ${describePrefix(prefix)}`)
+  if (!startsWithPrefix(path, prefix)) {
+    throw refuse(help ? `start the path with ${help.prefix}, for example ${help.example}` : `must be a relative path starting with ${describePrefix(prefix)}`)
+  }
   if (CONTROL_OR_SPACE.test(path)) throw refuse('the path must not contain spaces; percent-encode them')
   if (!PATH_CHARS.test(path)) throw refuse('the path contains characters that are not allowed (such as @ or non-ASCII)')
   if (path.includes('//')) throw refuse('the path must not contain empty segments (//)')

@@ -16,7 +16,6 @@ export const APP_SECRET_AS_TOKEN = 'app_secret_as_token'
 
 export function diagnose(failure: AuthFailure): number[] {
   if (failure.error === APP_SECRET_AS_TOKEN) return [PASTED]
-  if (failure.error === 'access_denied') return [OAUTH]
   if (failure.error === 'invalid key' || failure.error === 'invalid token') return [PASTED, EXPIRED, RECONNECT]
   if (failure.error?.includes('unauthorized permission requested')) return [OAUTH, RECONNECT]
   if (failure.status === 401 || failure.error === 'invalid_grant') return [EXPIRED, RECONNECT]

@@ -9,6 +9,8 @@ import { trelloTools } from './tools/index.ts'
 const api: ApiFacts = {
   baseUrl: () => 'https://api.trello.com',
   pathPrefix: '/1/',
+  pathHelp: { prefix: '/1/', example: '/1/members/me/boards' },
+  mapExample: { name: 'board_id', path: 'body[0].id' },
   apiCallMethods: ['GET', 'POST', 'PUT', 'DELETE'],
   usefulHeaders: [],
 }

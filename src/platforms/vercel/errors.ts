@@ -5,12 +5,11 @@ export const TROUBLESHOOTING_RULES = [
   'Pick the account to connect in the pop-up: your personal account or one team. Each team is its own integration; connect again to add another.',
   'Disconnect and reconnect the integration, for a fresh authorization (removing the integration in Vercel\'s settings revokes its token).',
 ]
-const SIGN_IN = 0
+// Rule 0 (signing in) is for reading, not diagnosis: pressing Deny is answered on its own.
 const SCOPE = 1
 const RECONNECT = 2
 
 export function diagnose(failure: AuthFailure): number[] {
-  if (failure.error === 'access_denied') return [SIGN_IN]
   if (failure.status === 403) return [SCOPE, RECONNECT]
   if (failure.error === 'invalid_grant' || failure.status === 401) return [RECONNECT]
   return []

@@ -8,6 +8,8 @@ const api: ApiFacts = {
   baseUrl: () => 'https://api.vercel.com',
   // Each endpoint group has its own version segment (/v6/deployments, /v13/deployments/{id}, …).
   pathPrefix: /^\/v\d{1,2}\//,
+  pathHelp: { prefix: 'an API version such as /v13/', example: '/v13/deployments/dpl_1a2b3c' },
+  mapExample: { name: 'deployment_url', path: 'body.url' },
   apiCallMethods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
   usefulHeaders: ['x-vercel-id'],
   // A team integration's token acts for that team only when every request names it.

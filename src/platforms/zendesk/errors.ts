@@ -11,7 +11,6 @@ const RECONNECT = 2
 
 export function diagnose(failure: AuthFailure): number[] {
   if (failure.role === 'end-user' || failure.status === 403) return [ROLE]
-  if (failure.error === 'access_denied') return [ROLE, RECONNECT]
   if (failure.status === 404 || (failure.stage === 'token' && failure.status === undefined)) return [SUBDOMAIN]
   if (failure.error === 'invalid_grant' || failure.status === 401) return [RECONNECT]
   return []

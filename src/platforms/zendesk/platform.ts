@@ -13,6 +13,8 @@ import { updateTicket } from './tools/update-ticket.ts'
 const api: ApiFacts = {
   baseUrl: (fields: Record<string, string>) => `https://${fields.subdomain}.zendesk.com`,
   pathPrefix: '/api/v2/',
+  pathHelp: { prefix: '/api/v2/', example: '/api/v2/tickets/7.json' },
+  mapExample: { name: 'ticket_id', path: 'body.ticket.id' },
   apiCallMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
   usefulHeaders: ['x-rate-limit', 'x-rate-limit-remaining', 'zendesk-ratelimit-tickets-index', 'x-zendesk-api-version'],
 }
@@ -61,6 +63,12 @@ export const zendesk: PlatformDefinition = {
   },
   async revoke(client) {
     await client.delete('/api/v2/oauth/tokens/current.json')
+  },
+  // users/me answers anyone, signed in or not ("Allowed For: Anonymous users"), on every help desk;
+  // an address with no help desk answers 404 "No help desk at {subdomain}.zendesk.com".
+  accountProbe: {
+    path: '/api/v2/users/me.json',
+    missing: (fields) => ({ field: 'fields.subdomain', message: `no Zendesk help desk at ${fields.subdomain}.zendesk.com: check the subdomain` }),
   },
   troubleshooting: { rules: TROUBLESHOOTING_RULES, diagnose },
   describeError,

@@ -1,4 +1,6 @@
 import { ApiError, type FieldError, type Problem } from '../api.ts'
+import { withQuery } from '../url-state.ts'
+import { Link } from './Link.tsx'
 import { LinkifiedText } from './LinkifiedText.tsx'
 import { Troubleshooting } from './Troubleshooting.tsx'
 
@@ -36,6 +38,11 @@ export function ProblemMessage({ error, otherFieldErrors, detail }: Props) {
         </p>
       )}
       {extra && <p>{extra}</p>}
+      {p.code === 'reconnect_required' && p.integration_id && (
+        <p>
+          <Link className="button" to={withQuery('/integrations', { reconnect: p.integration_id })}>Reconnect</Link>
+        </p>
+      )}
       {fieldErrors.length > 0 && (
         <ul className="problem-fields">
           {fieldErrors.map((e, i) => (

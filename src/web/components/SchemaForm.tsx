@@ -78,9 +78,9 @@ function SchemaField({ formId, field: f, value, onChange, messages, disabled }: 
       control = (
         <input
           {...common}
-          type="text"
+          type={f.secret ? 'password' : 'text'}
           inputMode={f.inputMode}
-          autoComplete="off"
+          autoComplete={f.secret ? 'new-password' : 'off'}
           value={text}
           placeholder={f.placeholder}
           onChange={(e) => set(e.target.value)}

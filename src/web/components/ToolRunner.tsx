@@ -28,7 +28,8 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
     api.listIntegrations().then(
       (all) => {
         if (!live) return
-        const mine = all.filter((i) => i.platform === tool.platform)
+        // Usable integrations first: a disconnected one is never the first choice.
+        const mine = all.filter((i) => i.platform === tool.platform).sort((a, b) => Number(b.status === 'active') - Number(a.status === 'active'))
         setIntegrations(mine)
         setIntegrationId((current) => current || (mine.find((i) => i.status === 'active') ?? mine[0])?.id || '')
       },

@@ -1,22 +1,22 @@
 interface Props {
   rules: readonly string[]
-  /** Indexes of the rules known to apply; they are marked and listed first. */
+  /** Indexes of the rules known to apply: only these are shown. */
   applies?: readonly number[]
 }
 
+/**
+ * The troubleshooting rules that apply to a failure. A platform's whole list is not shown as a list
+ * of guesses: when the failure points at no rule, nothing is shown (the message says what happened).
+ */
 export function Troubleshooting({ rules, applies }: Props) {
-  if (rules.length === 0) return null
-  const applying = new Set(applies ?? [])
-  const ordered = rules.map((rule, i) => ({ rule, i })).sort((a, b) => Number(applying.has(b.i)) - Number(applying.has(a.i)))
+  const applying = rules.filter((_, i) => applies?.includes(i))
+  if (applying.length === 0) return null
   return (
     <div className="troubleshooting">
-      <p className="troubleshooting-title">Things to check:</p>
+      <p className="troubleshooting-title">{applying.length === 1 ? 'What to check:' : 'Things to check:'}</p>
       <ul>
-        {ordered.map(({ rule, i }) => (
-          <li key={i} className={applying.has(i) ? 'applies' : undefined}>
-            {applying.has(i) && <strong className="applies-tag">Likely cause: </strong>}
-            {rule}
-          </li>
+        {applying.map((rule) => (
+          <li key={rule}>{rule}</li>
         ))}
       </ul>
     </div>

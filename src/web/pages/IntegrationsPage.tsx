@@ -18,6 +18,8 @@ type Connected = { state: 'loading' } | { state: 'done'; integration: Integratio
 
 export function IntegrationsPage({ search }: { search: string }) {
   const result = parseConnectResult(search)
+  // Sent here by a Reconnect action elsewhere (a step run on a disconnected integration).
+  const reconnectId = new URLSearchParams(search).get('reconnect')
   const [integrations, setIntegrations] = useState<Integration[] | null>(null)
   const [loadError, setLoadError] = useState<unknown>(null)
   const platforms = usePlatforms()
@@ -128,6 +130,7 @@ export function IntegrationsPage({ search }: { search: string }) {
           {integrations.map((i) => (
             <IntegrationRow
               key={i.id}
+              toReconnect={i.id === reconnectId}
               integration={i}
               platform={platforms?.find((p) => p.id === i.platform)}
               platformTitle={platformTitles[i.platform] ?? i.platform}
@@ -151,9 +154,17 @@ interface RowProps {
   inPopup: boolean
   onUpdated: (i: Integration) => void
   onDeleted: (id: string) => void
+  /** Marked and its Reconnect button focused: the person came here to reconnect it. */
+  toReconnect?: boolean
 }
 
-function IntegrationRow({ integration: i, platform, platformTitle, inPopup, onUpdated, onDeleted }: RowProps) {
+function IntegrationRow({ integration: i, platform, platformTitle, inPopup, onUpdated, onDeleted, toReconnect }: RowProps) {
+  const reconnectButton = useRef<HTMLButtonElement>(null)
+  useEffect(() => {
+    if (!toReconnect) return
+    reconnectButton.current?.scrollIntoView({ block: 'center' })
+    reconnectButton.current?.focus()
+  }, [toReconnect])
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
   // Connected with pasted credentials: reconnect the same way, with new values of the same account.
@@ -206,15 +217,16 @@ function IntegrationRow({ integration: i, platform, platformTitle, inPopup, onUp
     })
 
   return (
-    <li className="item" data-integration-id={i.id} data-status={i.status}>
+    <li className={toReconnect ? 'item item-to-reconnect' : 'item'} data-integration-id={i.id} data-status={i.status}>
       <div className="item-main">
         <span className="item-title">{i.account_name}</span>
         <span className="muted">{platformTitle}</span>
         <StatusBadge status={i.status} />
       </div>
       {i.status === 'needs_reconnection' && <p className="help">Access expired or was revoked on {platformTitle}. Reconnect to restore it.</p>}
+      {i.status === 'disconnected' && toReconnect && <p className="help">Disconnected: Switchyard holds no credentials for it. Reconnect to run steps on it again.</p>}
       <div className="item-actions">
-        <button type="button" onClick={reconnect} disabled={busy || popupBusy || pasting} aria-expanded={reconnectsWithCredentials ? pasting : undefined}>
+        <button type="button" ref={reconnectButton} onClick={reconnect} disabled={busy || popupBusy || pasting} aria-expanded={reconnectsWithCredentials ? pasting : undefined}>
           {popup.status.state === 'waiting' ? `Waiting for ${platformTitle}…` : 'Reconnect'}
         </button>
         <ConfirmButton question={`Disconnect ${i.account_name}? Its credentials are erased.`} confirmLabel="Disconnect" onConfirm={disconnect} disabled={busy || i.status === 'disconnected'}>
