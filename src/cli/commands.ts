@@ -7,6 +7,7 @@ import { bootstrapFirstUser } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
 import { callService } from './remote.ts'
 import { users, USERS_USAGE } from './users.ts'
+import { summaryLine } from './summary-line.ts'
 
 const USAGE = `Usage: switchyard <command>
 
@@ -108,6 +109,8 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
         }
       }
       const result = await callService('POST', `/v1/tools/${encodeURIComponent(id)}/run`, { integration: values.integration, input })
+      const line = values.json ? null : summaryLine(result.body)
+      if (line) process.stdout.write(line + '\n')
       process.stdout.write(JSON.stringify(result.body, null, 2) + '\n')
       return result.ok ? 0 : 1
     }

@@ -1,5 +1,6 @@
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, stepInput, trelloId } from '../schemas.ts'
+import { webUrl } from '../links.ts'
 
 export const archiveCard = defineTool({
   id: 'trello.archive_card',
@@ -8,6 +9,8 @@ export const archiveCard = defineTool({
   effect: 'write', // archiving can be undone, unlike a delete
   input: stepInput({ idCard: trelloId('card').describe('The card to archive') }),
   output: Card,
+  confirm: 'Archive this card? It leaves its list; it can be restored from the board\'s archive.',
+  summarize: (card, { baseUrl }) => ({ text: `Card "${card.name}" archived`, url: webUrl(baseUrl, card.shortUrl) }),
   async run({ api }, { idCard }) {
     return api.put(`/1/cards/${idCard}`, { closed: true })
   },
