@@ -6,7 +6,7 @@ import { commentsOf, Conversation } from './Conversation.tsx'
  * A run's result for a person: the summary line first (a failure the platform answered looks like
  * a failure), then what the output holds in readable form, and the raw JSON one click away.
  */
-export function RunOutput({ output, summary }: { output: unknown; summary: RunSummary | null | undefined }) {
+export function RunOutput({ output, summary, platformTitle }: { output: unknown; summary: RunSummary | null | undefined; platformTitle: string }) {
   const json = JSON.stringify(output, null, 2)
   const comments = commentsOf(output)
   const failed = summary?.tone === 'error'
@@ -20,7 +20,7 @@ export function RunOutput({ output, summary }: { output: unknown; summary: RunSu
           {summary.url && (
             <>
               {' '}
-              <a href={summary.url} target="_blank" rel="noreferrer" className="inline-url">Open</a>
+              <a href={summary.url} target="_blank" rel="noreferrer" className="inline-url">Open in {platformTitle}</a>
             </>
           )}
         </p>

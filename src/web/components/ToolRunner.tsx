@@ -58,7 +58,8 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
   // a second ticket or card. The form keeps its values (a person often runs a variant next, and a
   // reset would lose them), so the button says "Run again" and asks first instead.
   const snapshot = JSON.stringify([integrationId, values])
-  const repeatsWrite = run.state === 'done' && tool.effect !== 'read' && run.ranWith === snapshot
+  // A run the platform answered with an error (an API Call's 4xx) made nothing to duplicate.
+  const repeatsWrite = run.state === 'done' && tool.effect !== 'read' && run.summary?.tone !== 'error' && run.ranWith === snapshot
   const question = tool.confirm ?? (repeatsWrite ? `This already ran with the same input${run.summary ? ` (${run.summary.text})` : ''}. Run it again?` : null)
 
   const onChange = (name: string, value: FormValue) => {
@@ -162,7 +163,7 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
       {run.state === 'failed' && (
         <ProblemMessage error={run.error} otherFieldErrors={otherErrors} detail={placedCount > 0 ? 'Check the fields marked above.' : undefined} />
       )}
-      {run.state === 'done' && <RunOutput output={run.output} summary={run.summary} />}
+      {run.state === 'done' && <RunOutput output={run.output} summary={run.summary} platformTitle={platformTitle} />}
     </section>
   )
 }

@@ -70,7 +70,7 @@ export const createDeployment = defineTool({
   },
 })
 
-/** `GET /v9/projects/{idOrName}` answers 404 for a project that does not exist (docs/platforms/vercel.md, "Facts"). */
+/** `GET /v9/projects/{idOrName}` answers 404 for a project that does not exist (docs/platforms/vercel.md, "Facts the product relies on"). */
 async function projectExists(api: ApiClient, project: string): Promise<boolean> {
   try {
     await api.get(`/v9/projects/${encodeURIComponent(project)}`)
