@@ -980,6 +980,10 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     // The link goes to the sandbox that holds the ticket, not to zendesk.com.
     const href = await summary.getByRole('link', { name: 'Open in Zendesk' }).getAttribute('href')
     expect(href).toBe(`${stack.sandboxUrl}/zendesk/${SANDBOX_SUBDOMAIN}/agent/tickets/${id}`)
+    // …and the sandbox answers it with the ticket's page.
+    const linked = await fetch(href!)
+    expect(linked.status).toBe(200)
+    expect(await linked.text()).toContain(`#${id} Printer on fire`)
 
     const comments = detail.getByTestId('comment')
     expect(await comments.count()).toBe(2)
@@ -1029,7 +1033,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await detail.getByRole('button', { name: 'Run again' }).click()
     const dialog = detail.getByRole('alertdialog')
     await dialog.waitFor()
-    expect(await dialog.innerText()).toMatch(/already ran with the same input/)
+    expect(await dialog.innerText()).toMatch(/Already done with this input: Ticket #\d+: Only once \d+ created\. Run it again\?/)
     await page.screenshot({ path: `${SHOTS}/outputs-run-again.png` })
     await dialog.getByRole('button', { name: 'Cancel' }).click()
     const found = await runStep('zendesk.search_tickets', zendesk, { query: `subject:"${subject}"` })

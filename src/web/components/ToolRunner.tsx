@@ -60,7 +60,7 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
   const snapshot = JSON.stringify([integrationId, values])
   // A run the platform answered with an error (an API Call's 4xx) made nothing to duplicate.
   const repeatsWrite = run.state === 'done' && tool.effect !== 'read' && run.summary?.tone !== 'error' && run.ranWith === snapshot
-  const question = tool.confirm ?? (repeatsWrite ? `This already ran with the same input${run.summary ? ` (${run.summary.text})` : ''}. Run it again?` : null)
+  const question = tool.confirm ?? (repeatsWrite ? `Already done with this input${run.summary ? `: ${run.summary.text}` : ''}. Run it again?` : null)
 
   const onChange = (name: string, value: FormValue) => {
     setAsking(null)
