@@ -22,6 +22,15 @@ beforeAll(async () => {
 })
 afterAll(async () => { await stack?.close() })
 
+/** A summary's link leads to a page of the sandbox that names the object. */
+async function expectPage(url: string | undefined, names: string) {
+  expect(url).toBeDefined()
+  const res = await fetch(url!)
+  expect(res.status, url).toBe(200)
+  expect(res.headers.get('content-type')).toMatch(/^text\/html/)
+  expect(await res.text()).toContain(names)
+}
+
 async function run(tool: string, input: Record<string, unknown>) {
   const { status, body } = await api.run(tool, integrations[tool.split('.')[0]], input)
   expect(status, `${tool} ${JSON.stringify(body)}`).toBe(200)
@@ -40,6 +49,7 @@ describe('Zendesk summaries link to the ticket in the agent interface of the san
     const created = await run('zendesk.create_ticket', { subject: 'Printer on fire', description: 'Smoke.' })
     const id = created.output.id
     expect(created.summary).toEqual({ text: `Ticket #${id}: Printer on fire created`, url: agentUrl(id) })
+    await expectPage(created.summary?.url, 'Printer on fire')
     expect((await run('zendesk.update_ticket', { ticket_id: id, status: 'pending', internal_note: 'Called facilities.' })).summary)
       .toEqual({ text: `Ticket #${id}: Printer on fire updated (pending)`, url: agentUrl(id) })
     expect((await run('zendesk.get_ticket', { ticket_id: id })).summary)
@@ -57,6 +67,7 @@ describe('Trello summaries link to the card on the sandbox, not on trello.com', 
     const card = await run('trello.create_card', { idList: list.output.id, name: 'Printer on fire' })
     const cardUrl = `${stack.sandboxUrl}/trello/c/${card.output.shortLink}`
     expect(card.summary).toEqual({ text: 'Card "Printer on fire" created', url: cardUrl })
+    await expectPage(cardUrl, 'Printer on fire')
     expect((await run('trello.update_card', { idCard: card.output.id, desc: 'Smoke.' })).summary).toEqual({ text: 'Card "Printer on fire" updated', url: cardUrl })
     expect((await run('trello.get_card', { idCard: card.output.id })).summary).toEqual({ text: 'Card "Printer on fire" in Summaries on Roadmap', url: cardUrl })
     expect((await run('trello.get_list_cards', { idList: list.output.id })).summary).toEqual({ text: '1 card' })
@@ -78,6 +89,7 @@ describe('Vercel summaries link to the deployment inspector on the sandbox', () 
     expect(d.project_created).toBe(false)
     expect(created.summary?.text).toBe(`Deployment ${VERCEL.personalProject.name} (preview, ${d.readyState}) created`)
     expect(created.summary?.url).toBe(`${stack.sandboxUrl}/vercel${new URL(d.inspectorUrl).pathname}`)
+    await expectPage(created.summary?.url, d.id)
     expect((await run('vercel.list_deployments', { project: VERCEL.personalProject.name, limit: 1 })).summary?.text).toMatch(/^1 deployment(, more on the next page)?$/)
     const cancelled = await run('vercel.cancel_deployment', { id: d.id })
     expect(cancelled.summary).toEqual({ text: `Deployment ${VERCEL.personalProject.name} (preview, CANCELED) cancelled`, url: created.summary?.url })
