@@ -79,6 +79,8 @@ describe('Trello summaries link to the card on the sandbox, not on trello.com', 
     expect((await run('trello.add_comment', { card_id: card.output.id, comment: 'Done' })).summary).toEqual({ text: 'Comment added to card "Printer on fire"' })
     expect((await run('trello.get_boards', {})).summary?.text).toMatch(/^\d+ boards?: .*Roadmap/)
     expect((await run('trello.archive_card', { idCard: card.output.id })).summary).toEqual({ text: 'Card "Printer on fire" archived', url: cardUrl })
+    const nameless = await run('trello.create_card', { idList: list.output.id })
+    expect(nameless.summary?.text).toBe('Card without a name created')
   })
 })
 

@@ -17,3 +17,6 @@ export function webUrl(baseUrl: string, platformUrl: string): string | undefined
 }
 
 export { plural } from '../../core/tools/plural.ts'
+
+/** A card as a summary names it: `"Printer on fire"`, or `without a name` (Trello allows empty names). */
+export const cardName = (card: { name: string }): string => (card.name ? `"${card.name}"` : 'without a name')
