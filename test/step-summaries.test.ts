@@ -106,6 +106,10 @@ describe('API Call summaries say what the platform answered', () => {
     expect((await run(tool, { method: 'GET', endpoint })).summary).toEqual({ text, tone: 'error' })
   })
 
+  it('leaves the query string out of the line', async () => {
+    expect((await run('vercel.api_call', { method: 'GET', endpoint: '/v6/deployments?limit=1&secret=hunter2' })).summary?.text).toBe('Vercel answered 200 OK to GET /v6/deployments')
+  })
+
   it('a 2xx is not', async () => {
     expect((await run('vercel.api_call', { method: 'GET', endpoint: '/v6/deployments' })).summary).toEqual({ text: 'Vercel answered 200 OK to GET /v6/deployments' })
   })
