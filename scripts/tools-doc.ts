@@ -20,6 +20,20 @@ export function renderToolsDoc(): string {
     'Pre-built steps wait out a platform rate limit for up to 30 s; API Call steps fail fast with',
     '`429 rate_limited` and `retry_after` instead (see [errors](errors.md)).',
     '',
+    '## Summaries',
+    '',
+    'Every run answers `{output, summary}`: `summary.text` is the result in one line ("Ticket #7: Printer',
+    'on fire created"), `summary.url` links to the object on the integration\'s own host (a sandbox',
+    'ticket links to the sandbox), and `summary.tone: "error"` marks an API Call the platform answered',
+    'with a 4xx or 5xx. The web app shows the line above the JSON; the CLI prints it unless `--json`.',
+    '',
+    '## Confirmation',
+    '',
+    'Steps marked "asks first" below carry a `confirm` question in the catalogue: every delete step, and',
+    'writes that are hard to undo. The web app asks it before running them. After a write succeeds, the',
+    'Run button becomes "Run again" and asks before repeating the same input, so a second press never',
+    'silently makes a duplicate.',
+    '',
   ]
   for (const platform of platforms) {
     lines.push(`## ${platform.title} (${platform.kind})`, '')
@@ -34,7 +48,7 @@ export function renderToolsDoc(): string {
 
 function renderEntry(entry: CatalogEntry): string[] {
   const schema = entry.inputSchema as { properties?: Record<string, any>; required?: string[] }
-  const lines = [`### ${entry.title} — \`${entry.id}\``, '', entry.description, '', '| input | type | required | notes |', '|---|---|---|---|']
+  const lines = [`### ${entry.title} — \`${entry.id}\``, '', entry.description, '', ...(entry.confirm ? [`Asks first: "${entry.confirm}"`, ''] : []), '| input | type | required | notes |', '|---|---|---|---|']
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
     lines.push(`| \`${name}\` | ${typeOf(prop)} | ${schema.required?.includes(name) && prop.default === undefined ? 'yes' : 'no'} | ${notes(prop)} |`)
   }

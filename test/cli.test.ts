@@ -54,8 +54,20 @@ describe('switchyard CLI', () => {
       ['tools', 'run', 'zendesk.create_ticket', '--integration', 'acme (Ada Admin)', '--input', '{"subject":"from the CLI","description":"d"}'],
       { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey },
     )
-    expect(JSON.parse(stdout).output.subject).toBe('from the CLI')
+    // A person reads the summary line first, then the JSON.
+    const [line, ...json] = stdout.split('\n')
+    const body = JSON.parse(json.join('\n'))
+    expect(line).toBe(`Ticket #${body.output.id}: from the CLI created <${body.summary.url}>`)
+    expect(body.output.subject).toBe('from the CLI')
     expect(stdout).not.toContain(stack.apiKey)
+  })
+
+  it('tools run --json prints the answer alone, for scripts', async () => {
+    const { stdout } = await cli(
+      ['tools', 'run', 'zendesk.create_ticket', '--json', '--integration', 'acme (Ada Admin)', '--input', '{"subject":"for a script","description":"d"}'],
+      { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey },
+    )
+    expect(JSON.parse(stdout)).toMatchObject({ output: { subject: 'for a script' }, summary: { text: expect.stringMatching(/for a script created$/) } })
   })
 
   it('tools run with bad input exits non-zero with the problem naming the field', async () => {

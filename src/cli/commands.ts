@@ -8,6 +8,7 @@ import { diagnoseConfig } from './doctor.ts'
 import { serveMcpOverStdio } from './mcp.ts'
 import { callService } from './remote.ts'
 import { users, USERS_USAGE } from './users.ts'
+import { summaryLine } from './summary-line.ts'
 
 const USAGE = `Usage: switchyard <command>
 
@@ -121,6 +122,8 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
         }
       }
       const result = await callService('POST', `/v1/tools/${encodeURIComponent(id)}/run`, { integration: values.integration, input })
+      const line = values.json ? null : summaryLine(result.body)
+      if (line) process.stdout.write(line + '\n')
       process.stdout.write(JSON.stringify(result.body, null, 2) + '\n')
       if (!result.ok) process.stderr.write(describeProblem(result.body, result.status))
       return result.ok ? 0 : 1

@@ -77,6 +77,16 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           properties: {
             id: { type: 'string' }, title: { type: 'string' }, description: { type: 'string' }, platform: { type: 'string' }, kind: { type: 'string' },
             effect: { enum: ['read', 'write', 'delete'] }, legacy: { type: 'boolean' }, inputSchema: { type: 'object' }, outputSchema: { type: 'object' },
+            confirm: { type: 'string', description: 'Present when a person should confirm before the step runs (every delete, and hard-to-undo writes); the question to ask' },
+          },
+        },
+        Summary: {
+          type: 'object',
+          required: ['text'],
+          properties: {
+            text: { type: 'string', description: 'The result in one line, e.g. "Ticket #7: Printer on fire created"' },
+            url: { type: 'string', description: "The object on the platform, on the integration's own host (sandbox objects link to the sandbox)" },
+            tone: { enum: ['error'], description: 'The platform answered a failure that the step returns as data (an API Call 4xx or 5xx)' },
           },
         },
         Platform: {
@@ -175,7 +185,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           summary: 'Run a tool step',
           parameters: [idParam],
           requestBody: body({ oneOf: runBodies }),
-          responses: { 200: json({ type: 'object', properties: { output: {} } }), ...errors(400, 402, 404, 409, 429, 502) },
+          responses: { 200: json({ type: 'object', required: ['output', 'summary'], properties: { output: {}, summary: { oneOf: [{ $ref: '#/components/schemas/Summary' }, { type: 'null' }] } } }), ...errors(400, 402, 404, 409, 429, 502) },
         },
       },
       '/mcp': mcpPath,

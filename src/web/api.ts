@@ -235,8 +235,23 @@ export interface Tool {
   kind: string
   effect: Effect | string
   legacy: boolean
+  /** The question to ask before running (delete steps and hard-to-undo writes). */
+  confirm?: string
   inputSchema: Record<string, unknown>
   outputSchema?: Record<string, unknown>
+}
+
+/** A run's result in one line (docs/rest-api.md, "Tool steps"). */
+export interface RunSummary {
+  text: string
+  url?: string
+  tone?: 'error'
+}
+
+export interface RunResult {
+  output: unknown
+  /** Absent from servers older than summaries; null for steps that declare none. */
+  summary?: RunSummary | null
 }
 
 const enc = encodeURIComponent
@@ -272,5 +287,5 @@ export const api = {
     request<{ tools: Tool[] }>('GET', q.trim() ? `/v1/tools?q=${enc(q.trim())}` : '/v1/tools', undefined, { signal }).then((r) => r.tools),
   getTool: (id: string) => request<Tool>('GET', `/v1/tools/${enc(id)}`),
   runTool: (id: string, integration: string, input: Record<string, unknown>) =>
-    request<{ output: unknown }>('POST', `/v1/tools/${enc(id)}/run`, { integration, input }),
+    request<RunResult>('POST', `/v1/tools/${enc(id)}/run`, { integration, input }),
 }

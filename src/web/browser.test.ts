@@ -337,11 +337,14 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await detail.locator('[name="subject"]').fill('Printer on fire')
     await detail.getByRole('button', { name: 'Run' }).click()
 
-    const output = detail.getByTestId('tool-output')
+    const summary = detail.getByTestId('summary-line')
     const problem = detail.locator('.problem')
-    await output.or(problem).first().waitFor()
+    await summary.or(problem).first().waitFor()
     if (await problem.isVisible()) throw new Error(`the run failed: ${await problem.innerText()}`)
-    const parsed = JSON.parse(await output.innerText()) as Record<string, unknown>
+    expect(await summary.innerText()).toMatch(/Ticket #\d+: Printer on fire created/)
+    // The JSON stays one click away.
+    await detail.getByText('Full output (JSON)').click()
+    const parsed = JSON.parse(await detail.getByTestId('tool-output').innerText()) as Record<string, unknown>
     expect(parsed.id).toBeDefined()
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)
@@ -996,6 +999,156 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
   }, TEST_TIMEOUT_MS)
 
   // Last: every flow above ran under the policy, so an empty list means the app works within it.
+  // Issue 13 §2 and §4: results a person can read, and no silent side effects.
+
+  /** Runs a step through REST as the stack's admin. */
+  async function runStep(tool: string, integration: string, input: object): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${stack.url}/v1/tools/${tool}/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ integration, input }),
+    })
+    return { status: res.status, body: await res.json() }
+  }
+
+  /** The id of an active integration of the platform, connecting one through the page when there is none. */
+  async function activeIntegration(platform: 'zendesk' | 'vercel'): Promise<string> {
+    const find = async () => ((await rest('/v1/integrations')).body.integrations as Array<{ id: string; platform: string; status: string }>)
+      .find((i) => i.platform === platform && i.status === 'active')?.id
+    const found = await find()
+    if (found) return found
+    if (platform === 'zendesk') await connectZendesk()
+    else {
+      await openSignedIn('/integrations')
+      await connectVercel('')
+    }
+    return (await find())!
+  }
+
+  /** Opens a tool step on the tools page, with the given integration chosen. */
+  async function openStep(title: string, integrationId: string) {
+    await openSignedIn('/tools')
+    await page.getByLabel('Search tool steps').fill(title)
+    await page.locator('.tool-result').filter({ has: page.locator('.item-title', { hasText: new RegExp(`^${title}$`) }) }).first().click()
+    const detail = page.locator('.tool-detail')
+    await detail.getByRole('heading', { name: title }).waitFor()
+    await detail.locator('select[name="integration"]').selectOption(integrationId)
+    return detail
+  }
+
+  async function expectResult(detail: ReturnType<Page['locator']>) {
+    const summary = detail.getByTestId('summary-line')
+    const problem = detail.locator('.problem')
+    await summary.or(problem).first().waitFor()
+    if (await problem.isVisible()) throw new Error(`the run failed: ${await problem.innerText()}`)
+    return summary
+  }
+
+  it('sums up Get Ticket Info in one line linking to the sandbox, shows its comments as a conversation, and stays within 1280 px', async () => {
+    const zendesk = await activeIntegration('zendesk')
+    const created = await runStep('zendesk.create_ticket', zendesk, { subject: 'Printer on fire', description: 'The printer on the third floor is on fire.\n'.repeat(3) + 'x'.repeat(600) })
+    expect(created.status, JSON.stringify(created.body)).toBe(200)
+    const id = created.body.output.id as number
+    expect(created.body.summary).toEqual({ text: `Ticket #${id}: Printer on fire created`, url: expect.stringMatching(/\/agent\/tickets\/\d+$/) })
+    await runStep('zendesk.update_ticket', zendesk, { ticket_id: id, internal_note: 'Facilities called; extinguisher on its way.' })
+
+    await page.setViewportSize({ width: 1280, height: 900 })
+    const detail = await openStep('Get Ticket Info', zendesk)
+    await detail.locator('[name="ticket_id"]').fill(String(id))
+    await detail.getByRole('button', { name: 'Run' }).click()
+    const summary = await expectResult(detail)
+    expect(await summary.innerText()).toMatch(new RegExp(`Ticket #${id}: Printer on fire \\(new, 2 comments\\)`))
+    // The link goes to the sandbox that holds the ticket, not to zendesk.com.
+    const href = await summary.getByRole('link', { name: 'Open in Zendesk' }).getAttribute('href')
+    expect(href).toBe(`${stack.sandboxUrl}/zendesk/${SANDBOX_SUBDOMAIN}/agent/tickets/${id}`)
+    // …and the sandbox answers it with the ticket's page.
+    const linked = await fetch(href!)
+    expect(linked.status).toBe(200)
+    expect(await linked.text()).toContain(`#${id} Printer on fire`)
+
+    const comments = detail.getByTestId('comment')
+    expect(await comments.count()).toBe(2)
+    expect(await comments.nth(0).innerText()).toMatch(/Public reply[\s\S]*third floor is on fire/)
+    expect(await comments.nth(1).innerText()).toMatch(/Internal note[\s\S]*extinguisher/)
+    // The raw JSON is folded away, and opening it does not widen the page either.
+    expect(await detail.getByTestId('tool-output').isVisible()).toBe(false)
+    await detail.getByText('Full output (JSON)').click()
+    await detail.getByRole('button', { name: 'Copy JSON' }).waitFor()
+    const width = await page.evaluate(() => document.documentElement.scrollWidth)
+    expect(width, 'the page became wider than the window').toBeLessThanOrEqual(1280)
+    await detail.getByTestId('summary-line').scrollIntoViewIfNeeded()
+    await page.screenshot({ path: `${SHOTS}/outputs-get-ticket.png`, fullPage: false })
+    // On a phone too, the output wraps inside its box (the top bar is another matter, issue 13 §8).
+    await page.setViewportSize({ width: 390, height: 844 })
+    await detail.getByTestId('summary-line').scrollIntoViewIfNeeded()
+    const wide = await detail.evaluate((d) => [...d.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > 390.5).map((e) => `${e.tagName}.${e.className}`))
+    expect(wide, 'parts of the tool wider than a phone').toEqual([])
+    await page.screenshot({ path: `${SHOTS}/outputs-get-ticket-390.png` })
+    await page.setViewportSize({ width: 1280, height: 900 })
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('asks before Delete Ticket runs; Cancel keeps the ticket, Yes deletes it', async () => {
+    const zendesk = await activeIntegration('zendesk')
+    const id = (await runStep('zendesk.create_ticket', zendesk, { subject: 'Delete me', description: 'A ticket to delete.' })).body.output.id as number
+    const detail = await openStep('Delete Ticket', zendesk)
+    await detail.locator('[name="ticket_id"]').fill(String(id))
+    await detail.getByRole('button', { name: 'Run' }).click()
+    const dialog = detail.getByRole('alertdialog')
+    await dialog.waitFor()
+    expect(await dialog.innerText()).toMatch(/cannot be restored/)
+    await page.screenshot({ path: `${SHOTS}/outputs-confirm-delete.png` })
+    // Enter in the field does not answer the question.
+    await detail.locator('[name="ticket_id"]').press('Enter')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    expect((await runStep('zendesk.get_ticket', zendesk, { ticket_id: id })).status).toBe(200)
+
+    await detail.getByRole('button', { name: 'Run' }).click()
+    await dialog.getByRole('button', { name: 'Yes, delete ticket' }).click()
+    expect(await (await expectResult(detail)).innerText()).toContain(`Ticket #${id} deleted permanently`)
+    expect((await runStep('zendesk.get_ticket', zendesk, { ticket_id: id })).status).toBe(404)
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('does not create a duplicate on a second press of Run: it says Run again and asks first', async () => {
+    const zendesk = await activeIntegration('zendesk')
+    const subject = `Only once ${Date.now()}`
+    const detail = await openStep('Create Ticket', zendesk)
+    await detail.locator('[name="subject"]').fill(subject)
+    await detail.locator('[name="description"]').fill('Press Run twice.')
+    await detail.getByRole('button', { name: 'Run' }).click()
+    await expectResult(detail)
+    await detail.getByRole('button', { name: 'Run again' }).click()
+    const dialog = detail.getByRole('alertdialog')
+    await dialog.waitFor()
+    expect(await dialog.innerText()).toMatch(/Already done with this input: Ticket #\d+: Only once \d+ created\. Run it again\?/)
+    await page.screenshot({ path: `${SHOTS}/outputs-run-again.png` })
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    const found = await runStep('zendesk.search_tickets', zendesk, { query: `subject:"${subject}"` })
+    expect(found.body.output.count, JSON.stringify(found.body)).toBe(1)
+    // A changed input is a new request: plain Run again, without a question.
+    await detail.locator('[name="subject"]').fill(`${subject} (2)`)
+    await detail.getByRole('button', { name: /^Run$/ }).waitFor()
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('shows a Vercel API Call answered 404 as an error, not as a success', async () => {
+    const vercel = await activeIntegration('vercel')
+    const detail = await openStep('Vercel API Call', vercel)
+    await detail.locator('[name="method"]').selectOption('GET')
+    await detail.locator('[name="endpoint"]').fill('/v13/deployments/dpl_doesnotexist1')
+    await detail.getByRole('button', { name: 'Run' }).click()
+    await detail.getByRole('alertdialog').or(detail.getByTestId('summary-line')).first().waitFor()
+    // The API Call is a write step that can do anything; it does not ask, but a repeat would.
+    const summary = await expectResult(detail)
+    expect(await summary.innerText()).toMatch(/Vercel answered 404 Not Found/)
+    expect(await detail.locator('.output-error').count()).toBe(1)
+    await page.screenshot({ path: `${SHOTS}/outputs-api-call-404.png` })
+    // The failed call made nothing that a second press could duplicate: it runs without a question.
+    expect(await detail.getByRole('button', { name: /^Run$/ }).count()).toBe(1)
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
   it('runs every page above under its Content Security Policy without a single violation', async () => {
     const response = await page.goto('/integrations')
     const csp = response?.headers()['content-security-policy'] ?? ''

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http'
 import { z } from 'zod'
 import { defineTool, type AnyTool } from '../tools/define.ts'
 import type { HttpMethod, PastedCredentialFacts, PlatformDefinition } from '../platforms/types.ts'
@@ -100,6 +101,12 @@ export function defineApiCallTool(platform: PlatformFacts): AnyTool {
       body: z.unknown(),
       rate_limit: RateLimitStatus.nullable().describe('What the response headers say of the rate limit'),
       variables: z.record(z.string(), z.unknown()),
+    }),
+    // A 4xx or 5xx is returned as data, but a person must not read it as a success. The query string
+    // is left out: it is the caller's to repeat, and could carry a value that belongs in no log line.
+    summarize: ({ status }, { input }) => ({
+      text: `${platform.title} answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''} to ${input.method} ${input.endpoint.split('?')[0]}`,
+      ...(status >= 400 ? { tone: 'error' as const } : {}),
     }),
     async run({ api, withPastedCredentials }, call) {
       const query = Object.fromEntries(Object.entries(call.query ?? {}).map(([k, v]) => [k, String(v)]))

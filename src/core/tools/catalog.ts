@@ -12,6 +12,8 @@ export interface CatalogEntry {
   kind: string
   effect: Effect
   legacy: boolean
+  /** The question the web app asks before running (docs/tools.md, "Confirmation"); absent for steps that run on one click. */
+  confirm?: string
   inputSchema: Record<string, unknown>
   outputSchema: Record<string, unknown>
 }
@@ -26,6 +28,11 @@ export interface RegisteredTool {
   checkOutput(output: unknown): OutputCheckResult
   /** Lower-cased words the search bar matches against, per field. */
   haystack: Array<{ words: string[]; weight: number }>
+}
+
+function confirmationOf(tool: AnyTool): { confirm?: string } {
+  if (tool.confirm) return { confirm: tool.confirm }
+  return tool.effect === 'delete' ? { confirm: `${tool.title}? This cannot be undone.` } : {}
 }
 
 export class ToolRegistry {
@@ -46,6 +53,7 @@ export class ToolRegistry {
             kind: platform.kind,
             effect: tool.effect,
             legacy: tool.legacy ?? false,
+            ...confirmationOf(tool),
             inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
             outputSchema: z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>,
           },

@@ -11,6 +11,22 @@ export interface ToolContext {
   withPastedCredentials(values: Record<string, string>): ApiClient
 }
 
+/** The one line a person reads first about a run's result (docs/tools.md, "Summaries"). */
+export interface Summary {
+  text: string
+  /** The object on the platform, on the integration's own host (a sandbox's objects link to the sandbox). */
+  url?: string
+  /** `error`: the platform answered with a failure that the step returns as data (an API Call's 4xx or 5xx). */
+  tone?: 'error'
+}
+
+export interface SummaryContext<I = unknown> {
+  input: I
+  integration: ToolContext['integration']
+  /** The integration's base URL, without the API prefix: links are built from it, not from the real platform's domain. */
+  baseUrl: string
+}
+
 export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   id: string
   title: string
@@ -28,7 +44,14 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Legacy steps stay runnable for old workflows but are marked in the catalogue. */
   legacy?: boolean
   requiredPlan?: Plan
+  /**
+   * Asked in the web app before the step runs, for steps whose effect is hard to take back even when
+   * it is not a delete (archiving a card, cancelling a build). Delete steps always ask.
+   */
+  confirm?: string
   run(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>
+  /** The result in one line, with a link to the object where the platform has one. */
+  summarize?(output: z.output<O>, ctx: SummaryContext<z.output<I>>): Summary
 }
 
 export type AnyTool = ToolDefinition<z.ZodType, z.ZodType>

@@ -8,6 +8,7 @@ import { AppError, invalidInput, notFound } from '../errors.ts'
 import { noMetrics, secondsSince, type Metrics } from '../metrics.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { RegisteredTool, ToolRegistry } from './catalog.ts'
+import type { AnyTool, Summary, SummaryContext } from './define.ts'
 
 /**
  * Every tool step run takes the same road (docs/architecture.md, "The road of a tool step"): validate, resolve the integration after an
@@ -26,6 +27,11 @@ export class ToolExecutor {
 
   /** `agentId` names who is calling (an API key, a session, an agent run): budgets are fair between them. */
   async run(user: User, toolId: string, integrationRef: unknown, rawInput: unknown, agentId: string = user.id): Promise<unknown> {
+    return (await this.runAndSummarize(user, toolId, integrationRef, rawInput, agentId)).output
+  }
+
+  /** A run with the one line a person reads first; `summary` is null for steps that declare none. */
+  async runAndSummarize(user: User, toolId: string, integrationRef: unknown, rawInput: unknown, agentId: string = user.id): Promise<{ output: unknown; summary: Summary | null }> {
     const registered = this.registry.get(toolId)
     // An unknown id is not counted: labels come from the catalogue, never from what a caller typed.
     if (!registered) throw notFound(`tool ${toolId}`)
@@ -41,7 +47,7 @@ export class ToolExecutor {
     }
   }
 
-  private async runRegistered(registered: RegisteredTool, user: User, integrationRef: unknown, rawInput: unknown, agentId: string): Promise<unknown> {
+  private async runRegistered(registered: RegisteredTool, user: User, integrationRef: unknown, rawInput: unknown, agentId: string): Promise<{ output: unknown; summary: Summary | null }> {
     const { tool, platform } = registered
     if (typeof integrationRef !== 'string' || integrationRef.trim() === '') {
       throw invalidInput([{ field: 'integration', message: `give the id or account name of a ${platform.title} integration` }])
@@ -58,12 +64,23 @@ export class ToolExecutor {
     const api = this.clients.create(runtime, integration.fields, credential, fresh, agentId, onRefused)
     const withPastedCredentials = (values: Record<string, string>) =>
       this.clients.forCredential(runtime, integration.fields, { kind: 'pasted', values, issued_at: Date.now() }, agentId)
-    const output = await tool.run({ api, integration: { id: integration.id, accountName: integration.account_name, fields: integration.fields }, withPastedCredentials }, input)
+    const seen = { id: integration.id, accountName: integration.account_name, fields: integration.fields }
+    const output = await tool.run({ api, integration: seen, withPastedCredentials }, input)
     const checked = registered.checkOutput(output)
     if (!checked.success) {
       // The platform answered in a shape we do not know: say so rather than pass on garbage.
       throw new AppError('upstream_error', `${platform.title} answered ${tool.title} in an unexpected shape: ${checked.message}`)
     }
-    return checked.data
+    return { output: checked.data, summary: summarize(tool, checked.data, { input, integration: seen, baseUrl: runtime.baseUrl(integration.fields) }) }
+  }
+}
+
+/** A summary is a courtesy: a step whose summary throws on an odd output still returns its output. */
+function summarize(tool: AnyTool, output: unknown, ctx: SummaryContext): Summary | null {
+  if (!tool.summarize) return null
+  try {
+    return tool.summarize(output, ctx)
+  } catch {
+    return null
   }
 }

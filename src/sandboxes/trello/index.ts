@@ -10,6 +10,7 @@ import { jsonResponse, textResponse, type IncomingRequest, type SandboxResponse 
 import { authorizeTokenFlow, getAccessToken, getRequestToken } from './oauth1/endpoints.ts'
 import { TrelloSandbox, type TrelloSandboxOptions } from './sandbox.ts'
 import { sandboxPlugin } from '../kit/plugin.ts'
+import { CARD_PAGE_PATH, cardPage } from './card-page.ts'
 
 export type { TrelloSandboxOptions } from './sandbox.ts'
 export { SEED } from './seed.ts'
@@ -57,7 +58,8 @@ export function trelloSandbox(opts: TrelloSandboxOptions = {}): FastifyPluginAsy
       if (relative === '/1/OAuthGetAccessToken' && (req.method === 'GET' || req.method === 'POST')) return getAccessToken(sb, req)
       if (relative.startsWith('/1/')) return handleApi(sb, req, relative)
       if (relative === '/app-key' || relative === '/app-key/') return handleAppKey(sb, req, `${root}/app-key`, root)
-      return routeNotFound()
+      const card = req.method === 'GET' ? CARD_PAGE_PATH.exec(relative) : null
+      return (card && cardPage(sb, card[1] as string)) || routeNotFound()
     }
 
     return {

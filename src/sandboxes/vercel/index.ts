@@ -6,6 +6,7 @@ import { internalError, vercelError } from './errors.ts'
 import type { Fault } from '../kit/faults.ts'
 import { decodeOrKeep, type IncomingRequest as KitRequest } from '../kit/http.ts'
 import type { IncomingRequest, SandboxResponse } from './http.ts'
+import { INSPECTOR_PATH, inspectorPage } from './inspector-page.ts'
 import { handleAccessToken } from './oauth.ts'
 import { handleInstall, handleWebhookSettings } from './pages.ts'
 import { projectRoutes } from './projects.ts'
@@ -62,12 +63,15 @@ export function vercelSandbox(opts: VercelSandboxOptions = {}): FastifyPluginAsy
         const req = toIncoming(kitReq, relative, root)
         const install = /^\/integrations\/([^/]+)\/new\/?$/.exec(relative)
         const settings = /^\/projects\/([^/]+)\/settings\/webhooks\/?$/.exec(relative)
+        const inspector = req.method === 'GET' ? INSPECTOR_PATH.exec(relative) : null
         return {
           // Faults apply to the API and the token endpoint, never to the install and settings pages.
           faultPath: install || settings ? undefined : relative,
           answer: () => {
             if (install) return handleInstall(sandbox, req, decodeOrKeep(install[1] as string))
             if (settings) return handleWebhookSettings(sandbox, req, decodeOrKeep(settings[1] as string))
+            const page = inspector && !install && !settings ? inspectorPage(sandbox, inspector[3] as string) : undefined
+            if (page) return page
             if (relative === '/v2/oauth/access_token') return handleAccessToken(sandbox, req)
             return handleApi(sandbox, router, req)
           },

@@ -21,6 +21,7 @@ export function toolRoutes(app: FastifyInstance, services: Services) {
   // A run's input may carry files, base64-encoded (Zendesk Create Ticket takes up to 10 MB of them).
   app.post<ById & { Body: { integration?: unknown; input?: unknown } }>('/v1/tools/:id/run', { bodyLimit: TOOL_RUN_BODY_LIMIT_BYTES }, async (request) => {
     const body = (request.body && typeof request.body === 'object' ? request.body : {}) as { integration?: unknown; input?: unknown }
-    return { output: await services.executor.run(callerOf(request), request.params.id, body.integration, body.input, request.agentId ?? undefined) }
+    // `summary` sits beside `output` so clients that only read `output` are unaffected.
+    return services.executor.runAndSummarize(callerOf(request), request.params.id, body.integration, body.input, request.agentId ?? undefined)
   })
 }

@@ -1,14 +1,19 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react'
-import { api, ApiError, type Integration, type Tool } from '../api.ts'
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react'
+import { api, ApiError, type Integration, type RunSummary, type Tool } from '../api.ts'
 import { groupFieldErrors } from '../field-errors.ts'
 import { coerceValues, fieldsFromSchema, initialValues, type FormValue, type FormValues } from '../schema-form.ts'
 import { EffectBadge, Tag } from './Badges.tsx'
 import { FieldErrorText, fieldErrorId } from './FieldErrorText.tsx'
 import { Link } from './Link.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
+import { RunOutput } from './RunOutput.tsx'
 import { SchemaForm } from './SchemaForm.tsx'
 
-type RunState = { state: 'idle' } | { state: 'running' } | { state: 'done'; output: unknown } | { state: 'failed'; error: unknown }
+type RunState =
+  | { state: 'idle' }
+  | { state: 'running' }
+  | { state: 'done'; output: unknown; summary: RunSummary | null | undefined; ranWith: string }
+  | { state: 'failed'; error: unknown }
 
 const STATUS_NOTE: Record<string, string> = { needs_reconnection: ' (needs reconnection)', disconnected: ' (disconnected)' }
 
@@ -22,6 +27,8 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
   const [integrationsError, setIntegrationsError] = useState<unknown>(null)
   const [integrationId, setIntegrationId] = useState('')
   const [run, setRun] = useState<RunState>({ state: 'idle' })
+  /** The question shown in place of the Run button, when this run needs a yes first. */
+  const [asking, setAsking] = useState<string | null>(null)
 
   useEffect(() => {
     let live = true
@@ -48,23 +55,49 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
   for (const [name, message] of Object.entries(localErrors)) fieldErrors[name] = [message]
   const placedCount = Object.keys(grouped.byField).length + integrationErrors.length
 
+  // A write that just succeeded, with the same integration and input: pressing Run again would make
+  // a second ticket or card. The form keeps its values (a person often runs a variant next, and a
+  // reset would lose them), so the button says "Run again" and asks first instead.
+  const snapshot = JSON.stringify([integrationId, values])
+  // A run the platform answered with an error (an API Call's 4xx) made nothing to duplicate.
+  const repeatsWrite = run.state === 'done' && tool.effect !== 'read' && run.summary?.tone !== 'error' && run.ranWith === snapshot
+  const question = tool.confirm ?? (repeatsWrite ? `Already done with this input${run.summary ? `: ${run.summary.text}` : ''}. Run it again?` : null)
+
   const onChange = (name: string, value: FormValue) => {
+    setAsking(null)
     setValues((v) => ({ ...v, [name]: value }))
     if (localErrors[name]) setLocalErrors(({ [name]: _gone, ...rest }) => rest)
   }
 
-  const submit = async (e: FormEvent) => {
+  /** Submitting (Run, or Enter in a field) only ever asks when a question is due; only the yes button runs then. */
+  const submit = (e: FormEvent) => {
     e.preventDefault()
+    if (question) {
+      if (checkedInput()) setAsking(question)
+      return
+    }
+    void execute()
+  }
+
+  const checkedInput = () => {
     const { input, errors } = coerceValues(fields, values)
     setLocalErrors(errors)
     if (Object.keys(errors).length > 0) {
+      setAsking(null)
       setRun({ state: 'idle' })
-      return
+      return null
     }
+    return input
+  }
+
+  const execute = async () => {
+    const input = checkedInput()
+    if (!input) return
+    setAsking(null)
     setRun({ state: 'running' })
     try {
-      const { output } = await api.runTool(tool.id, integrationId, input)
-      setRun({ state: 'done', output })
+      const { output, summary } = await api.runTool(tool.id, integrationId, input)
+      setRun({ state: 'done', output, summary, ranWith: snapshot })
     } catch (error) {
       setRun({ state: 'failed', error })
     }
@@ -99,7 +132,10 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
               value={integrationId}
               aria-invalid={integrationErrors.length > 0 || undefined}
               aria-describedby={integrationErrors.length > 0 ? pickerErrorId : undefined}
-              onChange={(e) => setIntegrationId(e.target.value)}
+              onChange={(e) => {
+                setAsking(null)
+                setIntegrationId(e.target.value)
+              }}
             >
               {integrations.map((i) => (
                 <option key={i.id} value={i.id} data-status={i.status}>
@@ -114,24 +150,34 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
 
         <SchemaForm formId={formId} fields={fields} values={values} onChange={onChange} errors={fieldErrors} disabled={run.state === 'running'} />
 
-        <div className="actions">
-          <button type="submit" className="button-primary" disabled={run.state === 'running' || !integrationId}>
-            {run.state === 'running' ? 'Running…' : 'Run'}
-          </button>
-        </div>
+        {asking === null ? (
+          <div className="actions">
+            <button type="submit" className={tool.effect === 'delete' ? 'button-danger' : 'button-primary'} disabled={run.state === 'running' || !integrationId}>
+              {run.state === 'running' ? 'Running…' : repeatsWrite ? 'Run again' : 'Run'}
+            </button>
+          </div>
+        ) : (
+          <RunConfirmation question={asking} danger={tool.effect === 'delete'} label={repeatsWrite && !tool.confirm ? 'Run again' : `Yes, ${tool.title.toLowerCase()}`} onConfirm={() => void execute()} onCancel={() => setAsking(null)} />
+        )}
       </form>
 
       {run.state === 'failed' && (
         <ProblemMessage error={run.error} otherFieldErrors={otherErrors} detail={placedCount > 0 ? 'Check the fields marked above.' : undefined} />
       )}
-      {run.state === 'done' && (
-        <div className="output" role="status">
-          <h3>Output</h3>
-          <pre data-testid="tool-output" tabIndex={0}>
-            {JSON.stringify(run.output, null, 2)}
-          </pre>
-        </div>
-      )}
+      {run.state === 'done' && <RunOutput output={run.output} summary={run.summary} platformTitle={platformTitle} />}
     </section>
+  )
+}
+
+/** Asked in place of the Run button. Enter in a field does not answer it: only the yes button runs. */
+function RunConfirmation({ question, danger, label, onConfirm, onCancel }: { question: string; danger: boolean; label: string; onConfirm: () => void; onCancel: () => void }) {
+  const cancelRef = useRef<HTMLButtonElement>(null)
+  useEffect(() => cancelRef.current?.focus(), [])
+  return (
+    <div className="actions confirm run-confirm" role="alertdialog" aria-label={question}>
+      <span className="confirm-question">{question}</span>
+      <button type="button" className={danger ? 'button-danger' : 'button-primary'} onClick={onConfirm}>{label}</button>
+      <button ref={cancelRef} type="button" onClick={onCancel}>Cancel</button>
+    </div>
   )
 }

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { AppError } from '../../../core/errors.ts'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Checklist, Name, Pos, stepInput, trelloId } from '../schemas.ts'
+import { plural } from '../links.ts'
 
 /**
  * Each initial item is one more request, and a token may make 100 per 10 s (docs/platforms/trello.md, "Facts"):
@@ -21,6 +22,7 @@ export const addChecklist = defineTool({
     items: z.array(Name).max(MAX_INITIAL_ITEMS).optional().describe('Names of the items to add, unchecked, in this order'),
   }),
   output: Checklist,
+  summarize: (checklist) => ({ text: `Checklist "${checklist.name}" added with ${plural(checklist.checkItems.length, 'item')}` }),
   async run({ api }, input) {
     const checklist = await api.post('/1/checklists', { idCard: input.idCard, name: input.name, pos: input.pos })
     const checkItems = [...checklist.checkItems]

@@ -12,6 +12,7 @@ export const addCommentToCard = defineTool({
     text: CommentText.describe('The comment, in Markdown'),
   }),
   output: CommentAction,
+  summarize: (action) => ({ text: `Comment added to card "${action.data.card.name}"` }),
   async run({ api }, { idCard, text }) {
     return postComment(api, idCard, text)
   },

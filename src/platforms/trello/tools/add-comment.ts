@@ -18,6 +18,7 @@ export const addComment = defineTool({
     comment: CommentText,
   }),
   output: CommentAction,
+  summarize: (action) => ({ text: `Comment added to card "${action.data.card.name}"` }),
   async run({ api }, { card_id, comment }) {
     return postComment(api, card_id, comment)
   },

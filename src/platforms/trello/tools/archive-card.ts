@@ -1,5 +1,6 @@
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, stepInput, trelloId } from '../schemas.ts'
+import { cardName, webUrl } from '../links.ts'
 
 export const archiveCard = defineTool({
   id: 'trello.archive_card',
@@ -10,6 +11,8 @@ export const archiveCard = defineTool({
   idempotent: true,
   input: stepInput({ idCard: trelloId('card').describe('The card to archive') }),
   output: Card,
+  confirm: 'Archive this card? It leaves its list; it can be restored from the board\'s archive.',
+  summarize: (card, { baseUrl }) => ({ text: `Card ${cardName(card)} archived`, url: webUrl(baseUrl, card.shortUrl) }),
   async run({ api }, { idCard }) {
     return api.put(`/1/cards/${idCard}`, { closed: true })
   },

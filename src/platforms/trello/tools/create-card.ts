@@ -1,5 +1,6 @@
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, commaSeparated, DateTimeInput, idArray, Name, Pos, stepInput, Text, trelloId } from '../schemas.ts'
+import { cardName, webUrl } from '../links.ts'
 
 export const createCard = defineTool({
   id: 'trello.create_card',
@@ -15,6 +16,7 @@ export const createCard = defineTool({
     idLabels: idArray('label').optional().describe('Ids of labels of the list\'s board (Get Card shows the labels a card has)'),
   }),
   output: Card,
+  summarize: (card, { baseUrl }) => ({ text: `Card ${cardName(card)} created`, url: webUrl(baseUrl, card.shortUrl) }),
   async run({ api }, input) {
     return api.post('/1/cards', {
       idList: input.idList,

@@ -15,6 +15,7 @@ export const createChecklistItem = defineTool({
     due: DateTimeInput.nullable().optional().describe('Due date-time in ISO 8601 (the item\'s own, apart from the card\'s); null for none'),
   }),
   output: CheckItem,
+  summarize: (item) => ({ text: `Checklist item "${item.name}" added (${item.state})` }),
   async run({ api }, { idChecklist, ...item }) {
     return api.post(`/1/checklists/${idChecklist}/checkItems`, item)
   },

@@ -12,6 +12,7 @@ export const createList = defineTool({
     pos: Pos.optional().describe('"top" (leftmost), "bottom" (rightmost, the default) or a positive number; lists sort by ascending pos'),
   }),
   output: List,
+  summarize: (list) => ({ text: `List "${list.name}" created` }),
   async run({ api }, input) {
     return api.post('/1/lists', { name: input.name, idBoard: input.idBoard, pos: input.pos })
   },

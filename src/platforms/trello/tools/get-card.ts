@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, Checklist, stepInput, trelloId } from '../schemas.ts'
+import { cardName, webUrl } from '../links.ts'
 
 const Member = z.looseObject({ id: z.string(), fullName: z.string(), username: z.string() })
 const Named = z.looseObject({ id: z.string(), name: z.string() })
@@ -12,6 +13,7 @@ export const getCard = defineTool({
   effect: 'read',
   input: stepInput({ idCard: trelloId('card').describe('The card\'s 24-character id (not its shortLink)') }),
   output: Card.extend({ checklists: z.array(Checklist), members: z.array(Member), list: Named, board: Named }),
+  summarize: (card, { baseUrl }) => ({ text: `Card ${cardName(card)} in ${card.list.name} on ${card.board.name}${card.closed ? ' (archived)' : ''}`, url: webUrl(baseUrl, card.shortUrl) }),
   async run({ api }, { idCard }) {
     // One request: Trello nests checklists, members, list and board on demand.
     return api.get(`/1/cards/${idCard}`, {

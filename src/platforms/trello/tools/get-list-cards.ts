@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, stepInput, trelloId } from '../schemas.ts'
+import { plural } from '../links.ts'
 
 export const getListCards = defineTool({
   id: 'trello.get_list_cards',
@@ -12,6 +13,7 @@ export const getListCards = defineTool({
     filter: z.enum(['open', 'closed', 'all']).default('open').describe('open (the default), closed (archived) or all cards'),
   }),
   output: z.object({ cards: z.array(Card) }),
+  summarize: ({ cards }) => ({ text: plural(cards.length, 'card') }),
   async run({ api }, { idList, filter }) {
     // Trello answers in list order (ascending pos).
     return { cards: await api.get(`/1/lists/${idList}/cards`, { filter }) }

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, commaSeparated, DateTimeInput, idArray, Name, Pos, stepInput, Text, trelloId } from '../schemas.ts'
+import { cardName, webUrl } from '../links.ts'
 
 const CHANGES = ['name', 'desc', 'due', 'dueComplete', 'closed', 'idLabels', 'idMembers', 'idList', 'idBoard', 'pos'] as const
 
@@ -28,6 +29,7 @@ export const updateCard = defineTool({
     }
   }),
   output: Card,
+  summarize: (card, { baseUrl }) => ({ text: `Card ${cardName(card)} updated${card.closed ? ' (archived)' : ''}`, url: webUrl(baseUrl, card.shortUrl) }),
   async run({ api }, { idCard, ...changes }) {
     return api.put(`/1/cards/${idCard}`, {
       ...changes,

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { AppError } from '../../../core/errors.ts'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Deployment, DeploymentId } from '../schemas.ts'
+import { deploymentLabel, inspectorUrl } from '../links.ts'
 
 const CANCELLABLE = new Set(['QUEUED', 'BUILDING', 'INITIALIZING'])
 
@@ -14,6 +15,8 @@ export const cancelDeployment = defineTool({
   idempotent: true,
   input: z.object({ id: DeploymentId }),
   output: Deployment,
+  confirm: 'Cancel this deployment? Its build stops and cannot be resumed; a new deployment is needed.',
+  summarize: (d, { baseUrl }) => ({ text: `Deployment ${deploymentLabel(d)} cancelled`, url: inspectorUrl(baseUrl, d) }),
   async run({ api }, { id }) {
     try {
       return await api.patch(`/v12/deployments/${id}/cancel`)

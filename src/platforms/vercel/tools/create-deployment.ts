@@ -1,5 +1,8 @@
 import { z } from 'zod'
+import { AppError, invalidInput } from '../../../core/errors.ts'
+import type { ApiClient } from '../../../core/http/api-client.ts'
 import { defineTool } from '../../../core/tools/define.ts'
+import { deploymentLabel, inspectorUrl } from '../links.ts'
 import { Deployment, ProjectRef } from '../schemas.ts'
 
 const Environment = z.enum(['production', 'preview', 'development'])
@@ -24,7 +27,7 @@ const GitRepo = z.strictObject({
 export const createDeployment = defineTool({
   id: 'vercel.create_deployment',
   title: 'Create Deployment',
-  description: 'Create a deployment of a project, optionally from a git branch, to production, preview or development, with custom build settings and metadata.',
+  description: 'Create a deployment of a project, optionally from a git branch, to production, preview or development, with custom build settings and metadata. An unknown project is refused unless create_project_if_missing is set.',
   effect: 'write',
   input: z.object({
     project: ProjectRef.describe('Project id (prj_…) or name'),
@@ -33,9 +36,22 @@ export const createDeployment = defineTool({
     repository: GitRepo.optional().describe('Deploy from this repository (with branch); otherwise the branch is recorded as the commit ref'),
     settings: BuildSettings.optional().describe('Build settings for this deployment (projectSettings)'),
     meta: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'meta keys are letters, digits, _ and -'), z.string().max(256)).optional(),
+    // Vercel creates a project for any unknown name, so a typo would silently make a new one.
+    create_project_if_missing: z.boolean().default(false).describe('Create the project when no project has this name; off by default, so a mistyped name is refused'),
   }),
-  output: Deployment,
+  output: Deployment.extend({ project_created: z.boolean().describe('Whether this deployment created its project') }),
+  summarize: (d, { baseUrl }) => ({
+    text: `Deployment ${deploymentLabel(d)} created${d.project_created ? `; project ${d.name} was created for it` : ''}`,
+    url: inspectorUrl(baseUrl, d),
+  }),
   async run({ api }, input) {
+    const exists = await projectExists(api, input.project)
+    if (!exists && !input.create_project_if_missing) {
+      throw invalidInput([{
+        field: 'input.project',
+        message: `no project is named ${input.project} on this account; check the name, or set create_project_if_missing to create it`,
+      }])
+    }
     const body: Record<string, unknown> = {
       name: input.project,
       // Vercel: `project` takes precedence over `name` for choosing the project.
@@ -50,9 +66,20 @@ export const createDeployment = defineTool({
       // As the Vercel CLI does when deploying from a local checkout: the branch rides in gitMetadata.
       body.gitMetadata = { commitRef: input.branch }
     }
-    return api.post('/v13/deployments', body)
+    return { ...(await api.post('/v13/deployments', body)), project_created: !exists }
   },
 })
+
+/** `GET /v9/projects/{idOrName}` answers 404 for a project that does not exist (docs/platforms/vercel.md, "Facts the product relies on"). */
+async function projectExists(api: ApiClient, project: string): Promise<boolean> {
+  try {
+    await api.get(`/v9/projects/${encodeURIComponent(project)}`)
+    return true
+  } catch (err) {
+    if (err instanceof AppError && err.extras.upstreamStatus === 404) return false
+    throw err
+  }
+}
 
 /**
  * production → `target: production`; preview → no target (Vercel's default); development → the

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Deployment, DeploymentState, ProjectRef } from '../schemas.ts'
+import { plural } from '../links.ts'
 
 const MAX_LIMIT = 100
 
@@ -19,6 +20,7 @@ export const listDeployments = defineTool({
     cursor: z.string().regex(/^\d{1,16}$/, 'must be a next_cursor returned by List Deployments').optional(),
   }),
   output: z.object({ deployments: z.array(Deployment), next_cursor: z.string().nullable() }),
+  summarize: ({ deployments, next_cursor }) => ({ text: `${plural(deployments.length, 'deployment')}${next_cursor ? ', more on the next page' : ''}` }),
   async run({ api }, input) {
     const body = await api.get('/v6/deployments', {
       // /v6/deployments filters by projectId but accepts a name there too, as the dashboard does.

@@ -3,6 +3,7 @@ import { defineTool } from '../../../core/tools/define.ts'
 import { AttachmentsInput, uploadAll } from '../attachments.ts'
 import { Priority, Ticket, TicketType, UserRef } from '../schemas.ts'
 import { assigneeFields } from './assignee.ts'
+import { ticketLabel, ticketUrl } from '../links.ts'
 
 export const createTicket = defineTool({
   id: 'zendesk.create_ticket',
@@ -18,6 +19,7 @@ export const createTicket = defineTool({
     attachments: AttachmentsInput.optional().describe('Files for the first comment, each {file_name, content_type (default application/octet-stream), content_base64}: at most 10 files, 10 MB each and in all'),
   }),
   output: Ticket,
+  summarize: (ticket, { baseUrl }) => ({ text: `${ticketLabel(ticket)} created`, url: ticketUrl(baseUrl, ticket.id) }),
   async run({ api }, input) {
     // Zendesk attaches files through a comment that names their upload token.
     const uploads = input.attachments ? [await uploadAll(api, input.attachments)] : undefined

@@ -9,6 +9,8 @@ export const deleteTicket = defineTool({
   effect: 'delete',
   input: z.object({ ticket_id: TicketId }),
   output: z.object({ id: z.number().int(), deleted: z.literal(true) }),
+  confirm: 'Delete this ticket for good? It is not kept among deleted tickets and cannot be restored.',
+  summarize: ({ id }) => ({ text: `Ticket #${id} deleted permanently` }),
   async run({ api }, { ticket_id }) {
     // Zendesk's DELETE /tickets/{id} only soft-deletes (the ticket sits in "deleted tickets" for 30
     // days); the step promises permanent removal, so it also deletes it from there.

@@ -3,6 +3,7 @@ import type { ApiClient } from '../../../core/http/api-client.ts'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Attachment } from '../attachments.ts'
 import { Comment, Person, Ticket, TicketId } from '../schemas.ts'
+import { plural, ticketLabel, ticketUrl } from '../links.ts'
 
 /** Zendesk's cursor pages hold at most 100 comments, and a ticket at most 5000 (docs/platforms/zendesk.md, "Facts"). */
 const COMMENTS_PAGE_SIZE = 100
@@ -18,6 +19,10 @@ export const getTicketInfo = defineTool({
     requester: Person.nullable(),
     assignee: Person.nullable(),
     comments: z.array(Comment.extend({ author: Person.nullable(), attachments: z.array(Attachment) })),
+  }),
+  summarize: (ticket, { baseUrl }) => ({
+    text: `${ticketLabel(ticket)} (${ticket.status}, ${plural(ticket.comments.length, 'comment')})`,
+    url: ticketUrl(baseUrl, ticket.id),
   }),
   async run({ api }, { ticket_id }) {
     // `include=users` sideloads the people each response refers to, sparing a request per person.

@@ -3,6 +3,7 @@ import { invalidInput } from '../../../core/errors.ts'
 import { defineTool } from '../../../core/tools/define.ts'
 import { positiveInt, Priority, Status, Ticket } from '../schemas.ts'
 import { DateBound, searchTicketsPage } from './search.ts'
+import { plural } from '../links.ts'
 
 const MAX_PAGE_SIZE = 100
 
@@ -25,6 +26,7 @@ export const listTickets = defineTool({
     cursor: z.string().regex(/^[cp]:.+$/, 'must be a next_cursor returned by List Tickets').optional(),
   }),
   output: z.object({ tickets: z.array(Ticket), next_cursor: z.string().nullable() }),
+  summarize: ({ tickets, next_cursor }) => ({ text: `${plural(tickets.length, 'ticket')}${next_cursor ? ', more on the next page' : ''}` }),
   async run({ api }, input) {
     const terms = [
       input.status && `status:${input.status}`,

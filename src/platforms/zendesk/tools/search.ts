@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { ApiClient } from '../../../core/http/api-client.ts'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Ticket } from '../schemas.ts'
+import { plural } from '../links.ts'
 
 const SEARCH_PAGE_SIZE = 100
 /** Zendesk serves search results through offset pages only, and no further than 1000 results. */
@@ -33,6 +34,9 @@ export const searchTickets = defineTool({
     limit: z.number().int().min(1).max(MAX_SEARCH_RESULTS).default(100),
   }),
   output: z.object({ tickets: z.array(Ticket), count: z.number().int() }),
+  summarize: ({ tickets, count }, { input }) => ({
+    text: count > tickets.length ? `${plural(count, 'ticket')} match "${input.query}"; showing ${tickets.length}` : `${plural(count, 'ticket')} match "${input.query}"`,
+  }),
   async run({ api }, { query, limit }) {
     const tickets: any[] = []
     let count = 0

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Priority, Status, Ticket, TicketId, UserRef } from '../schemas.ts'
 import { assigneeFields } from './assignee.ts'
+import { ticketLabel, ticketUrl } from '../links.ts'
 
 const Tag = z.string().trim().min(1).max(80).regex(/^[^\s,]+$/, 'tags are single words without spaces or commas')
 
@@ -29,6 +30,7 @@ export const updateTicket = defineTool({
     }
   }),
   output: Ticket,
+  summarize: (ticket, { baseUrl }) => ({ text: `${ticketLabel(ticket)} updated (${ticket.status})`, url: ticketUrl(baseUrl, ticket.id) }),
   async run({ api }, input) {
     const comment = input.internal_note !== undefined ? { body: input.internal_note, public: false }
       : input.public_comment !== undefined ? { body: input.public_comment, public: true }
