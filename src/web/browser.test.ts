@@ -1081,7 +1081,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     // On a phone too, the output wraps inside its box (the top bar is another matter, issue 13 §8).
     await page.setViewportSize({ width: 390, height: 844 })
     await detail.getByTestId('summary-line').scrollIntoViewIfNeeded()
-    const wide = await detail.evaluate((d) => [...d.querySelectorAll('*')].filter((e) => e.getBoundingClientRect().right > 390.5).map((e) => `${e.tagName}.${e.className}`))
+    const wide = await detail.evaluate((d) => Array.from(d.querySelectorAll('*')).filter((e) => e.getBoundingClientRect().right > 390.5).map((e) => `${e.tagName}.${e.className}`))
     expect(wide, 'parts of the tool wider than a phone').toEqual([])
     await page.screenshot({ path: `${SHOTS}/outputs-get-ticket-390.png` })
     await page.setViewportSize({ width: 1280, height: 900 })
