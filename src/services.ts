@@ -16,6 +16,7 @@ import { resolveRuntime, type PlatformRuntime, type SandboxBinding } from './cor
 import { openStore, type Store } from './core/store/database.ts'
 import { ToolRegistry } from './core/tools/catalog.ts'
 import { ToolExecutor } from './core/tools/executor.ts'
+import { ToolOptions } from './core/tools/options.ts'
 import { platforms } from './platforms/index.ts'
 
 /**
@@ -50,6 +51,8 @@ export interface Services {
   disconnect: Revoker
   registry: ToolRegistry
   executor: ToolExecutor
+  /** The options of tool steps' id fields, for pickers (docs/tool-options.md). */
+  options: ToolOptions
   runtimes: Map<string, PlatformRuntime>
   keySource: 'env' | 'file' | 'generated'
   close(): Promise<void>
@@ -87,6 +90,7 @@ export async function createServices(config: Config, options: {
     registry,
     disconnect,
     executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients)),
+    options: new ToolOptions(registry, runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients)),
     runtimes,
     keySource: source,
     close: () => store.close(),

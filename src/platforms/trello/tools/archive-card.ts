@@ -1,11 +1,13 @@
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, stepInput, trelloId } from '../schemas.ts'
+import { cardOptions } from '../options.ts'
 
 export const archiveCard = defineTool({
   id: 'trello.archive_card',
   title: 'Archive Card',
   description: 'Archive a Trello card: it leaves its list but is kept, and Update Card with closed=false restores it.',
   effect: 'write', // archiving can be undone, unlike a delete
+  options: { idCard: cardOptions },
   input: stepInput({ idCard: trelloId('card').describe('The card to archive') }),
   output: Card,
   async run({ api }, { idCard }) {
