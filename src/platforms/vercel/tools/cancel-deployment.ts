@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { AppError } from '../../../core/errors.ts'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Deployment, DeploymentId } from '../schemas.ts'
+import { cancellableDeploymentOptions } from '../options.ts'
 
 const CANCELLABLE = new Set(['QUEUED', 'BUILDING', 'INITIALIZING'])
 
@@ -10,6 +11,7 @@ export const cancelDeployment = defineTool({
   title: 'Cancel Deployment',
   description: 'Cancel a deployment that is still queued or building. A deployment that is already ready, failed or cancelled cannot be cancelled.',
   effect: 'write',
+  options: { id: cancellableDeploymentOptions },
   input: z.object({ id: DeploymentId }),
   output: Deployment,
   async run({ api }, { id }) {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Deployment, DeploymentState, ProjectRef } from '../schemas.ts'
+import { projectOptions } from '../options.ts'
 
 const MAX_LIMIT = 100
 
@@ -9,6 +10,7 @@ export const listDeployments = defineTool({
   title: 'List Deployments',
   description: 'List deployments, newest first, filtered by project, environment, state and creation time. Pass next_cursor back for the next page.',
   effect: 'read',
+  options: { project: projectOptions },
   input: z.object({
     project: ProjectRef.optional().describe('Project id (prj_…) or name'),
     environment: z.enum(['production', 'preview']).optional(),

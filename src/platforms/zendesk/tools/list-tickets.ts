@@ -3,6 +3,7 @@ import { invalidInput } from '../../../core/errors.ts'
 import { defineTool } from '../../../core/tools/define.ts'
 import { positiveInt, Priority, Status, Ticket } from '../schemas.ts'
 import { DateBound, searchTicketsPage } from './search.ts'
+import { assigneeOptions } from '../options.ts'
 
 const MAX_PAGE_SIZE = 100
 
@@ -13,6 +14,7 @@ export const listTickets = defineTool({
   title: 'List Tickets',
   description: 'List tickets, newest first, optionally filtered by status, priority, assignee and creation date range. Pass next_cursor back to get the next page.',
   effect: 'read',
+  options: { assignee: assigneeOptions },
   input: z.object({
     status: Status.optional(),
     priority: Priority.optional(),

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Priority, Status, Ticket, TicketId, UserRef } from '../schemas.ts'
 import { assigneeFields } from './assignee.ts'
+import { assigneeOptions, ticketOptions } from '../options.ts'
 
 const Tag = z.string().trim().min(1).max(80).regex(/^[^\s,]+$/, 'tags are single words without spaces or commas')
 
@@ -10,6 +11,7 @@ export const updateTicket = defineTool({
   title: 'Update Ticket',
   description: 'Change a ticket\'s status, priority, assignee or tags, and add an internal note or a public comment.',
   effect: 'write',
+  options: { ticket_id: ticketOptions, assignee: assigneeOptions },
   input: z.object({
     ticket_id: TicketId,
     status: Status.optional(),
