@@ -1,4 +1,5 @@
-import { invalidInput } from '../../core/errors.ts'
+import { AppError, invalidInput } from '../../core/errors.ts'
+import type { ApiClient } from '../../core/http/api-client.ts'
 import type { FieldOption, OptionsSource } from '../../core/tools/define.ts'
 import { searchTicketsPage } from './tools/search.ts'
 
@@ -27,11 +28,23 @@ export const ticketOptions: OptionsSource = {
     }
     const page = cursor === undefined ? 1 : /^p:\d{1,4}$/.test(cursor) ? Number(cursor.slice(2)) : badCursor()
     const id = /^#?(\d{1,15})$/.exec(q)?.[1]
+    // A number is first of all that ticket; its text is searched too (a subject may hold numbers).
+    const byId = id && page === 1 ? await ticketById(api, id) : undefined
     // Quotes keep the person's words words, not search operators (status:solved typed as text).
-    const terms = id ? `${id}` : q.split(/\s+/).map((w) => `"${w.replace(/"/g, '')}"`).join(' ')
+    const terms = q.split(/\s+/).map((w) => `"${w.replace(/"/g, '')}"`).join(' ')
     const result = await searchTicketsPage(api, terms, page, PAGE_SIZE)
-    return { options: result.tickets.map(ticketOption), next_cursor: result.hasMore ? `p:${page + 1}` : null }
+    const found = result.tickets.filter((t: { id: number }) => t.id !== byId?.id)
+    return { options: [...(byId ? [byId] : []), ...found].map(ticketOption), next_cursor: result.hasMore ? `p:${page + 1}` : null }
   },
+}
+
+async function ticketById(api: ApiClient, id: string) {
+  try {
+    return (await api.get(`/api/v2/tickets/${id}.json`)).ticket
+  } catch (err) {
+    if (err instanceof AppError && err.extras.upstreamStatus === 404) return undefined
+    throw err
+  }
 }
 
 const AGENT_ROLES = ['agent', 'admin']
