@@ -5,16 +5,19 @@ import { pageOptions } from '../../core/tools/options.ts'
 // Trello's listings have neither search nor pages, so options are fetched whole and filtered and
 // paged in memory (pageOptions). Ids are the 24-character ones every step takes.
 
+/** Trello answers 50 labels unless asked for more; 1000 is its most. */
+const MAX_LABELS = 1000
+
 interface NamedBoard { id: string; name: string; lists?: Array<{ id: string; name: string }> }
 
 const openBoards = (api: ApiClient, withLists = false): Promise<NamedBoard[]> =>
-  api.get('/1/members/me/boards', { filter: 'open', fields: 'name', ...(withLists ? { lists: 'open' } : {}) })
+  api.get('/1/members/me/boards', { filter: 'open', ...(withLists ? { lists: 'open' } : {}) })
 
 const boardOfCard = async (api: ApiClient, idCard: string): Promise<string> =>
-  (await api.get(`/1/cards/${encodeURIComponent(idCard)}`, { fields: 'idBoard' })).idBoard
+  (await api.get(`/1/cards/${encodeURIComponent(idCard)}`)).idBoard
 
 const boardOfList = async (api: ApiClient, idList: string): Promise<string> =>
-  (await api.get(`/1/lists/${encodeURIComponent(idList)}`, { fields: 'idBoard' })).idBoard
+  (await api.get(`/1/lists/${encodeURIComponent(idList)}`)).idBoard
 
 /** The member's open boards. */
 export const boardOptions: OptionsSource = {
@@ -36,7 +39,7 @@ export const listsOfCardBoardOptions: OptionsSource = {
   dependsOn: ['idCard'],
   async list({ api }, query) {
     const board = await boardOfCard(api, query.depends.idCard)
-    const lists: Array<{ id: string; name: string }> = await api.get(`/1/boards/${board}/lists`, { filter: 'open', fields: 'name' })
+    const lists: Array<{ id: string; name: string }> = await api.get(`/1/boards/${board}/lists`, { filter: 'open' })
     return pageOptions(lists.map((l) => ({ value: l.id, label: l.name })), query)
   },
 }
@@ -46,7 +49,7 @@ export const cardOptions: OptionsSource = {
   async list({ api }, query) {
     const boards = await openBoards(api, true)
     const perBoard = await Promise.all(boards.map(async (board) => {
-      const cards: Array<{ id: string; name: string; idList: string }> = await api.get(`/1/boards/${board.id}/cards`, { filter: 'open', fields: 'name,idList' })
+      const cards: Array<{ id: string; name: string; idList: string }> = await api.get(`/1/boards/${board.id}/cards`, { filter: 'open' })
       const listNames = new Map((board.lists ?? []).map((l) => [l.id, l.name]))
       return cards.map((c): FieldOption => ({ value: c.id, label: `${board.name} / ${c.name}`, description: listNames.get(c.idList) }))
     }))
@@ -55,7 +58,7 @@ export const cardOptions: OptionsSource = {
 }
 
 async function labelsOf(api: ApiClient, board: string): Promise<FieldOption[]> {
-  const labels: Array<{ id: string; name: string; color: string | null }> = await api.get(`/1/boards/${board}/labels`, { fields: 'name,color' })
+  const labels: Array<{ id: string; name: string; color: string | null }> = await api.get(`/1/boards/${board}/labels`, { limit: MAX_LABELS })
   return labels.map((l) => ({ value: l.id, label: l.name || `(${l.color ?? 'no colour'})`, ...(l.color ? { description: l.color } : {}) }))
 }
 
@@ -80,7 +83,7 @@ export const membersOfCardBoardOptions: OptionsSource = {
   dependsOn: ['idCard'],
   async list({ api }, query) {
     const board = await boardOfCard(api, query.depends.idCard)
-    const members: Array<{ id: string; fullName: string; username: string }> = await api.get(`/1/boards/${board}/members`, { fields: 'fullName,username' })
+    const members: Array<{ id: string; fullName: string; username: string }> = await api.get(`/1/boards/${board}/members`)
     return pageOptions(members.map((m) => ({ value: m.id, label: m.fullName || m.username, description: `@${m.username}` })), query)
   },
 }
@@ -91,7 +94,7 @@ export const checklistOptions: OptionsSource = {
     const boards = await openBoards(api)
     const perBoard = await Promise.all(boards.map(async (board) => {
       const detail: { cards?: Array<{ id: string; name: string }>; checklists?: Array<{ id: string; name: string; idCard: string }> } =
-        await api.get(`/1/boards/${board.id}`, { fields: 'name', cards: 'open', card_fields: 'name', checklists: 'all', checklist_fields: 'name,idCard' })
+        await api.get(`/1/boards/${board.id}`, { cards: 'open', checklists: 'all' })
       const cardNames = new Map((detail.cards ?? []).map((c) => [c.id, c.name]))
       return (detail.checklists ?? [])
         .filter((c) => cardNames.has(c.idCard))
