@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process'
+import path from 'node:path'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectZendesk } from './helpers/connect.ts'
@@ -172,7 +175,11 @@ describe('Zendesk options', () => {
 describe('Vercel options', () => {
   it('projects: every project once across pages, and q searches names', async () => {
     const control = vercelControl(stack)
-    for (let i = 0; i < 25; i++) expect((await control.call('POST', '/projects', { owner: VERCEL.user.id, name: `site-${i}` })).status).toBe(201)
+    // Vercel pages by update time, so each project gets its own second as real ones would.
+    for (let i = 0; i < 25; i++) {
+      await control.advanceClock(1000)
+      expect((await control.call('POST', '/projects', { owner: VERCEL.user.id, name: `site-${i}` })).status).toBe(201)
+    }
     const first = await page('vercel.create_deployment', 'project')
     expect(first.options).toHaveLength(20)
     const projects = await all('vercel.create_deployment', 'project')
@@ -230,5 +237,35 @@ describe('bad requests name the field; other tenants\' integrations do not exist
   it('an integration of another platform is not one of this step\'s', async () => {
     const res = await options('trello.create_card', 'idList', {}, 'zendesk')
     expect(res.status).toBe(404)
+  })
+})
+
+describe('switchyard tools options', () => {
+  const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
+  const cli = (args: string[]) => promisify(execFile)(process.execPath, [BIN, ...args], {
+    env: { ...process.env, SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey }, timeout: 60_000,
+  })
+
+  it('lists a field\'s options with --json, following a dependency given with --set', async () => {
+    const { stdout } = await cli(['tools', 'options', 'trello.create_card', 'idLabels', '--integration', ids.trello, '--set', `idList=${TRELLO.lists.todo.id}`, '--q', 'bug', '--json'])
+    expect(JSON.parse(stdout)).toEqual({ options: [{ value: TRELLO.labels.bug.id, label: 'Bug', description: 'red' }], next_cursor: null })
+  })
+
+  it('prints value and label per line for people, and the cursor of the next page', async () => {
+    const { stdout } = await cli(['tools', 'options', 'zendesk.update_ticket', 'ticket_id', '--integration', ids.zendesk])
+    expect(stdout).toMatch(/^\d+\s+#\d+ .+\(\w+\)$/m)
+    expect(stdout).toMatch(/^more: add --cursor c:\S+$/m)
+  })
+
+  it('a missing dependency exits 1 with the problem naming it', async () => {
+    const failed = await cli(['tools', 'options', 'trello.create_card', 'idLabels', '--integration', ids.trello]).catch((err) => err)
+    expect(failed.code).toBe(1)
+    expect(JSON.parse(failed.stdout).errors[0].field).toBe('idList')
+  })
+
+  it('tools list --json says which fields have options', async () => {
+    const { stdout } = await cli(['tools', 'list', '--json'])
+    const update = JSON.parse(stdout).find((t: any) => t.id === 'trello.update_card')
+    expect(update.fieldOptions.idMembers).toEqual({ dependsOn: ['idCard'] })
   })
 })

@@ -6,6 +6,7 @@ import { startService } from '../server/app.ts'
 import { bootstrapFirstUser } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
 import { callService } from './remote.ts'
+import { toolOptions, TOOL_OPTIONS_USAGE } from './tool-options.ts'
 import { users, USERS_USAGE } from './users.ts'
 
 const USAGE = `Usage: switchyard <command>
@@ -18,6 +19,7 @@ const USAGE = `Usage: switchyard <command>
   tools run <id> --integration <id|account name> --input <json>
                                           run a tool step through the running service
                                           (SWITCHYARD_URL, SWITCHYARD_API_KEY or ./data/admin-api-key)
+${TOOL_OPTIONS_USAGE}
 ${USERS_USAGE}`
 
 export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promise<number | undefined> {
@@ -79,6 +81,7 @@ function doctor(args: string[], parseArgs: typeof ParseArgs): number {
 }
 
 async function tools(sub: string | undefined, args: string[], parseArgs: typeof ParseArgs): Promise<number> {
+  if (sub === 'options') return toolOptions(args, parseArgs)
   const registry = new ToolRegistry(platforms)
   const { values, positionals } = parseArgs({
     args,
@@ -89,8 +92,8 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
     case 'list':
     case 'search': {
       const entries = sub === 'list' ? registry.list() : registry.search(positionals.join(' '))
-      const rows = entries.map(({ id, title, platform, kind, effect, inputSchema, outputSchema, legacy }) =>
-        ({ id, title, platform, kind, effect, legacy, inputSchema, outputSchema }))
+      const rows = entries.map(({ id, title, platform, kind, effect, inputSchema, outputSchema, legacy, fieldOptions }) =>
+        ({ id, title, platform, kind, effect, legacy, inputSchema, outputSchema, fieldOptions }))
       if (values.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
       else process.stdout.write(rows.map((r) => `${r.id.padEnd(28)} ${r.effect.padEnd(6)} ${r.title}${r.legacy ? ' (legacy)' : ''}`).join('\n') + '\n')
       return 0
@@ -112,6 +115,6 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
       return result.ok ? 0 : 1
     }
     default:
-      throw new Error('usage: switchyard tools list|search|run …')
+      throw new Error('usage: switchyard tools list|search|run|options …')
   }
 }
