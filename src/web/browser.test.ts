@@ -915,6 +915,84 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
   }, TEST_TIMEOUT_MS)
 
   // Last: every flow above ran under the policy, so an empty list means the app works within it.
+  // ---- Pickers instead of ids (docs/tool-options.md) --------------------------------------
+
+  it('Create Card: the list and labels are chosen from the account, typing searches, a pasted id still works', async () => {
+    const trello = (await rest('/v1/integrations')).body.integrations.find((i: any) => i.platform === 'trello' && i.status === 'active')
+    expect(trello, 'a connected Trello integration from the tests above').toBeDefined()
+    await openSignedIn('/tools?tool=trello.create_card')
+    const detail = page.locator('.tool-detail')
+    await detail.getByRole('heading', { name: 'Create Card' }).waitFor()
+    await detail.locator('select[name="integration"]').selectOption(trello.id)
+
+    // The list: a combobox labelled by its field, whose options come from the connected account.
+    const list = detail.getByRole('combobox', { name: /^(id )?list\b/i })
+    await list.click()
+    const listbox = detail.getByRole('listbox').filter({ visible: true })
+    await listbox.getByRole('option', { name: /Roadmap \/ To Do/ }).waitFor()
+    await page.screenshot({ path: `${SHOTS}/pickers-list-open.png`, fullPage: true })
+
+    // Typing searches; the keyboard chooses.
+    await list.fill('doing')
+    await listbox.getByRole('option', { name: /Roadmap \/ Doing/ }).waitFor()
+    await expect.poll(() => listbox.getByRole('option').count(), { timeout: STEP_TIMEOUT_MS }).toBe(1)
+    await list.press('ArrowDown')
+    expect(await list.getAttribute('aria-activedescendant')).toBeTruthy()
+    await list.press('Enter')
+    expect(await list.inputValue()).toMatch(/^[0-9a-f]{24}$/)
+    expect(await list.getAttribute('aria-expanded')).toBe('false')
+    expect(await detail.getByTestId('picker-chosen').first().innerText()).toBe('Roadmap / Doing')
+    const doingId = await list.inputValue()
+
+    // The labels follow the chosen list's board; a list field takes several.
+    const labels = detail.getByRole('combobox', { name: /^(id )?labels\b/i })
+    await labels.click()
+    await listbox.getByRole('option', { name: /Bug/ }).click()
+    await labels.click()
+    await labels.pressSequentially('feat')
+    await listbox.getByRole('option', { name: /Feature/ }).click()
+    expect(await labels.inputValue()).toMatch(/^[0-9a-f]{24}, [0-9a-f]{24}, $/)
+    await page.screenshot({ path: `${SHOTS}/pickers-labels-chosen.png`, fullPage: true })
+
+    await detail.locator('[name="name"]').fill('Picked, not pasted')
+    await detail.getByRole('button', { name: 'Run' }).click()
+    const output = detail.getByTestId('tool-output')
+    const problem = detail.locator('.problem')
+    await output.or(problem).first().waitFor()
+    if (await problem.isVisible()) throw new Error(`the run failed: ${await problem.innerText()}`)
+    const card = JSON.parse(await output.innerText())
+    expect(card.idList).toBe(doingId)
+    expect(card.idLabels).toHaveLength(2)
+
+    // Free entry: a pasted id is the value, and the picker names it once it is known.
+    await list.fill('')
+    await list.fill(doingId)
+    await list.press('Escape')
+    expect(await list.inputValue()).toBe(doingId)
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('a dependent picker asks for its dependency first, and reloads when it changes', async () => {
+    await openSignedIn('/tools?tool=trello.update_card')
+    const detail = page.locator('.tool-detail')
+    await detail.getByRole('heading', { name: 'Update Card' }).waitFor()
+    const members = detail.getByRole('combobox', { name: /^(id )?members\b/i })
+    await members.click()
+    const listbox = detail.getByRole('listbox').filter({ visible: true })
+    await listbox.getByText(/Choose the (id )?card first/i).waitFor()
+    await page.screenshot({ path: `${SHOTS}/pickers-dependency-missing.png`, fullPage: true })
+
+    const card = detail.getByRole('combobox', { name: /^(id )?card\b/i })
+    await card.click()
+    await card.fill('design the api')
+    await listbox.getByRole('option', { name: /Roadmap \/ Design the API/ }).click()
+    await members.click()
+    await listbox.getByRole('option', { name: /Ada Lovelace/ }).waitFor()
+    await page.screenshot({ path: `${SHOTS}/pickers-members.png`, fullPage: true })
+    await members.press('Escape')
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
   it('runs every page above under its Content Security Policy without a single violation', async () => {
     const response = await page.goto('/integrations')
     const csp = response?.headers()['content-security-policy'] ?? ''
