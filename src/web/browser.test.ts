@@ -941,7 +941,9 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await list.press('Enter')
     expect(await list.inputValue()).toMatch(/^[0-9a-f]{24}$/)
     expect(await list.getAttribute('aria-expanded')).toBe('false')
-    expect(await detail.getByTestId('picker-chosen').first().innerText()).toBe('Roadmap / Doing')
+    const chosen = detail.getByTestId('picker-chosen').first()
+    expect(await chosen.innerText()).toBe('Roadmap / Doing')
+    expect((await list.getAttribute('aria-describedby'))?.split(' ')).toContain(await chosen.getAttribute('id'))
     const doingId = await list.inputValue()
 
     // The labels follow the chosen list's board; a list field takes several.

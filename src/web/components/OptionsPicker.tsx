@@ -113,7 +113,9 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
   }
 
   const optionId = (i: number) => `${listId}-option-${i}`
-  const chosenLabels = (multiple ? entriesOf(value) : [value.trim()]).filter((v) => known[v] !== undefined).map((v) => known[v])
+  const chosenId = `${listId}-chosen`
+  const chosen = new Set(multiple ? entriesOf(value) : [value.trim()])
+  const chosenLabels = [...chosen].filter((v) => known[v] !== undefined).map((v) => known[v])
   return (
     <div className="picker">
       <input
@@ -125,6 +127,7 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
         aria-expanded={open}
         aria-controls={listId}
         aria-activedescendant={open && active >= 0 ? optionId(active) : undefined}
+        aria-describedby={[chosenLabels.length > 0 ? chosenId : '', inputProps['aria-describedby'] ?? ''].filter(Boolean).join(' ') || undefined}
         placeholder={missing.length > 0 ? `Choose the ${missing[0].label.toLowerCase()} first, or paste an id` : 'Search, or paste an id'}
         value={value}
         onChange={(e) => {
@@ -138,7 +141,7 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
         onKeyDown={onKeyDown}
       />
       {chosenLabels.length > 0 && (
-        <p className="picker-chosen" data-testid="picker-chosen">
+        <p className="picker-chosen" id={chosenId} data-testid="picker-chosen">
           {chosenLabels.join(', ')}
         </p>
       )}
@@ -153,7 +156,8 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
             id={optionId(i)}
             role="option"
             aria-selected={i === active}
-            className={i === active ? 'picker-option active' : 'picker-option'}
+            data-chosen={chosen.has(String(o.value)) || undefined}
+            className={['picker-option', i === active ? 'active' : '', chosen.has(String(o.value)) ? 'chosen' : ''].filter(Boolean).join(' ')}
             // mousedown, not click: the input's blur would close the list first.
             onMouseDown={(e) => {
               e.preventDefault()
