@@ -995,6 +995,47 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)
 
+  it('Update Ticket: the ticket is found by its subject and the assignee among the agents', async () => {
+    const activeZendesk = async () => (await rest('/v1/integrations')).body.integrations.find((i: any) => i.platform === 'zendesk' && i.status === 'active')
+    if (!(await activeZendesk())) {
+      await openSignedIn('/integrations')
+      await connectZendesk()
+    }
+    const zendesk = await activeZendesk()
+    await openSignedIn('/tools?tool=zendesk.update_ticket')
+    const detail = page.locator('.tool-detail')
+    await detail.getByRole('heading', { name: 'Update Ticket' }).waitFor()
+    await detail.locator('select[name="integration"]').selectOption(zendesk.id)
+    const ticket = detail.getByRole('combobox', { name: /^ticket( id)?\b/i })
+    await ticket.click()
+    await ticket.pressSequentially('printer')
+    const listbox = detail.getByRole('listbox').filter({ visible: true })
+    // Typing searches the account: only the printer tickets stay.
+    await expect.poll(async () => {
+      const shown = await listbox.getByRole('option').allInnerTexts()
+      return shown.length > 0 && shown.every((t) => /Printer on fire/.test(t))
+    }, { timeout: STEP_TIMEOUT_MS }).toBe(true)
+    const printer = listbox.getByRole('option', { name: /^#\d+ Printer on fire/ }).first()
+    await page.screenshot({ path: `${SHOTS}/pickers-ticket-search.png`, fullPage: true })
+    await printer.click()
+    expect(await ticket.inputValue()).toMatch(/^\d+$/)
+
+    const assignee = detail.getByRole('combobox', { name: /^assignee\b/i })
+    await assignee.click()
+    await listbox.getByRole('option', { name: /Alan Agent/ }).click()
+    expect(await assignee.inputValue()).toMatch(/^\d+$/)
+    await detail.locator('[name="status"]').selectOption({ label: 'Pending' }).catch(async () => detail.locator('[name="status"]').selectOption('"pending"'))
+    await detail.getByRole('button', { name: 'Run' }).click()
+    const output = detail.getByTestId('tool-output')
+    const problem = detail.locator('.problem')
+    await output.or(problem).first().waitFor()
+    if (await problem.isVisible()) throw new Error(`the run failed: ${await problem.innerText()}`)
+    const updated = JSON.parse(await output.innerText())
+    expect(updated.subject).toBe('Printer on fire')
+    expect(String(updated.assignee_id)).toBe(await assignee.inputValue())
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
   it('runs every page above under its Content Security Policy without a single violation', async () => {
     const response = await page.goto('/integrations')
     const csp = response?.headers()['content-security-policy'] ?? ''
