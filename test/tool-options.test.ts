@@ -234,6 +234,19 @@ describe('bad requests name the field; other tenants\' integrations do not exist
     expect(theirs.body.detail.replace(ids.zendesk, 'ID')).toBe(none.body.detail.replace('int_doesnotexist00000000', 'ID'))
   })
 
+  it('a disconnected integration is said to be disconnected, and the platform is not asked', async () => {
+    const user = await stack.createUser()
+    const theirs = client(stack, user.apiKey)
+    const integration = (await connectZendesk({ url: stack.url, apiKey: user.apiKey })).integrationId!
+    expect((await theirs.post(`/v1/integrations/${integration}/disconnect`)).status).toBe(200)
+    await zendeskControl(stack).clearRequests()
+    const res = await theirs.get(`/v1/tools/zendesk.get_ticket/options/ticket_id?integration=${integration}`)
+    expect(res.status).toBeGreaterThanOrEqual(400)
+    expect(res.status).toBeLessThan(500)
+    expect(res.body.detail).toMatch(/disconnected/i)
+    expect(await zendeskControl(stack).requests()).toEqual([])
+  })
+
   it('an integration of another platform is not one of this step\'s', async () => {
     const res = await options('trello.create_card', 'idList', {}, 'zendesk')
     expect(res.status).toBe(404)
