@@ -50,7 +50,9 @@ function renderEntry(entry: CatalogEntry): string[] {
   const schema = entry.inputSchema as { properties?: Record<string, any>; required?: string[] }
   const lines = [`### ${entry.title} — \`${entry.id}\``, '', entry.description, '', ...(entry.confirm ? [`Asks first: "${entry.confirm}"`, ''] : []), '| input | type | required | notes |', '|---|---|---|---|']
   for (const [name, prop] of Object.entries(schema.properties ?? {})) {
-    lines.push(`| \`${name}\` | ${typeOf(prop)} | ${schema.required?.includes(name) && prop.default === undefined ? 'yes' : 'no'} | ${notes(prop)} |`)
+    const options = entry.fieldOptions[name]
+    const picked = options && `options from the account ([pickers](tool-options.md))${options.dependsOn.length ? `, following ${options.dependsOn.map((d) => `\`${d}\``).join(', ')}` : ''}`
+    lines.push(`| \`${name}\` | ${typeOf(prop)} | ${schema.required?.includes(name) && prop.default === undefined ? 'yes' : 'no'} | ${[notes(prop), picked].filter(Boolean).join('; ')} |`)
   }
   const output = entry.outputSchema as { properties?: Record<string, any> }
   lines.push('', `Returns: ${Object.keys(output.properties ?? {}).map((k) => `\`${k}\``).join(', ') || 'an object'}.`, '')

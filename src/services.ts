@@ -16,6 +16,7 @@ import { resolveRuntime, type PlatformRuntime, type SandboxBinding } from './cor
 import { openStore, type Store } from './core/store/database.ts'
 import { ToolRegistry } from './core/tools/catalog.ts'
 import { ToolExecutor } from './core/tools/executor.ts'
+import { ToolOptions } from './core/tools/options.ts'
 import { platforms } from './platforms/index.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './server/metrics.ts'
 
@@ -51,6 +52,8 @@ export interface Services {
   disconnect: Revoker
   registry: ToolRegistry
   executor: ToolExecutor
+  /** The options of tool steps' id fields, for pickers (docs/tool-options.md). */
+  options: ToolOptions
   runtimes: Map<string, PlatformRuntime>
   /** What core counts for operators, served at /metrics (docs/operating.md). */
   metrics: PrometheusMetrics
@@ -78,6 +81,7 @@ export async function createServices(config: Config, options: {
   const metrics = createPrometheusMetrics()
   const clients = new ApiClientFactory(new RateBudget(budgetStore, metrics), config.upstreamTimeoutMs)
   const registry = new ToolRegistry(platforms)
+  const refusals = new CredentialRefusals(integrations, credentials, clients)
   const disconnect = new Revoker(runtimes, credentials, clients)
   return {
     config,
@@ -90,7 +94,8 @@ export async function createServices(config: Config, options: {
     connect: new ConnectFlows(store.db, runtimes, integrations, credentials, sealer, clients, config.publicUrl),
     registry,
     disconnect,
-    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients), metrics),
+    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients, refusals, metrics),
+    options: new ToolOptions(registry, runtimes, integrations, credentials, clients, refusals),
     runtimes,
     metrics,
     keySource: source,

@@ -12,7 +12,7 @@ describe('OpenAPI 3.1 document', () => {
     expect(res.status).toBe(200)
     const doc = await res.json() as any
     expect(doc.openapi).toBe('3.1.0')
-    for (const path of ['/v1/integrations', '/v1/integrations/connect', '/v1/integrations/{id}/reconnect', '/v1/tools', '/v1/tools/{id}/run', '/v1/api-keys', '/v1/users', '/v1/users/{id}']) {
+    for (const path of ['/v1/integrations', '/v1/integrations/connect', '/v1/integrations/{id}/reconnect', '/v1/tools', '/v1/tools/{id}/run', '/v1/tools/{id}/options/{field}', '/v1/api-keys', '/v1/users', '/v1/users/{id}']) {
       expect(doc.paths[path], path).toBeDefined()
     }
     const tools = (await client(stack, stack.apiKey).get('/v1/tools')).body.tools

@@ -7,6 +7,7 @@ import { bootstrapFirstUser, recordServiceUrl } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
 import { serveMcpOverStdio } from './mcp.ts'
 import { callService } from './remote.ts'
+import { toolOptions, TOOL_OPTIONS_USAGE } from './tool-options.ts'
 import { users, USERS_USAGE } from './users.ts'
 import { summaryLine } from './summary-line.ts'
 
@@ -23,6 +24,7 @@ const USAGE = `Usage: switchyard <command>
                                           SWITCHYARD_API_KEY, else ./data/admin-api-key)
   mcp                                     serve the running service's tools over MCP on stdio,
                                           for desktop clients (same key settings; docs/mcp.md)
+${TOOL_OPTIONS_USAGE}
 ${USERS_USAGE}`
 
 export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promise<number | undefined> {
@@ -89,6 +91,7 @@ function doctor(args: string[], parseArgs: typeof ParseArgs): number {
 }
 
 async function tools(sub: string | undefined, args: string[], parseArgs: typeof ParseArgs): Promise<number> {
+  if (sub === 'options') return toolOptions(args, parseArgs)
   const registry = new ToolRegistry(platforms)
   const { values, positionals } = parseArgs({
     args,
@@ -101,8 +104,8 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
       const words = positionals.join(' ')
       if (sub === 'search' && words.trim() === '') throw new Error('tools search needs words, e.g. tools search ticket')
       const entries = sub === 'list' ? registry.list() : registry.search(words)
-      const rows = entries.map(({ id, title, description, platform, kind, effect, inputSchema, outputSchema, legacy }) =>
-        ({ id, title, description, platform, kind, effect, legacy, inputSchema, outputSchema }))
+      const rows = entries.map(({ id, title, description, platform, kind, effect, inputSchema, outputSchema, legacy, fieldOptions }) =>
+        ({ id, title, description, platform, kind, effect, legacy, inputSchema, outputSchema, fieldOptions }))
       // No match is an answer, not a failure: said on stderr, so stdout stays what --json promises.
       if (rows.length === 0) process.stderr.write(`No tool step matches "${words}". Try fewer words, or \`switchyard tools list\`.\n`)
       if (values.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
@@ -129,7 +132,7 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
       return result.ok ? 0 : 1
     }
     default:
-      throw new Error('usage: switchyard tools list|search|run …')
+      throw new Error('usage: switchyard tools list|search|run|options …')
   }
 }
 

@@ -78,6 +78,11 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
             id: { type: 'string' }, title: { type: 'string' }, description: { type: 'string' }, platform: { type: 'string' }, kind: { type: 'string' },
             effect: { enum: ['read', 'write', 'delete'] }, legacy: { type: 'boolean' }, inputSchema: { type: 'object' }, outputSchema: { type: 'object' },
             confirm: { type: 'string', description: 'Present when a person should confirm before the step runs (every delete, and hard-to-undo writes); the question to ask' },
+            fieldOptions: {
+              type: 'object',
+              description: 'Input fields with options to choose from (GET /v1/tools/{id}/options/{field}), and the fields each one\'s options depend on',
+              additionalProperties: { type: 'object', required: ['dependsOn'], properties: { dependsOn: { type: 'array', items: { type: 'string' } } } },
+            },
           },
         },
         Summary: {
@@ -87,6 +92,21 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
             text: { type: 'string', description: 'The result in one line, e.g. "Ticket #7: Printer on fire created"' },
             url: { type: 'string', description: "The object on the platform, on the integration's own host (sandbox objects link to the sandbox)" },
             tone: { enum: ['error'], description: 'The platform answered a failure that the step returns as data (an API Call 4xx or 5xx)' },
+          },
+        },
+        FieldOptions: {
+          type: 'object',
+          required: ['options', 'next_cursor'],
+          properties: {
+            options: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['value', 'label'],
+                properties: { value: { type: ['string', 'integer'], description: 'What the step\'s field takes' }, label: { type: 'string' }, description: { type: 'string' } },
+              },
+            },
+            next_cursor: { type: ['string', 'null'], description: 'Pass back as cursor for the next page; null on the last' },
           },
         },
         Platform: {
@@ -180,6 +200,20 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       '/v1/integrations/{id}/disconnect': { post: { summary: 'Disconnect (erase credentials, keep the record)', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(404) } } },
       '/v1/tools': { get: { summary: 'List or search tool steps', parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }], responses: { 200: json({ type: 'object', properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/Tool' } } } }) } } },
       '/v1/tools/{id}': { get: { summary: 'Describe a tool step', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/Tool' }), ...errors(404) } } },
+      '/v1/tools/{id}/options/{field}': {
+        get: {
+          summary: 'List the options of a tool step\'s id field, from the integration\'s account',
+          description: 'Tenant-scoped like a run. Every other query parameter is the value of a field the options depend on (see the tool\'s fieldOptions), for example idList for the labels of Trello Create Card.',
+          parameters: [
+            idParam,
+            { name: 'field', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'integration', in: 'query', required: true, schema: { type: 'string' }, description: 'Integration id or account name' },
+            { name: 'q', in: 'query', schema: { type: 'string', maxLength: 200 }, description: 'Search text' },
+            { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'A next_cursor from the previous page' },
+          ],
+          responses: { 200: json({ $ref: '#/components/schemas/FieldOptions' }), ...errors(400, 404, 409, 429, 502) },
+        },
+      },
       '/v1/tools/{id}/run': {
         post: {
           summary: 'Run a tool step',

@@ -239,6 +239,19 @@ export interface Tool {
   confirm?: string
   inputSchema: Record<string, unknown>
   outputSchema?: Record<string, unknown>
+  /** Input fields with options to choose from, and the fields each one's options depend on. */
+  fieldOptions?: Record<string, { dependsOn: string[] }>
+}
+
+export interface ToolFieldOption {
+  value: string | number
+  label: string
+  description?: string
+}
+
+export interface ToolFieldOptions {
+  options: ToolFieldOption[]
+  next_cursor: string | null
 }
 
 /** A run's result in one line (docs/rest-api.md, "Tool steps"). */
@@ -288,4 +301,7 @@ export const api = {
   getTool: (id: string) => request<Tool>('GET', `/v1/tools/${enc(id)}`),
   runTool: (id: string, integration: string, input: Record<string, unknown>) =>
     request<RunResult>('POST', `/v1/tools/${enc(id)}/run`, { integration, input }),
+  /** `params` holds integration, q, cursor and the values of the fields the options depend on. */
+  toolOptions: (id: string, field: string, params: Record<string, string>, signal?: AbortSignal) =>
+    request<ToolFieldOptions>('GET', `/v1/tools/${enc(id)}/options/${enc(field)}?${new URLSearchParams(params)}`, undefined, { signal }),
 }

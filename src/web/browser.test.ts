@@ -1149,6 +1149,127 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)
 
+  // ---- Pickers instead of ids (docs/tool-options.md) --------------------------------------
+
+  it('Create Card: the list and labels are chosen from the account, typing searches, a pasted id still works', async () => {
+    const trello = (await rest('/v1/integrations')).body.integrations.find((i: any) => i.platform === 'trello' && i.status === 'active')
+    expect(trello, 'a connected Trello integration from the tests above').toBeDefined()
+    await openSignedIn('/tools?tool=trello.create_card')
+    const detail = page.locator('.tool-detail')
+    await detail.getByRole('heading', { name: 'Create Card' }).waitFor()
+    await detail.locator('select[name="integration"]').selectOption(trello.id)
+
+    // The list: a combobox labelled by its field, whose options come from the connected account.
+    const list = detail.getByRole('combobox', { name: /^(id )?list\b/i })
+    await list.click()
+    const listbox = detail.getByRole('listbox').filter({ visible: true })
+    await listbox.getByRole('option', { name: /Roadmap \/ To Do/ }).waitFor()
+    await page.screenshot({ path: `${SHOTS}/pickers-list-open.png`, fullPage: true })
+
+    // Typing searches; the keyboard chooses.
+    await list.fill('doing')
+    await listbox.getByRole('option', { name: /Roadmap \/ Doing/ }).waitFor()
+    await expect.poll(() => listbox.getByRole('option').count(), { timeout: STEP_TIMEOUT_MS }).toBe(1)
+    await list.press('ArrowDown')
+    expect(await list.getAttribute('aria-activedescendant')).toBeTruthy()
+    await list.press('Enter')
+    expect(await list.inputValue()).toMatch(/^[0-9a-f]{24}$/)
+    expect(await list.getAttribute('aria-expanded')).toBe('false')
+    const chosen = detail.getByTestId('picker-chosen').first()
+    expect(await chosen.innerText()).toBe('Roadmap / Doing')
+    expect((await list.getAttribute('aria-describedby'))?.split(' ')).toContain(await chosen.getAttribute('id'))
+    const doingId = await list.inputValue()
+
+    // The labels follow the chosen list's board; a list field takes several.
+    const labels = detail.getByRole('combobox', { name: /^(id )?labels\b/i })
+    await labels.click()
+    await listbox.getByRole('option', { name: /Bug/ }).click()
+    await labels.click()
+    await labels.pressSequentially('feat')
+    await listbox.getByRole('option', { name: /Feature/ }).click()
+    expect(await labels.inputValue()).toMatch(/^[0-9a-f]{24}, [0-9a-f]{24}, $/)
+    await page.screenshot({ path: `${SHOTS}/pickers-labels-chosen.png`, fullPage: true })
+
+    await detail.locator('[name="name"]').fill('Picked, not pasted')
+    await detail.getByRole('button', { name: 'Run' }).click()
+    const output = detail.getByTestId('tool-output')
+    const problem = detail.locator('.problem')
+    await output.or(problem).first().waitFor()
+    if (await problem.isVisible()) throw new Error(`the run failed: ${await problem.innerText()}`)
+    const card = JSON.parse(await output.innerText())
+    expect(card.idList).toBe(doingId)
+    expect(card.idLabels).toHaveLength(2)
+
+    // Free entry: a pasted id is the value, and the picker names it once it is known.
+    await list.fill('')
+    await list.fill(doingId)
+    await list.press('Escape')
+    expect(await list.inputValue()).toBe(doingId)
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('a dependent picker asks for its dependency first, and reloads when it changes', async () => {
+    await openSignedIn('/tools?tool=trello.update_card')
+    const detail = page.locator('.tool-detail')
+    await detail.getByRole('heading', { name: 'Update Card' }).waitFor()
+    const members = detail.getByRole('combobox', { name: /^(id )?members\b/i })
+    await members.click()
+    const listbox = detail.getByRole('listbox').filter({ visible: true })
+    await listbox.getByText(/Choose the (id )?card first/i).waitFor()
+    await page.screenshot({ path: `${SHOTS}/pickers-dependency-missing.png`, fullPage: true })
+
+    const card = detail.getByRole('combobox', { name: /^(id )?card\b/i })
+    await card.click()
+    await card.fill('design the api')
+    await listbox.getByRole('option', { name: /Roadmap \/ Design the API/ }).click()
+    await members.click()
+    await listbox.getByRole('option', { name: /Ada Lovelace/ }).waitFor()
+    await page.screenshot({ path: `${SHOTS}/pickers-members.png`, fullPage: true })
+    await members.press('Escape')
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
+  it('Update Ticket: the ticket is found by its subject and the assignee among the agents', async () => {
+    const activeZendesk = async () => (await rest('/v1/integrations')).body.integrations.find((i: any) => i.platform === 'zendesk' && i.status === 'active')
+    if (!(await activeZendesk())) {
+      await openSignedIn('/integrations')
+      await connectZendesk()
+    }
+    const zendesk = await activeZendesk()
+    await openSignedIn('/tools?tool=zendesk.update_ticket')
+    const detail = page.locator('.tool-detail')
+    await detail.getByRole('heading', { name: 'Update Ticket' }).waitFor()
+    await detail.locator('select[name="integration"]').selectOption(zendesk.id)
+    const ticket = detail.getByRole('combobox', { name: /^ticket( id)?\b/i })
+    await ticket.click()
+    await ticket.pressSequentially('printer')
+    const listbox = detail.getByRole('listbox').filter({ visible: true })
+    // Typing searches the account: only the printer tickets stay.
+    await expect.poll(async () => {
+      const shown = await listbox.getByRole('option').allInnerTexts()
+      return shown.length > 0 && shown.every((t) => /Printer on fire/.test(t))
+    }, { timeout: STEP_TIMEOUT_MS }).toBe(true)
+    const printer = listbox.getByRole('option', { name: /^#\d+ Printer on fire/ }).first()
+    await page.screenshot({ path: `${SHOTS}/pickers-ticket-search.png`, fullPage: true })
+    await printer.click()
+    expect(await ticket.inputValue()).toMatch(/^\d+$/)
+
+    const assignee = detail.getByRole('combobox', { name: /^assignee\b/i })
+    await assignee.click()
+    await listbox.getByRole('option', { name: /Alan Agent/ }).click()
+    expect(await assignee.inputValue()).toMatch(/^\d+$/)
+    await detail.locator('[name="status"]').selectOption({ label: 'Pending' }).catch(async () => detail.locator('[name="status"]').selectOption('"pending"'))
+    await detail.getByRole('button', { name: 'Run' }).click()
+    const output = detail.getByTestId('tool-output')
+    const problem = detail.locator('.problem')
+    await output.or(problem).first().waitFor()
+    if (await problem.isVisible()) throw new Error(`the run failed: ${await problem.innerText()}`)
+    const updated = JSON.parse(await output.innerText())
+    expect(updated.subject).toBe('Printer on fire')
+    expect(String(updated.assignee_id)).toBe(await assignee.inputValue())
+    expect(pageErrors).toEqual([])
+  }, TEST_TIMEOUT_MS)
+
   it('runs every page above under its Content Security Policy without a single violation', async () => {
     const response = await page.goto('/integrations')
     const csp = response?.headers()['content-security-policy'] ?? ''

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { CardSchema, CheckItemSchema, ChecklistSchema, TrelloListSchema } from 'trello.js/models'
+import { CardSchema, CheckItemSchema, ChecklistSchema, LabelSchema, TrelloListSchema } from 'trello.js/models'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { oauth1Authorization } from '../../src/core/connections/oauth1.ts'
@@ -11,7 +11,7 @@ import { trello } from '../../src/platforms/trello/platform.ts'
 import { trelloTools } from '../../src/platforms/trello/tools/index.ts'
 import { endpointKey, productEndpoints } from '../helpers/product-endpoints.ts'
 import { recordingApiClient } from '../helpers/recording-api.ts'
-import { BoardWithLists, CardWithRelations, CommentAction, Member } from '../helpers/trello-js-schemas.ts'
+import { Board, BoardWithLists, CardWithRelations, CommentAction, Member } from '../helpers/trello-js-schemas.ts'
 
 /**
  * Every request the product makes to Trello, answered by the sandbox over real HTTP
@@ -140,6 +140,45 @@ const ENDPOINTS: Endpoint[] = [
     answer: [CheckItemSchema, Product.CheckItem],
   },
   {
+    method: 'GET', path: '/1/lists/{idList}', usedBy: 'options: labels of a list\'s board (options.ts)', vendor: '/lists/{idList}',
+    sends: {},
+    drive: ({ get }, q) => get(`/1/lists/${lists.todo.id}`, q as Record<string, string>),
+    answer: [TrelloListSchema, Product.List],
+  },
+  {
+    method: 'GET', path: '/1/boards/{board}/lists', usedBy: 'options: lists of a card\'s board (options.ts)', vendor: '/boards/{idBoard}/lists',
+    sends: { filter: 'open' },
+    drive: ({ get }, q) => get(`/1/boards/${board.id}/lists`, q as Record<string, string>),
+    answer: [z.array(TrelloListSchema).min(1), z.array(Product.List)],
+  },
+  {
+    method: 'GET', path: '/1/boards/{board}/cards', usedBy: 'options: cards (options.ts)', vendor: '/boards/{idBoard}/cards',
+    sends: { filter: 'open' },
+    drive: ({ get }, q) => get(`/1/boards/${board.id}/cards`, q as Record<string, string>),
+    answer: [z.array(CardSchema).min(1), z.array(Product.Card)],
+  },
+  {
+    method: 'GET', path: '/1/boards/{board}/labels', usedBy: 'options: labels (options.ts)', vendor: '/boards/{idBoard}/labels',
+    sends: { limit: 1000 },
+    drive: ({ get }, q) => get(`/1/boards/${board.id}/labels`, q as Record<string, string>),
+    answer: [z.array(LabelSchema).min(1), z.array(Product.Label)],
+  },
+  {
+    method: 'GET', path: '/1/boards/{board}/members', usedBy: 'options: members (options.ts)', vendor: '/boards/{idBoard}/members',
+    sends: {},
+    drive: ({ get }, q) => get(`/1/boards/${board.id}/members`, q as Record<string, string>),
+    answer: [z.array(Member).min(1), z.array(z.looseObject({ id: z.string(), fullName: z.string(), username: z.string() }))],
+  },
+  {
+    method: 'GET', path: '/1/boards/{board.id}', usedBy: 'options: checklists (options.ts)', vendor: '/boards/{idBoard}',
+    sends: { cards: 'open', checklists: 'all' },
+    drive: ({ get }, q) => get(`/1/boards/${board.id}`, q as Record<string, string>),
+    answer: [
+      Board.extend({ cards: z.array(CardSchema), checklists: z.array(ChecklistSchema).min(1) }),
+      z.looseObject({ cards: z.array(Product.Card), checklists: z.array(Product.Checklist) }),
+    ],
+  },
+  {
     method: 'POST', path: '/1/OAuthGetRequestToken', usedBy: 'connect: OAuth 1.0a step 1 (core/connections/oauth1-flow.ts)', vendor: 'oauth',
     sends: {},
     drive: ({ sandbox }) => signedPost(`${sandbox.url}/1/OAuthGetRequestToken`, { oauth_callback: CALLBACK }),
@@ -246,6 +285,15 @@ describe.skipIf(skip)(`Trello sandbox answers what the product asks as Trello do
     await step('trello.add_comment', { card_id: card, comment: 'T' })
     const checklist = await step('trello.add_checklist', { idCard: card, name: 'C', pos: 'top', items: ['a'] }) as { id: string }
     await step('trello.create_checklist_item', { idChecklist: checklist.id, name: 'I', pos: 'top', checked: true, due: '2025-04-01T09:30:00Z' })
+
+    // And every options source, with its dependencies chosen (docs/tool-options.md).
+    const chosen: Record<string, string> = { idCard: card, idList: lists.todo.id }
+    for (const tool of trelloTools) {
+      for (const source of Object.values(tool.options ?? {})) {
+        const depends = Object.fromEntries((source.dependsOn ?? []).map((name) => [name, chosen[name]!]))
+        await source.list({ api, integration: { id: 'int_contract', accountName: 'Ada', fields: {} }, withPastedCredentials: () => api }, { q: '', depends })
+      }
+    }
 
     // Every pre-built step runs here (the API Call step sends what its caller asks).
     expect([...ran].sort()).toEqual(trelloTools.map((t) => t.id).filter((id) => !id.endsWith('.api_call')).sort())

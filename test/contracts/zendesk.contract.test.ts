@@ -135,6 +135,20 @@ const ENDPOINTS: Endpoint[] = [
     objects: (b) => ({ tickets: b.results }),
   },
   {
+    method: 'GET', path: '/api/v2/users.json', vendor: '/api/v2/users', usedBy: 'options: assignees (options.ts)',
+    sends: { 'role[]': 'agent', 'page[size]': 2 },
+    drive: ({ acme, token }, query) => call(`${acme}/api/v2/users.json?role[]=agent&role[]=admin&${qs({ 'page[size]': query['page[size]'] })}`, { auth: bearer(token) }),
+    reads: z.looseObject({ users: z.array(Person.extend({ role: z.enum(['agent', 'admin']) })).min(1), meta: CursorMeta }),
+    objects: (b) => ({ users: b.users }),
+  },
+  {
+    method: 'GET', path: '/api/v2/users/search.json', vendor: '/api/v2/users/search', usedBy: 'options: assignees searched (options.ts)',
+    sends: { query: 'agent', page: 1, per_page: 2 },
+    drive: ({ acme, token }, query) => call(`${acme}/api/v2/users/search.json?${qs(query)}`, { auth: bearer(token) }),
+    reads: z.looseObject({ users: z.array(Person.extend({ role: z.string() })).min(1), next_page: z.string().nullable() }),
+    objects: (b) => ({ users: b.users }),
+  },
+  {
     method: 'PUT', path: '/api/v2/tickets/{ticket_id}.json', vendor: '/api/v2/tickets/{ticket_id}', usedBy: 'Update Ticket',
     sends: { ticket: { status: 'pending', priority: 'low', tags: ['contract'], comment: { body: 'Internal', public: false }, assignee_id: null } },
     drive: async ({ acme, token, ticket }, json) => call(`${acme}/api/v2/tickets/${await ticket()}.json`, { method: 'PUT', auth: bearer(token), json }),
@@ -274,6 +288,14 @@ describe.skipIf(skip)(`Zendesk sandbox answers as Zendesk's OpenAPI says${skip ?
     await step('zendesk.search_tickets', { query: 'printer', limit: 5 })
     await step('zendesk.update_ticket', { ticket_id: created.id, status: 'pending', priority: 'low', tags: ['t'], assignee: null, internal_note: 'N' })
     await step('zendesk.delete_ticket', { ticket_id: created.id })
+    // And every options source, listed and searched (docs/tool-options.md).
+    for (const tool of zendesk.tools) {
+      for (const source of Object.values(tool.options ?? {})) {
+        for (const q of ['', 'printer', '#1']) {
+          await source.list({ api, integration: { id: 'int_contract', accountName: 'acme', fields: { subdomain: 'acme' } }, withPastedCredentials: () => api }, { q, depends: {} })
+        }
+      }
+    }
     await zendesk.revoke!(api)
 
     // Every pre-built step runs here (the API Call step sends what its caller asks).

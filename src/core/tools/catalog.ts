@@ -16,6 +16,8 @@ export interface CatalogEntry {
   confirm?: string
   inputSchema: Record<string, unknown>
   outputSchema: Record<string, unknown>
+  /** The input fields with options to choose from, and the fields each one's options depend on. */
+  fieldOptions: Record<string, { dependsOn: string[] }>
 }
 
 export interface RegisteredTool {
@@ -42,6 +44,7 @@ export class ToolRegistry {
     for (const platform of platforms) {
       for (const tool of platform.tools) {
         if (this.byId.has(tool.id)) throw new Error(`duplicate tool id ${tool.id}`)
+        checkOptionFields(tool)
         this.byId.set(tool.id, {
           tool,
           platform,
@@ -56,6 +59,7 @@ export class ToolRegistry {
             ...confirmationOf(tool),
             inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
             outputSchema: z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>,
+            fieldOptions: Object.fromEntries(Object.entries(tool.options ?? {}).map(([field, source]) => [field, { dependsOn: source.dependsOn ?? [] }])),
           },
           parseInput: inputParser(tool.input),
           checkOutput: outputCheck(tool.output),
@@ -113,4 +117,15 @@ export class ToolRegistry {
 
 function wordsOf(text: string): string[] {
   return text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)
+}
+
+/** A declaration's options must name its own input fields, or the catalogue would promise a picker no form shows. */
+function checkOptionFields(tool: AnyTool) {
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> }
+  const fields = Object.keys(schema.properties ?? {})
+  for (const [field, source] of Object.entries(tool.options ?? {})) {
+    for (const name of [field, ...(source.dependsOn ?? [])]) {
+      if (!fields.includes(name)) throw new Error(`${tool.id}: options name ${name}, which is not an input field`)
+    }
+  }
 }

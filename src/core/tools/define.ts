@@ -49,6 +49,11 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
    * it is not a delete (archiving a card, cancelling a build). Delete steps always ask.
    */
   confirm?: string
+  /**
+   * Where the values of id fields come from, by input field name (docs/tool-options.md): the web
+   * app's pickers, `GET /v1/tools/{id}/options/{field}` and `switchyard tools options` all read them.
+   */
+  options?: Record<string, OptionsSource>
   run(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>
   /** The result in one line, with a link to the object where the platform has one. */
   summarize?(output: z.output<O>, ctx: SummaryContext<z.output<I>>): Summary
@@ -59,4 +64,32 @@ export type AnyTool = ToolDefinition<z.ZodType, z.ZodType>
 /** Identity function that gives a declaration its types; declarations are data (docs/architecture.md, "Layout"). */
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(tool: ToolDefinition<I, O>): AnyTool {
   return tool as unknown as AnyTool
+}
+
+/** One choice for an id field: the value the step takes, and what a person reads. */
+export interface FieldOption {
+  value: string | number
+  label: string
+  description?: string
+}
+
+export interface OptionsPage {
+  options: FieldOption[]
+  next_cursor: string | null
+}
+
+export interface OptionsQuery {
+  /** The search text, trimmed; empty lists everything. */
+  q: string
+  /** A next_cursor this source returned before. */
+  cursor?: string
+  /** The values of the fields named in dependsOn, all present. */
+  depends: Record<string, string>
+}
+
+/** The options of one field, listed with the step's own authenticated client. */
+export interface OptionsSource {
+  /** Input fields whose values narrow the options (the lists of the chosen board). */
+  dependsOn?: string[]
+  list(ctx: ToolContext, query: OptionsQuery): Promise<OptionsPage>
 }

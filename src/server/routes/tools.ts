@@ -18,6 +18,12 @@ export function toolRoutes(app: FastifyInstance, services: Services) {
     return tool.entry
   })
 
+  // The choices for an id field (docs/tool-options.md); every other query parameter is a dependency's value.
+  app.get<ById & { Params: { field: string }; Querystring: Record<string, unknown> }>('/v1/tools/:id/options/:field', async (request) => {
+    const { integration, q, cursor, ...values } = request.query
+    return services.options.list(callerOf(request), request.params.id, request.params.field, { integration, q, cursor, values }, request.agentId ?? undefined)
+  })
+
   // A run's input may carry files, base64-encoded (Zendesk Create Ticket takes up to 10 MB of them).
   app.post<ById & { Body: { integration?: unknown; input?: unknown } }>('/v1/tools/:id/run', { bodyLimit: TOOL_RUN_BODY_LIMIT_BYTES }, async (request) => {
     const body = (request.body && typeof request.body === 'object' ? request.body : {}) as { integration?: unknown; input?: unknown }

@@ -1,5 +1,17 @@
 import type { FormField, FormValue, FormValues } from '../schema-form.ts'
+import type { PickerSource } from './OptionsPicker.tsx'
 import { FieldErrorText, fieldErrorId } from './FieldErrorText.tsx'
+import { OptionsPicker } from './OptionsPicker.tsx'
+
+/** Where the fields with options get them (docs/tool-options.md); without it every field is typed. */
+export interface FormPickers {
+  toolId: string
+  integrationId: string
+  fieldOptions: Record<string, { dependsOn: string[] }>
+}
+
+/** Kinds a picker can fill: an id typed as text, a number, or a comma-separated list of ids. */
+const PICKABLE = new Set(['text', 'integer', 'text-or-number', 'string-list'])
 
 interface Props {
   formId: string
@@ -9,15 +21,16 @@ interface Props {
   /** Field name → messages (from the server's problem or from local coercion). */
   errors: Record<string, readonly string[]>
   disabled?: boolean
+  pickers?: FormPickers
 }
 
 /** Renders the inputs for a tool's input schema (see schema-form.ts for the mapping). */
-export function SchemaForm({ formId, fields, values, onChange, errors, disabled }: Props) {
+export function SchemaForm({ formId, fields, values, onChange, errors, disabled, pickers }: Props) {
   if (fields.length === 0) return <p className="muted">This step takes no input.</p>
   return (
     <div className="schema-form">
       {fields.map((f) => (
-        <SchemaField key={f.name} formId={formId} field={f} value={values[f.name]} onChange={onChange} messages={errors[f.name]} disabled={disabled} />
+        <SchemaField key={f.name} formId={formId} field={f} value={values[f.name]} onChange={onChange} messages={errors[f.name]} disabled={disabled} picker={pickerFor(f, fields, values, pickers)} />
       ))}
     </div>
   )
@@ -30,9 +43,20 @@ interface FieldProps {
   onChange: (name: string, value: FormValue) => void
   messages?: readonly string[]
   disabled?: boolean
+  picker?: PickerSource
 }
 
-function SchemaField({ formId, field: f, value, onChange, messages, disabled }: FieldProps) {
+function pickerFor(f: FormField, fields: readonly FormField[], values: FormValues, pickers: FormPickers | undefined): PickerSource | undefined {
+  const declared = pickers?.fieldOptions[f.name]
+  if (!pickers || !declared || !PICKABLE.has(f.kind)) return undefined
+  const depends = declared.dependsOn.map((name) => {
+    const value = values[name]
+    return { name, label: fields.find((d) => d.name === name)?.label ?? name, value: typeof value === 'string' ? value.trim() : '' }
+  })
+  return { toolId: pickers.toolId, integrationId: pickers.integrationId, field: f.name, depends }
+}
+
+function SchemaField({ formId, field: f, value, onChange, messages, disabled, picker }: FieldProps) {
   const id = `${formId}-${f.name}`
   const helpId = `${id}-help`
   const errorId = fieldErrorId(formId, f.name)
@@ -50,7 +74,9 @@ function SchemaField({ formId, field: f, value, onChange, messages, disabled }: 
   const set = (v: FormValue) => onChange(f.name, v)
 
   let control
-  switch (f.kind) {
+  if (picker) {
+    control = <OptionsPicker source={picker} multiple={f.kind === 'string-list'} value={text} onChange={set} inputProps={{ ...common, inputMode: f.inputMode }} />
+  } else switch (f.kind) {
     case 'boolean':
       control = <input {...common} type="checkbox" checked={value === true} onChange={(e) => set(e.target.checked)} />
       break

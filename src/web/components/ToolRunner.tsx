@@ -148,7 +148,15 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
           <FieldErrorText id={pickerErrorId} messages={integrationErrors} />
         </div>
 
-        <SchemaForm formId={formId} fields={fields} values={values} onChange={onChange} errors={fieldErrors} disabled={run.state === 'running'} />
+        <SchemaForm
+          formId={formId}
+          fields={fields}
+          values={values}
+          onChange={onChange}
+          errors={fieldErrors}
+          disabled={run.state === 'running'}
+          pickers={integrationId && tool.fieldOptions ? { toolId: tool.id, integrationId, fieldOptions: tool.fieldOptions } : undefined}
+        />
 
         {asking === null ? (
           <div className="actions">

@@ -3,6 +3,7 @@ import { AppError } from '../../../core/errors.ts'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Checklist, Name, Pos, stepInput, trelloId } from '../schemas.ts'
 import { plural } from '../links.ts'
+import { cardOptions } from '../options.ts'
 
 /**
  * Each initial item is one more request, and a token may make 100 per 10 s (docs/platforms/trello.md, "Facts"):
@@ -15,6 +16,7 @@ export const addChecklist = defineTool({
   title: 'Add Checklist',
   description: 'Add a checklist to a Trello card, optionally with its first items (in the order given). Returns the checklist with its items.',
   effect: 'write',
+  options: { idCard: cardOptions },
   input: stepInput({
     idCard: trelloId('card').describe('The card the checklist goes on'),
     name: Name.default('Checklist'),

@@ -1,12 +1,14 @@
 import { defineTool } from '../../../core/tools/define.ts'
 import { CommentAction, stepInput, trelloId } from '../schemas.ts'
 import { CommentText, postComment } from './comment.ts'
+import { cardOptions } from '../options.ts'
 
 export const addCommentToCard = defineTool({
   id: 'trello.add_comment_to_card',
   title: 'Add Comment to Card',
   description: 'Post a comment on a Trello card as the connected account; @username mentions notify board members. Returns the commentCard action.',
   effect: 'write',
+  options: { idCard: cardOptions },
   input: stepInput({
     idCard: trelloId('card').describe('The card to comment on'),
     text: CommentText.describe('The comment, in Markdown'),

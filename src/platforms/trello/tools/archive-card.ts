@@ -1,6 +1,7 @@
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, stepInput, trelloId } from '../schemas.ts'
 import { cardName, webUrl } from '../links.ts'
+import { cardOptions } from '../options.ts'
 
 export const archiveCard = defineTool({
   id: 'trello.archive_card',
@@ -9,6 +10,7 @@ export const archiveCard = defineTool({
   effect: 'write', // archiving can be undone, unlike a delete
   destructive: true, // but it takes the card off its list: not a purely additive change
   idempotent: true,
+  options: { idCard: cardOptions },
   input: stepInput({ idCard: trelloId('card').describe('The card to archive') }),
   output: Card,
   confirm: 'Archive this card? It leaves its list; it can be restored from the board\'s archive.',

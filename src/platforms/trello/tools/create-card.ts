@@ -1,12 +1,14 @@
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, commaSeparated, DateTimeInput, idArray, Name, Pos, stepInput, Text, trelloId } from '../schemas.ts'
 import { cardName, webUrl } from '../links.ts'
+import { labelsOfListBoardOptions, listOptions } from '../options.ts'
 
 export const createCard = defineTool({
   id: 'trello.create_card',
   title: 'Create Card',
   description: 'Create a card in a list of a Trello board, with an optional description, position, due date and labels. Get Boards gives the ids of each board\'s lists.',
   effect: 'write',
+  options: { idList: listOptions, idLabels: labelsOfListBoardOptions },
   input: stepInput({
     idList: trelloId('list').describe('The list the card goes in'),
     name: Name.optional(),

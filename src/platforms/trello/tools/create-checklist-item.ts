@@ -1,12 +1,14 @@
 import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { CheckItem, DateTimeInput, Name, Pos, stepInput, trelloId } from '../schemas.ts'
+import { checklistOptions } from '../options.ts'
 
 export const createChecklistItem = defineTool({
   id: 'trello.create_checklist_item',
   title: 'Create a Checklist Item',
   description: 'Add an item to an existing checklist on a Trello card, checked or not, optionally with a due date.',
   effect: 'write',
+  options: { idChecklist: checklistOptions },
   input: stepInput({
     idChecklist: trelloId('checklist').describe('The checklist; Get Card lists a card\'s checklists'),
     name: Name,

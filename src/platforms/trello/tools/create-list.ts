@@ -1,11 +1,13 @@
 import { defineTool } from '../../../core/tools/define.ts'
 import { List, Name, Pos, stepInput, trelloId } from '../schemas.ts'
+import { boardOptions } from '../options.ts'
 
 export const createList = defineTool({
   id: 'trello.create_list',
   title: 'Create List',
   description: 'Create a list (a column) on a Trello board.',
   effect: 'write',
+  options: { idBoard: boardOptions },
   input: stepInput({
     name: Name,
     idBoard: trelloId('board').describe('The board the list goes on'),

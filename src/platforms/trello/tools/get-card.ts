@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, Checklist, stepInput, trelloId } from '../schemas.ts'
 import { cardName, webUrl } from '../links.ts'
+import { cardOptions } from '../options.ts'
 
 const Member = z.looseObject({ id: z.string(), fullName: z.string(), username: z.string() })
 const Named = z.looseObject({ id: z.string(), name: z.string() })
@@ -11,6 +12,7 @@ export const getCard = defineTool({
   title: 'Get Card',
   description: 'Get a Trello card with its description, due date, labels, checklists (with their items), members, and the names of its list and board.',
   effect: 'read',
+  options: { idCard: cardOptions },
   input: stepInput({ idCard: trelloId('card').describe('The card\'s 24-character id (not its shortLink)') }),
   output: Card.extend({ checklists: z.array(Checklist), members: z.array(Member), list: Named, board: Named }),
   summarize: (card, { baseUrl }) => ({ text: `Card ${cardName(card)} in ${card.list.name} on ${card.board.name}${card.closed ? ' (archived)' : ''}`, url: webUrl(baseUrl, card.shortUrl) }),

@@ -2,12 +2,14 @@ import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, stepInput, trelloId } from '../schemas.ts'
 import { plural } from '../links.ts'
+import { listOptions } from '../options.ts'
 
 export const getListCards = defineTool({
   id: 'trello.get_list_cards',
   title: 'Get List Cards',
   description: 'Get all the cards of a Trello list, in their order in the list, top first.',
   effect: 'read',
+  options: { idList: listOptions },
   input: stepInput({
     idList: trelloId('list').describe('The list; Get Boards gives each board\'s lists'),
     filter: z.enum(['open', 'closed', 'all']).default('open').describe('open (the default), closed (archived) or all cards'),

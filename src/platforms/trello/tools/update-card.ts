@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Card, commaSeparated, DateTimeInput, idArray, Name, Pos, stepInput, Text, trelloId } from '../schemas.ts'
 import { cardName, webUrl } from '../links.ts'
+import { boardOptions, cardOptions, labelsOfCardBoardOptions, listsOfCardBoardOptions, membersOfCardBoardOptions } from '../options.ts'
 
 const CHANGES = ['name', 'desc', 'due', 'dueComplete', 'closed', 'idLabels', 'idMembers', 'idList', 'idBoard', 'pos'] as const
 
@@ -11,6 +12,7 @@ export const updateCard = defineTool({
   description: 'Change a Trello card: rename it, edit its description, set or clear its due date, mark it complete, archive or restore it, replace its labels or members, reorder it, or move it to another list (of the same or another board).',
   effect: 'write',
   idempotent: true,
+  options: { idCard: cardOptions, idList: listsOfCardBoardOptions, idBoard: boardOptions, idLabels: labelsOfCardBoardOptions, idMembers: membersOfCardBoardOptions },
   input: stepInput({
     idCard: trelloId('card').describe('The card to change'),
     name: Name.optional(),

@@ -3,6 +3,7 @@ import { AppError } from '../../../core/errors.ts'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Deployment, DeploymentId } from '../schemas.ts'
 import { deploymentLabel, inspectorUrl } from '../links.ts'
+import { cancellableDeploymentOptions } from '../options.ts'
 
 const CANCELLABLE = new Set(['QUEUED', 'BUILDING', 'INITIALIZING'])
 
@@ -13,6 +14,7 @@ export const cancelDeployment = defineTool({
   effect: 'write',
   destructive: true, // a cancelled deployment cannot be resumed
   idempotent: true,
+  options: { id: cancellableDeploymentOptions },
   input: z.object({ id: DeploymentId }),
   output: Deployment,
   confirm: 'Cancel this deployment? Its build stops and cannot be resumed; a new deployment is needed.',

@@ -4,6 +4,7 @@ import type { ApiClient } from '../../../core/http/api-client.ts'
 import { defineTool } from '../../../core/tools/define.ts'
 import { deploymentLabel, inspectorUrl } from '../links.ts'
 import { Deployment, ProjectRef } from '../schemas.ts'
+import { projectOptions } from '../options.ts'
 
 const Environment = z.enum(['production', 'preview', 'development'])
 
@@ -29,6 +30,7 @@ export const createDeployment = defineTool({
   title: 'Create Deployment',
   description: 'Create a deployment of a project, optionally from a git branch, to production, preview or development, with custom build settings and metadata. An unknown project is refused unless create_project_if_missing is set.',
   effect: 'write',
+  options: { project: projectOptions },
   input: z.object({
     project: ProjectRef.describe('Project id (prj_…) or name'),
     branch: z.string().trim().min(1).max(250).regex(/^[^\s~^:?*[\\]+$/, 'must be a git branch name').optional(),

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
 import { Deployment, DeploymentState, ProjectRef } from '../schemas.ts'
 import { plural } from '../links.ts'
+import { projectOptions } from '../options.ts'
 
 const MAX_LIMIT = 100
 
@@ -10,6 +11,7 @@ export const listDeployments = defineTool({
   title: 'List Deployments',
   description: 'List deployments, newest first, filtered by project, environment, state and creation time. Pass next_cursor back for the next page.',
   effect: 'read',
+  options: { project: projectOptions },
   input: z.object({
     project: ProjectRef.optional().describe('Project id (prj_…) or name'),
     environment: z.enum(['production', 'preview']).optional(),

@@ -4,12 +4,14 @@ import { AttachmentsInput, uploadAll } from '../attachments.ts'
 import { Priority, Ticket, TicketType, UserRef } from '../schemas.ts'
 import { assigneeFields } from './assignee.ts'
 import { ticketLabel, ticketUrl } from '../links.ts'
+import { assigneeOptions } from '../options.ts'
 
 export const createTicket = defineTool({
   id: 'zendesk.create_ticket',
   title: 'Create Ticket',
   description: 'Create a ticket in the connected Zendesk account. The description becomes its first comment, with the attachments (base64 files, up to 10 MB in all).',
   effect: 'write',
+  options: { assignee: assigneeOptions },
   input: z.object({
     subject: z.string().trim().min(1).max(255),
     description: z.string().trim().min(1).max(65_000),

@@ -4,6 +4,7 @@ import { defineTool } from '../../../core/tools/define.ts'
 import { Attachment } from '../attachments.ts'
 import { Comment, Person, Ticket, TicketId } from '../schemas.ts'
 import { plural, ticketLabel, ticketUrl } from '../links.ts'
+import { ticketOptions } from '../options.ts'
 
 /** Zendesk's cursor pages hold at most 100 comments, and a ticket at most 5000 (docs/platforms/zendesk.md, "Facts"). */
 const COMMENTS_PAGE_SIZE = 100
@@ -14,6 +15,7 @@ export const getTicketInfo = defineTool({
   title: 'Get Ticket Info',
   description: 'Get a ticket with its status, priority, assignee, requester and every comment, public replies and internal notes alike, with the people named and the files attached.',
   effect: 'read',
+  options: { ticket_id: ticketOptions },
   input: z.object({ ticket_id: TicketId }),
   output: Ticket.extend({
     requester: Person.nullable(),

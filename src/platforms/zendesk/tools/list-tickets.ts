@@ -4,6 +4,7 @@ import { defineTool } from '../../../core/tools/define.ts'
 import { positiveInt, Priority, Status, Ticket } from '../schemas.ts'
 import { DateBound, searchTicketsPage } from './search.ts'
 import { plural } from '../links.ts'
+import { assigneeOptions } from '../options.ts'
 
 const MAX_PAGE_SIZE = 100
 
@@ -14,6 +15,7 @@ export const listTickets = defineTool({
   title: 'List Tickets',
   description: 'List tickets, newest first, optionally filtered by status, priority, assignee and creation date range. Pass next_cursor back to get the next page.',
   effect: 'read',
+  options: { assignee: assigneeOptions },
   input: z.object({
     status: Status.optional(),
     priority: Priority.optional(),

@@ -3,6 +3,7 @@ import { defineTool } from '../../../core/tools/define.ts'
 import { Priority, Status, Ticket, TicketId, UserRef } from '../schemas.ts'
 import { assigneeFields } from './assignee.ts'
 import { ticketLabel, ticketUrl } from '../links.ts'
+import { assigneeOptions, ticketOptions } from '../options.ts'
 
 const Tag = z.string().trim().min(1).max(80).regex(/^[^\s,]+$/, 'tags are single words without spaces or commas')
 
@@ -11,6 +12,7 @@ export const updateTicket = defineTool({
   title: 'Update Ticket',
   description: 'Change a ticket\'s status, priority, assignee or tags, and add an internal note or a public comment.',
   effect: 'write',
+  options: { ticket_id: ticketOptions, assignee: assigneeOptions },
   input: z.object({
     ticket_id: TicketId,
     status: Status.optional(),

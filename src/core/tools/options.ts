@@ -1,0 +1,103 @@
+import type { User } from '../access/users.ts'
+import type { ApiClientFactory } from '../connections/clients.ts'
+import { needsRefresh, type Credentials } from '../connections/credentials.ts'
+import type { Integrations } from '../connections/integrations.ts'
+import type { CredentialRefusals } from '../connections/refusals.ts'
+import { invalidInput, notFound } from '../errors.ts'
+import type { PlatformRuntime } from '../platforms/runtime.ts'
+import type { ToolRegistry } from './catalog.ts'
+import type { FieldOption, OptionsPage, OptionsQuery } from './define.ts'
+
+const MAX_QUERY_LENGTH = 200
+const MAX_DEPENDENCY_LENGTH = 200
+
+export interface OptionsRequest {
+  integration: unknown
+  q?: unknown
+  cursor?: unknown
+  /** Every other query parameter: the values of the fields the options depend on. */
+  values: Record<string, unknown>
+}
+
+/**
+ * Lists the options of a tool step's id field (docs/tool-options.md). It takes the same road as a
+ * run (ownership check, fresh token, the credential's budget) so a picker can never reach further
+ * than the step itself could.
+ */
+export class ToolOptions {
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly runtimes: Map<string, PlatformRuntime>,
+    private readonly integrations: Integrations,
+    private readonly credentials: Credentials,
+    private readonly clients: ApiClientFactory,
+    private readonly refusals: CredentialRefusals,
+  ) {}
+
+  async list(user: User, toolId: string, field: string, request: OptionsRequest, agentId: string = user.id): Promise<OptionsPage> {
+    const registered = this.registry.get(toolId)
+    if (!registered) throw notFound(`tool ${toolId}`)
+    const { tool, platform } = registered
+    const source = tool.options?.[field]
+    if (!source) {
+      const fields = Object.keys(tool.options ?? {})
+      throw invalidInput([{ field, message: fields.length ? `has no options; ${tool.title} has options for ${fields.join(', ')}` : `has no options; ${tool.title} has no fields with options` }])
+    }
+    const integrationRef = request.integration
+    if (typeof integrationRef !== 'string' || integrationRef.trim() === '') {
+      throw invalidInput([{ field: 'integration', message: `give the id or account name of a ${platform.title} integration` }])
+    }
+    const query: OptionsQuery = { q: textParam('q', request.q, MAX_QUERY_LENGTH), depends: {} }
+    const cursor = textParam('cursor', request.cursor, MAX_QUERY_LENGTH)
+    if (cursor) query.cursor = cursor
+    for (const name of source.dependsOn ?? []) {
+      const value = textParam(name, request.values[name], MAX_DEPENDENCY_LENGTH)
+      if (!value) throw invalidInput([{ field: name, message: `choose the ${name} first: the options of ${field} depend on it` }])
+      query.depends[name] = value
+    }
+
+    const integration = await this.integrations.resolve(user.id, platform.id, integrationRef.trim())
+    const runtime = this.runtimes.get(platform.id)!
+    let credential = await this.credentials.current(integration, runtime)
+    const fresh = async () => (needsRefresh(credential) ? (credential = await this.credentials.current(integration, runtime)) : credential)
+    const onRefused = this.refusals.forRun(integration, runtime, agentId, { get: () => credential, set: (next) => { credential = next } })
+    const api = this.clients.create(runtime, integration.fields, credential, fresh, agentId, onRefused)
+    const withPastedCredentials = () => {
+      throw new Error('options sources use the integration\'s own credentials')
+    }
+    return source.list({ api, integration: { id: integration.id, accountName: integration.account_name, fields: integration.fields }, withPastedCredentials }, query)
+  }
+}
+
+function textParam(field: string, value: unknown, max: number): string {
+  if (value === undefined || value === null) return ''
+  if (typeof value !== 'string') throw invalidInput([{ field, message: 'give it once, as text' }])
+  const text = value.trim()
+  if (text.length > max) throw invalidInput([{ field, message: `must be at most ${max} characters` }])
+  return text
+}
+
+const DEFAULT_PAGE_SIZE = 50
+
+/**
+ * Filters and pages options held in memory, for platforms whose listing has neither search nor
+ * pages (Trello's boards and lists): every word of q must appear in the label or description,
+ * or be the whole value; the cursor is an offset.
+ */
+export function pageOptions(options: FieldOption[], query: OptionsQuery, pageSize = DEFAULT_PAGE_SIZE): OptionsPage {
+  const words = query.q.toLowerCase().split(/\s+/).filter(Boolean)
+  const matching = words.length === 0 ? options : options.filter((o) => {
+    const text = `${o.label} ${o.description ?? ''}`.toLowerCase()
+    const value = String(o.value).toLowerCase()
+    return words.every((w) => value === w || text.includes(w))
+  })
+  const offset = offsetOf(query.cursor)
+  const page = matching.slice(offset, offset + pageSize)
+  return { options: page, next_cursor: offset + pageSize < matching.length ? String(offset + pageSize) : null }
+}
+
+function offsetOf(cursor: string | undefined): number {
+  if (cursor === undefined) return 0
+  if (!/^\d{1,9}$/.test(cursor)) throw invalidInput([{ field: 'cursor', message: 'must be a next_cursor returned by these options' }])
+  return Number(cursor)
+}
