@@ -7,6 +7,7 @@ import { Credentials } from './core/connections/credentials.ts'
 import { createSealer, loadEncryptionKey } from './core/connections/crypto.ts'
 import { Integrations } from './core/connections/integrations.ts'
 import { CredentialRefusals } from './core/connections/refusals.ts'
+import { StepContexts } from './core/tools/step-context.ts'
 import { Revoker } from './core/connections/revoke.ts'
 import type { Config } from './core/config.ts'
 import { RateBudget } from './core/limits/budget.ts'
@@ -81,7 +82,7 @@ export async function createServices(config: Config, options: {
   const metrics = createPrometheusMetrics()
   const clients = new ApiClientFactory(new RateBudget(budgetStore, metrics), config.upstreamTimeoutMs)
   const registry = new ToolRegistry(platforms)
-  const refusals = new CredentialRefusals(integrations, credentials, clients)
+  const contexts = new StepContexts(runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients))
   const disconnect = new Revoker(runtimes, credentials, clients)
   return {
     config,
@@ -94,8 +95,8 @@ export async function createServices(config: Config, options: {
     connect: new ConnectFlows(store.db, runtimes, integrations, credentials, sealer, clients, config.publicUrl),
     registry,
     disconnect,
-    executor: new ToolExecutor(registry, runtimes, integrations, credentials, clients, refusals, metrics),
-    options: new ToolOptions(registry, runtimes, integrations, credentials, clients, refusals),
+    executor: new ToolExecutor(registry, contexts, metrics),
+    options: new ToolOptions(registry, contexts),
     runtimes,
     metrics,
     keySource: source,

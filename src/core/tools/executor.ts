@@ -1,14 +1,10 @@
 import { requirePlan } from '../access/plans.ts'
 import type { User } from '../access/users.ts'
-import type { ApiClientFactory } from '../connections/clients.ts'
-import { needsRefresh, type Credentials } from '../connections/credentials.ts'
-import type { Integrations } from '../connections/integrations.ts'
-import type { CredentialRefusals } from '../connections/refusals.ts'
-import { AppError, invalidInput, notFound } from '../errors.ts'
+import { AppError, notFound } from '../errors.ts'
 import { noMetrics, secondsSince, type Metrics } from '../metrics.ts'
-import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { RegisteredTool, ToolRegistry } from './catalog.ts'
 import type { AnyTool, Summary, SummaryContext } from './define.ts'
+import { integrationRefOf, type StepContexts } from './step-context.ts'
 
 /**
  * Every tool step run takes the same road (docs/architecture.md, "The road of a tool step"): validate, resolve the integration after an
@@ -17,11 +13,7 @@ import type { AnyTool, Summary, SummaryContext } from './define.ts'
 export class ToolExecutor {
   constructor(
     private readonly registry: ToolRegistry,
-    private readonly runtimes: Map<string, PlatformRuntime>,
-    private readonly integrations: Integrations,
-    private readonly credentials: Credentials,
-    private readonly clients: ApiClientFactory,
-    private readonly refusals: CredentialRefusals,
+    private readonly contexts: StepContexts,
     private readonly metrics: Metrics = noMetrics,
   ) {}
 
@@ -49,29 +41,18 @@ export class ToolExecutor {
 
   private async runRegistered(registered: RegisteredTool, user: User, integrationRef: unknown, rawInput: unknown, agentId: string): Promise<{ output: unknown; summary: Summary | null }> {
     const { tool, platform } = registered
-    if (typeof integrationRef !== 'string' || integrationRef.trim() === '') {
-      throw invalidInput([{ field: 'integration', message: `give the id or account name of a ${platform.title} integration` }])
-    }
+    const ref = integrationRefOf(platform, integrationRef)
     const input = registered.parseInput(rawInput ?? {})
     if (tool.requiredPlan) requirePlan(user.plan, tool.requiredPlan, tool.title)
 
-    const integration = await this.integrations.resolve(user.id, platform.id, integrationRef.trim())
-    const runtime = this.runtimes.get(platform.id)!
-    // Fails early and clearly when disconnected; later attempts reuse the token until it needs refreshing.
-    let credential = await this.credentials.current(integration, runtime)
-    const fresh = async () => (needsRefresh(credential) ? (credential = await this.credentials.current(integration, runtime)) : credential)
-    const onRefused = this.refusals.forRun(integration, runtime, agentId, { get: () => credential, set: (next) => { credential = next } })
-    const api = this.clients.create(runtime, integration.fields, credential, fresh, agentId, onRefused)
-    const withPastedCredentials = (values: Record<string, string>) =>
-      this.clients.forCredential(runtime, integration.fields, { kind: 'pasted', values, issued_at: Date.now() }, agentId)
-    const seen = { id: integration.id, accountName: integration.account_name, fields: integration.fields }
-    const output = await tool.run({ api, integration: seen, withPastedCredentials }, input)
+    const { ctx, runtime } = await this.contexts.open(user, platform, ref, agentId)
+    const output = await tool.run(ctx, input)
     const checked = registered.checkOutput(output)
     if (!checked.success) {
       // The platform answered in a shape we do not know: say so rather than pass on garbage.
       throw new AppError('upstream_error', `${platform.title} answered ${tool.title} in an unexpected shape: ${checked.message}`)
     }
-    return { output: checked.data, summary: summarize(tool, checked.data, { input, integration: seen, baseUrl: runtime.baseUrl(integration.fields) }) }
+    return { output: checked.data, summary: summarize(tool, checked.data, { input, integration: ctx.integration, baseUrl: runtime.baseUrl(ctx.integration.fields) }) }
   }
 }
 

@@ -1,12 +1,8 @@
 import type { User } from '../access/users.ts'
-import type { ApiClientFactory } from '../connections/clients.ts'
-import { needsRefresh, type Credentials } from '../connections/credentials.ts'
-import type { Integrations } from '../connections/integrations.ts'
-import type { CredentialRefusals } from '../connections/refusals.ts'
 import { invalidInput, notFound } from '../errors.ts'
-import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { ToolRegistry } from './catalog.ts'
 import type { FieldOption, OptionsPage, OptionsQuery } from './define.ts'
+import { integrationRefOf, type StepContexts } from './step-context.ts'
 
 const MAX_QUERY_LENGTH = 200
 const MAX_DEPENDENCY_LENGTH = 200
@@ -27,11 +23,7 @@ export interface OptionsRequest {
 export class ToolOptions {
   constructor(
     private readonly registry: ToolRegistry,
-    private readonly runtimes: Map<string, PlatformRuntime>,
-    private readonly integrations: Integrations,
-    private readonly credentials: Credentials,
-    private readonly clients: ApiClientFactory,
-    private readonly refusals: CredentialRefusals,
+    private readonly contexts: StepContexts,
   ) {}
 
   async list(user: User, toolId: string, field: string, request: OptionsRequest, agentId: string = user.id): Promise<OptionsPage> {
@@ -43,10 +35,7 @@ export class ToolOptions {
       const fields = Object.keys(tool.options ?? {})
       throw invalidInput([{ field, message: fields.length ? `has no options; ${tool.title} has options for ${fields.join(', ')}` : `has no options; ${tool.title} has no fields with options` }])
     }
-    const integrationRef = request.integration
-    if (typeof integrationRef !== 'string' || integrationRef.trim() === '') {
-      throw invalidInput([{ field: 'integration', message: `give the id or account name of a ${platform.title} integration` }])
-    }
+    const ref = integrationRefOf(platform, request.integration)
     const query: OptionsQuery = { q: textParam('q', request.q, MAX_QUERY_LENGTH), depends: {} }
     const cursor = textParam('cursor', request.cursor, MAX_QUERY_LENGTH)
     if (cursor) query.cursor = cursor
@@ -56,16 +45,8 @@ export class ToolOptions {
       query.depends[name] = value
     }
 
-    const integration = await this.integrations.resolve(user.id, platform.id, integrationRef.trim())
-    const runtime = this.runtimes.get(platform.id)!
-    let credential = await this.credentials.current(integration, runtime)
-    const fresh = async () => (needsRefresh(credential) ? (credential = await this.credentials.current(integration, runtime)) : credential)
-    const onRefused = this.refusals.forRun(integration, runtime, agentId, { get: () => credential, set: (next) => { credential = next } })
-    const api = this.clients.create(runtime, integration.fields, credential, fresh, agentId, onRefused)
-    const withPastedCredentials = () => {
-      throw new Error('options sources use the integration\'s own credentials')
-    }
-    return source.list({ api, integration: { id: integration.id, accountName: integration.account_name, fields: integration.fields }, withPastedCredentials }, query)
+    const { ctx } = await this.contexts.open(user, platform, ref, agentId)
+    return source.list(ctx, query)
   }
 }
 
