@@ -135,7 +135,8 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
           setOpen(true)
           setActive(-1)
         }}
-        onFocus={() => setOpen(true)}
+        // Opened by a click, typing or the arrow keys, not by focus alone: tabbing through the form
+        // (or a confirmation asked below it) must not find a list laid over the next fields.
         onClick={() => setOpen(true)}
         onBlur={() => setOpen(false)}
         onKeyDown={onKeyDown}
