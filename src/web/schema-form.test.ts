@@ -203,5 +203,11 @@ describe('humanize', () => {
     ['due_at', 'Due at'],
     ['externalId', 'External id'],
     ['board-id', 'Board id'],
+    ['idList', 'List'],
+    ['idLabels', 'Labels'],
+    ['desc', 'Description'],
+    ['pos', 'Position'],
+    ['id', 'Id'],
+    ['identity', 'Identity'],
   ])('%s → %s', (name, label) => expect(humanize(name)).toBe(label))
 })

@@ -92,12 +92,24 @@ function withoutNull(schema: JsonSchema, root: JsonSchema): JsonSchema {
   return schema
 }
 
+/** Abbreviations in platforms' field names, spelled out for people. */
+const SPELLED_OUT: Record<string, string> = { desc: 'description', pos: 'position' }
+
+/**
+ * A field name as a label in words: `due_at` → "Due at". Platform keys read as what they name: a
+ * leading `id` before a capital names the object (`idList` → "List", `idLabels` → "Labels"), and
+ * `desc`, `pos` are spelled out.
+ */
 export function humanize(name: string): string {
   const words = name
+    .replace(/^id(?=[A-Z])/, '')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/[_\-.]+/g, ' ')
     .trim()
     .toLowerCase()
+    .split(' ')
+    .map((word) => SPELLED_OUT[word] ?? word)
+    .join(' ')
   return words ? words[0].toUpperCase() + words.slice(1) : name
 }
 
