@@ -84,6 +84,29 @@ export interface Project {
   envs: EnvVar[]
 }
 
+/** A new project as Vercel makes one: no build settings, no domains or env vars yet. */
+export function newProject(fields: { id: string; ownerId: string; name: string; framework: string | null; nodeVersion?: string; createdAt: number }): Project {
+  return {
+    id: fields.id,
+    ownerId: fields.ownerId,
+    name: fields.name,
+    framework: fields.framework,
+    nodeVersion: fields.nodeVersion ?? '22.x',
+    buildCommand: null,
+    devCommand: null,
+    installCommand: null,
+    outputDirectory: null,
+    rootDirectory: null,
+    publicSource: null,
+    serverlessFunctionRegion: 'iad1',
+    link: null,
+    createdAt: fields.createdAt,
+    updatedAt: fields.createdAt,
+    domains: [],
+    envs: [],
+  }
+}
+
 export const DEPLOYMENT_STATES = ['QUEUED', 'BUILDING', 'READY', 'ERROR', 'CANCELED', 'INITIALIZING'] as const
 export type DeploymentState = (typeof DEPLOYMENT_STATES)[number]
 

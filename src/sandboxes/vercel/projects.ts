@@ -1,7 +1,7 @@
 import { conflict, notFound, vercelError } from './errors.ts'
 import { emptyResponse, isRecord, jsonResponse, type SandboxResponse } from './http.ts'
 import { envId, projectId } from './ids.ts'
-import { ENV_TARGETS, ENV_TYPES, type EnvTarget, type EnvType, type EnvVar, type Project } from './model.ts'
+import { ENV_TARGETS, ENV_TYPES, type EnvTarget, type EnvType, type EnvVar, newProject, type Project } from './model.ts'
 import { envJson, listedEnvJson, projectDomainJson, projectJson } from './presenters.ts'
 import type { ApiContext, ApiRoute } from './router.ts'
 import type { VercelSandbox } from './sandbox.ts'
@@ -25,26 +25,7 @@ export function createProject(
   name: string,
   opts: { framework?: string | null; nodeVersion?: string } = {},
 ): Project {
-  const now = sandbox.now()
-  const project: Project = {
-    id: projectId(),
-    ownerId,
-    name,
-    framework: opts.framework ?? null,
-    nodeVersion: opts.nodeVersion ?? '22.x',
-    buildCommand: null,
-    devCommand: null,
-    installCommand: null,
-    outputDirectory: null,
-    rootDirectory: null,
-    publicSource: null,
-    serverlessFunctionRegion: 'iad1',
-    link: null,
-    createdAt: now,
-    updatedAt: now,
-    domains: [],
-    envs: [],
-  }
+  const project = newProject({ id: projectId(), ownerId, name, framework: opts.framework ?? null, nodeVersion: opts.nodeVersion, createdAt: sandbox.now() })
   sandbox.store.projects.set(project.id, project)
   return project
 }

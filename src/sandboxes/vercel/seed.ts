@@ -1,4 +1,4 @@
-import type { Deployment, Project } from './model.ts'
+import { newProject, type Deployment, type Project } from './model.ts'
 import type { Store } from './store.ts'
 
 /** 2024-01-01T00:00:00Z: seeded records are dated from here. */
@@ -35,25 +35,7 @@ export const SEED = {
 } as const
 
 function project(id: string, ownerId: string, name: string, framework: string, createdAt: number): Project {
-  return {
-    id,
-    ownerId,
-    name,
-    framework,
-    nodeVersion: '22.x',
-    buildCommand: null,
-    devCommand: null,
-    installCommand: null,
-    outputDirectory: null,
-    rootDirectory: null,
-    publicSource: null,
-    serverlessFunctionRegion: 'iad1',
-    link: null,
-    createdAt,
-    updatedAt: createdAt,
-    domains: [],
-    envs: [],
-  }
+  return newProject({ id, ownerId, name, framework, createdAt })
 }
 
 function deployment(
