@@ -3,6 +3,7 @@ import type { ApiClient } from '../http/api-client.ts'
 import type { RateLimitFacts } from '../limits/rate-limit-headers.ts'
 import type { PathPrefix } from '../proxy/endpoint.ts'
 import type { AnyTool } from '../tools/define.ts'
+import type { AnyTrigger, WebhookFacts } from '../triggers/define.ts'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -162,4 +163,7 @@ export interface PlatformDefinition {
    */
   accountProbe?: { path: string; missing(fields: Record<string, string>): { field: string; message: string } }
   tools: AnyTool[]
+  /** What can start an agent (docs/agents.md); instant ones need `webhooks`. */
+  triggers: AnyTrigger[]
+  webhooks?: WebhookFacts
 }

@@ -98,6 +98,124 @@ export interface LeasesTable {
   expires_at: Date
 }
 
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
+export type RunStartedBy = 'trigger' | 'person' | 'api' | 'rerun'
+export type StepStatus = 'running' | 'succeeded' | 'failed' | 'skipped'
+export type TimelineKind = 'step' | 'tool_call' | 'delivery'
+export type WebhookStatus = 'pending' | 'active' | 'removing' | 'remove_failed'
+
+export interface AgentsTable {
+  id: string
+  user_id: string
+  name: string
+  current_version: number
+  /** Sealed Standard Webhooks secret (`whsec_…`) that signs deliveries to an external agent. */
+  signing_secret: string | null
+  created_at: DefaultNow
+  updated_at: DefaultNow
+}
+
+export interface AgentVersionsTable {
+  agent_id: string
+  version: number
+  definition: Json<unknown>
+  created_at: DefaultNow
+}
+
+export interface WebhooksTable {
+  id: string
+  user_id: string
+  integration_id: string
+  platform: string
+  model_key: string
+  managed: boolean
+  /** The unguessable last segment of the intake address. */
+  token: string
+  remote_id: string | null
+  /** Sealed secret the platform signs this webhook's deliveries with, where it has one per webhook. */
+  secret: string | null
+  status: WebhookStatus
+  last_error: string | null
+  cleanup_attempts: ColumnType<number, number | undefined, number>
+  cleanup_at: Timestamp | null
+  created_at: DefaultNow
+  updated_at: DefaultNow
+}
+
+export interface SubscriptionsTable {
+  id: string
+  user_id: string
+  agent_id: string
+  trigger_id: string
+  integration_id: string
+  config: Json<Record<string, unknown>>
+  mapping: Json<Record<string, string>>
+  status: 'inactive' | 'active'
+  start_on_own_changes: ColumnType<boolean, boolean | undefined, boolean>
+  poll_cursor: Json<Record<string, unknown> | null> | null
+  next_poll_at: Timestamp | null
+  last_event_at: Timestamp | null
+  last_error: string | null
+  last_error_at: Timestamp | null
+  created_at: DefaultNow
+  updated_at: DefaultNow
+}
+
+export interface SubscriptionWebhooksTable {
+  subscription_id: string
+  webhook_id: string
+}
+
+export interface EventsTable {
+  id: string
+  source: string
+  dedupe_key: string
+  type: string
+  received_at: DefaultNow
+}
+
+export interface RunsTable {
+  id: string
+  user_id: string
+  agent_id: string
+  agent_version: number
+  started_by: RunStartedBy
+  subscription_id: string | null
+  event_id: string | null
+  event: Json<unknown> | null
+  rerun_of: string | null
+  test: ColumnType<boolean, boolean | undefined, boolean>
+  inputs: Json<Record<string, unknown>>
+  status: RunStatus
+  result: Json<unknown> | null
+  error: Json<unknown> | null
+  token_hash: string | null
+  executions: ColumnType<number, number | undefined, number>
+  available_at: DefaultNow
+  lease_holder: string | null
+  lease_expires_at: Timestamp | null
+  cancel_requested: ColumnType<boolean, boolean | undefined, boolean>
+  created_at: DefaultNow
+  started_at: Timestamp | null
+  finished_at: Timestamp | null
+}
+
+export interface RunStepsTable {
+  run_id: string
+  seq: number
+  key: string
+  kind: TimelineKind
+  tool_id: string | null
+  integration_id: string | null
+  input: Json<unknown> | null
+  output: Json<unknown> | null
+  error: Json<unknown> | null
+  status: StepStatus
+  attempts: Json<unknown[]>
+  started_at: DefaultNow
+  finished_at: Timestamp | null
+}
+
 export interface Schema {
   users: UsersTable
   api_keys: ApiKeysTable
@@ -108,4 +226,12 @@ export interface Schema {
   rate_events: RateEventsTable
   rate_blocks: RateBlocksTable
   leases: LeasesTable
+  agents: AgentsTable
+  agent_versions: AgentVersionsTable
+  webhooks: WebhooksTable
+  subscriptions: SubscriptionsTable
+  subscription_webhooks: SubscriptionWebhooksTable
+  events: EventsTable
+  runs: RunsTable
+  run_steps: RunStepsTable
 }

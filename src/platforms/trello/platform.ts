@@ -91,4 +91,5 @@ export const trello: PlatformDefinition = {
   describeError,
   isCredentialFailure,
   tools: [...trelloTools, defineApiCallTool({ id: 'trello', title: 'Trello', api, pasted: pastedKeyAndToken, rateLimit })],
+  triggers: [],
 }

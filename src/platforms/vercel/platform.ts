@@ -61,4 +61,5 @@ export const vercel: PlatformDefinition = {
   troubleshooting: { rules: TROUBLESHOOTING_RULES, diagnose },
   describeError,
   tools: [...vercelTools, defineApiCallTool({ id: 'vercel', title: 'Vercel', api, rateLimit })],
+  triggers: [],
 }

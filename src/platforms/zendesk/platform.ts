@@ -73,4 +73,5 @@ export const zendesk: PlatformDefinition = {
   troubleshooting: { rules: TROUBLESHOOTING_RULES, diagnose },
   describeError,
   tools: [createTicket, getTicketInfo, listTickets, searchTickets, updateTicket, deleteTicket, defineApiCallTool({ id: 'zendesk', title: 'Zendesk', api, rateLimit })],
+  triggers: [],
 }

@@ -1,0 +1,97 @@
+import type { z } from 'zod'
+import type { Plan } from '../store/schema.ts'
+import type { OptionsSource, ToolContext } from '../tools/define.ts'
+
+export type TriggerMode = 'instant' | 'polled'
+
+/** A platform event as mappings read it: normalised by its trigger (a card event gives card, list, board, member). */
+export type TriggerEvent = Record<string, unknown>
+
+/** One delivery as it reached the intake: the raw bytes are what signatures cover. */
+export interface Delivery {
+  rawBody: Buffer
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>
+  /** The address the platform was told to call, as stored: never rebuilt from the request's Host. */
+  callbackUrl: string
+}
+
+/** Something that happened on the platform, split out of a verified delivery (or found by a poll). */
+export interface EventCandidate {
+  /** Unique within its source (a remote webhook, or a polled subscription): a second one is a duplicate. */
+  dedupeKey: string
+  /** What happened, in the platform's words (a Trello action type, a Zendesk event type). */
+  type: string
+  /** The platform's own payload for this one event; triggers normalise it. */
+  raw: unknown
+  /** Who on the platform caused it, where the platform says: the loop guard compares it with the integration's own account. */
+  actorId?: string
+}
+
+export type Verification = 'valid' | 'invalid' | 'unverifiable'
+
+/**
+ * How a platform's webhooks work, once per platform: every instant trigger of the platform shares it.
+ * `managed` platforms get their remote webhook created by Switchyard, one per (integration, model),
+ * shared by every subscription that watches that model; unmanaged ones (the user pastes Switchyard's
+ * address into the platform's settings) get one address per subscription.
+ */
+export interface WebhookFacts {
+  managed: boolean
+  /** Creates the remote webhook; an "already exists" answer is adopted, not an error. */
+  subscribe?(ctx: ToolContext, hook: { modelKey: string; callbackUrl: string; description: string }): Promise<{ remoteId: string; secret?: string }>
+  /** Deletes it; a webhook that is already gone counts as deleted. */
+  unsubscribe?(ctx: ToolContext, remoteId: string): Promise<void>
+  /** Whether the remote webhook is still there (a subscription's health, checked live). */
+  exists?(ctx: ToolContext, remoteId: string): Promise<boolean>
+  /**
+   * Checks the delivery's signature in constant time. `hookSecret` is what the platform gave for this
+   * webhook (or the user pasted); `appSecret` is the app's own secret where the platform signs with it.
+   * 'unverifiable' means no secret is known: the delivery is then confirmed with `confirm`, or refused.
+   */
+  verify(delivery: Delivery, secrets: { hookSecret?: string; appSecret?: string }): Promise<Verification>
+  /** Where no secret is known: asks the platform whether this event really happened, before anything starts. */
+  confirm?(ctx: ToolContext, candidate: EventCandidate): Promise<boolean>
+  /** Splits a verified delivery into events; throws invalid_input for a body that is not the platform's shape. */
+  parse(delivery: Delivery): EventCandidate[]
+}
+
+/** Where a polled trigger left off: its own JSON, committed in the same transaction as the runs it started. */
+export type PollCursor = Record<string, unknown> | null
+
+export interface PollResult {
+  events: Array<{ candidate: EventCandidate; event: TriggerEvent }>
+  cursor: PollCursor
+}
+
+export interface TriggerDefinition<C extends z.ZodType = z.ZodType> {
+  /** `<platform>.<snake_case>`, like a tool step's id. */
+  id: string
+  title: string
+  description: string
+  mode: TriggerMode
+  /** What a subscription configures (boards, lists, event types, a reminder offset…). */
+  config: C
+  /** Where the config's id fields take their options: the same mechanism as tool step inputs (docs/tool-options.md). */
+  configOptions?: Record<string, OptionsSource>
+  /** The normalised event it emits: the fields offered for mapping. */
+  event: z.ZodType
+  /** A realistic event, for mapping previews and tests before any real one arrived. */
+  sample: TriggerEvent
+  requiredPlan?: Plan
+  /** Instant: the models whose remote webhooks this subscription needs (for example its boards). */
+  models?(config: z.output<C>): string[]
+  /** Instant: the normalised event when this trigger fires for the candidate under `config`, else null. Pure and fast: it runs in the intake. */
+  match?(candidate: EventCandidate, config: z.output<C>): TriggerEvent | null
+  /** Polled: what happened since `cursor`. The first poll (cursor null) sets a cursor and starts nothing from the past. */
+  poll?(ctx: ToolContext, config: z.output<C>, cursor: PollCursor, now: number): Promise<PollResult>
+  /** Recent real events that match, newest first, for a subscription's test; empty when the platform keeps none. */
+  recent?(ctx: ToolContext, config: z.output<C>): Promise<TriggerEvent[]>
+}
+
+export type AnyTrigger = TriggerDefinition<z.ZodType>
+
+/** Identity function that gives a declaration its types; declarations are data (docs/architecture.md, "Layout"). */
+export function defineTrigger<C extends z.ZodType>(trigger: TriggerDefinition<C>): AnyTrigger {
+  return trigger as unknown as AnyTrigger
+}
