@@ -55,6 +55,8 @@ export interface Services {
   executor: ToolExecutor
   /** The options of tool steps' id fields, for pickers (docs/tool-options.md). */
   options: ToolOptions
+  /** A caller's integration opened for a step, an options list, a trigger's set-up or poll. */
+  contexts: StepContexts
   runtimes: Map<string, PlatformRuntime>
   /** What core counts for operators, served at /metrics (docs/operating.md). */
   metrics: PrometheusMetrics
@@ -97,6 +99,7 @@ export async function createServices(config: Config, options: {
     disconnect,
     executor: new ToolExecutor(registry, contexts, metrics),
     options: new ToolOptions(registry, contexts),
+    contexts,
     runtimes,
     metrics,
     keySource: source,
