@@ -313,7 +313,8 @@ describe('the webhook lifecycle', () => {
 describe('hostile deliveries', () => {
   let real: Delivery
   beforeAll(async () => {
-    ;[{ delivery: real }] = (await delivered(boardHook, () => act(stack, 'ada', 'POST', `/1/cards/${TRELLO.cards.api.id}/actions/comments`, { text: 'sign me' }))) as [{ delivery: Delivery }]
+    const [one] = await delivered(boardHook, () => act(stack, 'ada', 'POST', `/1/cards/${TRELLO.cards.api.id}/actions/comments`, { text: 'sign me' }))
+    real = one!.delivery
   })
   const sign = (body: Buffer, url: string) => createHmac('sha1', appSecret).update(Buffer.concat([body, Buffer.from(url)])).digest('base64')
   const withHeader = (d: Delivery, value: string | undefined): Delivery => ({ ...d, headers: { ...d.headers, 'x-trello-webhook': value } })

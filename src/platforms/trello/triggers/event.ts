@@ -47,14 +47,14 @@ const pick = (stub: Stub | undefined, keys: string[]): Record<string, unknown> |
 
 /** The common part of an action's event. */
 export function baseEvent(action: TrelloAction): TriggerEvent {
-  const creator = action.memberCreator
+  // Every stub is checked: a delivery's body is only as well-formed as its sender made it.
   const event: TriggerEvent = {
     action: { id: action.id, type: action.type, date: action.date },
-    member: creator ? pick(creator as Stub, ['username', 'fullName']) : { id: action.idMemberCreator },
+    member: stubOf(action.memberCreator, ['username', 'fullName']) ?? { id: action.idMemberCreator },
   }
-  const board = pick(action.data.board, ['name', 'shortLink'])
-  const list = pick(listOf(action), ['name'])
-  const card = pick(action.data.card, ['name', 'shortLink', 'idShort'])
+  const board = stubOf(action.data.board, ['name', 'shortLink'])
+  const list = stubOf(listOf(action), ['name'])
+  const card = stubOf(action.data.card, ['name', 'shortLink', 'idShort'])
   if (board) event.board = board
   if (list) event.list = list
   if (card) event.card = card
