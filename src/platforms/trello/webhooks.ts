@@ -110,7 +110,7 @@ export const trelloWebhooks: WebhookFacts = {
   },
   async exists(ctx, remoteId) {
     try {
-      await ctx.api.get(`/1/webhooks/${encodeURIComponent(remoteId)}`, { fields: 'id' })
+      await ctx.api.get(`/1/webhooks/${encodeURIComponent(remoteId)}`)
       return true
     } catch (err) {
       if (isNotFound(err)) return false

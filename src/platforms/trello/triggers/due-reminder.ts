@@ -8,7 +8,8 @@ import { BoardRef, CardRef, ListRef, SAMPLE } from './event.ts'
 
 /**
  * Card Due Date Reminder, polled: Trello sends no webhook before a due date. Each poll reads the
- * open cards of open lists of the chosen boards (one request per board) and fires once per card and
+ * open cards of open lists of the chosen boards (one request per board, the board with its lists
+ * and cards) and fires once per card and
  * due value when the reminder time (`offset_minutes` before the due date) has come and the due date
  * has not passed. The cursor remembers which (card, due) pairs fired while they are in their window,
  * so a changed due date fires again and the cursor stays small. Archived cards, cards in archived
@@ -58,7 +59,6 @@ async function poll(ctx: ToolContext, cfg: Config, cursor: PollCursor, now: numb
       lists: 'open',
       list_fields: 'name',
       cards: 'visible',
-      card_fields: 'name,shortLink,idShort,due,dueComplete,closed,idList',
     })
     const lists = new Map((board.lists ?? []).map((l) => [l.id, l]))
     for (const card of board.cards ?? []) {
