@@ -44,6 +44,9 @@ describe('agents and runs over REST', () => {
     expect(run.timeline.map((e: any) => [e.key, e.status])).toEqual([['card', 'succeeded'], ['note', 'skipped']])
     expect(run.timeline[0].attempts).toHaveLength(1)
     expect(run.timeline[0].summary?.text).toBeTruthy()
+    const metrics = await (await fetch(`${stack.url}/metrics`)).text()
+    expect(metrics).toMatch(/switchyard_runs_total\{status="succeeded"\} [1-9]/)
+    expect(metrics).toMatch(/switchyard_run_queue_seconds_count [1-9]/)
   })
 
   it('keeps the version current when the run was accepted, and saving makes a new version', async () => {

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
 import type { RunStatus, StepStatus, TimelineKind } from '../store/schema.ts'
 import type { Summary } from '../tools/define.ts'
@@ -29,7 +30,7 @@ const json = (value: unknown) => (value === undefined ? null : JSON.stringify(va
  * lease, so a worker that lost its run to another process cannot overwrite what that one does.
  */
 export class RunState {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db, private readonly metrics: Metrics = noMetrics) {}
 
   async steps(runId: string): Promise<StepRow[]> {
     return this.db.selectFrom('run_steps').selectAll().where('run_id', '=', runId).orderBy('seq').execute()
@@ -83,7 +84,9 @@ export class RunState {
       status, result: json(outcome.result), error: json(outcome.error ?? null), finished_at: new Date(),
       lease_holder: null, lease_expires_at: null, token_hash: null, token_sealed: null,
     }).where('id', '=', runId).where('lease_holder', '=', lease.holder).where('status', '=', 'running').executeTakeFirst()
-    return done.numUpdatedRows > 0n
+    const ended = done.numUpdatedRows > 0n
+    if (ended) this.metrics.runFinished(status)
+    return ended
   }
 
   /** Back to the queue until `at` (a long retry wait, a delivery's next attempt): the worker is free meanwhile. */

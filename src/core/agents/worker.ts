@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { randomToken } from '../ids.ts'
+import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
 import type { RunRow } from './runs.ts'
 
@@ -42,6 +43,7 @@ export class RunWorker {
     private readonly handler: RunHandler,
     private readonly concurrency: number,
     private readonly onError: (err: unknown) => void = () => {},
+    private readonly metrics: Metrics = noMetrics,
   ) {}
 
   start(): void {
@@ -85,7 +87,10 @@ export class RunWorker {
           this.onError(err)
         }
       }
-      for (const run of claimed) this.track(run)
+      for (const run of claimed) {
+        if (run.executions === 1 && run.started_at) this.metrics.runStarted(Math.max(0, run.started_at.getTime() - run.created_at.getTime()) / 1000)
+        this.track(run)
+      }
       this.saturated = free > 0 && claimed.length === free
       // Claim again at once only when there may be more: a full claim, or news since this one began.
       if (!this.signaled && (!this.saturated || this.active.size >= this.concurrency)) await this.idle()
