@@ -30,6 +30,8 @@ import { userRoutes } from './routes/users.ts'
 import { registerWebApp } from './web.ts'
 
 const BODY_LIMIT_BYTES = 2 * 1024 * 1024
+/** Routes polled by machines, whose successful answers write no access line. */
+const QUIET_ROUTES = new Set(['/health', '/metrics'])
 
 export interface AppOptions {
   logger?: boolean
@@ -88,7 +90,8 @@ function logRequests(app: FastifyInstance) {
   // Without a logger Fastify's stand-in has no level check; it writes nothing either.
   const writesInfo = () => (accessLog as Partial<Logger>).isLevelEnabled?.('info') ?? false
   app.addHook('onResponse', (request, reply, done) => {
-    if (!writesInfo()) return done()
+    // A scraper or a load balancer's probe every few seconds would bury the lines people read; failures still log.
+    if (!writesInfo() || (QUIET_ROUTES.has(request.routeOptions.url ?? '') && reply.statusCode < 400)) return done()
     accessLog.info({
       reqId: request.id,
       req: request, // the logger's req serializer keeps method, masked URL and ip
