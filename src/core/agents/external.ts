@@ -10,7 +10,7 @@ export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000
  * Waits after each failed delivery: Standard Webhooks' suggested schedule (immediately, 5 s, 5 min,
  * 30 min, 2 h, 5 h, 10 h, 10 h), which reaches a day in eight attempts.
  */
-const DELIVERY_BACKOFF_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
+export const DELIVERY_BACKOFF_MS: readonly number[] = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
 const DELIVERY_TIMEOUT_MS = 15_000
 const DELIVERY_SEQ = 0
 const MAX_RESPONSE_NOTE = 200
@@ -28,7 +28,7 @@ export class ExternalDelivery {
     private readonly state: RunState,
     private readonly signingSecret: (agentId: string) => Promise<string | null>,
     private readonly publicUrl: string,
-    private readonly backoffMs: number[] = DELIVERY_BACKOFF_MS,
+    private readonly backoffMs: readonly number[] = DELIVERY_BACKOFF_MS,
   ) {}
 
   async execute(run: RunRow, def: AgentDefinition, lease: Lease): Promise<void> {
