@@ -7,10 +7,10 @@ import { isFinished, startEngineStack, STORES, waitForRunState, type EngineStack
 // 4 times first (core/limits/retry.ts), so the faults below outlast it.
 const CLIENT_ATTEMPTS = 4
 
-describe.each(STORES)('a platform outage, on $name', ({ databaseUrl }) => {
+describe.each(STORES)('a platform outage, on $name', ({ open }) => {
   let e: EngineStack
-  beforeAll(async () => { e = await startEngineStack(databaseUrl) })
-  afterAll(async () => e?.stack.close())
+  beforeAll(async () => { e = await startEngineStack(await open('outage')) })
+  afterAll(async () => e?.close())
   beforeEach(async () => {
     await e.control.clearFaults()
     await e.control.clearRequests()
