@@ -2,7 +2,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startEngineStack, STORES, waitForRunState, type EngineStack } from '../helpers/engine.ts'
+import { isFinished, startEngineStack, STORES, waitForRunState, type EngineStack } from '../helpers/engine.ts'
 import { client } from '../helpers/stack.ts'
 
 // Issue 10, "External": a run of an external agent is delivered to it as a Standard Webhooks POST,
@@ -11,20 +11,22 @@ import { client } from '../helpers/stack.ts'
 // token does nothing else, and dies when the agent reports the run finished.
 
 interface Delivery { headers: Record<string, string>; body: string }
+interface Held { hold(delivery: Delivery): Promise<number> }
 
 /** A local agent: records each delivery by run id and answers the next status of its script (then 200). */
 async function startReceiver() {
   const deliveries = new Map<string, Delivery[]>()
-  const script: number[] = []
+  const script: Array<number | Held> = []
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
+    req.on('end', async () => {
       const body = Buffer.concat(chunks).toString()
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]))
       const runId = headers['webhook-id']
       deliveries.set(runId, [...(deliveries.get(runId) ?? []), { headers, body }])
-      res.statusCode = script.shift() ?? 200
+      const next = script.shift() ?? 200
+      res.statusCode = typeof next === 'number' ? next : await next.hold({ headers, body })
       res.end(res.statusCode === 200 ? 'ok' : 'agent is down')
     })
   })
@@ -34,6 +36,15 @@ async function startReceiver() {
     deliveries,
     /** The statuses the next deliveries get, in order. */
     answer: (...statuses: number[]) => script.push(...statuses),
+    /** Holds the next delivery open until the test answers it: the agent at work before it replies. */
+    holdNext: () => {
+      let arrived!: (d: Delivery) => void
+      let reply!: (status: number) => void
+      const delivery = new Promise<Delivery>((resolve) => { arrived = resolve })
+      const status = new Promise<number>((resolve) => { reply = resolve })
+      script.push({ hold: (d) => { arrived(d); return status } })
+      return { delivery, reply }
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
@@ -159,5 +170,39 @@ describe.each(STORES)('external agents, on $name', ({ open }) => {
     expect((await theirToken.run('trello.get_boards', e.integrationId, {})).status).toBe(404)
     for (const id of [first.run.id, second.run.id]) expect((await e.api.get(`/v1/runs/${id}`)).body.status).toBe('running')
     expect((await otherApi.get(`/v1/runs/${theirRun.run.id}`)).body.status).toBe('running')
+  })
+
+  it('a run cancelled while its delivery is in flight ends cancelled, and its token dies', async () => {
+    const agent = await externalAgent(e.api)
+    const held = receiver.holdNext()
+    const started = (await e.api.post(`/v1/agents/${agent.id}/runs`, { inputs: {} })).body
+    const delivery = await held.delivery
+    const cancel = await e.api.post(`/v1/runs/${started.id}/cancel`)
+    expect(cancel.status, cancel.text).toBe(200)
+    held.reply(200)
+    const run = await waitForRunState(e.api, started.id, isFinished)
+    expect(run.status).toBe('cancelled')
+    expect(run.timeline.find((s: any) => s.kind === 'delivery').status).toBe('succeeded')
+    const agentApi = client(e.stack, JSON.parse(delivery.body).run_token)
+    expect((await agentApi.run('trello.get_boards', e.integrationId, {})).status).toBe(401)
+    expect((await agentApi.post(`/v1/runs/${started.id}/complete`, { status: 'succeeded' })).status).toBe(401)
+  })
+
+  it('an agent that reports the run finished before answering its delivery is not delivered again', async () => {
+    const agent = await externalAgent(e.api)
+    const held = receiver.holdNext()
+    const started = (await e.api.post(`/v1/agents/${agent.id}/runs`, { inputs: {} })).body
+    const delivery = await held.delivery
+    const agentApi = client(e.stack, JSON.parse(delivery.body).run_token)
+    expect((await agentApi.post(`/v1/runs/${started.id}/complete`, { status: 'succeeded', result: { early: true } })).status).toBe(200)
+    held.reply(500) // then it stumbles over its own answer
+    const run = await waitForRunState(e.api, started.id, (r) => r.timeline.find((s: any) => s.kind === 'delivery')?.status !== 'running')
+    expect(run).toMatchObject({ status: 'succeeded', result: { early: true } })
+    const entry = run.timeline.find((s: any) => s.kind === 'delivery')
+    expect(entry.attempts).toHaveLength(1)
+    expect(entry.attempts[0].retry_in_ms).toBeUndefined() // no retry is promised that will not come
+    // Well past the (50 ms) backoff, nothing more arrived.
+    await waitForRunState(e.api, (await e.api.post(`/v1/agents/${agent.id}/runs`, { inputs: {} })).body.id, (r) => r.timeline?.some((s: any) => s.kind === 'delivery' && s.status !== 'running'))
+    expect(receiver.deliveries.get(started.id)).toHaveLength(1)
   })
 })

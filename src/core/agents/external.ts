@@ -14,6 +14,7 @@ export const DELIVERY_BACKOFF_MS: readonly number[] = [5_000, 300_000, 1_800_000
 const DELIVERY_TIMEOUT_MS = 15_000
 const DELIVERY_SEQ = 0
 const MAX_RESPONSE_NOTE = 200
+const CANCELLED = { code: 'cancelled', message: 'cancelled by a person' }
 
 /**
  * Delivers a run to an agent that lives elsewhere, as a POST signed the Standard Webhooks way
@@ -79,7 +80,10 @@ export class ExternalDelivery {
 
     if (attempt.outcome === 'succeeded') {
       await this.state.end(run.id, DELIVERY_SEQ, { status: 'succeeded' }, attempts)
-      await this.state.handOver(run.id, lease)
+      // Cancelled while the delivery was in flight: the run ends here, and with it the agent's token.
+      if (!(await this.state.handOver(run.id, lease)) && (await this.state.cancelRequested(run.id))) {
+        await this.state.finish(run.id, lease, 'cancelled', { error: CANCELLED })
+      }
       return
     }
     const failures = attempts.filter((a) => a.outcome === 'failed').length
@@ -92,6 +96,12 @@ export class ExternalDelivery {
     }
     attempt.retry_in_ms = waitMs
     await this.state.attempts(run.id, DELIVERY_SEQ, attempts)
-    await this.state.later(run.id, lease, new Date(Date.now() + waitMs))
+    if (await this.state.later(run.id, lease, new Date(Date.now() + waitMs))) return
+    // The agent reported the run finished before it answered (or the run was cancelled): it had the
+    // delivery, and no retry will come, so the timeline must not promise one.
+    if (await this.state.finished(run.id)) {
+      delete attempt.retry_in_ms
+      await this.state.end(run.id, DELIVERY_SEQ, { status: 'failed', error: { code: 'delivery_failed', message: `${attempt.error ?? 'delivery failed'}; the run had already ended, so it is not delivered again` } }, attempts)
+    }
   }
 }

@@ -75,16 +75,32 @@ export class RunState {
     return done.numUpdatedRows > 0n
   }
 
-  /** Back to the queue until `at` (a long retry wait, a delivery's next attempt): the worker is free meanwhile. */
-  async later(runId: string, lease: Lease, at: Date): Promise<void> {
-    await this.db.updateTable('runs').set({ status: 'queued', available_at: at, lease_holder: null, lease_expires_at: null })
-      .where('id', '=', runId).where('lease_holder', '=', lease.holder).execute()
+  /**
+   * Back to the queue until `at` (a long retry wait, a delivery's next attempt): the worker is free
+   * meanwhile. False when the run is no longer this worker's: an external agent reported it finished
+   * while its delivery was in flight, or another worker took it over.
+   */
+  async later(runId: string, lease: Lease, at: Date): Promise<boolean> {
+    const moved = await this.db.updateTable('runs').set({ status: 'queued', available_at: at, lease_holder: null, lease_expires_at: null })
+      .where('id', '=', runId).where('lease_holder', '=', lease.holder).where('status', '=', 'running').executeTakeFirst()
+    return moved.numUpdatedRows > 0n
   }
 
-  /** Running, but held by nobody: an external agent has it and will report back with its token. */
-  async handOver(runId: string, lease: Lease): Promise<void> {
-    await this.db.updateTable('runs').set({ lease_holder: null, lease_expires_at: null })
-      .where('id', '=', runId).where('lease_holder', '=', lease.holder).execute()
+  /**
+   * Running, but held by nobody: an external agent has it and will report back with its token. Not
+   * when a cancel was asked for meanwhile: a run nobody holds would never see that request, so the
+   * caller ends it instead (false).
+   */
+  async handOver(runId: string, lease: Lease): Promise<boolean> {
+    const handed = await this.db.updateTable('runs').set({ lease_holder: null, lease_expires_at: null })
+      .where('id', '=', runId).where('lease_holder', '=', lease.holder).where('status', '=', 'running').where('cancel_requested', '=', false).executeTakeFirst()
+    return handed.numUpdatedRows > 0n
+  }
+
+  /** Whether the run has ended (by its worker, a cancel, or an external agent's report). */
+  async finished(runId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('runs').select('status').where('id', '=', runId).executeTakeFirst()
+    return !row || (row.status !== 'queued' && row.status !== 'running')
   }
 
   async cancelRequested(runId: string): Promise<boolean> {
