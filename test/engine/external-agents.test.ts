@@ -205,4 +205,18 @@ describe.each(STORES)('external agents, on $name', ({ open }) => {
     await waitForRunState(e.api, (await e.api.post(`/v1/agents/${agent.id}/runs`, { inputs: {} })).body.id, (r) => r.timeline?.some((s: any) => s.kind === 'delivery' && s.status !== 'running'))
     expect(receiver.deliveries.get(started.id)).toHaveLength(1)
   })
+
+  it('tool calls an agent makes at once all land on the timeline, each in its own place', async () => {
+    const agent = await externalAgent(e.api)
+    const { run, deliveries } = await deliveredRun(e.api, agent.id)
+    const agentApi = client(e.stack, JSON.parse(deliveries[0].body).run_token)
+    const CALLS = 16
+    const answers = await Promise.all(Array.from({ length: CALLS }, () => agentApi.run('trello.get_boards', e.integrationId, {})))
+    expect(answers.map((a) => a.status)).toEqual(Array(CALLS).fill(200))
+    const timeline = (await e.api.get(`/v1/runs/${run.id}`)).body.timeline
+    const calls = timeline.filter((s: any) => s.kind === 'tool_call')
+    expect(calls).toHaveLength(CALLS)
+    expect(new Set(timeline.map((s: any) => s.seq)).size).toBe(timeline.length)
+    expect(calls.every((c: any) => c.status === 'succeeded' && c.attempts.length === 1)).toBe(true)
+  })
 })

@@ -35,11 +35,6 @@ export class RunState {
     return this.db.selectFrom('run_steps').selectAll().where('run_id', '=', runId).orderBy('seq').execute()
   }
 
-  async nextSeq(runId: string): Promise<number> {
-    const row = await this.db.selectFrom('run_steps').select((eb) => eb.fn.max('seq').as('max')).where('run_id', '=', runId).executeTakeFirst()
-    return row?.max === null || row?.max === undefined ? 0 : Number(row.max) + 1
-  }
-
   async begin(runId: string, step: StepStart, attempts: Attempt[] = []): Promise<void> {
     await this.db.insertInto('run_steps').values({
       run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
@@ -47,12 +42,22 @@ export class RunState {
     }).onConflict((oc) => oc.columns(['run_id', 'seq']).doUpdateSet({ input: json(step.input), status: 'running', attempts: JSON.stringify(attempts) })).execute()
   }
 
-  /** A new timeline entry; fails with a unique violation when its place is taken. */
-  async insertNew(runId: string, step: StepStart): Promise<void> {
-    await this.db.insertInto('run_steps').values({
-      run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
-      input: json(step.input), status: 'running', attempts: '[]',
-    }).execute()
+  /**
+   * A new timeline entry at the end, answering its place. Entries an external agent's concurrent
+   * tool calls add take their places one at a time, under the run's row lock: reading the last place
+   * and taking the next without it let simultaneous calls collide, and the losers were refused.
+   */
+  async append(runId: string, step: Omit<StepStart, 'seq' | 'key'>, key: (seq: number) => string): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('runs').select('id').where('id', '=', runId).forUpdate().executeTakeFirst()
+      const last = await trx.selectFrom('run_steps').select((eb) => eb.fn.max('seq').as('max')).where('run_id', '=', runId).executeTakeFirst()
+      const seq = last?.max === null || last?.max === undefined ? 0 : Number(last.max) + 1
+      await trx.insertInto('run_steps').values({
+        run_id: runId, seq, key: key(seq), kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
+        input: json(step.input), status: 'running', attempts: '[]',
+      }).execute()
+      return seq
+    })
   }
 
   async attempts(runId: string, seq: number, attempts: Attempt[]): Promise<void> {
