@@ -80,12 +80,17 @@ describe.each(STORES)('a run survives kill -9 of its service, on $name', ({ open
       { key: 'third', tool: 'trello.create_card', integration: integrationId, input: { idList: listId, name: 'crash-read third' } },
     ])
     await until('the slow read to reach the sandbox', () => arrivals.some((a) => a.startsWith('GET /1/cards/')))
+    // The first step's result is stored the moment it completed, before the run goes on.
+    const midway = (await api().get(`/v1/runs/${runId}`)).body
+    expect(midway.timeline.map((s: any) => [s.key, s.status])).toEqual([['first', 'succeeded'], ['slow', 'running']])
+    expect(midway.timeline[0].output.name).toBe('crash-read first')
     await crashAndRestart()
 
     const run = await waitForRunState(api(), runId, isFinished, 60_000)
     expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
     expect(run.timeline.map((s: any) => [s.key, s.status])).toEqual([['first', 'succeeded'], ['slow', 'succeeded'], ['third', 'succeeded']])
     expect(run.timeline[0].attempts).toHaveLength(1)
+    expect(run.timeline[0].output.id).toBe(midway.timeline[0].output.id) // kept, not made again
     const slow = run.timeline[1].attempts
     expect(slow.map((a: any) => a.outcome)).toEqual(['failed', 'succeeded'])
     expect(slow[0].error).toMatch(/interrupted/)
