@@ -148,13 +148,13 @@ export interface TestStack {
 }
 
 /** A whole stack on loopback for tests: in-memory PGlite (or TEST_DATABASE_URL), sandboxes, service. */
-export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number; config?: Partial<Config>; webDist?: string } = {}): Promise<TestStack> {
+export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number; config?: Partial<Config>; webDist?: string; backoff?: Parameters<typeof createServices>[1]['backoff'] } = {}): Promise<TestStack> {
   const port = await freePort()
   const base: Config = { ...loadConfig({}), ...options.config, port, publicUrl: `http://127.0.0.1:${port}`, encryptionKey: '11'.repeat(32), sandboxUrl: options.sandboxUrl }
   const sandbox = await openSandboxes(base, { port: 0 })
   const config: Config = { ...base, sandboxUrl: sandbox.url }
   const store = await openStore(options.databaseUrl ? { databaseUrl: options.databaseUrl } : { memory: true })
-  const services = await createServices(config, { sandboxes: sandbox.bindings, store, env: options.env ?? {}, cacheTtlMs: options.cacheTtlMs })
+  const services = await createServices(config, { sandboxes: sandbox.bindings, store, env: options.env ?? {}, cacheTtlMs: options.cacheTtlMs, backoff: options.backoff })
   const app = await buildApp(services, { logDestination: options.logDestination, webDist: options.webDist })
   await app.listen({ port, host: '127.0.0.1' })
   const createUser = async (plan: Plan = 'enterprise', role: Role = 'member') => {

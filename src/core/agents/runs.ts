@@ -171,10 +171,12 @@ export class Runs {
   async cancel(userId: string, runId: string): Promise<RunView> {
     const run = await this.row(userId, runId)
     if (run.status !== 'queued' && run.status !== 'running') throw new AppError('conflict', `the run has already ${run.status === 'cancelled' ? 'been cancelled' : run.status}`)
-    // A run that no worker holds stops at once; one a worker is executing stops before its next step.
-    await this.db.updateTable('runs').set({ status: 'cancelled', finished_at: new Date(), cancel_requested: true, token_hash: null, token_sealed: null, error: JSON.stringify({ code: 'cancelled', message: 'cancelled by a person' }) })
+    // The request first, then the run that no worker holds stops at once; one a worker is executing
+    // stops before its next step. In this order a worker that claims the run, or hands it to an
+    // external agent, between the two writes still sees the request (RunState.handOver).
+    await this.db.updateTable('runs').set({ cancel_requested: true }).where('id', '=', runId).where('status', 'in', ['queued', 'running']).execute()
+    await this.db.updateTable('runs').set({ status: 'cancelled', finished_at: new Date(), token_hash: null, token_sealed: null, error: JSON.stringify({ code: 'cancelled', message: 'cancelled by a person' }) })
       .where('id', '=', runId).where('user_id', '=', userId).where('status', 'in', ['queued', 'running']).where('lease_holder', 'is', null).execute()
-    await this.db.updateTable('runs').set({ cancel_requested: true }).where('id', '=', runId).where('status', '=', 'running').execute()
     return this.get(userId, runId)
   }
 

@@ -1,12 +1,10 @@
 import { sql } from 'kysely'
 import { randomToken } from '../ids.ts'
+import { DEFAULT_RUN_LEASE_MS } from '../config.ts'
 import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
 import type { RunRow } from './runs.ts'
 
-/** How long a claimed run is held without a heartbeat: a process killed mid-run gives it up after this. */
-export const RUN_LEASE_MS = 30_000
-const HEARTBEAT_MS = RUN_LEASE_MS / 3
 /** How often an idle worker looks for work that another process queued (or that became due). */
 const IDLE_POLL_MS = 500
 /** How often a worker looks for runs whose holder died. */
@@ -20,7 +18,7 @@ export interface RunHandler {
 /** A worker's hold on one run. Every write that ends or reschedules the run goes through it, so a lost lease writes nothing. */
 export interface Lease {
   readonly holder: string
-  /** False once another process took the run over (this one stalled past RUN_LEASE_MS). */
+  /** False once another process took the run over (this one stalled past the lease). */
   held(): boolean
 }
 
@@ -43,6 +41,8 @@ export class RunWorker {
     private readonly handler: RunHandler,
     private readonly concurrency: number,
     private readonly onError: (err: unknown) => void = () => {},
+    /** How long a claimed run is held without a heartbeat: a process killed mid-run gives it up after this (config runLeaseMs). */
+    private readonly leaseMs: number = DEFAULT_RUN_LEASE_MS,
     private readonly metrics: Metrics = noMetrics,
   ) {}
 
@@ -115,7 +115,7 @@ export class RunWorker {
     let held = true
     const heartbeat = setInterval(() => {
       void this.renew(run.id).then((ok) => { if (!ok) held = false }, this.onError)
-    }, HEARTBEAT_MS)
+    }, this.leaseMs / 3)
     const lease: Lease = { holder: this.holder, held: () => held }
     const work = this.handler.execute(run, lease).catch(this.onError).finally(() => {
       clearInterval(heartbeat)
@@ -129,7 +129,7 @@ export class RunWorker {
   private async claim(limit: number): Promise<RunRow[]> {
     const { rows } = await sql<RunRow>`
       update runs set status = 'running', lease_holder = ${this.holder},
-        lease_expires_at = now() + ${RUN_LEASE_MS} * interval '1 millisecond',
+        lease_expires_at = now() + ${this.leaseMs} * interval '1 millisecond',
         started_at = coalesce(started_at, now()), executions = executions + 1
       where id in (
         select id from runs
@@ -149,7 +149,7 @@ export class RunWorker {
   }
 
   private async renew(runId: string): Promise<boolean> {
-    const result = await this.db.updateTable('runs').set({ lease_expires_at: sql`now() + ${RUN_LEASE_MS} * interval '1 millisecond'` })
+    const result = await this.db.updateTable('runs').set({ lease_expires_at: sql`now() + ${this.leaseMs} * interval '1 millisecond'` })
       .where('id', '=', runId).where('lease_holder', '=', this.holder).where('status', '=', 'running').executeTakeFirst()
     return result.numUpdatedRows > 0n
   }
