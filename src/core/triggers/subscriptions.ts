@@ -173,8 +173,10 @@ export class Subscriptions {
     const registered = this.triggers.get(row.trigger_id)
     await this.db.updateTable('subscriptions').set({ status: 'inactive', next_poll_at: null, updated_at: new Date() }).where('id', '=', id).execute()
     if (!registered || !this.unmanaged(registered)) {
-      const links = await this.db.deleteFrom('subscription_webhooks').where('subscription_id', '=', id).returning('webhook_id').execute()
-      for (const link of links) await this.webhooks.release(link.webhook_id)
+      // The link goes with a successful removal (or at once when others still use the webhook), so a
+      // removal that failed stays visible in this subscription's health until the retry succeeds.
+      const links = await this.db.selectFrom('subscription_webhooks').select('webhook_id').where('subscription_id', '=', id).execute()
+      for (const link of links) await this.webhooks.release(link.webhook_id, id)
     }
     return this.get(user.id, id)
   }
