@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectTrelloOAuth } from './helpers/connect-trello.ts'
 import { client } from './helpers/stack.ts'
+import { trelloControl } from './helpers/trello.ts'
 
 const exec = promisify(execFile)
 const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
@@ -110,6 +111,22 @@ describe('switchyard agents and runs', () => {
     expect(run.code).toBe(1)
     expect(run.stdout).toMatch(/^Run run_\S+: failed\n/)
     expect(run.stdout).toMatch(/1\. card\s+failed\s+Create Card on .+ error: /)
+  })
+
+  it('runs get lists each attempt of a step that needed more than one', async () => {
+    await cli('agents', 'create', '--file', file('reader.json', {
+      name: 'Reader', kind: 'steps', steps: [{ key: 'boards', tool: 'trello.get_boards', integration: integrationId, input: {} }],
+    }))
+    // Enough 503s to outlast the API client's own retries: the step's first attempt fails, its second succeeds.
+    await trelloControl(stack).fault({ status: 503, match: { method: 'GET', path: '/1/members/me/boards' }, times: 4 })
+    try {
+      const run = await cli('agents', 'run', 'Reader', '--wait')
+      expect(run.code, run.stdout + run.stderr).toBe(0)
+      expect(run.stdout).toMatch(/1\. boards\s+succeeded\s+Get Boards on /)
+      expect(run.stdout).toMatch(/attempt 1 failed after .+ \(HTTP 503\): .+; retried in .+\n\s+attempt 2 succeeded after /)
+    } finally {
+      await trelloControl(stack).clearFaults()
+    }
   })
 
   it('refuses bad input with the field named and exit code 1; --json prints the problem', async () => {

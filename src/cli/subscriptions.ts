@@ -112,14 +112,14 @@ function describeHealth(h: Health): string[] {
   const i = h.integration
   const lines = [
     `Status:      ${h.status}`,
-    `Integration: ${i.name ?? i.id} ${i.connected ? 'connected' : `NOT connected (${i.status})`}`,
+    `Integration: ${i.name ?? i.id}, ${i.connected ? 'connected' : `NOT connected (${i.status})`}`,
     `Last event:  ${when(h.last_event_at)}`,
   ]
   if (h.polled) lines.push(`Next poll:   ${when(h.next_poll_at)}`)
   if (h.last_error) lines.push(`Last error:  ${when(h.last_error_at)}: ${h.last_error}`)
   for (const w of h.webhooks) {
     const presence = w.present === null ? '' : w.present ? ', present at the platform' : ', MISSING at the platform'
-    lines.push(`Webhook ${w.managed ? w.model_key : 'address'}: ${w.status}${presence}${w.remote_id ? ` (remote id ${w.remote_id})` : ''}`
+    lines.push(`Webhook ${w.managed ? `for ${w.model_key}` : 'address'}: ${w.status}${presence}${w.remote_id ? ` (remote id ${w.remote_id})` : ''}`
       + `${w.address ? ` ${w.address}${w.secret_set ? '' : ' (no secret set)'}` : ''}${w.last_error ? `; error: ${w.last_error}` : ''}`)
   }
   if (!h.polled && h.webhooks.length === 0 && h.status === 'active') lines.push('Webhook: none')
