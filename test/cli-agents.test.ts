@@ -3,13 +3,16 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectTrelloOAuth } from './helpers/connect-trello.ts'
 import { client } from './helpers/stack.ts'
 import { trelloControl } from './helpers/trello.ts'
 
 const exec = promisify(execFile)
+
+// Each test starts the CLI (a fresh Node process) many times, a few seconds each on a busy machine.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 })
 const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
 
 let stack: TestStack
