@@ -81,3 +81,27 @@ describe.each(STORES)('cancelling runs, on $name', ({ open }) => {
     expect((await e.api.post(`/v1/runs/${twice}/cancel`)).status).toBe(409)
   })
 })
+
+describe.each(STORES)('cancelling a run during a retry wait, on $name', ({ open }) => {
+  let e: EngineStack
+  // A step backoff long enough (2.25 s or more, with jitter) for the cancel to land inside the wait.
+  beforeAll(async () => { e = await startEngineStack(await open('cancelwait'), { backoff: { stepMs: [3_000] } }) })
+  afterAll(async () => e?.close())
+
+  it('stops before the next attempt: the platform sees no more requests', async () => {
+    await e.control.clearRequests()
+    await e.control.fault({ status: 503, match: { method: 'GET', path: '/1/members/me/boards' } })
+    const agent = await e.api.post('/v1/agents', { name: 'Cancel in a wait', kind: 'steps', steps: [{ key: 'read', tool: 'trello.get_boards', integration: e.integrationId, input: {} }] })
+    const runId = (await e.api.post(`/v1/agents/${agent.body.id}/runs`, { inputs: {} })).body.id
+    await waitForRunState(e.api, runId, (r) => r.timeline?.[0]?.attempts?.[0]?.retry_in_ms !== undefined)
+    expect((await e.api.post(`/v1/runs/${runId}/cancel`)).status).toBe(200)
+
+    const run = await waitForRunState(e.api, runId, isFinished)
+    expect(run.status).toBe('cancelled')
+    expect(run.timeline[0]).toMatchObject({ status: 'failed', error: { code: 'cancelled' } })
+    expect(run.timeline[0].attempts).toHaveLength(1)
+    expect(run.timeline[0].attempts[0].retry_in_ms).toBeUndefined()
+    // One attempt is the API client's own 4 requests (core/limits/retry.ts); a second would be 4 more.
+    expect((await e.control.requests()).filter((r) => r.path.includes('/1/members/me/boards'))).toHaveLength(4)
+  })
+})
