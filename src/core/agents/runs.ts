@@ -175,11 +175,12 @@ export class Runs {
   }
 
   /**
-   * A run cancelled while it waited in the queue for a step's or a delivery's next attempt: that
-   * entry ends with the run, without the retry its last attempt announced.
+   * A run that ended (cancelled, or reported finished by its agent) while it waited in the queue for
+   * a step's or a delivery's next attempt: that entry ends with the run, without the retry its last
+   * attempt announced.
    */
-  private async closeWaitingEntries(runId: string, error: RunError): Promise<void> {
-    const waiting = await this.db.selectFrom('run_steps').select(['seq', 'attempts']).where('run_id', '=', runId).where('status', '=', 'running').where('kind', 'in', ['step', 'delivery']).execute()
+  private async closeWaitingEntries(runId: string, error: RunError, kinds: Array<StepRow['kind']> = ['step', 'delivery']): Promise<void> {
+    const waiting = await this.db.selectFrom('run_steps').select(['seq', 'attempts']).where('run_id', '=', runId).where('status', '=', 'running').where('kind', 'in', kinds).execute()
     for (const entry of waiting) {
       const attempts = (entry.attempts as Attempt[]).map(({ retry_in_ms: _wait, ...attempt }) => attempt)
       await this.db.updateTable('run_steps').set({ status: 'failed', error: JSON.stringify(error), attempts: JSON.stringify(attempts), finished_at: new Date() })
@@ -241,6 +242,8 @@ export class Runs {
       finished_at: new Date(), token_hash: null, token_sealed: null, lease_holder: null, lease_expires_at: null,
     }).where('id', '=', runId).where('status', 'in', ['queued', 'running']).executeTakeFirst()
     if (!done.numUpdatedRows) throw new AppError('conflict', 'the run has already finished')
+    // Reported back while its delivery waited for a retry: the agent had the run, so none will come.
+    await this.closeWaitingEntries(runId, { code: 'delivery_failed', message: 'the agent reported the run finished before a delivery was answered with success; it is not delivered again' }, ['delivery'])
     return this.get(row.user_id, runId)
   }
 
