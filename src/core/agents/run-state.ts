@@ -75,8 +75,9 @@ export class RunState {
     })
   }
 
+  /** The attempts of an entry still in progress; one that ended meanwhile (its run did) keeps its end. */
   async attempts(runId: string, seq: number, attempts: Attempt[]): Promise<void> {
-    await this.db.updateTable('run_steps').set({ attempts: JSON.stringify(attempts) }).where('run_id', '=', runId).where('seq', '=', seq).execute()
+    await this.db.updateTable('run_steps').set({ attempts: JSON.stringify(attempts) }).where('run_id', '=', runId).where('seq', '=', seq).where('status', '=', 'running').execute()
   }
 
   async end(runId: string, seq: number, end: StepEnd, attempts?: Attempt[]): Promise<void> {
