@@ -92,7 +92,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('token refresh across processes sh
   let b: TestStack
   beforeAll(async () => {
     a = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
-    b = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL, sandboxUrl: a.sandboxUrl })
+    b = await startTestStack({ databaseUrl: a.databaseUrl, sharedDatabase: true, sandboxUrl: a.sandboxUrl })
   })
   afterAll(async () => {
     await b?.close()

@@ -69,7 +69,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('one rate budget per token, across
   let b: TestStack
   beforeAll(async () => {
     a = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
-    b = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL, sandboxUrl: a.sandboxUrl })
+    b = await startTestStack({ databaseUrl: a.databaseUrl, sharedDatabase: true, sandboxUrl: a.sandboxUrl })
   })
   afterAll(async () => {
     await b?.close()

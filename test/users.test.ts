@@ -230,7 +230,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('user changes reach every instance
   let b: TestStack
   beforeAll(async () => {
     a = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL, cacheTtlMs: TEN_MINUTES })
-    b = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL, sandboxUrl: a.sandboxUrl, cacheTtlMs: TEN_MINUTES })
+    b = await startTestStack({ databaseUrl: a.databaseUrl, sharedDatabase: true, sandboxUrl: a.sandboxUrl, cacheTtlMs: TEN_MINUTES })
   })
   afterAll(async () => {
     await b?.close()

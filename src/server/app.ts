@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto'
 import net from 'node:net'
+import pg from 'pg'
 import fastifyCookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { DestinationStream, Logger } from 'pino'
@@ -142,18 +144,27 @@ export interface TestStack {
   apiKey: string
   userId: string
   services: Services
+  /** The PostgreSQL database this stack runs on, for a second stack to share (undefined on PGlite). */
+  databaseUrl?: string
   /** A member on the given plan (enterprise by default); the first user of the stack is an admin. */
   createUser(plan?: Plan, role?: Role): Promise<{ id: string; apiKey: string }>
   close(): Promise<void>
 }
 
-/** A whole stack on loopback for tests: in-memory PGlite (or TEST_DATABASE_URL), sandboxes, service. */
-export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number; config?: Partial<Config>; webDist?: string; backoff?: Parameters<typeof createServices>[1]['backoff'] } = {}): Promise<TestStack> {
+/**
+ * A whole stack on loopback for tests: in-memory PGlite, or a PostgreSQL database of its own made on
+ * the `databaseUrl` server and dropped on close. Every process on a database executes any queued run
+ * in it, so test files sharing one would take each other's runs to the wrong sandbox; a second
+ * instance of the same deployment passes the first's `databaseUrl` with `sharedDatabase`.
+ */
+export async function startTestStack(options: { databaseUrl?: string; sharedDatabase?: boolean; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number; config?: Partial<Config>; webDist?: string; backoff?: Parameters<typeof createServices>[1]['backoff'] } = {}): Promise<TestStack> {
   const port = await freePort()
   const base: Config = { ...loadConfig({}), ...options.config, port, publicUrl: `http://127.0.0.1:${port}`, encryptionKey: '11'.repeat(32), sandboxUrl: options.sandboxUrl }
   const sandbox = await openSandboxes(base, { port: 0 })
   const config: Config = { ...base, sandboxUrl: sandbox.url }
-  const store = await openStore(options.databaseUrl ? { databaseUrl: options.databaseUrl } : { memory: true })
+  const scratch = options.databaseUrl && !options.sharedDatabase ? await scratchDatabase(options.databaseUrl) : undefined
+  const databaseUrl = scratch?.url ?? options.databaseUrl
+  const store = await openStore(databaseUrl ? { databaseUrl } : { memory: true })
   const services = await createServices(config, { sandboxes: sandbox.bindings, store, env: options.env ?? {}, cacheTtlMs: options.cacheTtlMs, backoff: options.backoff })
   const app = await buildApp(services, { logDestination: options.logDestination, webDist: options.webDist })
   await app.listen({ port, host: '127.0.0.1' })
@@ -168,11 +179,39 @@ export async function startTestStack(options: { databaseUrl?: string; sandboxUrl
     apiKey: first.apiKey,
     userId: first.id,
     services,
+    databaseUrl,
     createUser,
     async close() {
       await app.close()
       await services.close()
       await sandbox.close()
+      await scratch?.drop()
+    },
+  }
+}
+
+/** A new, empty database on the server `baseUrl` names. */
+async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `sy_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: baseUrl })
+  await admin.connect()
+  try {
+    await admin.query(`create database ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(baseUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const again = new pg.Client({ connectionString: baseUrl })
+      await again.connect()
+      try {
+        await again.query(`drop database if exists ${name} with (force)`)
+      } finally {
+        await again.end()
+      }
     },
   }
 }
