@@ -2,9 +2,10 @@ import { useEffect, useId, useRef, useState, type InputHTMLAttributes, type Keyb
 import { api, ApiError, type ToolFieldOption } from '../api.ts'
 import { currentEntry, entriesOf, withEntry } from '../picker-text.ts'
 
-/** Where a field's options come from: the step, the chosen integration and its dependencies' values. */
+/** Where a field's options come from: the step (or trigger), the chosen integration and its dependencies' values. */
 export interface PickerSource {
-  toolId: string
+  /** The declaration's address, `/v1/tools/{id}` or `/v1/triggers/{id}`: options are at `{optionsBase}/options/{field}`. */
+  optionsBase: string
   integrationId: string
   field: string
   /** Names and current values of the fields the options depend on, in declaration order. */
@@ -27,7 +28,7 @@ const SEARCH_DELAY_MS = 250
 
 /**
  * A searchable picker over a field's options (the ARIA 1.2 combobox pattern): typing searches the
- * connected account through GET /v1/tools/{id}/options/{field}, arrow keys and Enter choose, and
+ * connected account through GET /v1/tools/{id}/options/{field} (or a trigger's), arrow keys and Enter choose, and
  * whatever is typed stays the value, so a pasted id works as before (docs/tool-options.md).
  */
 export function OptionsPicker({ source, multiple, value, onChange, inputProps }: Props) {
@@ -54,7 +55,7 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
     if (cursor) params.cursor = cursor
     for (const d of source.depends) params[d.name] = d.value
     try {
-      const page = await api.toolOptions(source.toolId, source.field, params, controller.signal)
+      const page = await api.fieldOptions(source.optionsBase, source.field, params, controller.signal)
       if (controller.signal.aborted) return
       setKnown((k) => ({ ...k, ...Object.fromEntries(page.options.map((o) => [String(o.value), o.label])) }))
       setLoaded((prev) => ({
