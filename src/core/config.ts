@@ -4,6 +4,9 @@ import path from 'node:path'
 /** The default deadline of one exchange with a platform (SWITCHYARD_UPSTREAM_TIMEOUT_MS). */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000
 
+/** A minute: a due-date reminder is at most this late, and a Trello token's budget hardly notices the polls. */
+export const DEFAULT_POLL_INTERVAL_SECONDS = 60
+
 export interface Config {
   /** production refuses to start without SWITCHYARD_ENCRYPTION_KEY and never writes a key file. */
   production: boolean
@@ -29,6 +32,10 @@ export interface Config {
   adminEmail?: string
   /** When set, /metrics answers whoever sends it as a Bearer token; unset, only loopback (docs/operating.md). */
   metricsToken?: string
+  /** How often polled triggers ask their platform for news (docs/configuration.md). */
+  pollIntervalMs: number
+  /** How many runs one process executes at once. */
+  runConcurrency: number
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -51,6 +58,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamTimeoutMs: positiveIntOr(env.SWITCHYARD_UPSTREAM_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS),
     requestTimeoutMs: positiveIntOr(env.SWITCHYARD_REQUEST_TIMEOUT_MS, 30_000),
     headersTimeoutMs: positiveIntOr(env.SWITCHYARD_HEADERS_TIMEOUT_MS, 10_000),
+    pollIntervalMs: positiveIntOr(env.SWITCHYARD_POLL_INTERVAL_SECONDS, DEFAULT_POLL_INTERVAL_SECONDS) * 1000,
+    runConcurrency: positiveIntOr(env.SWITCHYARD_RUN_CONCURRENCY, 8),
   }
 }
 

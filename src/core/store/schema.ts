@@ -189,7 +189,9 @@ export interface RunsTable {
   status: RunStatus
   result: Json<unknown> | null
   error: Json<unknown> | null
+  /** sha256 of the run token an external agent calls with; the token itself is sealed beside it, to deliver it again on a retry. */
   token_hash: string | null
+  token_sealed: string | null
   executions: ColumnType<number, number | undefined, number>
   available_at: DefaultNow
   lease_holder: string | null
@@ -209,6 +211,7 @@ export interface RunStepsTable {
   integration_id: string | null
   input: Json<unknown> | null
   output: Json<unknown> | null
+  summary: Json<unknown> | null
   error: Json<unknown> | null
   status: StepStatus
   attempts: Json<unknown[]>

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { PlatformDefinition } from '../platforms/types.ts'
 import type { AnyTool, Effect } from './define.ts'
+import { searchByWords, wordsOf, type Haystack } from '../word-search.ts'
 import { inputParser, outputCheck, type OutputCheckResult } from './schema-check.ts'
 
 /** A tool step as the catalogue, REST, MCP, CLI and UI all present it. */
@@ -29,7 +30,7 @@ export interface RegisteredTool {
   /** Validates what a run returns against the declared output schema. */
   checkOutput(output: unknown): OutputCheckResult
   /** Lower-cased words the search bar matches against, per field. */
-  haystack: Array<{ words: string[]; weight: number }>
+  haystack: Haystack
 }
 
 function confirmationOf(tool: AnyTool): { confirm?: string } {
@@ -89,34 +90,10 @@ export class ToolRegistry {
    * prefixes, and legacy steps last. "ticketing" finds every Zendesk step, "board" every Trello one.
    */
   search(query: string): CatalogEntry[] {
-    const words = wordsOf(query)
-    if (words.length === 0) return this.list()
-    const scored: Array<{ entry: CatalogEntry; score: number }> = []
-    for (const { entry, haystack } of this.byId.values()) {
-      let score = 0
-      for (const word of words) {
-        let wordScore = 0
-        for (const field of haystack) {
-          if (field.words.includes(word)) wordScore += field.weight
-          else if (field.words.some((w) => w.startsWith(word))) wordScore += field.weight / 2
-        }
-        if (wordScore === 0) {
-          score = 0
-          break
-        }
-        score += wordScore
-      }
-      if (score > 0) scored.push({ entry, score })
-    }
     // Legacy steps stay findable for old workflows, but after every current match.
-    return scored
-      .sort((a, b) => Number(a.entry.legacy) - Number(b.entry.legacy) || b.score - a.score || a.entry.id.localeCompare(b.entry.id))
-      .map((s) => s.entry)
+    const found = searchByWords([...this.byId.values()].map((t) => ({ item: t.entry, haystack: t.haystack, last: t.entry.legacy, id: t.entry.id })), query)
+    return found ?? this.list()
   }
-}
-
-function wordsOf(text: string): string[] {
-  return text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)
 }
 
 /** A declaration's options must name its own input fields, or the catalogue would promise a picker no form shows. */

@@ -1,7 +1,8 @@
 import type { User } from '../access/users.ts'
 import { invalidInput, notFound } from '../errors.ts'
 import type { ToolRegistry } from './catalog.ts'
-import type { FieldOption, OptionsPage, OptionsQuery } from './define.ts'
+import type { PlatformDefinition } from '../platforms/types.ts'
+import type { FieldOption, OptionsPage, OptionsQuery, OptionsSource } from './define.ts'
 import { integrationRefOf, type StepContexts } from './step-context.ts'
 
 const MAX_QUERY_LENGTH = 200
@@ -29,11 +30,16 @@ export class ToolOptions {
   async list(user: User, toolId: string, field: string, request: OptionsRequest, agentId: string = user.id): Promise<OptionsPage> {
     const registered = this.registry.get(toolId)
     if (!registered) throw notFound(`tool ${toolId}`)
-    const { tool, platform } = registered
-    const source = tool.options?.[field]
+    return this.listFrom(user, { platform: registered.platform, title: registered.tool.title, sources: registered.tool.options }, field, request, agentId)
+  }
+
+  /** The same for any declaration with option sources: a tool step's input or a trigger's configuration. */
+  async listFrom(user: User, owner: { platform: PlatformDefinition; title: string; sources?: Record<string, OptionsSource> }, field: string, request: OptionsRequest, agentId: string = user.id): Promise<OptionsPage> {
+    const { platform, title } = owner
+    const source = owner.sources?.[field]
     if (!source) {
-      const fields = Object.keys(tool.options ?? {})
-      throw invalidInput([{ field, message: fields.length ? `has no options; ${tool.title} has options for ${fields.join(', ')}` : `has no options; ${tool.title} has no fields with options` }])
+      const fields = Object.keys(owner.sources ?? {})
+      throw invalidInput([{ field, message: fields.length ? `has no options; ${title} has options for ${fields.join(', ')}` : `has no options; ${title} has no fields with options` }])
     }
     const ref = integrationRefOf(platform, request.integration)
     const query: OptionsQuery = { q: textParam('q', request.q, MAX_QUERY_LENGTH), depends: {} }

@@ -1,0 +1,97 @@
+import { Webhook } from 'standardwebhooks'
+import type { AgentDefinition } from './definition.ts'
+import type { RunState } from './run-state.ts'
+import type { Attempt, RunRow, Runs } from './runs.ts'
+import type { Lease } from './worker.ts'
+
+/** Deliveries to an external agent are retried for a day from the run's acceptance (issue 10, "External"). */
+export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000
+/**
+ * Waits after each failed delivery: Standard Webhooks' suggested schedule (immediately, 5 s, 5 min,
+ * 30 min, 2 h, 5 h, 10 h, 10 h), which reaches a day in eight attempts.
+ */
+const DELIVERY_BACKOFF_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
+const DELIVERY_TIMEOUT_MS = 15_000
+const DELIVERY_SEQ = 0
+const MAX_RESPONSE_NOTE = 200
+
+/**
+ * Delivers a run to an agent that lives elsewhere, as a POST signed the Standard Webhooks way
+ * (`webhook-id`, `webhook-timestamp`, `webhook-signature`). The body carries the run token with
+ * which the agent calls tool steps (they appear on the run's timeline) and reports the run finished.
+ * Every attempt is on the timeline; the `webhook-id` is the run's id on every attempt, so the agent
+ * can recognise a retry of a delivery it already has.
+ */
+export class ExternalDelivery {
+  constructor(
+    private readonly runs: Runs,
+    private readonly state: RunState,
+    private readonly signingSecret: (agentId: string) => Promise<string | null>,
+    private readonly publicUrl: string,
+    private readonly backoffMs: number[] = DELIVERY_BACKOFF_MS,
+  ) {}
+
+  async execute(run: RunRow, def: AgentDefinition, lease: Lease): Promise<void> {
+    const secret = await this.signingSecret(run.agent_id)
+    if (!def.external || !secret) {
+      await this.state.finish(run.id, lease, 'failed', { error: { code: 'invalid_input', message: 'the agent has no address or signing secret to deliver to' } })
+      return
+    }
+    const previous = (await this.state.steps(run.id)).find((s) => s.kind === 'delivery')
+    const attempts = (previous?.attempts as Attempt[] | undefined) ?? []
+    if (!previous) await this.state.begin(run.id, { seq: DELIVERY_SEQ, key: 'delivery', kind: 'delivery', input: { url: def.external.url } })
+
+    const token = await this.runs.tokenFor(run.id)
+    const body = JSON.stringify({
+      type: 'run.started',
+      run: {
+        id: run.id, agent_id: run.agent_id, agent_version: run.agent_version, started_by: run.started_by,
+        subscription_id: run.subscription_id, test: run.test, inputs: run.inputs, event: run.event,
+      },
+      run_token: token,
+      api: {
+        base_url: this.publicUrl,
+        tools: `${this.publicUrl}/v1/tools/{tool_id}/run`,
+        complete: `${this.publicUrl}/v1/runs/${run.id}/complete`,
+      },
+    })
+    const started = Date.now()
+    const attempt: Attempt = { at: new Date(started).toISOString(), outcome: 'failed' }
+    try {
+      const headers = new Webhook(secret).sign(run.id, new Date(started), body)
+      const response = await fetch(def.external.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'webhook-id': run.id, 'webhook-timestamp': String(Math.floor(started / 1000)), 'webhook-signature': headers },
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      })
+      attempt.status = response.status
+      if (response.ok) attempt.outcome = 'succeeded'
+      else attempt.error = `the agent answered ${response.status} ${(await response.text().catch(() => '')).slice(0, MAX_RESPONSE_NOTE)}`.trim()
+      await response.body?.cancel().catch(() => undefined)
+    } catch (err) {
+      const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err
+      attempt.error = `could not reach the agent: ${cause instanceof Error ? cause.message || cause.name : String(cause)}`
+    }
+    attempt.duration_ms = Date.now() - started
+    attempts.push(attempt)
+
+    if (attempt.outcome === 'succeeded') {
+      await this.state.end(run.id, DELIVERY_SEQ, { status: 'succeeded' }, attempts)
+      await this.state.handOver(run.id, lease)
+      return
+    }
+    const failures = attempts.filter((a) => a.outcome === 'failed').length
+    const waitMs = this.backoffMs[failures - 1]
+    const acceptedAt = await this.state.acceptedAt(run.id)
+    if (waitMs === undefined || Date.now() + waitMs - acceptedAt.getTime() > DELIVERY_WINDOW_MS) {
+      await this.state.end(run.id, DELIVERY_SEQ, { status: 'failed', error: { code: 'delivery_failed', message: attempt.error ?? 'delivery failed' } }, attempts)
+      await this.state.finish(run.id, lease, 'failed', { error: { code: 'delivery_failed', message: `the agent could not be reached for a day: ${attempt.error}` } })
+      return
+    }
+    attempt.retry_in_ms = waitMs
+    await this.state.attempts(run.id, DELIVERY_SEQ, attempts)
+    await this.state.later(run.id, lease, new Date(Date.now() + waitMs))
+  }
+}

@@ -1,0 +1,100 @@
+import { sql } from 'kysely'
+import type { Db } from '../store/database.ts'
+import type { RunStatus, StepStatus, TimelineKind } from '../store/schema.ts'
+import type { Summary } from '../tools/define.ts'
+import type { Attempt, RunError, StepRow } from './runs.ts'
+import type { Lease } from './worker.ts'
+
+export interface StepStart {
+  seq: number
+  key: string
+  kind: TimelineKind
+  toolId?: string | null
+  integrationId?: string | null
+  input?: unknown
+}
+
+export interface StepEnd {
+  status: Exclude<StepStatus, 'running'>
+  output?: unknown
+  summary?: Summary | null
+  error?: RunError | null
+}
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
+
+/**
+ * The writes a worker makes to a run and its timeline. A step's result is stored the moment it
+ * completes, so a resumed run skips it; every write that ends or hands back the run requires the
+ * lease, so a worker that lost its run to another process cannot overwrite what that one does.
+ */
+export class RunState {
+  constructor(private readonly db: Db) {}
+
+  async steps(runId: string): Promise<StepRow[]> {
+    return this.db.selectFrom('run_steps').selectAll().where('run_id', '=', runId).orderBy('seq').execute()
+  }
+
+  async nextSeq(runId: string): Promise<number> {
+    const row = await this.db.selectFrom('run_steps').select((eb) => eb.fn.max('seq').as('max')).where('run_id', '=', runId).executeTakeFirst()
+    return row?.max === null || row?.max === undefined ? 0 : Number(row.max) + 1
+  }
+
+  async begin(runId: string, step: StepStart, attempts: Attempt[] = []): Promise<void> {
+    await this.db.insertInto('run_steps').values({
+      run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
+      input: json(step.input), status: 'running', attempts: JSON.stringify(attempts),
+    }).onConflict((oc) => oc.columns(['run_id', 'seq']).doUpdateSet({ input: json(step.input), status: 'running', attempts: JSON.stringify(attempts) })).execute()
+  }
+
+  /** A new timeline entry; fails with a unique violation when its place is taken. */
+  async insertNew(runId: string, step: StepStart): Promise<void> {
+    await this.db.insertInto('run_steps').values({
+      run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
+      input: json(step.input), status: 'running', attempts: '[]',
+    }).execute()
+  }
+
+  async attempts(runId: string, seq: number, attempts: Attempt[]): Promise<void> {
+    await this.db.updateTable('run_steps').set({ attempts: JSON.stringify(attempts) }).where('run_id', '=', runId).where('seq', '=', seq).execute()
+  }
+
+  async end(runId: string, seq: number, end: StepEnd, attempts?: Attempt[]): Promise<void> {
+    await this.db.updateTable('run_steps').set({
+      status: end.status, output: json(end.output), summary: json(end.summary ?? null), error: json(end.error ?? null), finished_at: new Date(),
+      ...(attempts ? { attempts: JSON.stringify(attempts) } : {}),
+    }).where('run_id', '=', runId).where('seq', '=', seq).execute()
+  }
+
+  /** Ends the run; false when the lease was lost (another worker owns the run now). */
+  async finish(runId: string, lease: Lease, status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>, outcome: { result?: unknown; error?: RunError | null }): Promise<boolean> {
+    const done = await this.db.updateTable('runs').set({
+      status, result: json(outcome.result), error: json(outcome.error ?? null), finished_at: new Date(),
+      lease_holder: null, lease_expires_at: null, token_hash: null, token_sealed: null,
+    }).where('id', '=', runId).where('lease_holder', '=', lease.holder).where('status', '=', 'running').executeTakeFirst()
+    return done.numUpdatedRows > 0n
+  }
+
+  /** Back to the queue until `at` (a long retry wait, a delivery's next attempt): the worker is free meanwhile. */
+  async later(runId: string, lease: Lease, at: Date): Promise<void> {
+    await this.db.updateTable('runs').set({ status: 'queued', available_at: at, lease_holder: null, lease_expires_at: null })
+      .where('id', '=', runId).where('lease_holder', '=', lease.holder).execute()
+  }
+
+  /** Running, but held by nobody: an external agent has it and will report back with its token. */
+  async handOver(runId: string, lease: Lease): Promise<void> {
+    await this.db.updateTable('runs').set({ lease_holder: null, lease_expires_at: null })
+      .where('id', '=', runId).where('lease_holder', '=', lease.holder).execute()
+  }
+
+  async cancelRequested(runId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('runs').select(['cancel_requested']).where('id', '=', runId).executeTakeFirst()
+    return row?.cancel_requested ?? true
+  }
+
+  /** When the run was accepted: deliveries to an external agent are retried for a day from then. */
+  async acceptedAt(runId: string): Promise<Date> {
+    const row = await this.db.selectFrom('runs').select(sql<Date>`created_at`.as('created_at')).where('id', '=', runId).executeTakeFirstOrThrow()
+    return row.created_at
+  }
+}

@@ -1,0 +1,301 @@
+import type { Selectable } from 'kysely'
+import type { User } from '../access/users.ts'
+import type { Sealer } from '../connections/crypto.ts'
+import type { Integrations } from '../connections/integrations.ts'
+import { AppError, invalidInput, notFound } from '../errors.ts'
+import { newId, randomToken, sha256 } from '../ids.ts'
+import type { Db } from '../store/database.ts'
+import type { RunStartedBy, RunStatus, RunsTable, RunStepsTable } from '../store/schema.ts'
+import type { ToolRegistry } from '../tools/catalog.ts'
+import type { Summary } from '../tools/define.ts'
+import { parseOrThrow } from '../validation.ts'
+import { z } from 'zod'
+import type { Agents } from './agents.ts'
+import { inputProblems } from './definition.ts'
+
+export type RunRow = Selectable<RunsTable>
+export type StepRow = Selectable<RunStepsTable>
+
+export interface Attempt {
+  at: string
+  /** `running` only while the call is in flight: a resumed run finds it and knows the call may have happened. */
+  outcome: 'running' | 'succeeded' | 'failed'
+  error?: string
+  status?: number
+  duration_ms?: number
+  /** Set on a failed attempt that will be tried again after this wait. */
+  retry_in_ms?: number
+}
+
+export interface RunError {
+  code: string
+  message: string
+  step?: string
+}
+
+export interface TimelineEntry {
+  seq: number
+  key: string
+  kind: StepRow['kind']
+  tool_id: string | null
+  tool_title: string | null
+  integration_id: string | null
+  integration_name: string | null
+  status: StepRow['status']
+  input: unknown
+  output: unknown
+  summary: Summary | null
+  error: RunError | null
+  attempts: Attempt[]
+  started_at: Date
+  finished_at: Date | null
+  duration_ms: number | null
+}
+
+export interface RunView {
+  id: string
+  agent_id: string
+  agent_name: string
+  agent_version: number
+  status: RunStatus
+  started_by: RunStartedBy
+  subscription_id: string | null
+  trigger_id: string | null
+  test: boolean
+  rerun_of: string | null
+  inputs: Record<string, unknown>
+  event: unknown
+  result: unknown
+  error: RunError | null
+  created_at: Date
+  started_at: Date | null
+  finished_at: Date | null
+  duration_ms: number | null
+  timeline?: TimelineEntry[]
+}
+
+export interface NewRun {
+  userId: string
+  agentId: string
+  agentVersion: number
+  startedBy: RunStartedBy
+  inputs: Record<string, unknown>
+  subscriptionId?: string | null
+  eventId?: string | null
+  event?: unknown
+  test?: boolean
+  rerunOf?: string | null
+  /** A run whose inputs could not be made (a mapping that fails) is recorded as failed at once: nothing is lost silently. */
+  failed?: RunError
+}
+
+const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
+const MAX_PAGE = 200
+
+const ListFilter = z.object({
+  agent_id: z.string().optional(),
+  subscription_id: z.string().optional(),
+  trigger_id: z.string().optional(),
+  status: z.enum(RUN_STATUSES, { error: `choose one of ${RUN_STATUSES.join(', ')}` }).optional(),
+  since: z.iso.datetime({ offset: true, error: 'give an ISO 8601 time, for example 2026-11-23T10:00:00Z' }).optional(),
+  until: z.iso.datetime({ offset: true, error: 'give an ISO 8601 time, for example 2026-11-23T10:00:00Z' }).optional(),
+  limit: z.coerce.number({ error: 'give a number' }).int('give a whole number').min(1, 'at least 1').max(MAX_PAGE, `at most ${MAX_PAGE}`).default(50),
+  cursor: z.string().max(200).optional(),
+})
+
+const Completion = z.object({
+  status: z.enum(['succeeded', 'failed'], { error: 'say succeeded or failed' }),
+  result: z.unknown().optional(),
+  error: z.object({ message: z.string().max(4000, 'at most 4,000 characters') }).optional(),
+})
+
+/** Runs as records: made, listed, read with their timeline, cancelled, rerun, completed by an external agent. */
+export class Runs {
+  /** Called when a run becomes ready, so a worker in this process picks it up at once. */
+  onReady: () => void = () => {}
+
+  constructor(
+    private readonly db: Db,
+    private readonly agents: Agents,
+    private readonly registry: ToolRegistry,
+    private readonly integrations: Integrations,
+    private readonly sealer: Sealer,
+  ) {}
+
+  /** Inserts a run, inside the caller's transaction when it has one (the intake's). */
+  async insert(trx: Db, run: NewRun): Promise<string> {
+    const id = newId('run')
+    const finished = run.failed ? { status: 'failed' as const, error: JSON.stringify(run.failed), finished_at: new Date() } : { status: 'queued' as const }
+    await trx.insertInto('runs').values({
+      id,
+      user_id: run.userId,
+      agent_id: run.agentId,
+      agent_version: run.agentVersion,
+      started_by: run.startedBy,
+      subscription_id: run.subscriptionId ?? null,
+      event_id: run.eventId ?? null,
+      event: run.event === undefined ? null : JSON.stringify(run.event),
+      test: run.test ?? false,
+      rerun_of: run.rerunOf ?? null,
+      inputs: JSON.stringify(run.inputs),
+      ...finished,
+    }).execute()
+    return id
+  }
+
+  /** Starts the agent's current version by hand (a person in the web app, or an API call). */
+  async start(user: User, agentId: string, rawInputs: unknown, startedBy: RunStartedBy, extra: Partial<NewRun> = {}): Promise<RunView> {
+    const inputs = parseOrThrow(z.record(z.string(), z.unknown(), { error: 'give the inputs as an object of names and values' }).default({}), rawInputs)
+    const agent = await this.agents.get(user.id, agentId)
+    const problems = inputProblems(agent.inputs, inputs)
+    if (problems.length) throw invalidInput(problems)
+    const id = await this.insert(this.db, { userId: user.id, agentId, agentVersion: agent.version, startedBy, inputs, ...extra })
+    this.onReady()
+    return this.get(user.id, id)
+  }
+
+  async rerun(user: User, runId: string): Promise<RunView> {
+    const run = await this.row(user.id, runId)
+    // The agent's current version, with the same inputs and event: a rerun is for after a fix.
+    return this.start(user, run.agent_id, run.inputs, 'rerun', { rerunOf: run.id, subscriptionId: run.subscription_id, event: run.event ?? undefined, test: run.test })
+  }
+
+  async cancel(userId: string, runId: string): Promise<RunView> {
+    const run = await this.row(userId, runId)
+    if (run.status !== 'queued' && run.status !== 'running') throw new AppError('conflict', `the run has already ${run.status === 'cancelled' ? 'been cancelled' : run.status}`)
+    // A run that no worker holds stops at once; one a worker is executing stops before its next step.
+    await this.db.updateTable('runs').set({ status: 'cancelled', finished_at: new Date(), cancel_requested: true, token_hash: null, token_sealed: null, error: JSON.stringify({ code: 'cancelled', message: 'cancelled by a person' }) })
+      .where('id', '=', runId).where('user_id', '=', userId).where('status', 'in', ['queued', 'running']).where('lease_holder', 'is', null).execute()
+    await this.db.updateTable('runs').set({ cancel_requested: true }).where('id', '=', runId).where('status', '=', 'running').execute()
+    return this.get(userId, runId)
+  }
+
+  async list(userId: string, rawFilter: unknown): Promise<{ runs: RunView[]; next_cursor: string | null }> {
+    const filter = parseOrThrow(ListFilter, rawFilter)
+    let query = this.db.selectFrom('runs').selectAll('runs').where('runs.user_id', '=', userId)
+    if (filter.agent_id) query = query.where('runs.agent_id', '=', filter.agent_id)
+    if (filter.subscription_id) query = query.where('runs.subscription_id', '=', filter.subscription_id)
+    if (filter.trigger_id) query = query.where('runs.subscription_id', 'in', this.db.selectFrom('subscriptions').select('id').where('user_id', '=', userId).where('trigger_id', '=', filter.trigger_id))
+    if (filter.status) query = query.where('runs.status', '=', filter.status)
+    if (filter.since) query = query.where('runs.created_at', '>=', new Date(filter.since))
+    if (filter.until) query = query.where('runs.created_at', '<', new Date(filter.until))
+    if (filter.cursor) {
+      const [at, id] = decodeCursor(filter.cursor)
+      query = query.where((eb) => eb.or([eb('runs.created_at', '<', at), eb.and([eb('runs.created_at', '=', at), eb('runs.id', '<', id)])]))
+    }
+    const rows = await query.orderBy('runs.created_at', 'desc').orderBy('runs.id', 'desc').limit(filter.limit + 1).execute()
+    const page = rows.slice(0, filter.limit)
+    const views = await this.views(userId, page)
+    const last = page.at(-1)
+    return { runs: views, next_cursor: rows.length > filter.limit && last ? encodeCursor(last.created_at, last.id) : null }
+  }
+
+  async get(userId: string, runId: string): Promise<RunView> {
+    const [view] = await this.views(userId, [await this.row(userId, runId)])
+    const steps = await this.db.selectFrom('run_steps').selectAll().where('run_id', '=', runId).orderBy('seq').execute()
+    const names = new Map((await this.integrations.list(userId)).map((i) => [i.id, i.account_name]))
+    view.timeline = steps.map((s) => this.entry(s, names))
+    return view
+  }
+
+  /** The run a token belongs to, while the run is not finished; undefined otherwise. */
+  async byToken(token: string): Promise<{ runId: string; userId: string } | undefined> {
+    const row = await this.db.selectFrom('runs').select(['id', 'user_id']).where('token_hash', '=', sha256(token)).where('status', 'in', ['queued', 'running']).executeTakeFirst()
+    return row ? { runId: row.id, userId: row.user_id } : undefined
+  }
+
+  /** The token an external agent calls with, made once per run and sealed so a retried delivery carries the same one. */
+  async tokenFor(runId: string): Promise<string> {
+    const row = await this.db.selectFrom('runs').select('token_sealed').where('id', '=', runId).executeTakeFirstOrThrow()
+    if (row.token_sealed) return this.sealer.open(row.token_sealed)
+    const token = `syr_${randomToken(24)}`
+    await this.db.updateTable('runs').set({ token_hash: sha256(token), token_sealed: this.sealer.seal(token) }).where('id', '=', runId).execute()
+    return token
+  }
+
+  /** An external agent reports its run finished, with its run token. */
+  async complete(runId: string, tokenRunId: string, raw: unknown): Promise<RunView> {
+    if (runId !== tokenRunId) throw notFound('run')
+    const body = parseOrThrow(Completion, raw)
+    const row = await this.db.selectFrom('runs').select('user_id').where('id', '=', runId).executeTakeFirstOrThrow()
+    const error = body.status === 'failed' ? { code: 'agent_failed', message: body.error?.message ?? 'the agent reported a failure' } : null
+    const done = await this.db.updateTable('runs').set({
+      status: body.status, result: body.result === undefined ? null : JSON.stringify(body.result), error: error ? JSON.stringify(error) : null,
+      finished_at: new Date(), token_hash: null, token_sealed: null, lease_holder: null, lease_expires_at: null,
+    }).where('id', '=', runId).where('status', 'in', ['queued', 'running']).executeTakeFirst()
+    if (!done.numUpdatedRows) throw new AppError('conflict', 'the run has already finished')
+    return this.get(row.user_id, runId)
+  }
+
+  async row(userId: string, runId: string): Promise<RunRow> {
+    const row = await this.db.selectFrom('runs').selectAll().where('id', '=', runId).where('user_id', '=', userId).executeTakeFirst()
+    if (!row) throw notFound('run')
+    return row
+  }
+
+  private async views(userId: string, rows: RunRow[]): Promise<RunView[]> {
+    if (rows.length === 0) return []
+    const agentIds = [...new Set(rows.map((r) => r.agent_id))]
+    const subIds = [...new Set(rows.flatMap((r) => (r.subscription_id ? [r.subscription_id] : [])))]
+    const agents = new Map((await this.db.selectFrom('agents').select(['id', 'name']).where('user_id', '=', userId).where('id', 'in', agentIds).execute()).map((a) => [a.id, a.name]))
+    const triggers = subIds.length
+      ? new Map((await this.db.selectFrom('subscriptions').select(['id', 'trigger_id']).where('id', 'in', subIds).execute()).map((s) => [s.id, s.trigger_id]))
+      : new Map<string, string>()
+    return rows.map((r) => ({
+      id: r.id,
+      agent_id: r.agent_id,
+      agent_name: agents.get(r.agent_id) ?? r.agent_id,
+      agent_version: r.agent_version,
+      status: r.status,
+      started_by: r.started_by,
+      subscription_id: r.subscription_id,
+      trigger_id: r.subscription_id ? triggers.get(r.subscription_id) ?? null : null,
+      test: r.test,
+      rerun_of: r.rerun_of,
+      inputs: r.inputs as Record<string, unknown>,
+      event: r.event,
+      result: r.result,
+      error: r.error as RunError | null,
+      created_at: r.created_at,
+      started_at: r.started_at,
+      finished_at: r.finished_at,
+      duration_ms: r.started_at && r.finished_at ? r.finished_at.getTime() - r.started_at.getTime() : null,
+    }))
+  }
+
+  private entry(s: StepRow, names: Map<string, string>): TimelineEntry {
+    return {
+      seq: s.seq,
+      key: s.key,
+      kind: s.kind,
+      tool_id: s.tool_id,
+      tool_title: s.tool_id ? this.registry.get(s.tool_id)?.tool.title ?? s.tool_id : null,
+      integration_id: s.integration_id,
+      integration_name: s.integration_id ? names.get(s.integration_id) ?? null : null,
+      status: s.status,
+      input: s.input,
+      output: s.output,
+      summary: s.summary as Summary | null,
+      error: s.error as RunError | null,
+      attempts: s.attempts as Attempt[],
+      started_at: s.started_at,
+      finished_at: s.finished_at,
+      duration_ms: s.finished_at ? s.finished_at.getTime() - s.started_at.getTime() : null,
+    }
+  }
+}
+
+function encodeCursor(at: Date, id: string): string {
+  return Buffer.from(JSON.stringify([at.toISOString(), id])).toString('base64url')
+}
+
+function decodeCursor(cursor: string): [Date, string] {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, string]
+    const date = new Date(at)
+    if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor')
+    return [date, id]
+  } catch {
+    throw invalidInput([{ field: 'cursor', message: 'give a next_cursor that a previous page returned' }])
+  }
+}

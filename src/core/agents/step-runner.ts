@@ -1,0 +1,155 @@
+import type { User } from '../access/users.ts'
+import { AppError } from '../errors.ts'
+import { evaluateCondition, renderValue, TemplateError } from '../expressions/templates.ts'
+import type { ToolRegistry } from '../tools/catalog.ts'
+import type { ToolExecutor } from '../tools/executor.ts'
+import type { AgentDefinition, StepDefinition } from './definition.ts'
+import type { RunState } from './run-state.ts'
+import type { Attempt, RunError, RunRow, StepRow } from './runs.ts'
+import { MAX_INLINE_WAIT_MS, MAX_STEP_ATTEMPTS, retryable, retryDelayMs } from './step-retry.ts'
+import type { Lease } from './worker.ts'
+
+/** What the expressions of a run see: `inputs`, earlier `steps.<key>.output`, the trigger's `event`, and the `run`. */
+interface Scope extends Record<string, unknown> {
+  inputs: Record<string, unknown>
+  steps: Record<string, { output: unknown; status: string }>
+  event: unknown
+  run: { id: string; agent_id: string; agent_version: number }
+}
+
+const INTERRUPTED: RunError = {
+  code: 'interrupted',
+  message: 'the service stopped while this write was in flight; it is not repeated, because the platform may already have done it',
+}
+
+export function errorOf(err: unknown, step?: string): RunError {
+  if (err instanceof AppError) return { code: err.code, message: err.message, ...(step ? { step } : {}) }
+  return { code: 'internal', message: 'the step failed unexpectedly', ...(step ? { step } : {}) }
+}
+
+/**
+ * Runs an agent's steps in order (docs/agents.md, "Steps"). A step whose result is stored is not run
+ * again when the run resumes; a write caught in flight by a crash is never repeated, a read is.
+ */
+export class StepRunner {
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly executor: ToolExecutor,
+    private readonly state: RunState,
+  ) {}
+
+  async execute(run: RunRow, def: AgentDefinition, user: User, lease: Lease): Promise<void> {
+    const done = new Map((await this.state.steps(run.id)).filter((s) => s.kind === 'step').map((s) => [s.seq, s]))
+    const scope: Scope = {
+      inputs: run.inputs as Record<string, unknown>,
+      steps: {},
+      event: run.event,
+      run: { id: run.id, agent_id: run.agent_id, agent_version: run.agent_version },
+    }
+    for (const [seq, step] of def.steps.entries()) {
+      if (!lease.held()) return
+      if (await this.state.cancelRequested(run.id)) {
+        await this.state.finish(run.id, lease, 'cancelled', { error: { code: 'cancelled', message: 'cancelled by a person' } })
+        return
+      }
+      const outcome = await this.step(run, seq, step, scope, user, done.get(seq), lease)
+      if (outcome === 'later' || !lease.held()) return
+      if (outcome.status === 'failed' && step.on_failure === 'stop') {
+        await this.state.finish(run.id, lease, 'failed', { error: { ...outcome.error!, message: `step ${step.key} failed: ${outcome.error!.message}`, step: step.key } })
+        return
+      }
+      scope.steps[step.key] = { output: outcome.output ?? null, status: outcome.status }
+    }
+    let result: unknown
+    try {
+      result = Object.keys(def.output).length ? await renderValue(def.output, scope, 'output') : lastOutput(scope)
+    } catch (err) {
+      await this.state.finish(run.id, lease, 'failed', { error: errorOf(err) })
+      return
+    }
+    await this.state.finish(run.id, lease, 'succeeded', { result })
+  }
+
+  /** One step to its end, or 'later' when it waits for a retry in the queue. */
+  private async step(run: RunRow, seq: number, step: StepDefinition, scope: Scope, user: User, previous: StepRow | undefined, lease: Lease): Promise<{ status: 'succeeded' | 'failed' | 'skipped'; output?: unknown; error?: RunError } | 'later'> {
+    if (previous && previous.status !== 'running') return { status: previous.status, output: previous.output, error: previous.error as RunError | undefined }
+    const registered = this.registry.get(step.tool)
+    const attempts: Attempt[] = (previous?.attempts as Attempt[] | undefined) ?? []
+    const inFlight = attempts.at(-1)?.outcome === 'running'
+    if (inFlight && registered?.tool.effect !== 'read') {
+      attempts[attempts.length - 1] = { ...attempts.at(-1)!, outcome: 'failed', error: INTERRUPTED.message }
+      await this.state.end(run.id, seq, { status: 'failed', error: INTERRUPTED }, attempts)
+      return { status: 'failed', error: INTERRUPTED }
+    }
+    if (inFlight) attempts[attempts.length - 1] = { ...attempts.at(-1)!, outcome: 'failed', error: 'interrupted: the service stopped during this read, so it is read again' }
+
+    const base = { seq, key: step.key, kind: 'step' as const, toolId: step.tool, integrationId: step.integration }
+    try {
+      if (step.condition?.trim() && !(await evaluateCondition(step.condition, scope, `steps.${step.key}.condition`))) {
+        await this.state.begin(run.id, base)
+        await this.state.end(run.id, seq, { status: 'skipped' })
+        return { status: 'skipped' }
+      }
+    } catch (err) {
+      return this.failBeforeCall(run.id, base, err)
+    }
+    let input: unknown
+    try {
+      input = await renderValue(step.input, scope, `steps.${step.key}.input`)
+    } catch (err) {
+      return this.failBeforeCall(run.id, base, err)
+    }
+    if (!registered) return this.failBeforeCall(run.id, { ...base, input }, new AppError('not_found', `the tool step ${step.tool} no longer exists`))
+    await this.state.begin(run.id, { ...base, input }, attempts)
+
+    while (attempts.filter((a) => a.outcome === 'failed').length < MAX_STEP_ATTEMPTS) {
+      const started = Date.now()
+      attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
+      await this.state.attempts(run.id, seq, attempts)
+      try {
+        const { output, summary } = await this.executor.runAndSummarize(user, step.tool, step.integration, input, `run:${run.id}`)
+        attempts[attempts.length - 1] = { ...attempts.at(-1)!, outcome: 'succeeded', duration_ms: Date.now() - started }
+        await this.state.end(run.id, seq, { status: 'succeeded', output, summary }, attempts)
+        return { status: 'succeeded', output }
+      } catch (err) {
+        const failedCount = attempts.filter((a) => a.outcome === 'failed').length + 1
+        const again = retryable(registered.tool.effect, err) && failedCount < MAX_STEP_ATTEMPTS
+        const waitMs = again ? retryDelayMs(failedCount, err) : undefined
+        attempts[attempts.length - 1] = {
+          ...attempts.at(-1)!, outcome: 'failed', error: errorOf(err).message, duration_ms: Date.now() - started,
+          ...(err instanceof AppError && err.extras.upstreamStatus ? { status: err.extras.upstreamStatus } : {}),
+          ...(waitMs !== undefined ? { retry_in_ms: waitMs } : {}),
+        }
+        if (waitMs === undefined) {
+          const error = errorOf(err)
+          await this.state.end(run.id, seq, { status: 'failed', error }, attempts)
+          return { status: 'failed', error }
+        }
+        await this.state.attempts(run.id, seq, attempts)
+        if (waitMs > MAX_INLINE_WAIT_MS) {
+          await this.state.later(run.id, lease, new Date(Date.now() + waitMs))
+          return 'later'
+        }
+        await new Promise((resolve) => setTimeout(resolve, waitMs))
+        if (!lease.held()) return 'later'
+      }
+    }
+    const error: RunError = { code: 'upstream_error', message: `gave up after ${MAX_STEP_ATTEMPTS} attempts` }
+    await this.state.end(run.id, seq, { status: 'failed', error }, attempts)
+    return { status: 'failed', error }
+  }
+
+  /** A template or condition that fails is the step's failure, on the timeline like any other. */
+  private async failBeforeCall(runId: string, base: Parameters<RunState['begin']>[1], err: unknown): Promise<{ status: 'failed'; error: RunError }> {
+    const error = err instanceof TemplateError ? { code: 'invalid_input', message: err.message } : errorOf(err)
+    await this.state.begin(runId, base)
+    await this.state.end(runId, base.seq, { status: 'failed', error })
+    return { status: 'failed', error }
+  }
+}
+
+/** Without an output mapping, a run's result is its last step's output. */
+function lastOutput(scope: Scope): unknown {
+  const outputs = Object.values(scope.steps).filter((s) => s.status === 'succeeded')
+  return outputs.at(-1)?.output ?? null
+}

@@ -1,0 +1,49 @@
+import { AppError } from '../errors.ts'
+import type { Summary } from '../tools/define.ts'
+import type { RunState } from './run-state.ts'
+import type { Attempt } from './runs.ts'
+import { errorOf } from './step-runner.ts'
+
+const SEQ_TRIES = 8
+
+/**
+ * Tool steps an external agent calls with its run token land on the run's timeline, in the order
+ * they started, with their input, output or error (issue 10, "External").
+ */
+export class ToolCallRecorder {
+  constructor(private readonly state: RunState) {}
+
+  async record(runId: string, toolId: string, integration: unknown, input: unknown, call: () => Promise<{ output: unknown; summary: Summary | null }>): Promise<{ output: unknown; summary: Summary | null }> {
+    const started = Date.now()
+    const seq = await this.claimSeq(runId, toolId, typeof integration === 'string' ? integration : null, input)
+    try {
+      const result = await call()
+      const attempts: Attempt[] = [{ at: new Date(started).toISOString(), outcome: 'succeeded', duration_ms: Date.now() - started }]
+      await this.state.end(runId, seq, { status: 'succeeded', output: result.output, summary: result.summary }, attempts)
+      return result
+    } catch (err) {
+      const error = errorOf(err)
+      const attempts: Attempt[] = [{ at: new Date(started).toISOString(), outcome: 'failed', error: error.message, duration_ms: Date.now() - started }]
+      await this.state.end(runId, seq, { status: 'failed', error }, attempts)
+      throw err
+    }
+  }
+
+  /** Concurrent calls of one agent race for the next place on the timeline: the loser takes the one after. */
+  private async claimSeq(runId: string, toolId: string, integration: string | null, input: unknown): Promise<number> {
+    for (let i = 0; i < SEQ_TRIES; i++) {
+      const seq = await this.state.nextSeq(runId)
+      try {
+        await this.state.insertNew(runId, { seq, key: `${toolId}#${seq}`, kind: 'tool_call', toolId, input, integrationId: integration })
+        return seq
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err
+      }
+    }
+    throw new AppError('conflict', 'too many tool calls at once on this run; try again')
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: string }).code === '23505'
+}

@@ -1,0 +1,128 @@
+import { sql } from 'kysely'
+import { randomToken } from '../ids.ts'
+import type { Db } from '../store/database.ts'
+import type { RunRow } from './runs.ts'
+
+/** How long a claimed run is held without a heartbeat: a process killed mid-run gives it up after this. */
+export const RUN_LEASE_MS = 30_000
+const HEARTBEAT_MS = RUN_LEASE_MS / 3
+/** How often an idle worker looks for work that another process queued (or that became due). */
+const IDLE_POLL_MS = 500
+
+/** What a worker does with a claimed run; it must end the run or put it back before returning. */
+export interface RunHandler {
+  execute(run: RunRow, lease: Lease): Promise<void>
+}
+
+/** A worker's hold on one run. Every write that ends or reschedules the run goes through it, so a lost lease writes nothing. */
+export interface Lease {
+  readonly holder: string
+  /** False once another process took the run over (this one stalled past RUN_LEASE_MS). */
+  held(): boolean
+}
+
+/**
+ * Executes queued runs. The runs table is the queue (docs/architecture.md, "Runs are their own
+ * queue"): a worker claims ready runs with `FOR UPDATE SKIP LOCKED`, so two processes never take the
+ * same one, and holds each with a lease it renews; a run whose holder died is claimed again when the
+ * lease lapses and resumes after its last completed step. Enqueues in this process wake the worker at
+ * once; another process's are found within IDLE_POLL_MS.
+ */
+export class RunWorker {
+  private readonly holder = `w_${randomToken(9)}`
+  private readonly active = new Set<Promise<void>>()
+  private running = false
+  private wakeUp: (() => void) | null = null
+  private loop: Promise<void> | null = null
+
+  constructor(
+    private readonly db: Db,
+    private readonly handler: RunHandler,
+    private readonly concurrency: number,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
+
+  start(): void {
+    if (this.running) return
+    this.running = true
+    this.loop = this.run()
+  }
+
+  wake(): void {
+    this.wakeUp?.()
+  }
+
+  /** Stops claiming and waits for runs in hand; an unfinished run is picked up again after its lease. */
+  async stop(): Promise<void> {
+    this.running = false
+    this.wake()
+    await this.loop
+    await Promise.allSettled([...this.active])
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const free = this.concurrency - this.active.size
+      let claimed: RunRow[] = []
+      if (free > 0) {
+        try {
+          claimed = await this.claim(free)
+        } catch (err) {
+          this.onError(err)
+        }
+      }
+      for (const run of claimed) this.track(run)
+      if (claimed.length === 0 || this.active.size >= this.concurrency) await this.idle()
+    }
+  }
+
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, IDLE_POLL_MS)
+      function done() {
+        clearTimeout(timer)
+        resolve()
+      }
+      this.wakeUp = () => {
+        this.wakeUp = null
+        done()
+      }
+    })
+  }
+
+  private track(run: RunRow): void {
+    let held = true
+    const heartbeat = setInterval(() => {
+      void this.renew(run.id).then((ok) => { if (!ok) held = false }, this.onError)
+    }, HEARTBEAT_MS)
+    const lease: Lease = { holder: this.holder, held: () => held }
+    const work = this.handler.execute(run, lease).catch(this.onError).finally(() => {
+      clearInterval(heartbeat)
+      this.active.delete(work)
+      this.wake()
+    })
+    this.active.add(work)
+  }
+
+  /** Ready runs, and runs whose holder stopped renewing: oldest first, none that another worker holds. */
+  private async claim(limit: number): Promise<RunRow[]> {
+    const { rows } = await sql<RunRow>`
+      update runs set status = 'running', lease_holder = ${this.holder},
+        lease_expires_at = now() + ${RUN_LEASE_MS} * interval '1 millisecond',
+        started_at = coalesce(started_at, now()), executions = executions + 1
+      where id in (
+        select id from runs
+        where (status = 'queued' and available_at <= now()) or (status = 'running' and lease_expires_at < now())
+        order by available_at
+        limit ${limit}
+        for update skip locked)
+      returning *`.execute(this.db)
+    return rows
+  }
+
+  private async renew(runId: string): Promise<boolean> {
+    const result = await this.db.updateTable('runs').set({ lease_expires_at: sql`now() + ${RUN_LEASE_MS} * interval '1 millisecond'` })
+      .where('id', '=', runId).where('lease_holder', '=', this.holder).where('status', '=', 'running').executeTakeFirst()
+    return result.numUpdatedRows > 0n
+  }
+}
