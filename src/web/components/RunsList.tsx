@@ -9,6 +9,8 @@ import { ProblemMessage } from './ProblemMessage.tsx'
 import { RunStatusBadge, usePolling } from './RunBits.tsx'
 
 const PAGE_SIZE = 50
+const LIVE_REFRESH_MS = 1500
+const IDLE_REFRESH_MS = 10_000
 
 interface Props {
   /** On an agent's Runs tab: only its runs, and no agent filter. */
@@ -56,6 +58,7 @@ export function RunsList({ fixedAgent, search, path }: Props) {
     agentsApi.triggers().then(setTriggers, () => {})
   }, [fixedAgent])
 
+  // Quickly while a shown run is under way; slowly otherwise, so a run a trigger starts shows up by itself.
   const live = !!runs?.some((r) => isLive(r.status))
   usePolling(
     async () => {
@@ -63,7 +66,8 @@ export function RunsList({ fixedAgent, search, path }: Props) {
       setRuns((shown) => mergeRuns(shown ?? [], page.runs))
       setNow(Date.now())
     },
-    live,
+    runs !== null,
+    live ? LIVE_REFRESH_MS : IDLE_REFRESH_MS,
   )
 
   const more = async () => {
