@@ -85,6 +85,23 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
 
   useEffect(() => () => aborter.current?.abort(), [])
 
+  // A value set before any list was opened (a stored configuration, an edited step) reads as an id
+  // until its label is known: the first page of options is asked once, quietly, to name it.
+  const presetId = multiple ? '' : value.trim()
+  const presetUnknown = presetId !== '' && !presetId.includes('{{') && known[presetId] === undefined
+  useEffect(() => {
+    if (!presetUnknown || missing.length > 0 || !source.integrationId) return
+    const controller = new AbortController()
+    const params: Record<string, string> = { integration: source.integrationId }
+    for (const d of source.depends) params[d.name] = d.value
+    api.fieldOptions(source.optionsBase, source.field, params, controller.signal).then(
+      (page) => setKnown((k) => ({ ...k, ...Object.fromEntries(page.options.map((o) => [String(o.value), o.label])) })),
+      () => {},
+    )
+    return () => controller.abort()
+    // Asked once when a value is unnamed, and again when where the options come from changes; not on every keystroke.
+  }, [presetUnknown, dependsKey, source.integrationId, source.optionsBase])
+
   const options = loaded.state === 'ready' ? loaded.options : []
   const more = loaded.state === 'ready' && loaded.next !== null
   const count = options.length + (more ? 1 : 0)

@@ -197,7 +197,7 @@ function TimelineCard({ entry, now }: { entry: TimelineEntry; now: number }) {
         {entry.integration_name && <span className="muted">on {entry.integration_name}</span>}
         <span className="muted entry-duration">{formatDuration(duration)}</span>
       </div>
-      {entry.summary && (
+      {entry.summary && !(failed && entry.error) && (
         <p className={entry.summary.tone === 'error' ? 'summary-line entry-error' : 'summary-line'}>
           {entry.summary.text}
           {entry.summary.url && (
