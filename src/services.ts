@@ -19,6 +19,19 @@ import { ToolRegistry } from './core/tools/catalog.ts'
 import { ToolExecutor } from './core/tools/executor.ts'
 import { ToolOptions } from './core/tools/options.ts'
 import { platforms } from './platforms/index.ts'
+import { Agents } from './core/agents/agents.ts'
+import { ExternalDelivery } from './core/agents/external.ts'
+import { AgentRunHandler } from './core/agents/run-handler.ts'
+import { RunState } from './core/agents/run-state.ts'
+import { Runs } from './core/agents/runs.ts'
+import { StepRunner } from './core/agents/step-runner.ts'
+import { ToolCallRecorder } from './core/agents/tool-calls.ts'
+import { RunWorker } from './core/agents/worker.ts'
+import { TriggerRegistry } from './core/triggers/catalog.ts'
+import { Intake } from './core/triggers/intake.ts'
+import { Poller } from './core/triggers/poller.ts'
+import { RemoteWebhooks } from './core/triggers/remote-webhooks.ts'
+import { Subscriptions } from './core/triggers/subscriptions.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './server/metrics.ts'
 
 /**
@@ -58,6 +71,17 @@ export interface Services {
   /** A caller's integration opened for a step, an options list, a trigger's set-up or poll. */
   contexts: StepContexts
   runtimes: Map<string, PlatformRuntime>
+  agents: Agents
+  runs: Runs
+  /** Tool steps an external agent calls with its run token, recorded on the run's timeline. */
+  toolCalls: ToolCallRecorder
+  triggers: TriggerRegistry
+  subscriptions: Subscriptions
+  webhooks: RemoteWebhooks
+  intake: Intake
+  /** The run worker and the poller of this process; both stop on close. */
+  worker: RunWorker
+  poller: Poller
   /** What core counts for operators, served at /metrics (docs/operating.md). */
   metrics: PrometheusMetrics
   keySource: 'env' | 'file' | 'generated'
@@ -71,6 +95,8 @@ export async function createServices(config: Config, options: {
   env?: NodeJS.ProcessEnv
   /** How long API key and integration lookups are cached in process (tests stretch it to prove the change feed). */
   cacheTtlMs?: number
+  /** false: no run worker or poller in this process (tests that drive them by hand). */
+  engine?: boolean
 }): Promise<Services> {
   const { key, source } = loadEncryptionKey({ key: config.encryptionKey, production: config.production, dataDir: config.dataDir })
   const sealer = createSealer(key)
@@ -86,6 +112,24 @@ export async function createServices(config: Config, options: {
   const registry = new ToolRegistry(platforms)
   const contexts = new StepContexts(runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients))
   const disconnect = new Revoker(runtimes, credentials, clients)
+  const executor = new ToolExecutor(registry, contexts, metrics)
+  const agents = new Agents(store.db, registry, integrations, sealer)
+  const runs = new Runs(store.db, agents, registry, integrations, sealer)
+  const runState = new RunState(store.db)
+  const external = new ExternalDelivery(runs, runState, (id) => agents.signingSecret(id), config.publicUrl)
+  const handler = new AgentRunHandler(agents, users, runState, new StepRunner(registry, executor, runState), external)
+  const logError = (err: unknown) => console.error('engine:', err instanceof Error ? err.message : err)
+  const worker = new RunWorker(store.db, handler, config.runConcurrency, logError)
+  runs.onReady = () => worker.wake()
+  const triggers = new TriggerRegistry(platforms)
+  const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes)
+  const subscriptions = new Subscriptions(store.db, triggers, agents, runs, integrations, contexts, webhooks)
+  const intake = new Intake(store.db, runtimes, triggers, integrations, users, contexts, runs, webhooks, sealer)
+  const poller = new Poller(store.db, triggers, users, agents, runs, contexts, subscriptions, webhooks, config.pollIntervalMs, logError)
+  if (options.engine !== false) {
+    worker.start()
+    poller.start()
+  }
   return {
     config,
     store,
@@ -97,12 +141,25 @@ export async function createServices(config: Config, options: {
     connect: new ConnectFlows(store.db, runtimes, integrations, credentials, sealer, clients, config.publicUrl),
     registry,
     disconnect,
-    executor: new ToolExecutor(registry, contexts, metrics),
+    executor,
     options: new ToolOptions(registry, contexts),
     contexts,
     runtimes,
     metrics,
     keySource: source,
-    close: () => store.close(),
+    agents,
+    runs,
+    toolCalls: new ToolCallRecorder(runState),
+    triggers,
+    subscriptions,
+    webhooks,
+    intake,
+    worker,
+    poller,
+    async close() {
+      await poller.stop()
+      await worker.stop()
+      await store.close()
+    },
   }
 }

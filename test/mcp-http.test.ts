@@ -34,9 +34,9 @@ afterAll(async () => {
 const tool = (name: string) => tools.find((t) => t.name === name)!
 
 describe('the tool list', () => {
-  it('has every tool step once, in the catalogue\'s fixed order, after the search tool', async () => {
+  it('has every tool step once, in the catalogue\'s fixed order, after the search tool and the agent tools', async () => {
     const steps = stack.services.registry.list()
-    expect(tools.map((t) => t.name)).toEqual(['search_tools', ...steps.map((s) => toolNameOf(s.id))])
+    expect(tools.map((t) => t.name)).toEqual(['search_tools', 'list_agents', 'start_agent_run', 'get_run', ...steps.map((s) => toolNameOf(s.id))])
     for (const step of steps) {
       const listed = tool(toolNameOf(step.id))
       expect(listed.name).toMatch(/^[a-z0-9_]{1,64}$/)
@@ -81,6 +81,9 @@ describe('the tool list', () => {
     ['trello_api_call', { readOnlyHint: false, destructiveHint: true, idempotentHint: false }],
     ['vercel_api_call', { readOnlyHint: false, destructiveHint: true, idempotentHint: false }],
     ['search_tools', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
+    ['list_agents', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
+    ['get_run', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
+    ['start_agent_run', { readOnlyHint: false, destructiveHint: false, idempotentHint: false }],
   ])('%s is annotated %o', (name, hints) => {
     expect(tool(name).annotations).toMatchObject({ openWorldHint: true, ...hints })
   })
@@ -219,7 +222,7 @@ describe('tenancy', () => {
       const text = JSON.stringify(listed)
       const { integrations } = (await rest(stack, stack.apiKey).get('/v1/integrations')).body
       for (const integration of integrations) expect(text).not.toContain(JSON.stringify(integration.account_name))
-      for (const listedTool of listed.slice(1)) expect(Object.keys(listedTool.inputSchema.properties!.integration)).toEqual(['type', 'description'])
+      for (const listedTool of listed.slice(4)) expect(Object.keys(listedTool.inputSchema.properties!.integration)).toEqual(['type', 'description'])
       for (const integration of integrations) {
         const problem = await callFails(client, `${integration.platform}_api_call`, { integration: integration.id, method: 'GET', endpoint: '/x' })
         expect(JSON.stringify(problem)).not.toContain(integration.account_name)

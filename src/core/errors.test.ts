@@ -13,6 +13,7 @@ const STATUS: Record<ErrorCode, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
   plan_required: 402,
   not_configured: 409,
   rate_limited: 429,

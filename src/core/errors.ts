@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'forbidden',
   'not_found',
   'conflict',
+  'gone',
   'plan_required',
   'not_configured',
   'rate_limited',
@@ -81,6 +82,8 @@ export function statusOf(code: ErrorCode): number {
     case 'forbidden': return 403
     case 'not_found': return 404
     case 'conflict': return 409
+    // A webhook address whose webhook was removed: the platform stops calling it (Trello deletes a webhook on 410).
+    case 'gone': return 410
     case 'plan_required': return 402
     // The request is sound but this deployment lacks the configuration it needs (a platform's client).
     case 'not_configured': return 409

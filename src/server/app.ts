@@ -16,7 +16,11 @@ import { registerNulGuard } from './nul-guard.ts'
 import { lazyChildLogger } from './request-logger.ts'
 import { requestTimeouts } from './timeouts.ts'
 import { registerSecurityHeaders } from './security-headers.ts'
+import { agentRoutes } from './routes/agents.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
+import { hookRoutes } from './routes/hooks.ts'
+import { runRoutes } from './routes/runs.ts'
+import { triggerRoutes } from './routes/triggers.ts'
 import { integrationRoutes } from './routes/integrations.ts'
 import { oauthRoutes } from './routes/oauth.ts'
 import { platformRoutes } from './routes/platforms.ts'
@@ -64,6 +68,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   oauthRoutes(app, services)
   toolRoutes(app, services)
   userRoutes(app, services)
+  agentRoutes(app, services)
+  runRoutes(app, services)
+  triggerRoutes(app, services)
+  await hookRoutes(app, services)
   await registerMcp(app, services, options.mcp)
   await registerWebApp(app, options.webDist)
   return app

@@ -12,6 +12,7 @@ const TITLES: Record<ErrorCode, string> = {
   forbidden: 'Forbidden',
   not_found: 'Not found',
   conflict: 'Conflict',
+  gone: 'Gone',
   plan_required: 'A higher plan is required',
   not_configured: 'Not configured on this Switchyard',
   rate_limited: 'Rate limited',

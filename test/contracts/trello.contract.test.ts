@@ -1,14 +1,15 @@
 import path from 'node:path'
-import { CardSchema, CheckItemSchema, ChecklistSchema, LabelSchema, TrelloListSchema } from 'trello.js/models'
+import { ActionSchema, CardSchema, CheckItemSchema, ChecklistSchema, LabelSchema, NotificationSchema, TokenSchema, TrelloListSchema, WebhookSchema } from 'trello.js/models'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { oauth1Authorization } from '../../src/core/connections/oauth1.ts'
 import * as Product from '../../src/platforms/trello/schemas.ts'
 import { SEED } from '../../src/sandboxes/trello/seed.ts'
-import { call, KEY, postForm, SECRET, signInAndConsent, startTestSandbox, type Call, type TestSandbox } from '../../src/sandboxes/trello/test-support.ts'
+import { call, KEY, postForm, SECRET, signInAndConsent, startReceiver, startTestSandbox, type Call, type Receiver, type TestSandbox } from '../../src/sandboxes/trello/test-support.ts'
 import { missingVendorFile, VendorSpec, type VendorOperation } from '../helpers/openapi-contract.ts'
 import { trello } from '../../src/platforms/trello/platform.ts'
 import { trelloTools } from '../../src/platforms/trello/tools/index.ts'
+import { candidateOf, type TrelloAction } from '../../src/platforms/trello/triggers/actions.ts'
 import { endpointKey, productEndpoints } from '../helpers/product-endpoints.ts'
 import { recordingApiClient } from '../helpers/recording-api.ts'
 import { Board, BoardWithLists, CardWithRelations, CommentAction, Member } from '../helpers/trello-js-schemas.ts'
@@ -29,6 +30,8 @@ import { Board, BoardWithLists, CardWithRelations, CommentAction, Member } from 
 interface Ctx {
   sandbox: TestSandbox
   token: string
+  /** Answers Trello's HEAD check, for webhooks. */
+  receiver: Receiver
   get: (path: string, query?: Record<string, string>) => Promise<Call>
   send: (method: 'POST' | 'PUT', path: string, fields: Record<string, unknown>) => Promise<Call>
   /** A fresh card in To Do, made for one row. */
@@ -36,7 +39,7 @@ interface Ctx {
 }
 
 interface Endpoint {
-  method: 'GET' | 'POST' | 'PUT'
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   /** As the product writes it; `{name}` stands for a value. */
   path: string
   usedBy: string
@@ -66,9 +69,17 @@ const ProductCardWithRelations = Product.Card.extend({
   board: Named,
 })
 
+/** An action in a list, its creator with the avatar fields Trello answers null when unset (as CommentAction's). */
+const ListedAction = ActionSchema.extend({ memberCreator: CommentAction.shape.memberCreator })
+/**
+ * trello.js's generated model types a notification's `data` as a string; Trello answers an object
+ * with the board, card and text stubs (docs/sandbox.md, "Actions, notifications and webhooks").
+ */
+const Notification = NotificationSchema.extend({ data: z.record(z.string(), z.unknown()) })
+
 const ENDPOINTS: Endpoint[] = [
   {
-    method: 'GET', path: '/1/members/me', usedBy: 'identify (platform.ts)', vendor: '/members/{idMember}',
+    method: 'GET', path: '/1/members/me', usedBy: 'identify (platform.ts); the member New Board watches (webhooks.ts)', vendor: '/members/{idMember}',
     sends: { fields: 'id,username,fullName' },
     drive: ({ get }, q) => get('/1/members/me', q as Record<string, string>),
     answer: [Member, z.looseObject({ id: z.string(), username: z.string(), fullName: z.string() })],
@@ -170,12 +181,70 @@ const ENDPOINTS: Endpoint[] = [
     answer: [z.array(Member).min(1), z.array(z.looseObject({ id: z.string(), fullName: z.string(), username: z.string() }))],
   },
   {
-    method: 'GET', path: '/1/boards/{board.id}', usedBy: 'options: checklists (options.ts)', vendor: '/boards/{idBoard}',
-    sends: { cards: 'open', checklists: 'all' },
+    method: 'GET', path: '/1/boards/{board.id}', usedBy: 'options: checklists (options.ts); Card Due Date Reminder (triggers/due-reminder.ts)', vendor: '/boards/{idBoard}',
+    // The options ask for cards and checklists; the reminder for the board's name, its lists and cards (`visible`).
+    sends: { cards: 'open', checklists: 'all', fields: 'name,shortLink', lists: 'open', list_fields: 'name' },
     drive: ({ get }, q) => get(`/1/boards/${board.id}`, q as Record<string, string>),
     answer: [
-      Board.extend({ cards: z.array(CardSchema), checklists: z.array(ChecklistSchema).min(1) }),
-      z.looseObject({ cards: z.array(Product.Card), checklists: z.array(Product.Checklist) }),
+      Board.extend({ cards: z.array(CardSchema), checklists: z.array(ChecklistSchema).min(1), lists: z.array(TrelloListSchema).min(1) }),
+      z.looseObject({ name: z.string(), shortLink: z.string(), cards: z.array(Product.Card), checklists: z.array(Product.Checklist), lists: z.array(z.looseObject({ id: z.string(), name: z.string() })) }),
+    ],
+  },
+  {
+    method: 'GET', path: '/1/boards/{board}/actions', usedBy: 'triggers: recent events for a test (triggers/board-trigger.ts)', vendor: '/boards/{idBoard}/actions',
+    sends: { filter: 'commentCard,addLabelToCard', limit: 100 },
+    drive: ({ get }, q) => get(`/1/boards/${board.id}/actions`, q as Record<string, string>),
+    answer: [z.array(ListedAction).min(1), z.array(z.looseObject({ id: z.string(), type: z.string(), date: z.string(), idMemberCreator: z.string(), data: z.looseObject({}) }))],
+  },
+  {
+    method: 'GET', path: '/1/actions/{idAction}', usedBy: 'webhooks: confirming a delivery no secret can verify (webhooks.ts)', vendor: '/actions/{idAction}',
+    sends: { fields: 'type,idMemberCreator,data,date' },
+    drive: async ({ get, send, card }, q) => {
+      const comment = await send('POST', `/1/cards/${await card()}/actions/comments`, { text: 'confirm me' })
+      return get(`/1/actions/${comment.body.id}`, q as Record<string, string>)
+    },
+    answer: [ActionSchema, z.looseObject({ id: z.string(), type: z.string(), date: z.string(), idMemberCreator: z.string(), data: z.looseObject({}) })],
+  },
+  {
+    method: 'GET', path: '/1/members/me/notifications', usedBy: 'New Notification (triggers/notifications.ts)', vendor: '/members/{idMember}/notifications',
+    sends: { limit: 100, since: SEED.comment.id, before: 'ffffffffffffffffffffffff', filter: 'mentionedOnCard,addedToCard' },
+    drive: async ({ sandbox, get }, q) => {
+      await sandbox.act('grace', 'POST', `/1/cards/${SEED.cards.api.id}/actions/comments`, { text: '@ada notified' })
+      return get('/1/members/me/notifications', q as Record<string, string>)
+    },
+    answer: [z.array(Notification).min(1), z.array(z.looseObject({ id: z.string(), type: z.string(), date: z.string(), data: z.looseObject({}) }))],
+  },
+  {
+    method: 'POST', path: '/1/webhooks', usedBy: 'webhooks: subscribe (webhooks.ts)', vendor: '/webhooks',
+    sends: { callbackURL: 'replaced by the receiver\'s address', idModel: board.id, description: 'Switchyard' },
+    drive: ({ send, receiver }, body) => send('POST', '/1/webhooks', { ...body, callbackURL: `${receiver.url}/post` }),
+    answer: [WebhookSchema, z.looseObject({ id: z.string(), idModel: z.string(), callbackURL: z.string(), active: z.boolean() })],
+  },
+  {
+    method: 'GET', path: '/1/webhooks/{idWebhook}', usedBy: 'webhooks: exists (webhooks.ts)', vendor: '/webhooks/{idWebhook}',
+    sends: {},
+    drive: async ({ get, send, receiver }, q) => {
+      const made = await send('POST', '/1/webhooks', { callbackURL: `${receiver.url}/get`, idModel: board.id })
+      return get(`/1/webhooks/${made.body.id}`, q as Record<string, string>)
+    },
+    answer: [WebhookSchema, z.looseObject({ id: z.string(), idModel: z.string(), callbackURL: z.string(), active: z.boolean() })],
+  },
+  {
+    method: 'DELETE', path: '/1/webhooks/{idWebhook}', usedBy: 'webhooks: unsubscribe (webhooks.ts)', vendor: '/webhooks/{idWebhook}',
+    sends: {},
+    drive: async ({ sandbox, token, send, receiver }) => {
+      const made = await send('POST', '/1/webhooks', { callbackURL: `${receiver.url}/delete`, idModel: board.id })
+      return sandbox.api(`/1/webhooks/${made.body.id}`, token, { method: 'DELETE' })
+    },
+    answer: [],
+  },
+  {
+    method: 'GET', path: '/1/members/me/tokens', usedBy: 'webhooks: finding its own webhook on "already exists" (webhooks.ts)', vendor: '/members/{idMember}/tokens',
+    sends: { webhooks: 'true' },
+    drive: ({ get }, q) => get('/1/members/me/tokens', q as Record<string, string>),
+    answer: [
+      z.array(TokenSchema.extend({ webhooks: z.array(WebhookSchema) })).min(1),
+      z.array(z.looseObject({ id: z.string(), webhooks: z.array(z.looseObject({ id: z.string(), idModel: z.string(), callbackURL: z.string() })) })),
     ],
   },
   {
@@ -217,6 +286,8 @@ const ENDPOINTS: Endpoint[] = [
 const NEWER_THAN_VENDOR_FILE: Record<string, string[]> = {
   'PUT /cards/{idCard}': ['dueComplete'],
   'POST /checklists/{idChecklist}/checkItems': ['due'],
+  // trello.js `GetMemberTokens` (docs/triggers/trello.md, "Facts").
+  'GET /members/{idMember}/tokens': ['webhooks'],
 }
 
 const skip = missingVendorFile('trello.json')
@@ -230,11 +301,12 @@ describe.skipIf(skip)(`Trello sandbox answers what the product asks as Trello do
     spec = new VendorSpec('trello.json')
     const sandbox = await startTestSandbox()
     const token = await sandbox.token('ada')
+    const receiver = await startReceiver()
     const get: Ctx['get'] = (p, query = {}) => sandbox.api(`${p}?${new URLSearchParams(query)}`, token)
     // The product sends bodies as JSON (core/http/api-client.ts).
     const send: Ctx['send'] = (method, p, fields) => sandbox.api(p, token, { method, json: fields })
     ctx = {
-      sandbox, token, get, send,
+      sandbox, token, get, send, receiver,
       card: async () => {
         const created = await send('POST', '/1/cards', { idList: lists.todo.id, name: 'Fixture' })
         expect(created.status).toBe(200)
@@ -242,7 +314,10 @@ describe.skipIf(skip)(`Trello sandbox answers what the product asks as Trello do
       },
     }
   })
-  afterAll(() => ctx?.sandbox.close())
+  afterAll(async () => {
+    await ctx?.receiver.close()
+    await ctx?.sandbox.close()
+  })
 
   it.each(ENDPOINTS.map((e) => [`${e.method} ${e.path} (${e.usedBy})`, e] as const))('%s', async (_name, endpoint) => {
     const answer = await endpoint.drive(ctx, endpoint.sends)
@@ -294,6 +369,30 @@ describe.skipIf(skip)(`Trello sandbox answers what the product asks as Trello do
         await source.list({ api, integration: { id: 'int_contract', accountName: 'Ada', fields: {} }, withPastedCredentials: () => api }, { q: '', depends })
       }
     }
+
+    // And every trigger: the webhook facet's calls, each board trigger's recent events, both polls.
+    const tctx = { api, integration: { id: 'int_contract', accountName: 'Ada', fields: {} }, withPastedCredentials: () => api }
+    const facet = trello.webhooks!
+    const hook = { modelKey: board.id, callbackUrl: `${ctx.receiver.url}/triggers`, description: 'Switchyard' }
+    const made = await facet.subscribe!(tctx, hook)
+    expect(await facet.subscribe!(tctx, hook)).toEqual(made) // "already exists": adopted
+    const member = await facet.subscribe!(tctx, { ...hook, modelKey: 'me' })
+    expect(await facet.exists!(tctx, made.remoteId)).toBe(true)
+    const [action] = (await ctx.get(`/1/boards/${board.id}/actions`, { filter: 'commentCard', limit: '1' })).body as TrelloAction[]
+    expect(await facet.confirm!(tctx, candidateOf(action!))).toBe(true)
+    for (const t of trello.triggers) {
+      const config = t.config.parse(t.id === 'trello.new_board' || t.id === 'trello.new_notification' ? {} : { idBoards: [board.id] })
+      await t.recent?.(tctx, config)
+      if (!t.poll) continue
+      const first = await t.poll(tctx, config, null, Date.now())
+      await t.poll(tctx, config, first.cursor, Date.now())
+    }
+    // A full page of new notifications makes the poll read the next one (`before`); a type filter is sent as `filter`.
+    const notifications = trello.triggers.find((t) => t.id === 'trello.new_notification')!
+    const start = await notifications.poll!(tctx, {}, null, Date.now())
+    for (let i = 0; i < 100; i++) await ctx.sandbox.act('grace', 'POST', `/1/cards/${SEED.cards.api.id}/actions/comments`, { text: `@ada ${i}` })
+    expect((await notifications.poll!(tctx, { types: ['mentionedOnCard'] }, start.cursor, Date.now())).events).toHaveLength(100)
+    for (const id of [made.remoteId, member.remoteId, made.remoteId]) await facet.unsubscribe!(tctx, id) // the second delete of a gone hook is fine
 
     // Every pre-built step runs here (the API Call step sends what its caller asks).
     expect([...ran].sort()).toEqual(trelloTools.map((t) => t.id).filter((id) => !id.endsWith('.api_call')).sort())

@@ -1,5 +1,5 @@
-import { AppError } from '../../src/core/errors.ts'
 import { createApiClient, type ApiClient, type QueryValue } from '../../src/core/http/api-client.ts'
+import { upstreamError } from '../../src/core/http/upstream-errors.ts'
 import { RateBudget } from '../../src/core/limits/budget.ts'
 import { MemoryBudgetStore } from '../../src/core/limits/budget-memory.ts'
 import type { PlatformDefinition } from '../../src/core/platforms/types.ts'
@@ -27,7 +27,8 @@ export function recordingApiClient(platform: PlatformDefinition, baseUrl: string
     authorize: async () => headers,
     rateLimit: platform.rateLimit,
     budget: { budget: new RateBudget(new MemoryBudgetStore()), windows: [{ key: 'contract', limit: Number.POSITIVE_INFINITY, windowMs: 0 }], agentId: 'contract' },
-    toError: (r) => new AppError('upstream_error', `status ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`),
+    // The product's own reading of failures, so code that branches on them (a 404 counted as gone) runs as it does live.
+    toError: (r) => upstreamError(platform, r),
   })
   const sent: SentRequest[] = []
   const note = (method: string, pathAndQuery: string, params: Record<string, unknown> | undefined) => {

@@ -49,6 +49,7 @@ export class Agents {
 
   /** Saving makes a new version; runs already accepted keep theirs. */
   async update(user: User, id: string, raw: unknown): Promise<{ agent: AgentView; signingSecret?: string }> {
+    await this.get(user.id, id) // another user's agent answers 404 before its input is looked at
     const def = await this.validate(user, raw)
     let signingSecret: string | undefined
     await this.db.transaction().execute(async (trx) => {

@@ -5,6 +5,8 @@ import type { RateLimitFacts } from '../../core/limits/rate-limit-headers.ts'
 import type { ApiFacts, PastedCredentialFacts, PlatformDefinition } from '../../core/platforms/types.ts'
 import { APP_SECRET_AS_TOKEN, describeError, diagnose, isCredentialFailure, TROUBLESHOOTING_RULES } from './errors.ts'
 import { trelloTools } from './tools/index.ts'
+import { trelloTriggers } from './triggers/index.ts'
+import { trelloWebhooks } from './webhooks.ts'
 
 const api: ApiFacts = {
   baseUrl: () => 'https://api.trello.com',
@@ -91,5 +93,6 @@ export const trello: PlatformDefinition = {
   describeError,
   isCredentialFailure,
   tools: [...trelloTools, defineApiCallTool({ id: 'trello', title: 'Trello', api, pasted: pastedKeyAndToken, rateLimit })],
-  triggers: [],
+  triggers: trelloTriggers,
+  webhooks: trelloWebhooks,
 }

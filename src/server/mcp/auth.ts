@@ -7,21 +7,29 @@ import type { Services } from '../../services.ts'
 export interface McpCaller {
   user: User
   agentId: string
+  /** Set for an external agent calling with its run token: its tool calls land on this run's timeline. */
+  runId?: string
 }
 
 /** Turns a bearer token into a caller, or says it is not one of its kind. */
 export type BearerResolver = (token: string) => Promise<McpCaller | undefined>
 
 /**
- * The kinds of bearer token /mcp accepts, tried in turn. Today an API key, exactly as REST takes it;
- * a run's token (so an external agent's calls land on its run's timeline) joins this list when runs exist.
+ * The kinds of bearer token /mcp accepts, tried in turn: an API key, exactly as REST takes it, and a
+ * run's token, so an external agent's calls land on its run's timeline.
  */
 export function bearerResolvers(services: Services): BearerResolver[] {
   const apiKey: BearerResolver = async (token) => {
     const caller = await services.users.authenticateKey(token)
     return caller && { user: caller.user, agentId: `key:${caller.keyId}` }
   }
-  return [apiKey]
+  const runToken: BearerResolver = async (token) => {
+    if (!token.startsWith('syr_')) return undefined
+    const run = await services.runs.byToken(token)
+    const user = run && (await services.users.get(run.userId))
+    return user ? { user, agentId: `run:${run.runId}`, runId: run.runId } : undefined
+  }
+  return [apiKey, runToken]
 }
 
 /** Query parameters that look like someone put a credential in the URL. */

@@ -9,6 +9,7 @@ import type { McpCaller } from './auth.ts'
 import { INTEGRATION_ARG, SEARCH_TOOL, type McpCatalog, type StepTool } from './catalog.ts'
 import { errorResult, successResult } from './results.ts'
 import { searchTool, runSearch } from './search.ts'
+import { agentToolsFor, callAgentTool, isAgentTool } from './agent-tools.ts'
 
 /** Enough for every step of today's platforms in one page; clients that page get the rest when it grows. */
 export const DEFAULT_PAGE_SIZE = 100
@@ -46,11 +47,13 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const offset = offsetOf(request.params?.cursor)
     const accounts = await accountsOf(services.integrations, caller.user.id)
-    const all = 1 + catalog.steps.length
+    // The fixed order: the search tool, the agent tools, then every step in the catalogue's order.
+    const leading = [searchTool(), ...agentToolsFor(caller)]
+    const all = leading.length + catalog.steps.length
     if (offset > all) throw new McpError(ErrorCode.InvalidParams, 'cursor: is past the end of the list')
     const tools: Tool[] = []
     for (let i = offset; i < Math.min(all, offset + pageSize); i++) {
-      tools.push(i === 0 ? searchTool() : listingOf(catalog.steps[i - 1], accounts))
+      tools.push(i < leading.length ? leading[i] : listingOf(catalog.steps[i - leading.length], accounts))
     }
     const next = offset + pageSize
     return { tools, ...(next < all && { nextCursor: cursorOf(next) }) }
@@ -65,6 +68,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         return errorResult(err)
       }
     }
+    if (isAgentTool(name)) return callAgentTool(services, caller, name, args)
     const step = catalog.byToolName(name)
     if (!step) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}; call tools/list or ${SEARCH_TOOL}`)
     try {
@@ -94,7 +98,9 @@ async function runStep({ services, caller }: McpServerOptions, step: StepTool, a
     if (offered.length > 1) throw invalidInput([{ field: INTEGRATION_ARG, message: `choose the ${platform.title} account to act as: ${offered.join(', ')}` }])
     integration = offered[0]
   }
-  return services.executor.run(caller.user, step.registered.entry.id, integration, input, caller.agentId)
+  const run = () => services.executor.runAndSummarize(caller.user, step.registered.entry.id, integration, input, caller.agentId)
+  // An external agent's call with its run token goes on its run's timeline, as over REST.
+  return (caller.runId ? await services.toolCalls.record(caller.runId, step.registered.entry.id, integration, input, run) : await run()).output
 }
 
 /** The caller has no account on the step's platform (answered with how to connect one). */

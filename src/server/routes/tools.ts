@@ -28,6 +28,8 @@ export function toolRoutes(app: FastifyInstance, services: Services) {
   app.post<ById & { Body: { integration?: unknown; input?: unknown } }>('/v1/tools/:id/run', { bodyLimit: TOOL_RUN_BODY_LIMIT_BYTES }, async (request) => {
     const body = (request.body && typeof request.body === 'object' ? request.body : {}) as { integration?: unknown; input?: unknown }
     // `summary` sits beside `output` so clients that only read `output` are unaffected.
-    return services.executor.runAndSummarize(callerOf(request), request.params.id, body.integration, body.input, request.agentId ?? undefined)
+    const run = () => services.executor.runAndSummarize(callerOf(request), request.params.id, body.integration, body.input, request.agentId ?? undefined)
+    // An external agent's call with its run token goes on its run's timeline.
+    return request.runId ? services.toolCalls.record(request.runId, request.params.id, body.integration, body.input, run) : run()
   })
 }

@@ -1,4 +1,5 @@
 import { ApiRouter } from '../router.ts'
+import { actionRoutes } from './actions.ts'
 import { boardRoutes } from './boards.ts'
 import { cardRelationRoutes } from './card-relations.ts'
 import { cardRoutes } from './cards.ts'
@@ -14,6 +15,7 @@ export const apiRouter = new ApiRouter([
   ...cardRoutes,
   ...cardRelationRoutes,
   ...boardRoutes,
+  ...actionRoutes,
   ...listRoutes,
   ...checklistRoutes,
   ...labelRoutes,

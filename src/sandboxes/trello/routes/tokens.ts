@@ -1,9 +1,10 @@
 import type { ApiContext } from '../context.ts'
-import { fail, invalidToken, unauthorizedToken } from '../errors.ts'
+import { fail, invalidToken, unauthorizedPermission, unauthorizedToken } from '../errors.ts'
 import { pickFields } from '../fields.ts'
 import { jsonResponse } from '../http.ts'
+import { memberFor } from '../lookup.ts'
 import type { Token } from '../model.ts'
-import { memberJson } from '../presenters.ts'
+import { memberJson, webhookJson } from '../presenters.ts'
 import type { ApiRoute } from '../router.ts'
 import { iso, isoOrNull } from '../time.ts'
 
@@ -18,7 +19,7 @@ function ownToken(ctx: ApiContext): Token {
   return token
 }
 
-function tokenJson(token: Token): Record<string, unknown> {
+export function tokenJson(token: Token): Record<string, unknown> {
   const write = token.scopes.includes('write')
   const read = token.scopes.includes('read')
   return {
@@ -35,7 +36,27 @@ function tokenJson(token: Token): Record<string, unknown> {
   }
 }
 
+/**
+ * `GET /1/members/{id}/tokens` with `webhooks=true` (sources: Trello actions and webhooks, T-JS
+ * `GetMemberTokens`): the calling member's own tokens, each with its webhooks when asked. It lets a
+ * client that never sees its token's value find that token's webhooks. Another member's tokens are
+ * refused [UNV wording]. Tokens past their expiry are left out.
+ */
+function memberTokens(ctx: ApiContext) {
+  const member = memberFor(ctx, ctx.path.id as string)
+  if (member.id !== ctx.actor.member.id) return fail(unauthorizedPermission())
+  const withHooks = ctx.params.bool('webhooks') === true
+  const now = ctx.now
+  const tokens = [...ctx.store.tokens.values()].filter((t) => t.idMember === member.id && (t.expiresAt === null || t.expiresAt > now))
+  return jsonResponse(200, tokens.map((token) => {
+    const json = tokenJson(token)
+    if (withHooks) json.webhooks = ctx.store.webhooksOfToken(token.value).map(webhookJson)
+    return json
+  }))
+}
+
 export const tokenRoutes: ApiRoute[] = [
+  { method: 'GET', path: '/1/members/{id}/tokens', scope: 'read', handle: memberTokens },
   { method: 'GET', path: '/1/tokens/{token}', scope: 'read', handle: (ctx) => jsonResponse(200, pickFields(tokenJson(ownToken(ctx)), ctx.params.string('fields'))) },
   {
     method: 'GET',

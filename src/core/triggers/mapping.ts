@@ -1,0 +1,37 @@
+import type { AgentDefinition } from '../agents/definition.ts'
+import { inputProblems } from '../agents/definition.ts'
+import type { FieldError } from '../errors.ts'
+import { checkTemplates, renderValue } from '../expressions/templates.ts'
+import type { TriggerEvent } from './define.ts'
+
+export type Mapping = Record<string, string>
+
+/** A mapping names agent inputs, and its templates parse (checked when it is saved). */
+export function mappingProblems(mapping: Mapping, variables: AgentDefinition['inputs']): FieldError[] {
+  const names = new Set(variables.map((v) => v.name))
+  const errors: FieldError[] = []
+  for (const [name, template] of Object.entries(mapping)) {
+    if (!names.has(name)) errors.push({ field: `mapping.${name}`, message: `the agent has no input named ${name}${names.size ? `; its inputs are ${[...names].join(', ')}` : ''}` })
+    if (typeof template !== 'string') errors.push({ field: `mapping.${name}`, message: 'give a template, for example {{ card.name }}' })
+  }
+  return errors.length ? errors : checkTemplates(mapping, 'mapping')
+}
+
+/**
+ * An event's fields mapped to the agent's inputs: each template is evaluated with the normalised
+ * event as its root (`{{ card.name }}`), and the result is checked against the input variables.
+ */
+export async function mapEvent(mapping: Mapping, event: TriggerEvent, variables: AgentDefinition['inputs']): Promise<{ inputs: Record<string, unknown>; errors: FieldError[] }> {
+  const inputs: Record<string, unknown> = {}
+  const errors: FieldError[] = []
+  for (const [name, template] of Object.entries(mapping)) {
+    try {
+      const value = await renderValue(template, event, `mapping.${name}`)
+      if (value !== undefined) inputs[name] = value
+    } catch (err) {
+      errors.push({ field: `mapping.${name}`, message: err instanceof Error ? err.message.replace(/^mapping\.[^:]+: /, '') : String(err) })
+    }
+  }
+  errors.push(...inputProblems(variables, inputs, 'inputs'))
+  return { inputs, errors }
+}

@@ -1,0 +1,113 @@
+import { sql } from 'kysely'
+import type { Users } from '../access/users.ts'
+import type { Agents } from '../agents/agents.ts'
+import type { Runs } from '../agents/runs.ts'
+import type { Db } from '../store/database.ts'
+import type { StepContexts } from '../tools/step-context.ts'
+import { acceptEvent, type Match } from './accept.ts'
+import type { TriggerRegistry } from './catalog.ts'
+import { mapEvent, type Mapping } from './mapping.ts'
+import type { RemoteWebhooks } from './remote-webhooks.ts'
+import type { SubscriptionRow, Subscriptions } from './subscriptions.ts'
+
+const TICK_MS = 1_000
+/** A claimed poll holds its subscription this long: a process killed mid-poll gives it up after this. */
+const POLL_LEASE_MS = 60_000
+const CLAIM_BATCH = 10
+
+/**
+ * Runs the polled triggers (docs/architecture.md, "Polls"). Each due subscription is claimed by
+ * moving its next poll time forward with `FOR UPDATE SKIP LOCKED`, so one process polls it at a
+ * time; the events found, their runs and the new cursor are committed in one transaction, so a crash
+ * between enqueue and cursor loses nothing and runs nothing twice. It also retries failed webhook
+ * removals.
+ */
+export class Poller {
+  private timer: NodeJS.Timeout | null = null
+  private ticking: Promise<void> | null = null
+  private stopped = false
+
+  constructor(
+    private readonly db: Db,
+    private readonly triggers: TriggerRegistry,
+    private readonly users: Users,
+    private readonly agents: Agents,
+    private readonly runs: Runs,
+    private readonly contexts: StepContexts,
+    private readonly subscriptions: Subscriptions,
+    private readonly webhooks: RemoteWebhooks,
+    private readonly intervalMs: number,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
+
+  start(): void {
+    this.stopped = false
+    const loop = () => {
+      if (this.stopped) return
+      this.ticking = this.tick().catch(this.onError).finally(() => {
+        if (!this.stopped) this.timer = setTimeout(loop, TICK_MS)
+      })
+    }
+    this.timer = setTimeout(loop, 0)
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    await this.ticking
+  }
+
+  /** One round: every due subscription polled once, and due webhook removals tried. */
+  async tick(): Promise<void> {
+    const polled = this.triggers.list().filter((t) => t.mode === 'polled').map((t) => t.id)
+    if (polled.length) {
+      const due = await this.claim(polled)
+      await Promise.all(due.map((row) => this.pollOne(row)))
+    }
+    await this.webhooks.retryCleanups()
+  }
+
+  private async claim(triggerIds: string[]): Promise<SubscriptionRow[]> {
+    const { rows } = await sql<SubscriptionRow>`
+      update subscriptions set next_poll_at = now() + ${POLL_LEASE_MS} * interval '1 millisecond'
+      where id in (
+        select id from subscriptions
+        where status = 'active' and next_poll_at <= now() and trigger_id in (${sql.join(triggerIds)})
+        order by next_poll_at limit ${CLAIM_BATCH}
+        for update skip locked)
+      returning *`.execute(this.db)
+    return rows
+  }
+
+  private async pollOne(row: SubscriptionRow): Promise<void> {
+    const registered = this.triggers.get(row.trigger_id)
+    const user = await this.users.get(row.user_id)
+    if (!registered?.trigger.poll || !user) return
+    try {
+      const agent = await this.agents.get(user.id, row.agent_id)
+      const { ctx } = await this.contexts.open(user, registered.platform, row.integration_id, `trigger:${row.integration_id}`)
+      const config = registered.trigger.config.parse(row.config)
+      const result = await registered.trigger.poll(ctx, config, row.poll_cursor as Record<string, unknown> | null, Date.now())
+      const prepared = await Promise.all(result.events.map(async ({ candidate, event }) => {
+        const { inputs, errors } = await mapEvent(row.mapping as Mapping, event, agent.inputs)
+        const match: Match = {
+          subscriptionId: row.id, userId: user.id, agentId: row.agent_id, event, inputs,
+          ...(errors.length ? { mappingError: `the trigger's mapping did not give the agent's inputs: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` } : {}),
+        }
+        return { candidate, match }
+      }))
+      let started = 0
+      await this.db.transaction().execute(async (trx) => {
+        for (const { candidate, match } of prepared) started += (await acceptEvent(trx, this.runs, `poll:${row.id}`, candidate, [match])).runIds.length
+        // The cursor moves with the runs it started, and only while the subscription is still active.
+        await trx.updateTable('subscriptions').set({
+          poll_cursor: JSON.stringify(result.cursor), next_poll_at: new Date(Date.now() + this.intervalMs), last_error: null, last_error_at: null,
+        }).where('id', '=', row.id).where('status', '=', 'active').execute()
+      })
+      if (started) this.runs.onReady()
+    } catch (err) {
+      await this.subscriptions.recordError(row.id, err)
+      await this.db.updateTable('subscriptions').set({ next_poll_at: new Date(Date.now() + this.intervalMs) }).where('id', '=', row.id).where('status', '=', 'active').execute()
+    }
+  }
+}

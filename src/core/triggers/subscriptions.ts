@@ -1,0 +1,353 @@
+import { z } from 'zod'
+import { requirePlan } from '../access/plans.ts'
+import type { User } from '../access/users.ts'
+import type { Agents } from '../agents/agents.ts'
+import type { RunView, Runs } from '../agents/runs.ts'
+import type { Integrations, IntegrationRow } from '../connections/integrations.ts'
+import { AppError, invalidInput, notFound, type FieldError } from '../errors.ts'
+import { newId } from '../ids.ts'
+import type { Db } from '../store/database.ts'
+import type { SubscriptionsTable } from '../store/schema.ts'
+import type { StepContexts } from '../tools/step-context.ts'
+import { parseOrThrow, safeParseForPeople, fieldErrors } from '../validation.ts'
+import type { Selectable } from 'kysely'
+import type { RegisteredTrigger, TriggerRegistry } from './catalog.ts'
+import type { TriggerEvent } from './define.ts'
+import { mapEvent, mappingProblems, type Mapping } from './mapping.ts'
+import type { RemoteWebhooks } from './remote-webhooks.ts'
+
+export type SubscriptionRow = Selectable<SubscriptionsTable>
+
+export interface SubscriptionView {
+  id: string
+  agent_id: string
+  trigger_id: string
+  trigger_title: string
+  platform: string
+  mode: 'instant' | 'polled'
+  integration_id: string
+  integration_name: string | null
+  config: Record<string, unknown>
+  mapping: Mapping
+  status: 'inactive' | 'active'
+  start_on_own_changes: boolean
+  /** Where the user points the platform, for platforms whose webhooks the user sets up. */
+  webhook_address: string | null
+  /** Whether the secret the platform showed has been given, for those platforms. */
+  webhook_secret_set: boolean | null
+  last_event_at: Date | null
+  last_error: string | null
+  last_error_at: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+const MappingSchema = z.record(z.string(), z.string({ error: 'give a template, for example {{ card.name }}' }), { error: 'give the mapping as an object of agent inputs and templates' })
+
+const Create = z.object({
+  trigger: z.string({ error: 'name the trigger, for example trello.new_card' }),
+  integration: z.string({ error: 'give the id or account name of the integration to watch' }),
+  config: z.record(z.string(), z.unknown(), { error: 'give the configuration as an object' }).default({}),
+  mapping: MappingSchema.default({}),
+  start_on_own_changes: z.boolean({ error: 'say true or false' }).default(false),
+  webhook_secret: z.string().max(500).optional(),
+})
+
+const Update = z.object({
+  integration: z.string().optional(),
+  config: z.record(z.string(), z.unknown(), { error: 'give the configuration as an object' }).optional(),
+  mapping: MappingSchema.optional(),
+  start_on_own_changes: z.boolean({ error: 'say true or false' }).optional(),
+  webhook_secret: z.string().max(500).nullable().optional(),
+})
+
+const Preview = z.object({
+  mapping: MappingSchema.optional(),
+  event: z.record(z.string(), z.unknown(), { error: 'give the event as an object' }).optional(),
+})
+
+const Test = z.object({ start_run: z.boolean({ error: 'say true or false' }).default(false) })
+
+/**
+ * A trigger attached to an agent (docs/agents.md, "Triggers tab"): its integration, configuration
+ * and mapping, tested, activated and deactivated, with the health a person needs to answer "why
+ * does my trigger not fire". Another user's subscription is indistinguishable from none.
+ */
+export class Subscriptions {
+  constructor(
+    private readonly db: Db,
+    private readonly triggers: TriggerRegistry,
+    private readonly agents: Agents,
+    private readonly runs: Runs,
+    private readonly integrations: Integrations,
+    private readonly contexts: StepContexts,
+    private readonly webhooks: RemoteWebhooks,
+  ) {}
+
+  async create(user: User, agentId: string, raw: unknown): Promise<SubscriptionView> {
+    const agent = await this.agents.get(user.id, agentId)
+    const body = parseOrThrow(Create, raw)
+    const registered = this.trigger(body.trigger, 'trigger')
+    this.checkPlan(user, registered)
+    const integration = await this.integration(user, registered, body.integration)
+    const config = this.parseConfig(registered, body.config)
+    const problems = mappingProblems(body.mapping, agent.inputs)
+    if (problems.length) throw invalidInput(problems)
+    const id = newId('sub')
+    await this.db.insertInto('subscriptions').values({
+      id, user_id: user.id, agent_id: agentId, trigger_id: registered.trigger.id, integration_id: integration.id,
+      config: JSON.stringify(config), mapping: JSON.stringify(body.mapping), status: 'inactive', start_on_own_changes: body.start_on_own_changes,
+    }).execute()
+    if (this.unmanaged(registered)) {
+      const hookId = await this.webhooks.createUnmanaged(user, integration, id, body.webhook_secret?.trim() || null)
+      await this.db.insertInto('subscription_webhooks').values({ subscription_id: id, webhook_id: hookId }).execute()
+    }
+    return this.get(user.id, id)
+  }
+
+  async update(user: User, id: string, raw: unknown): Promise<SubscriptionView> {
+    const body = parseOrThrow(Update, raw)
+    const row = await this.row(user.id, id)
+    const registered = this.trigger(row.trigger_id, 'trigger')
+    const agent = await this.agents.get(user.id, row.agent_id)
+    const integration = body.integration ? await this.integration(user, registered, body.integration) : undefined
+    const config = body.config ? this.parseConfig(registered, body.config) : undefined
+    if (body.mapping) {
+      const problems = mappingProblems(body.mapping, agent.inputs)
+      if (problems.length) throw invalidInput(problems)
+    }
+    // What the platform watches changes with the integration or configuration: set it up again.
+    const rewire = row.status === 'active' && (integration || config)
+    if (rewire) await this.deactivate(user, id)
+    await this.db.updateTable('subscriptions').set({
+      ...(integration ? { integration_id: integration.id } : {}),
+      ...(config ? { config: JSON.stringify(config) } : {}),
+      ...(body.mapping ? { mapping: JSON.stringify(body.mapping) } : {}),
+      ...(body.start_on_own_changes !== undefined ? { start_on_own_changes: body.start_on_own_changes } : {}),
+      updated_at: new Date(),
+    }).where('id', '=', id).execute()
+    if (body.webhook_secret !== undefined && this.unmanaged(registered)) {
+      for (const hook of await this.webhooks.forSubscription(id)) await this.webhooks.setSecret(hook.id, body.webhook_secret?.trim() || null)
+    }
+    if (rewire) await this.activate(user, id)
+    return this.get(user.id, id)
+  }
+
+  async activate(user: User, id: string): Promise<SubscriptionView> {
+    const row = await this.row(user.id, id)
+    const registered = this.trigger(row.trigger_id, 'trigger')
+    this.checkPlan(user, registered)
+    const integration = await this.integrations.get(user.id, row.integration_id)
+    if (integration.status !== 'active') {
+      throw new AppError('reconnect_required', `the integration ${integration.account_name} is ${integration.status === 'disconnected' ? 'disconnected' : 'in need of reconnection'}; reconnect it before activating the trigger`, { integrationId: integration.id })
+    }
+    if (row.status === 'active') return this.get(user.id, id)
+    const config = row.config as Record<string, unknown>
+    if (registered.trigger.mode === 'instant' && !this.unmanaged(registered)) {
+      const models = registered.trigger.models?.(config) ?? []
+      const linked: string[] = []
+      try {
+        for (const model of models) {
+          const hookId = await this.webhooks.ensure(user, registered.platform, integration, model)
+          await this.db.insertInto('subscription_webhooks').values({ subscription_id: id, webhook_id: hookId }).onConflict((oc) => oc.doNothing()).execute()
+          linked.push(hookId)
+        }
+      } catch (err) {
+        // A half-done activation leaves nothing behind at the platform.
+        await this.db.deleteFrom('subscription_webhooks').where('subscription_id', '=', id).execute()
+        for (const hookId of linked) await this.webhooks.release(hookId)
+        await this.recordError(id, err)
+        throw err
+      }
+    }
+    await this.db.updateTable('subscriptions').set({
+      status: 'active', updated_at: new Date(), last_error: null, last_error_at: null,
+      ...(registered.trigger.mode === 'polled' ? { next_poll_at: new Date(), poll_cursor: null } : {}),
+    }).where('id', '=', id).execute()
+    return this.get(user.id, id)
+  }
+
+  /** Deactivation always commits here first; the platform's webhook is then removed if nothing else uses it, or the failure is shown. */
+  async deactivate(user: User, id: string): Promise<SubscriptionView> {
+    const row = await this.row(user.id, id)
+    const registered = this.triggers.get(row.trigger_id)
+    await this.db.updateTable('subscriptions').set({ status: 'inactive', next_poll_at: null, updated_at: new Date() }).where('id', '=', id).execute()
+    if (!registered || !this.unmanaged(registered)) {
+      const links = await this.db.deleteFrom('subscription_webhooks').where('subscription_id', '=', id).returning('webhook_id').execute()
+      for (const link of links) await this.webhooks.release(link.webhook_id)
+    }
+    return this.get(user.id, id)
+  }
+
+  async delete(user: User, id: string): Promise<void> {
+    await this.deactivate(user, id)
+    const hooks = await this.webhooks.forSubscription(id)
+    await this.db.deleteFrom('subscriptions').where('id', '=', id).execute()
+    for (const hook of hooks.filter((h) => !h.managed)) await this.db.deleteFrom('webhooks').where('id', '=', hook.id).execute()
+  }
+
+  async deleteForAgent(user: User, agentId: string): Promise<void> {
+    const rows = await this.db.selectFrom('subscriptions').select('id').where('user_id', '=', user.id).where('agent_id', '=', agentId).execute()
+    for (const row of rows) await this.delete(user, row.id)
+  }
+
+  async list(userId: string, agentId?: string): Promise<SubscriptionView[]> {
+    let query = this.db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId)
+    if (agentId) query = query.where('agent_id', '=', agentId)
+    const rows = await query.orderBy('created_at').execute()
+    return Promise.all(rows.map((r) => this.view(r)))
+  }
+
+  async get(userId: string, id: string): Promise<SubscriptionView> {
+    return this.view(await this.row(userId, id))
+  }
+
+  /** The live preview: the given (or stored) mapping over the given event, or the trigger's sample. */
+  async preview(user: User, id: string, raw: unknown): Promise<{ event: TriggerEvent; inputs: Record<string, unknown>; errors: FieldError[] }> {
+    const body = parseOrThrow(Preview, raw ?? {})
+    const row = await this.row(user.id, id)
+    const registered = this.trigger(row.trigger_id, 'trigger')
+    const agent = await this.agents.get(user.id, row.agent_id)
+    const mapping = body.mapping ?? (row.mapping as Mapping)
+    const event = body.event ?? registered.trigger.sample
+    const saveProblems = mappingProblems(mapping, agent.inputs)
+    if (saveProblems.length) return { event, inputs: {}, errors: saveProblems }
+    return { event, ...(await mapEvent(mapping, event, agent.inputs)) }
+  }
+
+  /**
+   * A test with a recent real event where the platform keeps them (else the sample), mapped as a run
+   * would be; with `start_run`, one run marked as a test is started.
+   */
+  async test(user: User, id: string, raw: unknown): Promise<{ source: 'recent' | 'sample'; event: TriggerEvent; inputs: Record<string, unknown>; errors: FieldError[]; run: RunView | null }> {
+    const { start_run } = parseOrThrow(Test, raw ?? {})
+    const row = await this.row(user.id, id)
+    const registered = this.trigger(row.trigger_id, 'trigger')
+    this.checkPlan(user, registered)
+    const agent = await this.agents.get(user.id, row.agent_id)
+    let event: TriggerEvent | undefined
+    if (registered.trigger.recent) {
+      const { ctx } = await this.contexts.open(user, registered.platform, row.integration_id, `trigger:${row.integration_id}`)
+      event = (await registered.trigger.recent(ctx, registered.trigger.config.parse(row.config)))[0]
+    }
+    const source = event ? 'recent' as const : 'sample' as const
+    const chosen = event ?? registered.trigger.sample
+    const { inputs, errors } = await mapEvent(row.mapping as Mapping, chosen, agent.inputs)
+    let run: RunView | null = null
+    if (start_run) {
+      if (errors.length) throw invalidInput(errors)
+      run = await this.runs.start(user, row.agent_id, inputs, 'trigger', { subscriptionId: row.id, event: chosen, test: true })
+    }
+    return { source, event: chosen, inputs, errors, run }
+  }
+
+  /** What a person checks when a trigger does not fire: the integration, the platform's webhook (asked live), the last event and error. */
+  async health(user: User, id: string) {
+    const row = await this.row(user.id, id)
+    const registered = this.trigger(row.trigger_id, 'trigger')
+    const integration = await this.integrations.get(user.id, row.integration_id).catch(() => undefined)
+    const hooks = await this.webhooks.forSubscription(id)
+    const facts = registered.platform.webhooks
+    let ctx: Awaited<ReturnType<StepContexts['open']>>['ctx'] | undefined
+    let reachError: string | undefined
+    if (hooks.some((h) => h.managed && h.remote_id) && facts?.exists && integration?.status === 'active') {
+      try {
+        ctx = (await this.contexts.open(user, registered.platform, row.integration_id, `trigger:${row.integration_id}`)).ctx
+      } catch (err) {
+        reachError = err instanceof Error ? err.message : String(err)
+      }
+    }
+    const webhooks = await Promise.all(hooks.map(async (h) => {
+      let present: boolean | null = null
+      let error = h.last_error
+      if (h.managed && h.remote_id && ctx && facts?.exists) {
+        try {
+          present = await facts.exists(ctx, h.remote_id)
+        } catch (err) {
+          error = err instanceof Error ? err.message : String(err)
+        }
+      }
+      return { model_key: h.model_key, remote_id: h.remote_id, managed: h.managed, status: h.status, present, last_error: error ?? reachError ?? null, ...(h.managed ? {} : { address: this.webhooks.addressOf(h.token), secret_set: h.secret !== null }) }
+    }))
+    return {
+      status: row.status,
+      integration: integration
+        ? { id: integration.id, name: integration.account_name, status: integration.status, connected: integration.status === 'active' }
+        : { id: row.integration_id, name: null, status: 'deleted', connected: false },
+      webhooks,
+      polled: registered.trigger.mode === 'polled',
+      next_poll_at: row.next_poll_at,
+      last_event_at: row.last_event_at,
+      last_error: row.last_error,
+      last_error_at: row.last_error_at,
+    }
+  }
+
+  async recordError(id: string, err: unknown): Promise<void> {
+    await this.db.updateTable('subscriptions').set({ last_error: err instanceof Error ? err.message : String(err), last_error_at: new Date() }).where('id', '=', id).execute()
+  }
+
+  private async row(userId: string, id: string): Promise<SubscriptionRow> {
+    const row = await this.db.selectFrom('subscriptions').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst()
+    if (!row) throw notFound('subscription')
+    return row
+  }
+
+  private trigger(id: string, field: string): RegisteredTrigger {
+    const registered = this.triggers.get(id)
+    if (!registered) throw invalidInput([{ field, message: `there is no trigger ${id}; GET /v1/triggers lists them` }])
+    return registered
+  }
+
+  private checkPlan(user: User, registered: RegisteredTrigger): void {
+    if (registered.trigger.requiredPlan) requirePlan(user.plan, registered.trigger.requiredPlan, registered.trigger.title)
+  }
+
+  private async integration(user: User, registered: RegisteredTrigger, ref: string): Promise<IntegrationRow> {
+    try {
+      return await this.integrations.resolve(user.id, registered.platform.id, ref)
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'not_found' || err.code === 'invalid_input')) {
+        throw invalidInput([{ field: 'integration', message: err.extras.errors?.[0]?.message ?? err.message }])
+      }
+      throw err
+    }
+  }
+
+  private parseConfig(registered: RegisteredTrigger, raw: unknown): Record<string, unknown> {
+    const result = safeParseForPeople(registered.trigger.config, raw)
+    if (!result.success) throw invalidInput(fieldErrors(result.error, 'config'))
+    return result.data as Record<string, unknown>
+  }
+
+  private unmanaged(registered: RegisteredTrigger): boolean {
+    return registered.trigger.mode === 'instant' && registered.platform.webhooks?.managed === false
+  }
+
+  private async view(row: SubscriptionRow): Promise<SubscriptionView> {
+    const registered = this.triggers.get(row.trigger_id)
+    const integration = await this.integrations.get(row.user_id, row.integration_id).catch(() => undefined)
+    const unmanaged = registered && this.unmanaged(registered) ? (await this.webhooks.forSubscription(row.id))[0] : undefined
+    return {
+      id: row.id,
+      agent_id: row.agent_id,
+      trigger_id: row.trigger_id,
+      trigger_title: registered?.trigger.title ?? row.trigger_id,
+      platform: registered?.platform.id ?? row.trigger_id.split('.')[0],
+      mode: registered?.trigger.mode ?? 'instant',
+      integration_id: row.integration_id,
+      integration_name: integration?.account_name ?? null,
+      config: row.config as Record<string, unknown>,
+      mapping: row.mapping as Mapping,
+      status: row.status,
+      start_on_own_changes: row.start_on_own_changes,
+      webhook_address: unmanaged ? this.webhooks.addressOf(unmanaged.token) : null,
+      webhook_secret_set: unmanaged ? unmanaged.secret !== null : null,
+      last_event_at: row.last_event_at,
+      last_error: row.last_error,
+      last_error_at: row.last_error_at,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    }
+  }
+}

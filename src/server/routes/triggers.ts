@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify'
+import { notFound } from '../../core/errors.ts'
+import type { Services } from '../../services.ts'
+import { callerOf } from '../auth.ts'
+
+type ById = { Params: { id: string } }
+
+export function triggerRoutes(app: FastifyInstance, services: Services) {
+  const { triggers, subscriptions } = services
+
+  app.get<{ Querystring: { q?: string } }>('/v1/triggers', async (request) => ({
+    triggers: typeof request.query.q === 'string' ? triggers.search(request.query.q) : triggers.list(),
+  }))
+
+  app.get<ById>('/v1/triggers/:id', async (request) => {
+    const registered = triggers.get(request.params.id)
+    if (!registered) throw notFound(`trigger ${request.params.id}`)
+    return registered.entry
+  })
+
+  // The choices for a configuration's id field (boards, lists…), as for tool step inputs.
+  app.get<ById & { Params: { field: string }; Querystring: Record<string, unknown> }>('/v1/triggers/:id/options/:field', async (request) => {
+    const registered = triggers.get(request.params.id)
+    if (!registered) throw notFound(`trigger ${request.params.id}`)
+    const { integration, q, cursor, ...values } = request.query
+    const owner = { platform: registered.platform, title: registered.trigger.title, sources: registered.trigger.configOptions }
+    return services.options.listFrom(callerOf(request), owner, request.params.field, { integration, q, cursor, values }, request.agentId ?? undefined)
+  })
+
+  app.get<ById>('/v1/agents/:id/subscriptions', async (request) => {
+    const user = callerOf(request)
+    await services.agents.get(user.id, request.params.id)
+    return { subscriptions: await subscriptions.list(user.id, request.params.id) }
+  })
+
+  app.get<{ Querystring: { agent_id?: string } }>('/v1/subscriptions', async (request) => ({
+    subscriptions: await subscriptions.list(callerOf(request).id, typeof request.query.agent_id === 'string' ? request.query.agent_id : undefined),
+  }))
+
+  app.post<ById>('/v1/agents/:id/subscriptions', async (request, reply) => reply.status(201).send(await subscriptions.create(callerOf(request), request.params.id, request.body)))
+
+  app.get<ById>('/v1/subscriptions/:id', async (request) => subscriptions.get(callerOf(request).id, request.params.id))
+
+  app.patch<ById>('/v1/subscriptions/:id', async (request) => subscriptions.update(callerOf(request), request.params.id, request.body))
+
+  app.delete<ById>('/v1/subscriptions/:id', async (request, reply) => {
+    await subscriptions.delete(callerOf(request), request.params.id)
+    return reply.status(204).send()
+  })
+
+  app.post<ById>('/v1/subscriptions/:id/activate', async (request) => subscriptions.activate(callerOf(request), request.params.id))
+  app.post<ById>('/v1/subscriptions/:id/deactivate', async (request) => subscriptions.deactivate(callerOf(request), request.params.id))
+  app.post<ById>('/v1/subscriptions/:id/preview', async (request) => subscriptions.preview(callerOf(request), request.params.id, request.body))
+  app.post<ById>('/v1/subscriptions/:id/test', async (request) => subscriptions.test(callerOf(request), request.params.id, request.body))
+  app.get<ById>('/v1/subscriptions/:id/health', async (request) => subscriptions.health(callerOf(request), request.params.id))
+}
