@@ -139,13 +139,12 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     await page.waitForURL((u) => u.pathname.endsWith('/triggers'))
     await page.getByRole('button', { name: 'Add trigger' }).click()
     await searchSelect('#subscription-trigger', 'new card', /^New Card/)
-    const board = page.locator('#subscription-config-idBoard')
-    if ((await board.count()) > 0) {
-      await board.click()
-      const choice = page.locator('.subscription-editor .picker-option', { hasText: TRELLO.board.name })
-      if (await choice.first().isVisible({ timeout: 5_000 }).catch(() => false)) await choice.first().click()
-      else await board.fill(TRELLO.board.id)
-    }
+    // The boards to watch: chosen from the account by name.
+    const boards = page.locator('#subscription-config-idBoards')
+    await boards.click()
+    await page.locator('.subscription-editor .picker-option', { hasText: TRELLO.board.name }).first().click()
+    expect(await boards.inputValue()).toContain(TRELLO.board.id)
+    await boards.press('Escape')
     await page.locator('#mapping-card_id').click()
     await page.getByRole('button', { name: 'Insert card.id', exact: true }).click()
     expect(await page.locator('#mapping-card_id').inputValue()).toBe('{{ card.id }}')

@@ -87,8 +87,7 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
 
   // A value set before any list was opened (a stored configuration, an edited step) reads as an id
   // until its label is known: the first page of options is asked once, quietly, to name it.
-  const presetId = multiple ? '' : value.trim()
-  const presetUnknown = presetId !== '' && !presetId.includes('{{') && known[presetId] === undefined
+  const presetUnknown = (multiple ? entriesOf(value) : [value.trim()]).some((v) => v !== '' && !v.includes('{{') && known[v] === undefined)
   useEffect(() => {
     if (!presetUnknown || missing.length > 0 || !source.integrationId) return
     const controller = new AbortController()

@@ -99,7 +99,7 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
 
   return (
     <section className="panel subscription-editor" aria-labelledby="subscription-editor-heading">
-      <div className="health-head">
+      <div className="health-head editor-head">
         <h3 id="subscription-editor-heading">{subscription ? `${subscription.trigger_title}: settings` : 'Add a trigger'}</h3>
         <button type="button" className="link-button" onClick={onClose}>
           Close
@@ -171,7 +171,7 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
       </form>
       {trigger && subscription && <Preview subscription={subscription} mapping={mapping} variables={agent.inputs.map((v) => v.name)} />}
       {trigger && !subscription && <p className="muted">Save the trigger to see its mapping applied to a sample event, and to test it.</p>}
-      {subscription && <TestPanel subscription={subscription} platformTitle={platformTitle} />}
+      {subscription && <TestPanel subscription={subscription} platformTitle={platformTitle} variables={agent.inputs.map((v) => v.name)} />}
     </section>
   )
 }
@@ -241,7 +241,7 @@ function MappedInputs({ inputs, byVariable, other, variables }: { inputs: Record
 }
 
 /** Runs the trigger once by hand: a recent real event where the platform has one, else the sample. */
-function TestPanel({ subscription, platformTitle }: { subscription: Subscription; platformTitle: string }) {
+function TestPanel({ subscription, platformTitle, variables }: { subscription: Subscription; platformTitle: string; variables: string[] }) {
   const [result, setResult] = useState<SubscriptionTest | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState<'test' | 'run' | null>(null)
@@ -257,7 +257,6 @@ function TestPanel({ subscription, platformTitle }: { subscription: Subscription
       setBusy(null)
     }
   }
-  const variables = Object.keys(subscription.mapping ?? {})
   const routed = routeMappingErrors(result?.errors, variables)
   return (
     <div className="test-panel" data-testid="test-panel">

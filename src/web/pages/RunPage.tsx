@@ -9,6 +9,9 @@ import { agentPath, runPath } from '../routes.ts'
 import { isLive } from '../run-filters.ts'
 import { formatDuration, formatTime, runDuration, startedByText } from '../run-format.ts'
 
+/** A result this short is shown open; a longer one waits behind its disclosure. */
+const SHORT_JSON_LINES = 15
+
 export function RunPage({ id }: { id: string }) {
   const [run, setRun] = useState<Run | null>(null)
   const [error, setError] = useState<unknown>(null)
@@ -149,7 +152,7 @@ export function RunPage({ id }: { id: string }) {
         <section className={run.status === 'succeeded' ? 'panel run-result' : 'panel run-result run-result-failed'} aria-labelledby="result-heading" data-testid="run-result">
           <h2 id="result-heading">{run.status === 'succeeded' ? 'Result' : run.status === 'cancelled' ? 'Cancelled' : 'The run failed'}</h2>
           {run.error && <p className="entry-error">{run.error.message}</p>}
-          {run.result !== null && run.result !== undefined ? <JsonBlock label="Result (JSON)" value={run.result} open /> : run.status === 'succeeded' && <p className="muted">The agent returns no result.</p>}
+          {run.result !== null && run.result !== undefined ? <JsonBlock label="Result (JSON)" value={run.result} open={JSON.stringify(run.result, null, 2).split('\n').length <= SHORT_JSON_LINES} /> : run.status === 'succeeded' && <p className="muted">The agent returns no result.</p>}
         </section>
       )}
     </>
