@@ -221,4 +221,57 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
 
     expect(pageErrors).toEqual([])
   }, JOURNEY_TIMEOUT_MS)
+
+  it('an external agent shows its signing secret once; a run started by hand can be cancelled; deleting asks first', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 })
+    await openSignedIn('/agents/new')
+    await page.locator('#agent-name').fill('Deploy notifier')
+    await page.getByRole('button', { name: 'Add input variable' }).click()
+    await page.locator('#agent-inputs-0-name').fill('project')
+    await page.getByLabel(/External/).check()
+    // Nothing listens on port 9: the delivery fails and waits for its next attempt, so the run stays under way.
+    await page.locator('#agent-url').fill('http://127.0.0.1:9/switchyard')
+    await page.getByRole('button', { name: 'Create agent' }).click()
+    const secret = page.getByTestId('signing-secret')
+    await secret.waitFor()
+    expect(await secret.innerText()).toMatch(/^whsec_/)
+    expect(await page.locator('.secret-once').innerText()).toMatch(/shown only once/)
+    await shot('20-external-secret')
+    await page.getByRole('link', { name: /go to the agent/ }).click()
+    await page.getByRole('heading', { name: 'Deploy notifier', level: 1 }).waitFor()
+    expect(await page.locator('body').innerText()).not.toMatch(/whsec_/)
+
+    // Run now: the input form, a field error next to its field, then the run page.
+    await page.getByRole('button', { name: 'Run now' }).click()
+    await page.getByRole('button', { name: 'Start run' }).click()
+    await page.locator('#run-now-project-error').waitFor()
+    await shot('21-run-now-error')
+    await page.locator('#run-now-project').fill('web')
+    await page.getByRole('button', { name: 'Start run' }).click()
+    await page.waitForURL((u) => u.pathname.startsWith('/runs/'))
+    await page.getByTestId('timeline-entry').filter({ hasText: /Delivery/ }).waitFor()
+    expect(await page.locator('.run-header').innerText()).toMatch(/Started by hand/)
+    await shot('22-external-run')
+    await page.getByRole('button', { name: 'Cancel run' }).click()
+    await page.getByTestId('run-status').getByText('Cancelled').waitFor()
+    await shot('23-external-run-cancelled')
+
+    // The runs list filters by status, kept in the address.
+    await page.goto('/runs?status=cancelled')
+    await page.getByTestId('run-row').first().waitFor()
+    expect(await page.locator('#runs-status').inputValue()).toBe('cancelled')
+    for (const status of await page.getByTestId('run-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-status')))) expect(status).toBe('cancelled')
+    await shot('24-runs-filtered')
+    await expectNoSideways()
+
+    // Deleting asks first.
+    await page.goto('/agents')
+    await page.getByRole('link', { name: 'Deploy notifier' }).click()
+    await page.getByRole('button', { name: 'Delete' }).click()
+    await page.getByRole('button', { name: 'Delete agent' }).click()
+    await page.waitForURL((u) => u.pathname === '/agents')
+    await page.getByRole('link', { name: 'Card greeter' }).waitFor()
+    expect(await page.getByRole('link', { name: 'Deploy notifier' }).count()).toBe(0)
+    expect(pageErrors).toEqual([])
+  }, JOURNEY_TIMEOUT_MS)
 })

@@ -5,7 +5,8 @@ import { healthVerdict } from '../subscription-form.ts'
 import { Link } from './Link.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
 
-const YES_NO: Record<string, string> = { true: 'yes', false: 'no', null: 'not known' }
+/** Whether the platform still has the webhook, asked live: null when it could not be asked. */
+const PRESENT: Record<string, string> = { true: 'in place', false: 'missing', null: 'not checked' }
 
 /** What a person asks when a trigger does not fire: is the integration connected, is the webhook there, what happened last. */
 export function HealthPanel({ subscription, platformTitle }: { subscription: Subscription; platformTitle: string }) {
@@ -54,7 +55,7 @@ export function HealthPanel({ subscription, platformTitle }: { subscription: Sub
               <div key={w.model_key}>
                 <dt>Webhook at {platformTitle}</dt>
                 <dd>
-                  present: {YES_NO[String(w.present)]}
+                  {PRESENT[String(w.present)]}
                   {w.remote_id && <span className="muted wrap-anywhere"> (id {w.remote_id})</span>}
                   {w.last_error && <span className="entry-error-inline"> · {w.last_error}</span>}
                 </dd>

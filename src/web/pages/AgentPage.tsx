@@ -142,6 +142,8 @@ function RunNowForm({ agent, onCancel }: { agent: Agent; onCancel: () => void })
   const start = async (e: FormEvent) => {
     e.preventDefault()
     const { input, errors: local } = coerceValues(fields, values)
+    // The server takes an empty text as a value; a person leaving a required input empty meant to fill it.
+    for (const f of fields) if (f.required && typeof values[f.name] === 'string' && (values[f.name] as string).trim() === '') local[f.name] ??= 'Required: give a value.'
     setLocalErrors(local)
     if (Object.keys(local).length > 0) return
     setBusy(true)
