@@ -250,7 +250,7 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     await page.getByRole('button', { name: 'Start run' }).click()
     await page.waitForURL((u) => u.pathname.startsWith('/runs/'))
     await page.getByTestId('timeline-entry').filter({ hasText: /Delivery/ }).waitFor()
-    expect(await page.locator('.run-header').innerText()).toMatch(/Started by hand/)
+    expect(await page.locator('.run-header').innerText()).toMatch(/You, by hand/)
     await shot('22-external-run')
     await page.getByRole('button', { name: 'Cancel run' }).click()
     await page.getByTestId('run-status').getByText('Cancelled').waitFor()

@@ -25,7 +25,7 @@ export function startedByText(run: Pick<Run, 'started_by' | 'trigger_id' | 'trig
     case 'trigger':
       return triggerTitle ?? run.trigger_title ?? 'A trigger'
     case 'person':
-      return 'Started by hand'
+      return 'You, by hand'
     case 'api':
       return 'API'
     case 'rerun':

@@ -223,16 +223,16 @@ function TimelineCard({ entry, now }: { entry: TimelineEntry; now: number }) {
         {entry.input !== undefined && entry.input !== null && <JsonBlock label={entry.kind === 'delivery' ? 'What was sent' : 'Input'} value={entry.input} />}
         {entry.output !== undefined && entry.output !== null && <JsonBlock label={entry.kind === 'delivery' ? 'What came back' : 'Output'} value={entry.output} />}
       </div>
-      {entry.attempts.length > 1 && (
-        <details className="attempts">
-          <summary>{entry.attempts.length} attempts</summary>
+      {(entry.attempts.length > 1 || entry.attempts.some((a) => a.outcome === 'failed')) && (
+        <details className="attempts" open={entry.status !== 'succeeded'}>
+          <summary>{entry.attempts.length === 1 ? '1 attempt' : `${entry.attempts.length} attempts`}</summary>
           <ol>
             {entry.attempts.map((a, i) => (
               <li key={i}>
                 {formatTime(a.at, now)}: {a.outcome === 'succeeded' ? 'succeeded' : 'failed'}
                 {a.status !== undefined && ` (HTTP ${a.status})`} in {formatDuration(a.duration_ms)}
                 {a.error && <span className="entry-error-inline"> · {a.error}</span>}
-                {a.retry_in_ms !== undefined && <span className="muted"> · tried again after {formatDuration(a.retry_in_ms)}</span>}
+                {a.retry_in_ms !== undefined && <span className="muted"> · next attempt {formatDuration(a.retry_in_ms)} later</span>}
               </li>
             ))}
           </ol>
