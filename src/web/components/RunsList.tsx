@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import { agentsApi, RUN_STATUSES, type Agent, type Run, type Trigger } from '../agents-api.ts'
+import { usePlatformTitles } from '../platform-titles.ts'
 import { navigate } from '../router.ts'
 import { runPath } from '../routes.ts'
 import { filtersFromSearch, filtersToPath, isLive, mergeRuns, runQueryOf, TIME_RANGES, type RunFilters } from '../run-filters.ts'
@@ -84,6 +85,7 @@ export function RunsList({ fixedAgent, search, path }: Props) {
     }
   }
 
+  const platformTitles = usePlatformTitles()
   const triggerTitles = useMemo(() => Object.fromEntries(triggers.map((t) => [t.id, t.title])), [triggers])
   const setFilter = (patch: Partial<RunFilters>) => navigate(filtersToPath(path, { ...filters, ...patch }), { replace: true })
   const filtered = Object.values(filters).some(Boolean)
@@ -121,10 +123,16 @@ export function RunsList({ fixedAgent, search, path }: Props) {
           <select id="runs-trigger" value={filters.trigger ?? ''} onChange={(e) => setFilter({ trigger: e.target.value || undefined })}>
             <option value="">Any trigger</option>
             {filters.trigger && !triggerTitles[filters.trigger] && <option value={filters.trigger}>The chosen trigger</option>}
-            {triggers.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.title}
-              </option>
+            {[...new Set(triggers.map((t) => t.platform))].map((platform) => (
+              <optgroup key={platform} label={platformTitles[platform] ?? platform}>
+                {triggers
+                  .filter((t) => t.platform === platform)
+                  .map((t) => (
+                    <option key={t.id} value={t.id}>
+                      {t.title}
+                    </option>
+                  ))}
+              </optgroup>
             ))}
           </select>
         </div>
