@@ -268,6 +268,8 @@ describe('New Board on the member\'s webhook', () => {
     expect(trigger('trello.new_board').match!(created.candidate, {})).toMatchObject({
       board: { id: board!.id, name: 'Q3 Launch' }, member: { username: 'ada' }, action: { type: 'createBoard' },
     })
+    const recent = await trigger('trello.new_board').recent!(ctx, {})
+    expect(recent.map((e) => (e.board as { name: string }).name).slice(0, 2)).toEqual(['Q3 Launch', 'Elsewhere'])
     // Other things the member does reach the member's webhook too; New Board ignores them.
     const [comment] = await delivered(memberHook, () => act(stack, 'ada', 'POST', `/1/cards/${TRELLO.cards.api.id}/actions/comments`, { text: 'hi' }))
     expect(trigger('trello.new_board').match!(comment!.candidate, {})).toBeNull()

@@ -197,6 +197,12 @@ const ENDPOINTS: Endpoint[] = [
     answer: [z.array(ListedAction).min(1), z.array(z.looseObject({ id: z.string(), type: z.string(), date: z.string(), idMemberCreator: z.string(), data: z.looseObject({}) }))],
   },
   {
+    method: 'GET', path: '/1/members/me/actions', usedBy: 'New Board: recent events for a test (triggers/boards.ts)', vendor: '/members/{idMember}/actions',
+    sends: { filter: 'createBoard,copyBoard', limit: 25 },
+    drive: ({ get }, q) => get('/1/members/me/actions', q as Record<string, string>),
+    answer: [z.array(ListedAction).min(1), z.array(z.looseObject({ id: z.string(), type: z.string(), date: z.string(), idMemberCreator: z.string(), data: z.looseObject({}) }))],
+  },
+  {
     method: 'GET', path: '/1/actions/{idAction}', usedBy: 'webhooks: confirming a delivery no secret can verify (webhooks.ts)', vendor: '/actions/{idAction}',
     sends: { fields: 'type,idMemberCreator,data,date' },
     drive: async ({ get, send, card }, q) => {

@@ -1,9 +1,9 @@
 import { z } from 'zod'
-import { defineTrigger } from '../../../core/triggers/define.ts'
+import { defineTrigger, type EventCandidate, type TriggerEvent } from '../../../core/triggers/define.ts'
 import { cardOptions, listOptions } from '../options.ts'
 import { stepInput, trelloId } from '../schemas.ts'
-import { ACTION_TYPES, actionOf, candidateOf, changedFields, type TrelloAction } from './actions.ts'
-import { boardTrigger, IdLists, type BoardConfig } from './board-trigger.ts'
+import { ACTION_TYPES, actionOf, candidateOf, changedFields, isAction, type TrelloAction } from './actions.ts'
+import { boardTrigger, IdLists, newestFirst, RECENT_LIMIT, type BoardConfig } from './board-trigger.ts'
 import { actionEvent, BoardRef, baseEvent, SAMPLE, sampleAction, stubOf } from './event.ts'
 
 /** Board-wide triggers: labels, new boards, any activity, and the filtered custom one (docs/triggers/trello.md). */
@@ -101,7 +101,7 @@ export const customWebhookEvents = boardTrigger({
 export const MEMBER_MODEL = 'me'
 const BOARD_CREATED = ['createBoard', 'copyBoard']
 
-const matchNewBoard = (candidate: Parameters<NonNullable<ReturnType<typeof defineTrigger>['match']>>[0]) => {
+const matchNewBoard = (candidate: EventCandidate) => {
   const action = actionOf(candidate)
   if (!action || !BOARD_CREATED.includes(action.type) || !action.data.board) return null
   return baseEvent(action)
@@ -119,4 +119,8 @@ export const newBoard = defineTrigger({
   sample: newBoardSample!,
   models: () => [MEMBER_MODEL],
   match: (candidate) => matchNewBoard(candidate),
+  async recent(ctx) {
+    const actions: unknown[] = await ctx.api.get('/1/members/me/actions', { filter: BOARD_CREATED.join(','), limit: RECENT_LIMIT })
+    return actions.filter(isAction).map((a) => matchNewBoard(candidateOf(a))).filter((e): e is TriggerEvent => e !== null).sort(newestFirst)
+  },
 })

@@ -47,6 +47,20 @@ describe('GET /1/actions/{id}', () => {
   })
 })
 
+describe('GET /1/members/{id}/actions', () => {
+  it('lists what a member did on boards the caller can see, filtered by type, newest first', async () => {
+    const mine = await sandbox.api('/1/boards', ada, { form: { name: 'Mine' } })
+    await sandbox.act('grace', 'POST', '/1/boards', { name: 'Grace only', prefs_permissionLevel: 'private' })
+    const created = (await sandbox.api('/1/members/me/actions?filter=createBoard', ada)).body
+    expect(created.map((a: { data: { board: { name: string } } }) => a.data.board.name)).toEqual(['Mine', 'Roadmap'])
+    expect(created[0]).toMatchObject({ type: 'createBoard', idMemberCreator: members.ada.id, data: { board: { id: mine.body.id } } })
+    // Grace's private board stays hidden from ada; her comments on the shared board (one seeded) do not.
+    await sandbox.act('grace', 'POST', `/1/cards/${cards.api.id}/actions/comments`, { text: 'seen' })
+    const graces = (await sandbox.api(`/1/members/grace/actions?filter=createBoard,commentCard`, ada)).body
+    expect(graces.map((a: { type: string }) => a.type)).toEqual(['commentCard', 'commentCard'])
+  })
+})
+
 describe('GET /1/members/{id}/tokens', () => {
   it('lists the member\'s own tokens, with their webhooks when asked', async () => {
     const hook = await sandbox.api('/1/webhooks', ada, { form: { callbackURL: receiver.url, idModel: board.id, description: 'mine' } })
