@@ -201,6 +201,8 @@ export const agentsApi = {
   create: (input: AgentInput) => request<Agent>('POST', '/v1/agents', input),
   update: (id: string, input: AgentInput) => request<Agent>('PUT', `/v1/agents/${enc(id)}`, input),
   remove: (id: string) => request<void>('DELETE', `/v1/agents/${enc(id)}`),
+  /** A new signing secret for an external agent; the old one stops working. Shown once. */
+  rotateSecret: (id: string) => request<{ signing_secret: string }>('POST', `/v1/agents/${enc(id)}/signing-secret`).then((r) => r.signing_secret),
   start: (id: string, inputs: Record<string, unknown>) => request<Run>('POST', `/v1/agents/${enc(id)}/runs`, { inputs }),
 
   runs: (q: RunQuery, signal?: AbortSignal) => request<RunPage>('GET', `/v1/runs${query({ ...q })}`, undefined, { signal }),

@@ -240,6 +240,11 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     await page.getByRole('link', { name: /go to the agent/ }).click()
     await page.getByRole('heading', { name: 'Deploy notifier', level: 1 }).waitFor()
     expect(await page.locator('body').innerText()).not.toMatch(/whsec_/)
+    // A lost secret is replaced, after a question, and the new one is shown once.
+    await page.getByRole('button', { name: 'New signing secret' }).click()
+    await page.getByRole('button', { name: 'Make a new secret' }).click()
+    await secret.waitFor()
+    expect(await secret.innerText()).toMatch(/^whsec_/)
 
     // Run now: the input form, a field error next to its field, then the run page.
     await page.getByRole('button', { name: 'Run now' }).click()

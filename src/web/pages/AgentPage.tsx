@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react'
 import { ApiError } from '../api.ts'
 import { agentsApi, type Agent, type AgentVersion } from '../agents-api.ts'
 import { schemaOfVariables } from '../agent-form.ts'
+import { SecretOnce } from '../components/AgentFormParts.tsx'
 import { Banner } from '../components/Banner.tsx'
 import { ConfirmButton } from '../components/ConfirmButton.tsx'
 import { Link } from '../components/Link.tsx'
@@ -212,6 +213,7 @@ function Overview({ agent, current }: { agent: Agent; current: Agent }) {
             <p className="wrap-anywhere">
               Each run is sent to <code>{agent.external?.url}</code>.
             </p>
+            {!old && <NewSigningSecret agentId={agent.id} />}
           </>
         ) : (
           <>
@@ -263,6 +265,32 @@ function Overview({ agent, current }: { agent: Agent; current: Agent }) {
           </ul>
         )}
       </section>
+    </div>
+  )
+}
+
+/** The signing secret is shown once, when made: a lost one is replaced, never shown again. */
+function NewSigningSecret({ agentId }: { agentId: string }) {
+  const [secret, setSecret] = useState<string | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const rotate = async () => {
+    setError(null)
+    try {
+      setSecret(await agentsApi.rotateSecret(agentId))
+    } catch (e) {
+      setError(e)
+    }
+  }
+  return (
+    <div className="signing-secret">
+      {secret ? (
+        <SecretOnce secret={secret} />
+      ) : (
+        <ConfirmButton question="Make a new signing secret? Your service must switch to it: deliveries are signed with the new one at once." confirmLabel="Make a new secret" onConfirm={rotate}>
+          New signing secret
+        </ConfirmButton>
+      )}
+      {error !== null && <ProblemMessage error={error} />}
     </div>
   )
 }
