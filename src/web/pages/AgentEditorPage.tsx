@@ -38,7 +38,14 @@ export function AgentEditorPage({ id }: { id?: string }) {
         setLoaded({ tools, integrations, agent })
         if (agent) {
           const byId = new Map(tools.map((t) => [t.id, fieldsFromSchema(t.inputSchema)]))
-          setForm(formOfAgent(agent, (t) => byId.get(t)))
+          const form = formOfAgent(agent, (t) => byId.get(t))
+          // A definition made over the API may name its integration by account name: the picker holds ids.
+          const platformOf = new Map(tools.map((t) => [t.id, t.platform]))
+          for (const step of form.steps) {
+            const named = integrations.find((i) => i.id !== step.integration && i.account_name === step.integration && i.platform === platformOf.get(step.tool))
+            if (named && !integrations.some((i) => i.id === step.integration)) step.integration = named.id
+          }
+          setForm(form)
           document.title = `Edit ${agent.name} · Switchyard`
         }
       },
