@@ -123,7 +123,11 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     expect(await idCard.getAttribute('aria-invalid')).toBe('true')
     await shot('02-editor-field-error')
 
-    await idCard.fill('{{ inputs.card_id }}')
+    // The insert buttons put a template where the cursor is.
+    await idCard.fill('')
+    await idCard.click()
+    await page.getByRole('button', { name: 'inputs.card_id', exact: true }).click()
+    expect(await idCard.inputValue()).toBe('{{ inputs.card_id }}')
     await shot('03-editor')
     await page.getByRole('button', { name: 'Create agent' }).click()
     await page.waitForURL((u) => /^\/agents\/[^/]+$/.test(u.pathname))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { eventFields, expressionOf, flattenFields, insertAt, templateOf } from './template-text.ts'
+import { eventFields, expressionOf, flattenFields, insertAt, insertChoices, templateOf } from './template-text.ts'
 
 describe('templates', () => {
   it('names a field as a JSONata path, quoting names that are not identifiers', () => {
@@ -45,5 +45,19 @@ describe('eventFields', () => {
     expect(flat[0]).toEqual(['ticket', null])
     expect(flat[1]).toEqual(['ticket.id', '7'])
     expect(flat[2][1]).toMatch(/…$/)
+  })
+})
+
+describe('insertChoices', () => {
+  it('offers the inputs, then each earlier step’s output and its fields', () => {
+    const choices = insertChoices(['subject', 'due date'], [{ key: 'find', outputSchema: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } }, { key: '' }])
+    expect(choices.map((c) => c.template)).toEqual([
+      '{{ inputs.subject }}',
+      '{{ inputs.`due date` }}',
+      '{{ steps.find.output }}',
+      '{{ steps.find.output.id }}',
+      '{{ steps.find.output.name }}',
+    ])
+    expect(choices[2].label).toBe('steps.find.output')
   })
 })

@@ -105,3 +105,28 @@ function fieldsOf(schema: unknown, sample: unknown, path: string[], root: JsonSc
 export function flattenFields(fields: readonly EventField[], depth = 0): Array<{ field: EventField; depth: number }> {
   return fields.flatMap((f) => [{ field: f, depth }, ...flattenFields(f.children, depth + 1)])
 }
+
+export interface InsertChoice {
+  /** What the button says: the path without braces. */
+  label: string
+  template: string
+}
+
+const MAX_OUTPUT_FIELDS = 8
+
+/**
+ * What a step's input may name: the run's input variables, then each earlier step's output (as a
+ * whole, and its first top-level fields from the tool's output schema).
+ */
+export function insertChoices(variables: readonly string[], earlierSteps: ReadonlyArray<{ key: string; outputSchema?: unknown }>): InsertChoice[] {
+  const choices: InsertChoice[] = variables.filter(Boolean).map((name) => ({ label: expressionOf(['inputs', name]), template: templateOf(['inputs', name]) }))
+  for (const step of earlierSteps) {
+    if (!step.key) continue
+    const base = ['steps', step.key, 'output']
+    choices.push({ label: expressionOf(base), template: templateOf(base) })
+    for (const field of eventFields(step.outputSchema, undefined).slice(0, MAX_OUTPUT_FIELDS)) {
+      choices.push({ label: expressionOf([...base, ...field.path]), template: templateOf([...base, ...field.path]) })
+    }
+  }
+  return choices
+}

@@ -1,7 +1,8 @@
-import { useMemo, useState } from 'react'
+import { useMemo, useRef, useState, type SyntheticEvent } from 'react'
 import { toolPath, type Integration, type Tool } from '../api.ts'
 import { templatedFields, withInputMode, type StepRow } from '../agent-form.ts'
 import { fieldsFromSchema, type FormValue } from '../schema-form.ts'
+import { insertAt, insertChoices } from '../template-text.ts'
 import { FieldErrorText } from './FieldErrorText.tsx'
 import { FieldShell, fieldAria } from './FieldShell.tsx'
 import { Link } from './Link.tsx'
@@ -25,13 +26,16 @@ interface Props {
   platformTitles: Record<string, string>
   /** Messages for places under this step (`key`, `tool`, `input`, `input.subject`, …; '' for the step itself). */
   errors: Record<string, string[]>
+  /** The agent's input variables and the steps before this one, which its templates may name. */
+  variables: readonly string[]
+  earlierSteps: ReadonlyArray<{ key: string; tool: string }>
   onChange: (step: StepRow) => void
   onMove: (by: number) => void
   onRemove: () => void
 }
 
 /** One step of an agent: its key, tool step, integration, templated input, condition and what a failure does. */
-export function StepEditor({ index, count, step, tools, toolOptions, integrations, platformTitles, errors, onChange, onMove, onRemove }: Props) {
+export function StepEditor({ index, count, step, tools, toolOptions, integrations, platformTitles, errors, variables, earlierSteps, onChange, onMove, onRemove }: Props) {
   const base = `agent-steps-${index}`
   const tool = tools.find((t) => t.id === step.tool)
   const fields = useMemo(() => (tool ? fieldsFromSchema(tool.inputSchema) : undefined), [tool])
@@ -52,6 +56,31 @@ export function StepEditor({ index, count, step, tools, toolOptions, integration
     const { step: next, error } = withInputMode(step, mode, fields)
     setModeError(error ?? null)
     onChange(next)
+  }
+  const insertable = useMemo(
+    () => insertChoices(variables, earlierSteps.map((e) => ({ key: e.key, outputSchema: tools.find((t) => t.id === e.tool)?.outputSchema }))),
+    [variables, earlierSteps, tools],
+  )
+  // The input box last in focus and its selection: where an inserted template goes.
+  const target = useRef<{ name: string | null; start: number | null; end: number | null } | null>(null)
+  const track = (e: SyntheticEvent) => {
+    const el = e.target
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) || (el instanceof HTMLInputElement && el.type !== 'text')) return
+    target.current = { name: step.inputMode === 'json' ? null : el.name || null, start: el.selectionStart, end: el.selectionEnd }
+  }
+  const insert = (template: string) => {
+    const at = target.current
+    const name = step.inputMode === 'json' ? null : at?.name ?? shown[0]?.name ?? null
+    if (step.inputMode === 'form' && !name) return
+    const current = name ? step.fields[name] ?? '' : step.json
+    const { text, caret } = insertAt(current, at && at.name === name ? at.start : null, at && at.name === name ? at.end : null, template)
+    target.current = { name, start: caret, end: caret }
+    onChange(name ? { ...step, fields: { ...step.fields, [name]: text } } : { ...step, json: text })
+    requestAnimationFrame(() => {
+      const box = document.querySelector<HTMLInputElement | HTMLTextAreaElement>(name ? `#${CSS.escape(`${base}-input-${name}`)}` : `#${CSS.escape(`${base}-input-json`)}`)
+      box?.focus()
+      box?.setSelectionRange(caret, caret)
+    })
   }
   const inputErrors: Record<string, string[]> = {}
   for (const [place, messages] of Object.entries(errors)) if (place.startsWith('input.')) inputErrors[place.slice('input.'.length)] = messages
@@ -116,7 +145,7 @@ export function StepEditor({ index, count, step, tools, toolOptions, integration
       )}
 
       {tool && (
-        <fieldset className="step-input">
+        <fieldset className="step-input" onFocus={track} onSelect={track} onKeyUp={track} onClick={track}>
           <div className="step-input-head">
             <legend>Input</legend>
             <div className="segmented" role="group" aria-label={`Step ${index + 1} input as`}>
@@ -128,6 +157,23 @@ export function StepEditor({ index, count, step, tools, toolOptions, integration
               </button>
             </div>
           </div>
+          {insertable.length > 0 && (
+            <div className="insert-choices" role="group" aria-label={`Insert into step ${index + 1}'s input`}>
+              <span className="muted">Insert:</span>
+              {insertable.map((c) => (
+                <button
+                  key={c.template}
+                  type="button"
+                  className="insert-choice"
+                  // mousedown keeps the input's focus and selection, so the template lands at the cursor.
+                  onMouseDown={(e) => e.preventDefault()}
+                  onClick={() => insert(c.template)}
+                >
+                  {c.label}
+                </button>
+              ))}
+            </div>
+          )}
           {modeError && <p className="field-error">{modeError}</p>}
           <FieldErrorText id={`${base}-input-error`} messages={errors.input} />
           {step.inputMode === 'form' ? (

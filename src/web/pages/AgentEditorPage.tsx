@@ -67,6 +67,8 @@ export function AgentEditorPage({ id }: { id?: string }) {
     [loaded, platformTitles],
   )
 
+  const variableKey = form.inputs.map((v) => v.name.trim()).join('\n')
+  const variableNames = useMemo(() => variableKey.split('\n').filter(Boolean), [variableKey])
   const problem = saveError instanceof ApiError ? saveError.problem : undefined
   const shape = {
     kind: form.kind,
@@ -181,6 +183,8 @@ export function AgentEditorPage({ id }: { id?: string }) {
                       integrations={loaded.integrations}
                       platformTitles={platformTitles}
                       errors={{ '': at[`steps.${i}`] ?? [], ...errorsUnder(at, `steps.${i}`) }}
+                      variables={variableNames}
+                      earlierSteps={form.steps.slice(0, i)}
                       onChange={(step) => setStep(i, step)}
                       onMove={(by) => setForm((f) => ({ ...f, steps: moved(f.steps, i, by) }))}
                       onRemove={() => setForm((f) => ({ ...f, steps: f.steps.filter((_, j) => j !== i) }))}
