@@ -44,6 +44,9 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
   // What was typed is a search only once it differs from a chosen option's value.
   const search = known[q] !== undefined ? '' : q
   const aborter = useRef<AbortController | null>(null)
+  // A `{{ }}` template (an agent step's input) is worked out when the step runs: nothing to search.
+  const templated = value.includes('{{')
+  const shown = open && !templated
 
   const load = async (cursor?: string) => {
     aborter.current?.abort()
@@ -71,11 +74,11 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
 
   // Reload when the search, the integration or a dependency changes, while the list is open.
   useEffect(() => {
-    if (!open || missing.length > 0 || !source.integrationId) return
+    if (!shown || missing.length > 0 || !source.integrationId) return
     const timer = setTimeout(() => void load(), loaded.state === 'idle' ? 0 : SEARCH_DELAY_MS)
     return () => clearTimeout(timer)
     // load reads these same values; it is not a dependency of its own.
-  }, [open, search, dependsKey, source.integrationId])
+  }, [shown, search, dependsKey, source.integrationId])
 
   // A dependency changed: what was loaded belongs to the old one.
   useEffect(() => {
@@ -118,7 +121,7 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
       if (!open) return setOpen(true)
       if (count === 0) return
       setActive((i) => (e.key === 'ArrowDown' ? (i + 1) % count : i <= 0 ? count - 1 : i - 1))
-    } else if (e.key === 'Enter' && open && active >= 0) {
+    } else if (e.key === 'Enter' && shown && active >= 0) {
       e.preventDefault()
       if (active < options.length) choose(options[active])
       else if (loaded.state === 'ready' && loaded.next) void load(loaded.next)
@@ -141,9 +144,9 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
         autoComplete="off"
         role="combobox"
         aria-autocomplete="list"
-        aria-expanded={open}
+        aria-expanded={shown}
         aria-controls={listId}
-        aria-activedescendant={open && active >= 0 ? optionId(active) : undefined}
+        aria-activedescendant={shown && active >= 0 ? optionId(active) : undefined}
         aria-describedby={[chosenLabels.length > 0 ? chosenId : '', inputProps['aria-describedby'] ?? ''].filter(Boolean).join(' ') || undefined}
         placeholder={missing.length > 0 ? `Choose the ${missing[0].label.toLowerCase()} first, or paste an id` : 'Search, or paste an id'}
         value={value}
@@ -163,7 +166,7 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
           {chosenLabels.join(', ')}
         </p>
       )}
-      <ul id={listId} role="listbox" className="picker-list" hidden={!open} aria-label={`${inputProps.name ?? 'field'} options`}>
+      <ul id={listId} role="listbox" className="picker-list" hidden={!shown} aria-label={`${inputProps.name ?? 'field'} options`}>
         {missing.length > 0 && <li className="picker-note">Choose the {missing.map((d) => d.label.toLowerCase()).join(' and ')} first.</li>}
         {missing.length === 0 && loaded.state === 'loading' && <li className="picker-note">Loading…</li>}
         {loaded.state === 'failed' && <li className="picker-note picker-error">{loaded.message}</li>}
