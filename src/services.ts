@@ -32,6 +32,7 @@ import { Intake } from './core/triggers/intake.ts'
 import { Poller } from './core/triggers/poller.ts'
 import { RemoteWebhooks } from './core/triggers/remote-webhooks.ts'
 import { Subscriptions } from './core/triggers/subscriptions.ts'
+import { TriggerRoutes } from './core/triggers/routes.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './server/metrics.ts'
 
 /**
@@ -122,9 +123,10 @@ export async function createServices(config: Config, options: {
   const worker = new RunWorker(store.db, handler, config.runConcurrency, logError)
   runs.onReady = () => worker.wake()
   const triggers = new TriggerRegistry(platforms)
-  const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes)
-  const subscriptions = new Subscriptions(store.db, triggers, agents, runs, integrations, contexts, webhooks)
-  const intake = new Intake(store.db, runtimes, triggers, integrations, users, contexts, runs, webhooks, sealer)
+  const routes = new TriggerRoutes(store.db, store.changes)
+  const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes, routes)
+  const subscriptions = new Subscriptions(store.db, triggers, agents, runs, integrations, contexts, webhooks, routes)
+  const intake = new Intake(store.db, runtimes, triggers, routes, users, contexts, runs, webhooks, sealer)
   const poller = new Poller(store.db, triggers, users, agents, runs, contexts, subscriptions, webhooks, config.pollIntervalMs, logError)
   if (options.engine !== false) {
     worker.start()

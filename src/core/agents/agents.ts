@@ -10,6 +10,8 @@ import type { ToolRegistry } from '../tools/catalog.ts'
 import { parseOrThrow } from '../validation.ts'
 import { AgentInput, definitionProblems, type AgentDefinition } from './definition.ts'
 
+const MAX_CACHED_VERSIONS = 1_000
+
 export interface AgentView extends Omit<AgentDefinition, 'steps'> {
   id: string
   version: number
@@ -98,8 +100,21 @@ export class Agents {
     return this.db.selectFrom('agent_versions').select(['version', 'created_at']).where('agent_id', '=', id).orderBy('version', 'desc').execute()
   }
 
+  /** A version never changes once saved, so the worker reads each one from storage once. */
+  private readonly versionCache = new Map<string, AgentDefinition>()
+
   /** The stored definition of one version, for the worker (no ownership check: the run was checked when it was made). */
   async definitionAt(agentId: string, version: number): Promise<AgentDefinition> {
+    const key = `${agentId}@${version}`
+    const cached = this.versionCache.get(key)
+    if (cached) return cached
+    const def = await this.readVersion(agentId, version)
+    if (this.versionCache.size >= MAX_CACHED_VERSIONS) this.versionCache.delete(this.versionCache.keys().next().value!)
+    this.versionCache.set(key, def)
+    return def
+  }
+
+  private async readVersion(agentId: string, version: number): Promise<AgentDefinition> {
     const row = await this.db.selectFrom('agent_versions').select('definition').where('agent_id', '=', agentId).where('version', '=', version).executeTakeFirst()
     if (!row) throw notFound(`version ${version} of agent ${agentId}`)
     return row.definition as AgentDefinition

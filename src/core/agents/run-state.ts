@@ -47,6 +47,17 @@ export class RunState {
     }).onConflict((oc) => oc.columns(['run_id', 'seq']).doUpdateSet({ input: json(step.input), status: 'running', attempts: JSON.stringify(attempts) })).execute()
   }
 
+  /** A timeline entry that ended without a call (skipped, or failed before it), written once. */
+  async record(runId: string, step: StepStart, end: StepEnd): Promise<void> {
+    const row = {
+      run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
+      input: json(step.input), status: end.status, output: json(end.output), summary: json(end.summary ?? null), error: json(end.error ?? null),
+      attempts: '[]', finished_at: new Date(),
+    }
+    const { run_id: _run, seq: _seq, ...update } = row
+    await this.db.insertInto('run_steps').values(row).onConflict((oc) => oc.columns(['run_id', 'seq']).doUpdateSet(update)).execute()
+  }
+
   /** A new timeline entry; fails with a unique violation when its place is taken. */
   async insertNew(runId: string, step: StepStart): Promise<void> {
     await this.db.insertInto('run_steps').values({

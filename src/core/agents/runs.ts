@@ -122,12 +122,19 @@ export class Runs {
     private readonly sealer: Sealer,
   ) {}
 
-  /** Inserts a run, inside the caller's transaction when it has one (the intake's). */
+  /** Inserts a run, inside the caller's transaction when it has one. */
   async insert(trx: Db, run: NewRun): Promise<string> {
     const id = newId('run')
-    const finished = run.failed ? { status: 'failed' as const, error: JSON.stringify(run.failed), finished_at: new Date() } : { status: 'queued' as const }
-    await trx.insertInto('runs').values({
-      id,
+    await this.insertMany(trx, [{ ...run, id }])
+    return id
+  }
+
+  /** Inserts runs in one statement (the intake's batches). */
+  async insertMany(trx: Db, runs: Array<NewRun & { id: string }>): Promise<void> {
+    if (runs.length === 0) return
+    const now = new Date()
+    await trx.insertInto('runs').values(runs.map((run) => ({
+      id: run.id,
       user_id: run.userId,
       agent_id: run.agentId,
       agent_version: run.agentVersion,
@@ -138,9 +145,10 @@ export class Runs {
       test: run.test ?? false,
       rerun_of: run.rerunOf ?? null,
       inputs: JSON.stringify(run.inputs),
-      ...finished,
-    }).execute()
-    return id
+      status: run.failed ? 'failed' as const : 'queued' as const,
+      error: run.failed ? JSON.stringify(run.failed) : null,
+      finished_at: run.failed ? now : null,
+    }))).execute()
   }
 
   /** Starts the agent's current version by hand (a person in the web app, or an API call). */

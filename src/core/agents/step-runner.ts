@@ -39,7 +39,9 @@ export class StepRunner {
   ) {}
 
   async execute(run: RunRow, def: AgentDefinition, user: User, lease: Lease): Promise<void> {
-    const done = new Map((await this.state.steps(run.id)).filter((s) => s.kind === 'step').map((s) => [s.seq, s]))
+    // A first execution has nothing stored yet; a resumed one skips what its earlier executions finished.
+    const stored = run.executions > 1 ? await this.state.steps(run.id) : []
+    const done = new Map(stored.filter((s) => s.kind === 'step').map((s) => [s.seq, s]))
     const scope: Scope = {
       inputs: run.inputs as Record<string, unknown>,
       steps: {},
@@ -48,7 +50,8 @@ export class StepRunner {
     }
     for (const [seq, step] of def.steps.entries()) {
       if (!lease.held()) return
-      if (await this.state.cancelRequested(run.id)) {
+      // The claim read the run just now; before later steps, a person may have cancelled it since.
+      if (seq > 0 && (await this.state.cancelRequested(run.id))) {
         await this.state.finish(run.id, lease, 'cancelled', { error: { code: 'cancelled', message: 'cancelled by a person' } })
         return
       }
@@ -86,8 +89,7 @@ export class StepRunner {
     const base = { seq, key: step.key, kind: 'step' as const, toolId: step.tool, integrationId: step.integration }
     try {
       if (step.condition?.trim() && !(await evaluateCondition(step.condition, scope, `steps.${step.key}.condition`))) {
-        await this.state.begin(run.id, base)
-        await this.state.end(run.id, seq, { status: 'skipped' })
+        await this.state.record(run.id, base, { status: 'skipped' })
         return { status: 'skipped' }
       }
     } catch (err) {
@@ -142,8 +144,7 @@ export class StepRunner {
   /** A template or condition that fails is the step's failure, on the timeline like any other. */
   private async failBeforeCall(runId: string, base: Parameters<RunState['begin']>[1], err: unknown): Promise<{ status: 'failed'; error: RunError }> {
     const error = err instanceof TemplateError ? { code: 'invalid_input', message: err.message } : errorOf(err)
-    await this.state.begin(runId, base)
-    await this.state.end(runId, base.seq, { status: 'failed', error })
+    await this.state.record(runId, base, { status: 'failed', error })
     return { status: 'failed', error }
   }
 }

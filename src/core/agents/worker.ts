@@ -8,6 +8,8 @@ export const RUN_LEASE_MS = 30_000
 const HEARTBEAT_MS = RUN_LEASE_MS / 3
 /** How often an idle worker looks for work that another process queued (or that became due). */
 const IDLE_POLL_MS = 500
+/** How often a worker looks for runs whose holder died. */
+const RECLAIM_EVERY_MS = 2_000
 
 /** What a worker does with a claimed run; it must end the run or put it back before returning. */
 export interface RunHandler {
@@ -48,7 +50,13 @@ export class RunWorker {
     this.loop = this.run()
   }
 
+  /** Work may be waiting: set by every wake, so one that comes while the loop is claiming is not lost. */
+  private signaled = false
+  /** The last claim filled every free slot, so more runs may be ready than were taken. */
+  private saturated = false
+
   wake(): void {
+    this.signaled = true
     this.wakeUp?.()
   }
 
@@ -61,7 +69,13 @@ export class RunWorker {
   }
 
   private async run(): Promise<void> {
+    let reclaimedAt = 0
     while (this.running) {
+      if (Date.now() - reclaimedAt >= RECLAIM_EVERY_MS) {
+        reclaimedAt = Date.now()
+        await this.reclaim().catch(this.onError)
+      }
+      this.signaled = false
       const free = this.concurrency - this.active.size
       let claimed: RunRow[] = []
       if (free > 0) {
@@ -72,7 +86,9 @@ export class RunWorker {
         }
       }
       for (const run of claimed) this.track(run)
-      if (claimed.length === 0 || this.active.size >= this.concurrency) await this.idle()
+      this.saturated = free > 0 && claimed.length === free
+      // Claim again at once only when there may be more: a full claim, or news since this one began.
+      if (!this.signaled && (!this.saturated || this.active.size >= this.concurrency)) await this.idle()
     }
   }
 
@@ -99,12 +115,12 @@ export class RunWorker {
     const work = this.handler.execute(run, lease).catch(this.onError).finally(() => {
       clearInterval(heartbeat)
       this.active.delete(work)
-      this.wake()
+      if (this.saturated) this.wake()
     })
     this.active.add(work)
   }
 
-  /** Ready runs, and runs whose holder stopped renewing: oldest first, none that another worker holds. */
+  /** Ready runs, oldest first, none that another worker holds (each of the two conditions has its own partial index). */
   private async claim(limit: number): Promise<RunRow[]> {
     const { rows } = await sql<RunRow>`
       update runs set status = 'running', lease_holder = ${this.holder},
@@ -112,12 +128,19 @@ export class RunWorker {
         started_at = coalesce(started_at, now()), executions = executions + 1
       where id in (
         select id from runs
-        where (status = 'queued' and available_at <= now()) or (status = 'running' and lease_expires_at < now())
+        where status = 'queued' and available_at <= now()
         order by available_at
         limit ${limit}
         for update skip locked)
       returning *`.execute(this.db)
     return rows
+  }
+
+  /** Runs whose holder stopped renewing (its process died) go back to the queue, to resume after their last stored step. */
+  private async reclaim(): Promise<void> {
+    await sql`
+      update runs set status = 'queued', lease_holder = null, lease_expires_at = null
+      where id in (select id from runs where status = 'running' and lease_expires_at < now() for update skip locked)`.execute(this.db)
   }
 
   private async renew(runId: string): Promise<boolean> {

@@ -13,39 +13,56 @@ export interface Match {
   mappingError?: string
 }
 
+export interface Accepted {
+  source: string
+  candidate: EventCandidate
+  matches: Match[]
+}
+
 /**
- * Records an event and enqueues its runs, inside the caller's transaction (docs/architecture.md,
- * "Acknowledged only when durable"). The event is deduplicated on its platform id within its source:
- * a second delivery of it, even one arriving at the same moment on another process, inserts nothing
- * and starts nothing. Each run takes its agent's version current at this moment.
+ * Records events and enqueues their runs, inside the caller's transaction (docs/architecture.md,
+ * "Acknowledged only when durable"). An event is deduplicated on its platform id within its source:
+ * a second delivery of it, in the same batch or arriving at the same moment on another process,
+ * inserts nothing and starts nothing. Each run takes its agent's version current at this moment.
+ * Returns, per item, whether it was a duplicate and the runs it started.
  */
-export async function acceptEvent(trx: Db, runs: Runs, source: string, candidate: EventCandidate, matches: Match[]): Promise<{ duplicate: boolean; runIds: string[] }> {
-  const eventId = newId('evt')
-  const inserted = await trx.insertInto('events').values({ id: eventId, source, dedupe_key: candidate.dedupeKey, type: candidate.type })
-    .onConflict((oc) => oc.columns(['source', 'dedupe_key']).doNothing()).returning('id').executeTakeFirst()
-  if (!inserted) return { duplicate: true, runIds: [] }
-  const agentIds = [...new Set(matches.map((m) => m.agentId))]
+export async function acceptEvents(trx: Db, runs: Runs, items: Accepted[]): Promise<Array<{ duplicate: boolean; runIds: string[] }>> {
+  if (items.length === 0) return []
+  const ids = items.map(() => newId('evt'))
+  const inserted = await trx.insertInto('events')
+    .values(items.map((item, i) => ({ id: ids[i], source: item.source, dedupe_key: item.candidate.dedupeKey, type: item.candidate.type })))
+    .onConflict((oc) => oc.columns(['source', 'dedupe_key']).doNothing()).returning('id').execute()
+  const fresh = new Set(inserted.map((r) => r.id))
+  const agentIds = [...new Set(items.flatMap((item, i) => (fresh.has(ids[i]) ? item.matches.map((m) => m.agentId) : [])))]
   const versions = agentIds.length
     ? new Map((await trx.selectFrom('agents').select(['id', 'current_version']).where('id', 'in', agentIds).execute()).map((a) => [a.id, a.current_version]))
     : new Map<string, number>()
-  const runIds: string[] = []
-  for (const match of matches) {
-    const version = versions.get(match.agentId)
-    if (version === undefined) continue // the agent was deleted a moment ago
-    runIds.push(await runs.insert(trx, {
-      userId: match.userId,
-      agentId: match.agentId,
-      agentVersion: version,
-      startedBy: 'trigger',
-      subscriptionId: match.subscriptionId,
-      eventId,
-      event: match.event,
-      inputs: match.inputs,
-      ...(match.mappingError ? { failed: { code: 'mapping_failed', message: match.mappingError } } : {}),
-    }))
-  }
-  if (matches.length) {
-    await trx.updateTable('subscriptions').set({ last_event_at: new Date() }).where('id', 'in', matches.map((m) => m.subscriptionId)).execute()
-  }
-  return { duplicate: false, runIds }
+  const newRuns: Parameters<Runs['insertMany']>[1] = []
+  const outcome = items.map((item, i) => {
+    if (!fresh.has(ids[i])) return { duplicate: true, runIds: [] as string[] }
+    const runIds: string[] = []
+    for (const match of item.matches) {
+      const version = versions.get(match.agentId)
+      if (version === undefined) continue // the agent was deleted a moment ago
+      const id = newId('run')
+      runIds.push(id)
+      newRuns.push({
+        id,
+        userId: match.userId,
+        agentId: match.agentId,
+        agentVersion: version,
+        startedBy: 'trigger',
+        subscriptionId: match.subscriptionId,
+        eventId: ids[i],
+        event: match.event,
+        inputs: match.inputs,
+        ...(match.mappingError ? { failed: { code: 'mapping_failed', message: match.mappingError } } : {}),
+      })
+    }
+    return { duplicate: false, runIds }
+  })
+  await runs.insertMany(trx, newRuns)
+  const subscriptions = [...new Set(newRuns.map((r) => r.subscriptionId!))]
+  if (subscriptions.length) await trx.updateTable('subscriptions').set({ last_event_at: new Date() }).where('id', 'in', subscriptions).execute()
+  return outcome
 }

@@ -4,7 +4,7 @@ import type { Agents } from '../agents/agents.ts'
 import type { Runs } from '../agents/runs.ts'
 import type { Db } from '../store/database.ts'
 import type { StepContexts } from '../tools/step-context.ts'
-import { acceptEvent, type Match } from './accept.ts'
+import { acceptEvents, type Match } from './accept.ts'
 import type { TriggerRegistry } from './catalog.ts'
 import { mapEvent, type Mapping } from './mapping.ts'
 import type { RemoteWebhooks } from './remote-webhooks.ts'
@@ -98,7 +98,8 @@ export class Poller {
       }))
       let started = 0
       await this.db.transaction().execute(async (trx) => {
-        for (const { candidate, match } of prepared) started += (await acceptEvent(trx, this.runs, `poll:${row.id}`, candidate, [match])).runIds.length
+        const outcomes = await acceptEvents(trx, this.runs, prepared.map(({ candidate, match }) => ({ source: `poll:${row.id}`, candidate, matches: [match] })))
+        started = outcomes.reduce((n, o) => n + o.runIds.length, 0)
         // The cursor moves with the runs it started, and only while the subscription is still active.
         await trx.updateTable('subscriptions').set({
           poll_cursor: JSON.stringify(result.cursor), next_poll_at: new Date(Date.now() + this.intervalMs), last_error: null, last_error_at: null,

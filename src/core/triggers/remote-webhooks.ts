@@ -7,6 +7,7 @@ import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { PlatformDefinition } from '../platforms/types.ts'
 import type { Db, Store } from '../store/database.ts'
 import type { StepContexts } from '../tools/step-context.ts'
+import type { TriggerRoutes } from './routes.ts'
 
 /** A failed removal is tried again after these waits, then every last one; health shows it meanwhile. */
 const CLEANUP_BACKOFF_MS = [30_000, 300_000, 1_800_000, 3_600_000]
@@ -29,6 +30,7 @@ export class RemoteWebhooks {
     private readonly publicUrl: string,
     private readonly users: Users,
     private readonly runtimes: Map<string, PlatformRuntime>,
+    private readonly routes: TriggerRoutes,
   ) {}
 
   private get db(): Db {
@@ -59,6 +61,7 @@ export class RemoteWebhooks {
         await this.db.updateTable('webhooks').set({
           remote_id: created.remoteId, secret: created.secret ? this.sealer.seal(created.secret) : null, status: 'active', updated_at: new Date(),
         }).where('id', '=', id).execute()
+        await this.routes.changed()
         return id
       } catch (err) {
         await this.db.deleteFrom('webhooks').where('id', '=', id).execute()
@@ -79,6 +82,7 @@ export class RemoteWebhooks {
 
   async setSecret(webhookId: string, secret: string | null): Promise<void> {
     await this.db.updateTable('webhooks').set({ secret: secret ? this.sealer.seal(secret) : null, updated_at: new Date() }).where('id', '=', webhookId).execute()
+    await this.routes.changed()
   }
 
   async forSubscription(subscriptionId: string) {
@@ -97,7 +101,10 @@ export class RemoteWebhooks {
     if (users) return
     const row = await this.db.updateTable('webhooks').set({ status: 'removing', updated_at: new Date() })
       .where('id', '=', webhookId).where('managed', '=', true).where('status', 'in', ['active', 'pending', 'remove_failed']).returningAll().executeTakeFirst()
-    if (row) await this.remove(row)
+    if (row) {
+      await this.routes.changed()
+      await this.remove(row)
+    }
   }
 
   /** Removals that failed before and are due again. */

@@ -15,6 +15,7 @@ import type { RegisteredTrigger, TriggerRegistry } from './catalog.ts'
 import type { TriggerEvent } from './define.ts'
 import { mapEvent, mappingProblems, type Mapping } from './mapping.ts'
 import type { RemoteWebhooks } from './remote-webhooks.ts'
+import type { TriggerRoutes } from './routes.ts'
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>
 
@@ -82,6 +83,7 @@ export class Subscriptions {
     private readonly integrations: Integrations,
     private readonly contexts: StepContexts,
     private readonly webhooks: RemoteWebhooks,
+    private readonly routes: TriggerRoutes,
   ) {}
 
   async create(user: User, agentId: string, raw: unknown): Promise<SubscriptionView> {
@@ -130,6 +132,7 @@ export class Subscriptions {
       for (const hook of await this.webhooks.forSubscription(id)) await this.webhooks.setSecret(hook.id, body.webhook_secret?.trim() || null)
     }
     if (rewire) await this.activate(user, id)
+    await this.routes.changed()
     return this.get(user.id, id)
   }
 
@@ -164,6 +167,7 @@ export class Subscriptions {
       status: 'active', updated_at: new Date(), last_error: null, last_error_at: null,
       ...(registered.trigger.mode === 'polled' ? { next_poll_at: new Date(), poll_cursor: null } : {}),
     }).where('id', '=', id).execute()
+    await this.routes.changed()
     return this.get(user.id, id)
   }
 
@@ -172,6 +176,8 @@ export class Subscriptions {
     const row = await this.row(user.id, id)
     const registered = this.triggers.get(row.trigger_id)
     await this.db.updateTable('subscriptions').set({ status: 'inactive', next_poll_at: null, updated_at: new Date() }).where('id', '=', id).execute()
+    // The intake stops routing to it at once, in every process, before the platform's webhook is touched.
+    await this.routes.changed()
     if (!registered || !this.unmanaged(registered)) {
       const links = await this.db.deleteFrom('subscription_webhooks').where('subscription_id', '=', id).returning('webhook_id').execute()
       for (const link of links) await this.webhooks.release(link.webhook_id)
