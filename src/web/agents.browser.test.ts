@@ -165,6 +165,15 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     const preview = page.getByTestId('mapping-preview')
     await preview.locator('.mapped-inputs').waitFor()
     expect(await preview.locator('.mapped-inputs').innerText()).toMatch(/title/)
+    expect(await page.locator('.subscription-editor .unsaved-note').count()).toBe(0)
+    await page.getByText(/Saved\. It starts no runs until you activate it/).waitFor()
+    // The preview follows the mapping as typed, before it is saved, and says it is not saved.
+    const title = page.locator('#mapping-title')
+    await title.fill('New: {{ card.name }}')
+    await page.locator('.subscription-editor .unsaved-note').waitFor()
+    await preview.locator('.mapped-inputs dd', { hasText: /^New: / }).waitFor()
+    await title.fill('{{ card.name }}')
+    await expect.poll(() => page.locator('.subscription-editor .unsaved-note').count()).toBe(0)
     await shot('06-trigger-saved-preview')
 
     // Test: a recent real event or the sample, mapped.

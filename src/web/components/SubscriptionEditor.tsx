@@ -76,6 +76,14 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
   for (const [k, m] of Object.entries(localErrors)) configFieldErrors[k] = [m]
   const placed = Object.keys(configErrors.byField).length + Object.keys(mappingSaveErrors.byVariable).length + integrationErrors.length + triggerErrors.length > 0
 
+  // What Test and the running trigger use is the saved subscription: say when the form differs from it.
+  const dirty =
+    !!subscription &&
+    !!trigger &&
+    (integrationId !== subscription.integration_id ||
+      JSON.stringify(Object.entries(mapping).filter(([, t]) => t !== '')) !== JSON.stringify(Object.entries(subscription.mapping ?? {}).filter(([, t]) => t !== '')) ||
+      JSON.stringify(coerceValues(fields, config).input) !== JSON.stringify(coerceValues(fields, formValuesOf(fields, subscription.config)).input))
+
   const save = async (e: FormEvent) => {
     e.preventDefault()
     const { input, errors } = coerceValues(fields, config)
@@ -88,7 +96,7 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
       const sub = subscription
         ? await agentsApi.changeSubscription(subscription.id, { integration: integrationId, config: input, mapping })
         : await agentsApi.subscribe(agent.id, { trigger: triggerId, integration: integrationId, config: input, mapping })
-      setSavedNote(subscription ? 'Saved.' : 'Saved. It is inactive until you activate it: check the preview and test it first.')
+      setSavedNote(subscription ? 'Saved.' : null)
       onSaved(sub)
     } catch (err) {
       setSaveError(err)
@@ -167,6 +175,7 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
           <button type="submit" className="button-primary" disabled={saving || !trigger || !integrationId}>
             {saving ? 'Saving…' : subscription ? 'Save changes' : 'Save trigger'}
           </button>
+          {dirty && !saving && <span className="muted unsaved-note">Unsaved changes: the trigger and Test use the saved settings until you save.</span>}
         </div>
       </form>
       {trigger && subscription && <Preview subscription={subscription} mapping={mapping} variables={agent.inputs.map((v) => v.name)} />}

@@ -20,6 +20,7 @@ export function TriggersTab({ agent }: { agent: Agent }) {
   const [editing, setEditing] = useState<Editing>(null)
   const [rowError, setRowError] = useState<{ id: string; error: unknown } | null>(null)
   const [busy, setBusy] = useState<string | null>(null)
+  const [created, setCreated] = useState<string | null>(null)
   const platformTitles = usePlatformTitles()
 
   useEffect(() => {
@@ -76,6 +77,7 @@ export function TriggersTab({ agent }: { agent: Agent }) {
           platformTitles={platformTitles}
           onSaved={(sub) => {
             replace(sub)
+            setCreated(sub.id)
             setEditing({ id: sub.id })
           }}
           onClose={() => setEditing(null)}
@@ -111,6 +113,11 @@ export function TriggersTab({ agent }: { agent: Agent }) {
                     Delete
                   </ConfirmButton>
                 </div>
+                {created === s.id && s.status === 'inactive' && (
+                  <p className="saved-note" role="status">
+                    Saved. It starts no runs until you activate it: check the preview and test it first.
+                  </p>
+                )}
                 {rowError?.id === s.id && <ProblemMessage error={rowError.error} />}
                 <HealthPanel subscription={s} platformTitle={platformTitle} />
                 {open && editingSub && (
