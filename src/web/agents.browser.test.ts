@@ -182,6 +182,12 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     await testResult.waitFor()
     expect(await testResult.innerText()).toMatch(/recent real event|sample event/)
     await shot('07-trigger-tested')
+    // A test run, marked as one, from the same event.
+    await page.getByTestId('test-panel').getByRole('button', { name: 'Start a test run' }).click()
+    const testRunLink = page.getByTestId('test-panel').getByRole('link', { name: 'Open the test run' })
+    await testRunLink.waitFor()
+    const testRunPath = await testRunLink.getAttribute('href')
+    expect(testRunPath).toMatch(/^\/runs\//)
 
     // Activate, and check the health panel says it listens.
     await sub.getByRole('button', { name: 'Activate' }).click()
@@ -198,9 +204,11 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     // The run appears on the Runs tab by itself and succeeds.
     await page.locator('nav.tabs').getByRole('link', { name: 'Runs' }).click()
     await page.waitForURL((u) => u.pathname.endsWith('/runs'))
-    const row = page.getByTestId('run-row').filter({ hasText: 'New Card' }).first()
+    // The test run is listed with its marker; the card's run is the one without.
+    await page.getByTestId('run-row').filter({ has: page.locator('.tag', { hasText: 'test' }) }).first().waitFor()
+    const row = page.getByTestId('run-row').filter({ hasText: 'New Card', hasNot: page.locator('.tag', { hasText: 'test' }) }).first()
     await row.waitFor({ timeout: RUN_WAIT_MS })
-    await page.getByTestId('run-row').filter({ hasText: 'New Card' }).and(page.locator('[data-run-status="succeeded"]')).first().waitFor({ timeout: RUN_WAIT_MS })
+    await page.getByTestId('run-row').filter({ hasText: 'New Card', hasNot: page.locator('.tag', { hasText: 'test' }) }).and(page.locator('[data-run-status="succeeded"]')).first().waitFor({ timeout: RUN_WAIT_MS })
     await shot('09-runs-tab')
 
     // The run page: who started it, the mapped inputs, the step's card with its summary.
