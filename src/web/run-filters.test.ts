@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Run } from './agents-api.ts'
 import { filtersFromSearch, filtersToPath, mergeRuns, runQueryOf } from './run-filters.ts'
-import { formatDuration, runDuration, startedByText, timeAgo } from './run-format.ts'
+import { formatDuration, inputsPreview, runDuration, startedByText, timeAgo } from './run-format.ts'
 import { agentPath, matchRoute, runPath } from './routes.ts'
 
 describe('run filters in the address bar', () => {
@@ -54,6 +54,12 @@ describe('run formatting', () => {
     expect(startedByText({ started_by: 'person', trigger_id: null })).toBe('You, by hand')
     expect(startedByText({ started_by: 'api', trigger_id: null })).toBe('API')
     expect(startedByText({ started_by: 'rerun', trigger_id: null })).toBe('Rerun')
+  })
+
+  it('sums up inputs in a few recognisable words', () => {
+    expect(inputsPreview({ card_id: '6b04a2f31985698d23000004', title: 'Plan  the\nlaunch', n: 3, flag: true, obj: { a: 1 } })).toBe('Plan the launch · 3')
+    expect(inputsPreview({ a: 'x'.repeat(100) })).toHaveLength(70)
+    expect(inputsPreview(null)).toBe('')
   })
 
   it('says how long ago', () => {

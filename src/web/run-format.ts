@@ -69,3 +69,16 @@ export const STATUS_LABELS: Record<string, string> = {
   active: 'Active',
   inactive: 'Inactive',
 }
+
+const PREVIEW_LENGTH = 70
+/** Long hex strings and similar machine ids say nothing to a person scanning a list. */
+const MACHINE_ID = /^[0-9a-f]{16,}$|^[A-Za-z]+_[0-9A-Za-z]{10,}$/i
+
+/** A run's inputs in a few words, for a list row: the text values a person would recognise. */
+export function inputsPreview(inputs: Record<string, unknown> | null | undefined): string {
+  const words = Object.values(inputs ?? {})
+    .filter((v): v is string | number => (typeof v === 'string' && v.trim() !== '' && !MACHINE_ID.test(v.trim())) || typeof v === 'number')
+    .map((v) => String(v).replace(/\s+/g, ' ').trim())
+  const text = words.join(' · ')
+  return text.length > PREVIEW_LENGTH ? `${text.slice(0, PREVIEW_LENGTH - 1)}…` : text
+}

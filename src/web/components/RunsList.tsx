@@ -4,7 +4,7 @@ import { usePlatformTitles } from '../platform-titles.ts'
 import { navigate } from '../router.ts'
 import { runPath } from '../routes.ts'
 import { filtersFromSearch, filtersToPath, isLive, mergeRuns, runQueryOf, TIME_RANGES, type RunFilters } from '../run-filters.ts'
-import { formatDuration, formatTime, runDuration, startedByText, STATUS_LABELS } from '../run-format.ts'
+import { formatDuration, formatTime, inputsPreview, runDuration, startedByText, STATUS_LABELS } from '../run-format.ts'
 import { Link } from './Link.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
 import { RunStatusBadge, usePolling } from './RunBits.tsx'
@@ -162,6 +162,7 @@ export function RunsList({ fixedAgent, search, path }: Props) {
               </Link>
               <span className="muted run-row-by">{startedByText(r, r.trigger_id ? triggerTitles[r.trigger_id] : undefined)}</span>
               {r.test && <span className="tag">test</span>}
+              {inputsPreview(r.inputs) && <span className="run-row-inputs">{inputsPreview(r.inputs)}</span>}
               <span className="muted run-row-duration">{formatDuration(runDuration(r, now))}</span>
             </li>
           ))}
