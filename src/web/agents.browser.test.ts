@@ -229,6 +229,8 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     await expectNoSideways()
     await page.goto(`/agents/${encodeURIComponent(agentId)}/triggers`)
     await page.getByTestId('subscription').first().waitFor()
+    await page.getByRole('button', { name: 'Settings, preview and test' }).click()
+    await page.getByTestId('mapping-preview').locator('.mapped-inputs').waitFor()
     await shot('12-triggers-390')
     await expectNoSideways()
     await page.goto(`/agents/${encodeURIComponent(agentId)}/edit`)
