@@ -10,6 +10,7 @@ import { mcpLatencies } from './mcp.ts'
 import { connectFreshToken, measureUtilisation } from './rate-budget.ts'
 import { interleavedLatencies, percentile, throughput } from './measure.ts'
 import { freePort, startChild } from './processes.ts'
+import { triggerBench } from './triggers.ts'
 
 // Get Ticket Info through Switchyard against the same two requests sent straight to the sandbox,
 // measured in one run on this machine. Only ratios and differences are meaningful.
@@ -134,6 +135,7 @@ async function main() {
     const postgresUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL
     if (postgresUrl) Object.assign(results, await onPostgres(postgresUrl, sandboxUrl, ticketId, direct))
 
+    Object.assign(results, await triggerBench({ url, apiKey }, sandboxUrl, 'pglite'))
     Object.assign(results, await vercelLatencies(url, apiKey, sandboxUrl))
     Object.assign(results, await mcpLatencies({ url, apiKey, integration, ticketId, rounds: Math.min(LATENCY_ROUNDS, 300), warmup: WARMUP_ROUNDS, dispatcher }))
 
@@ -248,7 +250,9 @@ async function onPostgres(databaseUrl: string, sandboxUrl: string, ticketId: num
       directRuns.push(await throughput(CONCURRENCY, THROUGHPUT_MS / THROUGHPUT_PHASES, direct))
       postgresRuns.push(await throughput(CONCURRENCY, THROUGHPUT_MS / THROUGHPUT_PHASES, viaPostgres))
     }
+    const triggers = await triggerBench({ url, apiKey }, sandboxUrl, 'postgres')
     return {
+      ...triggers,
       service_rss_idle_postgres_mib: round(rssIdleBytes / 2 ** 20),
       added_latency_postgres_p50_ms: round(percentile(latencies.viaPostgres, 50) - percentile(latencies.direct, 50)),
       throughput_ratio_postgres_at_32: round(mean(postgresRuns) / mean(directRuns)),
@@ -291,6 +295,21 @@ service in the middle costs on this machine, before any of Switchyard's own work
 | throughput at ${results.concurrency} concurrent | ${results.throughput_direct_rps} /s | ${results.throughput_switchyard_rps} /s | ${results.throughput_ratio_at_32} | ${results.throughput_ratio_bare_proxy_at_32} | ≥ 0.5 |
 | service RSS (embedded PGlite) | idle ${results.service_rss_idle_mib} MiB | under load ${results.service_rss_under_load_mib} MiB | | | |
 ${postgresRows}
+## Triggers: webhook intake and the time to a run
+
+\`bench/triggers.ts\`. A Trello subscription (New Card) is attached to an agent whose one step is skipped
+(its condition is false), so each run starts and ends without a platform call. Signed \`createCard\`
+deliveries, as the Trello sandbox sends them, are posted to the subscription's webhook address by
+32 concurrent senders; an answer of 200 means the event and its run are committed. "A bare server" is
+a Node HTTP server that reads each body and answers 200 with no verification or storage: the most any
+intake could take on this machine in the same run. The latency is from sending a delivery to its run's
+\`started_at\` (the worker's claim), at a steady 200 deliveries a second.
+
+| store | deliveries acknowledged durably | a bare server, for scale | goal | trigger latency p50 | p99 | goal |
+|---|---|---|---|---|---|---|
+| PGlite (embedded, on disk) | ${results.intake_pglite_per_s} /s | ${results.intake_bare_server_per_s_pglite_run} /s | ≥ 2,000 /s | ${results.trigger_latency_pglite_p50_ms} ms | ${results.trigger_latency_pglite_p99_ms} ms | ≤ 20 ms, ≤ 100 ms |
+${results.intake_postgres_per_s === undefined ? '' : `| PostgreSQL | ${results.intake_postgres_per_s} /s | ${results.intake_bare_server_per_s_postgres_run} /s | ≥ 5,000 /s | ${results.trigger_latency_postgres_p50_ms} ms | ${results.trigger_latency_postgres_p99_ms} ms | ≤ 20 ms, ≤ 100 ms |`}
+
 ## Vercel: Create Deployment and List Deployments
 
 The same requests straight to the sandbox with a token, and through Switchyard's steps (which add

@@ -115,7 +115,9 @@ export class RemoteWebhooks {
 
   private async remove(row: { id: string; user_id: string; platform: string; integration_id: string; remote_id: string | null; cleanup_attempts: number }): Promise<void> {
     try {
-      if (row.remote_id) await this.unsubscribe(row)
+      // A deleted integration's token was revoked, and a platform deletes a revoked token's webhooks
+      // with it (sources: Trello actions and webhooks): there is nothing left to remove.
+      if (row.remote_id && (await this.integrationExists(row.integration_id))) await this.unsubscribe(row)
       await this.db.deleteFrom('subscription_webhooks').where('webhook_id', '=', row.id).execute()
       await this.db.deleteFrom('webhooks').where('id', '=', row.id).execute()
     } catch (err) {
@@ -125,6 +127,10 @@ export class RemoteWebhooks {
         cleanup_attempts: row.cleanup_attempts + 1, cleanup_at: new Date(Date.now() + wait), updated_at: new Date(),
       }).where('id', '=', row.id).execute()
     }
+  }
+
+  private async integrationExists(id: string): Promise<boolean> {
+    return (await this.db.selectFrom('integrations').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
   }
 
   private async unsubscribe(row: { user_id: string; platform: string; integration_id: string; remote_id: string | null }): Promise<void> {
