@@ -39,6 +39,7 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
   let page: Page
   let webDist: string
   const pageErrors: string[] = []
+  const cspViolations: string[] = []
 
   beforeAll(async () => {
     // A build of its own, so this file never races browser.test.ts over web-dist/.
@@ -49,6 +50,13 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
     const context = await browser.newContext({ baseURL: stack.url, viewport: { width: 1280, height: 900 } })
     context.setDefaultTimeout(STEP_TIMEOUT_MS)
+    // Every page reports what its Content Security Policy blocked (docs/security.md).
+    await context.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`))
+    })
+    context.on('console', (message) => {
+      if (/CSP violation|Content Security Policy/i.test(message.text())) cspViolations.push(`${message.page()?.url()}: ${message.text()}`)
+    })
     page = await context.newPage()
     page.on('pageerror', (err) => pageErrors.push(`${page.url()}: ${err.message}`))
     mkdirSync(SHOTS, { recursive: true })
@@ -243,6 +251,7 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     await expectNoSideways()
 
     expect(pageErrors).toEqual([])
+    expect(cspViolations).toEqual([])
   }, JOURNEY_TIMEOUT_MS)
 
   it('an external agent shows its signing secret once; a run started by hand can be cancelled; deleting asks first', async () => {
@@ -301,5 +310,6 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     await page.getByRole('link', { name: 'Card greeter' }).waitFor()
     expect(await page.getByRole('link', { name: 'Deploy notifier' }).count()).toBe(0)
     expect(pageErrors).toEqual([])
+    expect(cspViolations).toEqual([])
   }, JOURNEY_TIMEOUT_MS)
 })
