@@ -1,12 +1,13 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react'
 import { ApiError } from '../api.ts'
-import { agentsApi, type Agent, type AgentVersion } from '../agents-api.ts'
+import { agentsApi, type Agent, type AgentVersion, type Subscription } from '../agents-api.ts'
 import { schemaOfVariables } from '../agent-form.ts'
 import { SecretOnce } from '../components/AgentFormParts.tsx'
 import { Banner } from '../components/Banner.tsx'
 import { ConfirmButton } from '../components/ConfirmButton.tsx'
 import { Link } from '../components/Link.tsx'
 import { FormProblem, ProblemMessage } from '../components/ProblemMessage.tsx'
+import { RunStatusBadge } from '../components/RunBits.tsx'
 import { RunsList } from '../components/RunsList.tsx'
 import { SchemaForm } from '../components/SchemaForm.tsx'
 import { TriggersTab } from '../components/TriggersTab.tsx'
@@ -247,25 +248,53 @@ function Overview({ agent, current }: { agent: Agent; current: Agent }) {
           </>
         )}
       </section>
-      <section className="panel overview-versions" aria-labelledby="versions-heading">
-        <h2 id="versions-heading">Versions</h2>
-        {versions === null && <p className="muted">Loading…</p>}
-        {versions && (
-          <ul className="plain-list">
-            {versions.map((v) => (
-              <li key={v.version}>
-                {v.version === agent.version ? (
-                  <strong aria-current="true">Version {v.version}</strong>
-                ) : (
-                  <Link to={v.version === current.version ? agentPath(current.id) : withQuery(agentPath(current.id), { version: String(v.version) })}>Version {v.version}</Link>
-                )}{' '}
-                <span className="muted">{formatTime(v.created_at)}</span>
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
+      <div className="overview-side">
+        <OverviewTriggers agentId={current.id} />
+        <section className="panel overview-versions" aria-labelledby="versions-heading">
+          <h2 id="versions-heading">Versions</h2>
+          {versions === null && <p className="muted">Loading…</p>}
+          {versions && (
+            <ul className="plain-list">
+              {versions.map((v) => (
+                <li key={v.version}>
+                  {v.version === agent.version ? (
+                    <strong aria-current="true">Version {v.version}</strong>
+                  ) : (
+                    <Link to={v.version === current.version ? agentPath(current.id) : withQuery(agentPath(current.id), { version: String(v.version) })}>Version {v.version}</Link>
+                  )}{' '}
+                  <span className="muted">{formatTime(v.created_at)}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
     </div>
+  )
+}
+
+/** The agent's triggers at a glance; the Triggers tab has the rest. */
+function OverviewTriggers({ agentId }: { agentId: string }) {
+  const [subs, setSubs] = useState<Subscription[] | null>(null)
+  useEffect(() => {
+    agentsApi.subscriptions(agentId).then(setSubs, () => setSubs([]))
+  }, [agentId])
+  return (
+    <section className="panel" aria-labelledby="overview-triggers-heading">
+      <h2 id="overview-triggers-heading">Triggers</h2>
+      {subs === null && <p className="muted">Loading…</p>}
+      {subs?.length === 0 && <p className="muted">None: it runs when started by hand or over the API.</p>}
+      {subs && subs.length > 0 && (
+        <ul className="plain-list">
+          {subs.map((s) => (
+            <li key={s.id}>
+              {s.trigger_title} <span className="muted">on {s.integration_name}</span> <RunStatusBadge status={s.status} />
+            </li>
+          ))}
+        </ul>
+      )}
+      <Link to={agentPath(agentId, 'triggers')}>{subs && subs.length > 0 ? 'Manage triggers' : 'Add a trigger'}</Link>
+    </section>
   )
 }
 

@@ -102,7 +102,7 @@ export function RunPage({ id }: { id: string }) {
           <div>
             <dt>Started by</dt>
             <dd>
-              {startedByText(run, triggerTitle)}
+              {run.started_by === 'trigger' ? <Link to={agentPath(run.agent_id, 'triggers')}>{startedByText(run, triggerTitle)}</Link> : startedByText(run, triggerTitle)}
               {run.rerun_of && (
                 <>
                   {' '}
