@@ -14,7 +14,7 @@ import { TriggersTab } from '../components/TriggersTab.tsx'
 import { groupFieldErrors } from '../field-errors.ts'
 import { navigate } from '../router.ts'
 import { agentEditPath, agentPath, runPath, type AgentTab } from '../routes.ts'
-import { coerceValues, fieldsFromSchema, initialValues, type FormValues } from '../schema-form.ts'
+import { coerceValues, fieldsFromSchema, humanize, initialValues, type FormValues } from '../schema-form.ts'
 import { formatTime } from '../run-format.ts'
 import { withQuery } from '../url-state.ts'
 
@@ -107,7 +107,7 @@ export function AgentPage({ id, tab, search }: { id: string; tab: AgentTab; sear
           </ConfirmButton>
         </div>
       </div>
-      {current.description && <p className="agent-description">{current.description}</p>}
+      {current.description && <p className="agent-description page-lead">{current.description}</p>}
       {deleteError !== null && <ProblemMessage error={deleteError} />}
       {saved && (
         <Banner kind="success" title={`Saved as version ${saved}.`} onDismiss={() => navigate(agentPath(id, tab), { replace: true })} />
@@ -224,6 +224,15 @@ function Overview({ agent, current }: { agent: Agent; current: Agent }) {
               {(agent.steps ?? []).map((s) => (
                 <li key={s.key}>
                   <span className="item-title">{s.tool_title ?? s.tool}</span> <span className="muted">on {s.integration_name ?? 'an integration'}</span> <code className="step-key">{s.key}</code>
+                  {Object.keys(s.input ?? {}).length > 0 && (
+                    <ul className="step-input-summary">
+                      {Object.entries(s.input).map(([field, value]) => (
+                        <li key={field}>
+                          <span className="muted">{humanize(field)}:</span> <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+                        </li>
+                      ))}
+                    </ul>
+                  )}
                   {s.condition && (
                     <p className="help">
                       Only when <code>{s.condition}</code>
