@@ -1,20 +1,18 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react'
 import { ApiError, type Integration } from '../api.ts'
-import { agentsApi, triggerPath, type Agent, type MappingPreview, type Subscription, type SubscriptionTest, type Trigger } from '../agents-api.ts'
+import { agentsApi, triggerPath, type Agent, type Subscription, type Trigger } from '../agents-api.ts'
 import { groupFieldErrors } from '../field-errors.ts'
-import { runPath } from '../routes.ts'
 import { coerceValues, fieldsFromSchema, initialValues, type FormValues } from '../schema-form.ts'
 import { formValuesOf, routeMappingErrors } from '../subscription-form.ts'
 import { FieldShell, fieldAria } from './FieldShell.tsx'
 import { Link } from './Link.tsx'
 import { MappingEditor } from './MappingEditor.tsx'
-import { FormProblem, ProblemMessage } from './ProblemMessage.tsx'
-import { JsonBlock } from './RunBits.tsx'
+import { FormProblem } from './ProblemMessage.tsx'
 import { SchemaForm } from './SchemaForm.tsx'
+import { MappingPreviewPanel, TestPanel } from './SubscriptionPanels.tsx'
 import { SearchSelect, type SearchOption } from './SearchSelect.tsx'
 import { integrationsFor } from './StepEditor.tsx'
 
-const PREVIEW_DELAY_MS = 400
 const STATUS_NOTE: Record<string, string> = { needs_reconnection: ' (needs reconnection)', disconnected: ' (disconnected)' }
 
 interface Props {
@@ -178,127 +176,9 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
           {dirty && !saving && <span className="muted unsaved-note">Unsaved changes: the trigger and Test use the saved settings until you save.</span>}
         </div>
       </form>
-      {trigger && subscription && <Preview subscription={subscription} mapping={mapping} variables={agent.inputs.map((v) => v.name)} />}
+      {trigger && subscription && <MappingPreviewPanel subscription={subscription} mapping={mapping} variables={agent.inputs.map((v) => v.name)} />}
       {trigger && !subscription && <p className="muted">Save the trigger to see its mapping applied to a sample event, and to test it.</p>}
       {subscription && <TestPanel subscription={subscription} platformTitle={platformTitle} variables={agent.inputs.map((v) => v.name)} />}
     </section>
-  )
-}
-
-/** The unsaved mapping applied to the trigger's sample event, as the person types (debounced). */
-function Preview({ subscription, mapping, variables }: { subscription: Subscription; mapping: Record<string, string>; variables: string[] }) {
-  const [preview, setPreview] = useState<MappingPreview | null>(null)
-  const [error, setError] = useState<unknown>(null)
-  const key = JSON.stringify(mapping)
-  useEffect(() => {
-    const controller = new AbortController()
-    const timer = setTimeout(() => {
-      agentsApi.preview(subscription.id, { mapping }, controller.signal).then(
-        (p) => {
-          setPreview(p)
-          setError(null)
-        },
-        (e) => !controller.signal.aborted && setError(e),
-      )
-    }, PREVIEW_DELAY_MS)
-    return () => {
-      clearTimeout(timer)
-      controller.abort()
-    }
-  }, [subscription.id, key])
-
-  const routed = routeMappingErrors(preview?.errors, variables)
-  return (
-    <div className="preview" aria-live="polite" data-testid="mapping-preview">
-      <h4>Preview with a sample event</h4>
-      {error !== null && <ProblemMessage error={error} />}
-      {!preview && error === null && <p className="muted">Working it out…</p>}
-      {preview && <MappedInputs inputs={preview.inputs} byVariable={routed.byVariable} other={routed.other.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))} variables={variables} />}
-    </div>
-  )
-}
-
-function MappedInputs({ inputs, byVariable, other, variables }: { inputs: Record<string, unknown>; byVariable: Record<string, string[]>; other: string[]; variables: string[] }) {
-  const names = [...new Set([...variables, ...Object.keys(inputs ?? {})])]
-  return (
-    <>
-      <dl className="value-list mapped-inputs">
-        {names.map((name) => {
-          const value = inputs?.[name]
-          return (
-            <div key={name} className={byVariable[name] ? 'mapped-error' : undefined}>
-              <dt>
-                <code>{name}</code>
-              </dt>
-              <dd>
-                {value === undefined ? <span className="muted">not set</span> : typeof value === 'string' ? value : <code>{JSON.stringify(value)}</code>}
-                {byVariable[name] && <span className="field-error"> {byVariable[name].join(' ')}</span>}
-              </dd>
-            </div>
-          )
-        })}
-      </dl>
-      {other.length > 0 && (
-        <ul className="problem-fields field-error">
-          {other.map((m, i) => (
-            <li key={i}>{m}</li>
-          ))}
-        </ul>
-      )}
-    </>
-  )
-}
-
-/** Runs the trigger once by hand: a recent real event where the platform has one, else the sample. */
-function TestPanel({ subscription, platformTitle, variables }: { subscription: Subscription; platformTitle: string; variables: string[] }) {
-  const [result, setResult] = useState<SubscriptionTest | null>(null)
-  const [error, setError] = useState<unknown>(null)
-  const [busy, setBusy] = useState<'test' | 'run' | null>(null)
-
-  const test = async (startRun: boolean) => {
-    setBusy(startRun ? 'run' : 'test')
-    setError(null)
-    try {
-      setResult(await agentsApi.test(subscription.id, startRun))
-    } catch (e) {
-      setError(e)
-    } finally {
-      setBusy(null)
-    }
-  }
-  const routed = routeMappingErrors(result?.errors, variables)
-  return (
-    <div className="test-panel" data-testid="test-panel">
-      <h4>Test</h4>
-      <p className="help">Maps a recent real event from {platformTitle || 'the platform'} (or, when there is none, the sample) with the saved mapping. Nothing runs unless you start a test run.</p>
-      <div className="actions">
-        <button type="button" onClick={() => test(false)} disabled={busy !== null}>
-          {busy === 'test' ? 'Testing…' : 'Test'}
-        </button>
-      </div>
-      {error !== null && <ProblemMessage error={error} />}
-      {result && (
-        <div className="test-result">
-          <p>
-            <strong>{result.source === 'recent' ? `A recent real event from ${platformTitle}` : 'The trigger’s sample event'}</strong>
-            {result.source === 'sample' && <span className="muted"> (no real event was found)</span>}
-          </p>
-          <JsonBlock label="The event" value={result.event} />
-          <h5>Mapped inputs</h5>
-          <MappedInputs inputs={result.inputs} byVariable={routed.byVariable} other={routed.other.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))} variables={variables} />
-          {result.run ? (
-            <p className="saved-note" role="status">
-              Test run started. <Link to={runPath(result.run.id)}>Open the test run</Link>
-            </p>
-          ) : (
-            <div className="actions">
-              <button type="button" className="button-primary" onClick={() => test(true)} disabled={busy !== null || result.errors.length > 0}>
-                {busy === 'run' ? 'Starting…' : 'Start a test run'}
-              </button>
-            </div>
-          )}
-        </div>
-      )}
-    </div>
   )
 }
