@@ -98,6 +98,8 @@ export async function createServices(config: Config, options: {
   cacheTtlMs?: number
   /** false: no run worker or poller in this process (tests that drive them by hand). */
   engine?: boolean
+  /** Shorter waits between a step's attempts and an external agent's deliveries, for tests of the retries. */
+  backoff?: { stepMs?: readonly number[]; deliveryMs?: readonly number[] }
 }): Promise<Services> {
   const { key, source } = loadEncryptionKey({ key: config.encryptionKey, production: config.production, dataDir: config.dataDir })
   const sealer = createSealer(key)
@@ -116,17 +118,17 @@ export async function createServices(config: Config, options: {
   const executor = new ToolExecutor(registry, contexts, metrics)
   const agents = new Agents(store.db, registry, integrations, sealer)
   const runs = new Runs(store.db, agents, registry, integrations, sealer)
-  const runState = new RunState(store.db)
-  const external = new ExternalDelivery(runs, runState, (id) => agents.signingSecret(id), config.publicUrl)
-  const handler = new AgentRunHandler(agents, users, runState, new StepRunner(registry, executor, runState), external)
+  const runState = new RunState(store.db, metrics)
+  const external = new ExternalDelivery(runs, runState, (id) => agents.signingSecret(id), config.publicUrl, options.backoff?.deliveryMs)
+  const handler = new AgentRunHandler(agents, users, runState, new StepRunner(registry, executor, runState, options.backoff?.stepMs), external)
   const logError = (err: unknown) => console.error('engine:', err instanceof Error ? err.message : err)
-  const worker = new RunWorker(store.db, handler, config.runConcurrency, logError)
+  const worker = new RunWorker(store.db, handler, config.runConcurrency, logError, config.runLeaseMs, metrics)
   runs.onReady = () => worker.wake()
   const triggers = new TriggerRegistry(platforms)
   const routes = new TriggerRoutes(store.db, store.changes)
   const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes, routes)
   const subscriptions = new Subscriptions(store.db, triggers, agents, runs, integrations, contexts, webhooks, routes)
-  const intake = new Intake(store.db, runtimes, triggers, routes, users, contexts, runs, webhooks, sealer)
+  const intake = new Intake(store.db, runtimes, triggers, routes, users, contexts, runs, webhooks, sealer, metrics)
   const poller = new Poller(store.db, triggers, users, agents, runs, contexts, subscriptions, webhooks, config.pollIntervalMs, logError)
   if (options.engine !== false) {
     worker.start()

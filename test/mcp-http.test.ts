@@ -359,3 +359,21 @@ describe('authentication', () => {
     expect(res.status).toBe(405)
   })
 })
+
+describe('a stream and its credential', () => {
+  it('ends the list-changes stream when the API key it was opened with is deleted', async () => {
+    const api = rest(stack, stack.apiKey)
+    const created = await api.post('/v1/api-keys', { name: 'short-lived' })
+    expect(created.status).toBe(201)
+    const res = await fetch(`${stack.url}/mcp`, { headers: { authorization: `Bearer ${created.body.key}`, accept: 'text/event-stream' } })
+    expect(res.status).toBe(200)
+    const reader = res.body!.getReader()
+    await reader.read() // the opening comment
+    expect((await api.delete(`/v1/api-keys/${created.body.id}`)).status).toBe(204)
+    const ended = await Promise.race([
+      (async () => { for (;;) if ((await reader.read()).done) return true })(),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000)),
+    ])
+    expect(ended).toBe(true)
+  })
+})

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RateBudget } from '../src/core/limits/budget.ts'
 import { MemoryBudgetStore } from '../src/core/limits/budget-memory.ts'
-import type { Metrics } from '../src/core/metrics.ts'
+import { noMetrics, type Metrics } from '../src/core/metrics.ts'
 import { buildApp, startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { client, zendeskControl } from './helpers/stack.ts'
@@ -93,7 +93,7 @@ describe('/metrics counts what operators watch', () => {
 
   it('a rate-limit wait is counted with its seconds, and a wait that runs out as rate_limited', async () => {
     const seen: Array<[string, string, number]> = []
-    const recorder: Metrics = { toolCall() {}, error() {}, rateLimitWait: (platform, outcome, seconds) => { seen.push([platform, outcome, seconds]) } }
+    const recorder: Metrics = { ...noMetrics, rateLimitWait: (platform, outcome, seconds) => { seen.push([platform, outcome, seconds]) } }
     const budget = new RateBudget(new MemoryBudgetStore(), recorder)
     const window = { key: 'k', limit: 1, windowMs: 100 }
     await budget.take([window], 'a', { kind: 'wait', maxWaitMs: 5_000 }, 'zendesk')

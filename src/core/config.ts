@@ -7,6 +7,9 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 60_000
 /** A minute: a due-date reminder is at most this late, and a Trello token's budget hardly notices the polls. */
 export const DEFAULT_POLL_INTERVAL_SECONDS = 60
 
+/** Half a minute: a crashed process's runs resume this long after it died (SWITCHYARD_RUN_LEASE_MS). */
+export const DEFAULT_RUN_LEASE_MS = 30_000
+
 export interface Config {
   /** production refuses to start without SWITCHYARD_ENCRYPTION_KEY and never writes a key file. */
   production: boolean
@@ -36,6 +39,8 @@ export interface Config {
   pollIntervalMs: number
   /** How many runs one process executes at once. */
   runConcurrency: number
+  /** How long a claimed run stays with a process that stopped renewing it before another takes it over. */
+  runLeaseMs: number
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -60,6 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: positiveIntOr(env.SWITCHYARD_HEADERS_TIMEOUT_MS, 10_000),
     pollIntervalMs: positiveIntOr(env.SWITCHYARD_POLL_INTERVAL_SECONDS, DEFAULT_POLL_INTERVAL_SECONDS) * 1000,
     runConcurrency: positiveIntOr(env.SWITCHYARD_RUN_CONCURRENCY, 8),
+    runLeaseMs: positiveIntOr(env.SWITCHYARD_RUN_LEASE_MS, DEFAULT_RUN_LEASE_MS),
   }
 }
 

@@ -11,6 +11,12 @@ export interface Metrics {
   rateLimitWait(platform: string, outcome: 'granted' | 'rate_limited', seconds: number): void
   /** An error answered to a caller, by its code (docs/errors.md). */
   error(code: string): void
+  /** A platform event through the intake or a poll: `accepted` (runs enqueued), `duplicate`, or `unmatched` (no active subscription wanted it). */
+  triggerEvent(platform: string, outcome: 'accepted' | 'duplicate' | 'unmatched'): void
+  /** A run claimed by a worker for its first execution, with how long it waited in the queue. */
+  runStarted(queuedSeconds: number): void
+  /** A run that ended, by its final status. */
+  runFinished(status: 'succeeded' | 'failed' | 'cancelled'): void
 }
 
 /** For code paths nobody observes (tools, scripts, unit tests). */
@@ -18,6 +24,9 @@ export const noMetrics: Metrics = {
   toolCall() {},
   rateLimitWait() {},
   error() {},
+  triggerEvent() {},
+  runStarted() {},
+  runFinished() {},
 }
 
 /** Seconds since a `performance.now()` reading. */

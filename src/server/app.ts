@@ -30,6 +30,8 @@ import { userRoutes } from './routes/users.ts'
 import { registerWebApp } from './web.ts'
 
 const BODY_LIMIT_BYTES = 2 * 1024 * 1024
+/** Routes polled by machines, whose successful answers write no access line. */
+const QUIET_ROUTES = new Set(['/health', '/metrics'])
 
 export interface AppOptions {
   logger?: boolean
@@ -88,7 +90,8 @@ function logRequests(app: FastifyInstance) {
   // Without a logger Fastify's stand-in has no level check; it writes nothing either.
   const writesInfo = () => (accessLog as Partial<Logger>).isLevelEnabled?.('info') ?? false
   app.addHook('onResponse', (request, reply, done) => {
-    if (!writesInfo()) return done()
+    // A scraper or a load balancer's probe every few seconds would bury the lines people read; failures still log.
+    if (!writesInfo() || (QUIET_ROUTES.has(request.routeOptions.url ?? '') && reply.statusCode < 400)) return done()
     accessLog.info({
       reqId: request.id,
       req: request, // the logger's req serializer keeps method, masked URL and ip
@@ -145,13 +148,13 @@ export interface TestStack {
 }
 
 /** A whole stack on loopback for tests: in-memory PGlite (or TEST_DATABASE_URL), sandboxes, service. */
-export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number; config?: Partial<Config>; webDist?: string } = {}): Promise<TestStack> {
+export async function startTestStack(options: { databaseUrl?: string; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number; config?: Partial<Config>; webDist?: string; backoff?: Parameters<typeof createServices>[1]['backoff'] } = {}): Promise<TestStack> {
   const port = await freePort()
   const base: Config = { ...loadConfig({}), ...options.config, port, publicUrl: `http://127.0.0.1:${port}`, encryptionKey: '11'.repeat(32), sandboxUrl: options.sandboxUrl }
   const sandbox = await openSandboxes(base, { port: 0 })
   const config: Config = { ...base, sandboxUrl: sandbox.url }
   const store = await openStore(options.databaseUrl ? { databaseUrl: options.databaseUrl } : { memory: true })
-  const services = await createServices(config, { sandboxes: sandbox.bindings, store, env: options.env ?? {}, cacheTtlMs: options.cacheTtlMs })
+  const services = await createServices(config, { sandboxes: sandbox.bindings, store, env: options.env ?? {}, cacheTtlMs: options.cacheTtlMs, backoff: options.backoff })
   const app = await buildApp(services, { logDestination: options.logDestination, webDist: options.webDist })
   await app.listen({ port, host: '127.0.0.1' })
   const createUser = async (plan: Plan = 'enterprise', role: Role = 'member') => {

@@ -43,6 +43,24 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     labelNames: ['code'] as const,
     registers: [registry],
   })
+  const events = new Counter({
+    name: 'switchyard_trigger_events_total',
+    help: 'Platform events through the intake and the polls, by platform and outcome (accepted, duplicate, unmatched).',
+    labelNames: ['platform', 'outcome'] as const,
+    registers: [registry],
+  })
+  const runQueueSeconds = new Histogram({
+    name: 'switchyard_run_queue_seconds',
+    help: 'How long runs waited between being enqueued and a worker starting them.',
+    buckets: [0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  })
+  const runs = new Counter({
+    name: 'switchyard_runs_total',
+    help: 'Runs that ended, by final status.',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  })
   // Label sets are few (catalogue × outcome codes): keep each series' handle instead of hashing labels per call.
   const series = new Map<string, { calls: { inc(): void }; seconds: { observe(v: number): void } }>()
   return {
@@ -63,6 +81,15 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     },
     error(code) {
       errors.labels(code).inc()
+    },
+    triggerEvent(platform, outcome) {
+      events.labels(platform, outcome).inc()
+    },
+    runStarted(queuedSeconds) {
+      runQueueSeconds.observe(queuedSeconds)
+    },
+    runFinished(status) {
+      runs.labels(status).inc()
     },
   }
 }

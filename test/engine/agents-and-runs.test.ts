@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../../src/server/app.ts'
 import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
@@ -44,6 +45,9 @@ describe('agents and runs over REST', () => {
     expect(run.timeline.map((e: any) => [e.key, e.status])).toEqual([['card', 'succeeded'], ['note', 'skipped']])
     expect(run.timeline[0].attempts).toHaveLength(1)
     expect(run.timeline[0].summary?.text).toBeTruthy()
+    const metrics = await (await fetch(`${stack.url}/metrics`)).text()
+    expect(metrics).toMatch(/switchyard_runs_total\{status="succeeded"\} [1-9]/)
+    expect(metrics).toMatch(/switchyard_run_queue_seconds_count [1-9]/)
   })
 
   it('keeps the version current when the run was accepted, and saving makes a new version', async () => {
@@ -103,6 +107,26 @@ describe('agents and runs over REST', () => {
     expect(second.body.runs.map((r: any) => r.inputs.subject)).toEqual(['n0'])
     expect((await api.get(`/v1/runs?agent_id=${agent.id}&status=failed`)).body.runs).toHaveLength(0)
     expect((await api.get('/v1/runs?status=done')).status).toBe(400)
+  })
+
+  it('pages through runs made within one millisecond without skipping any', async () => {
+    const agent = (await api.post('/v1/agents', cardAgent('Same millisecond'))).body
+    const ids: string[] = []
+    for (let i = 0; i < 4; i++) ids.push((await api.post(`/v1/agents/${agent.id}/runs`, { inputs: { subject: `m${i}` } })).body.id)
+    for (const id of ids) await waitForRun(api, id)
+    // The database keeps microseconds: four runs in one millisecond, as a burst of events makes them.
+    for (const [i, id] of ids.entries()) {
+      await sql`update runs set created_at = timestamptz '2026-01-01 00:00:00.123000+00' + ${(i + 1) * 100} * interval '1 microsecond' where id = ${id}`.execute(stack.services.store.db)
+    }
+    const seen: string[] = []
+    let cursor: string | null = null
+    do {
+      const res: { body: any } = await api.get(`/v1/runs?agent_id=${agent.id}&limit=1${cursor ? `&cursor=${cursor}` : ''}`)
+      seen.push(...res.body.runs.map((r: any) => r.id))
+      cursor = res.body.next_cursor
+    } while (cursor && seen.length < 10)
+    expect(seen).toEqual([...ids].reverse())
+    expect((await api.get(`/v1/runs?cursor=${Buffer.from('["soon","x"]').toString('base64url')}`)).body.errors[0].field).toBe('cursor')
   })
 
   it('answers 404 for another user\'s agents and runs, on every route', async () => {

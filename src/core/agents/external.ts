@@ -10,10 +10,11 @@ export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000
  * Waits after each failed delivery: Standard Webhooks' suggested schedule (immediately, 5 s, 5 min,
  * 30 min, 2 h, 5 h, 10 h, 10 h), which reaches a day in eight attempts.
  */
-const DELIVERY_BACKOFF_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
+export const DELIVERY_BACKOFF_MS: readonly number[] = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
 const DELIVERY_TIMEOUT_MS = 15_000
 const DELIVERY_SEQ = 0
 const MAX_RESPONSE_NOTE = 200
+const CANCELLED = { code: 'cancelled', message: 'cancelled by a person' }
 
 /**
  * Delivers a run to an agent that lives elsewhere, as a POST signed the Standard Webhooks way
@@ -28,7 +29,7 @@ export class ExternalDelivery {
     private readonly state: RunState,
     private readonly signingSecret: (agentId: string) => Promise<string | null>,
     private readonly publicUrl: string,
-    private readonly backoffMs: number[] = DELIVERY_BACKOFF_MS,
+    private readonly backoffMs: readonly number[] = DELIVERY_BACKOFF_MS,
   ) {}
 
   async execute(run: RunRow, def: AgentDefinition, lease: Lease): Promise<void> {
@@ -79,7 +80,10 @@ export class ExternalDelivery {
 
     if (attempt.outcome === 'succeeded') {
       await this.state.end(run.id, DELIVERY_SEQ, { status: 'succeeded' }, attempts)
-      await this.state.handOver(run.id, lease)
+      // Cancelled while the delivery was in flight: the run ends here, and with it the agent's token.
+      if (!(await this.state.handOver(run.id, lease)) && (await this.state.cancelRequested(run.id))) {
+        await this.state.finish(run.id, lease, 'cancelled', { error: CANCELLED })
+      }
       return
     }
     const failures = attempts.filter((a) => a.outcome === 'failed').length
@@ -92,6 +96,12 @@ export class ExternalDelivery {
     }
     attempt.retry_in_ms = waitMs
     await this.state.attempts(run.id, DELIVERY_SEQ, attempts)
-    await this.state.later(run.id, lease, new Date(Date.now() + waitMs))
+    if (await this.state.later(run.id, lease, new Date(Date.now() + waitMs))) return
+    // The agent reported the run finished before it answered (or the run was cancelled): it had the
+    // delivery, and no retry will come, so the timeline must not promise one.
+    if (await this.state.finished(run.id)) {
+      delete attempt.retry_in_ms
+      await this.state.end(run.id, DELIVERY_SEQ, { status: 'failed', error: { code: 'delivery_failed', message: `${attempt.error ?? 'delivery failed'}; the run had already ended, so it is not delivered again` } }, attempts)
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
 import type { RunStatus, StepStatus, TimelineKind } from '../store/schema.ts'
 import type { Summary } from '../tools/define.ts'
@@ -29,15 +30,10 @@ const json = (value: unknown) => (value === undefined ? null : JSON.stringify(va
  * lease, so a worker that lost its run to another process cannot overwrite what that one does.
  */
 export class RunState {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db, private readonly metrics: Metrics = noMetrics) {}
 
   async steps(runId: string): Promise<StepRow[]> {
     return this.db.selectFrom('run_steps').selectAll().where('run_id', '=', runId).orderBy('seq').execute()
-  }
-
-  async nextSeq(runId: string): Promise<number> {
-    const row = await this.db.selectFrom('run_steps').select((eb) => eb.fn.max('seq').as('max')).where('run_id', '=', runId).executeTakeFirst()
-    return row?.max === null || row?.max === undefined ? 0 : Number(row.max) + 1
   }
 
   async begin(runId: string, step: StepStart, attempts: Attempt[] = []): Promise<void> {
@@ -58,12 +54,22 @@ export class RunState {
     await this.db.insertInto('run_steps').values(row).onConflict((oc) => oc.columns(['run_id', 'seq']).doUpdateSet(update)).execute()
   }
 
-  /** A new timeline entry; fails with a unique violation when its place is taken. */
-  async insertNew(runId: string, step: StepStart): Promise<void> {
-    await this.db.insertInto('run_steps').values({
-      run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
-      input: json(step.input), status: 'running', attempts: '[]',
-    }).execute()
+  /**
+   * A new timeline entry at the end, answering its place. Entries an external agent's concurrent
+   * tool calls add take their places one at a time, under the run's row lock: reading the last place
+   * and taking the next without it let simultaneous calls collide, and the losers were refused.
+   */
+  async append(runId: string, step: Omit<StepStart, 'seq' | 'key'>, key: (seq: number) => string): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('runs').select('id').where('id', '=', runId).forUpdate().executeTakeFirst()
+      const last = await trx.selectFrom('run_steps').select((eb) => eb.fn.max('seq').as('max')).where('run_id', '=', runId).executeTakeFirst()
+      const seq = last?.max === null || last?.max === undefined ? 0 : Number(last.max) + 1
+      await trx.insertInto('run_steps').values({
+        run_id: runId, seq, key: key(seq), kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
+        input: json(step.input), status: 'running', attempts: '[]',
+      }).execute()
+      return seq
+    })
   }
 
   async attempts(runId: string, seq: number, attempts: Attempt[]): Promise<void> {
@@ -83,19 +89,37 @@ export class RunState {
       status, result: json(outcome.result), error: json(outcome.error ?? null), finished_at: new Date(),
       lease_holder: null, lease_expires_at: null, token_hash: null, token_sealed: null,
     }).where('id', '=', runId).where('lease_holder', '=', lease.holder).where('status', '=', 'running').executeTakeFirst()
-    return done.numUpdatedRows > 0n
+    const ended = done.numUpdatedRows > 0n
+    if (ended) this.metrics.runFinished(status)
+    return ended
   }
 
-  /** Back to the queue until `at` (a long retry wait, a delivery's next attempt): the worker is free meanwhile. */
-  async later(runId: string, lease: Lease, at: Date): Promise<void> {
-    await this.db.updateTable('runs').set({ status: 'queued', available_at: at, lease_holder: null, lease_expires_at: null })
-      .where('id', '=', runId).where('lease_holder', '=', lease.holder).execute()
+  /**
+   * Back to the queue until `at` (a long retry wait, a delivery's next attempt): the worker is free
+   * meanwhile. False when the run is no longer this worker's: an external agent reported it finished
+   * while its delivery was in flight, or another worker took it over.
+   */
+  async later(runId: string, lease: Lease, at: Date): Promise<boolean> {
+    const moved = await this.db.updateTable('runs').set({ status: 'queued', available_at: at, lease_holder: null, lease_expires_at: null })
+      .where('id', '=', runId).where('lease_holder', '=', lease.holder).where('status', '=', 'running').executeTakeFirst()
+    return moved.numUpdatedRows > 0n
   }
 
-  /** Running, but held by nobody: an external agent has it and will report back with its token. */
-  async handOver(runId: string, lease: Lease): Promise<void> {
-    await this.db.updateTable('runs').set({ lease_holder: null, lease_expires_at: null })
-      .where('id', '=', runId).where('lease_holder', '=', lease.holder).execute()
+  /**
+   * Running, but held by nobody: an external agent has it and will report back with its token. Not
+   * when a cancel was asked for meanwhile: a run nobody holds would never see that request, so the
+   * caller ends it instead (false).
+   */
+  async handOver(runId: string, lease: Lease): Promise<boolean> {
+    const handed = await this.db.updateTable('runs').set({ lease_holder: null, lease_expires_at: null })
+      .where('id', '=', runId).where('lease_holder', '=', lease.holder).where('status', '=', 'running').where('cancel_requested', '=', false).executeTakeFirst()
+    return handed.numUpdatedRows > 0n
+  }
+
+  /** Whether the run has ended (by its worker, a cancel, or an external agent's report). */
+  async finished(runId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('runs').select('status').where('id', '=', runId).executeTakeFirst()
+    return !row || (row.status !== 'queued' && row.status !== 'running')
   }
 
   async cancelRequested(runId: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
 import type { User } from '../access/users.ts'
 import type { Sealer } from '../connections/crypto.ts'
 import type { Integrations } from '../connections/integrations.ts'
@@ -171,10 +171,12 @@ export class Runs {
   async cancel(userId: string, runId: string): Promise<RunView> {
     const run = await this.row(userId, runId)
     if (run.status !== 'queued' && run.status !== 'running') throw new AppError('conflict', `the run has already ${run.status === 'cancelled' ? 'been cancelled' : run.status}`)
-    // A run that no worker holds stops at once; one a worker is executing stops before its next step.
-    await this.db.updateTable('runs').set({ status: 'cancelled', finished_at: new Date(), cancel_requested: true, token_hash: null, token_sealed: null, error: JSON.stringify({ code: 'cancelled', message: 'cancelled by a person' }) })
+    // The request first, then the run that no worker holds stops at once; one a worker is executing
+    // stops before its next step. In this order a worker that claims the run, or hands it to an
+    // external agent, between the two writes still sees the request (RunState.handOver).
+    await this.db.updateTable('runs').set({ cancel_requested: true }).where('id', '=', runId).where('status', 'in', ['queued', 'running']).execute()
+    await this.db.updateTable('runs').set({ status: 'cancelled', finished_at: new Date(), token_hash: null, token_sealed: null, error: JSON.stringify({ code: 'cancelled', message: 'cancelled by a person' }) })
       .where('id', '=', runId).where('user_id', '=', userId).where('status', 'in', ['queued', 'running']).where('lease_holder', 'is', null).execute()
-    await this.db.updateTable('runs').set({ cancel_requested: true }).where('id', '=', runId).where('status', '=', 'running').execute()
     return this.get(userId, runId)
   }
 
@@ -188,14 +190,18 @@ export class Runs {
     if (filter.since) query = query.where('runs.created_at', '>=', new Date(filter.since))
     if (filter.until) query = query.where('runs.created_at', '<', new Date(filter.until))
     if (filter.cursor) {
-      const [at, id] = decodeCursor(filter.cursor)
+      const [micros, id] = decodeCursor(filter.cursor)
+      const at = sql<Date>`timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond'`
       query = query.where((eb) => eb.or([eb('runs.created_at', '<', at), eb.and([eb('runs.created_at', '=', at), eb('runs.id', '<', id)])]))
     }
-    const rows = await query.orderBy('runs.created_at', 'desc').orderBy('runs.id', 'desc').limit(filter.limit + 1).execute()
+    // The cursor keeps the database's microseconds: a JavaScript Date has only milliseconds, and a
+    // page boundary inside one millisecond would skip the runs of that millisecond after it.
+    const rows = await query.select(sql<string>`(extract(epoch from runs.created_at) * 1000000)::bigint::text`.as('created_us'))
+      .orderBy('runs.created_at', 'desc').orderBy('runs.id', 'desc').limit(filter.limit + 1).execute()
     const page = rows.slice(0, filter.limit)
     const views = await this.views(userId, page)
     const last = page.at(-1)
-    return { runs: views, next_cursor: rows.length > filter.limit && last ? encodeCursor(last.created_at, last.id) : null }
+    return { runs: views, next_cursor: rows.length > filter.limit && last ? encodeCursor(last.created_us, last.id) : null }
   }
 
   async get(userId: string, runId: string): Promise<RunView> {
@@ -293,16 +299,19 @@ export class Runs {
   }
 }
 
-function encodeCursor(at: Date, id: string): string {
-  return Buffer.from(JSON.stringify([at.toISOString(), id])).toString('base64url')
+function encodeCursor(micros: string, id: string): string {
+  return Buffer.from(JSON.stringify([micros, id])).toString('base64url')
 }
 
-function decodeCursor(cursor: string): [Date, string] {
+/** `[microseconds since the epoch, id]`; a cursor from before (an ISO time) still reads, to the millisecond. */
+function decodeCursor(cursor: string): [string, string] {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, string]
+    if (typeof id !== 'string' || typeof at !== 'string') throw new Error('bad cursor')
+    if (/^\d{1,17}$/.test(at)) return [at, id]
     const date = new Date(at)
-    if (typeof id !== 'string' || Number.isNaN(date.getTime())) throw new Error('bad cursor')
-    return [date, id]
+    if (Number.isNaN(date.getTime()) || date.getTime() < 0) throw new Error('bad cursor')
+    return [String(date.getTime() * 1000), id]
   } catch {
     throw invalidInput([{ field: 'cursor', message: 'give a next_cursor that a previous page returned' }])
   }

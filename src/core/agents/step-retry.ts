@@ -7,8 +7,8 @@ import type { Effect } from '../tools/define.ts'
 
 /** Attempts of one step, the first included. */
 export const MAX_STEP_ATTEMPTS = 4
-/** Waits between attempts, before jitter. */
-const STEP_BACKOFF_MS = [2_000, 10_000, 60_000]
+/** Waits between attempts, before jitter (tests pass shorter ones through createServices). */
+export const STEP_BACKOFF_MS: readonly number[] = [2_000, 10_000, 60_000]
 /** A wait longer than this frees the worker: the run goes back to the queue until then. */
 export const MAX_INLINE_WAIT_MS = 15_000
 
@@ -27,9 +27,9 @@ export function retryable(effect: Effect, err: unknown): boolean {
 }
 
 /** Honours the platform's Retry-After where it gave one; else backs off with jitter. */
-export function retryDelayMs(attempt: number, err: unknown): number {
+export function retryDelayMs(attempt: number, err: unknown, backoffMs: readonly number[] = STEP_BACKOFF_MS): number {
   const retryAfter = err instanceof AppError ? err.extras.retryAfterSeconds : undefined
   if (retryAfter !== undefined) return Math.max(0, retryAfter * 1000)
-  const base = STEP_BACKOFF_MS[Math.min(attempt - 1, STEP_BACKOFF_MS.length - 1)]
+  const base = backoffMs[Math.min(attempt - 1, backoffMs.length - 1)]
   return Math.round(base * (0.75 + Math.random() / 2))
 }

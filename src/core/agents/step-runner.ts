@@ -6,7 +6,7 @@ import type { ToolExecutor } from '../tools/executor.ts'
 import type { AgentDefinition, StepDefinition } from './definition.ts'
 import type { RunState } from './run-state.ts'
 import type { Attempt, RunError, RunRow, StepRow } from './runs.ts'
-import { MAX_INLINE_WAIT_MS, MAX_STEP_ATTEMPTS, retryable, retryDelayMs } from './step-retry.ts'
+import { MAX_INLINE_WAIT_MS, MAX_STEP_ATTEMPTS, retryable, retryDelayMs, STEP_BACKOFF_MS } from './step-retry.ts'
 import type { Lease } from './worker.ts'
 
 /** What the expressions of a run see: `inputs`, earlier `steps.<key>.output`, the trigger's `event`, and the `run`. */
@@ -36,6 +36,7 @@ export class StepRunner {
     private readonly registry: ToolRegistry,
     private readonly executor: ToolExecutor,
     private readonly state: RunState,
+    private readonly backoffMs: readonly number[] = STEP_BACKOFF_MS,
   ) {}
 
   async execute(run: RunRow, def: AgentDefinition, user: User, lease: Lease): Promise<void> {
@@ -116,7 +117,7 @@ export class StepRunner {
       } catch (err) {
         const failedCount = attempts.filter((a) => a.outcome === 'failed').length + 1
         const again = retryable(registered.tool.effect, err) && failedCount < MAX_STEP_ATTEMPTS
-        const waitMs = again ? retryDelayMs(failedCount, err) : undefined
+        const waitMs = again ? retryDelayMs(failedCount, err, this.backoffMs) : undefined
         attempts[attempts.length - 1] = {
           ...attempts.at(-1)!, outcome: 'failed', error: errorOf(err).message, duration_ms: Date.now() - started,
           ...(err instanceof AppError && err.extras.upstreamStatus ? { status: err.extras.upstreamStatus } : {}),

@@ -1,10 +1,7 @@
-import { AppError } from '../errors.ts'
 import type { Summary } from '../tools/define.ts'
 import type { RunState } from './run-state.ts'
 import type { Attempt } from './runs.ts'
 import { errorOf } from './step-runner.ts'
-
-const SEQ_TRIES = 8
 
 /**
  * Tool steps an external agent calls with its run token land on the run's timeline, in the order
@@ -29,21 +26,7 @@ export class ToolCallRecorder {
     }
   }
 
-  /** Concurrent calls of one agent race for the next place on the timeline: the loser takes the one after. */
-  private async claimSeq(runId: string, toolId: string, integration: string | null, input: unknown): Promise<number> {
-    for (let i = 0; i < SEQ_TRIES; i++) {
-      const seq = await this.state.nextSeq(runId)
-      try {
-        await this.state.insertNew(runId, { seq, key: `${toolId}#${seq}`, kind: 'tool_call', toolId, input, integrationId: integration })
-        return seq
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err
-      }
-    }
-    throw new AppError('conflict', 'too many tool calls at once on this run; try again')
+  private claimSeq(runId: string, toolId: string, integration: string | null, input: unknown): Promise<number> {
+    return this.state.append(runId, { kind: 'tool_call', toolId, input, integrationId: integration }, (seq) => `${toolId}#${seq}`)
   }
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string }).code === '23505'
 }

@@ -1,11 +1,10 @@
 import { sql } from 'kysely'
 import { randomToken } from '../ids.ts'
+import { DEFAULT_RUN_LEASE_MS } from '../config.ts'
+import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
 import type { RunRow } from './runs.ts'
 
-/** How long a claimed run is held without a heartbeat: a process killed mid-run gives it up after this. */
-export const RUN_LEASE_MS = 30_000
-const HEARTBEAT_MS = RUN_LEASE_MS / 3
 /** How often an idle worker looks for work that another process queued (or that became due). */
 const IDLE_POLL_MS = 500
 /** How often a worker looks for runs whose holder died. */
@@ -19,7 +18,7 @@ export interface RunHandler {
 /** A worker's hold on one run. Every write that ends or reschedules the run goes through it, so a lost lease writes nothing. */
 export interface Lease {
   readonly holder: string
-  /** False once another process took the run over (this one stalled past RUN_LEASE_MS). */
+  /** False once another process took the run over (this one stalled past the lease). */
   held(): boolean
 }
 
@@ -42,6 +41,9 @@ export class RunWorker {
     private readonly handler: RunHandler,
     private readonly concurrency: number,
     private readonly onError: (err: unknown) => void = () => {},
+    /** How long a claimed run is held without a heartbeat: a process killed mid-run gives it up after this (config runLeaseMs). */
+    private readonly leaseMs: number = DEFAULT_RUN_LEASE_MS,
+    private readonly metrics: Metrics = noMetrics,
   ) {}
 
   start(): void {
@@ -85,7 +87,10 @@ export class RunWorker {
           this.onError(err)
         }
       }
-      for (const run of claimed) this.track(run)
+      for (const run of claimed) {
+        if (run.executions === 1 && run.started_at) this.metrics.runStarted(Math.max(0, run.started_at.getTime() - run.created_at.getTime()) / 1000)
+        this.track(run)
+      }
       this.saturated = free > 0 && claimed.length === free
       // Claim again at once only when there may be more: a full claim, or news since this one began.
       if (!this.signaled && (!this.saturated || this.active.size >= this.concurrency)) await this.idle()
@@ -110,7 +115,7 @@ export class RunWorker {
     let held = true
     const heartbeat = setInterval(() => {
       void this.renew(run.id).then((ok) => { if (!ok) held = false }, this.onError)
-    }, HEARTBEAT_MS)
+    }, this.leaseMs / 3)
     const lease: Lease = { holder: this.holder, held: () => held }
     const work = this.handler.execute(run, lease).catch(this.onError).finally(() => {
       clearInterval(heartbeat)
@@ -124,7 +129,7 @@ export class RunWorker {
   private async claim(limit: number): Promise<RunRow[]> {
     const { rows } = await sql<RunRow>`
       update runs set status = 'running', lease_holder = ${this.holder},
-        lease_expires_at = now() + ${RUN_LEASE_MS} * interval '1 millisecond',
+        lease_expires_at = now() + ${this.leaseMs} * interval '1 millisecond',
         started_at = coalesce(started_at, now()), executions = executions + 1
       where id in (
         select id from runs
@@ -144,7 +149,7 @@ export class RunWorker {
   }
 
   private async renew(runId: string): Promise<boolean> {
-    const result = await this.db.updateTable('runs').set({ lease_expires_at: sql`now() + ${RUN_LEASE_MS} * interval '1 millisecond'` })
+    const result = await this.db.updateTable('runs').set({ lease_expires_at: sql`now() + ${this.leaseMs} * interval '1 millisecond'` })
       .where('id', '=', runId).where('lease_holder', '=', this.holder).where('status', '=', 'running').executeTakeFirst()
     return result.numUpdatedRows > 0n
   }

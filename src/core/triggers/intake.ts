@@ -2,6 +2,7 @@ import type { Users } from '../access/users.ts'
 import type { Runs } from '../agents/runs.ts'
 import type { Sealer } from '../connections/crypto.ts'
 import { AppError } from '../errors.ts'
+import { noMetrics, type Metrics } from '../metrics.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { Db } from '../store/database.ts'
 import { GroupCommit } from '../store/group-commit.ts'
@@ -34,6 +35,7 @@ export class Intake {
     private readonly runs: Runs,
     private readonly webhooks: RemoteWebhooks,
     private readonly sealer: Sealer,
+    private readonly metrics: Metrics = noMetrics,
   ) {
     this.commits = new GroupCommit((items) => db.transaction().execute((trx) => acceptEvents(trx, runs, items)))
   }
@@ -68,6 +70,8 @@ export class Intake {
     }
     const outcomes = await Promise.all(items.map((item) => this.commits.submit(item)))
     const accepted = outcomes.filter((o) => !o.duplicate).length
+    for (let i = 0; i < candidates.length - items.length; i++) this.metrics.triggerEvent(hook.platform, 'unmatched')
+    for (const o of outcomes) this.metrics.triggerEvent(hook.platform, o.duplicate ? 'duplicate' : 'accepted')
     if (accepted) this.runs.onReady()
     return { accepted, duplicates: outcomes.length - accepted }
   }

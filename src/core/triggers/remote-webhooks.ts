@@ -93,18 +93,22 @@ export class RemoteWebhooks {
   /**
    * Called after a subscription let go of the webhook: when no active subscription uses it any more
    * it is removed at the platform. A failure is recorded on the row (health shows it with the remote
-   * id) and retried by `retryCleanups`.
+   * id) and retried by `retryCleanups`. `subscriptionId`, when given, is the subscription letting go:
+   * its link is dropped at once if the webhook stays, else together with the webhook once it is gone.
    */
-  async release(webhookId: string): Promise<void> {
+  async release(webhookId: string, subscriptionId?: string): Promise<void> {
+    const unlink = async () => {
+      if (subscriptionId) await this.db.deleteFrom('subscription_webhooks').where('subscription_id', '=', subscriptionId).where('webhook_id', '=', webhookId).execute()
+    }
     const users = await this.db.selectFrom('subscription_webhooks').innerJoin('subscriptions', 'subscriptions.id', 'subscription_webhooks.subscription_id')
       .select('subscriptions.id').where('subscription_webhooks.webhook_id', '=', webhookId).where('subscriptions.status', '=', 'active').executeTakeFirst()
-    if (users) return
+    if (users) return unlink()
     const row = await this.db.updateTable('webhooks').set({ status: 'removing', updated_at: new Date() })
       .where('id', '=', webhookId).where('managed', '=', true).where('status', 'in', ['active', 'pending', 'remove_failed']).returningAll().executeTakeFirst()
     if (row) {
       await this.routes.changed()
       await this.remove(row)
-    }
+    } else await unlink()
   }
 
   /** Removals that failed before and are due again. */

@@ -179,8 +179,10 @@ export class Subscriptions {
     // The intake stops routing to it at once, in every process, before the platform's webhook is touched.
     await this.routes.changed()
     if (!registered || !this.unmanaged(registered)) {
-      const links = await this.db.deleteFrom('subscription_webhooks').where('subscription_id', '=', id).returning('webhook_id').execute()
-      for (const link of links) await this.webhooks.release(link.webhook_id)
+      // The link goes with a successful removal (or at once when others still use the webhook), so a
+      // removal that failed stays visible in this subscription's health until the retry succeeds.
+      const links = await this.db.selectFrom('subscription_webhooks').select('webhook_id').where('subscription_id', '=', id).execute()
+      for (const link of links) await this.webhooks.release(link.webhook_id, id)
     }
     return this.get(user.id, id)
   }

@@ -6,6 +6,9 @@ const RECHECK_MS = 60_000
 
 interface Watcher {
   check(): void
+  /** The API key the stream was opened with, if any, and what to do once it is deleted. */
+  keyId?: string
+  revoked?: () => void
 }
 
 /**
@@ -17,13 +20,17 @@ export class ListChanges {
   private readonly watchers = new Set<Watcher>()
 
   constructor(private readonly services: Services) {
-    services.store.changes.subscribe((kind) => {
+    services.store.changes.subscribe((kind, id) => {
       if (kind === 'integration') for (const watcher of this.watchers) watcher.check()
+      if (kind === 'api_key') for (const watcher of this.watchers) if (watcher.keyId === id) watcher.revoked?.()
     })
   }
 
-  /** Calls `changed` whenever the user's listing differs from the one it had when watching began. */
-  async watch(userId: string, changed: () => void): Promise<() => void> {
+  /**
+   * Calls `changed` whenever the user's listing differs from the one it had when watching began, and
+   * `revoked` when the API key the stream was opened with is deleted (or its user removed), on any instance.
+   */
+  async watch(userId: string, changed: () => void, key?: { id: string; stillValid: () => Promise<boolean>; revoked: () => void }): Promise<() => void> {
     const current = async () => fingerprintOf(await accountsOf(this.services.integrations, userId))
     let last = await current()
     let running: Promise<void> | undefined
@@ -45,6 +52,11 @@ export class ListChanges {
           } while (again)
         })().finally(() => { running = undefined })
       },
+    }
+    if (key) {
+      watcher.keyId = key.id
+      // Announced for the key's user as a whole too (a plan change): end the stream only if the key is gone.
+      watcher.revoked = () => void key.stillValid().then((valid) => { if (!valid) key.revoked() }, () => {})
     }
     this.watchers.add(watcher)
     const timer = setInterval(() => watcher.check(), RECHECK_MS)

@@ -82,7 +82,11 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
         void end()
         return reply.send(response)
       }
-      const stop = await listChanges.watch(caller.user.id, () => void server.sendToolListChanged().catch(() => {}))
+      // A stream opened with an API key ends when that key is deleted: it must not outlive the credential.
+      const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
+      const keyId = caller.agentId.startsWith('key:') ? caller.agentId.slice('key:'.length) : undefined
+      const key = keyId && bearer ? { id: keyId, stillValid: async () => (await services.users.authenticateKey(bearer)) !== undefined, revoked: () => void end() } : undefined
+      const stop = await listChanges.watch(caller.user.id, () => void server.sendToolListChanged().catch(() => {}), key)
       if (gone) stop()
       else unwatch = stop
       return reply.send(new Response(openedAtOnce(response.body!), { status: response.status, headers: response.headers }))

@@ -1,0 +1,82 @@
+import pg from 'pg'
+import { startTestStack, type TestStack } from '../../src/server/app.ts'
+import { connectTrelloWithToken, trelloControl } from './trello.ts'
+import { client } from './stack.ts'
+
+export interface FreshStore {
+  /** undefined: a new in-memory PGlite (or a data directory the caller makes). */
+  databaseUrl: string | undefined
+  drop(): Promise<void>
+}
+
+/**
+ * A PostgreSQL database of its own, made on the TEST_DATABASE_URL server. Every process on a
+ * database executes any queued run in it, so suites sharing one would take each other's runs and
+ * execute them against the wrong sandbox.
+ */
+export async function freshPostgres(tag: string): Promise<FreshStore> {
+  const base = process.env.TEST_DATABASE_URL
+  if (!base) throw new Error('TEST_DATABASE_URL is not set')
+  const name = `engine_${tag}_${Math.random().toString(36).slice(2, 10)}`
+  const server = new pg.Client({ connectionString: base })
+  await server.connect()
+  await server.query(`create database ${name}`)
+  const url = new URL(base)
+  url.pathname = `/${name}`
+  return {
+    databaseUrl: url.toString(),
+    drop: async () => {
+      await server.query(`drop database if exists ${name} with (force)`).catch(() => undefined)
+      await server.end()
+    },
+  }
+}
+
+/** Every engine guarantee is checked on the embedded store and, when TEST_DATABASE_URL is set, on PostgreSQL. */
+export const STORES: Array<{ name: string; open: (tag: string) => Promise<FreshStore> }> = [
+  { name: 'PGlite', open: async () => ({ databaseUrl: undefined, drop: async () => {} }) },
+  ...(process.env.TEST_DATABASE_URL ? [{ name: 'PostgreSQL', open: freshPostgres }] : []),
+]
+
+/** Short waits between a step's attempts and between deliveries, so retries are seen within a test. */
+export const FAST_BACKOFF = { stepMs: [50, 50, 50], deliveryMs: [50, 50, 50] }
+
+export interface EngineStack {
+  stack: TestStack
+  close(): Promise<void>
+  api: ReturnType<typeof client>
+  control: ReturnType<typeof trelloControl>
+  integrationId: string
+  /** A list of the seeded board that each suite fills with its own cards. */
+  listId: string
+}
+
+/** A test stack with Trello connected for its first user. */
+export async function startEngineStack(store: FreshStore, options: Parameters<typeof startTestStack>[0] = {}): Promise<EngineStack> {
+  const stack = await startTestStack({ databaseUrl: store.databaseUrl, backoff: FAST_BACKOFF, ...options })
+  const api = client(stack, stack.apiKey)
+  const integrationId = await connectTrelloWithToken(stack)
+  const boards = await api.run('trello.get_boards', integrationId, {})
+  if (boards.status !== 200) throw new Error(`get_boards: ${boards.status} ${boards.text}`)
+  const close = async () => {
+    await stack.close()
+    await store.drop()
+  }
+  return { stack, close, api, control: trelloControl(stack), integrationId, listId: boards.body.output.boards[0].lists[0].id }
+}
+
+/** Polls a run until `done` holds for it, or fails with the last state seen once the deadline passes. */
+export async function waitForRunState(api: ReturnType<typeof client>, runId: string, done: (run: any) => boolean, timeoutMs = 20_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs
+  let last: any
+  while (Date.now() < deadline) {
+    const res = await api.get(`/v1/runs/${runId}`)
+    if (res.status !== 200) throw new Error(`GET run ${runId}: ${res.status} ${res.text}`)
+    last = res.body
+    if (done(last)) return last
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`run ${runId} did not reach the awaited state in ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`)
+}
+
+export const isFinished = (run: any) => ['succeeded', 'failed', 'cancelled'].includes(run.status)
