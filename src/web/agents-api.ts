@@ -135,6 +135,10 @@ export interface Subscription {
   mapping: Record<string, string>
   status: 'inactive' | 'active'
   start_on_own_changes: boolean
+  /** Platforms whose webhooks the user sets up: the address to paste there (null for the others). */
+  webhook_address?: string | null
+  /** For those platforms: whether the secret the platform showed has been given. */
+  webhook_secret_set?: boolean | null
   last_event_at: string | null
   last_error: string | null
   last_error_at: string | null
@@ -148,6 +152,8 @@ export interface SubscriptionInput {
   config: Record<string, unknown>
   mapping: Record<string, string>
   start_on_own_changes?: boolean
+  /** The secret the platform shows for a webhook the user set up there (unmanaged platforms). */
+  webhook_secret?: string | null
 }
 
 export interface MappingPreview {

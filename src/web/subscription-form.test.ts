@@ -54,6 +54,7 @@ describe('healthVerdict', () => {
     expect(healthVerdict(active, { ...healthy, webhooks: [{ ...healthy.webhooks[0], present: false }] }, 'Trello', now)).toMatchObject({ tone: 'error', text: expect.stringMatching(/webhook at Trello is gone/) })
     expect(healthVerdict(active, { ...healthy, last_error: 'Mapping failed', last_error_at: '2026-01-01T11:00:00Z', last_event_at: '2026-01-01T10:00:00Z' }, 'Trello', now)).toMatchObject({ tone: 'error', text: expect.stringMatching(/Mapping failed/) })
     expect(healthVerdict(active, healthy, 'Trello', now)).toMatchObject({ tone: 'ok', text: expect.stringMatching(/No event has arrived yet/) })
+    expect(healthVerdict({ ...active, webhook_address: 'https://sy.test/v1/hooks/x' }, { ...healthy, webhooks: [] }, 'Zendesk', now)).toMatchObject({ tone: 'warning', text: expect.stringMatching(/Check that Zendesk has a webhook sending to the address/) })
     expect(healthVerdict(active, { ...healthy, last_event_at: '2026-01-01T11:30:00Z' }, 'Trello', now)).toEqual({ tone: 'ok', text: 'Working: the last event arrived 30 min ago.' })
   })
 })

@@ -58,7 +58,7 @@ export interface Verdict {
 }
 
 /** The answer to "why does my trigger not fire?", from the subscription and its health. */
-export function healthVerdict(sub: Pick<Subscription, 'status' | 'last_event_at'>, health: SubscriptionHealth, platformTitle: string, now = Date.now()): Verdict {
+export function healthVerdict(sub: Pick<Subscription, 'status' | 'last_event_at' | 'webhook_address'>, health: SubscriptionHealth, platformTitle: string, now = Date.now()): Verdict {
   if (!health.integration.connected) {
     return { tone: 'error', text: `The ${platformTitle} integration “${health.integration.name}” is not connected, so no event can reach this trigger. Reconnect it on the Integrations page.` }
   }
@@ -72,6 +72,9 @@ export function healthVerdict(sub: Pick<Subscription, 'status' | 'last_event_at'
   const lastEvent = health.last_event_at ?? sub.last_event_at
   if (health.last_error && (!lastEvent || (health.last_error_at && Date.parse(health.last_error_at) >= Date.parse(lastEvent)))) {
     return { tone: 'error', text: `The last event did not start a run: ${health.last_error}` }
+  }
+  if (!lastEvent && sub.webhook_address) {
+    return { tone: 'warning', text: `No event has arrived yet. Check that ${platformTitle} has a webhook sending to the address shown here, for the events this trigger watches.` }
   }
   if (!lastEvent) {
     return {

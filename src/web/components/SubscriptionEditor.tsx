@@ -35,6 +35,7 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
   const fields = useMemo(() => (trigger ? fieldsFromSchema(trigger.configSchema) : []), [trigger])
   const [config, setConfig] = useState<FormValues>(() => (subscription && trigger ? formValuesOf(fields, subscription.config) : initialValues(fields)))
   const [mapping, setMapping] = useState<Record<string, string>>(() => subscription?.mapping ?? {})
+  const [ownChanges, setOwnChanges] = useState(subscription?.start_on_own_changes ?? false)
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({})
   const [saveError, setSaveError] = useState<unknown>(null)
   const [saving, setSaving] = useState(false)
@@ -79,6 +80,7 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
     !!subscription &&
     !!trigger &&
     (integrationId !== subscription.integration_id ||
+      ownChanges !== subscription.start_on_own_changes ||
       JSON.stringify(Object.entries(mapping).filter(([, t]) => t !== '')) !== JSON.stringify(Object.entries(subscription.mapping ?? {}).filter(([, t]) => t !== '')) ||
       JSON.stringify(coerceValues(fields, config).input) !== JSON.stringify(coerceValues(fields, formValuesOf(fields, subscription.config)).input))
 
@@ -92,8 +94,8 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
     setSaveError(null)
     try {
       const sub = subscription
-        ? await agentsApi.changeSubscription(subscription.id, { integration: integrationId, config: input, mapping })
-        : await agentsApi.subscribe(agent.id, { trigger: triggerId, integration: integrationId, config: input, mapping })
+        ? await agentsApi.changeSubscription(subscription.id, { integration: integrationId, config: input, mapping, start_on_own_changes: ownChanges })
+        : await agentsApi.subscribe(agent.id, { trigger: triggerId, integration: integrationId, config: input, mapping, start_on_own_changes: ownChanges })
       setSavedNote(subscription ? 'Saved.' : null)
       onSaved(sub)
     } catch (err) {
@@ -157,6 +159,13 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
                 />
               </fieldset>
             )}
+            <div className="field field-checkbox">
+              <input type="checkbox" id="subscription-own-changes" name="start_on_own_changes" checked={ownChanges} aria-describedby="subscription-own-changes-help" onChange={(e) => setOwnChanges(e.target.checked)} />
+              <label htmlFor="subscription-own-changes">Also start on changes made by this integration’s own account</label>
+              <p className="help" id="subscription-own-changes-help">
+                Off by default, so an agent that writes where it listens (a comment on the card it watches) does not start itself again.
+              </p>
+            </div>
             <fieldset>
               <legend>Mapping: the event → the agent's inputs</legend>
               <MappingEditor variables={agent.inputs} mapping={mapping} onChange={setMapping} eventSchema={trigger.eventSchema} sample={trigger.sample} errors={mappingSaveErrors.byVariable} />

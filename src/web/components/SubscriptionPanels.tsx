@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useState, type FormEvent } from 'react'
 import { agentsApi, type MappingPreview, type Subscription, type SubscriptionTest } from '../agents-api.ts'
 import { runPath } from '../routes.ts'
 import { routeMappingErrors } from '../subscription-form.ts'
 import { Link } from './Link.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
-import { JsonBlock } from './RunBits.tsx'
+import { CopyButton, JsonBlock } from './RunBits.tsx'
 
 const PREVIEW_DELAY_MS = 400
 
@@ -122,6 +122,54 @@ export function TestPanel({ subscription, platformTitle, variables }: { subscrip
           )}
         </div>
       )}
+    </div>
+  )
+}
+
+/**
+ * For platforms whose webhooks the person sets up: the address to paste into the platform's
+ * settings, and the secret the platform shows there, which lets Switchyard check each delivery.
+ */
+export function WebhookSetup({ subscription, platformTitle, onSaved }: { subscription: Subscription; platformTitle: string; onSaved: (sub: Subscription) => void }) {
+  const [secret, setSecret] = useState('')
+  const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState(false)
+  if (!subscription.webhook_address) return null
+  const save = async (e: FormEvent) => {
+    e.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      onSaved(await agentsApi.changeSubscription(subscription.id, { webhook_secret: secret.trim() || null }))
+      setSecret('')
+    } catch (err) {
+      setError(err)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const id = `webhook-secret-${subscription.id}`
+  return (
+    <div className="webhook-setup">
+      <h4>Set up the webhook at {platformTitle}</h4>
+      <p>In {platformTitle}’s webhook settings, add a webhook that sends to this address:</p>
+      <p className="new-key">
+        <code data-testid="webhook-address">{subscription.webhook_address}</code>
+        <CopyButton text={subscription.webhook_address} />
+      </p>
+      <form className="field" onSubmit={save} noValidate>
+        <label htmlFor={id}>The signing secret {platformTitle} shows for it</label>
+        <div className="secret-input">
+          <input id={id} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} aria-describedby={`${id}-help`} />
+          <button type="submit" disabled={busy || !secret.trim()}>
+            Save secret
+          </button>
+        </div>
+        <p className="help" id={`${id}-help`}>
+          {subscription.webhook_secret_set ? 'A secret is saved: deliveries are checked with it. Paste a new one to replace it.' : 'No secret yet: deliveries cannot be checked by their signature, so Switchyard confirms each with the platform where it can, and refuses it where it cannot.'}
+        </p>
+      </form>
+      {error !== null && <ProblemMessage error={error} />}
     </div>
   )
 }

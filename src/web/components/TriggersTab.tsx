@@ -8,6 +8,7 @@ import { HealthPanel } from './HealthPanel.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
 import { RunStatusBadge } from './RunBits.tsx'
 import { SubscriptionEditor } from './SubscriptionEditor.tsx'
+import { WebhookSetup } from './SubscriptionPanels.tsx'
 
 type Editing = null | { id: 'new' } | { id: string }
 
@@ -119,6 +120,7 @@ export function TriggersTab({ agent }: { agent: Agent }) {
                   </p>
                 )}
                 {rowError?.id === s.id && <ProblemMessage error={rowError.error} />}
+                <WebhookSetup subscription={s} platformTitle={platformTitle} onSaved={replace} />
                 <HealthPanel subscription={s} platformTitle={platformTitle} />
                 {open && editingSub && (
                   <SubscriptionEditor
