@@ -144,12 +144,12 @@ export function StepEditor({ index, count, step, tools, toolOptions, integration
         </FieldShell>
       )}
 
-      {tool && (
+      {(tool || step.tool) && (
         <fieldset className="step-input" onFocus={track} onSelect={track} onKeyUp={track} onClick={track}>
           <div className="step-input-head">
             <legend>Input</legend>
             <div className="segmented" role="group" aria-label={`Step ${index + 1} input as`}>
-              <button type="button" aria-pressed={step.inputMode === 'form'} onClick={() => switchMode('form')}>
+              <button type="button" aria-pressed={step.inputMode === 'form'} disabled={!tool} onClick={() => switchMode('form')}>
                 Form
               </button>
               <button type="button" aria-pressed={step.inputMode === 'json'} onClick={() => switchMode('json')}>
@@ -174,6 +174,7 @@ export function StepEditor({ index, count, step, tools, toolOptions, integration
               ))}
             </div>
           )}
+          {!tool && <p className="field-error">There is no tool step {step.tool} any more: choose another, or keep its input as JSON.</p>}
           {modeError && <p className="field-error">{modeError}</p>}
           <FieldErrorText id={`${base}-input-error`} messages={errors.input} />
           {step.inputMode === 'form' ? (
@@ -183,7 +184,7 @@ export function StepEditor({ index, count, step, tools, toolOptions, integration
               values={step.fields}
               onChange={(name: string, value: FormValue) => set({ fields: { ...step.fields, [name]: typeof value === 'string' ? value : String(value) } })}
               errors={inputErrors}
-              pickers={step.integration && tool.fieldOptions ? { optionsBase: toolPath(tool.id), integrationId: step.integration, fieldOptions: tool.fieldOptions } : undefined}
+              pickers={step.integration && tool?.fieldOptions ? { optionsBase: toolPath(tool!.id), integrationId: step.integration, fieldOptions: tool!.fieldOptions! } : undefined}
             />
           ) : (
             <textarea

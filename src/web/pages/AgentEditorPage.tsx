@@ -58,13 +58,15 @@ export function AgentEditorPage({ id }: { id?: string }) {
 
   const fieldsByTool = useMemo(() => new Map((loaded?.tools ?? []).map((t) => [t.id, fieldsFromSchema(t.inputSchema)])), [loaded])
   const fieldsOf = (toolId: string): readonly FormField[] | undefined => fieldsByTool.get(toolId)
+  // Legacy steps are offered only where a step already uses one (new work takes their successors).
+  const usedTools = form.steps.map((s) => s.tool).join('\n')
   const toolOptions: SearchOption[] = useMemo(
     () =>
       (loaded?.tools ?? [])
-        .filter((t) => !t.legacy)
-        .map((t) => ({ value: t.id, label: t.title, group: platformTitles[t.platform] ?? t.platform }))
+        .filter((t) => !t.legacy || usedTools.split('\n').includes(t.id))
+        .map((t) => ({ value: t.id, label: t.legacy ? `${t.title} (legacy)` : t.title, group: platformTitles[t.platform] ?? t.platform }))
         .sort((a, b) => a.group.localeCompare(b.group)),
-    [loaded, platformTitles],
+    [loaded, platformTitles, usedTools],
   )
 
   const variableKey = form.inputs.map((v) => v.name.trim()).join('\n')
