@@ -10,6 +10,10 @@ import { callService } from './remote.ts'
 import { toolOptions, TOOL_OPTIONS_USAGE } from './tool-options.ts'
 import { users, USERS_USAGE } from './users.ts'
 import { summaryLine } from './summary-line.ts'
+import { agents, AGENTS_USAGE } from './agents.ts'
+import { runs, RUNS_USAGE } from './runs.ts'
+import { subscriptions, SUBSCRIPTIONS_USAGE } from './subscriptions.ts'
+import { triggers, TRIGGERS_USAGE } from './triggers.ts'
 
 const USAGE = `Usage: switchyard <command>
 
@@ -25,7 +29,9 @@ const USAGE = `Usage: switchyard <command>
   mcp                                     serve the running service's tools over MCP on stdio,
                                           for desktop clients (same key settings; docs/mcp.md)
 ${TOOL_OPTIONS_USAGE}
-${USERS_USAGE}`
+${USERS_USAGE}${AGENTS_USAGE}${RUNS_USAGE}${TRIGGERS_USAGE}${SUBSCRIPTIONS_USAGE}
+Agents, runs and triggers: docs/agents.md and docs/triggers.md. Every command takes --json.
+`
 
 export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promise<number | undefined> {
   const [command, sub, ...rest] = argv
@@ -34,6 +40,10 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
     case 'sandbox': return sandbox(argv.slice(1), parseArgs)
     case 'tools': return tools(sub, rest, parseArgs)
     case 'users': return users(sub, rest, parseArgs)
+    case 'agents': return agents(sub, rest, parseArgs)
+    case 'runs': return runs(sub, rest, parseArgs)
+    case 'triggers': return triggers(sub, rest, parseArgs)
+    case 'subscriptions': return subscriptions(sub, rest, parseArgs)
     case 'doctor': return doctor(argv.slice(1), parseArgs)
     case 'mcp': return serveMcpOverStdio()
     case undefined:

@@ -1,5 +1,6 @@
 import { ERROR_CODES, statusOf } from '../core/errors.ts'
 import type { ToolRegistry } from '../core/tools/catalog.ts'
+import { agentPaths, agentSchemas } from './openapi-agents.ts'
 
 const problem = { $ref: '#/components/schemas/Problem' }
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: 'Problem', content: { 'application/problem+json': { schema: problem } } }]))
@@ -39,13 +40,14 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
   }))
   return {
     openapi: '3.1.0',
-    info: { title: 'Switchyard', version: '0.1.0', description: 'Tool steps and integrations for automated agents.' },
+    info: { title: 'Switchyard', version: '0.1.0', description: 'Tool steps, integrations, agents, runs and triggers.' },
     servers: [{ url: serverUrl }],
     security: [{ apiKey: [] }, { session: [] }],
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: sy_…' },
         session: { type: 'apiKey', in: 'cookie', name: 'sy_session' },
+        runToken: { type: 'http', scheme: 'bearer', description: 'The run token (syr_…) an external agent is delivered with; it may call tool steps, read its run and complete it (docs/agents.md)' },
       },
       schemas: {
         Problem: {
@@ -130,6 +132,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
             created_at: { type: 'string', format: 'date-time' }, integrations: { type: 'integer', description: 'Integrations the user holds' },
           },
         },
+        ...agentSchemas,
         ConnectStart: { type: 'object', properties: { connect_url: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } } },
       },
     },
@@ -222,6 +225,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           responses: { 200: json({ type: 'object', required: ['output', 'summary'], properties: { output: {}, summary: { oneOf: [{ $ref: '#/components/schemas/Summary' }, { type: 'null' }] } } }), ...errors(400, 402, 404, 409, 429, 502) },
         },
       },
+      ...agentPaths,
       '/mcp': mcpPath,
     },
   }

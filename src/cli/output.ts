@@ -1,0 +1,101 @@
+import fs from 'node:fs'
+import { callService } from './remote.ts'
+
+/** What the service answered: the body on success; a refusal becomes an Error in a person's words. */
+export class Refused extends Error {
+  constructor(readonly body: unknown) {
+    super(problemText(body))
+  }
+}
+
+/** Calls the service and returns the body, or throws Refused with the problem. */
+export async function ask<T>(method: string, route: string, body?: unknown): Promise<T> {
+  const result = await callService(method, route, body)
+  if (!result.ok) throw new Refused(result.body)
+  return result.body as T
+}
+
+/**
+ * Runs one subcommand: with --json the answer (or the refusal's problem+json) goes to stdout as
+ * JSON; without, the lines a person reads go to stdout and a refusal's words to stderr. Exit 1 on a refusal.
+ */
+export async function answer(json: boolean, work: () => Promise<{ value: unknown; lines: string[]; code?: number }>): Promise<number> {
+  try {
+    const { value, lines, code } = await work()
+    process.stdout.write(json ? JSON.stringify(value, null, 2) + '\n' : lines.length ? lines.join('\n') + '\n' : '')
+    return code ?? 0
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err
+    if (json) process.stdout.write(JSON.stringify(err.body, null, 2) + '\n')
+    else process.stderr.write(err.message + '\n')
+    return 1
+  }
+}
+
+export function problemText(body: unknown): string {
+  if (typeof body !== 'object' || body === null) return String(body)
+  const problem = body as { detail?: string; errors?: Array<{ field: string; message: string }> }
+  const fields = problem.errors?.map((e) => `  ${e.field}: ${e.message}`).join('\n')
+  return ['error: ' + (problem.detail ?? JSON.stringify(body)), fields].filter(Boolean).join('\n')
+}
+
+/** A JSON option's value, or an error that names the option and shows an example. */
+export function jsonOption(value: string | undefined, option: string, example: string): unknown {
+  if (value === undefined) return undefined
+  try {
+    return JSON.parse(value)
+  } catch {
+    throw new Error(`${option} must be JSON, e.g. ${option} '${example}'`)
+  }
+}
+
+/** A definition read from a JSON file (`-` reads stdin). */
+export function jsonFile(file: string | undefined, option = '--file'): unknown {
+  if (!file) throw new Error(`${option} is required: a JSON file with the agent's definition (docs/agents.md)`)
+  let text: string
+  try {
+    text = fs.readFileSync(file === '-' ? 0 : file, 'utf8')
+  } catch {
+    throw new Error(`cannot read ${file}`)
+  }
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new Error(`${file} is not JSON: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}
+
+/** A time as a person reads it, in UTC: 2026-11-23 20:28:34 UTC. */
+export function when(value: unknown): string {
+  if (typeof value !== 'string' && !(value instanceof Date)) return '-'
+  const date = new Date(value)
+  return Number.isNaN(date.getTime()) ? String(value) : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`
+}
+
+/** A duration as a person reads it: 250 ms, 1.4 s, 3 min 5 s. */
+export function duration(ms: unknown): string {
+  if (typeof ms !== 'number') return '-'
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`
+}
+
+/** Rows as aligned columns under a header. */
+export function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)))
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd()
+  return [line(header), ...rows.map(line)]
+}
+
+interface AgentRef { id: string; name: string }
+
+/** An agent by id, else by name (exact, then ignoring case), from the caller's list. */
+export async function resolveAgent(ref: string): Promise<AgentRef> {
+  const { agents } = await ask<{ agents: AgentRef[] }>('GET', '/v1/agents')
+  const match = agents.find((a) => a.id === ref) ?? agents.find((a) => a.name === ref)
+  if (match) return match
+  const loose = agents.filter((a) => a.name.toLowerCase() === ref.toLowerCase())
+  if (loose.length === 1) return loose[0]
+  if (loose.length > 1) throw new Error(`several agents are named "${ref}" apart from case: ${loose.map((a) => `${a.id} ("${a.name}")`).join(', ')}; give an id`)
+  throw new Error(`no agent has the id or name "${ref}"${agents.length ? `; yours are ${agents.map((a) => `"${a.name}"`).join(', ')}` : '; you have none yet'}`)
+}
