@@ -11,9 +11,12 @@ import { SearchSelect, type SearchOption } from './SearchSelect.tsx'
 
 const STATUS_NOTE: Record<string, string> = { needs_reconnection: ' (needs reconnection)', disconnected: ' (disconnected)' }
 
-/** Integrations of a platform, usable ones first (a disconnected one is never the first choice). */
+const STATUS_ORDER: Record<string, number> = { active: 0, needs_reconnection: 1, disconnected: 2 }
+const rank = (i: Integration) => STATUS_ORDER[i.status] ?? 1
+
+/** Integrations of a platform, usable ones first and disconnected ones last (never the first choice). */
 export function integrationsFor(all: readonly Integration[], platform: string | undefined): Integration[] {
-  return all.filter((i) => i.platform === platform).sort((a, b) => Number(b.status === 'active') - Number(a.status === 'active'))
+  return all.filter((i) => i.platform === platform).sort((a, b) => rank(a) - rank(b))
 }
 
 interface Props {
