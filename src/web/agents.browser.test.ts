@@ -231,6 +231,17 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     await shot('10-run-page')
     await expectNoSideways()
 
+    // Editing makes version 2; version 1 stays readable from the versions list.
+    await page.goto(`/agents/${encodeURIComponent(agentId)}/edit`)
+    await page.locator('#agent-steps-0-input-idCard').waitFor()
+    expect(await page.locator('#agent-steps-0-input-idCard').inputValue()).toBe('{{ inputs.card_id }}')
+    await page.locator('#agent-description').fill('Welcomes every new card with a comment, politely.')
+    await page.getByRole('button', { name: 'Save new version' }).click()
+    await page.getByText('Saved as version 2.').waitFor()
+    await page.locator('.overview-versions').getByRole('link', { name: 'Version 1' }).click()
+    await page.getByRole('heading', { name: /Version 1 \(an earlier version/ }).waitFor()
+    await shot('10b-overview-version-1')
+
     // The same pages at a phone's width.
     await page.setViewportSize({ width: 390, height: 844 })
     await shot('11-run-page-390')

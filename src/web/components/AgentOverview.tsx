@@ -27,6 +27,7 @@ export function AgentOverview({ agent, current }: { agent: Agent; current: Agent
           Version {agent.version}
           {old ? <span className="muted"> (an earlier version; the agent runs version {current.version})</span> : <span className="muted"> (current)</span>}
         </h2>
+        {old && agent.description !== current.description && <p className="agent-description">{agent.description || <span className="muted">No description.</span>}</p>}
         <h3>Input variables</h3>
         {agent.inputs.length === 0 ? (
           <p className="muted">None.</p>
