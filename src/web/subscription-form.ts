@@ -58,7 +58,7 @@ export interface Verdict {
 }
 
 /** The answer to "why does my trigger not fire?", from the subscription and its health. */
-export function healthVerdict(sub: Pick<Subscription, 'status' | 'last_event_at' | 'webhook_address'>, health: SubscriptionHealth, platformTitle: string, now = Date.now()): Verdict {
+export function healthVerdict(sub: Pick<Subscription, 'status' | 'last_event_at' | 'webhook_address'> & Partial<Pick<Subscription, 'start_on_own_changes'>>, health: SubscriptionHealth, platformTitle: string, now = Date.now()): Verdict {
   if (!health.integration.connected) {
     return { tone: 'error', text: `The ${platformTitle} integration “${health.integration.name}” is not connected, so no event can reach this trigger. Reconnect it on the Integrations page.` }
   }
@@ -81,7 +81,7 @@ export function healthVerdict(sub: Pick<Subscription, 'status' | 'last_event_at'
       tone: 'ok',
       text: health.polled
         ? `Active. Switchyard asks ${platformTitle} for new events regularly; none has come yet. Make a change that matches the configuration to see a run.`
-        : `Active and listening. No event has arrived yet: make a change on ${platformTitle} that matches the configuration.`,
+        : `Active and listening. No event has arrived yet: make a change on ${platformTitle} that matches the configuration${sub.start_on_own_changes ? '' : `, as someone other than ${health.integration.name} (changes made by the integration's own account start nothing)`}.`,
     }
   }
   return { tone: 'ok', text: `Working: the last event arrived ${timeAgo(lastEvent, now)}.` }

@@ -128,6 +128,9 @@ export function TemplateHelp() {
           <code>{'{{ steps.<key>.output.id }}'}</code>: a field of an earlier step's output.
         </li>
         <li>
+          <code>{'{{ event.card.name }}'}</code>: the trigger's event, in a run a trigger started.
+        </li>
+        <li>
           <code>{'Re: {{ $uppercase(inputs.subject) }}'}</code>: text around an expression, and JSONata's functions.
         </li>
       </ul>
