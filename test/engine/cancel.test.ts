@@ -81,3 +81,45 @@ describe.each(STORES)('cancelling runs, on $name', ({ open }) => {
     expect((await e.api.post(`/v1/runs/${twice}/cancel`)).status).toBe(409)
   })
 })
+
+describe.each(STORES)('cancelling a run during a retry wait, on $name', ({ open }) => {
+  let e: EngineStack
+  // The first wait is long enough (2.25 s or more, with jitter) for the cancel to land inside it; the
+  // second is past the longest inline wait, so the run goes back to the queue for it.
+  beforeAll(async () => { e = await startEngineStack(await open('cancelwait'), { backoff: { stepMs: [3_000, 40_000] } }) })
+  afterAll(async () => e?.close())
+
+  beforeEach(async () => {
+    await e.control.clearFaults()
+    await e.control.clearRequests()
+  })
+
+  it('stops before the next attempt: the platform sees no more requests', async () => {
+    await e.control.fault({ status: 503, match: { method: 'GET', path: '/1/members/me/boards' } })
+    const agent = await e.api.post('/v1/agents', { name: 'Cancel in a wait', kind: 'steps', steps: [{ key: 'read', tool: 'trello.get_boards', integration: e.integrationId, input: {} }] })
+    const runId = (await e.api.post(`/v1/agents/${agent.body.id}/runs`, { inputs: {} })).body.id
+    await waitForRunState(e.api, runId, (r) => r.timeline?.[0]?.attempts?.[0]?.retry_in_ms !== undefined)
+    expect((await e.api.post(`/v1/runs/${runId}/cancel`)).status).toBe(200)
+
+    const run = await waitForRunState(e.api, runId, isFinished)
+    expect(run.status).toBe('cancelled')
+    expect(run.timeline[0]).toMatchObject({ status: 'failed', error: { code: 'cancelled' } })
+    expect(run.timeline[0].attempts).toHaveLength(1)
+    expect(run.timeline[0].attempts[0].retry_in_ms).toBeUndefined()
+    // One attempt is the API client's own 4 requests (core/limits/retry.ts); a second would be 4 more.
+    expect((await e.control.requests()).filter((r) => r.path.includes('/1/members/me/boards'))).toHaveLength(4)
+  })
+
+  it('a run back in the queue for its next attempt cancels at once, and its step ends with it', async () => {
+    await e.control.fault({ status: 503, match: { method: 'GET', path: '/1/members/me/boards' } })
+    const agent = await e.api.post('/v1/agents', { name: 'Cancel while queued for a retry', kind: 'steps', steps: [{ key: 'read', tool: 'trello.get_boards', integration: e.integrationId, input: {} }] })
+    const runId = (await e.api.post(`/v1/agents/${agent.body.id}/runs`, { inputs: {} })).body.id
+    await waitForRunState(e.api, runId, (r) => r.status === 'queued' && r.timeline?.[0]?.attempts?.length === 2)
+    const cancelled = await e.api.post(`/v1/runs/${runId}/cancel`)
+    expect(cancelled.body.status).toBe('cancelled')
+    const entry = cancelled.body.timeline[0]
+    expect(entry).toMatchObject({ status: 'failed', error: { code: 'cancelled' } })
+    expect(entry.attempts.map((a: any) => a.outcome)).toEqual(['failed', 'failed'])
+    expect(entry.attempts.every((a: any) => a.retry_in_ms === undefined)).toBe(true)
+  }, 60_000)
+})

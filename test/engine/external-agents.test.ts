@@ -196,7 +196,10 @@ describe.each(STORES)('external agents, on $name', ({ open }) => {
     const agentApi = client(e.stack, JSON.parse(delivery.body).run_token)
     expect((await agentApi.post(`/v1/runs/${started.id}/complete`, { status: 'succeeded', result: { early: true } })).status).toBe(200)
     held.reply(500) // then it stumbles over its own answer
-    const run = await waitForRunState(e.api, started.id, (r) => r.timeline.find((s: any) => s.kind === 'delivery')?.status !== 'running')
+    const run = await waitForRunState(e.api, started.id, (r) => {
+      const entry = r.timeline.find((s: any) => s.kind === 'delivery')
+      return entry?.status !== 'running' && entry?.attempts.length > 0
+    })
     expect(run).toMatchObject({ status: 'succeeded', result: { early: true } })
     const entry = run.timeline.find((s: any) => s.kind === 'delivery')
     expect(entry.attempts).toHaveLength(1)
@@ -218,5 +221,45 @@ describe.each(STORES)('external agents, on $name', ({ open }) => {
     expect(calls).toHaveLength(CALLS)
     expect(new Set(timeline.map((s: any) => s.seq)).size).toBe(timeline.length)
     expect(calls.every((c: any) => c.status === 'succeeded' && c.attempts.length === 1)).toBe(true)
+  })
+})
+
+describe.each(STORES)('an external agent that reports back while its delivery waits for a retry, on $name', ({ open }) => {
+  let e: EngineStack
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
+  // A minute before the next delivery: the run sits in the queue meanwhile.
+  beforeAll(async () => {
+    e = await startEngineStack(await open('extwait'), { backoff: { deliveryMs: [60_000] } })
+    receiver = await startReceiver()
+  })
+  afterAll(async () => {
+    await e?.close()
+    await receiver?.close()
+  })
+
+  it('ends the delivery entry with the run, promising no retry', async () => {
+    const created = await e.api.post('/v1/agents', { name: 'Slow to answer', kind: 'external', external: { url: receiver.url } })
+    receiver.answer(500)
+    const runId = (await e.api.post(`/v1/agents/${created.body.id}/runs`, { inputs: {} })).body.id
+    await waitForRunState(e.api, runId, (r) => r.status === 'queued' && r.timeline?.[0]?.attempts?.length === 1)
+    const token = JSON.parse(receiver.deliveries.get(runId)![0].body).run_token
+    const done = await client(e.stack, token).post(`/v1/runs/${runId}/complete`, { status: 'succeeded' })
+    expect(done.status, done.text).toBe(200)
+    const entry = done.body.timeline.find((s: any) => s.kind === 'delivery')
+    expect(entry.status).not.toBe('running')
+    expect(entry.attempts).toHaveLength(1)
+    expect(entry.attempts[0].retry_in_ms).toBeUndefined()
+  })
+
+  it('a cancel while the delivery waits ends the run and its delivery entry at once', async () => {
+    const created = await e.api.post('/v1/agents', { name: 'Cancelled while waiting', kind: 'external', external: { url: receiver.url } })
+    receiver.answer(500)
+    const runId = (await e.api.post(`/v1/agents/${created.body.id}/runs`, { inputs: {} })).body.id
+    await waitForRunState(e.api, runId, (r) => r.status === 'queued' && r.timeline?.[0]?.attempts?.length === 1)
+    const cancelled = await e.api.post(`/v1/runs/${runId}/cancel`)
+    expect(cancelled.body.status).toBe('cancelled')
+    expect(cancelled.body.timeline[0]).toMatchObject({ status: 'failed', error: { code: 'cancelled' } })
+    const token = JSON.parse(receiver.deliveries.get(runId)![0].body).run_token
+    expect((await client(e.stack, token).get(`/v1/runs/${runId}`)).status).toBe(401)
   })
 })

@@ -22,6 +22,9 @@ export interface StepEnd {
   error?: RunError | null
 }
 
+/** How long an external agent may hold a delivered run before it is failed as timed out (docs/agents.md). */
+export const EXTERNAL_RUN_DEADLINE_MS = 24 * 60 * 60 * 1000
+
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
 
 /**
@@ -72,8 +75,9 @@ export class RunState {
     })
   }
 
+  /** The attempts of an entry still in progress; one that ended meanwhile (its run did) keeps its end. */
   async attempts(runId: string, seq: number, attempts: Attempt[]): Promise<void> {
-    await this.db.updateTable('run_steps').set({ attempts: JSON.stringify(attempts) }).where('run_id', '=', runId).where('seq', '=', seq).execute()
+    await this.db.updateTable('run_steps').set({ attempts: JSON.stringify(attempts) }).where('run_id', '=', runId).where('seq', '=', seq).where('status', '=', 'running').execute()
   }
 
   async end(runId: string, seq: number, end: StepEnd, attempts?: Attempt[]): Promise<void> {
@@ -111,7 +115,8 @@ export class RunState {
    * caller ends it instead (false).
    */
   async handOver(runId: string, lease: Lease): Promise<boolean> {
-    const handed = await this.db.updateTable('runs').set({ lease_holder: null, lease_expires_at: null })
+    // available_at, unused while running, holds the deadline by which the agent must report (the worker's sweep fails it after).
+    const handed = await this.db.updateTable('runs').set({ lease_holder: null, lease_expires_at: null, available_at: new Date(Date.now() + EXTERNAL_RUN_DEADLINE_MS) })
       .where('id', '=', runId).where('lease_holder', '=', lease.holder).where('status', '=', 'running').where('cancel_requested', '=', false).executeTakeFirst()
     return handed.numUpdatedRows > 0n
   }

@@ -175,9 +175,25 @@ export class Runs {
     // stops before its next step. In this order a worker that claims the run, or hands it to an
     // external agent, between the two writes still sees the request (RunState.handOver).
     await this.db.updateTable('runs').set({ cancel_requested: true }).where('id', '=', runId).where('status', 'in', ['queued', 'running']).execute()
-    await this.db.updateTable('runs').set({ status: 'cancelled', finished_at: new Date(), token_hash: null, token_sealed: null, error: JSON.stringify({ code: 'cancelled', message: 'cancelled by a person' }) })
-      .where('id', '=', runId).where('user_id', '=', userId).where('status', 'in', ['queued', 'running']).where('lease_holder', 'is', null).execute()
+    const error = { code: 'cancelled', message: 'cancelled by a person' }
+    const stopped = await this.db.updateTable('runs').set({ status: 'cancelled', finished_at: new Date(), token_hash: null, token_sealed: null, error: JSON.stringify(error) })
+      .where('id', '=', runId).where('user_id', '=', userId).where('status', 'in', ['queued', 'running']).where('lease_holder', 'is', null).executeTakeFirst()
+    if (stopped.numUpdatedRows > 0n) await this.closeWaitingEntries(runId, error)
     return this.get(userId, runId)
+  }
+
+  /**
+   * A run that ended (cancelled, or reported finished by its agent) while it waited in the queue for
+   * a step's or a delivery's next attempt: that entry ends with the run, without the retry its last
+   * attempt announced.
+   */
+  private async closeWaitingEntries(runId: string, error: RunError, kinds: Array<StepRow['kind']> = ['step', 'delivery']): Promise<void> {
+    const waiting = await this.db.selectFrom('run_steps').select(['seq', 'attempts']).where('run_id', '=', runId).where('status', '=', 'running').where('kind', 'in', kinds).execute()
+    for (const entry of waiting) {
+      const attempts = (entry.attempts as Attempt[]).map(({ retry_in_ms: _wait, ...attempt }) => attempt)
+      await this.db.updateTable('run_steps').set({ status: 'failed', error: JSON.stringify(error), attempts: JSON.stringify(attempts), finished_at: new Date() })
+        .where('run_id', '=', runId).where('seq', '=', entry.seq).where('status', '=', 'running').execute()
+    }
   }
 
   async list(userId: string, rawFilter: unknown): Promise<{ runs: RunView[]; next_cursor: string | null }> {
@@ -238,6 +254,8 @@ export class Runs {
       finished_at: new Date(), token_hash: null, token_sealed: null, lease_holder: null, lease_expires_at: null,
     }).where('id', '=', runId).where('status', 'in', ['queued', 'running']).executeTakeFirst()
     if (!done.numUpdatedRows) throw new AppError('conflict', 'the run has already finished')
+    // Reported back while its delivery waited for a retry: the agent had the run, so none will come.
+    await this.closeWaitingEntries(runId, { code: 'delivery_failed', message: 'the agent reported the run finished before a delivery was answered with success; it is not delivered again' }, ['delivery'])
     return this.get(row.user_id, runId)
   }
 

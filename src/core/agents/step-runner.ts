@@ -17,6 +17,8 @@ interface Scope extends Record<string, unknown> {
   run: { id: string; agent_id: string; agent_version: number }
 }
 
+const CANCELLED: RunError = { code: 'cancelled', message: 'cancelled by a person' }
+
 const INTERRUPTED: RunError = {
   code: 'interrupted',
   message: 'the service stopped while this write was in flight; it is not repeated, because the platform may already have done it',
@@ -53,11 +55,15 @@ export class StepRunner {
       if (!lease.held()) return
       // The claim read the run just now; before later steps, a person may have cancelled it since.
       if (seq > 0 && (await this.state.cancelRequested(run.id))) {
-        await this.state.finish(run.id, lease, 'cancelled', { error: { code: 'cancelled', message: 'cancelled by a person' } })
+        await this.state.finish(run.id, lease, 'cancelled', { error: CANCELLED })
         return
       }
       const outcome = await this.step(run, seq, step, scope, user, done.get(seq), lease)
       if (outcome === 'later' || !lease.held()) return
+      if (outcome === 'cancelled') {
+        await this.state.finish(run.id, lease, 'cancelled', { error: CANCELLED })
+        return
+      }
       if (outcome.status === 'failed' && step.on_failure === 'stop') {
         await this.state.finish(run.id, lease, 'failed', { error: { ...outcome.error!, message: `step ${step.key} failed: ${outcome.error!.message}`, step: step.key } })
         return
@@ -74,8 +80,8 @@ export class StepRunner {
     await this.state.finish(run.id, lease, 'succeeded', { result })
   }
 
-  /** One step to its end, or 'later' when it waits for a retry in the queue. */
-  private async step(run: RunRow, seq: number, step: StepDefinition, scope: Scope, user: User, previous: StepRow | undefined, lease: Lease): Promise<{ status: 'succeeded' | 'failed' | 'skipped'; output?: unknown; error?: RunError } | 'later'> {
+  /** One step to its end; 'later' when it waits for a retry in the queue, 'cancelled' when a cancel came during a retry wait. */
+  private async step(run: RunRow, seq: number, step: StepDefinition, scope: Scope, user: User, previous: StepRow | undefined, lease: Lease): Promise<{ status: 'succeeded' | 'failed' | 'skipped'; output?: unknown; error?: RunError } | 'later' | 'cancelled'> {
     if (previous && previous.status !== 'running') return { status: previous.status, output: previous.output, error: previous.error as RunError | undefined }
     const registered = this.registry.get(step.tool)
     const attempts: Attempt[] = (previous?.attempts as Attempt[] | undefined) ?? []
@@ -135,6 +141,13 @@ export class StepRunner {
         }
         await new Promise((resolve) => setTimeout(resolve, waitMs))
         if (!lease.held()) return 'later'
+        // A cancel asked for during the wait stops the run before the next attempt: a person who
+        // cancelled does not expect the write to go out a few seconds later.
+        if (await this.state.cancelRequested(run.id)) {
+          attempts[attempts.length - 1] = { ...attempts.at(-1)!, retry_in_ms: undefined } // no retry follows after all
+          await this.state.end(run.id, seq, { status: 'failed', error: CANCELLED }, attempts)
+          return 'cancelled'
+        }
       }
     }
     const error: RunError = { code: 'upstream_error', message: `gave up after ${MAX_STEP_ATTEMPTS} attempts` }

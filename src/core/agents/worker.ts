@@ -141,11 +141,19 @@ export class RunWorker {
     return rows
   }
 
-  /** Runs whose holder stopped renewing (its process died) go back to the queue, to resume after their last stored step. */
+  /**
+   * Runs whose holder stopped renewing (its process died) go back to the queue, to resume after their
+   * last stored step; delivered runs whose external agent let the deadline pass fail.
+   */
   private async reclaim(): Promise<void> {
     await sql`
       update runs set status = 'queued', lease_holder = null, lease_expires_at = null
       where id in (select id from runs where status = 'running' and lease_expires_at < now() for update skip locked)`.execute(this.db)
+    // An external agent that never reported its run finished: the run ends rather than stays running for ever.
+    await sql`
+      update runs set status = 'failed', finished_at = now(), token_hash = null, token_sealed = null,
+        error = ${JSON.stringify({ code: 'timed_out', message: 'the external agent did not report the run finished within a day of its delivery' })}::jsonb
+      where id in (select id from runs where status = 'running' and lease_holder is null and available_at < now() for update skip locked)`.execute(this.db)
   }
 
   private async renew(runId: string): Promise<boolean> {

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import type { Users } from '../access/users.ts'
 import type { Agents } from '../agents/agents.ts'
 import type { Runs } from '../agents/runs.ts'
+import type { Integrations } from '../connections/integrations.ts'
 import type { Db } from '../store/database.ts'
 import type { StepContexts } from '../tools/step-context.ts'
 import { acceptEvents, type Match } from './accept.ts'
@@ -36,6 +37,7 @@ export class Poller {
     private readonly contexts: StepContexts,
     private readonly subscriptions: Subscriptions,
     private readonly webhooks: RemoteWebhooks,
+    private readonly integrations: Integrations,
     private readonly intervalMs: number,
     private readonly onError: (err: unknown) => void = () => {},
   ) {}
@@ -88,7 +90,10 @@ export class Poller {
       const { ctx } = await this.contexts.open(user, registered.platform, row.integration_id, `trigger:${row.integration_id}`)
       const config = registered.trigger.config.parse(row.config)
       const result = await registered.trigger.poll(ctx, config, row.poll_cursor as Record<string, unknown> | null, Date.now())
-      const prepared = await Promise.all(result.events.map(async ({ candidate, event }) => {
+      const own = row.start_on_own_changes ? undefined : (await this.integrations.get(user.id, row.integration_id)).external_id
+      // No loops, as in the intake: what the integration's own account did starts nothing, unless asked.
+      const wanted = result.events.filter(({ candidate }) => own === undefined || candidate.actorId === undefined || candidate.actorId !== own)
+      const prepared = await Promise.all(wanted.map(async ({ candidate, event }) => {
         const { inputs, errors } = await mapEvent(row.mapping as Mapping, event, agent.inputs)
         const match: Match = {
           subscriptionId: row.id, userId: user.id, agentId: row.agent_id, event, inputs,
