@@ -3,13 +3,19 @@ import { api, ApiError, onUnauthenticated, type Me } from './api.ts'
 import { ProblemMessage } from './components/ProblemMessage.tsx'
 import { Link } from './components/Link.tsx'
 import { Nav } from './components/Nav.tsx'
+import { AgentEditorPage } from './pages/AgentEditorPage.tsx'
+import { AgentPage } from './pages/AgentPage.tsx'
+import { AgentsPage } from './pages/AgentsPage.tsx'
 import { ApiKeysPage } from './pages/ApiKeysPage.tsx'
 import { IntegrationsPage } from './pages/IntegrationsPage.tsx'
 import { LoginPage } from './pages/LoginPage.tsx'
+import { RunPage } from './pages/RunPage.tsx'
+import { RunsPage } from './pages/RunsPage.tsx'
 import { ToolsPage } from './pages/ToolsPage.tsx'
 import { UsersPage } from './pages/UsersPage.tsx'
 import { connectResultFromEvent, connectResultPath } from './connect-popup.ts'
 import { navigate, useLocation } from './router.ts'
+import { matchRoute } from './routes.ts'
 import { safeNextPath, withQuery } from './url-state.ts'
 
 type Session = { state: 'loading' } | { state: 'signed-in'; me: Me } | { state: 'signed-out' } | { state: 'failed'; error: unknown }
@@ -133,6 +139,21 @@ export function App() {
 
 function Page({ pathname, search, me, onMeChanged }: { pathname: string; search: string; me: Me; onMeChanged: (me: Me) => void }) {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname
+  const route = matchRoute(path)
+  switch (route?.page) {
+    case 'agents':
+      return <AgentsPage />
+    case 'agent-new':
+      return <AgentEditorPage />
+    case 'agent-edit':
+      return <AgentEditorPage key={route.id} id={route.id} />
+    case 'agent':
+      return <AgentPage key={route.id} id={route.id} tab={route.tab} search={search} />
+    case 'runs':
+      return <RunsPage search={search} />
+    case 'run':
+      return <RunPage key={route.id} id={route.id} />
+  }
   switch (path) {
     case '/':
     case '/integrations':

@@ -269,6 +269,13 @@ export interface RunResult {
 
 const enc = encodeURIComponent
 
+/** A tool step's address; its options are below it (see `fieldOptions`). */
+export const toolPath = (id: string) => `/v1/tools/${enc(id)}`
+
+/** A field's options below a declaration's address (`/v1/tools/{id}` or `/v1/triggers/{id}`). */
+const fieldOptions = (base: string, field: string, params: Record<string, string>, signal?: AbortSignal) =>
+  request<ToolFieldOptions>('GET', `${base}/options/${enc(field)}?${new URLSearchParams(params)}`, undefined, { signal })
+
 export const api = {
   signIn: (apiKey: string) => request<void>('POST', '/v1/session', { api_key: apiKey }, { notifyUnauthenticated: false }),
   signOut: () => request<void>('DELETE', '/v1/session', undefined, { notifyUnauthenticated: false }),
@@ -302,6 +309,6 @@ export const api = {
   runTool: (id: string, integration: string, input: Record<string, unknown>) =>
     request<RunResult>('POST', `/v1/tools/${enc(id)}/run`, { integration, input }),
   /** `params` holds integration, q, cursor and the values of the fields the options depend on. */
-  toolOptions: (id: string, field: string, params: Record<string, string>, signal?: AbortSignal) =>
-    request<ToolFieldOptions>('GET', `/v1/tools/${enc(id)}/options/${enc(field)}?${new URLSearchParams(params)}`, undefined, { signal }),
+  toolOptions: (id: string, field: string, params: Record<string, string>, signal?: AbortSignal) => fieldOptions(toolPath(id), field, params, signal),
+  fieldOptions,
 }

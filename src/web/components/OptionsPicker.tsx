@@ -2,9 +2,10 @@ import { useEffect, useId, useRef, useState, type InputHTMLAttributes, type Keyb
 import { api, ApiError, type ToolFieldOption } from '../api.ts'
 import { currentEntry, entriesOf, withEntry } from '../picker-text.ts'
 
-/** Where a field's options come from: the step, the chosen integration and its dependencies' values. */
+/** Where a field's options come from: the step (or trigger), the chosen integration and its dependencies' values. */
 export interface PickerSource {
-  toolId: string
+  /** The declaration's address, `/v1/tools/{id}` or `/v1/triggers/{id}`: options are at `{optionsBase}/options/{field}`. */
+  optionsBase: string
   integrationId: string
   field: string
   /** Names and current values of the fields the options depend on, in declaration order. */
@@ -27,7 +28,7 @@ const SEARCH_DELAY_MS = 250
 
 /**
  * A searchable picker over a field's options (the ARIA 1.2 combobox pattern): typing searches the
- * connected account through GET /v1/tools/{id}/options/{field}, arrow keys and Enter choose, and
+ * connected account through GET /v1/tools/{id}/options/{field} (or a trigger's), arrow keys and Enter choose, and
  * whatever is typed stays the value, so a pasted id works as before (docs/tool-options.md).
  */
 export function OptionsPicker({ source, multiple, value, onChange, inputProps }: Props) {
@@ -43,6 +44,9 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
   // What was typed is a search only once it differs from a chosen option's value.
   const search = known[q] !== undefined ? '' : q
   const aborter = useRef<AbortController | null>(null)
+  // A `{{ }}` template (an agent step's input) is worked out when the step runs: nothing to search.
+  const templated = value.includes('{{')
+  const shown = open && !templated
 
   const load = async (cursor?: string) => {
     aborter.current?.abort()
@@ -54,7 +58,7 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
     if (cursor) params.cursor = cursor
     for (const d of source.depends) params[d.name] = d.value
     try {
-      const page = await api.toolOptions(source.toolId, source.field, params, controller.signal)
+      const page = await api.fieldOptions(source.optionsBase, source.field, params, controller.signal)
       if (controller.signal.aborted) return
       setKnown((k) => ({ ...k, ...Object.fromEntries(page.options.map((o) => [String(o.value), o.label])) }))
       setLoaded((prev) => ({
@@ -70,11 +74,11 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
 
   // Reload when the search, the integration or a dependency changes, while the list is open.
   useEffect(() => {
-    if (!open || missing.length > 0 || !source.integrationId) return
+    if (!shown || missing.length > 0 || !source.integrationId) return
     const timer = setTimeout(() => void load(), loaded.state === 'idle' ? 0 : SEARCH_DELAY_MS)
     return () => clearTimeout(timer)
     // load reads these same values; it is not a dependency of its own.
-  }, [open, search, dependsKey, source.integrationId])
+  }, [shown, search, dependsKey, source.integrationId])
 
   // A dependency changed: what was loaded belongs to the old one.
   useEffect(() => {
@@ -83,6 +87,22 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
   }, [dependsKey, source.integrationId])
 
   useEffect(() => () => aborter.current?.abort(), [])
+
+  // A value set before any list was opened (a stored configuration, an edited step) reads as an id
+  // until its label is known: the first page of options is asked once, quietly, to name it.
+  const presetUnknown = (multiple ? entriesOf(value) : [value.trim()]).some((v) => v !== '' && !v.includes('{{') && known[v] === undefined)
+  useEffect(() => {
+    if (!presetUnknown || missing.length > 0 || !source.integrationId) return
+    const controller = new AbortController()
+    const params: Record<string, string> = { integration: source.integrationId }
+    for (const d of source.depends) params[d.name] = d.value
+    api.fieldOptions(source.optionsBase, source.field, params, controller.signal).then(
+      (page) => setKnown((k) => ({ ...k, ...Object.fromEntries(page.options.map((o) => [String(o.value), o.label])) })),
+      () => {},
+    )
+    return () => controller.abort()
+    // Asked once when a value is unnamed, and again when where the options come from changes; not on every keystroke.
+  }, [presetUnknown, dependsKey, source.integrationId, source.optionsBase])
 
   const options = loaded.state === 'ready' ? loaded.options : []
   const more = loaded.state === 'ready' && loaded.next !== null
@@ -101,7 +121,7 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
       if (!open) return setOpen(true)
       if (count === 0) return
       setActive((i) => (e.key === 'ArrowDown' ? (i + 1) % count : i <= 0 ? count - 1 : i - 1))
-    } else if (e.key === 'Enter' && open && active >= 0) {
+    } else if (e.key === 'Enter' && shown && active >= 0) {
       e.preventDefault()
       if (active < options.length) choose(options[active])
       else if (loaded.state === 'ready' && loaded.next) void load(loaded.next)
@@ -124,9 +144,9 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
         autoComplete="off"
         role="combobox"
         aria-autocomplete="list"
-        aria-expanded={open}
+        aria-expanded={shown}
         aria-controls={listId}
-        aria-activedescendant={open && active >= 0 ? optionId(active) : undefined}
+        aria-activedescendant={shown && active >= 0 ? optionId(active) : undefined}
         aria-describedby={[chosenLabels.length > 0 ? chosenId : '', inputProps['aria-describedby'] ?? ''].filter(Boolean).join(' ') || undefined}
         placeholder={missing.length > 0 ? `Choose the ${missing[0].label.toLowerCase()} first, or paste an id` : 'Search, or paste an id'}
         value={value}
@@ -146,7 +166,7 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
           {chosenLabels.join(', ')}
         </p>
       )}
-      <ul id={listId} role="listbox" className="picker-list" hidden={!open} aria-label={`${inputProps.name ?? 'field'} options`}>
+      <ul id={listId} role="listbox" className="picker-list" hidden={!shown} aria-label={`${inputProps.name ?? 'field'} options`}>
         {missing.length > 0 && <li className="picker-note">Choose the {missing.map((d) => d.label.toLowerCase()).join(' and ')} first.</li>}
         {missing.length === 0 && loaded.state === 'loading' && <li className="picker-note">Loading…</li>}
         {loaded.state === 'failed' && <li className="picker-note picker-error">{loaded.message}</li>}

@@ -5,7 +5,8 @@ import { OptionsPicker } from './OptionsPicker.tsx'
 
 /** Where the fields with options get them (docs/tool-options.md); without it every field is typed. */
 export interface FormPickers {
-  toolId: string
+  /** `/v1/tools/{id}` or `/v1/triggers/{id}` (see PickerSource). */
+  optionsBase: string
   integrationId: string
   fieldOptions: Record<string, { dependsOn: string[] }>
 }
@@ -53,7 +54,7 @@ function pickerFor(f: FormField, fields: readonly FormField[], values: FormValue
     const value = values[name]
     return { name, label: fields.find((d) => d.name === name)?.label ?? name, value: typeof value === 'string' ? value.trim() : '' }
   })
-  return { toolId: pickers.toolId, integrationId: pickers.integrationId, field: f.name, depends }
+  return { optionsBase: pickers.optionsBase, integrationId: pickers.integrationId, field: f.name, depends }
 }
 
 function SchemaField({ formId, field: f, value, onChange, messages, disabled, picker }: FieldProps) {

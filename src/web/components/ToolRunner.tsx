@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react'
-import { api, ApiError, type Integration, type RunSummary, type Tool } from '../api.ts'
+import { api, ApiError, toolPath, type Integration, type RunSummary, type Tool } from '../api.ts'
 import { groupFieldErrors } from '../field-errors.ts'
 import { coerceValues, fieldsFromSchema, initialValues, type FormValue, type FormValues } from '../schema-form.ts'
 import { EffectBadge, Tag } from './Badges.tsx'
@@ -155,7 +155,7 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
           onChange={onChange}
           errors={fieldErrors}
           disabled={run.state === 'running'}
-          pickers={integrationId && tool.fieldOptions ? { toolId: tool.id, integrationId, fieldOptions: tool.fieldOptions } : undefined}
+          pickers={integrationId && tool.fieldOptions ? { optionsBase: toolPath(tool.id), integrationId, fieldOptions: tool.fieldOptions } : undefined}
         />
 
         {asking === null ? (

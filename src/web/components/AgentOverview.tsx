@@ -1,0 +1,167 @@
+import { useEffect, useState } from 'react'
+import { agentsApi, type Agent, type AgentVersion, type Subscription } from '../agents-api.ts'
+import { agentPath } from '../routes.ts'
+import { formatTime } from '../run-format.ts'
+import { humanize } from '../schema-form.ts'
+import { withQuery } from '../url-state.ts'
+import { SecretOnce } from './AgentFormParts.tsx'
+import { ConfirmButton } from './ConfirmButton.tsx'
+import { Link } from './Link.tsx'
+import { ProblemMessage } from './ProblemMessage.tsx'
+import { RunStatusBadge } from './RunBits.tsx'
+
+const TYPE_WORDS: Record<string, string> = { string: 'text', number: 'number', boolean: 'yes / no', object: 'object', array: 'list' }
+
+/** An agent's definition in words (this version or an earlier one), its triggers and its versions. */
+export function AgentOverview({ agent, current }: { agent: Agent; current: Agent }) {
+  const [versions, setVersions] = useState<AgentVersion[] | null>(null)
+  useEffect(() => {
+    agentsApi.versions(current.id).then(setVersions, () => setVersions([]))
+  }, [current.id, current.version])
+  const old = agent.version !== current.version
+
+  return (
+    <div className="overview-layout">
+      <section className="panel overview-definition" aria-labelledby="definition-heading">
+        <h2 id="definition-heading">
+          Version {agent.version}
+          {old ? <span className="muted"> (an earlier version; the agent runs version {current.version})</span> : <span className="muted"> (current)</span>}
+        </h2>
+        {old && agent.description !== current.description && <p className="agent-description">{agent.description || <span className="muted">No description.</span>}</p>}
+        <h3>Input variables</h3>
+        {agent.inputs.length === 0 ? (
+          <p className="muted">None.</p>
+        ) : (
+          <ul className="plain-list">
+            {agent.inputs.map((v) => (
+              <li key={v.name}>
+                <code>{v.name}</code> <span className="muted">{TYPE_WORDS[v.type] ?? v.type}{v.required ? ', required' : ', optional'}</span>
+                {v.description && <span> · {v.description}</span>}
+              </li>
+            ))}
+          </ul>
+        )}
+        {agent.kind === 'external' ? (
+          <>
+            <h3>External service</h3>
+            <p className="wrap-anywhere">
+              Each run is sent to <code>{agent.external?.url}</code>.
+            </p>
+            {!old && <NewSigningSecret agentId={agent.id} />}
+          </>
+        ) : (
+          <>
+            <h3>Steps</h3>
+            {(agent.steps ?? []).length === 0 && <p className="muted">No steps.</p>}
+            <ol className="overview-steps">
+              {(agent.steps ?? []).map((s) => (
+                <li key={s.key}>
+                  <span className="item-title">{s.tool_title ?? s.tool}</span> <span className="muted">on {s.integration_name ?? 'an integration'}</span> <code className="step-key">{s.key}</code>
+                  {Object.keys(s.input ?? {}).length > 0 && (
+                    <ul className="step-input-summary">
+                      {Object.entries(s.input).map(([field, value]) => (
+                        <li key={field}>
+                          <span className="muted">{humanize(field)}:</span> <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                  {s.condition && (
+                    <p className="help">
+                      Only when <code>{s.condition}</code>
+                    </p>
+                  )}
+                  {s.on_failure === 'continue' && <p className="help">Goes on when it fails.</p>}
+                </li>
+              ))}
+            </ol>
+            {agent.output && Object.keys(agent.output).length > 0 && (
+              <>
+                <h3>Result</h3>
+                <ul className="plain-list">
+                  {Object.entries(agent.output).map(([name, template]) => (
+                    <li key={name} className="wrap-anywhere">
+                      <code>{name}</code> ← <code>{template}</code>
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+          </>
+        )}
+      </section>
+      <div className="overview-side">
+        <OverviewTriggers agentId={current.id} />
+        <section className="panel overview-versions" aria-labelledby="versions-heading">
+          <h2 id="versions-heading">Versions</h2>
+          {versions === null && <p className="muted">Loading…</p>}
+          {versions && (
+            <ul className="plain-list">
+              {versions.map((v) => (
+                <li key={v.version}>
+                  {v.version === agent.version ? (
+                    <strong aria-current="true">Version {v.version}</strong>
+                  ) : (
+                    <Link to={v.version === current.version ? agentPath(current.id) : withQuery(agentPath(current.id), { version: String(v.version) })}>Version {v.version}</Link>
+                  )}{' '}
+                  <span className="muted">{formatTime(v.created_at)}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+    </div>
+  )
+}
+
+/** The agent's triggers at a glance; the Triggers tab has the rest. */
+function OverviewTriggers({ agentId }: { agentId: string }) {
+  const [subs, setSubs] = useState<Subscription[] | null>(null)
+  useEffect(() => {
+    agentsApi.subscriptions(agentId).then(setSubs, () => setSubs([]))
+  }, [agentId])
+  return (
+    <section className="panel" aria-labelledby="overview-triggers-heading">
+      <h2 id="overview-triggers-heading">Triggers</h2>
+      {subs === null && <p className="muted">Loading…</p>}
+      {subs?.length === 0 && <p className="muted">None: it runs when started by hand or over the API.</p>}
+      {subs && subs.length > 0 && (
+        <ul className="plain-list">
+          {subs.map((s) => (
+            <li key={s.id}>
+              {s.trigger_title} <span className="muted">on {s.integration_name}</span> <RunStatusBadge status={s.status} />
+            </li>
+          ))}
+        </ul>
+      )}
+      <Link to={agentPath(agentId, 'triggers')}>{subs && subs.length > 0 ? 'Manage triggers' : 'Add a trigger'}</Link>
+    </section>
+  )
+}
+
+/** The signing secret is shown once, when made: a lost one is replaced, never shown again. */
+function NewSigningSecret({ agentId }: { agentId: string }) {
+  const [secret, setSecret] = useState<string | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const rotate = async () => {
+    setError(null)
+    try {
+      setSecret(await agentsApi.rotateSecret(agentId))
+    } catch (e) {
+      setError(e)
+    }
+  }
+  return (
+    <div className="signing-secret">
+      {secret ? (
+        <SecretOnce secret={secret} />
+      ) : (
+        <ConfirmButton question="Make a new signing secret? Your service must switch to it: deliveries are signed with the new one at once." confirmLabel="Make a new secret" onConfirm={rotate}>
+          New signing secret
+        </ConfirmButton>
+      )}
+      {error !== null && <ProblemMessage error={error} />}
+    </div>
+  )
+}

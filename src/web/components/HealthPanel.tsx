@@ -1,0 +1,88 @@
+import { useEffect, useState } from 'react'
+import { agentsApi, type Subscription, type SubscriptionHealth } from '../agents-api.ts'
+import { formatTime, timeAgo } from '../run-format.ts'
+import { healthVerdict } from '../subscription-form.ts'
+import { Link } from './Link.tsx'
+import { ProblemMessage } from './ProblemMessage.tsx'
+
+/** Whether the platform still has the webhook, asked live: null when it could not be asked. */
+const PRESENT: Record<string, string> = { true: 'in place', false: 'missing', null: 'not checked' }
+
+/** What a person asks when a trigger does not fire: is the integration connected, is the webhook there, what happened last. */
+export function HealthPanel({ subscription, platformTitle }: { subscription: Subscription; platformTitle: string }) {
+  const [health, setHealth] = useState<SubscriptionHealth | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const [checking, setChecking] = useState(false)
+
+  const check = async () => {
+    setChecking(true)
+    setError(null)
+    try {
+      setHealth(await agentsApi.health(subscription.id))
+    } catch (e) {
+      setError(e)
+    } finally {
+      setChecking(false)
+    }
+  }
+  useEffect(() => {
+    void check()
+    // Checked again when the subscription changes (activated, edited).
+  }, [subscription.id, subscription.status, subscription.updated_at])
+
+  const verdict = health ? healthVerdict(subscription, health, platformTitle) : null
+  return (
+    <div className="health" data-testid="health">
+      <div className="health-head">
+        <h4>Health</h4>
+        <button type="button" className="link-button" onClick={check} disabled={checking}>
+          {checking ? 'Checking…' : 'Check again'}
+        </button>
+      </div>
+      {error !== null && <ProblemMessage error={error} />}
+      {!health && !error && <p className="muted">Checking…</p>}
+      {health && verdict && (
+        <>
+          <p className={`health-verdict health-${verdict.tone}`}>{verdict.text}</p>
+          <dl className="facts health-facts">
+            <div>
+              <dt>Integration</dt>
+              <dd>
+                {health.integration.name}: {health.integration.connected ? 'connected' : <Link to="/integrations">not connected</Link>}
+              </dd>
+            </div>
+            {health.webhooks.map((w) => (
+              <div key={w.model_key}>
+                <dt>Webhook at {platformTitle}</dt>
+                <dd>
+                  {PRESENT[String(w.present)]}
+                  {w.remote_id && <span className="muted wrap-anywhere"> (id {w.remote_id})</span>}
+                  {w.last_error && <span className="entry-error-inline"> · {w.last_error}</span>}
+                </dd>
+              </div>
+            ))}
+            {health.polled && (
+              <div>
+                <dt>Checks {platformTitle}</dt>
+                <dd>regularly{health.next_poll_at ? `; next at ${formatTime(health.next_poll_at)}` : ''}</dd>
+              </div>
+            )}
+            <div>
+              <dt>Last event</dt>
+              <dd>{health.last_event_at ? `${timeAgo(health.last_event_at)} (${formatTime(health.last_event_at)})` : 'none yet'}</dd>
+            </div>
+            {health.last_error && (
+              <div>
+                <dt>Last error</dt>
+                <dd className="entry-error-inline">
+                  {health.last_error}
+                  {health.last_error_at && <span className="muted"> ({formatTime(health.last_error_at)})</span>}
+                </dd>
+              </div>
+            )}
+          </dl>
+        </>
+      )}
+    </div>
+  )
+}

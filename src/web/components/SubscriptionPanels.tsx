@@ -1,0 +1,175 @@
+import { useEffect, useState, type FormEvent } from 'react'
+import { agentsApi, type MappingPreview, type Subscription, type SubscriptionTest } from '../agents-api.ts'
+import { runPath } from '../routes.ts'
+import { routeMappingErrors } from '../subscription-form.ts'
+import { Link } from './Link.tsx'
+import { ProblemMessage } from './ProblemMessage.tsx'
+import { CopyButton, JsonBlock } from './RunBits.tsx'
+
+const PREVIEW_DELAY_MS = 400
+
+/** The unsaved mapping applied to the trigger's sample event, as the person types (debounced). */
+export function MappingPreviewPanel({ subscription, mapping, variables }: { subscription: Subscription; mapping: Record<string, string>; variables: string[] }) {
+  const [preview, setPreview] = useState<MappingPreview | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const key = JSON.stringify(mapping)
+  useEffect(() => {
+    const controller = new AbortController()
+    const timer = setTimeout(() => {
+      agentsApi.preview(subscription.id, { mapping }, controller.signal).then(
+        (p) => {
+          setPreview(p)
+          setError(null)
+        },
+        (e) => !controller.signal.aborted && setError(e),
+      )
+    }, PREVIEW_DELAY_MS)
+    return () => {
+      clearTimeout(timer)
+      controller.abort()
+    }
+  }, [subscription.id, key])
+
+  const routed = routeMappingErrors(preview?.errors, variables)
+  return (
+    <div className="preview" aria-live="polite" data-testid="mapping-preview">
+      <h4>Preview with a sample event</h4>
+      {error !== null && <ProblemMessage error={error} />}
+      {!preview && error === null && <p className="muted">Working it out…</p>}
+      {preview && <MappedInputs inputs={preview.inputs} byVariable={routed.byVariable} other={routed.other.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))} variables={variables} />}
+    </div>
+  )
+}
+
+function MappedInputs({ inputs, byVariable, other, variables }: { inputs: Record<string, unknown>; byVariable: Record<string, string[]>; other: string[]; variables: string[] }) {
+  const names = [...new Set([...variables, ...Object.keys(inputs ?? {})])]
+  return (
+    <>
+      <dl className="value-list mapped-inputs">
+        {names.map((name) => {
+          const value = inputs?.[name]
+          return (
+            <div key={name} className={byVariable[name] ? 'mapped-error' : undefined}>
+              <dt>
+                <code>{name}</code>
+              </dt>
+              <dd>
+                {value === undefined ? <span className="muted">not set</span> : typeof value === 'string' ? value : <code>{JSON.stringify(value)}</code>}
+                {byVariable[name] && <span className="field-error"> {byVariable[name].join(' ')}</span>}
+              </dd>
+            </div>
+          )
+        })}
+      </dl>
+      {other.length > 0 && (
+        <ul className="problem-fields field-error">
+          {other.map((m, i) => (
+            <li key={i}>{m}</li>
+          ))}
+        </ul>
+      )}
+    </>
+  )
+}
+
+/** Runs the trigger once by hand: a recent real event where the platform has one, else the sample. */
+export function TestPanel({ subscription, platformTitle, variables }: { subscription: Subscription; platformTitle: string; variables: string[] }) {
+  const [result, setResult] = useState<SubscriptionTest | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState<'test' | 'run' | null>(null)
+
+  const test = async (startRun: boolean) => {
+    setBusy(startRun ? 'run' : 'test')
+    setError(null)
+    try {
+      setResult(await agentsApi.test(subscription.id, startRun))
+    } catch (e) {
+      setError(e)
+    } finally {
+      setBusy(null)
+    }
+  }
+  const routed = routeMappingErrors(result?.errors, variables)
+  return (
+    <div className="test-panel" data-testid="test-panel">
+      <h4>Test</h4>
+      <p className="help">Maps a recent real event from {platformTitle || 'the platform'} (or, when there is none, the sample) with the saved mapping. Nothing runs unless you start a test run.</p>
+      <div className="actions">
+        <button type="button" onClick={() => test(false)} disabled={busy !== null}>
+          {busy === 'test' ? 'Testing…' : 'Test'}
+        </button>
+      </div>
+      {error !== null && <ProblemMessage error={error} />}
+      {result && (
+        <div className="test-result">
+          <p>
+            <strong>{result.source === 'recent' ? `A recent real event from ${platformTitle}` : 'The trigger’s sample event'}</strong>
+            {result.source === 'sample' && <span className="muted"> (no real event was found)</span>}
+          </p>
+          <JsonBlock label="The event" value={result.event} />
+          <h5>Mapped inputs</h5>
+          <MappedInputs inputs={result.inputs} byVariable={routed.byVariable} other={routed.other.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))} variables={variables} />
+          {result.run ? (
+            <p className="saved-note" role="status">
+              Test run started. <Link to={runPath(result.run.id)}>Open the test run</Link>
+            </p>
+          ) : (
+            <div className="actions">
+              <button type="button" className="button-primary" onClick={() => test(true)} disabled={busy !== null || result.errors.length > 0}>
+                {busy === 'run' ? 'Starting…' : 'Start a test run'}
+              </button>
+            </div>
+          )}
+        </div>
+      )}
+    </div>
+  )
+}
+
+/**
+ * For platforms whose webhooks the person sets up: the address to paste into the platform's
+ * settings, and the secret the platform shows there, which lets Switchyard check each delivery.
+ */
+export function WebhookSetup({ subscription, platformTitle, onSaved }: { subscription: Subscription; platformTitle: string; onSaved: (sub: Subscription) => void }) {
+  const [secret, setSecret] = useState('')
+  const [error, setError] = useState<unknown>(null)
+  const [busy, setBusy] = useState(false)
+  if (!subscription.webhook_address) return null
+  const save = async (e: FormEvent) => {
+    e.preventDefault()
+    setBusy(true)
+    setError(null)
+    try {
+      onSaved(await agentsApi.changeSubscription(subscription.id, { webhook_secret: secret.trim() || null }))
+      setSecret('')
+    } catch (err) {
+      setError(err)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const id = `webhook-secret-${subscription.id}`
+  return (
+    <div className="webhook-setup">
+      <h4>Set up the webhook at {platformTitle}</h4>
+      <p>In {platformTitle}’s webhook settings, add a webhook that sends to this address:</p>
+      <p className="new-key">
+        <code data-testid="webhook-address">{subscription.webhook_address}</code>
+        <CopyButton text={subscription.webhook_address} />
+      </p>
+      <form className="field" onSubmit={save} noValidate>
+        <label htmlFor={id}>The signing secret {platformTitle} shows for it</label>
+        <div className="secret-input">
+          <input id={id} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} aria-describedby={`${id}-help`} />
+          <button type="submit" disabled={busy || !secret.trim()}>
+            Save secret
+          </button>
+        </div>
+        <p className="help" id={`${id}-help`}>
+          {subscription.webhook_secret_set ? 'A secret is saved: deliveries are checked with it. Paste a new one to replace it.' : 'No secret yet: deliveries cannot be checked by their signature, so Switchyard confirms each with the platform where it can, and refuses it where it cannot.'}
+        </p>
+      </form>
+      {error !== null && <ProblemMessage error={error} />}
+    </div>
+  )
+}
