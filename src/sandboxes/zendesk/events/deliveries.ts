@@ -44,6 +44,8 @@ export interface Delivery {
   created_at: string
   /** The exact bytes sent, so tests can verify them. */
   body: string
+  /** The webhook's `custom_headers`, sent with every attempt; Zendesk's own headers win a clash. */
+  custom_headers: Record<string, string>
 }
 
 /** Injected delivery faults (`POST /_control/delivery-faults`): what the sandbox does wrong on purpose. */
@@ -160,6 +162,7 @@ export class DeliveryQueue {
     const timestamp = isoSeconds(fault?.kind === 'stale_timestamp' ? now - 600_000 : now)
     const signature = webhookSignature(fault?.kind === 'bad_signature' ? `${secret}-wrong` : secret, timestamp, delivery.body)
     return {
+      ...delivery.custom_headers,
       'content-type': 'application/json; charset=utf-8',
       'user-agent': 'Zendesk Webhook',
       'x-zendesk-account-id': String(delivery.account_id),

@@ -33,7 +33,7 @@ beforeAll(async () => {
   auth = bearer(await sandbox.token('acme', ADMIN))
   const created = await call(`${base}/api/v2/webhooks`, {
     auth,
-    json: { webhook: { name: 'events', endpoint: receiver.url, http_method: 'POST', request_format: 'json', status: 'active', subscriptions: TICKET_EVENT_TYPES } },
+    json: { webhook: { name: 'events', endpoint: receiver.url, http_method: 'POST', request_format: 'json', status: 'active', subscriptions: TICKET_EVENT_TYPES, custom_headers: { 'x-switchyard-account': 'acme' } } },
   })
   hook = created.body.webhook
   secret = (await call(`${base}/api/v2/webhooks/${hook.id}/signing_secret`, { auth })).body.signing_secret.secret
@@ -70,6 +70,7 @@ describe('ticket events', () => {
     expect(h['x-zendesk-webhook-id']).toBe(hook.id)
     expect(h['x-zendesk-webhook-invocation-id']).toMatch(/^\d+$/)
     expect(h['user-agent']).toBe('Zendesk Webhook')
+    expect(h['x-switchyard-account']).toBe('acme')
     const timestamp = h['x-zendesk-webhook-signature-timestamp'] as string
     expect(timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
     expect(h['x-zendesk-webhook-signature']).toBe(webhookSignature(secret, timestamp, one!.body))

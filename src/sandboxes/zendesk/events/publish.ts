@@ -15,7 +15,7 @@ export function publishWrite(sandbox: ZendeskSandbox, account: Account, ticket: 
     for (const hook of hooks) {
       if (!hook.subscriptions.includes(event.type)) continue
       sandbox.deliveries.enqueue({
-        account: account.subdomain, account_id: account.id, webhook_id: hook.id, event_id: event.id, event_type: event.type, endpoint: hook.endpoint, body,
+        account: account.subdomain, account_id: account.id, webhook_id: hook.id, event_id: event.id, event_type: event.type, endpoint: hook.endpoint, body, custom_headers: { ...hook.customHeaders },
       })
     }
   }
