@@ -47,7 +47,10 @@ function listTickets(ctx: ApiContext): SandboxResponse {
   const tickets = [...ctx.account.tickets.values()].filter((t) => externalId === null || t.externalId === externalId)
   const page = paginate(ctx.req, tickets, ordering)
   if (!page.ok) return page.response
-  return jsonResponse(200, { tickets: page.items.map((t) => ticketJson(ctx.account, t, ctx.base)), ...page.fields })
+  const users = wantsUsers(ctx)
+    ? { users: usersSideload(ctx, ctx.account, page.items.flatMap((t) => [t.requesterId, t.submitterId, t.assigneeId, ...t.collaboratorIds])) }
+    : {}
+  return jsonResponse(200, { tickets: page.items.map((t) => ticketJson(ctx.account, t, ctx.base)), ...users, ...page.fields })
 }
 
 function showMany(ctx: ApiContext): SandboxResponse {

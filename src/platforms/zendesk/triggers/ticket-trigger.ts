@@ -42,9 +42,12 @@ export interface TicketTriggerSpec {
   accept(event: ZendeskEvent, config: TicketConfig): Record<string, unknown> | null
   event?: z.core.$ZodLooseShape
   sample: ZendeskEvent
-  /** Events made from recent tickets for a test, newest first, through the same `accept`. */
-  recent(ctx: ToolContext, config: TicketConfig): Promise<ZendeskEvent[]>
+  /** Events made from recent tickets for a test, newest first, through the same `accept`, with the people they name. */
+  recent(ctx: ToolContext, config: TicketConfig): Promise<Recent>
 }
+
+export interface RestUser { id: number; name: string; email: string | null }
+export interface Recent { events: ZendeskEvent[]; users: RestUser[] }
 
 export const candidateOf = (event: ZendeskEvent, actorId?: string): EventCandidate => ({ dedupeKey: event.id, type: event.type, raw: event, ...(actorId ? { actorId } : {}) })
 
@@ -64,26 +67,24 @@ export function eventFromTicket(type: string, ticket: RestTicket, event: Record<
   return { type, id: `recent:${ticket.id}:${at}`, time: at, detail: detailOf(ticket), event }
 }
 
-/** Recent tickets, newest first by `sort` (created_at or updated_at). */
-export async function recentTickets(api: ApiClient, sort: 'created_at' | 'updated_at'): Promise<RestTicket[]> {
-  const body = await api.get('/api/v2/tickets.json', { sort_by: sort, sort_order: 'desc', per_page: RECENT_LIMIT })
-  return body.tickets ?? []
+/**
+ * Recent tickets, newest first: by id (the newest created) or by update. Cursor pagination, as List
+ * Tickets asks, sorts by these and not by created_at.
+ */
+export async function recentTickets(api: ApiClient, sort: '-id' | '-updated_at'): Promise<{ tickets: RestTicket[]; users: RestUser[] }> {
+  // `include=users` sideloads the people the tickets name, sparing a request per person.
+  const body = await api.get('/api/v2/tickets.json', { 'page[size]': RECENT_LIMIT, sort, include: 'users' })
+  return { tickets: body.tickets ?? [], users: body.users ?? [] }
 }
 
 /** Names and emails for the people the events name (webhooks carry only ids). */
-async function named(api: ApiClient, events: TriggerEvent[]): Promise<TriggerEvent[]> {
+function named(events: TriggerEvent[], users: RestUser[]): TriggerEvent[] {
   type P = { id: number; name?: string; email?: string } | null | undefined
-  const slots = (e: TriggerEvent): P[] => {
-    const t = e.ticket as { requester: P; assignee: P }
-    return [t.requester, t.assignee, e.actor as P, e.previous as P, e.current as P].filter((p) => p && typeof p === 'object' && typeof p.id === 'number')
-  }
-  const ids = [...new Set(events.flatMap((e) => slots(e).map((p) => p!.id)))].slice(0, 100)
-  if (ids.length === 0) return events
-  const { users = [] } = await api.get('/api/v2/users/show_many.json', { ids: ids.join(',') })
-  const people = new Map<number, { name: string; email: string | null }>(users.map((u: { id: number; name: string; email: string | null }) => [u.id, u]))
+  const people = new Map(users.map((u) => [u.id, u]))
   for (const e of events) {
-    for (const p of slots(e)) {
-      const known = people.get(p!.id)
+    const t = e.ticket as { requester: P; assignee: P }
+    for (const p of [t.requester, t.assignee, e.actor as P, e.previous as P, e.current as P]) {
+      const known = p && typeof p === 'object' && typeof p.id === 'number' ? people.get(p.id) : undefined
       if (known) Object.assign(p!, { name: known.name, ...(known.email ? { email: known.email } : {}) })
     }
   }
@@ -126,11 +127,9 @@ export function ticketTrigger(spec: TicketTriggerSpec): AnyTrigger {
     models: () => [TICKETS_MODEL],
     match: (candidate, cfg) => match(candidate, cfg as TicketConfig),
     async recent(ctx, cfg) {
-      const events = (await spec.recent(ctx, cfg as TicketConfig))
-        .map((e) => match(candidateOf(e), cfg as TicketConfig))
-        .filter((e): e is TriggerEvent => e !== null)
-        .slice(0, RECENT_LIMIT)
-      return named(ctx.api, events)
+      const { events, users } = await spec.recent(ctx, cfg as TicketConfig)
+      const matched = events.map((e) => match(candidateOf(e), cfg as TicketConfig)).filter((e): e is TriggerEvent => e !== null).slice(0, RECENT_LIMIT)
+      return named(matched, users)
     },
   })
 }

@@ -3,7 +3,7 @@ import { assigneeOptions } from '../options.ts'
 import { Priority, Status } from '../schemas.ts'
 import { Comment, lower, person, TicketRef } from './event.ts'
 import { TICKET_EVENTS, type ZendeskEvent } from './payload.ts'
-import { eventFromTicket, recentTickets, ticketTrigger, type RestTicket } from './ticket-trigger.ts'
+import { eventFromTicket, RECENT_LIMIT, recentTickets, ticketTrigger, type RestTicket, type RestUser } from './ticket-trigger.ts'
 import { sampleEvent } from './event.ts'
 
 /** Zendesk's five ticket triggers (docs/triggers/zendesk.md), one per ticket event type. */
@@ -18,7 +18,10 @@ export const newTicket = ticketTrigger({
   type: TICKET_EVENTS.created,
   accept: () => ({}),
   sample: sampleEvent('ticket.created', { current: { status: 'NEW' } }, { status: 'NEW', assignee_id: null }),
-  recent: async ({ api }) => (await recentTickets(api, 'created_at')).map((t) => eventFromTicket(TICKET_EVENTS.created, t, { current: { status: t.status } }, t.created_at)),
+  async recent({ api }) {
+    const { tickets, users } = await recentTickets(api, '-id')
+    return { events: tickets.map((t) => eventFromTicket(TICKET_EVENTS.created, t, { current: { status: t.status } }, t.created_at)), users }
+  },
 })
 
 export const ticketStatusChanged = ticketTrigger({
@@ -34,7 +37,10 @@ export const ticketStatusChanged = ticketTrigger({
   event: { previous: change.describe('The status before'), current: change.describe('The status now') },
   sample: sampleEvent('ticket.status_changed', { current: 'SOLVED', previous: 'OPEN' }, { status: 'SOLVED' }),
   // A ticket read now shows its status, not the one before.
-  recent: async ({ api }) => (await recentTickets(api, 'updated_at')).map((t) => eventFromTicket(TICKET_EVENTS.statusChanged, t, { current: t.status, previous: null })),
+  async recent({ api }) {
+    const { tickets, users } = await recentTickets(api, '-updated_at')
+    return { events: tickets.map((t) => eventFromTicket(TICKET_EVENTS.statusChanged, t, { current: t.status, previous: null })), users }
+  },
 })
 
 export const ticketPriorityUpdated = ticketTrigger({
@@ -49,8 +55,10 @@ export const ticketPriorityUpdated = ticketTrigger({
   },
   event: { previous: change.describe('The priority before, or null'), current: change.describe('The priority now, or null') },
   sample: sampleEvent('ticket.priority_changed', { current: 'URGENT', previous: 'HIGH' }, { priority: 'URGENT' }),
-  recent: async ({ api }) => (await recentTickets(api, 'updated_at')).filter((t) => t.priority !== null)
-    .map((t) => eventFromTicket(TICKET_EVENTS.priorityChanged, t, { current: t.priority, previous: null })),
+  async recent({ api }) {
+    const { tickets, users } = await recentTickets(api, '-updated_at')
+    return { events: tickets.filter((t) => t.priority !== null).map((t) => eventFromTicket(TICKET_EVENTS.priorityChanged, t, { current: t.priority, previous: null })), users }
+  },
 })
 
 const VISIBILITY = ['public', 'internal', 'both'] as const
@@ -86,14 +94,16 @@ export const newComment = ticketTrigger({
     comment: { id: '9876543210', body: 'We are investigating the login issue.', is_public: true, author: { id: '8447388090494', is_staff: true, name: 'Support Agent' } },
   }),
   async recent({ api }) {
-    const tickets = (await recentTickets(api, 'updated_at')).slice(0, COMMENT_TICKETS)
-    const perTicket = await Promise.all(tickets.map(async (t) => {
-      const { comments = [], users = [] } = await api.get(`/api/v2/tickets/${t.id}/comments.json`, { sort_order: 'desc', include: 'users' })
-      const names = new Map<number, string>(users.map((u: { id: number; name: string }) => [u.id, u.name]))
-      return (comments as Array<{ id: number; body: string; plain_body?: string; public: boolean; author_id: number; created_at: string }>).map((c) =>
+    const { tickets, users } = await recentTickets(api, '-updated_at')
+    const perTicket = await Promise.all(tickets.slice(0, COMMENT_TICKETS).map(async (t) => {
+      const body = await api.get(`/api/v2/tickets/${t.id}/comments.json`, { 'page[size]': RECENT_LIMIT, sort: '-created_at', include: 'users' })
+      const authors: RestUser[] = body.users ?? []
+      users.push(...authors)
+      const names = new Map(authors.map((u) => [u.id, u.name]))
+      return (body.comments as Array<{ id: number; body: string; plain_body?: string; public: boolean; author_id: number; created_at: string }>).map((c) =>
         commentEvent(t, c, names.get(c.author_id)))
     }))
-    return perTicket.flat().sort((a, b) => (b.time ?? '').localeCompare(a.time ?? ''))
+    return { events: perTicket.flat().sort((a, b) => (b.time ?? '').localeCompare(a.time ?? '')), users }
   },
 })
 
@@ -125,6 +135,8 @@ export const ticketAssigned = ticketTrigger({
     current: TicketRef.shape.assignee.unwrap().describe('The agent it is assigned to now'),
   },
   sample: sampleEvent('ticket.agent_assignment_changed', { previous: null, current: 8447388090494 }),
-  recent: async ({ api }) => (await recentTickets(api, 'updated_at')).filter((t) => t.assignee_id !== null)
-    .map((t) => eventFromTicket(TICKET_EVENTS.assignmentChanged, t, { current: t.assignee_id, previous: null })),
+  async recent({ api }) {
+    const { tickets, users } = await recentTickets(api, '-updated_at')
+    return { events: tickets.filter((t) => t.assignee_id !== null).map((t) => eventFromTicket(TICKET_EVENTS.assignmentChanged, t, { current: t.assignee_id, previous: null })), users }
+  },
 })
