@@ -107,7 +107,7 @@ describe('ticket events', () => {
 describe('deliveries', () => {
   const change = (priority: string) => call(`${base}/api/v2/tickets/1`, { method: 'PUT', auth, json: { ticket: { priority } } })
 
-  it('retries 5xx and connection failures with the same invocation id, re-signed; a 4xx is not retried', async () => {
+  it('retries a 5xx with the same invocation id, re-signed; a 4xx is not retried', async () => {
     receiver.respond = (_r, i) => (i === receiver.received.length - 1 && attempts++ < 2 ? 503 : 200)
     let attempts = 0
     const mark = receiver.received.length
@@ -122,6 +122,20 @@ describe('deliveries', () => {
     await change('normal')
     const [refused] = (await settle()).slice(-1)
     expect(refused).toMatchObject({ state: 'failed', attempts: [{ status: 400 }] })
+  })
+
+  it('a receiver that cannot be reached is tried again after each delay, then the invocation fails', async () => {
+    const closed = await startReceiver()
+    await closed.close()
+    const dead = (await call(`${base}/api/v2/webhooks`, {
+      auth, json: { webhook: { name: 'dead', endpoint: closed.url, http_method: 'POST', request_format: 'json', subscriptions: ['zen:event-type:ticket.priority_changed'] } },
+    })).body.webhook
+    await change('urgent')
+    const [failed] = (await settle()).filter((d: any) => d.webhook_id === dead.id)
+    expect(failed.state).toBe('failed')
+    expect(failed.attempts).toHaveLength(4)
+    expect(failed.attempts.every((a: any) => a.status === null && a.error)).toBe(true)
+    await call(`${base}/api/v2/webhooks/${dead.id}`, { method: 'DELETE', auth })
   })
 
   it('injected faults: a duplicate, a bad signature, a stale timestamp, a failure that is retried', async () => {
