@@ -63,6 +63,18 @@ describe('the platform declares its triggers', () => {
   })
 })
 
+describe('the catalogue', () => {
+  it('lists the five with their configuration, and the agents to pick for an assignment', async () => {
+    const found = await api.get('/v1/triggers?q=zendesk')
+    expect(found.body.triggers.filter((t: any) => t.platform === 'zendesk').map((t: any) => t.id).sort()).toEqual([...TRIGGERS].sort())
+    const assigned = (await api.get('/v1/triggers/zendesk.ticket_assigned')).body
+    expect(Object.keys(assigned.configSchema.properties)).toEqual(['agent_ids'])
+    const options = await api.get(`/v1/triggers/zendesk.ticket_assigned/options/agent_ids?integration=${integration}`)
+    expect(options.status, options.text).toBe(200)
+    expect(options.body.options.map((o: any) => o.value)).toEqual(expect.arrayContaining([agentUserId, adminUserId]))
+  })
+})
+
 describe('on the engine', () => {
   const subs: Record<string, { agent: string; sub: string }> = {}
   let hook: { id: string; endpoint: string; subscriptions: string[] }
