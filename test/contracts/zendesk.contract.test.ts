@@ -1,11 +1,13 @@
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AGENT, bearer, call, parseForm, PASSWORD, postForm, startTestSandbox, type JsonCall, type TestSandbox } from '../../src/sandboxes/zendesk/test-support.ts'
+import { ADMIN, AGENT, bearer, call, parseForm, PASSWORD, postForm, startTestSandbox, type JsonCall, type TestSandbox } from '../../src/sandboxes/zendesk/test-support.ts'
 import { z } from 'zod'
 import { Attachment } from '../../src/platforms/zendesk/attachments.ts'
 import { Comment, Ticket } from '../../src/platforms/zendesk/schemas.ts'
 import { missingVendorFile, shapeLike, VendorSpec } from '../helpers/openapi-contract.ts'
 import { zendesk } from '../../src/platforms/zendesk/platform.ts'
+import { SUBSCRIBED_EVENTS } from '../../src/platforms/zendesk/triggers/payload.ts'
+import { ACCOUNT_HEADER, zendeskWebhooks } from '../../src/platforms/zendesk/webhooks.ts'
 import { endpointKey, productEndpoints } from '../helpers/product-endpoints.ts'
 import { paramNames, recordingApiClient } from '../helpers/recording-api.ts'
 
@@ -110,18 +112,18 @@ const ENDPOINTS: Endpoint[] = [
     objects: (b) => ({ tickets: [b.ticket], users: b.users }),
   },
   {
-    method: 'GET', path: '/api/v2/tickets/{ticket_id}/comments.json', vendor: '/api/v2/tickets/{ticket_id}/comments', usedBy: 'Get Ticket Info',
-    sends: { 'page[size]': 100, include: 'users' },
+    method: 'GET', path: '/api/v2/tickets/{ticket_id}/comments.json', vendor: '/api/v2/tickets/{ticket_id}/comments', usedBy: 'Get Ticket Info; New Comment: recent events for a test (sort)',
+    sends: { 'page[size]': 100, include: 'users', sort: '-created_at' },
     drive: async ({ acme, token, ticket }, query) => call(`${acme}/api/v2/tickets/${await ticket()}/comments.json?${qs(query)}`, { auth: bearer(token) }),
     reads: z.looseObject({ comments: z.array(Comment).min(1), users: z.array(Person).min(1), meta: CursorMeta }),
     objects: (b) => ({ users: b.users }),
   },
   {
-    method: 'GET', path: '/api/v2/tickets.json', vendor: '/api/v2/tickets', usedBy: 'List Tickets (no filter)',
-    sends: { 'page[size]': 2, sort: '-id' },
+    method: 'GET', path: '/api/v2/tickets.json', vendor: '/api/v2/tickets', usedBy: 'List Tickets (no filter); triggers: recent tickets for a test (include)',
+    sends: { 'page[size]': 2, sort: '-id', include: 'users' },
     drive: ({ acme, token }, query) => call(`${acme}/api/v2/tickets.json?${qs(query)}`, { auth: bearer(token) }),
-    reads: z.looseObject({ tickets: z.array(Ticket).length(2), meta: CursorMeta.extend({ has_more: z.literal(true), after_cursor: z.string() }) }),
-    objects: (b) => ({ tickets: b.tickets }),
+    reads: z.looseObject({ tickets: z.array(Ticket).length(2), users: z.array(Person).min(1), meta: CursorMeta.extend({ has_more: z.literal(true), after_cursor: z.string() }) }),
+    objects: (b) => ({ tickets: b.tickets, users: b.users }),
   },
   {
     method: 'GET', path: '/api/v2/search.json', vendor: '/api/v2/search', usedBy: 'List Tickets (filtered), Search Tickets',
@@ -180,7 +182,43 @@ const ENDPOINTS: Endpoint[] = [
       return call(`${acme}/api/v2/deleted_tickets/${id}.json`, { method: 'DELETE', auth: bearer(token) })
     },
   },
+  {
+    method: 'POST', path: '/api/v2/webhooks', vendor: '/api/v2/webhooks', usedBy: 'triggers: the webhook (webhooks.ts subscribe)',
+    sends: { webhook: { name: 'Switchyard ticket events', description: 'Switchyard', endpoint: 'https://switchyard.example/hooks/abc', http_method: 'POST', request_format: 'json', status: 'active', subscriptions: SUBSCRIBED_EVENTS, custom_headers: { [ACCOUNT_HEADER]: 'acme' } } },
+    drive: async ({ sandbox, acme }, json) => call(`${acme}/api/v2/webhooks`, { auth: bearer(await sandbox.token('acme', ADMIN)), json }),
+    reads: z.looseObject({ webhook: z.looseObject({ id: z.string().min(1) }) }),
+  },
+  {
+    method: 'GET', path: '/api/v2/webhooks', vendor: '/api/v2/webhooks', usedBy: 'triggers: adopting a webhook Zendesk says exists (webhooks.ts)',
+    sends: { 'page[size]': 100 },
+    drive: async ({ sandbox, acme }, query) => call(`${acme}/api/v2/webhooks?${qs(query)}`, { auth: bearer(await sandbox.token('acme', ADMIN)) }),
+    reads: z.looseObject({ webhooks: z.array(z.looseObject({ id: z.string(), endpoint: z.string() })), meta: CursorMeta }),
+  },
+  {
+    method: 'GET', path: '/api/v2/webhooks/{webhook_id}', vendor: '/api/v2/webhooks/{webhook_id}', usedBy: 'triggers: health (webhooks.ts exists)',
+    drive: async ({ sandbox, acme }) => call(`${acme}/api/v2/webhooks/${await webhookFixture(sandbox, acme)}`, { auth: bearer(await sandbox.token('acme', ADMIN)) }),
+    reads: z.looseObject({ webhook: z.looseObject({ id: z.string() }) }),
+  },
+  {
+    method: 'GET', path: '/api/v2/webhooks/{webhook_id}/signing_secret', vendor: '/api/v2/webhooks/{webhook_id}/signing_secret', usedBy: 'triggers: the signing secret (webhooks.ts subscribe)',
+    drive: async ({ sandbox, acme }) => call(`${acme}/api/v2/webhooks/${await webhookFixture(sandbox, acme)}/signing_secret`, { auth: bearer(await sandbox.token('acme', ADMIN)) }),
+    reads: z.looseObject({ signing_secret: z.looseObject({ algorithm: z.literal('sha256'), secret: z.string().min(1) }) }),
+  },
+  {
+    method: 'DELETE', path: '/api/v2/webhooks/{webhook_id}', vendor: '/api/v2/webhooks/{webhook_id}', usedBy: 'triggers: the last deactivation (webhooks.ts unsubscribe)',
+    drive: async ({ sandbox, acme }) => call(`${acme}/api/v2/webhooks/${await webhookFixture(sandbox, acme)}`, { method: 'DELETE', auth: bearer(await sandbox.token('acme', ADMIN)) }),
+  },
 ]
+
+/** A webhook made by the admin through the sandbox's API, for the rows that need one. */
+async function webhookFixture(sandbox: TestSandbox, acme: string): Promise<string> {
+  const created = await call(`${acme}/api/v2/webhooks`, {
+    auth: bearer(await sandbox.token('acme', ADMIN)),
+    json: { webhook: { name: 'Fixture', endpoint: 'https://switchyard.example/hooks/fixture', http_method: 'POST', request_format: 'json', subscriptions: SUBSCRIBED_EVENTS } },
+  })
+  expect(created.status).toBe(201)
+  return created.body.webhook.id as string
+}
 
 /**
  * Where the vendor files cannot judge an answer, by name and with the reason:
@@ -204,6 +242,12 @@ const EXAMPLES = {
   users: (spec: VendorSpec) => spec.example('CursorBasedExportIncrementalUsersResponse').users[0],
 }
 const UNDOCUMENTED: Record<string, { status: number; body?: 'json' }> = {
+  // The folder has no webhooks file: these are held to the answers docs/sandbox.md documents.
+  'POST /api/v2/webhooks': { status: 201, body: 'json' },
+  'GET /api/v2/webhooks': { status: 200, body: 'json' },
+  'GET /api/v2/webhooks/{webhook_id}': { status: 200, body: 'json' },
+  'GET /api/v2/webhooks/{webhook_id}/signing_secret': { status: 200, body: 'json' },
+  'DELETE /api/v2/webhooks/{webhook_id}': { status: 204 },
   'DELETE /api/v2/deleted_tickets/{ticket_id}': { status: 204 },
   'POST /api/v2/uploads': { status: 201, body: 'json' },
   'DELETE /api/v2/uploads/{token}': { status: 204 },
@@ -296,6 +340,18 @@ describe.skipIf(skip)(`Zendesk sandbox answers as Zendesk's OpenAPI says${skip ?
         }
       }
     }
+    // The triggers' webhook lifecycle (an admin's: webhooks are theirs), the adoption of one Zendesk
+    // says exists, and every trigger's recent events for a test.
+    const admin = recordingApiClient(zendesk, acme, { authorization: bearer(await sandbox.token('acme', ADMIN)) })
+    const adminCtx = { api: admin.api, integration: { id: 'int_contract', accountName: 'acme', fields: { subdomain: 'acme' } }, withPastedCredentials: () => admin.api }
+    const hook = { modelKey: 'tickets', callbackUrl: 'https://switchyard.example/hooks/contract', description: 'Switchyard' }
+    const { remoteId } = await zendeskWebhooks.subscribe!(adminCtx, hook)
+    await sandbox.control('/faults', { body: { status: 409, match: { method: 'POST', path: '/api/v2/webhooks' }, times: 1 } })
+    expect((await zendeskWebhooks.subscribe!(adminCtx, hook)).remoteId).toBe(remoteId)
+    expect(await zendeskWebhooks.exists!(adminCtx, remoteId)).toBe(true)
+    await zendeskWebhooks.unsubscribe!(adminCtx, remoteId)
+    for (const trigger of zendesk.triggers) await trigger.recent!(adminCtx, trigger.config.parse({}))
+    sent.push(...admin.sent)
     await zendesk.revoke!(api)
 
     // Every pre-built step runs here (the API Call step sends what its caller asks).
@@ -303,7 +359,7 @@ describe.skipIf(skip)(`Zendesk sandbox answers as Zendesk's OpenAPI says${skip ?
 
     const byEndpoint = new Map<string, Set<string>>()
     for (const r of sent) {
-      const key = endpointKey(r.method, r.path.replace(/\/\d+(?=[/.])/g, '/{}').replace(/^\/api\/v2\/uploads\/[^/]+\.json$/, '/api/v2/uploads/{}.json'))
+      const key = endpointKey(r.method, r.path.replace(/\/\d+(?=[/.])/g, '/{}').replace(/^\/api\/v2\/webhooks\/[^/]+/, '/api/v2/webhooks/{}').replace(/^\/api\/v2\/uploads\/[^/]+\.json$/, '/api/v2/uploads/{}.json'))
       byEndpoint.set(key, new Set([...(byEndpoint.get(key) ?? []), ...r.params]))
     }
     const table = ENDPOINTS.filter((e) => e.path.startsWith('/api/')).map((e) => [endpointKey(e.method, e.path), paramNames(e.sends).sort()])

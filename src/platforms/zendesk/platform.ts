@@ -9,6 +9,8 @@ import { getTicketInfo } from './tools/get-ticket.ts'
 import { listTickets } from './tools/list-tickets.ts'
 import { searchTickets } from './tools/search.ts'
 import { updateTicket } from './tools/update-ticket.ts'
+import { zendeskTriggers } from './triggers/index.ts'
+import { zendeskWebhooks } from './webhooks.ts'
 
 const api: ApiFacts = {
   baseUrl: (fields: Record<string, string>) => `https://${fields.subdomain}.zendesk.com`,
@@ -73,5 +75,6 @@ export const zendesk: PlatformDefinition = {
   troubleshooting: { rules: TROUBLESHOOTING_RULES, diagnose },
   describeError,
   tools: [createTicket, getTicketInfo, listTickets, searchTickets, updateTicket, deleteTicket, defineApiCallTool({ id: 'zendesk', title: 'Zendesk', api, rateLimit })],
-  triggers: [],
+  triggers: zendeskTriggers,
+  webhooks: zendeskWebhooks,
 }

@@ -2,7 +2,7 @@ import { authenticate, roleAllows, scopeAllows } from './auth.ts'
 import { commentRoutes } from './comments.ts'
 import { couldNotAuthenticate, forbidden, invalidEndpoint, invalidToken, malformedJson } from './errors.ts'
 import { parseBody, type IncomingRequest, type SandboxResponse } from './http.ts'
-import type { Account } from './model.ts'
+import type { Account, User } from './model.ts'
 import { oauthTokenRoutes } from './oauth/token-routes.ts'
 import { organizationRoutes } from './organizations.ts'
 import { ApiRouter } from './router.ts'
@@ -13,9 +13,10 @@ import { uploadRoutes } from './uploads.ts'
 import { deletedTicketRoutes } from './deleted-tickets.ts'
 import { userRoutes } from './users.ts'
 import { webhookRoutes } from './webhooks.ts'
+import { invocationRoutes } from './events/invocations.ts'
 
 const router = new ApiRouter([
-  ...ticketRoutes, ...deletedTicketRoutes, ...commentRoutes, ...userRoutes, ...organizationRoutes, ...searchRoutes, ...webhookRoutes, ...oauthTokenRoutes, ...uploadRoutes,
+  ...ticketRoutes, ...deletedTicketRoutes, ...commentRoutes, ...userRoutes, ...organizationRoutes, ...searchRoutes, ...webhookRoutes, ...invocationRoutes, ...oauthTokenRoutes, ...uploadRoutes,
 ])
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
@@ -58,4 +59,24 @@ export async function handleApiRequest(
     body = parsed.value
   }
   return route.handle({ sandbox, store, account, user: credential.user, credential, req, params, base, now, body })
+}
+
+/**
+ * One API request as a signed-in person in Zendesk's agent UI (the control API's act): no
+ * credentials, rate limit or faults, the person's role still applies, and writes come via `web`.
+ */
+export async function handleActAs(sandbox: ZendeskSandbox, account: Account, user: User, req: IncomingRequest, apiPath: string, base: string): Promise<SandboxResponse> {
+  const found = router.match(req.method, apiPath)
+  if (!found) return invalidEndpoint()
+  if (!roleAllows(user.role, found.route.access)) return forbidden()
+  let body: unknown
+  if (METHODS_WITH_BODY.has(req.method) && !found.route.rawBody) {
+    const parsed = parseBody(req)
+    if (!parsed.ok) return malformedJson()
+    body = parsed.value
+  }
+  const via = { channel: 'web', source: { from: {}, to: {}, rel: null } }
+  return found.route.handle({
+    sandbox, store: sandbox.store, account, user, credential: { kind: 'password', user }, req, params: found.params, base, now: sandbox.now(), body, via,
+  })
 }

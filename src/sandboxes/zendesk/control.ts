@@ -9,6 +9,7 @@ import { accountLimit } from './rate-limit.ts'
 import type { ZendeskSandbox } from './sandbox.ts'
 import { RESERVED_SUBDOMAINS, SUBDOMAIN_PATTERN } from './state.ts'
 import { isoSeconds } from './time.ts'
+import * as events from './events/control.ts'
 
 /**
  * The sandbox-only control API at `{prefix}/_control/...` (JSON in, JSON out; see
@@ -219,6 +220,15 @@ const routes: ControlRoute<ControlContext>[] = [
   { method: 'DELETE', pattern: /^\/requests$/, handle: (ctx) => machinery(ctx).clearRequests() },
   { method: 'GET', pattern: /^\/clock$/, handle: (ctx) => machinery(ctx).getClock() },
   { method: 'POST', pattern: /^\/clock$/, handle: (ctx) => machinery(ctx).moveClock(ctx.body) },
+  { method: 'POST', pattern: new RegExp(`^/accounts/${SEGMENT}/act$`), handle: events.act },
+  { method: 'GET', pattern: /^\/deliveries$/, handle: events.listDeliveries },
+  { method: 'DELETE', pattern: /^\/deliveries$/, handle: events.clearDeliveries },
+  { method: 'GET', pattern: new RegExp(`^/deliveries/${SEGMENT}$`), handle: events.getDelivery },
+  { method: 'GET', pattern: /^\/delivery-settings$/, handle: events.getDeliverySettings },
+  { method: 'PUT', pattern: /^\/delivery-settings$/, handle: events.putDeliverySettings },
+  { method: 'GET', pattern: /^\/delivery-faults$/, handle: events.listDeliveryFaults },
+  { method: 'POST', pattern: /^\/delivery-faults$/, handle: events.addDeliveryFault },
+  { method: 'DELETE', pattern: /^\/delivery-faults$/, handle: events.clearDeliveryFaults },
   { method: 'POST', pattern: /^\/reset$/, handle: (ctx) => machinery(ctx).reset() },
 ]
 

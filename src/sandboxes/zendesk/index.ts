@@ -46,6 +46,7 @@ export function zendeskSandbox(opts: ZendeskSandboxOptions = {}): FastifyPluginA
       bodyLimit: MAX_UPLOAD_BYTES + 1024 * 1024,
       control: (req, path, root) => handleControlRequest(sandbox, req, path, root),
       faultReply,
+      close: () => sandbox.deliveries.stop(),
       route: (req, raw, root): ZendeskRequest => {
         const relative = decodeOrKeep(raw)
         const address = resolveAddress(relative, header(req, 'host') ?? '', req.origin, prefix)

@@ -1,7 +1,7 @@
 import { PathRouter } from '../kit/router.ts'
 import type { Access, Credential, ScopeResource } from './auth.ts'
 import type { IncomingRequest, SandboxResponse } from './http.ts'
-import type { Account, User } from './model.ts'
+import type { Account, User, Via } from './model.ts'
 import type { ZendeskSandbox } from './sandbox.ts'
 import type { SandboxStore } from './state.ts'
 
@@ -21,6 +21,8 @@ export interface ApiContext {
   now: number
   /** Parsed JSON body (undefined when there is none). */
   body: unknown
+  /** How a write reached Zendesk: the API (default), or the agent UI for requests made through the control API's act. */
+  via?: Via
 }
 
 export type AnonymousContext = Omit<ApiContext, 'user' | 'credential'>

@@ -1,5 +1,6 @@
 import { describedErrors } from '../kit/control.ts'
 import { SandboxInstance } from '../kit/instance.ts'
+import { DeliveryQueue } from './events/deliveries.ts'
 import { RateLimiter } from './rate-limit.ts'
 import { seedStore } from './seed.ts'
 import { SandboxStore } from './state.ts'
@@ -15,6 +16,14 @@ export interface ZendeskSandboxOptions {
 /** One sandbox instance: its state plus the test machinery around it. State lives in memory. */
 export class ZendeskSandbox extends SandboxInstance<SandboxStore> {
   readonly rateLimiter = new RateLimiter()
+  /** Event webhook invocations (events/deliveries.ts). */
+  readonly deliveries: DeliveryQueue = new DeliveryQueue({
+    now: () => this.now(),
+    secretOf: (subdomain, webhookId) => {
+      const hook = this.store.account(subdomain)?.webhooks.get(webhookId)
+      return hook?.status === 'active' ? hook.signingSecret : undefined
+    },
+  })
 
   constructor(options: ZendeskSandboxOptions = {}) {
     super({
@@ -29,5 +38,6 @@ export class ZendeskSandbox extends SandboxInstance<SandboxStore> {
 
   protected override resetOwnParts(): void {
     this.rateLimiter.clear()
+    this.deliveries.reset()
   }
 }

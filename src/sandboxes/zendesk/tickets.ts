@@ -7,6 +7,7 @@ import type { ApiContext, ApiRoute } from './router.ts'
 import { TICKET_SORT_KEYS } from './ticket-order.ts'
 import { apiVia, createTicket, updateTicket, type UpdateResult } from './ticket-write.ts'
 import { usersSideload, wantsUsers } from './sideload.ts'
+import { publishWrite } from './events/publish.ts'
 import { isoSeconds } from './time.ts'
 
 /** Tickets API (tickets.yml): list, create (201), show, update (200), delete (204). */
@@ -46,7 +47,10 @@ function listTickets(ctx: ApiContext): SandboxResponse {
   const tickets = [...ctx.account.tickets.values()].filter((t) => externalId === null || t.externalId === externalId)
   const page = paginate(ctx.req, tickets, ordering)
   if (!page.ok) return page.response
-  return jsonResponse(200, { tickets: page.items.map((t) => ticketJson(ctx.account, t, ctx.base)), ...page.fields })
+  const users = wantsUsers(ctx)
+    ? { users: usersSideload(ctx, ctx.account, page.items.flatMap((t) => [t.requesterId, t.submitterId, t.assigneeId, ...t.collaboratorIds])) }
+    : {}
+  return jsonResponse(200, { tickets: page.items.map((t) => ticketJson(ctx.account, t, ctx.base)), ...users, ...page.fields })
 }
 
 function showMany(ctx: ApiContext): SandboxResponse {
@@ -73,6 +77,8 @@ function writeResponse(ctx: ApiContext, result: UpdateResult, status: number): S
     }
     return result.errors.response()
   }
+  // Only a write that changed something sends events (an empty update makes no audit).
+  if (result.audit.events.length > 0) publishWrite(ctx.sandbox, ctx.account, result.ticket, result.audit)
   const ticket = ticketJson(ctx.account, result.ticket, ctx.base)
   const headers: Record<string, string> = status === 201 ? { location: ticket.url as string } : {}
   return jsonResponse(status, { ticket, audit: auditJson(ctx.account, result.audit) }, headers)
@@ -81,7 +87,7 @@ function writeResponse(ctx: ApiContext, result: UpdateResult, status: number): S
 function create(ctx: ApiContext): SandboxResponse {
   const input = ticketRoot(ctx)
   if (!input) return missingParameter('ticket')
-  const result = createTicket(ctx.store, ctx.account, input, { user: ctx.user, via: apiVia() }, ctx.now)
+  const result = createTicket(ctx.store, ctx.account, input, { user: ctx.user, via: ctx.via ?? apiVia() }, ctx.now)
   return writeResponse(ctx, result, 201)
 }
 
@@ -99,7 +105,7 @@ function update(ctx: ApiContext): SandboxResponse {
   if (!ticket) return recordNotFound()
   const input = ticketRoot(ctx)
   if (!input) return missingParameter('ticket')
-  const result = updateTicket(ctx.store, ctx.account, ticket, input, { user: ctx.user, via: apiVia() }, ctx.now)
+  const result = updateTicket(ctx.store, ctx.account, ticket, input, { user: ctx.user, via: ctx.via ?? apiVia() }, ctx.now)
   return writeResponse(ctx, result, 200)
 }
 

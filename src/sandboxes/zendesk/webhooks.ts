@@ -8,7 +8,7 @@ import { isoSeconds } from './time.ts'
 
 /**
  * Webhooks API, CRUD only (sources: Zendesk webhooks, Z-WHAPI): ULID-like string ids, admins only.
- * Delivery of events is not emulated here. The webhooks service answers errors in the
+ * Deliveries of ticket events are in events/. The webhooks service answers errors in the
  * `{"errors":[{code,title,detail,source}]}` envelope and updates with 204 [UNV details].
  */
 

@@ -1,0 +1,135 @@
+import { z } from 'zod'
+import type { ApiClient } from '../../../core/http/api-client.ts'
+import type { OptionsSource, ToolContext } from '../../../core/tools/define.ts'
+import { defineTrigger, type AnyTrigger, type EventCandidate, type TriggerEvent } from '../../../core/triggers/define.ts'
+import { baseEvent, ticketEvent } from './event.ts'
+import { eventOf, type TicketDetail, type ZendeskEvent } from './payload.ts'
+
+/** Every Zendesk trigger shares one webhook per integration, subscribed to the five ticket events. */
+export const TICKETS_MODEL = 'tickets'
+/** How many recent events a subscription's test shows, and how many tickets it reads for them. */
+export const RECENT_LIMIT = 25
+
+export type TicketConfig = Record<string, any>
+
+/** A ticket as the REST API answers it (ids as numbers, enums lower case). */
+export interface RestTicket {
+  id: number
+  subject: string | null
+  description: string | null
+  status: string
+  priority: string | null
+  type: string | null
+  tags: string[]
+  requester_id: number | null
+  submitter_id: number | null
+  assignee_id: number | null
+  group_id: number | null
+  organization_id: number | null
+  created_at: string
+  updated_at: string
+}
+
+export interface TicketTriggerSpec {
+  id: string
+  title: string
+  description: string
+  /** The Zendesk event type that fires it. */
+  type: string
+  config?: z.core.$ZodLooseShape
+  configOptions?: Record<string, OptionsSource>
+  /** The trigger's own event fields, or null when this event does not fire it under `config`. */
+  accept(event: ZendeskEvent, config: TicketConfig): Record<string, unknown> | null
+  event?: z.core.$ZodLooseShape
+  sample: ZendeskEvent
+  /** Events made from recent tickets for a test, newest first, through the same `accept`, with the people they name. */
+  recent(ctx: ToolContext, config: TicketConfig): Promise<Recent>
+}
+
+export interface RestUser { id: number; name: string; email: string | null }
+export interface Recent { events: ZendeskEvent[]; users: RestUser[] }
+
+export const candidateOf = (event: ZendeskEvent, actorId?: string): EventCandidate => ({ dedupeKey: event.id, type: event.type, raw: event, ...(actorId ? { actorId } : {}) })
+
+const idString = (v: number | null | undefined): string | null => (v === null || v === undefined ? null : String(v))
+
+/** A REST ticket in the webhook's `detail` shape, so recent tickets go through the same match. */
+export function detailOf(ticket: RestTicket): TicketDetail {
+  return {
+    id: String(ticket.id), assignee_id: idString(ticket.assignee_id), requester_id: idString(ticket.requester_id), submitter_id: idString(ticket.submitter_id),
+    group_id: idString(ticket.group_id), organization_id: idString(ticket.organization_id), subject: ticket.subject, description: ticket.description,
+    status: ticket.status, priority: ticket.priority, type: ticket.type, tags: ticket.tags, created_at: ticket.created_at, updated_at: ticket.updated_at,
+  }
+}
+
+/** An event made from a ticket as it is now: its id says it was read, not delivered. */
+export function eventFromTicket(type: string, ticket: RestTicket, event: Record<string, unknown>, at = ticket.updated_at): ZendeskEvent {
+  return { type, id: `recent:${ticket.id}:${at}`, time: at, detail: detailOf(ticket), event }
+}
+
+/**
+ * Recent tickets, newest first: by id (the newest created) or by update. Cursor pagination, as List
+ * Tickets asks, sorts by these and not by created_at.
+ */
+export async function recentTickets(api: ApiClient, sort: '-id' | '-updated_at'): Promise<{ tickets: RestTicket[]; users: RestUser[] }> {
+  // `include=users` sideloads the people the tickets name, sparing a request per person.
+  const body = await api.get('/api/v2/tickets.json', { 'page[size]': RECENT_LIMIT, sort, include: 'users' })
+  return { tickets: body.tickets ?? [], users: body.users ?? [] }
+}
+
+/** Names and emails for the people the events name (webhooks carry only ids). */
+function named(events: TriggerEvent[], users: RestUser[]): TriggerEvent[] {
+  type P = { id: number; name?: string; email?: string } | null | undefined
+  const people = new Map(users.map((u) => [u.id, u]))
+  for (const e of events) {
+    const t = e.ticket as { requester: P; assignee: P }
+    for (const p of [t.requester, t.assignee, e.actor as P, e.previous as P, e.current as P]) {
+      const known = p && typeof p === 'object' && typeof p.id === 'number' ? people.get(p.id) : undefined
+      if (known) Object.assign(p!, { name: known.name, ...(known.email ? { email: known.email } : {}) })
+    }
+  }
+  return events
+}
+
+/** A config that names each unknown field, with the fields there are (as a step's input does). */
+function configOf(shape: z.core.$ZodLooseShape) {
+  const known = Object.keys(shape)
+  return z.looseObject(shape)
+    .superRefine((value, ctx) => {
+      for (const key of Object.keys(value)) {
+        if (!known.includes(key)) ctx.addIssue({ code: 'custom', path: [key], message: known.length ? `is not a setting of this trigger; the settings are ${known.join(', ')}` : 'is not a setting of this trigger; it has none' })
+      }
+    })
+    .meta({ additionalProperties: false })
+}
+
+/** A trigger fired by one ticket event type on the integration's one webhook. */
+export function ticketTrigger(spec: TicketTriggerSpec): AnyTrigger {
+  const config = configOf({ ...spec.config })
+  const match = (candidate: EventCandidate, cfg: TicketConfig): TriggerEvent | null => {
+    const event = eventOf(candidate, spec.type)
+    if (!event) return null
+    const extra = spec.accept(event, cfg)
+    return extra && { ...baseEvent(event), ...extra }
+  }
+  const sample = match(candidateOf(spec.sample), config.parse({}))
+  if (!sample) throw new Error(`${spec.id}: its sample event does not fire it`)
+  return defineTrigger({
+    id: spec.id,
+    title: spec.title,
+    description: spec.description,
+    mode: 'instant',
+    requiredPlan: 'enterprise',
+    config,
+    ...(spec.configOptions ? { configOptions: spec.configOptions } : {}),
+    event: ticketEvent(spec.event ?? {}),
+    sample,
+    models: () => [TICKETS_MODEL],
+    match: (candidate, cfg) => match(candidate, cfg as TicketConfig),
+    async recent(ctx, cfg) {
+      const { events, users } = await spec.recent(ctx, cfg as TicketConfig)
+      const matched = events.map((e) => match(candidateOf(e), cfg as TicketConfig)).filter((e): e is TriggerEvent => e !== null).slice(0, RECENT_LIMIT)
+      return named(matched, users)
+    },
+  })
+}

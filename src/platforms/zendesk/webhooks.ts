@@ -1,0 +1,132 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { AppError, invalidInput } from '../../core/errors.ts'
+import type { ToolContext } from '../../core/tools/define.ts'
+import type { Delivery, EventCandidate, Verification, WebhookFacts } from '../../core/triggers/define.ts'
+import { isTicketEvent, SUBSCRIBED_EVENTS } from './triggers/payload.ts'
+
+/**
+ * Zendesk's event webhooks (docs/triggers/zendesk.md, "Facts"; sources: Zendesk webhooks): one per
+ * integration, subscribed to the five ticket event types, so no business rule is added to the
+ * customer's account. Each delivery is one event, signed with the webhook's own signing secret as
+ * base64(HMAC-SHA256(timestamp + body)).
+ */
+
+export const SIGNATURE_HEADER = 'x-zendesk-webhook-signature'
+export const TIMESTAMP_HEADER = 'x-zendesk-webhook-signature-timestamp'
+export const INVOCATION_HEADER = 'x-zendesk-webhook-invocation-id'
+/**
+ * Sent back with every delivery as one of the webhook's `custom_headers`: the subdomain, so an
+ * event's actor can be named as the integration's own account is (`{subdomain}:{user id}`), which
+ * the loop guard compares. The payload carries only the numeric account id.
+ */
+export const ACCOUNT_HEADER = 'x-switchyard-account'
+/** Deliveries older or newer than this are refused: a captured one cannot be replayed later. */
+export const MAX_SKEW_MS = 300_000
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
+/** Answers to a webhook that is already there [UNV: Zendesk's wording is not in the reference]. */
+const ALREADY_EXISTS = /already|exists|taken|duplicate/i
+
+interface RemoteWebhook { id: string; endpoint: string }
+
+const isNotFound = (err: unknown) => err instanceof AppError && (err.code === 'not_found' || err.extras.upstreamStatus === 404)
+
+export function signature(secret: string, timestamp: string, rawBody: Buffer): Buffer {
+  return createHmac('sha256', secret).update(Buffer.from(timestamp, 'utf8')).update(rawBody).digest()
+}
+
+/** Our webhook for this address, among the account's (the address holds a token unique to it). */
+async function findOwn(ctx: ToolContext, endpoint: string): Promise<RemoteWebhook | undefined> {
+  let after: string | undefined
+  for (let page = 0; page < 20; page++) {
+    const body = await ctx.api.get('/api/v2/webhooks', { 'page[size]': 100, ...(after ? { 'page[after]': after } : {}) })
+    const found = (body.webhooks as RemoteWebhook[] | undefined)?.find((w) => w.endpoint === endpoint)
+    if (found || !body.meta?.has_more) return found
+    after = body.meta.after_cursor
+  }
+  return undefined
+}
+
+async function signingSecret(ctx: ToolContext, id: string): Promise<string> {
+  const body = await ctx.api.get(`/api/v2/webhooks/${encodeURIComponent(id)}/signing_secret`)
+  const secret = body?.signing_secret?.secret
+  if (typeof secret !== 'string' || !secret) throw new AppError('upstream_error', 'Zendesk did not give the webhook\'s signing secret')
+  return secret
+}
+
+/** Checks the signature over the timestamp and raw bytes, within the window; never throws. */
+async function verify(delivery: Delivery, secrets: { hookSecret?: string }): Promise<Verification> {
+  // Fail closed: without the webhook's secret nothing can be checked, and Zendesk cannot confirm events.
+  if (!secrets.hookSecret) return 'unverifiable'
+  const header = delivery.headers[SIGNATURE_HEADER]?.trim()
+  const timestamp = delivery.headers[TIMESTAMP_HEADER]?.trim()
+  if (!header || !timestamp || !BASE64.test(header)) return 'invalid'
+  const at = Date.parse(timestamp)
+  if (Number.isNaN(at) || Math.abs(Date.now() - at) > MAX_SKEW_MS) return 'invalid'
+  const given = Buffer.from(header, 'base64')
+  const expected = signature(secrets.hookSecret, timestamp, delivery.rawBody)
+  return given.length === expected.length && timingSafeEqual(given, expected) ? 'valid' : 'invalid'
+}
+
+/** One event per delivery, keyed by its event id (else the invocation id): a retry is a duplicate. */
+function parse(delivery: Delivery): EventCandidate[] {
+  let body: unknown
+  try {
+    body = JSON.parse(delivery.rawBody.toString('utf8'))
+  } catch {
+    throw invalidInput([{ field: 'body', message: 'is not JSON; Zendesk sends one event as {"type", "id", "detail", "event"}' }])
+  }
+  if (!isTicketEvent(body)) throw invalidInput([{ field: 'body', message: 'is not a Zendesk ticket event (type, id, detail with the ticket, event)' }])
+  const invocation = delivery.headers[INVOCATION_HEADER]?.trim()
+  const dedupeKey = body.id || (invocation ? `invocation:${invocation}` : '')
+  if (!dedupeKey) throw invalidInput([{ field: 'id', message: 'is empty, and there is no x-zendesk-webhook-invocation-id to tell this event from others' }])
+  const subdomain = delivery.headers[ACCOUNT_HEADER]?.trim()
+  const actor = body.detail.actor_id
+  return [{
+    dedupeKey, type: body.type, raw: body,
+    ...(subdomain && (typeof actor === 'string' || typeof actor === 'number') && String(actor) ? { actorId: `${subdomain}:${actor}` } : {}),
+  }]
+}
+
+export const zendeskWebhooks: WebhookFacts = {
+  managed: true,
+  async subscribe(ctx, hook) {
+    const webhook = {
+      name: `${hook.description} ticket events`,
+      description: `${hook.description}: the ticket events of this integration's triggers`,
+      endpoint: hook.callbackUrl,
+      http_method: 'POST',
+      request_format: 'json',
+      status: 'active',
+      subscriptions: SUBSCRIBED_EVENTS,
+      custom_headers: { [ACCOUNT_HEADER]: ctx.integration.fields.subdomain ?? '' },
+    }
+    let id: string
+    try {
+      id = (await ctx.api.post('/api/v2/webhooks', { webhook })).webhook.id
+    } catch (err) {
+      if (!(err instanceof AppError && [409, 422].includes(err.extras.upstreamStatus as number) && (err.extras.upstreamStatus === 409 || ALREADY_EXISTS.test(err.message)))) throw err
+      const existing = await findOwn(ctx, hook.callbackUrl)
+      if (!existing) throw new AppError('conflict', 'Zendesk says this webhook already exists, but it is not among the account\'s webhooks', { cause: err })
+      id = existing.id
+    }
+    return { remoteId: id, secret: await signingSecret(ctx, id) }
+  },
+  async unsubscribe(ctx, remoteId) {
+    try {
+      await ctx.api.delete(`/api/v2/webhooks/${encodeURIComponent(remoteId)}`)
+    } catch (err) {
+      if (!isNotFound(err)) throw err
+    }
+  },
+  async exists(ctx, remoteId) {
+    try {
+      await ctx.api.get(`/api/v2/webhooks/${encodeURIComponent(remoteId)}`)
+      return true
+    } catch (err) {
+      if (isNotFound(err)) return false
+      throw err
+    }
+  },
+  verify,
+  parse,
+}

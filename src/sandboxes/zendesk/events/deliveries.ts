@@ -1,0 +1,226 @@
+import { randomInt, randomUUID } from 'node:crypto'
+import { isoSeconds } from '../time.ts'
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from './signature.ts'
+
+/**
+ * Outgoing event deliveries ("invocations"). Each is a POST of one event's JSON with Zendesk's
+ * headers (sources: Zendesk webhooks, Z-WHA), signed afresh at every attempt with the sandbox clock,
+ * sent after the API response. Zendesk retries "certain HTTP response codes" behind a circuit
+ * breaker without saying which; the sandbox's choice (docs/sandbox.md, "Event deliveries"): a
+ * connection error, a timeout, 409, 429 and any 5xx are retried after each of `retryDelaysMs`
+ * (default 1 s, 5 s, 30 s; a Retry-After of at most 60 s on 429/503 is honoured instead); any
+ * other answer ends the invocation. The invocation id stays the same across retries.
+ */
+export interface DeliverySettings {
+  retryDelaysMs: number[]
+  timeoutMs: number
+}
+
+export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = { retryDelaysMs: [1000, 5000, 30_000], timeoutMs: 12_000 }
+export const MAX_KEPT_DELIVERIES = 1000
+const MAX_RETRY_AFTER_S = 60
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'cancelled'
+
+export interface DeliveryAttempt {
+  attempt: number
+  at: string
+  status: number | null
+  error: string | null
+  duration_ms: number
+}
+
+export interface Delivery {
+  /** The invocation id (`x-zendesk-webhook-invocation-id`): digits, as Zendesk's are. */
+  id: string
+  account: string
+  account_id: number
+  webhook_id: string
+  event_id: string
+  event_type: string
+  endpoint: string
+  state: DeliveryState
+  attempts: DeliveryAttempt[]
+  created_at: string
+  /** The exact bytes sent, so tests can verify them. */
+  body: string
+  /** The webhook's `custom_headers`, sent with every attempt; Zendesk's own headers win a clash. */
+  custom_headers: Record<string, string>
+}
+
+/** Injected delivery faults (`POST /_control/delivery-faults`): what the sandbox does wrong on purpose. */
+export type DeliveryFaultKind = 'duplicate' | 'bad_signature' | 'stale_timestamp' | 'fail'
+export interface DeliveryFault {
+  id: string
+  kind: DeliveryFaultKind
+  /** For `fail`: the status recorded as the receiver's answer, without sending (default 503). */
+  status: number | null
+  webhook_id: string | null
+  event_type: string | null
+  /** How many more attempts it applies to; null = until removed. */
+  remaining: number | null
+}
+
+export interface DeliveryHooks {
+  now(): number
+  /** The webhook's current signing secret, or undefined once it is deleted or inactive (pending deliveries are then cancelled). */
+  secretOf(account: string, webhookId: string): string | undefined
+}
+
+export class DeliveryQueue {
+  settings: DeliverySettings = { ...DEFAULT_DELIVERY_SETTINGS, retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs] }
+  faults: DeliveryFault[] = []
+  private deliveries: Delivery[] = []
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private stopped = false
+
+  constructor(private readonly hooks: DeliveryHooks) {}
+
+  enqueue(input: Omit<Delivery, 'id' | 'state' | 'attempts' | 'created_at'>): void {
+    const delivery: Delivery = { ...input, id: String(randomInt(1_000_000_000, 9_999_999_999)), state: 'pending', attempts: [], created_at: isoSeconds(this.hooks.now()) }
+    this.deliveries.push(delivery)
+    this.trim()
+    this.schedule(delivery, 0)
+  }
+
+  list(filter: { webhookId?: string | null; eventType?: string | null; account?: string | null } = {}): Delivery[] {
+    return this.deliveries
+      .filter((d) => (!filter.webhookId || d.webhook_id === filter.webhookId) && (!filter.eventType || d.event_type === filter.eventType) && (!filter.account || d.account === filter.account))
+      .map((d) => ({ ...d, attempts: d.attempts.map((a) => ({ ...a })) }))
+  }
+
+  get(id: string): Delivery | undefined {
+    return this.list().find((d) => d.id === id)
+  }
+
+  pendingCount(): number {
+    return this.deliveries.filter((d) => d.state === 'pending').length
+  }
+
+  async settled(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs
+    while (this.pendingCount() > 0) {
+      if (Date.now() >= deadline) return false
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    return true
+  }
+
+  clear(): void {
+    this.deliveries = this.deliveries.filter((d) => d.state === 'pending')
+  }
+
+  addFault(fault: Omit<DeliveryFault, 'id'>): DeliveryFault {
+    const added = { ...fault, id: randomUUID() }
+    this.faults.push(added)
+    return { ...added }
+  }
+
+  /** Back to start: nothing pending, no faults, default settings. */
+  reset(): void {
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
+    for (const d of this.deliveries) if (d.state === 'pending') d.state = 'cancelled'
+    this.deliveries = []
+    this.faults = []
+    this.settings = { ...DEFAULT_DELIVERY_SETTINGS, retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs] }
+  }
+
+  stop(): void {
+    this.stopped = true
+    this.reset()
+  }
+
+  private trim(): void {
+    while (this.deliveries.length > MAX_KEPT_DELIVERIES) {
+      const index = this.deliveries.findIndex((d) => d.state !== 'pending')
+      if (index < 0) break
+      this.deliveries.splice(index, 1)
+    }
+  }
+
+  private schedule(delivery: Delivery, delayMs: number): void {
+    if (this.stopped) return
+    const timer = setTimeout(() => {
+      this.timers.delete(timer)
+      void this.attempt(delivery)
+    }, delayMs)
+    this.timers.add(timer)
+  }
+
+  /** Claims the first fault for this delivery, counting it down. */
+  private claimFault(delivery: Delivery): DeliveryFault | undefined {
+    const fault = this.faults.find((f) => (!f.webhook_id || f.webhook_id === delivery.webhook_id) && (!f.event_type || f.event_type === delivery.event_type))
+    if (!fault) return undefined
+    if (fault.remaining !== null && --fault.remaining <= 0) this.faults = this.faults.filter((f) => f !== fault)
+    return fault
+  }
+
+  private headers(delivery: Delivery, secret: string, fault: DeliveryFault | undefined): Record<string, string> {
+    const now = this.hooks.now()
+    // A stale timestamp is ten minutes old, well outside any receiver's window.
+    const timestamp = isoSeconds(fault?.kind === 'stale_timestamp' ? now - 600_000 : now)
+    const signature = webhookSignature(fault?.kind === 'bad_signature' ? `${secret}-wrong` : secret, timestamp, delivery.body)
+    return {
+      ...delivery.custom_headers,
+      'content-type': 'application/json; charset=utf-8',
+      'user-agent': 'Zendesk Webhook',
+      'x-zendesk-account-id': String(delivery.account_id),
+      'x-zendesk-webhook-id': delivery.webhook_id,
+      'x-zendesk-webhook-invocation-id': delivery.id,
+      [SIGNATURE_HEADER]: signature,
+      [TIMESTAMP_HEADER]: timestamp,
+    }
+  }
+
+  private async send(delivery: Delivery, headers: Record<string, string>, record: DeliveryAttempt): Promise<string | null> {
+    try {
+      const response = await fetch(delivery.endpoint, { method: 'POST', headers, body: delivery.body, redirect: 'manual', signal: AbortSignal.timeout(this.settings.timeoutMs) })
+      record.status = response.status
+      await response.body?.cancel().catch(() => undefined)
+      return response.headers.get('retry-after')
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
+      record.error = cause instanceof Error ? cause.message || cause.name : String(cause)
+      return null
+    }
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
+    if (this.stopped || delivery.state !== 'pending') return
+    const secret = this.hooks.secretOf(delivery.account, delivery.webhook_id)
+    if (secret === undefined) {
+      delivery.state = 'cancelled'
+      return
+    }
+    const startedAt = Date.now()
+    const record: DeliveryAttempt = { attempt: delivery.attempts.length + 1, at: isoSeconds(this.hooks.now()), status: null, error: null, duration_ms: 0 }
+    const fault = this.claimFault(delivery)
+    let retryAfter: string | null = null
+    if (fault?.kind === 'fail') {
+      record.status = fault.status ?? 503
+      record.error = 'injected fault: not sent'
+    } else {
+      const headers = this.headers(delivery, secret, fault)
+      retryAfter = await this.send(delivery, headers, record)
+      // At-least-once delivery: the same invocation, sent again at once.
+      if (fault?.kind === 'duplicate') await this.send(delivery, headers, { ...record })
+    }
+    record.duration_ms = Date.now() - startedAt
+    if (this.stopped || delivery.state !== 'pending') return
+    delivery.attempts.push(record)
+    const status = record.status
+    if (status !== null && status >= 200 && status < 300) {
+      delivery.state = 'delivered'
+      return
+    }
+    const retriable = status === null || status === 409 || status === 429 || status >= 500
+    const delay = this.settings.retryDelaysMs[delivery.attempts.length - 1]
+    if (!retriable || delay === undefined) {
+      delivery.state = 'failed'
+      return
+    }
+    const seconds = retryAfter !== null && /^\d+$/.test(retryAfter) && (status === 429 || status === 503) ? Number(retryAfter) : undefined
+    this.schedule(delivery, seconds !== undefined && seconds <= MAX_RETRY_AFTER_S ? seconds * 1000 : delay)
+  }
+}
