@@ -149,7 +149,7 @@ describe('signature (hex HMAC-SHA1 of the raw body with the pasted secret)', () 
     const sub = await subscribe('vercel.deployment_succeeded')
     expect(sub.webhook_secret_set).toBe(false)
     const body = event('deployment.succeeded', 'evt_NoSecretDelivery00000001')
-    for (const headers of [{}, { 'x-vercel-signature': sha1('', body) }, { 'x-vercel-signature': sha1('anything', body) }]) {
+    for (const headers of [{}, { 'x-vercel-signature': sha1('', body) }, { 'x-vercel-signature': sha1('anything', body) }] as Array<Record<string, string>>) {
       expect((await post(sub.webhook_address, body, headers)).status).toBe(401)
     }
     expect(await eventStored('evt_NoSecretDelivery00000001')).toBe(0)
