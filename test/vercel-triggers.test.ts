@@ -102,6 +102,12 @@ describe('the platform declares its triggers', () => {
     expect(trigger('vercel.deployment_started').config.safeParse({ project: 'x' }).success).toBe(false)
   })
 
+  it('offers the account\'s projects for projectIds', async () => {
+    const res = await api.get(`/v1/triggers/vercel.deployment_succeeded/options/projectIds?integration=${integration}`)
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.options).toContainEqual(expect.objectContaining({ value: VERCEL.personalProject.id, label: 'ada-blog' }))
+  })
+
   it('a bad config is a 400 naming the field', async () => {
     const res = await api.post(`/v1/agents/${agentId}/subscriptions`, { trigger: 'vercel.deployment_started', integration, config: { projectIds: ['nope'] }, mapping: MAPPING })
     expect(res.status).toBe(400)
