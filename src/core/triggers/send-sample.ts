@@ -19,7 +19,7 @@ export interface SampleOutcome {
 }
 
 /**
- * "Send sample event" (docs/agents.md, "Triggers tab"), for platforms whose webhooks the user sets
+ * "Send sample event", for platforms whose webhooks the user sets
  * up and that have no test button of their own: a realistic delivery, signed with the secret the
  * user pasted exactly as the platform signs, posted over HTTP to the subscription's own address.
  * It goes through the real intake (signature, parsing, matching, mapping, deduplication), so a
