@@ -18,6 +18,9 @@ let integration: string
 let agentId: string
 let adaToken: string
 
+/** Event ids unique to this run: a PostgreSQL test database keeps earlier runs' events. */
+const RUN = Math.random().toString(36).slice(2, 10)
+const eid = (name: string) => `${name}${RUN}`
 const MAPPING = { url: '{{ deployment.url }}', state: '{{ deployment.state }}', deployment_id: '{{ deployment.id }}' }
 const sha1 = (secret: string, body: string) => createHmac('sha1', secret).update(body).digest('hex')
 const trigger = (id: string) => vercel.triggers.find((t) => t.id === id)!
@@ -131,7 +134,7 @@ describe('signature (hex HMAC-SHA1 of the raw body with the pasted secret)', () 
   it('over HTTP: the right SHA-1 starts a run; SHA-256, a wrong secret, no header or a changed body are 401 and store nothing', async () => {
     const secret = 'whsec_right_secret_1'
     const sub = await subscribe('vercel.deployment_started', secret)
-    const body = event('deployment.created', 'evt_SignatureVectorRight0001')
+    const body = event('deployment.created', eid('evt_SignatureVectorRight0001'))
     for (const [label, raw, headers] of [
       ['sha-256', body, { 'x-vercel-signature': createHmac('sha256', secret).update(body).digest('hex') }],
       ['wrong secret', body, { 'x-vercel-signature': sha1('whsec_wrong', body) }],
@@ -142,23 +145,23 @@ describe('signature (hex HMAC-SHA1 of the raw body with the pasted secret)', () 
       expect(res.status, label).toBe(401)
       expect(JSON.stringify(res.body)).not.toContain(secret)
     }
-    expect(await eventStored('evt_SignatureVectorRight0001')).toBe(0)
+    expect(await eventStored(eid('evt_SignatureVectorRight0001'))).toBe(0)
     expect(await runsOf(sub.id)).toEqual([])
     const ok = await post(sub.webhook_address, body, { 'x-vercel-signature': sha1(secret, body) })
     expect(ok).toEqual({ status: 200, body: { accepted: 1, duplicates: 0 } })
     const [run] = await runsOf(sub.id)
     expect(run).toMatchObject({ trigger_id: 'vercel.deployment_started', inputs: { url: 'https://ada-blog-abc123def-ada.vercel.app', state: 'QUEUED', deployment_id: 'dpl_TestDeployment0000000000001' } })
-    expect(run.event).toMatchObject({ event: { id: 'evt_SignatureVectorRight0001', type: 'deployment.created' }, project: { id: VERCEL.personalProject.id, name: 'ada-blog' }, creator: { id: VERCEL.user.id }, team: null, target: null })
+    expect(run.event).toMatchObject({ event: { id: eid('evt_SignatureVectorRight0001'), type: 'deployment.created' }, project: { id: VERCEL.personalProject.id, name: 'ada-blog' }, creator: { id: VERCEL.user.id }, team: null, target: null })
   })
 
   it('without a secret every delivery is refused, and send-sample says to give the secret first', async () => {
     const sub = await subscribe('vercel.deployment_succeeded')
     expect(sub.webhook_secret_set).toBe(false)
-    const body = event('deployment.succeeded', 'evt_NoSecretDelivery00000001')
+    const body = event('deployment.succeeded', eid('evt_NoSecretDelivery00000001'))
     for (const headers of [{}, { 'x-vercel-signature': sha1('', body) }, { 'x-vercel-signature': sha1('anything', body) }] as Array<Record<string, string>>) {
       expect((await post(sub.webhook_address, body, headers)).status).toBe(401)
     }
-    expect(await eventStored('evt_NoSecretDelivery00000001')).toBe(0)
+    expect(await eventStored(eid('evt_NoSecretDelivery00000001'))).toBe(0)
     const sample = await api.post(`/v1/subscriptions/${sub.id}/send-sample`)
     expect(sample.status).toBe(409)
     expect(sample.body.detail ?? sample.body.message ?? sample.text).toMatch(/webhook_secret/)
@@ -175,7 +178,7 @@ describe('addresses', () => {
     const b = await subscribe('vercel.deployment_started', secret)
     for (const s of [a, b]) expect(s.webhook_address).toMatch(new RegExp(`^${stack.url}/hooks/[A-Za-z0-9_-]{32}$`))
     expect(a.webhook_address).not.toBe(b.webhook_address)
-    const body = event('deployment.created', 'evt_OnlyForSubscriptionB0001')
+    const body = event('deployment.created', eid('evt_OnlyForSubscriptionB0001'))
     expect((await post(b.webhook_address, body, { 'x-vercel-signature': sha1(secret, body) })).body).toEqual({ accepted: 1, duplicates: 0 })
     expect(await runsOf(a.id)).toEqual([])
     expect(await runsOf(b.id)).toHaveLength(1)
@@ -186,9 +189,9 @@ describe('addresses', () => {
   it('a project filter lets other projects\' deployments through to no run', async () => {
     const secret = 'whsec_filtered'
     const sub = await subscribe('vercel.deployment_started', secret, { projectIds: [VERCEL.teamProject.id] })
-    const other = event('deployment.created', 'evt_OtherProject00000000001')
+    const other = event('deployment.created', eid('evt_OtherProject00000000001'))
     expect((await post(sub.webhook_address, other, { 'x-vercel-signature': sha1(secret, other) })).body).toEqual({ accepted: 0, duplicates: 0 })
-    const mine = event('deployment.created', 'evt_ChosenProject0000000001', VERCEL.teamProject.id)
+    const mine = event('deployment.created', eid('evt_ChosenProject0000000001'), VERCEL.teamProject.id)
     expect((await post(sub.webhook_address, mine, { 'x-vercel-signature': sha1(secret, mine) })).body).toEqual({ accepted: 1, duplicates: 0 })
   })
 })
@@ -197,7 +200,7 @@ describe('deduplication on the event id', () => {
   it('three concurrent copies of one event start one run', async () => {
     const secret = 'whsec_dedupe'
     const sub = await subscribe('vercel.deployment_failed', secret)
-    const body = event('deployment.error', 'evt_DeliveredThreeTimes0001')
+    const body = event('deployment.error', eid('evt_DeliveredThreeTimes0001'))
     const answers = await Promise.all([1, 2, 3].map(() => post(sub.webhook_address, body, { 'x-vercel-signature': sha1(secret, body) })))
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200])
     expect(answers.reduce((n, a) => n + a.body.accepted, 0)).toBe(1)
