@@ -105,6 +105,17 @@ describe('the platform declares its triggers', () => {
     expect(trigger('vercel.deployment_started').config.safeParse({ project: 'x' }).success).toBe(false)
   })
 
+  it('the catalogue says which event to tick in Vercel and that a sample can be sent', async () => {
+    const res = await api.get('/v1/triggers?q=vercel')
+    const entries = res.body.triggers.filter((t: { platform: string }) => t.platform === 'vercel')
+    expect(Object.fromEntries(entries.map((t: { id: string; manualWebhook: unknown }) => [t.id, t.manualWebhook]))).toEqual({
+      'vercel.deployment_started': { events: ['deployment.created'], sendSample: true },
+      'vercel.deployment_succeeded': { events: ['deployment.succeeded'], sendSample: true },
+      'vercel.deployment_failed': { events: ['deployment.error'], sendSample: true },
+    })
+    expect((await api.get('/v1/triggers/trello.new_card')).body.manualWebhook).toBeNull()
+  })
+
   it('offers the account\'s projects for projectIds', async () => {
     const res = await api.get(`/v1/triggers/vercel.deployment_succeeded/options/projectIds?integration=${integration}`)
     expect(res.status, res.text).toBe(200)

@@ -91,6 +91,8 @@ export interface TriggerDefinition<C extends z.ZodType = z.ZodType> {
   match?(candidate: EventCandidate, config: z.output<C>): TriggerEvent | null
   /** Polled: what happened since `cursor`. The first poll (cursor null) sets a cursor and starts nothing from the past. */
   poll?(ctx: ToolContext, config: z.output<C>, cursor: PollCursor, now: number): Promise<PollResult>
+  /** Instant, on unmanaged platforms: the platform's event names a person ticks when adding the webhook by hand. */
+  webhookEvents?: string[]
   /**
    * Instant, on platforms with `signSample`: a realistic delivery body, as the platform would send
    * it, that fires this trigger under `config`; a fresh event id each call, so it is never a duplicate.

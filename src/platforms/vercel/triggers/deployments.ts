@@ -42,6 +42,7 @@ function deploymentTrigger(spec: Spec): AnyTrigger {
     configOptions: { projectIds: projectOptions },
     event: VercelDeploymentEvent,
     sample,
+    webhookEvents: [spec.type],
     match: (candidate, config) => match(candidate, config as DeploymentConfig),
     sampleBody: (config) => sampleEvent(spec.type, sampleId(), (config as DeploymentConfig).projectIds?.[0]),
   })
