@@ -59,7 +59,7 @@ export class SampleEvents {
     try {
       response = await fetch(address, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: rawBody, signal: AbortSignal.timeout(POST_TIMEOUT_MS) })
     } catch (err) {
-      throw new AppError('upstream_error', `the webhook address ${address} did not answer: check that PUBLIC_URL reaches this server (${err instanceof Error ? err.message : String(err)})`)
+      throw new AppError('upstream_error', `the webhook address ${address} did not answer: check that SWITCHYARD_PUBLIC_URL reaches this server (${err instanceof Error ? err.message : String(err)})`)
     }
     const text = await response.text()
     let answer: unknown = text
