@@ -31,6 +31,7 @@ import { TriggerRegistry } from './core/triggers/catalog.ts'
 import { Intake } from './core/triggers/intake.ts'
 import { Poller } from './core/triggers/poller.ts'
 import { RemoteWebhooks } from './core/triggers/remote-webhooks.ts'
+import { SampleEvents } from './core/triggers/send-sample.ts'
 import { Subscriptions } from './core/triggers/subscriptions.ts'
 import { TriggerRoutes } from './core/triggers/routes.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './server/metrics.ts'
@@ -78,6 +79,7 @@ export interface Services {
   toolCalls: ToolCallRecorder
   triggers: TriggerRegistry
   subscriptions: Subscriptions
+  samples: SampleEvents
   webhooks: RemoteWebhooks
   intake: Intake
   /** The run worker and the poller of this process; both stop on close. */
@@ -156,6 +158,7 @@ export async function createServices(config: Config, options: {
     toolCalls: new ToolCallRecorder(runState),
     triggers,
     subscriptions,
+    samples: new SampleEvents(store.db, triggers, webhooks, sealer, runs),
     webhooks,
     intake,
     worker,

@@ -17,6 +17,11 @@ export interface TriggerEntry {
   sample: Record<string, unknown>
   fieldOptions: Record<string, { dependsOn: string[] }>
   requiredPlan: Plan | null
+  /**
+   * Where a person adds the platform's webhook by hand (the platform's `managed` is false): the
+   * event names to tick there, and whether "Send sample event" is offered. Null otherwise.
+   */
+  manualWebhook: { events: string[]; sendSample: boolean } | null
 }
 
 export interface RegisteredTrigger {
@@ -52,6 +57,9 @@ export class TriggerRegistry {
             sample: trigger.sample,
             fieldOptions: Object.fromEntries(Object.entries(trigger.configOptions ?? {}).map(([field, source]) => [field, { dependsOn: source.dependsOn ?? [] }])),
             requiredPlan: trigger.requiredPlan ?? null,
+            manualWebhook: trigger.mode === 'instant' && platform.webhooks?.managed === false
+              ? { events: trigger.webhookEvents ?? [], sendSample: Boolean(platform.webhooks.signSample && trigger.sampleBody) }
+              : null,
           },
           haystack: [
             { words: wordsOf(trigger.title), weight: 8 },

@@ -54,6 +54,12 @@ export interface WebhookFacts {
   confirm?(ctx: ToolContext, candidate: EventCandidate): Promise<boolean>
   /** Splits a verified delivery into events; throws invalid_input for a body that is not the platform's shape. */
   parse(delivery: Delivery): EventCandidate[]
+  /**
+   * Unmanaged platforms without a test button of their own: the headers the platform would send
+   * with `rawBody`, signed with the webhook's secret as the platform signs. "Send sample event"
+   * posts a trigger's `sampleBody` with them to the subscription's own address.
+   */
+  signSample?(rawBody: Buffer, secret: string): Record<string, string>
 }
 
 /** Where a polled trigger left off: its own JSON, committed in the same transaction as the runs it started. */
@@ -85,6 +91,13 @@ export interface TriggerDefinition<C extends z.ZodType = z.ZodType> {
   match?(candidate: EventCandidate, config: z.output<C>): TriggerEvent | null
   /** Polled: what happened since `cursor`. The first poll (cursor null) sets a cursor and starts nothing from the past. */
   poll?(ctx: ToolContext, config: z.output<C>, cursor: PollCursor, now: number): Promise<PollResult>
+  /** Instant, on unmanaged platforms: the platform's event names a person ticks when adding the webhook by hand. */
+  webhookEvents?: string[]
+  /**
+   * Instant, on platforms with `signSample`: a realistic delivery body, as the platform would send
+   * it, that fires this trigger under `config`; a fresh event id each call, so it is never a duplicate.
+   */
+  sampleBody?(config: z.output<C>): unknown
   /** Recent real events that match, newest first, for a subscription's test; empty when the platform keeps none. */
   recent?(ctx: ToolContext, config: z.output<C>): Promise<TriggerEvent[]>
 }

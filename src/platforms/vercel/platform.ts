@@ -3,6 +3,8 @@ import type { RateLimitFacts } from '../../core/limits/rate-limit-headers.ts'
 import type { ApiFacts, PlatformDefinition } from '../../core/platforms/types.ts'
 import { describeError, diagnose, TROUBLESHOOTING_RULES } from './errors.ts'
 import { vercelTools } from './tools/index.ts'
+import { vercelTriggers } from './triggers/index.ts'
+import { vercelWebhooks } from './webhooks.ts'
 
 const api: ApiFacts = {
   baseUrl: () => 'https://api.vercel.com',
@@ -61,5 +63,6 @@ export const vercel: PlatformDefinition = {
   troubleshooting: { rules: TROUBLESHOOTING_RULES, diagnose },
   describeError,
   tools: [...vercelTools, defineApiCallTool({ id: 'vercel', title: 'Vercel', api, rateLimit })],
-  triggers: [],
+  triggers: vercelTriggers,
+  webhooks: vercelWebhooks,
 }

@@ -53,6 +53,7 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
         'POST /_control/teams/{team}/members',
         'POST /_control/projects',
         'POST /_control/deployments',
+        'POST /_control/deployments/{id}/finish',
         'POST /_control/tokens',
         'POST /_control/integrations',
         'GET|POST /_control/clock',
@@ -149,6 +150,16 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
       createdAt: body.createdAt as number | undefined,
     })
     return jsonResponse(201, deploymentJson(store, d))
+  }
+
+  if (seg[0] === 'deployments' && seg[2] === 'finish' && seg.length === 3 && m === 'POST') {
+    const d = store.deployments.get(seg[1] as string)
+    if (!d) return problem(404, 'unknown deployment')
+    const outcome = String(body.state ?? '').toUpperCase()
+    if (outcome !== 'READY' && outcome !== 'ERROR') return problem(400, 'state must be READY or ERROR')
+    if (!['QUEUED', 'INITIALIZING', 'BUILDING'].includes(d.readyState)) return problem(409, `the deployment is already ${d.readyState}`)
+    sandbox.finishDeployment(d, outcome)
+    return jsonResponse(200, deploymentJson(store, d))
   }
 
   if (path === '/tokens' && m === 'POST') {

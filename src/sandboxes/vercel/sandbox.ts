@@ -106,6 +106,27 @@ export class VercelSandbox extends SandboxInstance<Store> {
     this.emit('deployment.canceled', deployment)
   }
 
+  /**
+   * Ends a deployment that is still queued or building at once, as READY or ERROR, with the
+   * events the timeline would send (control API: a person makes a build succeed or fail now).
+   */
+  finishDeployment(d: Deployment, outcome: 'READY' | 'ERROR'): void {
+    const now = this.now()
+    d.pinned = true
+    d.outcome = outcome
+    d.buildingAt ??= now
+    if (outcome === 'ERROR') {
+      d.readyState = 'ERROR'
+      d.errorAt = now
+      this.emit('deployment.error', d)
+    } else {
+      d.readyState = 'READY'
+      d.ready = d.aliasAssigned = now
+      this.emit('deployment.succeeded', d)
+      this.emit('deployment.ready', d)
+    }
+  }
+
   /** Moves clock-driven deployments along their timeline, emitting webhook events. */
   tick(): void {
     const now = this.now()

@@ -112,6 +112,28 @@ describe('delivery', () => {
     expect(events[0].payload.team).toBeNull()
   })
 
+  it('the control API ends a build now, as READY or ERROR, with the events the timeline sends', async () => {
+    receiver = await startReceiver([200])
+    await call(`${sandbox.url}/v1/webhooks`, { token, json: { url: receiver.url, events: ['deployment.created', 'deployment.succeeded', 'deployment.error'] } })
+    const ok = (await call(`${sandbox.url}/v13/deployments`, { token, json: { name: 'ada-blog' } })).body
+    const bad = (await call(`${sandbox.url}/v13/deployments`, { token, json: { name: 'ada-blog' } })).body
+    const finished = await sandbox.control(`/deployments/${ok.id}/finish`, { body: { state: 'READY' } })
+    expect(finished.status).toBe(200)
+    expect(finished.body).toMatchObject({ id: ok.id, readyState: 'READY' })
+    expect((await sandbox.control(`/deployments/${bad.id}/finish`, { body: { state: 'error' } })).body.readyState).toBe('ERROR')
+    expect((await sandbox.control(`/deployments/${bad.id}/finish`, { body: { state: 'READY' } })).status).toBe(409)
+    expect((await sandbox.control(`/deployments/${ok.id}/finish`, { body: { state: 'CANCELED' } })).status).toBe(400)
+    expect((await sandbox.control('/deployments/dpl_nope/finish', { body: { state: 'READY' } })).status).toBe(404)
+    // The clock moving on later changes nothing: a finished deployment stays as it ended.
+    await sandbox.advance(10_000)
+    await settled()
+    const events = receiver.received.map((r) => JSON.parse(r.body) as { type: string; payload: { deployment: { id: string } } })
+    expect(events.map((e) => `${e.type} ${e.payload.deployment.id === ok.id ? 'ok' : 'bad'}`).sort()).toEqual([
+      'deployment.created bad', 'deployment.created ok', 'deployment.error bad', 'deployment.succeeded ok',
+    ])
+    expect((await call(`${sandbox.url}/v13/deployments/${bad.id}`, { token })).body).toMatchObject({ readyState: 'ERROR', errorCode: 'BUILD_FAILED' })
+  })
+
   it('retries non-2xx and connection errors with backoff, then records the outcome', async () => {
     receiver = await startReceiver([500, 503, 200])
     const hook = (await call(`${sandbox.url}/v1/webhooks`, { token, json: { url: receiver.url, events: ['deployment.created'] } })).body

@@ -52,5 +52,7 @@ export function triggerRoutes(app: FastifyInstance, services: Services) {
   app.post<ById>('/v1/subscriptions/:id/deactivate', async (request) => subscriptions.deactivate(callerOf(request), request.params.id))
   app.post<ById>('/v1/subscriptions/:id/preview', async (request) => subscriptions.preview(callerOf(request), request.params.id, request.body))
   app.post<ById>('/v1/subscriptions/:id/test', async (request) => subscriptions.test(callerOf(request), request.params.id, request.body))
+  // Platforms without a test button (Vercel): a signed sample through the subscription's own address.
+  app.post<ById>('/v1/subscriptions/:id/send-sample', async (request) => services.samples.send(callerOf(request).id, request.params.id))
   app.get<ById>('/v1/subscriptions/:id/health', async (request) => subscriptions.health(callerOf(request), request.params.id))
 }
