@@ -121,8 +121,10 @@ export async function freshDatabase(baseUrl: string, prefix: string): Promise<{ 
  * A load balancer in front of several instances, as a deployment puts one: each request goes to the
  * next instance in turn, and to another one when that instance does not answer (it was killed).
  */
-export async function startBalancer(backends: () => string[]): Promise<{ url: string; close(): Promise<void> }> {
+export async function startBalancer(backends: () => string[]): Promise<{ url: string; answered: Map<string, number>; close(): Promise<void> }> {
   let next = 0
+  /** Successful answers to webhook deliveries, per instance. */
+  const answered = new Map<string, number>()
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -143,6 +145,7 @@ export async function startBalancer(backends: () => string[]): Promise<{ url: st
           answer.headers.forEach((value, name) => {
             if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name)) headers[name] = value
           })
+          if (req.method === 'POST' && req.url?.startsWith('/hooks/') && answer.ok) answered.set(target, (answered.get(target) ?? 0) + 1)
           res.writeHead(answer.status, headers)
           res.end(bytes)
           return
@@ -156,6 +159,7 @@ export async function startBalancer(backends: () => string[]): Promise<{ url: st
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    answered,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())
