@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandboxServer } from '../../src/sandboxes/server.ts'
 import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
 import { CARD_MAPPING, createAgent, subscribe, waitFor } from '../helpers/engine.ts'
-import { adminKey, freshDatabase, serviceEnv, startService, type ServiceEnv, type ServiceProcess } from '../helpers/service-process.ts'
+import { adminKey, freshDatabase, removeDataDir, serviceEnv, startService, type ServiceEnv, type ServiceProcess } from '../helpers/service-process.ts'
 import { client, controlCaller } from '../helpers/stack.ts'
 
 // Crash during a burst (docs/architecture.md, "Acknowledged only when durable"): the service is
@@ -33,6 +33,7 @@ describe('crash during a burst of Trello deliveries', () => {
     await service?.kill9()
     await sandbox?.close()
     await database?.drop()
+    removeDataDir(env)
   })
 
   it('every card created during a kill -9 and restart produced exactly one run', async () => {

@@ -1,9 +1,10 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../bench/processes.ts'
 import { startSandboxServer } from '../../src/sandboxes/server.ts'
 import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
 import { CARD_MAPPING, createAgent, subscribe, waitFor } from '../helpers/engine.ts'
-import { adminKey, freshDatabase, serviceEnv, startBalancer, startService, type ServiceEnv, type ServiceProcess } from '../helpers/service-process.ts'
+import { adminKey, freshDatabase, removeDataDir, serviceEnv, startBalancer, startService, type ServiceEnv, type ServiceProcess } from '../helpers/service-process.ts'
 import { client, controlCaller } from '../helpers/stack.ts'
 import { TRELLO } from '../helpers/trello.ts'
 
@@ -21,6 +22,7 @@ describe.skipIf(!PG)('several instances on one PostgreSQL (PostgreSQL only)', ()
   let balancer: Awaited<ReturnType<typeof startBalancer>>
   const alive: ServiceProcess[] = []
   let db: pg.Client
+  let base: ServiceEnv | undefined
 
   beforeAll(async () => {
     sandbox = await startSandboxServer({ port: 0 })
@@ -33,21 +35,22 @@ describe.skipIf(!PG)('several instances on one PostgreSQL (PostgreSQL only)', ()
     await balancer?.close()
     await sandbox?.close()
     await database?.drop()
+    removeDataDir(base)
   })
 
   it('deliveries to either are accepted once, runs execute once, polls do not overlap, and killing one loses nothing', async () => {
     const control = controlCaller(`${sandbox.url}/trello/_control`)
     await control('PUT', '/rate-limits', { disabled: true })
-    const base = await serviceEnv(sandbox.url, database.url)
+    base = await serviceEnv(sandbox.url, database.url)
     const envOf = async (): Promise<ServiceEnv> => ({
-      ...base, port: (await serviceEnv(sandbox.url)).port, publicUrl: balancer.url, extra: { SWITCHYARD_POLL_INTERVAL_SECONDS: '1' },
+      ...base!, port: await freePort(), publicUrl: balancer.url, extra: { SWITCHYARD_POLL_INTERVAL_SECONDS: '1' },
     })
     alive.push(await startService(await envOf())) // the first start makes the admin and its key file
     alive.push(await startService(await envOf()))
     const [first] = alive
     db = new pg.Client({ connectionString: database.url })
     await db.connect()
-    const stack = { url: balancer.url, apiKey: adminKey(base) }
+    const stack = { url: balancer.url, apiKey: adminKey(base!) }
     const api = client(stack, stack.apiKey)
     const ada = (await connectTrelloOAuth(stack)).integrationId!
     const board = (await control('POST', '/boards', { name: 'Shared', owner: 'ada', members: ['grace'] })).body.board

@@ -87,6 +87,11 @@ export async function startService(env: ServiceEnv, timeoutMs = 60_000): Promise
   }
 }
 
+/** Removes the data directory a test's instances used. */
+export function removeDataDir(env: ServiceEnv | undefined): void {
+  if (env) fs.rmSync(env.dataDir, { recursive: true, force: true })
+}
+
 export function adminKey(env: ServiceEnv): string {
   return fs.readFileSync(path.join(env.dataDir, 'admin-api-key'), 'utf8').trim()
 }
