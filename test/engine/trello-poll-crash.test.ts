@@ -1,8 +1,11 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSandboxServer } from '../../src/sandboxes/server.ts'
 import { startTestStack, type TestStack } from '../../src/server/app.ts'
+import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
 import { connectAda, createAgent, runsOf, subscribe, waitFor, type Api } from '../helpers/trello-engine.ts'
-import { client } from '../helpers/stack.ts'
+import { adminKey, freshDatabase, removeDataDir, serviceEnv, startService, type ServiceEnv, type ServiceProcess } from '../helpers/service-process.ts'
+import { client, controlCaller } from '../helpers/stack.ts'
 import { act } from '../helpers/trello-triggers.ts'
 import { TRELLO } from '../helpers/trello.ts'
 
@@ -73,4 +76,60 @@ describe('crash during a Trello poll', () => {
     expect(runs.map((r) => (r.inputs as { text: string }).text).sort()).toEqual([...texts].sort())
     expect((await row()).last_error).toBeNull()
   })
+})
+
+// The same, with the process itself killed (SIGKILL) while its poll waits on Trello's answer: the
+// subscription stays claimed until the poll lease lapses (60 s), then a poll by the restarted
+// process finds the notifications the dead one never committed.
+describe('kill -9 during a Trello poll', () => {
+  let sandbox: Awaited<ReturnType<typeof startSandboxServer>>
+  let env: ServiceEnv | undefined
+  let service: ServiceProcess | undefined
+  let database: { url: string; drop(): Promise<void> } | undefined
+
+  beforeAll(async () => {
+    sandbox = await startSandboxServer({ port: 0 })
+    if (process.env.TEST_DATABASE_URL) database = await freshDatabase(process.env.TEST_DATABASE_URL, 'sy_intake_tests_poll')
+    env = { ...(await serviceEnv(sandbox.url, database?.url)), extra: { SWITCHYARD_POLL_INTERVAL_SECONDS: '1' } }
+  })
+  afterAll(async () => {
+    await service?.kill9()
+    await sandbox?.close()
+    await database?.drop()
+    removeDataDir(env)
+  })
+
+  it('loses no notification and runs none twice', async () => {
+    const control = controlCaller(`${sandbox.url}/trello/_control`)
+    service = await startService(env!)
+    const stack = { url: service.url, apiKey: adminKey(env!) }
+    const api = client(stack, stack.apiKey)
+    const ada = (await connectTrelloOAuth(stack)).integrationId!
+    const agent = await createAgent(api, {
+      name: 'Notified',
+      inputs: [{ name: 'text', type: 'string', required: true }],
+      kind: 'steps',
+      steps: [{ key: 'me', tool: 'trello.get_card', integration: ada, input: { idCard: TRELLO.cards.api.id } }],
+    })
+    const sub = await subscribe(api, agent, { trigger: 'trello.new_notification', integration: ada, config: {}, mapping: { text: '{{ text }}' } })
+    const reads = async () => ((await control('GET', '/requests?limit=1000')).body.requests as Array<{ path: string; status: number | null }>)
+      .filter((r) => r.path.includes('/1/members/me/notifications') && r.status === 200).length
+    // A second read means the first poll (which only sets the cursor) has committed.
+    await waitFor('two polls', async () => (await reads()) >= 2)
+
+    const texts = ['@ada first', '@ada second', '@ada third']
+    for (const text of texts) await control('POST', '/act', { member: 'grace', method: 'POST', path: `/1/cards/${TRELLO.cards.api.id}/actions/comments`, params: { text } })
+    await control('POST', '/faults', { latency_ms: 5000, times: 1, match: { method: 'GET', path: '/1/members/me/notifications' } })
+    // The fault is used up once a poll's read is waiting on it: that poll is in flight.
+    await waitFor('a poll in flight', async () => (await control('GET', '/faults')).body.faults.length === 0)
+    await service.kill9()
+    service = await startService(env!)
+
+    const runsOf = async () => (await api.get(`/v1/runs?subscription_id=${sub.id}&limit=200`)).body.runs as Array<{ inputs: { text: string } }>
+    await waitFor('a run per notification', async () => (await runsOf()).length >= texts.length, 120_000)
+    // Two more polls after the runs: still one run each.
+    const after = await reads()
+    await waitFor('two more polls', async () => (await reads()) >= after + 2)
+    expect((await runsOf()).map((r) => r.inputs.text).sort()).toEqual([...texts].sort())
+  }, 240_000)
 })

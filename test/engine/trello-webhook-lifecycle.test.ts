@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../../src/server/app.ts'
 import { trello } from '../../src/platforms/trello/platform.ts'
@@ -110,6 +111,37 @@ describe('Trello webhooks follow their subscriptions', () => {
     await stack.services.webhooks.retryCleanups()
     expect(await hookRow(hook.id)).toBeUndefined()
     expect(await sandboxHooks(stack, board.id)).toEqual([])
+  })
+
+  it('a webhook made at Trello but not recorded is removed by the retrier, never left delivering to an unknown address', async () => {
+    const db = stack.services.store.db
+    const board = await freshBoard(stack)
+    const agent = await createAgent(api, commentingAgent(ada))
+    const sub = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { idBoards: [board.id] }, mapping: CARD_MAPPING }, false)
+    // The database refuses to record the webhook as active, after Trello made it.
+    await sql`create or replace function lifecycle_test_refuse() returns trigger language plpgsql as $$
+      begin raise exception 'recording the webhook failed (test)'; end $$`.execute(db)
+    await sql.raw(`create trigger lifecycle_test_refuse before update on webhooks for each row
+      when (new.integration_id = '${ada}' and new.status = 'active') execute function lifecycle_test_refuse()`).execute(db)
+    let hookId: string
+    try {
+      const refused = await api.post(`/v1/subscriptions/${sub.id}/activate`)
+      expect(refused.status).toBeGreaterThanOrEqual(500)
+      expect((await api.get(`/v1/subscriptions/${sub.id}`)).body.status).toBe('inactive')
+      const [remote] = await sandboxHooks(stack, board.id)
+      const row = await db.selectFrom('webhooks').selectAll().where('remote_id', '=', remote!.id).executeTakeFirstOrThrow()
+      expect(row).toMatchObject({ status: 'remove_failed', integration_id: ada })
+      hookId = row.id
+    } finally {
+      await sql`drop trigger if exists lifecycle_test_refuse on webhooks`.execute(db)
+      await sql`drop function if exists lifecycle_test_refuse()`.execute(db)
+    }
+    await stack.services.webhooks.retryCleanups()
+    expect(await hookRow(hookId)).toBeUndefined()
+    expect(await sandboxHooks(stack, board.id)).toEqual([])
+    // Activating again works as usual.
+    expect((await api.post(`/v1/subscriptions/${sub.id}/activate`)).status).toBe(200)
+    expect(await sandboxHooks(stack, board.id)).toHaveLength(1)
   })
 
   it('"already exists" at Trello is adopted: subscribing again at a stored address keeps the same webhook', async () => {

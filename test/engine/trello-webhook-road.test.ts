@@ -148,6 +148,17 @@ describe('Trello events reach agents', () => {
     expect(cards.map((c: any) => c.name).sort()).toEqual(['Echo of Seed', 'Seed'])
     expect(await runsOf(stack, sub.id)).toHaveLength(1)
 
+    // The same step through ANOTHER integration (Grace's) is someone else's change: it starts a run.
+    const grace = await connectAda(stack, 'grace@trello.test')
+    const viaGrace = await createAgent(api, { ...filer(`Via Grace ${Math.random()}`), steps: [{ key: 'card', tool: 'trello.create_card', integration: grace, input: { idList: list, name: '{{ inputs.title }}' } }] })
+    const started = await api.post(`/v1/agents/${viaGrace}/runs`, { inputs: { title: 'Filed by Grace' } })
+    expect((await waitForRun(api, started.body.id)).status).toBe('succeeded')
+    const [, second] = await waitFor('the run for Grace\'s card', async () => {
+      const runs = await runsOf(stack, sub.id)
+      return runs.length === 2 ? runs.sort((a, b) => a.created_at.getTime() - b.created_at.getTime()) : undefined
+    })
+    expect(second!.inputs).toEqual({ title: 'Filed by Grace' })
+
     // Asked to, the engine does start on its own changes: one echo, bounded by a condition in the agent.
     const board2 = await freshBoard(stack)
     const list2 = board2.lists[0]!.id

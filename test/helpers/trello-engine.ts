@@ -113,9 +113,9 @@ export function deliveryBody(action: Record<string, unknown>, model: Record<stri
   return JSON.stringify({ action, model })
 }
 
-/** Everything a test of the engine on Trello needs: the stack's API and an OAuth-connected integration for Ada. */
-export async function connectAda(stack: TestStack) {
-  const integration = (await connectTrelloOAuth(stack)).integrationId
+/** A Trello integration connected by OAuth, for Ada unless another member's email is given. */
+export async function connectAda(stack: TestStack, email?: string) {
+  const integration = (await connectTrelloOAuth(stack, email ? { email } : {})).integrationId
   if (!integration) throw new Error('Trello connect failed')
   return integration
 }

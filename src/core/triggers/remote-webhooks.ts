@@ -55,16 +55,25 @@ export class RemoteWebhooks {
       await this.db.insertInto('webhooks').values({
         id, user_id: user.id, integration_id: integration.id, platform: platform.id, model_key: modelKey, managed: true, token, status: 'pending',
       }).execute()
+      let created: Awaited<ReturnType<NonNullable<typeof facts.subscribe>>> | undefined
       try {
         const { ctx } = await this.contexts.open(user, platform, integration.id, `trigger:${integration.id}`)
-        const created = await facts.subscribe(ctx, { modelKey, callbackUrl: this.addressOf(token), description: DESCRIPTION })
+        created = await facts.subscribe(ctx, { modelKey, callbackUrl: this.addressOf(token), description: DESCRIPTION })
         await this.db.updateTable('webhooks').set({
           remote_id: created.remoteId, secret: created.secret ? this.sealer.seal(created.secret) : null, status: 'active', updated_at: new Date(),
         }).where('id', '=', id).execute()
         await this.routes.changed()
         return id
       } catch (err) {
-        await this.db.deleteFrom('webhooks').where('id', '=', id).execute()
+        if (!created) {
+          await this.db.deleteFrom('webhooks').where('id', '=', id).execute()
+          throw err
+        }
+        // Made at the platform but not recorded: kept as a removal to retry at once, never an orphan
+        // that keeps delivering to an address nobody answers (its address answers 410 meanwhile).
+        await this.db.updateTable('webhooks').set({
+          remote_id: created.remoteId, status: 'remove_failed', last_error: err instanceof Error ? err.message : String(err), cleanup_at: new Date(), updated_at: new Date(),
+        }).where('id', '=', id).execute().catch(() => this.unsubscribe({ user_id: user.id, platform: platform.id, integration_id: integration.id, remote_id: created!.remoteId }).catch(() => undefined))
         throw err
       }
     })
