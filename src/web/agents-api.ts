@@ -120,6 +120,15 @@ export interface Trigger {
   sample: Record<string, unknown>
   fieldOptions?: Record<string, { dependsOn: string[] }>
   requiredPlan: string | null
+  /** For platforms whose webhook the person sets up: the event names to tick there, and whether a sample can be sent. */
+  manualWebhook?: { events: string[]; sendSample: boolean } | null
+}
+
+/** What "Send sample event" did: the intake's answer, and the runs it started with their mapped inputs. */
+export interface SampleSent {
+  status: number
+  answer: unknown
+  runs: Array<{ id: string; status: string; inputs: Record<string, unknown>; error: { code: string; message: string } | null }>
 }
 
 export interface Subscription {
@@ -221,6 +230,7 @@ export const agentsApi = {
 
   subscriptions: (agentId: string) => request<{ subscriptions: Subscription[] }>('GET', `/v1/agents/${enc(agentId)}/subscriptions`).then((r) => r.subscriptions),
   subscribe: (agentId: string, input: SubscriptionInput) => request<Subscription>('POST', `/v1/agents/${enc(agentId)}/subscriptions`, input),
+  sendSample: (id: string) => request<SampleSent>('POST', `/v1/subscriptions/${enc(id)}/send-sample`, {}),
   changeSubscription: (id: string, change: Partial<Omit<SubscriptionInput, 'trigger'>>) => request<Subscription>('PATCH', `/v1/subscriptions/${enc(id)}`, change),
   removeSubscription: (id: string) => request<void>('DELETE', `/v1/subscriptions/${enc(id)}`),
   activate: (id: string) => request<Subscription>('POST', `/v1/subscriptions/${enc(id)}/activate`),

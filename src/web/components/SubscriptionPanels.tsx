@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react'
-import { agentsApi, type MappingPreview, type Subscription, type SubscriptionTest } from '../agents-api.ts'
+import { agentsApi, type MappingPreview, type SampleSent, type Subscription, type SubscriptionTest, type Trigger } from '../agents-api.ts'
 import { runPath } from '../routes.ts'
 import { routeMappingErrors } from '../subscription-form.ts'
 import { Link } from './Link.tsx'
@@ -130,11 +130,23 @@ export function TestPanel({ subscription, platformTitle, variables }: { subscrip
  * For platforms whose webhooks the person sets up: the address to paste into the platform's
  * settings, and the secret the platform shows there, which lets Switchyard check each delivery.
  */
-export function WebhookSetup({ subscription, platformTitle, onSaved }: { subscription: Subscription; platformTitle: string; onSaved: (sub: Subscription) => void }) {
+export function WebhookSetup({ subscription, trigger, platformTitle, onSaved }: { subscription: Subscription; trigger?: Trigger; platformTitle: string; onSaved: (sub: Subscription) => void }) {
   const [secret, setSecret] = useState('')
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
+  const [sample, setSample] = useState<SampleSent | null>(null)
+  const [sampleError, setSampleError] = useState<unknown>(null)
   if (!subscription.webhook_address) return null
+  const events = trigger?.manualWebhook?.events ?? []
+  const sendSample = async () => {
+    setSampleError(null)
+    setSample(null)
+    try {
+      setSample(await agentsApi.sendSample(subscription.id))
+    } catch (err) {
+      setSampleError(err)
+    }
+  }
   const save = async (e: FormEvent) => {
     e.preventDefault()
     setBusy(true)
@@ -157,6 +169,12 @@ export function WebhookSetup({ subscription, platformTitle, onSaved }: { subscri
         <code data-testid="webhook-address">{subscription.webhook_address}</code>
         <CopyButton text={subscription.webhook_address} />
       </p>
+      {events.length > 0 && (
+        <p>
+          Tick {events.length === 1 ? 'the event' : 'the events'} {events.map((e, i) => <span key={e}>{i > 0 && ', '}<code>{e}</code></span>)}, create the webhook, then paste
+          the secret {platformTitle} shows once below.
+        </p>
+      )}
       <form className="field" onSubmit={save} noValidate>
         <label htmlFor={id}>The signing secret {platformTitle} shows for it</label>
         <div className="secret-input">
@@ -166,10 +184,34 @@ export function WebhookSetup({ subscription, platformTitle, onSaved }: { subscri
           </button>
         </div>
         <p className="help" id={`${id}-help`}>
-          {subscription.webhook_secret_set ? 'A secret is saved: deliveries are checked with it. Paste a new one to replace it.' : 'No secret yet: deliveries cannot be checked by their signature, so Switchyard confirms each with the platform where it can, and refuses it where it cannot.'}
+          {subscription.webhook_secret_set ? 'A secret is saved: deliveries are checked with it. Paste a new one to replace it.' : 'No secret yet: every delivery is refused until you paste it, because its signature cannot be checked.'}
         </p>
       </form>
       {error !== null && <ProblemMessage error={error} />}
+      {trigger?.manualWebhook?.sendSample && (
+        <div className="send-sample">
+          <p className="help">{platformTitle} has no test button: this signs a realistic event with the saved secret and sends it to the address above, through the same checks a real delivery meets.</p>
+          <button type="button" onClick={sendSample} disabled={!subscription.webhook_secret_set || subscription.status !== 'active'}>
+            Send sample event
+          </button>
+          {(!subscription.webhook_secret_set || subscription.status !== 'active') && (
+            <span className="muted"> {!subscription.webhook_secret_set ? 'Save the secret first.' : 'Activate the trigger first.'}</span>
+          )}
+          {sampleError !== null && <ProblemMessage error={sampleError} />}
+          {sample && (
+            <div role="status" data-testid="sample-result">
+              <p>The address answered {sample.status}; {sample.runs.length === 0 ? 'no run started.' : `${sample.runs.length === 1 ? 'a run' : `${sample.runs.length} runs`} started:`}</p>
+              <ul className="item-list">
+                {sample.runs.map((r) => (
+                  <li key={r.id}>
+                    <Link to={runPath(r.id)}>Run {r.id}</Link> with inputs <code>{JSON.stringify(r.inputs)}</code>{r.error && <span className="entry-error-inline"> · {r.error.message}</span>}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+        </div>
+      )}
     </div>
   )
 }

@@ -120,7 +120,7 @@ export function TriggersTab({ agent }: { agent: Agent }) {
                   </p>
                 )}
                 {rowError?.id === s.id && <ProblemMessage error={rowError.error} />}
-                <WebhookSetup subscription={s} platformTitle={platformTitle} onSaved={replace} />
+                <WebhookSetup subscription={s} trigger={triggers.find((t) => t.id === s.trigger_id)} platformTitle={platformTitle} onSaved={replace} />
                 <HealthPanel subscription={s} platformTitle={platformTitle} />
                 {open && editingSub && (
                   <SubscriptionEditor
