@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { requirePlan } from '../access/plans.ts'
+import { planAtLeast } from '../access/plans.ts'
 import type { User } from '../access/users.ts'
 import type { Agents } from '../agents/agents.ts'
 import type { RunView, Runs } from '../agents/runs.ts'
@@ -307,8 +307,12 @@ export class Subscriptions {
     return registered
   }
 
+  /** Said for the platform as a whole, as the plan rule is: tool steps of the same platform stay open to every plan. */
   private checkPlan(user: User, registered: RegisteredTrigger): void {
-    if (registered.trigger.requiredPlan) requirePlan(user.plan, registered.trigger.requiredPlan, registered.trigger.title)
+    const required = registered.trigger.requiredPlan
+    if (!required || planAtLeast(user.plan, required)) return
+    const plan = (name: string) => name[0].toUpperCase() + name.slice(1)
+    throw new AppError('plan_required', `${registered.platform.title} triggers such as ${registered.trigger.title} need the ${plan(required)} plan of Switchyard; this account is on ${plan(user.plan)}. ${registered.platform.title} tool steps stay open to every plan.`, { requiredPlan: required })
   }
 
   private async integration(user: User, registered: RegisteredTrigger, ref: string): Promise<IntegrationRow> {
