@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'react'
+import { agentsApi, type Trigger } from '../agents-api.ts'
 import { api, type Tool } from '../api.ts'
+import { Link } from '../components/Link.tsx'
 import { EffectBadge, Tag } from '../components/Badges.tsx'
 import { ProblemMessage } from '../components/ProblemMessage.tsx'
 import { ToolRunner } from '../components/ToolRunner.tsx'
@@ -16,6 +18,7 @@ export function ToolsPage({ search }: { search: string }) {
   const selectedId = params.get('tool')
   const [query, setQuery] = useState(urlQuery)
   const [tools, setTools] = useState<Tool[] | null>(null)
+  const [triggers, setTriggers] = useState<Trigger[]>([])
   const [error, setError] = useState<unknown>(null)
   const [selected, setSelected] = useState<Tool | null>(null)
   const [selectedError, setSelectedError] = useState<unknown>(null)
@@ -38,6 +41,8 @@ export function ToolsPage({ search }: { search: string }) {
           if (!controller.signal.aborted) setError(e)
         },
       )
+      // Triggers sit beside the steps in the catalogue, found by the same words ("board", "ticketing").
+      agentsApi.triggers(query, controller.signal).then(setTriggers, () => setTriggers([]))
     }, SEARCH_DEBOUNCE_MS)
     return () => {
       clearTimeout(timer)
@@ -108,6 +113,21 @@ export function ToolsPage({ search }: { search: string }) {
                 </li>
               ))}
             </ul>
+          )}
+          {triggers.length > 0 && (
+            <section aria-labelledby="catalogue-triggers" className="catalogue-triggers">
+              <h2 id="catalogue-triggers">Triggers{query.trim() ? ' that match' : ''}</h2>
+              <p className="muted">They start an agent when something happens; attach one on an agent’s Triggers tab (<Link to="/agents">Agents</Link>).</p>
+              <ul className="item-list" aria-label="Triggers">
+                {triggers.map((t) => (
+                  <li key={t.id} title={t.description}>
+                    <span className="item-title">{t.title}</span>{' '}
+                    <span className="muted">{platformTitles[t.platform] ?? t.platform}</span> <Tag>{t.mode === 'polled' ? 'polled' : 'instant'}</Tag>
+                    {t.requiredPlan && <> <Tag>{`${t.requiredPlan} plan`}</Tag></>}
+                  </li>
+                ))}
+              </ul>
+            </section>
           )}
         </div>
         <div className="tool-pane">
