@@ -325,3 +325,22 @@ describe('the Vercel sandbox delivers to the subscriptions\' addresses', () => {
     expect(await runsOf(sub.id)).toEqual([])
   })
 })
+
+describe('the CLI for a webhook you set up', () => {
+  it('saves the secret and sends the sample, readable and as --json', async () => {
+    const { execFile } = await import('node:child_process')
+    const { promisify } = await import('node:util')
+    const path = await import('node:path')
+    const run = (...args: string[]) => promisify(execFile)(process.execPath, [path.resolve(import.meta.dirname, '../bin/switchyard.js'), ...args], {
+      env: { ...process.env, SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey }, timeout: 60_000,
+    })
+    const sub = await subscribe('vercel.deployment_failed')
+    const saved = await run('subscriptions', 'secret', sub.id, '--secret', 'whsec_from_the_cli')
+    expect(saved.stdout).toMatch(/Saved the signing secret/)
+    expect(saved.stdout).not.toContain('whsec_from_the_cli')
+    const sent = JSON.parse((await run('subscriptions', 'send-sample', sub.id, '--json')).stdout)
+    expect(sent).toMatchObject({ status: 200, answer: { accepted: 1 } })
+    expect(sent.runs[0].inputs.state).toBe('ERROR')
+    expect((await run('subscriptions', 'send-sample', sub.id)).stdout).toMatch(/answered 200; 1 run\(s\) started/)
+  }, 120_000)
+})

@@ -11,6 +11,9 @@ export const SUBSCRIPTIONS_USAGE = `  subscriptions list [--agent <id|name>] [--
   subscriptions deactivate <id> [--json]
   subscriptions test <id> [--start-run] [--json]
                                           map a recent event (else the sample); --start-run starts a test run
+  subscriptions secret <id> --secret <value> [--json]
+                                          save the signing secret a platform showed for a webhook you set up (Vercel)
+  subscriptions send-sample <id> [--json] sign the trigger's sample with that secret and send it through the intake
   subscriptions health <id> [--json]      why a trigger does or does not fire
   subscriptions delete <id> [--json]
 `
@@ -35,7 +38,7 @@ export async function subscriptions(sub: string | undefined, args: string[], par
     allowPositionals: true,
     options: {
       json: { type: 'boolean' }, agent: { type: 'string' }, trigger: { type: 'string' }, integration: { type: 'string' },
-      config: { type: 'string' }, mapping: { type: 'string' }, 'start-on-own-changes': { type: 'boolean' }, 'start-run': { type: 'boolean' },
+      config: { type: 'string' }, mapping: { type: 'string' }, 'start-on-own-changes': { type: 'boolean' }, 'start-run': { type: 'boolean' }, secret: { type: 'string' },
     },
   })
   const json = values.json ?? false
@@ -92,6 +95,24 @@ export async function subscriptions(sub: string | undefined, args: string[], par
         ]
         return { value: result, lines, code: result.errors.length ? 1 : 0 }
       })
+    case 'secret':
+      return answer(json, async () => {
+        const secret = values.secret
+        if (typeof secret !== 'string' || !secret.trim()) throw new Error('give the secret the platform showed: --secret <value>')
+        const saved = await ask<Subscription>('PATCH', `/v1/subscriptions/${needId()}`, { webhook_secret: secret.trim() })
+        return { value: saved, lines: [`Saved the signing secret of subscription ${saved.id}: deliveries to ${saved.webhook_address ?? 'its address'} are checked with it`] }
+      })
+    case 'send-sample':
+      return answer(json, async () => {
+        const sent = await ask<{ status: number; runs: Array<{ id: string; status: string; inputs: Record<string, unknown>; error: { message: string } | null }> }>('POST', `/v1/subscriptions/${needId()}/send-sample`, {})
+        return {
+          value: sent,
+          lines: [
+            `The webhook address answered ${sent.status}; ${sent.runs.length === 0 ? 'no run started' : `${sent.runs.length} run(s) started:`}`,
+            ...sent.runs.map((r) => `  ${r.id}  ${r.status}  inputs ${JSON.stringify(r.inputs)}${r.error ? `  (${r.error.message})` : ''}`),
+          ],
+        }
+      })
     case 'health':
       return answer(json, async () => {
         const h = await ask<Health>('GET', `/v1/subscriptions/${needId()}/health`)
@@ -104,7 +125,7 @@ export async function subscriptions(sub: string | undefined, args: string[], par
         return { value: { id, deleted: true }, lines: [`Deleted subscription ${id}`] }
       })
     default:
-      throw new Error('usage: switchyard subscriptions list|create|activate|deactivate|test|health|delete …')
+      throw new Error('usage: switchyard subscriptions list|create|activate|deactivate|test|secret|send-sample|health|delete …')
   }
 }
 

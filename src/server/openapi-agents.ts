@@ -245,6 +245,24 @@ export const agentPaths = {
       responses: { 200: json({ type: 'object', properties: { source: { enum: ['recent', 'sample'] }, ...mappedEvent, run: nullable(ref('Run')) } }), ...errors(400, 402, 404, 409, 502) },
     },
   },
+  '/v1/subscriptions/{id}/send-sample': {
+    post: {
+      summary: 'For webhooks a person sets up (Vercel): sign the trigger\'s sample with the saved secret and post it to the subscription\'s own address, through the real intake',
+      parameters: [idParam],
+      responses: {
+        200: json({
+          type: 'object',
+          properties: {
+            status: { type: 'integer', description: 'What the intake answered' },
+            answer: {},
+            event_ids: { type: 'array', items: { type: 'string' } },
+            runs: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, status: { type: 'string' }, inputs: { type: 'object' }, event: {}, error: {} } } },
+          },
+        }),
+        ...errors(404, 409, 502),
+      },
+    },
+  },
   '/v1/subscriptions/{id}/health': { get: { summary: 'Why a trigger does or does not fire: integration, webhooks (asked live), last event and error', parameters: [idParam], responses: { 200: json(ref('SubscriptionHealth')), ...errors(404) } } },
   '/hooks/{token}': {
     head: {
