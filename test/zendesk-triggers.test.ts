@@ -258,13 +258,15 @@ describe('on the engine', () => {
     await api.post(`/v1/subscriptions/${sub}/deactivate`)
     await zendeskControl(stack).clearFaults()
     expect((await remoteWebhooks(stack)).map((w) => w.id)).toEqual([remote!.id])
+    // Health shows what is left behind, with its remote id and why, until the retry removes it.
     const health = await api.get(`/v1/subscriptions/${sub}/health`)
-    expect(health.body.webhooks).toEqual([])
+    expect(health.body.webhooks).toEqual([expect.objectContaining({ remote_id: String(remote!.id), status: 'remove_failed', last_error: expect.any(String) })])
     const row = await stack.services.store.db.selectFrom('webhooks').selectAll().where('remote_id', '=', remote!.id).executeTakeFirstOrThrow()
     expect(row).toMatchObject({ status: 'remove_failed', last_error: expect.any(String) })
     await stack.services.store.db.updateTable('webhooks').set({ cleanup_at: new Date(0) }).where('id', '=', row.id).execute()
     await stack.services.webhooks.retryCleanups()
     expect(await remoteWebhooks(stack)).toEqual([])
+    expect((await api.get(`/v1/subscriptions/${sub}/health`)).body.webhooks).toEqual([])
   })
 })
 
