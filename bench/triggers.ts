@@ -54,14 +54,14 @@ async function bareIntake(): Promise<{ url: string; close(): Promise<void> }> {
 }
 
 /**
- * Waits until no run is queued or running, so one phase's backlog (tens of thousands of runs from a
- * throughput phase) does not slow the next phase or the next platform. Answers how long it took.
+ * Waits until none of the subscription's runs is queued or running, so one phase's backlog (tens of
+ * thousands of runs from a throughput phase) does not slow the next phase. Answers how long it took.
  */
-async function drained(service: Service): Promise<number> {
+async function drained(service: Service, target: DeliveryTarget): Promise<number> {
   const start = Date.now()
   while (Date.now() - start < DRAIN_LIMIT_MS) {
-    const queued = await call(service, 'GET', '/v1/runs?status=queued&limit=1')
-    const running = await call(service, 'GET', '/v1/runs?status=running&limit=1')
+    const queued = await call(service, 'GET', `/v1/runs?subscription_id=${target.subscriptionId}&status=queued&limit=1`)
+    const running = await call(service, 'GET', `/v1/runs?subscription_id=${target.subscriptionId}&status=running&limit=1`)
     if (!queued.runs.length && !running.runs.length) return Date.now() - start
     await new Promise((resolve) => setTimeout(resolve, 500))
   }
@@ -89,7 +89,7 @@ async function triggerLatency(service: Service, target: DeliveryTarget): Promise
     latencies.length = 0
     let cursor: string | null = null
     do {
-      const page: { runs: Array<{ event: any; started_at: string | null }>; next_cursor: string | null } = await call(service, 'GET', `/v1/runs?limit=200${cursor ? `&cursor=${cursor}` : ''}&since=${new Date(start - 1000).toISOString()}`)
+      const page: { runs: Array<{ event: any; started_at: string | null }>; next_cursor: string | null } = await call(service, 'GET', `/v1/runs?subscription_id=${target.subscriptionId}&limit=200${cursor ? `&cursor=${cursor}` : ''}&since=${new Date(start - 1000).toISOString()}`)
       for (const run of page.runs) {
         const id = target.eventIdOf(run.event)
         const at = id === undefined ? undefined : sent.get(id)
@@ -110,13 +110,12 @@ async function platformBench(service: Service, sandboxUrl: string, factory: Deli
   const make = () => target.make()
   const bare = await bareIntake()
   try {
-    await drained(service)
     await acksPerSecond(target.address, make, 1000) // warm-up
     const floor = await acksPerSecond(bare.url, make, INTAKE_MS / 2)
     const intake = await acksPerSecond(target.address, make, INTAKE_MS)
     if (intake.refused) throw new Error(`the ${factory.platform} intake refused ${intake.refused} deliveries`)
     // Let the worker drain the queue the throughput phase left before timing runs.
-    const drainMs = await drained(service)
+    const drainMs = await drained(service, target)
     const latency = await triggerLatency(service, target)
     const key = `${factory.platform}_${store}`
     console.log(`${factory.platform} triggers on ${store}: intake ${round(intake.rate)}/s (bare server ${round(floor.rate)}/s), latency p50 ${latency.p50} ms p99 ${latency.p99} ms over ${latency.n} runs (the backlog drained in ${drainMs} ms)`)

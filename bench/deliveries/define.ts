@@ -13,6 +13,8 @@ export interface Delivery {
 }
 
 export interface DeliveryTarget {
+  /** The subscription the deliveries start runs of. */
+  subscriptionId: string
   /** Where the platform would POST: the intake's address for this subscription. */
   address: string
   /** A fresh delivery, signed as the platform signs it. */

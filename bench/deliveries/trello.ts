@@ -14,7 +14,7 @@ export const trelloDeliveries: DeliveryFactory = {
     const integration = (await connectTrelloOAuth(service)).integrationId!
     const boards = await call(service, 'POST', '/v1/tools/trello.get_boards/run', { integration, input: {} })
     const target = boards.output.boards[0]
-    await skippedAgentSubscription(service, {
+    const sub = await skippedAgentSubscription(service, {
       step: { tool: 'trello.get_boards', input: {} }, integration,
       trigger: 'trello.new_card', config: { idBoards: [target.id] }, mapping: { title: '{{ card.name }}' },
     })
@@ -24,6 +24,7 @@ export const trelloDeliveries: DeliveryFactory = {
     const address = hook.callbackURL
     const memberId = SEED.members.grace.id
     return {
+      subscriptionId: sub.id,
       address,
       make() {
         const id = randomBytes(12).toString('hex')

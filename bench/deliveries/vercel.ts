@@ -20,6 +20,7 @@ export const vercelDeliveries: DeliveryFactory = {
     if (!sub.webhook_address) throw new Error('the Vercel subscription has no webhook_address')
     const project = SEED.personalProject
     return {
+      subscriptionId: sub.id,
       address: sub.webhook_address,
       make() {
         const id = `evt_${randomBytes(12).toString('hex')}`

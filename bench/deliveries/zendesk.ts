@@ -25,7 +25,7 @@ export const zendeskDeliveries: DeliveryFactory = {
   platform: 'zendesk',
   async setUp(service, sandboxUrl) {
     const integration = (await connectZendesk(service)).integrationId!
-    await skippedAgentSubscription(service, {
+    const sub = await skippedAgentSubscription(service, {
       step: { tool: 'zendesk.list_tickets', input: {} }, integration,
       trigger: 'zendesk.new_ticket', config: {}, mapping: { title: '{{ ticket.subject }}' },
     })
@@ -35,6 +35,7 @@ export const zendeskDeliveries: DeliveryFactory = {
     const secret: string = (await zendeskApi(sandboxUrl, `/webhooks/${hook.id}/signing_secret`)).signing_secret.secret
     const template = sampleEvent('ticket.created', { current: { status: 'NEW' } }, { status: 'NEW', assignee_id: null })
     return {
+      subscriptionId: sub.id,
       address: hook.endpoint,
       make() {
         const id = randomUUID()
