@@ -120,10 +120,13 @@ export function ToolsPage({ search }: { search: string }) {
               <p className="muted">They start an agent when something happens; attach one on an agent’s Triggers tab (<Link to="/agents">Agents</Link>).</p>
               <ul className="item-list" aria-label="Triggers">
                 {triggers.map((t) => (
-                  <li key={t.id} title={t.description}>
-                    <span className="item-title">{t.title}</span>{' '}
-                    <span className="muted">{platformTitles[t.platform] ?? t.platform}</span> <Tag>{t.mode === 'polled' ? 'polled' : 'instant'}</Tag>
-                    {t.requiredPlan && <> <Tag>{`${t.requiredPlan} plan`}</Tag></>}
+                  <li key={t.id} className="trigger-entry">
+                    <span className="item-title">{t.title}</span>
+                    <span className="tool-result-meta">
+                      <span className="muted">{platformTitles[t.platform] ?? t.platform}</span> <Tag>{t.mode === 'polled' ? 'polled' : 'instant'}</Tag>
+                      {t.requiredPlan && <Tag>{`${t.requiredPlan} plan`}</Tag>}
+                    </span>
+                    <span className="muted trigger-description">{t.description}</span>
                   </li>
                 ))}
               </ul>
