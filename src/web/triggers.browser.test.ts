@@ -194,10 +194,12 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
     await on.getByRole('button', { name: 'Add trigger' }).click()
     await searchSelect('#subscription-trigger', 'priority', /^Ticket priority updated/i, on)
     await on.locator('#mapping-priority').waitFor()
+    // The plan is said when the trigger is chosen, before any refusal.
+    await on.locator('#subscription-trigger-help', { hasText: 'Needs the Enterprise plan.' }).waitFor()
     await shot('zendesk-10-pro-chosen', on)
     await on.locator('#mapping-priority').fill('{{ current }}')
     await on.getByRole('button', { name: 'Save trigger' }).click()
-    await on.getByText(/Enterprise plan/i).first().waitFor()
+    await on.locator('.problem', { hasText: /needs the enterprise plan/i }).waitFor()
     await shot('zendesk-11-pro-refused', on)
     expect(await on.getByTestId('subscription').count()).toBe(0)
     await pro.close()
