@@ -26,6 +26,11 @@ interface Props {
   onClose: () => void
 }
 
+/** Plans as people read them: "Enterprise", not the stored "enterprise". */
+const planName = (plan: string) => plan.charAt(0).toUpperCase() + plan.slice(1)
+/** Said in the picker before a trigger is chosen, so a plan refusal is never the first news of it. */
+const planNote = (t: Trigger) => (t.requiredPlan ? `${planName(t.requiredPlan)} plan` : '')
+
 /** Chooses a trigger, its integration and configuration, and maps its event onto the agent's inputs, with a live preview and a test. */
 export function SubscriptionEditor({ agent, triggers, integrations, platformTitles, subscription, onSaved, onClose }: Props) {
   const [triggerId, setTriggerId] = useState(subscription?.trigger_id ?? '')
@@ -45,7 +50,7 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
   const triggerOptions: SearchOption[] = useMemo(
     () =>
       [...triggers]
-        .map((t) => ({ value: t.id, label: t.title, group: platformTitles[t.platform] ?? t.platform, description: t.mode === 'polled' ? 'checked regularly' : undefined }))
+        .map((t) => ({ value: t.id, label: t.title, group: platformTitles[t.platform] ?? t.platform, description: [t.mode === 'polled' ? 'checked regularly' : '', planNote(t)].filter(Boolean).join(' · ') || undefined }))
         .sort((a, b) => a.group.localeCompare(b.group)),
     [triggers, platformTitles],
   )
@@ -115,7 +120,7 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
       </div>
       <form onSubmit={save} noValidate>
         {!subscription && (
-          <FieldShell id="subscription-trigger" label="Trigger" messages={triggerErrors} help={trigger?.description}>
+          <FieldShell id="subscription-trigger" label="Trigger" messages={triggerErrors} help={trigger ? [trigger.description, trigger.requiredPlan ? `Needs the ${planName(trigger.requiredPlan)} plan.` : ''].filter(Boolean).join(' ') : undefined}>
             <SearchSelect
               id="subscription-trigger"
               name="trigger"
@@ -163,7 +168,7 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
               <input type="checkbox" id="subscription-own-changes" name="start_on_own_changes" checked={ownChanges} aria-describedby="subscription-own-changes-help" onChange={(e) => setOwnChanges(e.target.checked)} />
               <label htmlFor="subscription-own-changes">Also start on changes made by this integration’s own account</label>
               <p className="help" id="subscription-own-changes-help">
-                Off by default, so an agent that writes where it listens (a comment on the card it watches) does not start itself again.
+                Off by default, so an agent that writes where it listens (say, a comment on the very item it watches) does not start itself again.
               </p>
             </div>
             <fieldset>
