@@ -199,7 +199,7 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
     await shot('zendesk-10-pro-chosen', on)
     await on.locator('#mapping-priority').fill('{{ current }}')
     await on.getByRole('button', { name: 'Save trigger' }).click()
-    await on.locator('.problem', { hasText: /needs the enterprise plan/i }).waitFor()
+    await on.locator('.problem', { hasText: /need the Enterprise plan/ }).waitFor()
     await shot('zendesk-11-pro-refused', on)
     expect(await on.getByTestId('subscription').count()).toBe(0)
     await pro.close()

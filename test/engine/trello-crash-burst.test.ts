@@ -37,7 +37,6 @@ describe('crash during a burst of Trello deliveries', () => {
 
   it('every card created during a kill -9 and restart produced exactly one run', async () => {
     const control = controlCaller(`${sandbox.url}/trello/_control`)
-    await control('PUT', '/rate-limits', { disabled: true }) // the agent's reads are not what is tested
     service = await startService(env)
     const stack = { url: service.url, apiKey: adminKey(env) }
     const api = client(stack, stack.apiKey)
@@ -48,7 +47,10 @@ describe('crash during a burst of Trello deliveries', () => {
       name: 'Reader',
       inputs: [{ name: 'title', type: 'string', required: true }, { name: 'card_id', type: 'string', required: true }],
       kind: 'steps',
-      steps: [{ key: 'card', tool: 'trello.get_card', integration: ada, input: { idCard: '{{ inputs.card_id }}' } }],
+      // Skipped: a read per run would make 1,000 runs wait on the token's rate budget (100 requests
+      // per 10 s, which Switchyard keeps even with the sandbox's own limit off) for over 100 s; what
+      // this test defends is that each delivery starts exactly one run, not what the run does.
+      steps: [{ key: 'card', tool: 'trello.get_card', integration: ada, input: { idCard: '{{ inputs.card_id }}' }, condition: 'false' }],
     })
     const sub = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { idBoards: [board.id] }, mapping: CARD_MAPPING })
 

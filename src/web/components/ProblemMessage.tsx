@@ -18,7 +18,8 @@ export function problemOf(error: unknown): Problem {
 }
 
 function extraLine(p: Problem): string | undefined {
-  if (p.code === 'plan_required' && p.required_plan) return `This needs the ${p.required_plan} plan.`
+  // The detail already says which plan; what a person needs next is who can change it.
+  if (p.code === 'plan_required') return 'An administrator of this Switchyard can change your plan on the Users page.'
   if (p.code === 'rate_limited' && p.retry_after !== undefined) return `Try again in ${p.retry_after} s.`
   if (p.code === 'upstream_error' && p.upstream_status !== undefined) return `The platform answered HTTP ${p.upstream_status}.`
   return undefined
