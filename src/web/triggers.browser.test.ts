@@ -20,10 +20,10 @@ const APP_MODULE = join(REPO_ROOT, 'src/server/app.ts')
 const SHOTS = '/work/tmp/shots'
 
 const BUILD_TIMEOUT_MS = 180_000
-const STEP_TIMEOUT_MS = 20_000
+const STEP_TIMEOUT_MS = 30_000
 /** How long a trigger may take from the change at the platform to a finished run (webhook, queue, step). */
-const RUN_WAIT_MS = 60_000
-const JOURNEY_TIMEOUT_MS = 240_000
+const RUN_WAIT_MS = 90_000
+const JOURNEY_TIMEOUT_MS = 300_000
 
 interface TestStack {
   url: string
