@@ -165,6 +165,22 @@ describe('signature (hex HMAC-SHA1 of the raw body with the pasted secret)', () 
     expect(run.event).toMatchObject({ event: { id: eid('evt_SignatureVectorRight0001'), type: 'deployment.created' }, project: { id: VERCEL.personalProject.id, name: 'ada-blog' }, creator: { id: VERCEL.user.id }, team: null, target: null })
   })
 
+  it('acknowledged only when durable: right after the 200, the event and its run are in the database', async () => {
+    const secret = 'whsec_durable_1'
+    const sub = await subscribe('vercel.deployment_started', secret)
+    const db = stack.services.store.db
+    for (let i = 0; i < 3; i++) {
+      const id = eid(`evt_DurableBeforeAnswer000${i}`)
+      const body = event('deployment.created', id)
+      const res = await post(sub.webhook_address, body, { 'x-vercel-signature': sha1(secret, body) })
+      expect(res).toEqual({ status: 200, body: { accepted: 1, duplicates: 0 } })
+      const stored = await db.selectFrom('events').select('id').where('dedupe_key', '=', id).executeTakeFirst()
+      expect(stored, `event ${i}`).toBeDefined()
+      const run = await db.selectFrom('runs').select('id').where('event_id', '=', stored!.id).where('subscription_id', '=', sub.id).executeTakeFirst()
+      expect(run, `run of event ${i}`).toBeDefined()
+    }
+  })
+
   it('without a secret every delivery is refused, and send-sample says to give the secret first', async () => {
     const sub = await subscribe('vercel.deployment_succeeded')
     expect(sub.webhook_secret_set).toBe(false)

@@ -169,6 +169,21 @@ describe('on the engine', () => {
     expect(await starts(update('high'))).toEqual({ priority: 1 })
   })
 
+  it('acknowledged only when durable: right after the 200, the event and its run are in the database', async () => {
+    const secret = await signingSecret(stack, hook.id)
+    const db = stack.services.store.db
+    for (let i = 0; i < 3; i++) {
+      const body = freshEvent(delivered)
+      const timestamp = isoSeconds(Date.now())
+      const res = await post(hook.endpoint, body, { 'x-zendesk-webhook-signature': sign(secret, timestamp, body), 'x-zendesk-webhook-signature-timestamp': timestamp })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const event = await db.selectFrom('events').select('id').where('dedupe_key', '=', JSON.parse(body).id).executeTakeFirst()
+      expect(event, `event ${i}`).toBeDefined()
+      const run = await db.selectFrom('runs').select('id').where('event_id', '=', event!.id).where('subscription_id', '=', subs.priority.sub).executeTakeFirst()
+      expect(run, `run of event ${i}`).toBeDefined()
+    }
+  })
+
   it('three concurrent copies of one delivery start one run; a sandbox duplicate starts one too', async () => {
     const secret = await signingSecret(stack, hook.id)
     const body = freshEvent(delivered)
