@@ -110,7 +110,8 @@ describe.skipIf(!PG)('several instances on one PostgreSQL (PostgreSQL only)', ()
       .filter((r) => r.path.includes('/1/members/me/notifications'))
       .map((r) => ({ from: Date.parse(r.at), to: Date.parse(r.at) + r.duration_ms }))
       .sort((a, b) => a.from - b.from)
-    expect(reads.length).toBeGreaterThan(2)
+    // At least the first poll and the one that found the mentions; how many more depends on the machine's pace.
+    expect(reads.length).toBeGreaterThanOrEqual(2)
     expect(reads.filter((r, i) => i > 0 && r.from < reads[i - 1]!.to)).toEqual([])
 
     // One dies in the middle of the next burst; the other takes over its deliveries and its runs.
