@@ -124,7 +124,7 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
     await openSignedIn('/agents')
     // The step is skipped (its condition never holds). Under the whole suite's load, a List Tickets call here
     // twice did not finish within the wait while the same journey passes alone; until that is
-    // understood (see the closing note) the run this journey waits for skips it and succeeds.
+    // understood, the run this journey waits for skips it and succeeds.
     const agentId = await newAgent(page, 'Priority watcher', ['subject', 'description', 'requester', 'priority'], { query: 'list tickets', option: /^List Tickets/, condition: 'inputs.priority = "never"' }, { requester: 'number' })
     await page.getByRole('heading', { name: 'Priority watcher', level: 1 }).waitFor()
     await shot('zendesk-01-agent')
