@@ -30,7 +30,13 @@ export function MappingEditor({ variables, mapping, onChange, eventSchema, sampl
     const { text, caret } = insertAt(mapping[name] ?? '', start, end, templateOf(field.path))
     onChange({ ...mapping, [name]: text })
     selection.current[name] = [caret, caret]
+    // Focus goes back to the box once React has rendered its new value. If the person has already
+    // moved on (clicked or typed into another box before the next frame), focus stays where they put
+    // it: taking it back would send their next keystrokes into the box they left.
+    const clicked = document.activeElement
     requestAnimationFrame(() => {
+      const now = document.activeElement
+      if (now !== clicked && now !== document.body) return
       const box = boxes.current[name]
       box?.focus()
       box?.setSelectionRange(caret, caret)
