@@ -1,5 +1,5 @@
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { scratchDatabase } from '../src/core/store/scratch-database.ts'
 import { startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { client, storedTokens, zendeskControl } from './helpers/stack.ts'
@@ -158,20 +158,8 @@ describe.each(databases)('users, managed by an admin, on $name', ({ databaseUrl 
 const freshDatabases = [
   { name: 'PGlite', open: async () => ({ databaseUrl: undefined as string | undefined, drop: async () => {} }) },
   ...(process.env.TEST_DATABASE_URL ? [{ name: 'PostgreSQL', open: async () => {
-    const base = process.env.TEST_DATABASE_URL!
-    const name = `users_test_${Math.random().toString(36).slice(2, 10)}`
-    const server = new pg.Client({ connectionString: base })
-    await server.connect()
-    await server.query(`create database ${name}`)
-    const url = new URL(base)
-    url.pathname = `/${name}`
-    return {
-      databaseUrl: url.toString(),
-      drop: async () => {
-        await server.query(`drop database if exists ${name} with (force)`)
-        await server.end()
-      },
-    }
+    const scratch = await scratchDatabase(process.env.TEST_DATABASE_URL!, 'users_test')
+    return { databaseUrl: scratch.url as string | undefined, drop: scratch.drop }
   } }] : []),
 ]
 

@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto'
 import net from 'node:net'
-import pg from 'pg'
 import fastifyCookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { DestinationStream, Logger } from 'pino'
@@ -8,6 +6,7 @@ import { loadConfig, type Config } from '../core/config.ts'
 import { createLogger } from '../core/log.ts'
 import { openStore } from '../core/store/database.ts'
 import type { Plan, Role } from '../core/store/schema.ts'
+import { scratchDatabase } from '../core/store/scratch-database.ts'
 import { createServices, openSandboxes, type Services } from '../services.ts'
 import { registerCallerAuth } from './auth.ts'
 import { registerMcp, type McpRouteOptions } from './mcp/route.ts'
@@ -186,32 +185,6 @@ export async function startTestStack(options: { databaseUrl?: string; sharedData
       await services.close()
       await sandbox.close()
       await scratch?.drop()
-    },
-  }
-}
-
-/** A new, empty database on the server `baseUrl` names. */
-async function scratchDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `sy_test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: baseUrl })
-  await admin.connect()
-  try {
-    await admin.query(`create database ${name}`)
-  } finally {
-    await admin.end()
-  }
-  const url = new URL(baseUrl)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    async drop() {
-      const again = new pg.Client({ connectionString: baseUrl })
-      await again.connect()
-      try {
-        await again.query(`drop database if exists ${name} with (force)`)
-      } finally {
-        await again.end()
-      }
     },
   }
 }

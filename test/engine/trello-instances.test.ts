@@ -4,9 +4,10 @@ import { freePort } from '../../bench/processes.ts'
 import { startSandboxServer } from '../../src/sandboxes/server.ts'
 import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
 import { CARD_MAPPING, createAgent, subscribe, waitFor } from '../helpers/trello-engine.ts'
-import { adminKey, freshDatabase, removeDataDir, serviceEnv, startBalancer, startService, type ServiceEnv, type ServiceProcess } from '../helpers/service-process.ts'
+import { adminKey, removeDataDir, serviceEnv, startBalancer, startService, type ServiceEnv, type ServiceProcess } from '../helpers/service-process.ts'
 import { client, controlCaller } from '../helpers/stack.ts'
 import { TRELLO } from '../helpers/trello.ts'
+import { scratchDatabase } from '../../src/core/store/scratch-database.ts'
 
 // Several instances on one PostgreSQL (docs/scaling.md): two `switchyard start` processes behind a
 // load balancer that takes turns and skips a dead one. Deliveries reach either and are accepted once,
@@ -26,7 +27,7 @@ describe.skipIf(!PG)('several instances on one PostgreSQL (PostgreSQL only)', ()
 
   beforeAll(async () => {
     sandbox = await startSandboxServer({ port: 0 })
-    database = await freshDatabase(PG!, 'sy_intake_tests_multi')
+    database = await scratchDatabase(PG!, 'sy_intake_tests_multi')
     balancer = await startBalancer(() => alive.map((s) => s.url))
   })
   afterAll(async () => {
@@ -58,9 +59,9 @@ describe.skipIf(!PG)('several instances on one PostgreSQL (PostgreSQL only)', ()
       name: 'Reader',
       inputs: [{ name: 'title', type: 'string', required: true }, { name: 'card_id', type: 'string', required: true }],
       kind: 'steps',
-      steps: [{ key: 'card', tool: 'trello.get_card', integration: ada, input: { idCard: '{{ inputs.card_id }}' } }],
+      steps: [{ key: 'card', tool: 'trello.get_card', integration: ada, input: { card_id: '{{ inputs.card_id }}' } }],
     })
-    const cards = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { idBoards: [board.id] }, mapping: CARD_MAPPING })
+    const cards = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
     const notified = await subscribe(api, agent, {
       trigger: 'trello.new_notification', integration: ada, config: {}, mapping: { title: '{{ text }}', card_id: '{{ card.id }}' },
     })

@@ -4,10 +4,11 @@ import { startSandboxServer } from '../../src/sandboxes/server.ts'
 import { startTestStack, type TestStack } from '../../src/server/app.ts'
 import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
 import { connectAda, createAgent, runsOf, subscribe, waitFor, type Api } from '../helpers/trello-engine.ts'
-import { adminKey, freshDatabase, removeDataDir, serviceEnv, startService, type ServiceEnv, type ServiceProcess } from '../helpers/service-process.ts'
+import { adminKey, removeDataDir, serviceEnv, startService, type ServiceEnv, type ServiceProcess } from '../helpers/service-process.ts'
 import { client, controlCaller } from '../helpers/stack.ts'
 import { act } from '../helpers/trello-triggers.ts'
 import { TRELLO } from '../helpers/trello.ts'
+import { scratchDatabase } from '../../src/core/store/scratch-database.ts'
 
 // Crash during a poll (docs/architecture.md, "Polls"): the events a poll finds, their runs and the
 // new cursor commit together. A failure after the runs are inserted and before the cursor is stored
@@ -31,7 +32,7 @@ describe('crash during a Trello poll', () => {
       name: 'Notified',
       inputs: [{ name: 'text', type: 'string', required: true }],
       kind: 'steps',
-      steps: [{ key: 'me', tool: 'trello.get_card', integration: ada, input: { idCard: TRELLO.cards.api.id } }],
+      steps: [{ key: 'me', tool: 'trello.get_card', integration: ada, input: { card_id: TRELLO.cards.api.id } }],
     })
     const sub = await subscribe(api, agent, { trigger: 'trello.new_notification', integration: ada, config: {}, mapping: { text: '{{ text }}' } })
     const row = () => db.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow()
@@ -89,7 +90,7 @@ describe('kill -9 during a Trello poll', () => {
 
   beforeAll(async () => {
     sandbox = await startSandboxServer({ port: 0 })
-    if (process.env.TEST_DATABASE_URL) database = await freshDatabase(process.env.TEST_DATABASE_URL, 'sy_intake_tests_poll')
+    if (process.env.TEST_DATABASE_URL) database = await scratchDatabase(process.env.TEST_DATABASE_URL, 'sy_intake_tests_poll')
     env = { ...(await serviceEnv(sandbox.url, database?.url)), extra: { SWITCHYARD_POLL_INTERVAL_SECONDS: '1' } }
   })
   afterAll(async () => {
@@ -109,7 +110,7 @@ describe('kill -9 during a Trello poll', () => {
       name: 'Notified',
       inputs: [{ name: 'text', type: 'string', required: true }],
       kind: 'steps',
-      steps: [{ key: 'me', tool: 'trello.get_card', integration: ada, input: { idCard: TRELLO.cards.api.id } }],
+      steps: [{ key: 'me', tool: 'trello.get_card', integration: ada, input: { card_id: TRELLO.cards.api.id } }],
     })
     const sub = await subscribe(api, agent, { trigger: 'trello.new_notification', integration: ada, config: {}, mapping: { text: '{{ text }}' } })
     const reads = async () => ((await control('GET', '/requests?limit=1000')).body.requests as Array<{ path: string; status: number | null }>)

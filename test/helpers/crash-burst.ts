@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandboxServer } from '../../src/sandboxes/server.ts'
 import { waitFor } from './trello-engine.ts'
-import { adminKey, freshDatabase, removeDataDir, serviceEnv, startService, type ServiceEnv, type ServiceProcess } from './service-process.ts'
+import { adminKey, removeDataDir, serviceEnv, startService, type ServiceEnv, type ServiceProcess } from './service-process.ts'
 import { client } from './stack.ts'
+import { scratchDatabase } from '../../src/core/store/scratch-database.ts'
 
 /**
  * Crash during a burst (docs/architecture.md, "Acknowledged only when durable"), for any intake: the
@@ -51,7 +52,7 @@ export function describeCrashBurst(title: string, options: CrashBurst): void {
 
     beforeAll(async () => {
       sandbox = await startSandboxServer({ port: 0 })
-      if (process.env.TEST_DATABASE_URL) database = await freshDatabase(process.env.TEST_DATABASE_URL, options.dbPrefix)
+      if (process.env.TEST_DATABASE_URL) database = await scratchDatabase(process.env.TEST_DATABASE_URL, options.dbPrefix)
       // More runs at once than the default 8: the burst's runs are what takes the time here.
       env = { ...(await serviceEnv(sandbox.url, database?.url)), extra: { SWITCHYARD_RUN_CONCURRENCY: '32' } }
     })

@@ -1,4 +1,4 @@
-import pg from 'pg'
+import { scratchDatabase } from '../../src/core/store/scratch-database.ts'
 import { startTestStack, type TestStack } from '../../src/server/app.ts'
 import { connectTrelloWithToken, trelloControl } from './trello.ts'
 import { client } from './stack.ts'
@@ -17,19 +17,8 @@ export interface FreshStore {
 export async function freshPostgres(tag: string): Promise<FreshStore> {
   const base = process.env.TEST_DATABASE_URL
   if (!base) throw new Error('TEST_DATABASE_URL is not set')
-  const name = `engine_${tag}_${Math.random().toString(36).slice(2, 10)}`
-  const server = new pg.Client({ connectionString: base })
-  await server.connect()
-  await server.query(`create database ${name}`)
-  const url = new URL(base)
-  url.pathname = `/${name}`
-  return {
-    databaseUrl: url.toString(),
-    drop: async () => {
-      await server.query(`drop database if exists ${name} with (force)`).catch(() => undefined)
-      await server.end()
-    },
-  }
+  const scratch = await scratchDatabase(base, `engine_${tag}`)
+  return { databaseUrl: scratch.url, drop: () => scratch.drop().catch(() => undefined) }
 }
 
 /** Every engine guarantee is checked on the embedded store and, when TEST_DATABASE_URL is set, on PostgreSQL. */

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import pg from 'pg'
 import { freePort } from '../../bench/processes.ts'
 
 /**
@@ -94,32 +93,6 @@ export function removeDataDir(env: ServiceEnv | undefined): void {
 
 export function adminKey(env: ServiceEnv): string {
   return fs.readFileSync(path.join(env.dataDir, 'admin-api-key'), 'utf8').trim()
-}
-
-/** A fresh PostgreSQL database beside TEST_DATABASE_URL's (a first start needs no users there), dropped by `drop`. */
-export async function freshDatabase(baseUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `${prefix}_${Math.random().toString(36).slice(2, 10)}`
-  const admin = new pg.Client({ connectionString: baseUrl })
-  await admin.connect()
-  try {
-    await admin.query(`create database "${name}"`)
-  } finally {
-    await admin.end()
-  }
-  const url = new URL(baseUrl)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: baseUrl })
-      await client.connect()
-      try {
-        await client.query(`drop database if exists "${name}" with (force)`)
-      } finally {
-        await client.end()
-      }
-    },
-  }
 }
 
 /**

@@ -1,7 +1,8 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import { AppError, invalidInput } from '../../core/errors.ts'
 import type { ToolContext } from '../../core/tools/define.ts'
 import type { Delivery, EventCandidate, Verification, WebhookFacts } from '../../core/triggers/define.ts'
+import { matchesSignature } from '../../core/triggers/signatures.ts'
 import { actionOf, isAction } from './triggers/actions.ts'
 import { MEMBER_MODEL } from './triggers/boards.ts'
 
@@ -15,7 +16,6 @@ import { MEMBER_MODEL } from './triggers/boards.ts'
 export const SIGNATURE_HEADER = 'x-trello-webhook'
 /** Trello's answer to a second webhook with the same callback, model and token (sources: Trello actions and webhooks). */
 const ALREADY_EXISTS = /already exists/i
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 
 interface RemoteWebhook { id: string; idModel: string; callbackURL: string }
 
@@ -47,11 +47,7 @@ export function signature(appSecret: string, rawBody: Buffer, callbackUrl: strin
 async function verify(delivery: Delivery, secrets: { hookSecret?: string; appSecret?: string }): Promise<Verification> {
   // Trello signs with the app's secret; a webhook has no secret of its own.
   if (!secrets.appSecret) return 'unverifiable'
-  const header = delivery.headers[SIGNATURE_HEADER]?.trim()
-  if (!header || !BASE64.test(header)) return 'invalid'
-  const given = Buffer.from(header, 'base64')
-  const expected = signature(secrets.appSecret, delivery.rawBody, delivery.callbackUrl)
-  return given.length === expected.length && timingSafeEqual(given, expected) ? 'valid' : 'invalid'
+  return matchesSignature(delivery.headers[SIGNATURE_HEADER], signature(secrets.appSecret, delivery.rawBody, delivery.callbackUrl), 'base64')
 }
 
 /** `{action, model}` → one candidate, keyed by the action id (a redelivery is a duplicate). */

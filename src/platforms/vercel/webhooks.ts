@@ -1,6 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import { invalidInput } from '../../core/errors.ts'
 import type { Delivery, EventCandidate, Verification, WebhookFacts } from '../../core/triggers/define.ts'
+import { matchesSignature } from '../../core/triggers/signatures.ts'
 
 /**
  * Vercel's webhooks (docs/triggers/vercel.md, "Facts"). Switchyard does not create them: the user
@@ -11,7 +12,6 @@ import type { Delivery, EventCandidate, Verification, WebhookFacts } from '../..
 
 export const SIGNATURE_HEADER = 'x-vercel-signature'
 /** 40 hex digits: a SHA-1 digest. A SHA-256 one (64), the usual mistake, is refused before comparing. */
-const SHA1_HEX = /^[0-9a-f]{40}$/i
 
 /** `x-vercel-signature` = hex(HMAC-SHA1(secret, raw body)) (sources: Vercel webhooks). */
 export function signature(secret: string, rawBody: Buffer): string {
@@ -23,11 +23,7 @@ async function verify(delivery: Delivery, secrets: { hookSecret?: string; appSec
   // An account webhook is signed with its own secret, never the integration's client secret; and
   // Vercel cannot be asked whether an event happened, so without the secret nothing is accepted.
   if (!secrets.hookSecret) return 'unverifiable'
-  const header = delivery.headers[SIGNATURE_HEADER]?.trim()
-  if (!header || !SHA1_HEX.test(header)) return 'invalid'
-  const given = Buffer.from(header, 'hex')
-  const expected = Buffer.from(signature(secrets.hookSecret, delivery.rawBody), 'hex')
-  return given.length === expected.length && timingSafeEqual(given, expected) ? 'valid' : 'invalid'
+  return matchesSignature(delivery.headers[SIGNATURE_HEADER], Buffer.from(signature(secrets.hookSecret, delivery.rawBody), 'hex'), 'hex')
 }
 
 export interface VercelEvent {

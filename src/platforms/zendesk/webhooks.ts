@@ -1,7 +1,8 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import { AppError, invalidInput } from '../../core/errors.ts'
 import type { ToolContext } from '../../core/tools/define.ts'
 import type { Delivery, EventCandidate, Verification, WebhookFacts } from '../../core/triggers/define.ts'
+import { matchesSignature } from '../../core/triggers/signatures.ts'
 import { isTicketEvent, SUBSCRIBED_EVENTS } from './triggers/payload.ts'
 
 /**
@@ -22,7 +23,6 @@ export const INVOCATION_HEADER = 'x-zendesk-webhook-invocation-id'
 export const ACCOUNT_HEADER = 'x-switchyard-account'
 /** Deliveries older or newer than this are refused: a captured one cannot be replayed later. */
 export const MAX_SKEW_MS = 300_000
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 /** Answers to a webhook that is already there [UNV: Zendesk's wording is not in the reference]. */
 const ALREADY_EXISTS = /already|exists|taken|duplicate/i
 
@@ -57,14 +57,11 @@ async function signingSecret(ctx: ToolContext, id: string): Promise<string> {
 async function verify(delivery: Delivery, secrets: { hookSecret?: string }): Promise<Verification> {
   // Fail closed: without the webhook's secret nothing can be checked, and Zendesk cannot confirm events.
   if (!secrets.hookSecret) return 'unverifiable'
-  const header = delivery.headers[SIGNATURE_HEADER]?.trim()
   const timestamp = delivery.headers[TIMESTAMP_HEADER]?.trim()
-  if (!header || !timestamp || !BASE64.test(header)) return 'invalid'
+  if (!timestamp) return 'invalid'
   const at = Date.parse(timestamp)
   if (Number.isNaN(at) || Math.abs(Date.now() - at) > MAX_SKEW_MS) return 'invalid'
-  const given = Buffer.from(header, 'base64')
-  const expected = signature(secrets.hookSecret, timestamp, delivery.rawBody)
-  return given.length === expected.length && timingSafeEqual(given, expected) ? 'valid' : 'invalid'
+  return matchesSignature(delivery.headers[SIGNATURE_HEADER], signature(secrets.hookSecret, timestamp, delivery.rawBody), 'base64')
 }
 
 /** One event per delivery, keyed by its event id (else the invocation id): a retry is a duplicate. */

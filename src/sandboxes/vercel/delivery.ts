@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto'
+import { AttemptTimers, postDelivery, trimSettled } from '../kit/outbox.ts'
 import { isRecord } from './http.ts'
 
 /** `x-vercel-signature` = hex(HMAC-SHA1(secret, raw body)) [sources: Vercel webhooks, V-LEGACY, V-TRIG]. */
@@ -39,56 +40,31 @@ export const defaultDeliverySettings = (): DeliverySettings => ({ retry_delays_m
 export class WebhookDispatcher {
   settings = defaultDeliverySettings()
   private deliveries: Delivery[] = []
-  private readonly timers = new Set<NodeJS.Timeout>()
-  private readonly inFlight = new Set<Promise<void>>()
+  private readonly timers = new AttemptTimers()
   private waiters: Array<() => void> = []
   private nextId = 1
-  private closed = false
 
   constructor(private readonly now: () => number) {}
 
   enqueue(webhookId: string, url: string, secret: string, eventId: string, type: string, body: string): Delivery {
     const delivery: Delivery = { id: String(this.nextId++), webhookId, eventId, type, url, body, state: 'pending', attempts: [] }
     this.deliveries.push(delivery)
-    this.schedule(delivery, secret, 0)
+    trimSettled(this.deliveries)
+    this.timers.schedule(0, () => this.attempt(delivery, secret))
     return delivery
   }
 
-  private schedule(delivery: Delivery, secret: string, delayMs: number): void {
-    if (this.closed) return
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      const run = this.attempt(delivery, secret)
-      this.inFlight.add(run)
-      void run.finally(() => this.inFlight.delete(run))
-    }, delayMs)
-    timer.unref()
-    this.timers.add(timer)
-  }
-
   private async attempt(delivery: Delivery, secret: string): Promise<void> {
-    const started = Date.now()
-    let status: number | null = null
-    let error: string | null = null
-    try {
-      const response = await fetch(delivery.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-vercel-signature': sign(secret, delivery.body), 'user-agent': 'Vercel-Webhooks/sandbox' },
-        body: delivery.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.settings.timeout_ms),
-      })
-      status = response.status
-      await response.arrayBuffer().catch(() => undefined)
-    } catch (e) {
-      error = e instanceof Error ? (e.cause instanceof Error ? `${e.message}: ${e.cause.message}` : e.message) : String(e)
-    }
-    delivery.attempts.push({ at: this.now(), status, error, duration_ms: Date.now() - started })
+    if (delivery.state !== 'pending') return
+    const headers = { 'content-type': 'application/json', 'x-vercel-signature': sign(secret, delivery.body), 'user-agent': 'Vercel-Webhooks/sandbox' }
+    const { status, error, durationMs } = await postDelivery(delivery.url, headers, delivery.body, this.settings.timeout_ms)
+    if (delivery.state !== 'pending') return
+    delivery.attempts.push({ at: this.now(), status, error, duration_ms: durationMs })
     if (status !== null && status >= 200 && status < 300) delivery.state = 'delivered'
     else {
       const delay = this.settings.retry_delays_ms[delivery.attempts.length - 1]
-      if (delay === undefined || this.closed) delivery.state = 'failed'
-      else this.schedule(delivery, secret, delay)
+      if (delay === undefined || this.timers.closed) delivery.state = 'failed'
+      else this.timers.schedule(delay, () => this.attempt(delivery, secret))
     }
     if (delivery.state !== 'pending') this.notify()
   }
@@ -136,8 +112,7 @@ export class WebhookDispatcher {
 
   /** Drops pending retries and the delivery record (reset). */
   clear(): void {
-    for (const t of this.timers) clearTimeout(t)
-    this.timers.clear()
+    this.timers.cancel()
     for (const d of this.deliveries) if (d.state === 'pending') d.state = 'failed'
     this.notify()
     this.deliveries = []
@@ -148,8 +123,7 @@ export class WebhookDispatcher {
   }
 
   async close(): Promise<void> {
-    this.closed = true
     this.clear()
-    await Promise.allSettled([...this.inFlight])
+    await this.timers.close()
   }
 }

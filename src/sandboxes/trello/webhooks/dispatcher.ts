@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { AttemptTimers, postDelivery, settledWithin, trimSettled } from '../../kit/outbox.ts'
 import { SIGNATURE_HEADER } from './signature.ts'
 
 /**
@@ -14,9 +15,6 @@ export interface DeliverySettings {
 }
 
 export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = { retryDelaysMs: [1000, 5000, 30_000], timeoutMs: 10_000 }
-
-/** How many deliveries the control API keeps (oldest settled ones dropped first). */
-export const MAX_KEPT_DELIVERIES = 1000
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'gone' | 'cancelled'
 
@@ -55,16 +53,15 @@ export interface DeliveryHooks {
 export class DeliveryQueue {
   settings: DeliverySettings = { ...DEFAULT_DELIVERY_SETTINGS, retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs] }
   private deliveries: Delivery[] = []
-  private readonly timers = new Set<NodeJS.Timeout>()
-  private stopped = false
+  private readonly timers = new AttemptTimers()
 
   constructor(private readonly hooks: DeliveryHooks) {}
 
   enqueue(input: Omit<Delivery, 'id' | 'state' | 'attempts' | 'created_at'>): Delivery {
     const delivery: Delivery = { ...input, id: randomUUID(), state: 'pending', attempts: [], created_at: new Date(this.hooks.now()).toISOString() }
     this.deliveries.push(delivery)
-    this.trim()
-    this.schedule(delivery, 0)
+    trimSettled(this.deliveries)
+    this.timers.schedule(0, () => this.attempt(delivery))
     return delivery
   }
 
@@ -83,13 +80,8 @@ export class DeliveryQueue {
   }
 
   /** Resolves once nothing is pending (or the timeout passes). */
-  async settled(timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs
-    while (this.pendingCount() > 0) {
-      if (Date.now() >= deadline) return false
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
-    return true
+  settled(timeoutMs: number): Promise<boolean> {
+    return settledWithin(() => this.pendingCount() > 0, timeoutMs)
   }
 
   clear(): void {
@@ -98,53 +90,21 @@ export class DeliveryQueue {
 
   /** Cancels every pending delivery and timer (reset, close). */
   stop(): void {
-    this.stopped = true
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
+    void this.timers.close()
     for (const d of this.deliveries) if (d.state === 'pending') d.state = 'cancelled'
   }
 
-  private trim(): void {
-    while (this.deliveries.length > MAX_KEPT_DELIVERIES) {
-      const index = this.deliveries.findIndex((d) => d.state !== 'pending')
-      if (index < 0) break
-      this.deliveries.splice(index, 1)
-    }
-  }
-
-  private schedule(delivery: Delivery, delayMs: number): void {
-    if (this.stopped) return
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      void this.attempt(delivery)
-    }, delayMs)
-    this.timers.add(timer)
-  }
-
   private async attempt(delivery: Delivery): Promise<void> {
-    if (this.stopped || delivery.state !== 'pending') return
+    if (this.timers.closed || delivery.state !== 'pending') return
     if (!this.hooks.alive(delivery.webhook_id)) {
       delivery.state = 'cancelled'
       return
     }
-    const startedAt = Date.now()
-    const record: DeliveryAttempt = { attempt: delivery.attempts.length + 1, at: new Date(this.hooks.now()).toISOString(), status: null, error: null, duration_ms: 0 }
-    try {
-      const response = await fetch(delivery.callback_url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: delivery.signature, 'user-agent': 'Trello-Sandbox-Webhooks' },
-        body: delivery.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.settings.timeoutMs),
-      })
-      record.status = response.status
-      await response.body?.cancel().catch(() => undefined)
-    } catch (error) {
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
-      record.error = cause instanceof Error ? cause.message || cause.name : String(cause)
-    }
-    record.duration_ms = Date.now() - startedAt
-    if (this.stopped || delivery.state !== 'pending') return
+    const at = new Date(this.hooks.now()).toISOString()
+    const headers = { 'content-type': 'application/json', [SIGNATURE_HEADER]: delivery.signature, 'user-agent': 'Trello-Sandbox-Webhooks' }
+    const sent = await postDelivery(delivery.callback_url, headers, delivery.body, this.settings.timeoutMs)
+    if (this.timers.closed || delivery.state !== 'pending') return
+    const record: DeliveryAttempt = { attempt: delivery.attempts.length + 1, at, status: sent.status, error: sent.error, duration_ms: sent.durationMs }
     delivery.attempts.push(record)
     const status = record.status
     if (status !== null && status >= 200 && status < 300) {
@@ -156,7 +116,7 @@ export class DeliveryQueue {
       this.hooks.gone(delivery.webhook_id)
     } else {
       const retry = this.settings.retryDelaysMs[delivery.attempts.length - 1]
-      if (retry !== undefined) this.schedule(delivery, retry)
+      if (retry !== undefined) this.timers.schedule(retry, () => this.attempt(delivery))
       else {
         delivery.state = 'failed'
         this.hooks.failed(delivery.webhook_id)

@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto'
+import { AttemptTimers, postDelivery, settledWithin, trimSettled, type PostOutcome } from '../../kit/outbox.ts'
 import { isoSeconds } from '../time.ts'
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from './signature.ts'
 
@@ -17,7 +18,6 @@ export interface DeliverySettings {
 }
 
 export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = { retryDelaysMs: [1000, 5000, 30_000], timeoutMs: 12_000 }
-export const MAX_KEPT_DELIVERIES = 1000
 const MAX_RETRY_AFTER_S = 60
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'cancelled'
@@ -71,16 +71,15 @@ export class DeliveryQueue {
   settings: DeliverySettings = { ...DEFAULT_DELIVERY_SETTINGS, retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs] }
   faults: DeliveryFault[] = []
   private deliveries: Delivery[] = []
-  private readonly timers = new Set<NodeJS.Timeout>()
-  private stopped = false
+  private readonly timers = new AttemptTimers()
 
   constructor(private readonly hooks: DeliveryHooks) {}
 
   enqueue(input: Omit<Delivery, 'id' | 'state' | 'attempts' | 'created_at'>): void {
     const delivery: Delivery = { ...input, id: String(randomInt(1_000_000_000, 9_999_999_999)), state: 'pending', attempts: [], created_at: isoSeconds(this.hooks.now()) }
     this.deliveries.push(delivery)
-    this.trim()
-    this.schedule(delivery, 0)
+    trimSettled(this.deliveries)
+    this.timers.schedule(0, () => this.attempt(delivery))
   }
 
   list(filter: { webhookId?: string | null; eventType?: string | null; account?: string | null } = {}): Delivery[] {
@@ -97,13 +96,8 @@ export class DeliveryQueue {
     return this.deliveries.filter((d) => d.state === 'pending').length
   }
 
-  async settled(timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs
-    while (this.pendingCount() > 0) {
-      if (Date.now() >= deadline) return false
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
-    return true
+  settled(timeoutMs: number): Promise<boolean> {
+    return settledWithin(() => this.pendingCount() > 0, timeoutMs)
   }
 
   clear(): void {
@@ -118,8 +112,7 @@ export class DeliveryQueue {
 
   /** Back to start: nothing pending, no faults, default settings. */
   reset(): void {
-    for (const timer of this.timers) clearTimeout(timer)
-    this.timers.clear()
+    this.timers.cancel()
     for (const d of this.deliveries) if (d.state === 'pending') d.state = 'cancelled'
     this.deliveries = []
     this.faults = []
@@ -127,25 +120,8 @@ export class DeliveryQueue {
   }
 
   stop(): void {
-    this.stopped = true
+    void this.timers.close()
     this.reset()
-  }
-
-  private trim(): void {
-    while (this.deliveries.length > MAX_KEPT_DELIVERIES) {
-      const index = this.deliveries.findIndex((d) => d.state !== 'pending')
-      if (index < 0) break
-      this.deliveries.splice(index, 1)
-    }
-  }
-
-  private schedule(delivery: Delivery, delayMs: number): void {
-    if (this.stopped) return
-    const timer = setTimeout(() => {
-      this.timers.delete(timer)
-      void this.attempt(delivery)
-    }, delayMs)
-    this.timers.add(timer)
   }
 
   /** Claims the first fault for this delivery, counting it down. */
@@ -173,41 +149,27 @@ export class DeliveryQueue {
     }
   }
 
-  private async send(delivery: Delivery, headers: Record<string, string>, record: DeliveryAttempt): Promise<string | null> {
-    try {
-      const response = await fetch(delivery.endpoint, { method: 'POST', headers, body: delivery.body, redirect: 'manual', signal: AbortSignal.timeout(this.settings.timeoutMs) })
-      record.status = response.status
-      await response.body?.cancel().catch(() => undefined)
-      return response.headers.get('retry-after')
-    } catch (error) {
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
-      record.error = cause instanceof Error ? cause.message || cause.name : String(cause)
-      return null
-    }
-  }
-
   private async attempt(delivery: Delivery): Promise<void> {
-    if (this.stopped || delivery.state !== 'pending') return
+    if (this.timers.closed || delivery.state !== 'pending') return
     const secret = this.hooks.secretOf(delivery.account, delivery.webhook_id)
     if (secret === undefined) {
       delivery.state = 'cancelled'
       return
     }
-    const startedAt = Date.now()
-    const record: DeliveryAttempt = { attempt: delivery.attempts.length + 1, at: isoSeconds(this.hooks.now()), status: null, error: null, duration_ms: 0 }
+    const at = isoSeconds(this.hooks.now())
     const fault = this.claimFault(delivery)
-    let retryAfter: string | null = null
+    let sent: PostOutcome
     if (fault?.kind === 'fail') {
-      record.status = fault.status ?? 503
-      record.error = 'injected fault: not sent'
+      sent = { status: fault.status ?? 503, error: 'injected fault: not sent', retryAfter: null, durationMs: 0 }
     } else {
       const headers = this.headers(delivery, secret, fault)
-      retryAfter = await this.send(delivery, headers, record)
+      sent = await postDelivery(delivery.endpoint, headers, delivery.body, this.settings.timeoutMs)
       // At-least-once delivery: the same invocation, sent again at once.
-      if (fault?.kind === 'duplicate') await this.send(delivery, headers, { ...record })
+      if (fault?.kind === 'duplicate') await postDelivery(delivery.endpoint, headers, delivery.body, this.settings.timeoutMs)
     }
-    record.duration_ms = Date.now() - startedAt
-    if (this.stopped || delivery.state !== 'pending') return
+    if (this.timers.closed || delivery.state !== 'pending') return
+    const record: DeliveryAttempt = { attempt: delivery.attempts.length + 1, at, status: sent.status, error: sent.error, duration_ms: sent.durationMs }
+    const retryAfter = sent.retryAfter
     delivery.attempts.push(record)
     const status = record.status
     if (status !== null && status >= 200 && status < 300) {
@@ -221,6 +183,6 @@ export class DeliveryQueue {
       return
     }
     const seconds = retryAfter !== null && /^\d+$/.test(retryAfter) && (status === 429 || status === 503) ? Number(retryAfter) : undefined
-    this.schedule(delivery, seconds !== undefined && seconds <= MAX_RETRY_AFTER_S ? seconds * 1000 : delay)
+    this.timers.schedule(seconds !== undefined && seconds <= MAX_RETRY_AFTER_S ? seconds * 1000 : delay, () => this.attempt(delivery))
   }
 }
