@@ -121,7 +121,7 @@ export async function createServices(config: Config, options: {
   const agents = new Agents(store.db, registry, integrations, sealer)
   const runs = new Runs(store.db, agents, registry, integrations, sealer)
   const runState = new RunState(store.db, metrics)
-  const external = new ExternalDelivery(runs, runState, (id) => agents.signingSecret(id), config.publicUrl, options.backoff?.deliveryMs)
+  const external = new ExternalDelivery(runs, runState, (id) => agents.signingSecret(id), config.publicUrl, config.agentNetworks, options.backoff?.deliveryMs)
   const handler = new AgentRunHandler(agents, users, runState, new StepRunner(registry, executor, runState, options.backoff?.stepMs), external)
   const logError = (err: unknown) => console.error('engine:', err instanceof Error ? err.message : err)
   const worker = new RunWorker(store.db, handler, config.runConcurrency, logError, config.runLeaseMs, metrics)

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import type { AgentNetworks } from './http/public-only.ts'
 
 // Every setting the service reads, in one place, so docs/configuration.md can list them honestly.
 /** The default deadline of one exchange with a platform (SWITCHYARD_UPSTREAM_TIMEOUT_MS). */
@@ -37,6 +38,8 @@ export interface Config {
   metricsToken?: string
   /** How often polled triggers ask their platform for news (docs/configuration.md). */
   pollIntervalMs: number
+  /** Which networks external agents' addresses may be in: public only (production's default), or any (docs/security.md). */
+  agentNetworks: AgentNetworks
   /** How many runs one process executes at once. */
   runConcurrency: number
   /** How long a claimed run stays with a process that stopped renewing it before another takes it over. */
@@ -64,6 +67,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: positiveIntOr(env.SWITCHYARD_REQUEST_TIMEOUT_MS, 30_000),
     headersTimeoutMs: positiveIntOr(env.SWITCHYARD_HEADERS_TIMEOUT_MS, 10_000),
     pollIntervalMs: positiveIntOr(env.SWITCHYARD_POLL_INTERVAL_SECONDS, DEFAULT_POLL_INTERVAL_SECONDS) * 1000,
+    // On one person's machine (the embedded default) an agent on localhost is the usual case; a
+    // production deployment is shared, and its internal network is not its users' to reach.
+    agentNetworks: env.SWITCHYARD_AGENT_NETWORKS === 'any' || env.SWITCHYARD_AGENT_NETWORKS === 'public' ? env.SWITCHYARD_AGENT_NETWORKS : production ? 'public' : 'any',
     runConcurrency: positiveIntOr(env.SWITCHYARD_RUN_CONCURRENCY, 8),
     runLeaseMs: positiveIntOr(env.SWITCHYARD_RUN_LEASE_MS, DEFAULT_RUN_LEASE_MS),
   }

@@ -263,3 +263,41 @@ describe.each(STORES)('an external agent that reports back while its delivery wa
     expect((await client(e.stack, token).get(`/v1/runs/${runId}`)).status).toBe(401)
   })
 })
+
+// docs/security.md, "Deliveries to external agents": where SWITCHYARD_AGENT_NETWORKS=public (the
+// production default), an agent's address on the service's own machine or network is never
+// contacted, whether written as an address or as a name that resolves to one.
+describe('an agent address outside public networks is refused, and never contacted', () => {
+  let e: EngineStack
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
+  beforeAll(async () => {
+    e = await startEngineStack(await STORES[0]!.open('networks'), { config: { agentNetworks: 'public' } })
+    receiver = await startReceiver()
+  })
+  afterAll(async () => {
+    await e?.close()
+    await receiver?.close()
+  })
+
+  it.each([
+    ['a loopback address', (port: string) => `http://127.0.0.1:${port}/runs`, /127\.0\.0\.1 is not a public address/],
+    ['a name that resolves to loopback', (port: string) => `http://localhost:${port}/runs`, /localhost resolves to (127\.0\.0\.1|::1), which is not a public address/],
+    ['IPv6 loopback', (port: string) => `http://[::1]:${port}/runs`, /::1 is not a public address/],
+    ['IPv4 loopback written as IPv6', (port: string) => `http://[::ffff:127.0.0.1]:${port}/runs`, /not a public address/],
+    ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is not a public address/],
+    ['a private network address', () => 'http://10.0.0.7/runs', /10\.0\.0\.7 is not a public address/],
+  ])('%s', async (_name, address, message) => {
+    const port = new URL(receiver.url).port
+    const created = await e.api.post('/v1/agents', { name: `Inside ${Math.random()}`, kind: 'external', external: { url: address(port) } })
+    expect(created.status, created.text).toBe(201)
+    const started = await e.api.post(`/v1/agents/${created.body.id}/runs`, { inputs: {} })
+    const run = await waitForRunState(e.api, started.body.id, isFinished)
+    expect(run.status).toBe('failed')
+    expect(run.error.code).toBe('forbidden')
+    expect(run.error.message).toMatch(message)
+    expect(run.error.message).toMatch(/SWITCHYARD_AGENT_NETWORKS=any/)
+    const delivery = run.timeline.find((s: any) => s.kind === 'delivery')
+    expect(delivery.attempts).toHaveLength(1) // refused once, not retried for a day
+    expect(receiver.deliveries.get(run.id)).toBeUndefined()
+  })
+})

@@ -1,4 +1,6 @@
 import { Webhook } from 'standardwebhooks'
+import { fetch } from 'undici'
+import { AddressRefused, reachable, type AgentNetworks } from '../http/public-only.ts'
 import type { AgentDefinition } from './definition.ts'
 import type { RunState } from './run-state.ts'
 import type { Attempt, RunRow, Runs } from './runs.ts'
@@ -29,6 +31,7 @@ export class ExternalDelivery {
     private readonly state: RunState,
     private readonly signingSecret: (agentId: string) => Promise<string | null>,
     private readonly publicUrl: string,
+    private readonly networks: AgentNetworks = 'any',
     private readonly backoffMs: readonly number[] = DELIVERY_BACKOFF_MS,
   ) {}
 
@@ -58,9 +61,11 @@ export class ExternalDelivery {
     })
     const started = Date.now()
     const attempt: Attempt = { at: new Date(started).toISOString(), outcome: 'failed' }
+    let refused = false
     try {
       const headers = new Webhook(secret).sign(run.id, new Date(started), body)
       const response = await fetch(def.external.url, {
+        ...reachable(def.external.url, this.networks),
         method: 'POST',
         headers: { 'content-type': 'application/json', 'webhook-id': run.id, 'webhook-timestamp': String(Math.floor(started / 1000)), 'webhook-signature': headers },
         body,
@@ -73,7 +78,8 @@ export class ExternalDelivery {
       await response.body?.cancel().catch(() => undefined)
     } catch (err) {
       const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err
-      attempt.error = `could not reach the agent: ${cause instanceof Error ? cause.message || cause.name : String(cause)}`
+      refused = cause instanceof AddressRefused
+      attempt.error = refused ? (cause as Error).message : `could not reach the agent: ${cause instanceof Error ? cause.message || cause.name : String(cause)}`
     }
     attempt.duration_ms = Date.now() - started
     attempts.push(attempt)
@@ -89,6 +95,12 @@ export class ExternalDelivery {
     const failures = attempts.filter((a) => a.outcome === 'failed').length
     const waitMs = this.backoffMs[failures - 1]
     const acceptedAt = await this.state.acceptedAt(run.id)
+    // An address outside the allowed networks is refused on every attempt: the run fails now.
+    if (refused) {
+      await this.state.end(run.id, DELIVERY_SEQ, { status: 'failed', error: { code: 'forbidden', message: attempt.error! } }, attempts)
+      await this.state.finish(run.id, lease, 'failed', { error: { code: 'forbidden', message: attempt.error! } })
+      return
+    }
     if (waitMs === undefined || Date.now() + waitMs - acceptedAt.getTime() > DELIVERY_WINDOW_MS) {
       await this.state.end(run.id, DELIVERY_SEQ, { status: 'failed', error: { code: 'delivery_failed', message: attempt.error ?? 'delivery failed' } }, attempts)
       await this.state.finish(run.id, lease, 'failed', { error: { code: 'delivery_failed', message: `the agent could not be reached for a day: ${attempt.error}` } })

@@ -1,0 +1,52 @@
+import dns from 'node:dns'
+import ipaddr from 'ipaddr.js'
+import { Agent } from 'undici'
+
+/**
+ * Outbound requests to addresses a user typed (an external agent's address): which networks they may
+ * reach (SWITCHYARD_AGENT_NETWORKS, docs/security.md). Without a check, anyone who may create an
+ * agent could have the service POST to its own machine, its private network or a cloud metadata
+ * endpoint (169.254.169.254) and read the answer's start on the run's timeline.
+ */
+export type AgentNetworks = 'public' | 'any'
+
+/** Only ordinary public unicast addresses: not loopback, private, link-local, CGNAT, reserved, multicast, or IPv4 hidden in IPv6. */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false
+  let parsed = ipaddr.parse(address)
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address()
+  return parsed.range() === 'unicast'
+}
+
+export class AddressRefused extends Error {
+  constructor(host: string, address: string) {
+    super(`${host === address ? address : `${host} resolves to ${address}, which`} is not a public address; Switchyard delivers only to public addresses unless SWITCHYARD_AGENT_NETWORKS=any`)
+  }
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void
+
+/**
+ * The address check happens at connect time, on the address actually connected to: checking the
+ * name first and connecting later would let a name that changes its answer in between (DNS
+ * rebinding) through. Literal IP hosts are never looked up, so they are checked before the request.
+ */
+function publicLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
+  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '')
+    const refused = addresses.find((a) => !isPublicAddress(a.address))
+    if (refused) return callback(Object.assign(new AddressRefused(hostname, refused.address), { code: 'EADDRREFUSED' }), '')
+    if (options.all) return callback(null, addresses)
+    callback(null, addresses[0]!.address, addresses[0]!.family)
+  })
+}
+
+const publicDispatcher = new Agent({ connect: { lookup: publicLookup as never } })
+
+/** The fetch options that keep a request to `url` within the allowed networks; throws AddressRefused for a literal address outside them. */
+export function reachable(url: string, networks: AgentNetworks): { dispatcher?: Agent } {
+  if (networks === 'any') return {}
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+  if (ipaddr.isValid(host) && !isPublicAddress(host)) throw new AddressRefused(host, host)
+  return { dispatcher: publicDispatcher }
+}
