@@ -38,7 +38,7 @@ describe('the webhook intake on Trello deliveries', () => {
     ada = await connectAda(stack)
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
-    sub = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { idBoards: [board.id] }, mapping: CARD_MAPPING })
+    sub = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
     hook = await hookOf(stack, sub.id)
     await personCreatesCard(stack, board.lists[0]!.id, 'Template')
     await deliveriesSettled(stack)
@@ -88,6 +88,19 @@ describe('the webhook intake on Trello deliveries', () => {
     expect(await stored()).toEqual({ events: before.events + 1, runs: before.runs + 1 })
   })
 
+  it('nothing is lost: a signed delivery whose text holds the NUL character is stored and started, the NUL shown as U+FFFD', async () => {
+    // PostgreSQL cannot store NUL in text or JSON; refusing the delivery would lose a real event
+    // (the platform gives up after its retries), so the intake keeps it with NUL replaced.
+    const before = await stored()
+    const body = freshBody('Nul\u0000card')
+    expect(body).toContain('\\u0000')
+    const res = await postHook(stack.url, hook.path, body, { 'x-trello-webhook': sign(stack, body, hook.callbackUrl) })
+    expect(res.status, res.text).toBe(200)
+    expect(await stored()).toEqual({ events: before.events + 1, runs: before.runs + 1 })
+    const run = (await runsOf(stack, sub.id)).find((r) => (r.inputs as { title?: string }).title?.startsWith('Nul'))
+    expect((run!.inputs as { title: string }).title).toBe('Nul\ufffdcard')
+  })
+
   it('bad signatures and bad shapes: 401 (or 400 after a valid signature), and nothing stored', async () => {
     const before = await stored()
     const body = freshBody('Hostile')
@@ -128,7 +141,7 @@ describe('the webhook intake on Trello deliveries', () => {
     // A removal that failed at Trello leaves the webhook delivering; its address answers 410.
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
-    const doomed = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { idBoards: [board.id] }, mapping: CARD_MAPPING })
+    const doomed = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
     const doomedHook = await hookOf(stack, doomed.id)
     const control = trelloControl(stack)
     await control.fault({ status: 500, match: { method: 'DELETE', path: `/1/webhooks/${doomedHook.remote_id}` } })

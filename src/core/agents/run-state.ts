@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
+import { GroupCommit } from '../store/group-commit.ts'
 import type { RunStatus, StepStatus, TimelineKind } from '../store/schema.ts'
 import type { Summary } from '../tools/define.ts'
 import type { Attempt, RunError, StepRow } from './runs.ts'
@@ -28,33 +29,68 @@ export const EXTERNAL_RUN_DEADLINE_MS = 24 * 60 * 60 * 1000
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
 
 /**
+ * A timeline entry that ended without a call: a skipped step, or one whose template failed. It is
+ * not written on its own: it goes with the run's next write (the next call's start, or the run's
+ * end). A crash before then loses nothing, because the resumed run reaches the same entry again from
+ * what is stored (its inputs, its event, the outputs of the calls before it).
+ */
+export interface Settled {
+  step: StepStart
+  end: StepEnd
+}
+
+interface RunEnd {
+  runId: string
+  holder: string
+  status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>
+  result: unknown
+  error: RunError | null
+  settled: Settled[]
+}
+
+const stepRow = (runId: string, step: StepStart) => ({
+  run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null, input: json(step.input),
+})
+
+/** A settled entry's row as JSON values (for jsonb_to_recordset). */
+const settledEntry = (runId: string, { step, end }: Settled) => ({
+  run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
+  input: step.input ?? null, status: end.status, output: end.output ?? null, summary: end.summary ?? null, error: end.error ?? null,
+})
+
+/** A settled entry's row for an insert. */
+const settledRow = (runId: string, { step, end }: Settled) => ({
+  ...stepRow(runId, step), status: end.status, output: json(end.output), summary: json(end.summary ?? null), error: json(end.error ?? null),
+  attempts: '[]', finished_at: new Date(),
+})
+
+/**
  * The writes a worker makes to a run and its timeline. A step's result is stored the moment it
  * completes, so a resumed run skips it; every write that ends or hands back the run requires the
  * lease, so a worker that lost its run to another process cannot overwrite what that one does.
  */
 export class RunState {
-  constructor(private readonly db: Db, private readonly metrics: Metrics = noMetrics) {}
+  private readonly ends: GroupCommit<RunEnd, boolean>
+
+  constructor(private readonly db: Db, private readonly metrics: Metrics = noMetrics) {
+    this.ends = new GroupCommit((ends) => this.writeEnds(ends))
+  }
 
   async steps(runId: string): Promise<StepRow[]> {
     return this.db.selectFrom('run_steps').selectAll().where('run_id', '=', runId).orderBy('seq').execute()
   }
 
-  async begin(runId: string, step: StepStart, attempts: Attempt[] = []): Promise<void> {
-    await this.db.insertInto('run_steps').values({
-      run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
-      input: json(step.input), status: 'running', attempts: JSON.stringify(attempts),
-    }).onConflict((oc) => oc.columns(['run_id', 'seq']).doUpdateSet({ input: json(step.input), status: 'running', attempts: JSON.stringify(attempts) })).execute()
-  }
-
-  /** A timeline entry that ended without a call (skipped, or failed before it), written once. */
-  async record(runId: string, step: StepStart, end: StepEnd): Promise<void> {
-    const row = {
-      run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
-      input: json(step.input), status: end.status, output: json(end.output), summary: json(end.summary ?? null), error: json(end.error ?? null),
-      attempts: '[]', finished_at: new Date(),
-    }
-    const { run_id: _run, seq: _seq, ...update } = row
-    await this.db.insertInto('run_steps').values(row).onConflict((oc) => oc.columns(['run_id', 'seq']).doUpdateSet(update)).execute()
+  /**
+   * A step's call is about to go out: its entry is stored as running first, so a crash during the
+   * call is seen on resume. Entries that ended without a call before it are written with it.
+   */
+  async begin(runId: string, step: StepStart, attempts: Attempt[] = [], settled: Settled[] = []): Promise<void> {
+    const running = { ...stepRow(runId, step), status: 'running' as const, attempts: JSON.stringify(attempts), output: null, summary: null, error: null, finished_at: null }
+    await this.db.insertInto('run_steps').values([...settled.map((s) => settledRow(runId, s)), running])
+      .onConflict((oc) => oc.columns(['run_id', 'seq']).doUpdateSet((eb) => ({
+        key: eb.ref('excluded.key'), input: eb.ref('excluded.input'), status: eb.ref('excluded.status'), attempts: eb.ref('excluded.attempts'),
+        output: eb.ref('excluded.output'), summary: eb.ref('excluded.summary'), error: eb.ref('excluded.error'), finished_at: eb.ref('excluded.finished_at'),
+      }))).execute()
   }
 
   /**
@@ -87,15 +123,41 @@ export class RunState {
     }).where('run_id', '=', runId).where('seq', '=', seq).execute()
   }
 
-  /** Ends the run; false when the lease was lost (another worker owns the run now). */
-  async finish(runId: string, lease: Lease, status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>, outcome: { result?: unknown; error?: RunError | null }): Promise<boolean> {
-    const done = await this.db.updateTable('runs').set({
-      status, result: json(outcome.result), error: json(outcome.error ?? null), finished_at: new Date(),
-      lease_holder: null, lease_expires_at: null, token_hash: null, token_sealed: null,
-    }).where('id', '=', runId).where('lease_holder', '=', lease.holder).where('status', '=', 'running').executeTakeFirst()
-    const ended = done.numUpdatedRows > 0n
+  /**
+   * Ends the run, with the entries that ended without a call since the last write; false when the
+   * lease was lost (another worker owns the run now), and then nothing is written. Runs that end at
+   * the same moment share one statement (a group commit), so a worker finishing many short runs
+   * pays a fraction of a round trip for each.
+   */
+  async finish(runId: string, lease: Lease, status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>, outcome: { result?: unknown; error?: RunError | null }, settled: Settled[] = []): Promise<boolean> {
+    const ended = await this.ends.submit({ runId, holder: lease.holder, status, result: outcome.result, error: outcome.error ?? null, settled })
     if (ended) this.metrics.runFinished(status)
     return ended
+  }
+
+  private async writeEnds(ends: RunEnd[]): Promise<boolean[]> {
+    const { rows } = await sql<{ id: string; holder: string }>`
+      with ends as (
+        select * from jsonb_to_recordset(${JSON.stringify(ends.map((e) => ({ id: e.runId, holder: e.holder, status: e.status, result: e.result ?? null, error: e.error })))}::jsonb)
+          as e(id text, holder text, status text, result jsonb, error jsonb)
+      ), done as (
+        update runs set status = ends.status, result = ends.result, error = ends.error, finished_at = now(),
+          lease_holder = null, lease_expires_at = null, token_hash = null, token_sealed = null
+        from ends where runs.id = ends.id and runs.lease_holder = ends.holder and runs.status = 'running'
+        returning runs.id, ends.holder
+      ), timeline as (
+        insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
+        select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, '[]'::jsonb, now()
+        from jsonb_to_recordset(${JSON.stringify(ends.flatMap((e) => e.settled.map((entry) => ({ ...settledEntry(e.runId, entry), holder: e.holder }))))}::jsonb)
+          as s(run_id text, holder text, seq integer, key text, kind text, tool_id text, integration_id text, input jsonb, status text, output jsonb, summary jsonb, error jsonb)
+        -- Only the entries of the worker that still held the run: a stalled one that lost it writes nothing.
+        where (s.run_id, s.holder) in (select id, holder from done)
+        on conflict (run_id, seq) do update set key = excluded.key, input = excluded.input, status = excluded.status, output = excluded.output,
+          summary = excluded.summary, error = excluded.error, attempts = excluded.attempts, finished_at = excluded.finished_at
+      )
+      select id, holder from done`.execute(this.db)
+    const done = new Set(rows.map((r) => `${r.id} ${r.holder}`))
+    return ends.map((e) => done.has(`${e.runId} ${e.holder}`))
   }
 
   /**

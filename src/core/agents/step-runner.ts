@@ -4,7 +4,7 @@ import { evaluateCondition, renderValue, TemplateError } from '../expressions/te
 import type { ToolRegistry } from '../tools/catalog.ts'
 import type { ToolExecutor } from '../tools/executor.ts'
 import type { AgentDefinition, StepDefinition } from './definition.ts'
-import type { RunState } from './run-state.ts'
+import type { RunState, Settled } from './run-state.ts'
 import type { Attempt, RunError, RunRow, StepRow } from './runs.ts'
 import { MAX_INLINE_WAIT_MS, MAX_STEP_ATTEMPTS, retryable, retryDelayMs, STEP_BACKOFF_MS } from './step-retry.ts'
 import type { Lease } from './worker.ts'
@@ -51,21 +51,25 @@ export class StepRunner {
       event: run.event,
       run: { id: run.id, agent_id: run.agent_id, agent_version: run.agent_version },
     }
+    // Entries that ended without a call, not yet written: they go with the next write (Settled).
+    const settled: Settled[] = []
+    const finish = (status: 'succeeded' | 'failed' | 'cancelled', outcome: { result?: unknown; error?: RunError }) =>
+      this.state.finish(run.id, lease, status, outcome, settled.splice(0))
     for (const [seq, step] of def.steps.entries()) {
       if (!lease.held()) return
       // The claim read the run just now; before later steps, a person may have cancelled it since.
       if (seq > 0 && (await this.state.cancelRequested(run.id))) {
-        await this.state.finish(run.id, lease, 'cancelled', { error: CANCELLED })
+        await finish('cancelled', { error: CANCELLED })
         return
       }
-      const outcome = await this.step(run, seq, step, scope, user, done.get(seq), lease)
+      const outcome = await this.step(run, seq, step, scope, user, done.get(seq), lease, settled)
       if (outcome === 'later' || !lease.held()) return
       if (outcome === 'cancelled') {
-        await this.state.finish(run.id, lease, 'cancelled', { error: CANCELLED })
+        await finish('cancelled', { error: CANCELLED })
         return
       }
       if (outcome.status === 'failed' && step.on_failure === 'stop') {
-        await this.state.finish(run.id, lease, 'failed', { error: { ...outcome.error!, message: `step ${step.key} failed: ${outcome.error!.message}`, step: step.key } })
+        await finish('failed', { error: { ...outcome.error!, message: `step ${step.key} failed: ${outcome.error!.message}`, step: step.key } })
         return
       }
       scope.steps[step.key] = { output: outcome.output ?? null, status: outcome.status }
@@ -74,14 +78,14 @@ export class StepRunner {
     try {
       result = Object.keys(def.output).length ? await renderValue(def.output, scope, 'output') : lastOutput(scope)
     } catch (err) {
-      await this.state.finish(run.id, lease, 'failed', { error: errorOf(err) })
+      await finish('failed', { error: errorOf(err) })
       return
     }
-    await this.state.finish(run.id, lease, 'succeeded', { result })
+    await finish('succeeded', { result })
   }
 
   /** One step to its end; 'later' when it waits for a retry in the queue, 'cancelled' when a cancel came during a retry wait. */
-  private async step(run: RunRow, seq: number, step: StepDefinition, scope: Scope, user: User, previous: StepRow | undefined, lease: Lease): Promise<{ status: 'succeeded' | 'failed' | 'skipped'; output?: unknown; error?: RunError } | 'later' | 'cancelled'> {
+  private async step(run: RunRow, seq: number, step: StepDefinition, scope: Scope, user: User, previous: StepRow | undefined, lease: Lease, settled: Settled[]): Promise<{ status: 'succeeded' | 'failed' | 'skipped'; output?: unknown; error?: RunError } | 'later' | 'cancelled'> {
     if (previous && previous.status !== 'running') return { status: previous.status, output: previous.output, error: previous.error as RunError | undefined }
     const registered = this.registry.get(step.tool)
     const attempts: Attempt[] = (previous?.attempts as Attempt[] | undefined) ?? []
@@ -96,20 +100,20 @@ export class StepRunner {
     const base = { seq, key: step.key, kind: 'step' as const, toolId: step.tool, integrationId: step.integration }
     try {
       if (step.condition?.trim() && !(await evaluateCondition(step.condition, scope, `steps.${step.key}.condition`))) {
-        await this.state.record(run.id, base, { status: 'skipped' })
+        settled.push({ step: base, end: { status: 'skipped' } })
         return { status: 'skipped' }
       }
     } catch (err) {
-      return this.failBeforeCall(run.id, base, err)
+      return failBeforeCall(settled, base, err)
     }
     let input: unknown
     try {
       input = await renderValue(step.input, scope, `steps.${step.key}.input`)
     } catch (err) {
-      return this.failBeforeCall(run.id, base, err)
+      return failBeforeCall(settled, base, err)
     }
-    if (!registered) return this.failBeforeCall(run.id, { ...base, input }, new AppError('not_found', `the tool step ${step.tool} no longer exists`))
-    await this.state.begin(run.id, { ...base, input }, attempts)
+    if (!registered) return failBeforeCall(settled, { ...base, input }, new AppError('not_found', `the tool step ${step.tool} no longer exists`))
+    await this.state.begin(run.id, { ...base, input }, attempts, settled.splice(0))
 
     while (attempts.filter((a) => a.outcome === 'failed').length < MAX_STEP_ATTEMPTS) {
       const started = Date.now()
@@ -154,13 +158,13 @@ export class StepRunner {
     await this.state.end(run.id, seq, { status: 'failed', error }, attempts)
     return { status: 'failed', error }
   }
+}
 
-  /** A template or condition that fails is the step's failure, on the timeline like any other. */
-  private async failBeforeCall(runId: string, base: Parameters<RunState['begin']>[1], err: unknown): Promise<{ status: 'failed'; error: RunError }> {
-    const error = err instanceof TemplateError ? { code: 'invalid_input', message: err.message } : errorOf(err)
-    await this.state.record(runId, base, { status: 'failed', error })
-    return { status: 'failed', error }
-  }
+/** A template or condition that fails is the step's failure, on the timeline like any other. */
+function failBeforeCall(settled: Settled[], step: Settled['step'], err: unknown): { status: 'failed'; error: RunError } {
+  const error = err instanceof TemplateError ? { code: 'invalid_input', message: err.message } : errorOf(err)
+  settled.push({ step, end: { status: 'failed', error } })
+  return { status: 'failed', error }
 }
 
 /** Without an output mapping, a run's result is its last step's output. */

@@ -35,6 +35,8 @@ export class RunWorker {
   private running = false
   private wakeUp: (() => void) | null = null
   private loop: Promise<void> | null = null
+  private sweeper: Promise<void> | null = null
+  private endSweepWait: (() => void) | null = null
 
   constructor(
     private readonly db: Db,
@@ -44,17 +46,24 @@ export class RunWorker {
     /** How long a claimed run is held without a heartbeat: a process killed mid-run gives it up after this (config runLeaseMs). */
     private readonly leaseMs: number = DEFAULT_RUN_LEASE_MS,
     private readonly metrics: Metrics = noMetrics,
+    /** How often an idle worker looks for runs it was not told about (tests set it long, to prove every wake arrives). */
+    private readonly idlePollMs: number = IDLE_POLL_MS,
   ) {}
 
   start(): void {
     if (this.running) return
     this.running = true
     this.loop = this.run()
+    this.sweeper = this.sweep()
   }
 
   /** Work may be waiting: set by every wake, so one that comes while the loop is claiming is not lost. */
   private signaled = false
-  /** The last claim filled every free slot, so more runs may be ready than were taken. */
+  /**
+   * The last claim filled every free slot, so more runs may be ready than were taken. A claim made
+   * with no slot free counts too: it was a wake that could not be served, so the next run to end
+   * must wake the loop.
+   */
   private saturated = false
 
   wake(): void {
@@ -66,17 +75,30 @@ export class RunWorker {
   async stop(): Promise<void> {
     this.running = false
     this.wake()
-    await this.loop
+    this.endSweepWait?.()
+    await Promise.all([this.loop, this.sweeper])
     await Promise.allSettled([...this.active])
   }
 
-  private async run(): Promise<void> {
-    let reclaimedAt = 0
+  /**
+   * The sweep for runs whose holder died, on its own timer: on a large runs table it can take a
+   * while, and claims must not wait for it (they did, and every run queued meanwhile started late).
+   */
+  private async sweep(): Promise<void> {
     while (this.running) {
-      if (Date.now() - reclaimedAt >= RECLAIM_EVERY_MS) {
-        reclaimedAt = Date.now()
-        await this.reclaim().catch(this.onError)
-      }
+      await this.reclaim().then((requeued) => { if (requeued) this.wake() }, this.onError)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, RECLAIM_EVERY_MS)
+        this.endSweepWait = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
       this.signaled = false
       const free = this.concurrency - this.active.size
       let claimed: RunRow[] = []
@@ -91,7 +113,7 @@ export class RunWorker {
         if (run.executions === 1 && run.started_at) this.metrics.runStarted(Math.max(0, run.started_at.getTime() - run.created_at.getTime()) / 1000)
         this.track(run)
       }
-      this.saturated = free > 0 && claimed.length === free
+      this.saturated = claimed.length === free
       // Claim again at once only when there may be more: a full claim, or news since this one began.
       if (!this.signaled && (!this.saturated || this.active.size >= this.concurrency)) await this.idle()
     }
@@ -99,7 +121,7 @@ export class RunWorker {
 
   private idle(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, IDLE_POLL_MS)
+      const timer = setTimeout(done, this.idlePollMs)
       function done() {
         clearTimeout(timer)
         resolve()
@@ -145,8 +167,8 @@ export class RunWorker {
    * Runs whose holder stopped renewing (its process died) go back to the queue, to resume after their
    * last stored step; delivered runs whose external agent let the deadline pass fail.
    */
-  private async reclaim(): Promise<void> {
-    await sql`
+  private async reclaim(): Promise<number> {
+    const requeued = await sql`
       update runs set status = 'queued', lease_holder = null, lease_expires_at = null
       where id in (select id from runs where status = 'running' and lease_expires_at < now() for update skip locked)`.execute(this.db)
     // An external agent that never reported its run finished: the run ends rather than stays running for ever.
@@ -154,6 +176,7 @@ export class RunWorker {
       update runs set status = 'failed', finished_at = now(), token_hash = null, token_sealed = null,
         error = ${JSON.stringify({ code: 'timed_out', message: 'the external agent did not report the run finished within a day of its delivery' })}::jsonb
       where id in (select id from runs where status = 'running' and lease_holder is null and available_at < now() for update skip locked)`.execute(this.db)
+    return Number(requeued.numAffectedRows ?? 0n)
   }
 
   private async renew(runId: string): Promise<boolean> {

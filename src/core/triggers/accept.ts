@@ -1,4 +1,4 @@
-import type { Runs } from '../agents/runs.ts'
+import { sql } from 'kysely'
 import { newId } from '../ids.ts'
 import type { Db } from '../store/database.ts'
 import type { EventCandidate, TriggerEvent } from './define.ts'
@@ -20,49 +20,57 @@ export interface Accepted {
 }
 
 /**
- * Records events and enqueues their runs, inside the caller's transaction (docs/architecture.md,
- * "Acknowledged only when durable"). An event is deduplicated on its platform id within its source:
- * a second delivery of it, in the same batch or arriving at the same moment on another process,
- * inserts nothing and starts nothing. Each run takes its agent's version current at this moment.
- * Returns, per item, whether it was a duplicate and the runs it started.
+ * Records events and enqueues their runs (docs/architecture.md, "Acknowledged only when durable").
+ * An event is deduplicated on its platform id within its source: a second delivery of it, in the
+ * same batch or arriving at the same moment on another process, inserts nothing and starts nothing.
+ * Each run takes its agent's version current at this moment; an agent deleted a moment ago starts
+ * nothing. Returns, per item, whether it was a duplicate and the runs it started.
+ *
+ * One statement does it all, so it is atomic on its own and, inside a caller's transaction (a poll
+ * that moves its cursor with its runs), part of that. One statement rather than five is what lets
+ * the intake's group commits keep up with thousands of deliveries a second (docs/benchmarks.md):
+ * each statement is a round trip, and on the embedded store a turn of its single connection.
  */
-export async function acceptEvents(trx: Db, runs: Runs, items: Accepted[]): Promise<Array<{ duplicate: boolean; runIds: string[] }>> {
+export async function acceptEvents(db: Db, items: Accepted[]): Promise<Array<{ duplicate: boolean; runIds: string[] }>> {
   if (items.length === 0) return []
-  const ids = items.map(() => newId('evt'))
-  const inserted = await trx.insertInto('events')
-    .values(items.map((item, i) => ({ id: ids[i], source: item.source, dedupe_key: item.candidate.dedupeKey, type: item.candidate.type })))
-    .onConflict((oc) => oc.columns(['source', 'dedupe_key']).doNothing()).returning('id').execute()
-  const fresh = new Set(inserted.map((r) => r.id))
-  const agentIds = [...new Set(items.flatMap((item, i) => (fresh.has(ids[i]) ? item.matches.map((m) => m.agentId) : [])))]
-  const versions = agentIds.length
-    ? new Map((await trx.selectFrom('agents').select(['id', 'current_version']).where('id', 'in', agentIds).execute()).map((a) => [a.id, a.current_version]))
-    : new Map<string, number>()
-  const newRuns: Parameters<Runs['insertMany']>[1] = []
-  const outcome = items.map((item, i) => {
-    if (!fresh.has(ids[i])) return { duplicate: true, runIds: [] as string[] }
-    const runIds: string[] = []
-    for (const match of item.matches) {
-      const version = versions.get(match.agentId)
-      if (version === undefined) continue // the agent was deleted a moment ago
-      const id = newId('run')
-      runIds.push(id)
-      newRuns.push({
-        id,
-        userId: match.userId,
-        agentId: match.agentId,
-        agentVersion: version,
-        startedBy: 'trigger',
-        subscriptionId: match.subscriptionId,
-        eventId: ids[i],
-        event: match.event,
-        inputs: match.inputs,
-        ...(match.mappingError ? { failed: { code: 'mapping_failed', message: match.mappingError } } : {}),
-      })
-    }
-    return { duplicate: false, runIds }
-  })
-  await runs.insertMany(trx, newRuns)
-  const subscriptions = [...new Set(newRuns.map((r) => r.subscriptionId!))]
-  if (subscriptions.length) await trx.updateTable('subscriptions').set({ last_event_at: new Date() }).where('id', 'in', subscriptions).execute()
-  return outcome
+  const events = items.map((item) => ({ id: newId('evt'), source: item.source, dedupe_key: item.candidate.dedupeKey, type: item.candidate.type }))
+  const runs = items.flatMap((item, i) => item.matches.map((match) => ({
+    id: newId('run'),
+    event_id: events[i]!.id,
+    user_id: match.userId,
+    agent_id: match.agentId,
+    subscription_id: match.subscriptionId,
+    event: match.event,
+    inputs: match.inputs,
+    error: match.mappingError ? { code: 'mapping_failed', message: match.mappingError } : null,
+  })))
+  const { rows } = await sql<{ kind: 'event' | 'run'; id: string }>`
+    with fresh as (
+      insert into events (id, source, dedupe_key, type)
+      select id, source, dedupe_key, type
+      from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e(id text, source text, dedupe_key text, type text)
+      on conflict (source, dedupe_key) do nothing
+      returning id
+    ), started as (
+      insert into runs (id, user_id, agent_id, agent_version, started_by, subscription_id, event_id, event, inputs, status, error, finished_at)
+      select r.id, r.user_id, r.agent_id, a.current_version, 'trigger', r.subscription_id, r.event_id, r.event, r.inputs,
+        case when r.error is null then 'queued' else 'failed' end, r.error, case when r.error is null then null else now() end
+      from jsonb_to_recordset(${JSON.stringify(runs)}::jsonb)
+        as r(id text, event_id text, user_id text, agent_id text, subscription_id text, event jsonb, inputs jsonb, error jsonb)
+      join fresh on fresh.id = r.event_id
+      join agents a on a.id = r.agent_id
+      returning id, subscription_id
+    ), touched as (
+      -- At most once a second: concurrent batches for one subscription would otherwise queue on its row.
+      update subscriptions set last_event_at = now()
+      where id in (select subscription_id from started) and (last_event_at is null or last_event_at < now() - interval '1 second')
+    )
+    select 'event' as kind, id from fresh
+    union all
+    select 'run' as kind, id from started`.execute(db)
+  const fresh = new Set(rows.filter((r) => r.kind === 'event').map((r) => r.id))
+  const started = new Set(rows.filter((r) => r.kind === 'run').map((r) => r.id))
+  const runIdsOf = new Map<string, string[]>()
+  for (const run of runs) if (started.has(run.id)) runIdsOf.set(run.event_id, [...(runIdsOf.get(run.event_id) ?? []), run.id])
+  return events.map((event) => (fresh.has(event.id) ? { duplicate: false, runIds: runIdsOf.get(event.id) ?? [] } : { duplicate: true, runIds: [] }))
 }

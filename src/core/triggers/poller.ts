@@ -103,7 +103,7 @@ export class Poller {
       }))
       let started = 0
       await this.db.transaction().execute(async (trx) => {
-        const outcomes = await acceptEvents(trx, this.runs, prepared.map(({ candidate, match }) => ({ source: `poll:${row.id}`, candidate, matches: [match] })))
+        const outcomes = await acceptEvents(trx, prepared.map(({ candidate, match }) => ({ source: `poll:${row.id}`, candidate, matches: [match] })))
         started = outcomes.reduce((n, o) => n + o.runIds.length, 0)
         // The cursor moves with the runs it started, and only while the subscription is still active.
         await trx.updateTable('subscriptions').set({

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Users } from '../access/users.ts'
+import { openStore, type Store } from '../store/database.ts'
+import { newId } from '../ids.ts'
+import type { RunRow } from './runs.ts'
+import { RunWorker, type Lease } from './worker.ts'
+
+// The worker's wake-ups (docs/architecture.md, "Runs are their own queue"). Its idle poll is set to an
+// hour here, so a run that starts at all started because a wake reached the worker: a lost wake
+// shows as a run that never starts, not as a slower one.
+const AN_HOUR_MS = 60 * 60 * 1000
+
+describe('the run worker', () => {
+  let store: Store
+  let userId: string
+  let agentId: string
+
+  beforeAll(async () => {
+    store = await openStore({ memory: true })
+    userId = (await new Users(store.db).create({ email: 'worker@example.test' })).id
+    agentId = newId('agt')
+    await store.db.insertInto('agents').values({ id: agentId, user_id: userId, name: 'worker test', current_version: 1 }).execute()
+  })
+  afterAll(async () => store?.close())
+
+  const enqueue = async () => {
+    const id = newId('run')
+    await store.db.insertInto('runs').values({ id, user_id: userId, agent_id: agentId, agent_version: 1, started_by: 'api', inputs: '{}', status: 'queued' }).execute()
+    return id
+  }
+
+  it('no lost wake: a run queued while every slot is busy starts when a slot frees, without waiting for the idle poll', async () => {
+    const started: string[] = []
+    const release = new Map<string, () => void>()
+    const handler = {
+      async execute(run: RunRow, lease: Lease) {
+        started.push(run.id)
+        await new Promise<void>((resolve) => release.set(run.id, resolve))
+        await store.db.updateTable('runs').set({ status: 'succeeded', lease_holder: null }).where('id', '=', run.id).where('lease_holder', '=', lease.holder).execute()
+      },
+    }
+    const worker = new RunWorker(store.db, handler, 2, (err) => { throw err }, 30_000, undefined, AN_HOUR_MS)
+    const until = async (what: string, ok: () => boolean) => {
+      for (let i = 0; i < 2_000 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+      expect(ok(), what).toBe(true)
+    }
+    worker.start()
+    try {
+      const first = [await enqueue(), await enqueue()]
+      worker.wake()
+      await until('both slots taken', () => started.length === 2)
+      // Every slot is busy: these wakes cannot be served now, and must not be forgotten.
+      const waiting = [await enqueue(), await enqueue(), await enqueue()]
+      worker.wake()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect([...started].sort()).toEqual([...first].sort())
+      release.get(started[0]!)!()
+      await until('a waiting run takes the freed slot', () => started.length === 3)
+      release.get(started[1]!)!()
+      await until('another waiting run takes the next freed slot', () => started.length === 4)
+      release.get(started[2]!)!()
+      await until('the last waiting run starts', () => started.length === 5)
+      expect(started.slice(2).sort()).toEqual([...waiting].sort())
+      for (const id of started.slice(3)) release.get(id)!()
+    } finally {
+      for (const r of release.values()) r()
+      await worker.stop()
+    }
+  })
+})
