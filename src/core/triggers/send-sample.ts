@@ -76,6 +76,9 @@ export class SampleEvents {
     const rows = await this.db.selectFrom('runs').innerJoin('events', 'events.id', 'runs.event_id').select('runs.id')
       .where('events.source', '=', source).where('events.dedupe_key', 'in', eventIds).where('runs.subscription_id', '=', subscriptionId)
       .where('runs.user_id', '=', userId).execute()
+    // A sample's runs are marked as tests, as a trigger's test runs are: on the runs list they must
+    // not pass for something that happened on the platform.
+    if (rows.length) await this.db.updateTable('runs').set({ test: true }).where('id', 'in', rows.map((r) => r.id)).execute()
     const views = await Promise.all(rows.map((r) => this.runs.get(userId, r.id)))
     return views.map(({ id, status, inputs, event, error }) => ({ id, status, inputs, event, error }))
   }
