@@ -258,6 +258,10 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     const auth = detail.locator('select[name="auth"]')
     await auth.waitFor()
     expect(await auth.locator('option').allInnerTexts()).toEqual(expect.arrayContaining(['integration', 'api_key']))
+    // The pasted key and token are offered only with auth api_key: with the integration they cannot apply.
+    expect(await detail.locator('input[name="key"]').count()).toBe(0)
+    expect(await detail.locator('input[name="token"]').count()).toBe(0)
+    await auth.selectOption({ label: 'api_key' })
     expect(await detail.locator('input[name="key"]').getAttribute('type')).toBe('password')
     expect(await detail.locator('input[name="token"]').getAttribute('type')).toBe('password')
     await page.screenshot({ path: '/work/tmp/messages-api-call-trello.png', fullPage: true })
@@ -767,6 +771,14 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await page.locator(`li[data-integration-id="${personal}"]`).waitFor()
     expect(await vercelRow(VERCEL_USERNAME).count()).toBe(1)
     expect(await vercelRow(VERCEL_TEAM).count()).toBe(1)
+    // Grouped by platform: both Vercel accounts sit together under "Vercel", after the platforms
+    // connected earlier in this file, each group once.
+    const vercelGroup = page.getByRole('list', { name: 'Vercel integrations' })
+    expect(await vercelGroup.locator(`li[data-integration-id="${personal}"], li[data-integration-id="${team}"]`).count()).toBe(2)
+    const groups = await page.locator('.integration-group .group-title').allInnerTexts()
+    expect(groups).toContain('Vercel')
+    expect(new Set(groups).size).toBe(groups.length)
+    await page.screenshot({ path: `${SHOTS}/integrations-grouped.png`, fullPage: true })
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)
 

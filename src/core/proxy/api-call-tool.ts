@@ -23,7 +23,8 @@ function authInputs(pasted: PastedCredentialFacts) {
   return {
     auth: z.enum(['integration', pasted.methodName]).default('integration')
       .describe(`How to authenticate: "integration" (the connected account) or "${pasted.methodName}" with the ${names} given here`),
-    ...Object.fromEntries(pasted.fields.map((f) => [f.name, f.schema.optional().meta({ writeOnly: true })
+    // shownWhen: the web app shows these only while auth is the pasted method (src/web/schema-form.ts).
+    ...Object.fromEntries(pasted.fields.map((f) => [f.name, f.schema.optional().meta({ writeOnly: true, shownWhen: { auth: pasted.methodName } })
       .describe(`${f.label} (secret), only with auth "${pasted.methodName}"`)])),
   }
 }

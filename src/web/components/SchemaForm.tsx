@@ -1,4 +1,4 @@
-import type { FormField, FormValue, FormValues } from '../schema-form.ts'
+import { visibleFields, type FormField, type FormValue, type FormValues } from '../schema-form.ts'
 import type { PickerSource } from './OptionsPicker.tsx'
 import { FieldErrorText, fieldErrorId } from './FieldErrorText.tsx'
 import { OptionsPicker } from './OptionsPicker.tsx'
@@ -30,7 +30,7 @@ export function SchemaForm({ formId, fields, values, onChange, errors, disabled,
   if (fields.length === 0) return <p className="muted">This step takes no input.</p>
   return (
     <div className="schema-form">
-      {fields.map((f) => (
+      {visibleFields(fields, values).map((f) => (
         <SchemaField key={f.name} formId={formId} field={f} value={values[f.name]} onChange={onChange} messages={errors[f.name]} disabled={disabled} picker={pickerFor(f, fields, values, pickers)} />
       ))}
     </div>

@@ -125,24 +125,39 @@ export function IntegrationsPage({ search }: { search: string }) {
       {loadError !== null && <ProblemMessage error={loadError} />}
       {integrations === null && loadError === null && <p className="muted">Loading integrations…</p>}
       {integrations?.length === 0 && !adding && <p className="empty">No integrations yet. Add one to let agents work with your accounts.</p>}
-      {integrations && integrations.length > 0 && (
-        <ul className="item-list integration-list" aria-label="Integrations">
-          {integrations.map((i) => (
-            <IntegrationRow
-              key={i.id}
-              toReconnect={i.id === reconnectId}
-              integration={i}
-              platform={platforms?.find((p) => p.id === i.platform)}
-              platformTitle={platformTitles[i.platform] ?? i.platform}
-              inPopup={popupPlatforms.has(i.platform)}
-              onUpdated={replace}
-              onDeleted={remove}
-            />
-          ))}
-        </ul>
-      )}
+      {integrations && integrations.length > 0 && byPlatform(integrations, platforms).map(({ platform, items }) => {
+        const title = platformTitles[platform] ?? platform
+        return (
+          // One section per platform: several accounts of one platform sit together, under its name.
+          <section key={platform} className="integration-group" aria-labelledby={`integrations-${platform}`}>
+            <h2 id={`integrations-${platform}`} className="group-title">{title}</h2>
+            <ul className="item-list integration-list" aria-label={`${title} integrations`}>
+              {items.map((i) => (
+                <IntegrationRow
+                  key={i.id}
+                  toReconnect={i.id === reconnectId}
+                  integration={i}
+                  platform={platforms?.find((p) => p.id === i.platform)}
+                  platformTitle={title}
+                  inPopup={popupPlatforms.has(i.platform)}
+                  onUpdated={replace}
+                  onDeleted={remove}
+                />
+              ))}
+            </ul>
+          </section>
+        )
+      })}
     </>
   )
+}
+
+/** Integrations grouped by platform, in the catalogue's order of platforms; each group in the order given. */
+function byPlatform(integrations: readonly Integration[], platforms: readonly Platform[] | null | undefined): Array<{ platform: string; items: Integration[] }> {
+  const order = (platforms ?? []).map((p) => p.id)
+  const ids = [...new Set(integrations.map((i) => i.platform))]
+  ids.sort((a, b) => (order.indexOf(a) === -1 ? Infinity : order.indexOf(a)) - (order.indexOf(b) === -1 ? Infinity : order.indexOf(b)))
+  return ids.map((platform) => ({ platform, items: integrations.filter((i) => i.platform === platform) }))
 }
 
 interface RowProps {
