@@ -47,7 +47,7 @@ export async function measureUtilisation(options: {
   durationMs: number
 }): Promise<UtilisationResult> {
   await call(`${options.sandboxUrl}/trello/_control/requests`, { method: 'DELETE', headers: {} })
-  const body = JSON.stringify({ integration: options.integration, input: { idCard: SEED.cards.api.id } })
+  const body = JSON.stringify({ integration: options.integration, input: { card_id: SEED.cards.api.id } })
   let completed = 0
   const started = Date.now()
   const deadline = started + options.durationMs

@@ -45,7 +45,7 @@ const agent = (name: string, description = 'Files a card for each request') => (
   description,
   inputs: [{ name: 'subject', type: 'string', required: true }, { name: 'list', type: 'string' }],
   kind: 'steps',
-  steps: [{ key: 'card', tool: 'trello.create_card', integration: integrationId, input: { idList: '{{ inputs.list ? inputs.list : "' + listId + '" }}', name: 'Re: {{ inputs.subject }}' } }],
+  steps: [{ key: 'card', tool: 'trello.create_card', integration: integrationId, input: { list_id: '{{ inputs.list ? inputs.list : "' + listId + '" }}', name: 'Re: {{ inputs.subject }}' } }],
   output: { card_id: '{{ steps.card.output.id }}' },
 })
 
@@ -241,7 +241,7 @@ describe('switchyard triggers and subscriptions', () => {
     const triggers = JSON.parse((await cli('triggers', 'list', '--json')).stdout)
     if (!triggers.some((t: any) => t.id === 'trello.new_card')) return
     const created = await cli('subscriptions', 'create', '--agent', 'Watcher', '--trigger', 'trello.new_card', '--integration', integrationId,
-      '--config', JSON.stringify({ idBoards: [boardId] }), '--mapping', '{"subject":"{{ card.name }}"}', '--json')
+      '--config', JSON.stringify({ board_ids: [boardId] }), '--mapping', '{"subject":"{{ card.name }}"}', '--json')
     expect(created.code, created.stdout + created.stderr).toBe(0)
     const sub = JSON.parse(created.stdout)
     expect(sub).toMatchObject({ trigger_id: 'trello.new_card', status: 'inactive', mapping: { subject: '{{ card.name }}' } })

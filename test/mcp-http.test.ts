@@ -175,7 +175,7 @@ describe('errors are tool results with the REST problem detail', () => {
   it.each([
     ['a missing field', 'zendesk_create_ticket', { description: 'no subject' }, 'subject'],
     ['a wrong type', 'zendesk_get_ticket', { ticket_id: 'seven' }, 'ticket_id'],
-    ['an unknown field', 'trello_get_card', { idCard: TRELLO.board.id, colour: 'red' }, 'colour'],
+    ['an unknown field', 'trello_get_card', { card_id: TRELLO.board.id, colour: 'red' }, 'colour'],
     ['a bad API Call endpoint', 'zendesk_api_call', { method: 'GET', endpoint: '/api/v2/../../admin' }, 'endpoint'],
   ])('%s is invalid_input naming the argument', async (_case, name, args, field) => {
     const problem = await callFails(mcp, name, args)
@@ -199,9 +199,9 @@ describe('errors are tool results with the REST problem detail', () => {
     const auth = { authorization: `OAuth oauth_consumer_key="${TRELLO.app.key}", oauth_token="${graceToken}"`, 'content-type': 'application/json' }
     const lists = await (await fetch(`${stack.sandboxUrl}/trello/1/boards/${board.body.id ?? board.body.board?.id}/lists`, { headers: auth })).json() as any[]
     const card = await (await fetch(`${stack.sandboxUrl}/trello/1/cards`, { method: 'POST', headers: auth, body: JSON.stringify({ idList: lists[0].id, name: 'secret' }) })).json() as any
-    const overMcp = await callFails(mcp, 'trello_get_card', { idCard: card.id })
+    const overMcp = await callFails(mcp, 'trello_get_card', { card_id: card.id })
     const { integrations } = (await rest(stack, stack.apiKey).get('/v1/integrations')).body
-    const overRest = await rest(stack, stack.apiKey).run('trello.get_card', integrations.find((i: any) => i.platform === 'trello').id, { idCard: card.id })
+    const overRest = await rest(stack, stack.apiKey).run('trello.get_card', integrations.find((i: any) => i.platform === 'trello').id, { card_id: card.id })
     expect(overMcp).toEqual(overRest.body)
     expect(overMcp.troubleshooting.length).toBeGreaterThan(0)
   })

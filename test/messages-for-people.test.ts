@@ -43,7 +43,7 @@ describe('validation messages are sentences that name the field', () => {
     // Hand-written messages on the schema win over the general ones.
     ['zendesk.get_ticket', { ticket_id: 'abc' }, 'input.ticket_id', 'must be a ticket id (a positive integer)'],
     ['zendesk.list_tickets', { created_after: 'yesterday' }, 'input.created_after', 'must be a date (YYYY-MM-DD) or an ISO date-time'],
-    ['trello.create_card', { idList: 'nope', name: 'x' }, 'input.idList', 'must be a list id: 24 lowercase hexadecimal characters, like 5f2b8c0e9d1a4b3c2d1e0f9a'],
+    ['trello.create_card', { list_id: 'nope', name: 'x' }, 'input.list_id', 'must be a list id: 24 lowercase hexadecimal characters, like 5f2b8c0e9d1a4b3c2d1e0f9a'],
   ])('%s %j: %s %s', async (tool, input, field, message) => {
     const { status, body } = await api().run(tool, integrations[tool.split('.')[0]], input)
     expect(status).toBe(400)

@@ -56,7 +56,7 @@ const values = (options: Option[]) => options.map((o) => o.value)
 describe('the catalogue says which fields have options', () => {
   it('lists the fields with options and what each depends on', async () => {
     const { body } = await api.get('/v1/tools/trello.create_card')
-    expect(body.fieldOptions).toEqual({ idList: { dependsOn: [] }, idLabels: { dependsOn: ['idList'] } })
+    expect(body.fieldOptions).toEqual({ list_id: { dependsOn: [] }, label_ids: { dependsOn: ['list_id'] } })
     const update = (await api.get('/v1/tools/zendesk.update_ticket')).body
     expect(update.fieldOptions).toEqual({ ticket_id: { dependsOn: [] }, assignee: { dependsOn: [] } })
     const listed = (await api.get('/v1/tools')).body.tools.find((t: any) => t.id === 'zendesk.create_ticket')
@@ -76,41 +76,41 @@ describe('Trello options', () => {
   beforeAll(async () => { sandboxToken = await trelloControl(stack).mintToken() })
 
   it('Create Card offers every open list as "Board / List", and q narrows them', async () => {
-    const lists = await all('trello.create_card', 'idList')
+    const lists = await all('trello.create_card', 'list_id')
     expect(lists).toEqual(expect.arrayContaining([
       { value: TRELLO.lists.todo.id, label: 'Roadmap / To Do' },
       { value: TRELLO.lists.doing.id, label: 'Roadmap / Doing' },
     ]))
-    expect(labels((await page('trello.create_card', 'idList', { q: 'roadmap do' })).options)).toEqual(['Roadmap / To Do', 'Roadmap / Doing', 'Roadmap / Done'])
-    expect(labels((await page('trello.create_card', 'idList', { q: 'doing' })).options)).toEqual(['Roadmap / Doing'])
-    expect((await page('trello.create_card', 'idList', { q: 'no such list anywhere' })).options).toEqual([])
+    expect(labels((await page('trello.create_card', 'list_id', { q: 'roadmap do' })).options)).toEqual(['Roadmap / To Do', 'Roadmap / Doing', 'Roadmap / Done'])
+    expect(labels((await page('trello.create_card', 'list_id', { q: 'doing' })).options)).toEqual(['Roadmap / Doing'])
+    expect((await page('trello.create_card', 'list_id', { q: 'no such list anywhere' })).options).toEqual([])
   })
 
   it('pages a board with more lists than a page holds, with nothing lost or repeated', async () => {
     const board = await trello('POST', `/boards?name=${encodeURIComponent('Many lists')}&defaultLists=false`)
     for (let i = 0; i < 60; i++) await trello('POST', `/lists?name=${encodeURIComponent(`Lane ${i}`)}&idBoard=${board.id}&pos=bottom`)
-    const first = await page('trello.get_list_cards', 'idList', { q: 'many lists' })
+    const first = await page('trello.get_list_cards', 'list_id', { q: 'many lists' })
     expect(first.options).toHaveLength(50)
     expect(first.next_cursor).toBeTruthy()
-    const lanes = await all('trello.get_list_cards', 'idList', { q: 'many lists' })
+    const lanes = await all('trello.get_list_cards', 'list_id', { q: 'many lists' })
     expect(lanes).toHaveLength(60)
     expect(new Set(values(lanes)).size).toBe(60)
   })
 
   it('Create List offers the member\'s open boards', async () => {
-    const boards = await all('trello.create_list', 'idBoard')
+    const boards = await all('trello.create_list', 'board_id')
     expect(boards).toContainEqual({ value: TRELLO.board.id, label: 'Roadmap' })
   })
 
   it('cards are offered as "Board / Card" with their list, for every step that takes a card', async () => {
     for (const tool of ['trello.get_card', 'trello.update_card', 'trello.archive_card', 'trello.add_checklist', 'trello.add_comment_to_card']) {
-      const cards = await all(tool, 'idCard', { q: 'api' })
+      const cards = await all(tool, 'card_id', { q: 'api' })
       expect(cards, tool).toContainEqual({ value: TRELLO.cards.api.id, label: 'Roadmap / Design the API', description: expect.any(String) })
     }
   })
 
   it('labels of Create Card follow the chosen list\'s board', async () => {
-    const labelsOfRoadmap = await all('trello.create_card', 'idLabels', { idList: TRELLO.lists.todo.id })
+    const labelsOfRoadmap = await all('trello.create_card', 'label_ids', { list_id: TRELLO.lists.todo.id })
     expect(labelsOfRoadmap).toEqual(expect.arrayContaining([
       { value: TRELLO.labels.bug.id, label: 'Bug', description: 'red' },
       { value: TRELLO.labels.feature.id, label: 'Feature', description: 'green' },
@@ -118,20 +118,20 @@ describe('Trello options', () => {
     const other = await trello('POST', `/boards?name=${encodeURIComponent('Other board')}&defaultLabels=false&defaultLists=false`)
     await trello('POST', `/labels?name=Urgent&color=orange&idBoard=${other.id}`)
     const list = await trello('POST', `/lists?name=Inbox&idBoard=${other.id}`)
-    expect(labels(await all('trello.create_card', 'idLabels', { idList: list.id }))).toEqual(['Urgent'])
+    expect(labels(await all('trello.create_card', 'label_ids', { list_id: list.id }))).toEqual(['Urgent'])
   })
 
   it('Update Card\'s lists, labels and members follow the chosen card', async () => {
-    const dep = { idCard: TRELLO.cards.api.id }
-    expect(labels(await all('trello.update_card', 'idList', dep))).toEqual(expect.arrayContaining(['To Do', 'Doing', 'Done']))
-    expect(labels(await all('trello.update_card', 'idLabels', { ...dep, q: 'bug' }))).toEqual(['Bug'])
-    expect(await all('trello.update_card', 'idMembers', dep)).toEqual(expect.arrayContaining([
+    const dep = { card_id: TRELLO.cards.api.id }
+    expect(labels(await all('trello.update_card', 'list_id', dep))).toEqual(expect.arrayContaining(['To Do', 'Doing', 'Done']))
+    expect(labels(await all('trello.update_card', 'label_ids', { ...dep, q: 'bug' }))).toEqual(['Bug'])
+    expect(await all('trello.update_card', 'member_ids', dep)).toEqual(expect.arrayContaining([
       { value: TRELLO.members.ada.id, label: 'Ada Lovelace', description: '@ada' },
     ]))
   })
 
   it('Create Checklist Item offers checklists as "Board / Card / Checklist"', async () => {
-    const checklists = await all('trello.create_checklist_item', 'idChecklist', { q: 'launch' })
+    const checklists = await all('trello.create_checklist_item', 'checklist_id', { q: 'launch' })
     expect(checklists).toContainEqual({ value: TRELLO.checklist.id, label: expect.stringMatching(/^Roadmap \/ .+ \/ Launch checklist$/) })
   })
 })
@@ -205,11 +205,11 @@ describe('bad requests name the field; other tenants\' integrations do not exist
   const cases: Array<[string, string, string, Record<string, string>, number, string]> = [
     ['a field without options', 'trello.create_card', 'name', {}, 400, 'name'],
     ['a field that does not exist', 'trello.create_card', 'nope', {}, 400, 'nope'],
-    ['a missing dependency', 'trello.create_card', 'idLabels', {}, 400, 'idList'],
-    ['an empty dependency', 'trello.update_card', 'idMembers', { idCard: '  ' }, 400, 'idCard'],
+    ['a missing dependency', 'trello.create_card', 'label_ids', {}, 400, 'list_id'],
+    ['an empty dependency', 'trello.update_card', 'member_ids', { card_id: '  ' }, 400, 'card_id'],
     ['a cursor these options never gave', 'zendesk.get_ticket', 'ticket_id', { cursor: 'x:1' }, 400, 'cursor'],
     ['a cursor of another kind', 'vercel.create_deployment', 'project', { cursor: 'abc' }, 400, 'cursor'],
-    ['a very long q', 'trello.create_list', 'idBoard', { q: 'x'.repeat(201) }, 400, 'q'],
+    ['a very long q', 'trello.create_list', 'board_id', { q: 'x'.repeat(201) }, 400, 'q'],
   ]
   it.each(cases)('%s', async (_name, tool, field, params, status, named) => {
     const res = await options(tool, field, params)
@@ -218,10 +218,10 @@ describe('bad requests name the field; other tenants\' integrations do not exist
   })
 
   it('a missing integration is named; an unknown tool is 404', async () => {
-    const missing = await api.get('/v1/tools/trello.create_card/options/idList')
+    const missing = await api.get('/v1/tools/trello.create_card/options/list_id')
     expect(missing.status).toBe(400)
     expect(missing.body.errors[0].field).toBe('integration')
-    expect((await api.get(`/v1/tools/trello.nope/options/idList?integration=${ids.trello}`)).status).toBe(404)
+    expect((await api.get(`/v1/tools/trello.nope/options/list_id?integration=${ids.trello}`)).status).toBe(404)
   })
 
   it('another user\'s integration answers 404 exactly like one that does not exist', async () => {
@@ -248,7 +248,7 @@ describe('bad requests name the field; other tenants\' integrations do not exist
   })
 
   it('an integration of another platform is not one of this step\'s', async () => {
-    const res = await options('trello.create_card', 'idList', {}, 'zendesk')
+    const res = await options('trello.create_card', 'list_id', {}, 'zendesk')
     expect(res.status).toBe(404)
   })
 })
@@ -260,7 +260,7 @@ describe('switchyard tools options', () => {
   })
 
   it('lists a field\'s options with --json, following a dependency given with --set', async () => {
-    const { stdout } = await cli(['tools', 'options', 'trello.create_card', 'idLabels', '--integration', ids.trello, '--set', `idList=${TRELLO.lists.todo.id}`, '--q', 'bug', '--json'])
+    const { stdout } = await cli(['tools', 'options', 'trello.create_card', 'label_ids', '--integration', ids.trello, '--set', `list_id=${TRELLO.lists.todo.id}`, '--q', 'bug', '--json'])
     expect(JSON.parse(stdout)).toEqual({ options: [{ value: TRELLO.labels.bug.id, label: 'Bug', description: 'red' }], next_cursor: null })
   })
 
@@ -271,14 +271,14 @@ describe('switchyard tools options', () => {
   })
 
   it('a missing dependency exits 1 with the problem naming it', async () => {
-    const failed = await cli(['tools', 'options', 'trello.create_card', 'idLabels', '--integration', ids.trello]).catch((err) => err)
+    const failed = await cli(['tools', 'options', 'trello.create_card', 'label_ids', '--integration', ids.trello]).catch((err) => err)
     expect(failed.code).toBe(1)
-    expect(JSON.parse(failed.stdout).errors[0].field).toBe('idList')
+    expect(JSON.parse(failed.stdout).errors[0].field).toBe('list_id')
   })
 
   it('tools list --json says which fields have options', async () => {
     const { stdout } = await cli(['tools', 'list', '--json'])
     const update = JSON.parse(stdout).find((t: any) => t.id === 'trello.update_card')
-    expect(update.fieldOptions.idMembers).toEqual({ dependsOn: ['idCard'] })
+    expect(update.fieldOptions.member_ids).toEqual({ dependsOn: ['card_id'] })
   })
 })

@@ -20,16 +20,16 @@ const TOO_LONG_TEXT = 'x'.repeat(16_385)
 /** A valid input for each step, so a single bad field is the only problem. */
 const VALID: Record<string, Record<string, unknown>> = {
   'trello.get_boards': {},
-  'trello.get_list_cards': { idList: LIST },
-  'trello.get_card': { idCard: CARD },
-  'trello.create_card': { idList: LIST },
-  'trello.update_card': { idCard: CARD, name: 'renamed' },
-  'trello.archive_card': { idCard: CARD },
-  'trello.create_list': { name: 'Later', idBoard: BOARD },
-  'trello.add_comment_to_card': { idCard: CARD, text: 'hello' },
+  'trello.get_list_cards': { list_id: LIST },
+  'trello.get_card': { card_id: CARD },
+  'trello.create_card': { list_id: LIST },
+  'trello.update_card': { card_id: CARD, name: 'renamed' },
+  'trello.archive_card': { card_id: CARD },
+  'trello.create_list': { name: 'Later', board_id: BOARD },
+  'trello.add_comment_to_card': { card_id: CARD, text: 'hello' },
   'trello.add_comment': { card_id: CARD, comment: 'hello' },
-  'trello.add_checklist': { idCard: CARD },
-  'trello.create_checklist_item': { idChecklist: CHECKLIST, name: 'item' },
+  'trello.add_checklist': { card_id: CARD },
+  'trello.create_checklist_item': { checklist_id: CHECKLIST, name: 'item' },
   'trello.api_call': { method: 'GET', endpoint: '/1/members/me' },
 }
 
@@ -59,23 +59,23 @@ type Case = [tool: string, field: string, value: unknown]
 /** Each entry replaces (or, with undefined, removes) one field of the tool's valid input. */
 const HOSTILE: Case[] = [
   // ids, in every step that takes one
-  ...BAD_IDS.map((v): Case => ['trello.get_card', 'idCard', v]),
-  ...BAD_IDS.map((v): Case => ['trello.create_card', 'idList', v]),
+  ...BAD_IDS.map((v): Case => ['trello.get_card', 'card_id', v]),
+  ...BAD_IDS.map((v): Case => ['trello.create_card', 'list_id', v]),
   ...BAD_IDS.map((v): Case => ['trello.add_comment', 'card_id', v]),
-  ['trello.get_list_cards', 'idList', 'To Do'],
-  ['trello.update_card', 'idCard', 'Card0001'],
-  ['trello.update_card', 'idList', 'Doing'],
-  ['trello.update_card', 'idBoard', 'Rdmp2024'],
-  ['trello.archive_card', 'idCard', '../cards'],
-  ['trello.create_list', 'idBoard', 'Roadmap'],
-  ['trello.add_comment_to_card', 'idCard', null],
-  ['trello.add_checklist', 'idCard', 42],
-  ['trello.create_checklist_item', 'idChecklist', `${CHECKLIST}/checkItems`],
+  ['trello.get_list_cards', 'list_id', 'To Do'],
+  ['trello.update_card', 'card_id', 'Card0001'],
+  ['trello.update_card', 'list_id', 'Doing'],
+  ['trello.update_card', 'board_id', 'Rdmp2024'],
+  ['trello.archive_card', 'card_id', '../cards'],
+  ['trello.create_list', 'board_id', 'Roadmap'],
+  ['trello.add_comment_to_card', 'card_id', null],
+  ['trello.add_checklist', 'card_id', 42],
+  ['trello.create_checklist_item', 'checklist_id', `${CHECKLIST}/checkItems`],
   // missing required fields
-  ['trello.get_card', 'idCard', undefined],
-  ['trello.create_card', 'idList', undefined],
+  ['trello.get_card', 'card_id', undefined],
+  ['trello.create_card', 'list_id', undefined],
   ['trello.create_list', 'name', undefined],
-  ['trello.create_list', 'idBoard', undefined],
+  ['trello.create_list', 'board_id', undefined],
   ['trello.add_comment_to_card', 'text', undefined],
   ['trello.add_comment', 'comment', undefined],
   ['trello.create_checklist_item', 'name', undefined],
@@ -101,15 +101,15 @@ const HOSTILE: Case[] = [
   // wrong types
   ['trello.create_card', 'name', 42],
   ['trello.create_card', 'desc', { text: 'x' }],
-  ['trello.create_card', 'idLabels', TRELLO.labels.bug.id],
-  ['trello.create_card', 'idLabels', ['Bug']],
-  ['trello.create_card', 'idLabels', [null]],
-  ['trello.create_card', 'idLabels', Array(101).fill(TRELLO.labels.bug.id)],
-  ['trello.update_card', 'idMembers', 'ada'],
-  ['trello.update_card', 'idMembers', [TRELLO.members.ada.id, 'grace']],
+  ['trello.create_card', 'label_ids', TRELLO.labels.bug.id],
+  ['trello.create_card', 'label_ids', ['Bug']],
+  ['trello.create_card', 'label_ids', [null]],
+  ['trello.create_card', 'label_ids', Array(101).fill(TRELLO.labels.bug.id)],
+  ['trello.update_card', 'member_ids', 'ada'],
+  ['trello.update_card', 'member_ids', [TRELLO.members.ada.id, 'grace']],
   ['trello.update_card', 'closed', 'true'],
   ['trello.update_card', 'closed', 1],
-  ['trello.update_card', 'dueComplete', 'yes'],
+  ['trello.update_card', 'due_complete', 'yes'],
   ['trello.add_checklist', 'items', 'one, two'],
   ['trello.add_checklist', 'items', ['one', '']],
   ['trello.add_checklist', 'items', [1, 2]],
@@ -134,7 +134,7 @@ const HOSTILE: Case[] = [
   // nulls where a value is required or null means nothing
   ['trello.create_card', 'name', null],
   ['trello.create_card', 'pos', null],
-  ['trello.create_card', 'idLabels', null],
+  ['trello.create_card', 'label_ids', null],
   ['trello.update_card', 'closed', null],
   ['trello.update_card', 'name', null],
   ['trello.create_list', 'name', null],
@@ -144,7 +144,7 @@ const HOSTILE: Case[] = [
   ['trello.add_checklist', 'items', null],
   // unknown fields: a typo must not silently drop a change
   ['trello.create_card', 'description', 'lost'],
-  ['trello.create_card', 'list_id', LIST],
+  ['trello.create_card', 'idList', LIST], // the name before the catalogue's convention (docs/tools.md)
   ['trello.update_card', 'color', 'red'],
   ['trello.archive_card', 'closed', false],
   ['trello.get_boards', 'member', 'grace'],
@@ -254,15 +254,15 @@ describe('bad input on every Trello tool step', () => {
   it('Update Card with nothing to change names the problem and sends nothing', async () => {
     const control = trelloControl(stack)
     await control.clearRequests()
-    const { status, body } = await api.run('trello.update_card', integration, { idCard: CARD })
+    const { status, body } = await api.run('trello.update_card', integration, { card_id: CARD })
     expect(status).toBe(400)
     expect(body.errors[0]).toMatchObject({ field: 'input.name', message: expect.stringMatching(/at least one change/) })
     expect(await control.requests()).toEqual([])
   })
 
   it('a bad id says what it expected', async () => {
-    const { body } = await api.run('trello.get_card', integration, { idCard: 'Card0001' })
-    expect(body.errors).toEqual([{ field: 'input.idCard', message: expect.stringMatching(/card id: 24 lowercase hexadecimal characters/) }])
+    const { body } = await api.run('trello.get_card', integration, { card_id: 'Card0001' })
+    expect(body.errors).toEqual([{ field: 'input.card_id', message: expect.stringMatching(/card id: 24 lowercase hexadecimal characters/) }])
   })
 
   it.each([null, 'text', 42, [1], true])('a whole input of %j is refused with a 4xx', async (input) => {
@@ -278,8 +278,8 @@ describe('bad input on every Trello tool step', () => {
   })
 
   it.each([
-    ['__proto__', '{"integration":"INT","input":{"idCard":"CARD","__proto__":{"admin":true}}}'],
-    ['constructor.prototype', '{"integration":"INT","input":{"idCard":"CARD","constructor":{"prototype":{"admin":true}}}}'],
+    ['__proto__', '{"integration":"INT","input":{"card_id":"CARD","__proto__":{"admin":true}}}'],
+    ['constructor.prototype', '{"integration":"INT","input":{"card_id":"CARD","constructor":{"prototype":{"admin":true}}}}'],
   ])('a %s key is refused, not merged', async (_label, raw) => {
     const control = trelloControl(stack)
     await control.clearRequests()

@@ -31,7 +31,7 @@ async function runAgents(stacks: TestStack[], integration: string, ownerKeys: st
   await Promise.all(ownerKeys.map(async (apiKey, i) => {
     const api = client(stacks[i % stacks.length], apiKey)
     for (let n = 0; n < REQUESTS_PER_AGENT; n++) {
-      const { status } = await api.run('trello.get_card', integration, { idCard: TRELLO.cards.api.id })
+      const { status } = await api.run('trello.get_card', integration, { card_id: TRELLO.cards.api.id })
       statuses.push(status)
     }
   }))

@@ -36,7 +36,7 @@ async function sandboxGet(path: string): Promise<any> {
 
 /** A fresh list on the Roadmap board, so each test sees only its own cards. */
 async function freshList(name = `list ${Math.random().toString(36).slice(2, 8)}`) {
-  return run('trello.create_list', { name, idBoard: TRELLO.board.id })
+  return run('trello.create_list', { name, board_id: TRELLO.board.id })
 }
 
 const names = (cards: Array<{ name: string }>) => cards.map((c) => c.name)
@@ -55,8 +55,8 @@ describe('Trello tool steps against the sandbox', () => {
 
   it('Create List puts lists at the top, the bottom or a given position', async () => {
     const bottom = await freshList('bottom list')
-    const top = await run('trello.create_list', { name: 'top list', idBoard: TRELLO.board.id, pos: 'top' })
-    const between = await run('trello.create_list', { name: 'between', idBoard: TRELLO.board.id, pos: 20_000 })
+    const top = await run('trello.create_list', { name: 'top list', board_id: TRELLO.board.id, pos: 'top' })
+    const between = await run('trello.create_list', { name: 'between', board_id: TRELLO.board.id, pos: 20_000 })
     expect(top.pos).toBeLessThan(TRELLO.lists.todo.pos)
     expect(between.pos).toBe(20_000)
     const lists = await sandboxGet(`/boards/${TRELLO.board.id}/lists`)
@@ -69,18 +69,18 @@ describe('Trello tool steps against the sandbox', () => {
   it('Create Card sets name, description, due date and labels, and orders by pos', async () => {
     const list = await freshList()
     const first = await run('trello.create_card', {
-      idList: list.id, name: 'first', desc: 'In **Markdown**', due: '2025-03-01T17:00:00+02:00', idLabels: [TRELLO.labels.bug.id, TRELLO.labels.docs.id],
+      list_id: list.id, name: 'first', desc: 'In **Markdown**', due: '2025-03-01T17:00:00+02:00', label_ids: [TRELLO.labels.bug.id, TRELLO.labels.docs.id],
     })
     expect(first).toMatchObject({ name: 'first', desc: 'In **Markdown**', idList: list.id, idBoard: TRELLO.board.id, due: '2025-03-01T15:00:00.000Z', closed: false })
     expect(first.idLabels).toEqual([TRELLO.labels.bug.id, TRELLO.labels.docs.id])
     expect(first.id).toMatch(/^[0-9a-f]{24}$/)
 
-    await run('trello.create_card', { idList: list.id, name: 'last', pos: 'bottom' })
-    await run('trello.create_card', { idList: list.id, name: 'top', pos: 'top' })
-    await run('trello.create_card', { idList: list.id, name: 'middle', pos: first.pos + 1 })
-    await run('trello.create_card', { idList: list.id, name: 'no due', due: null })
+    await run('trello.create_card', { list_id: list.id, name: 'last', pos: 'bottom' })
+    await run('trello.create_card', { list_id: list.id, name: 'top', pos: 'top' })
+    await run('trello.create_card', { list_id: list.id, name: 'middle', pos: first.pos + 1 })
+    await run('trello.create_card', { list_id: list.id, name: 'no due', due: null })
 
-    const { cards } = await run('trello.get_list_cards', { idList: list.id })
+    const { cards } = await run('trello.get_list_cards', { list_id: list.id })
     expect(names(cards)).toEqual(['top', 'first', 'middle', 'last', 'no due'])
     expect(cards.at(-1).due).toBeNull()
     const stored = await sandboxGet(`/cards/${first.id}`)
@@ -91,7 +91,7 @@ describe('Trello tool steps against the sandbox', () => {
     const control = trelloControl(stack)
     await control.clearRequests()
     const list = await freshList()
-    await run('trello.create_card', { idList: list.id, name: 'logged' })
+    await run('trello.create_card', { list_id: list.id, name: 'logged' })
     const requests: any[] = await control.requests()
     expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /trello/1/lists', 'POST /trello/1/cards'])
     for (const r of requests) {
@@ -103,29 +103,29 @@ describe('Trello tool steps against the sandbox', () => {
 
   it('Update Card changes fields and replaces labels and members', async () => {
     const list = await freshList()
-    const card = await run('trello.create_card', { idList: list.id, name: 'before', idLabels: [TRELLO.labels.bug.id] })
+    const card = await run('trello.create_card', { list_id: list.id, name: 'before', label_ids: [TRELLO.labels.bug.id] })
     const updated = await run('trello.update_card', {
-      idCard: card.id, name: 'after', desc: 'new text', due: '2030-01-02T03:04:05Z', dueComplete: true,
-      idLabels: [TRELLO.labels.feature.id], idMembers: [TRELLO.members.grace.id],
+      card_id: card.id, name: 'after', desc: 'new text', due: '2030-01-02T03:04:05Z', due_complete: true,
+      label_ids: [TRELLO.labels.feature.id], member_ids: [TRELLO.members.grace.id],
     })
     expect(updated).toMatchObject({ id: card.id, name: 'after', desc: 'new text', due: '2030-01-02T03:04:05.000Z', dueComplete: true })
     expect(updated.idLabels).toEqual([TRELLO.labels.feature.id])
     expect(updated.idMembers).toEqual([TRELLO.members.grace.id])
 
-    const cleared = await run('trello.update_card', { idCard: card.id, due: null, idLabels: [], idMembers: [], desc: '' })
+    const cleared = await run('trello.update_card', { card_id: card.id, due: null, label_ids: [], member_ids: [], desc: '' })
     expect(cleared).toMatchObject({ due: null, idLabels: [], idMembers: [], desc: '', name: 'after' })
   })
 
   it('Update Card moves a card between lists, and the sandbox records listBefore/listAfter', async () => {
     const from = await freshList('from')
     const to = await freshList('to')
-    const card = await run('trello.create_card', { idList: from.id, name: 'traveller' })
-    await run('trello.create_card', { idList: to.id, name: 'resident' })
+    const card = await run('trello.create_card', { list_id: from.id, name: 'traveller' })
+    await run('trello.create_card', { list_id: to.id, name: 'resident' })
 
-    const moved = await run('trello.update_card', { idCard: card.id, idList: to.id, pos: 'top' })
+    const moved = await run('trello.update_card', { card_id: card.id, list_id: to.id, pos: 'top' })
     expect(moved.idList).toBe(to.id)
-    expect(names((await run('trello.get_list_cards', { idList: from.id })).cards)).toEqual([])
-    expect(names((await run('trello.get_list_cards', { idList: to.id })).cards)).toEqual(['traveller', 'resident'])
+    expect(names((await run('trello.get_list_cards', { list_id: from.id })).cards)).toEqual([])
+    expect(names((await run('trello.get_list_cards', { list_id: to.id })).cards)).toEqual(['traveller', 'resident'])
 
     const actions = await sandboxGet(`/cards/${card.id}/actions?filter=updateCard:idList`)
     expect(actions).toHaveLength(1)
@@ -141,20 +141,20 @@ describe('Trello tool steps against the sandbox', () => {
     expect(other.status).toBe(201)
     const board = other.body.board
     const list = await freshList()
-    const card = await run('trello.create_card', { idList: list.id, name: 'emigrant' })
-    const moved = await run('trello.update_card', { idCard: card.id, idBoard: board.id })
+    const card = await run('trello.create_card', { list_id: list.id, name: 'emigrant' })
+    const moved = await run('trello.update_card', { card_id: card.id, board_id: board.id })
     expect(moved).toMatchObject({ idBoard: board.id, idList: board.lists[0].id })
   })
 
   it('Update Card needs at least one change', async () => {
-    const { status, body } = await api.run('trello.update_card', integration, { idCard: TRELLO.cards.api.id })
+    const { status, body } = await api.run('trello.update_card', integration, { card_id: TRELLO.cards.api.id })
     expect(status).toBe(400)
     expect(body.code).toBe('invalid_input')
     expect(body.errors[0].message).toMatch(/at least one change/)
   })
 
   it('Get Card returns labels, checklists with items, members, list and board', async () => {
-    const card = await run('trello.get_card', { idCard: TRELLO.cards.api.id })
+    const card = await run('trello.get_card', { card_id: TRELLO.cards.api.id })
     expect(card).toMatchObject({
       id: TRELLO.cards.api.id, name: 'Design the API', desc: 'Sketch the REST surface.', due: '2024-02-01T12:00:00.000Z',
       list: { id: TRELLO.lists.doing.id, name: 'Doing' },
@@ -171,23 +171,23 @@ describe('Trello tool steps against the sandbox', () => {
 
   it('Archive Card sets closed and takes the card out of its list', async () => {
     const list = await freshList()
-    const card = await run('trello.create_card', { idList: list.id, name: 'old news' })
-    const archived = await run('trello.archive_card', { idCard: card.id })
+    const card = await run('trello.create_card', { list_id: list.id, name: 'old news' })
+    const archived = await run('trello.archive_card', { card_id: card.id })
     expect(archived).toMatchObject({ id: card.id, closed: true })
     expect((await sandboxGet(`/cards/${card.id}`)).closed).toBe(true)
-    expect((await run('trello.get_list_cards', { idList: list.id })).cards).toEqual([])
-    expect(names((await run('trello.get_list_cards', { idList: list.id, filter: 'closed' })).cards)).toEqual(['old news'])
+    expect((await run('trello.get_list_cards', { list_id: list.id })).cards).toEqual([])
+    expect(names((await run('trello.get_list_cards', { list_id: list.id, filter: 'closed' })).cards)).toEqual(['old news'])
     const actions = await sandboxGet(`/cards/${card.id}/actions?filter=updateCard:closed`)
     expect(actions[0].data).toMatchObject({ card: { closed: true }, old: { closed: false } })
 
-    const restored = await run('trello.update_card', { idCard: card.id, closed: false })
+    const restored = await run('trello.update_card', { card_id: card.id, closed: false })
     expect(restored.closed).toBe(false)
   })
 
   it('Add Comment to Card posts a comment and returns the commentCard action', async () => {
     const list = await freshList()
-    const card = await run('trello.create_card', { idList: list.id, name: 'discussed' })
-    const action = await run('trello.add_comment_to_card', { idCard: card.id, text: 'Looks *good*, @grace' })
+    const card = await run('trello.create_card', { list_id: list.id, name: 'discussed' })
+    const action = await run('trello.add_comment_to_card', { card_id: card.id, text: 'Looks *good*, @grace' })
     expect(action).toMatchObject({ type: 'commentCard', idMemberCreator: TRELLO.members.ada.id, data: { text: 'Looks *good*, @grace', card: { id: card.id } } })
     const comments = await sandboxGet(`/cards/${card.id}/actions?filter=commentCard`)
     expect(comments.map((c: any) => c.id)).toEqual([action.id])
@@ -196,9 +196,9 @@ describe('Trello tool steps against the sandbox', () => {
 
   it('the legacy Add Comment keeps its { card_id, comment } shape and has the same effect', async () => {
     const list = await freshList()
-    const viaNew = await run('trello.create_card', { idList: list.id, name: 'new way' })
-    const viaLegacy = await run('trello.create_card', { idList: list.id, name: 'old way' })
-    const fresh = await run('trello.add_comment_to_card', { idCard: viaNew.id, text: 'same words' })
+    const viaNew = await run('trello.create_card', { list_id: list.id, name: 'new way' })
+    const viaLegacy = await run('trello.create_card', { list_id: list.id, name: 'old way' })
+    const fresh = await run('trello.add_comment_to_card', { card_id: viaNew.id, text: 'same words' })
     const legacy = await run('trello.add_comment', { card_id: viaLegacy.id, comment: 'same words' })
 
     const strip = (a: any) => ({ type: a.type, idMemberCreator: a.idMemberCreator, text: a.data.text, appCreator: a.appCreator })
@@ -213,33 +213,33 @@ describe('Trello tool steps against the sandbox', () => {
     expect(Object.keys(described.body.inputSchema.properties).sort()).toEqual(['card_id', 'comment'])
     expect((await api.get('/v1/tools/trello.add_comment_to_card')).body.legacy).toBe(false)
     // The new-shape input is not silently accepted by the legacy step.
-    const wrongShape = await api.run('trello.add_comment', integration, { idCard: viaLegacy.id, text: 'x' })
+    const wrongShape = await api.run('trello.add_comment', integration, { card_id: viaLegacy.id, text: 'x' })
     expect(wrongShape.status).toBe(400)
   })
 
   it('Add Checklist adds a checklist with its first items, in order', async () => {
     const list = await freshList()
-    const card = await run('trello.create_card', { idList: list.id, name: 'launch' })
-    const checklist = await run('trello.add_checklist', { idCard: card.id, name: 'Steps', items: ['one', 'two', 'three'] })
+    const card = await run('trello.create_card', { list_id: list.id, name: 'launch' })
+    const checklist = await run('trello.add_checklist', { card_id: card.id, name: 'Steps', items: ['one', 'two', 'three'] })
     expect(checklist).toMatchObject({ name: 'Steps', idCard: card.id, idBoard: TRELLO.board.id })
     expect(checklist.checkItems.map((i: any) => [i.name, i.state])).toEqual([['one', 'incomplete'], ['two', 'incomplete'], ['three', 'incomplete']])
 
-    const second = await run('trello.add_checklist', { idCard: card.id, pos: 'top' })
+    const second = await run('trello.add_checklist', { card_id: card.id, pos: 'top' })
     expect(second).toMatchObject({ name: 'Checklist', checkItems: [] })
-    const { checklists } = await run('trello.get_card', { idCard: card.id })
+    const { checklists } = await run('trello.get_card', { card_id: card.id })
     expect(checklists.map((c: any) => c.name)).toEqual(['Checklist', 'Steps'])
     expect(checklists[1].checkItems.map((i: any) => i.name)).toEqual(['one', 'two', 'three'])
   })
 
   it('Add Checklist says which checklist exists when adding an item fails', async () => {
     const list = await freshList()
-    const card = await run('trello.create_card', { idList: list.id, name: 'half done' })
+    const card = await run('trello.create_card', { list_id: list.id, name: 'half done' })
     const control = trelloControl(stack)
     await control.fault({ status: 400, match: { method: 'POST', path: '/checkItems' }, times: 1 })
     try {
-      const { status, body } = await api.run('trello.add_checklist', integration, { idCard: card.id, name: 'Partial', items: ['a', 'b'] })
+      const { status, body } = await api.run('trello.add_checklist', integration, { card_id: card.id, name: 'Partial', items: ['a', 'b'] })
       expect(status).toBe(400)
-      const [checklist] = (await run('trello.get_card', { idCard: card.id })).checklists
+      const [checklist] = (await run('trello.get_card', { card_id: card.id })).checklists
       expect(checklist.name).toBe('Partial')
       expect(body.detail).toContain(`checklist ${checklist.id} was created with 0 of 2 items`)
     } finally {
@@ -249,13 +249,13 @@ describe('Trello tool steps against the sandbox', () => {
 
   it('Create a Checklist Item adds items at a position, checked or not', async () => {
     const list = await freshList()
-    const card = await run('trello.create_card', { idList: list.id, name: 'todo' })
-    const checklist = await run('trello.add_checklist', { idCard: card.id, name: 'Items', items: ['middle'] })
-    const done = await run('trello.create_checklist_item', { idChecklist: checklist.id, name: 'first', pos: 'top', checked: true })
+    const card = await run('trello.create_card', { list_id: list.id, name: 'todo' })
+    const checklist = await run('trello.add_checklist', { card_id: card.id, name: 'Items', items: ['middle'] })
+    const done = await run('trello.create_checklist_item', { checklist_id: checklist.id, name: 'first', pos: 'top', checked: true })
     expect(done).toMatchObject({ name: 'first', state: 'complete', idChecklist: checklist.id })
-    const last = await run('trello.create_checklist_item', { idChecklist: checklist.id, name: 'last', due: '2030-06-01T09:00:00Z' })
+    const last = await run('trello.create_checklist_item', { checklist_id: checklist.id, name: 'last', due: '2030-06-01T09:00:00Z' })
     expect(last).toMatchObject({ name: 'last', state: 'incomplete', due: '2030-06-01T09:00:00.000Z' })
-    await run('trello.create_checklist_item', { idChecklist: checklist.id, name: 'second', pos: checklist.checkItems[0].pos - 1 })
+    await run('trello.create_checklist_item', { checklist_id: checklist.id, name: 'second', pos: checklist.checkItems[0].pos - 1 })
 
     const stored = await sandboxGet(`/checklists/${checklist.id}`)
     expect(stored.checkItems.map((i: any) => [i.name, i.state])).toEqual([
@@ -267,18 +267,18 @@ describe('Trello tool steps against the sandbox', () => {
 
   it('a missing card is not_found in Trello\'s words', async () => {
     const missing = '0123456789abcdef01234567'
-    const { status, body } = await api.run('trello.get_card', integration, { idCard: missing })
+    const { status, body } = await api.run('trello.get_card', integration, { card_id: missing })
     expect(status).toBe(404)
     expect(body).toMatchObject({ code: 'not_found', upstream_status: 404 })
     expect(body.detail).toMatch(/Could not find the card/)
-    const archive = await api.run('trello.archive_card', integration, { idCard: missing })
+    const archive = await api.run('trello.archive_card', integration, { card_id: missing })
     expect(archive.status).toBe(404)
     expect(archive.body.code).toBe('not_found')
   })
 
   it('a label of another board is refused by Trello as invalid input', async () => {
     const other = await trelloControl(stack).call('POST', '/boards', { name: 'Labelled', owner: 'ada', labels: [{ name: 'Alien', color: 'pink' }] })
-    const { status, body } = await api.run('trello.create_card', integration, { idList: TRELLO.lists.todo.id, idLabels: [other.body.board.labels[0].id] })
+    const { status, body } = await api.run('trello.create_card', integration, { list_id: TRELLO.lists.todo.id, label_ids: [other.body.board.labels[0].id] })
     expect(status).toBe(400)
     expect(body).toMatchObject({ code: 'invalid_input', upstream_status: 400 })
     expect(body.detail).toMatch(/invalid value for idLabels/)
@@ -330,7 +330,7 @@ describe('a refusal for one card does not break the integration', () => {
     const lists = await (await fetch(`${stack2.sandboxUrl}/trello/1/boards/${board.body.id ?? board.body.board?.id}/lists`, { headers: auth })).json() as any[]
     const card = await (await fetch(`${stack2.sandboxUrl}/trello/1/cards`, { method: 'POST', headers: auth, body: JSON.stringify({ idList: lists[0].id, name: 'secret' }) })).json() as any
     const integration = await connectTrelloWithToken(stack2, 'ada')
-    const refused = await client(stack2, stack2.apiKey).run('trello.get_card', integration, { idCard: card.id })
+    const refused = await client(stack2, stack2.apiKey).run('trello.get_card', integration, { card_id: card.id })
     expect(refused.body.code).toBe('platform_refused')
     const view = await client(stack2, stack2.apiKey).get(`/v1/integrations/${integration}`)
     expect(view.body.status).toBe('active')

@@ -45,7 +45,7 @@ describe('Card Due Date Reminder', () => {
     const shelved = await act(stack, 'ada', 'POST', '/1/lists', { name: 'Shelved', idBoard: board.id })
     cards.inArchivedList = await act(stack, 'ada', 'POST', '/1/cards', { idList: shelved.id, name: 'Shelved card', due: iso(due) })
     await act(stack, 'ada', 'PUT', `/1/lists/${shelved.id}`, { closed: true })
-    config = reminder.config.parse({ idBoards: [board.id] }) as Record<string, unknown>
+    config = reminder.config.parse({ board_ids: [board.id] }) as Record<string, unknown>
   })
 
   it('fires once per card and due date, offset_minutes before it, and again when the due date changes', async () => {
@@ -94,14 +94,14 @@ describe('Card Due Date Reminder', () => {
   it('honours offset_minutes, and starts nothing on its first poll even inside the window', async () => {
     const target = (await act(stack, 'ada', 'POST', '/1/cards', { idList: list.id, name: 'Two hours ahead', due: iso(due + 5 * 24 * 60 * MINUTE) }))
     const at = due + 5 * 24 * 60 * MINUTE
-    const twoHours = reminder.config.parse({ idBoards: [board.id], offset_minutes: 120 }) as Record<string, unknown>
+    const twoHours = reminder.config.parse({ board_ids: [board.id], offset_minutes: 120 }) as Record<string, unknown>
     const start = await poll(null, at - 3 * 60 * MINUTE, twoHours)
     expect((await poll(start.cursor, at - 100 * MINUTE, twoHours)).events.map((e) => (e.event.card as { id: string }).id)).toEqual([target.id])
     expect((await poll(start.cursor, at - 100 * MINUTE)).events).toEqual([]) // sixty minutes: not yet
     const lateStart = await poll(null, at - 30 * MINUTE)
     expect(lateStart.events).toEqual([])
     expect((await poll(lateStart.cursor, at - 20 * MINUTE)).events).toEqual([])
-    expect(reminder.config.safeParse({ idBoards: [board.id], offset_minutes: 0 }).error?.issues[0]).toMatchObject({ path: ['offset_minutes'], message: 'must be at least 1 minute' })
+    expect(reminder.config.safeParse({ board_ids: [board.id], offset_minutes: 0 }).error?.issues[0]).toMatchObject({ path: ['offset_minutes'], message: 'must be at least 1 minute' })
   })
 })
 

@@ -24,7 +24,7 @@ const ALWAYS = ['trello.new_board_activity', 'trello.custom_webhook_events']
 const trigger = (id: string): AnyTrigger => trello.triggers.find((t) => t.id === id)!
 const instant = () => trello.triggers.filter((t) => t.mode === 'instant')
 /** Every instant trigger configured for one board, with nothing else set. */
-const configFor = (t: AnyTrigger, board = BOARD) => t.config.parse(t.id === 'trello.new_board' ? {} : { idBoards: [board] })
+const configFor = (t: AnyTrigger, board = BOARD) => t.config.parse(t.id === 'trello.new_board' ? {} : { board_ids: [board] })
 
 let boardHook: { remoteId: string; callbackUrl: string; path: string }
 let lists: { first: { id: string }; second: { id: string } }
@@ -96,16 +96,16 @@ describe('the platform declares its triggers', () => {
       if (t.mode === 'instant') expect(t.match && t.models, t.id).toBeTruthy()
       else expect(t.poll, t.id).toBeTruthy()
     }
-    const noBoards = trigger('trello.new_card').config.safeParse({ idBoards: [] })
-    expect(noBoards.error?.issues[0]).toMatchObject({ path: ['idBoards'], message: 'choose at least one board' })
-    const badId = trigger('trello.card_moved').config.safeParse({ idBoards: ['nope'] })
+    const noBoards = trigger('trello.new_card').config.safeParse({ board_ids: [] })
+    expect(noBoards.error?.issues[0]).toMatchObject({ path: ['board_ids'], message: 'choose at least one board' })
+    const badId = trigger('trello.card_moved').config.safeParse({ board_ids: ['nope'] })
     expect(badId.error?.issues[0]?.message).toMatch(/board id/)
-    const unknown = trigger('trello.new_card').config.safeParse({ idBoards: [BOARD], board: BOARD })
+    const unknown = trigger('trello.new_card').config.safeParse({ board_ids: [BOARD], board: BOARD })
     expect(unknown.error?.issues[0]).toMatchObject({ path: ['board'] })
-    const badKind = trigger('trello.custom_webhook_events').config.safeParse({ idBoards: [BOARD], eventTypes: ['explode'] })
+    const badKind = trigger('trello.custom_webhook_events').config.safeParse({ board_ids: [BOARD], event_types: ['explode'] })
     expect(badKind.error?.issues[0]?.message).toMatch(/create, update, delete/)
-    expect(trigger('trello.card_due_date_reminder').config.parse({ idBoards: [BOARD] })).toEqual({ idBoards: [BOARD], offset_minutes: 60 })
-    expect(trigger('trello.new_card').models!({ idBoards: [BOARD, BOARD] })).toEqual([BOARD])
+    expect(trigger('trello.card_due_date_reminder').config.parse({ board_ids: [BOARD] })).toEqual({ board_ids: [BOARD], offset_minutes: 60 })
+    expect(trigger('trello.new_card').models!({ board_ids: [BOARD, BOARD] })).toEqual([BOARD])
     expect(trigger('trello.new_board').models!({})).toEqual(['me'])
   })
 })
@@ -115,7 +115,7 @@ describe('instant triggers on a board webhook', () => {
 
   it('a new card (made by the product\'s own step) fires New Card, filtered by list', async () => {
     const [one, ...rest] = await delivered(boardHook, async () => {
-      card = await run('trello.create_card', { idList: lists.first.id, name: 'Trigger me' })
+      card = await run('trello.create_card', { list_id: lists.first.id, name: 'Trigger me' })
     })
     expect(rest).toEqual([])
     expect(one!.candidate).toMatchObject({ type: 'createCard', actorId: TRELLO.members.ada.id, dedupeKey: expect.stringMatching(/^[0-9a-f]{24}$/) })
@@ -131,8 +131,8 @@ describe('instant triggers on a board webhook', () => {
     expect(trigger('trello.new_card').event.safeParse(event).success).toBe(true)
     // Configured for another list, or another board, it stays quiet.
     const newCard = trigger('trello.new_card')
-    expect(newCard.match!(one!.candidate, newCard.config.parse({ idBoards: [BOARD], idLists: [lists.second.id] }))).toBeNull()
-    expect(newCard.match!(one!.candidate, newCard.config.parse({ idBoards: [BOARD], idLists: [lists.first.id] }))).not.toBeNull()
+    expect(newCard.match!(one!.candidate, newCard.config.parse({ board_ids: [BOARD], list_ids: [lists.second.id] }))).toBeNull()
+    expect(newCard.match!(one!.candidate, newCard.config.parse({ board_ids: [BOARD], list_ids: [lists.first.id] }))).not.toBeNull()
     expect(firing(one!.candidate, '5f2b8c0e9d1a4b3c2d1e0f9a')).toEqual([])
   })
 
@@ -151,15 +151,15 @@ describe('instant triggers on a board webhook', () => {
     expect(moved.match!(one!.candidate, configFor(moved))).toMatchObject({
       listBefore: { id: lists.first.id }, listAfter: { id: lists.second.id }, list: { id: lists.second.id },
     })
-    expect(moved.match!(one!.candidate, moved.config.parse({ idBoards: [BOARD], idLists: [lists.first.id] }))).toBeNull()
+    expect(moved.match!(one!.candidate, moved.config.parse({ board_ids: [BOARD], list_ids: [lists.first.id] }))).toBeNull()
     const custom = trigger('trello.custom_webhook_events')
-    const only = (cfg: Record<string, unknown>) => custom.match!(one!.candidate, custom.config.parse({ idBoards: [BOARD], ...cfg }))
-    expect(only({ eventTypes: ['move'] })).toMatchObject({ kinds: ['update', 'move'] })
-    expect(only({ eventTypes: ['create', 'delete'] })).toBeNull()
-    expect(only({ idLists: [lists.first.id] })).not.toBeNull() // moved out of it
-    expect(only({ idLists: [TRELLO.lists.done.id] })).toBeNull()
-    expect(only({ idCards: [card.id], eventTypes: ['update'], idLists: [lists.second.id] })).not.toBeNull()
-    expect(only({ idCards: [TRELLO.cards.api.id] })).toBeNull()
+    const only = (cfg: Record<string, unknown>) => custom.match!(one!.candidate, custom.config.parse({ board_ids: [BOARD], ...cfg }))
+    expect(only({ event_types: ['move'] })).toMatchObject({ kinds: ['update', 'move'] })
+    expect(only({ event_types: ['create', 'delete'] })).toBeNull()
+    expect(only({ list_ids: [lists.first.id] })).not.toBeNull() // moved out of it
+    expect(only({ list_ids: [TRELLO.lists.done.id] })).toBeNull()
+    expect(only({ card_ids: [card.id], event_types: ['update'], list_ids: [lists.second.id] })).not.toBeNull()
+    expect(only({ card_ids: [TRELLO.cards.api.id] })).toBeNull()
   })
 
   it('a comment fires New Comment Added to Card with its text', async () => {
@@ -196,7 +196,7 @@ describe('instant triggers on a board webhook', () => {
   })
 
   it('a checklist fires New Checklist and Card Updated', async () => {
-    const [one] = await delivered(boardHook, () => run('trello.add_checklist', { idCard: card.id, name: 'Steps' }))
+    const [one] = await delivered(boardHook, () => run('trello.add_checklist', { card_id: card.id, name: 'Steps' }))
     expect(firing(one!.candidate)).toEqual(expected('trello.new_checklist', 'trello.card_updated'))
     expect(trigger('trello.new_checklist').match!(one!.candidate, configFor(trigger('trello.new_checklist')))).toMatchObject({ checklist: { name: 'Steps' } })
   })
@@ -214,17 +214,17 @@ describe('instant triggers on a board webhook', () => {
     const [back] = await delivered(boardHook, () => act(stack, 'ada', 'PUT', `/1/cards/${card.id}`, { closed: false }))
     expect(firing(back!.candidate)).toEqual(expected('trello.card_updated'))
     const custom = trigger('trello.custom_webhook_events')
-    expect(custom.match!(archived!.candidate, custom.config.parse({ idBoards: [BOARD], eventTypes: ['archive'] }))).not.toBeNull()
-    expect(custom.match!(back!.candidate, custom.config.parse({ idBoards: [BOARD], eventTypes: ['archive'] }))).toBeNull()
+    expect(custom.match!(archived!.candidate, custom.config.parse({ board_ids: [BOARD], event_types: ['archive'] }))).not.toBeNull()
+    expect(custom.match!(back!.candidate, custom.config.parse({ board_ids: [BOARD], event_types: ['archive'] }))).toBeNull()
   })
 
   it('New Board Activity watches several chosen activity types together', async () => {
     const [comment] = await delivered(boardHook, () => act(stack, 'ada', 'POST', `/1/cards/${card.id}/actions/comments`, { text: 'again' }))
     const activity = trigger('trello.new_board_activity')
-    const watching = activity.config.parse({ idBoards: [BOARD], activityTypes: ['commentCard', 'createCard'] })
+    const watching = activity.config.parse({ board_ids: [BOARD], activity_types: ['commentCard', 'createCard'] })
     expect(activity.match!(comment!.candidate, watching)).toMatchObject({ action: { type: 'commentCard' }, data: { text: 'again' } })
-    expect(activity.match!(comment!.candidate, activity.config.parse({ idBoards: [BOARD], activityTypes: ['createList'] }))).toBeNull()
-    expect(activity.config.safeParse({ idBoards: [BOARD], activityTypes: ['nonsense'] }).error?.issues[0]?.message).toMatch(/Trello action type/)
+    expect(activity.match!(comment!.candidate, activity.config.parse({ board_ids: [BOARD], activity_types: ['createList'] }))).toBeNull()
+    expect(activity.config.safeParse({ board_ids: [BOARD], activity_types: ['nonsense'] }).error?.issues[0]?.message).toMatch(/Trello action type/)
   })
 
   it('a card on another board reaches only that board\'s webhook, and triggers configured for this board ignore it', async () => {

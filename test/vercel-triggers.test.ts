@@ -100,8 +100,8 @@ describe('the platform declares its triggers', () => {
       expect((t.sampleBody!({}) as { id: string }).id).not.toBe((body as { id: string }).id)
     }
     expect(trigger('vercel.deployment_failed').sample).toMatchObject({ event: { type: 'deployment.error' }, deployment: { state: 'ERROR', url: expect.stringMatching(/^https:\/\//) } })
-    const bad = trigger('vercel.deployment_started').config.safeParse({ projectIds: ['ada-blog'] })
-    expect(bad.error?.issues[0]).toMatchObject({ path: ['projectIds', 0], message: expect.stringMatching(/project id/) })
+    const bad = trigger('vercel.deployment_started').config.safeParse({ project_ids: ['ada-blog'] })
+    expect(bad.error?.issues[0]).toMatchObject({ path: ['project_ids', 0], message: expect.stringMatching(/project id/) })
     expect(trigger('vercel.deployment_started').config.safeParse({ project: 'x' }).success).toBe(false)
   })
 
@@ -116,16 +116,16 @@ describe('the platform declares its triggers', () => {
     expect((await api.get('/v1/triggers/trello.new_card')).body.manualWebhook).toBeNull()
   })
 
-  it('offers the account\'s projects for projectIds', async () => {
-    const res = await api.get(`/v1/triggers/vercel.deployment_succeeded/options/projectIds?integration=${integration}`)
+  it('offers the account\'s projects for project_ids', async () => {
+    const res = await api.get(`/v1/triggers/vercel.deployment_succeeded/options/project_ids?integration=${integration}`)
     expect(res.status, res.text).toBe(200)
     expect(res.body.options).toContainEqual(expect.objectContaining({ value: VERCEL.personalProject.id, label: 'ada-blog' }))
   })
 
   it('a bad config is a 400 naming the field', async () => {
-    const res = await api.post(`/v1/agents/${agentId}/subscriptions`, { trigger: 'vercel.deployment_started', integration, config: { projectIds: ['nope'] }, mapping: MAPPING })
+    const res = await api.post(`/v1/agents/${agentId}/subscriptions`, { trigger: 'vercel.deployment_started', integration, config: { project_ids: ['nope'] }, mapping: MAPPING })
     expect(res.status).toBe(400)
-    expect(res.body.errors[0].field).toBe('config.projectIds[0]')
+    expect(res.body.errors[0].field).toBe('config.project_ids[0]')
   })
 })
 
@@ -215,7 +215,7 @@ describe('addresses', () => {
 
   it('a project filter lets other projects\' deployments through to no run', async () => {
     const secret = 'whsec_filtered'
-    const sub = await subscribe('vercel.deployment_started', secret, { projectIds: [VERCEL.teamProject.id] })
+    const sub = await subscribe('vercel.deployment_started', secret, { project_ids: [VERCEL.teamProject.id] })
     const other = event('deployment.created', eid('evt_OtherProject00000000001'))
     expect((await post(sub.webhook_address, other, { 'x-vercel-signature': sha1(secret, other) })).body).toEqual({ accepted: 0, duplicates: 0 })
     const mine = event('deployment.created', eid('evt_ChosenProject0000000001'), VERCEL.teamProject.id)
@@ -240,7 +240,7 @@ describe('deduplication on the event id', () => {
 
 describe('send sample event', () => {
   it('signs a realistic event with the stored secret, posts it through the real intake and shows the mapped inputs, before any deployment', async () => {
-    const sub = await subscribe('vercel.deployment_succeeded', 'whsec_for_the_sample', { projectIds: [VERCEL.personalProject.id] })
+    const sub = await subscribe('vercel.deployment_succeeded', 'whsec_for_the_sample', { project_ids: [VERCEL.personalProject.id] })
     const first = await api.post(`/v1/subscriptions/${sub.id}/send-sample`)
     expect(first.status, first.text).toBe(200)
     expect(first.body).toMatchObject({ status: 200, answer: { accepted: 1, duplicates: 0 }, event_ids: [expect.stringMatching(/^evt_/)] })
@@ -254,7 +254,10 @@ describe('send sample event', () => {
     // A second sample is a new event, not a duplicate.
     const second = await api.post(`/v1/subscriptions/${sub.id}/send-sample`)
     expect(second.body.answer).toEqual({ accepted: 1, duplicates: 0 })
-    expect(await runsOf(sub.id)).toHaveLength(2)
+    const runs = await runsOf(sub.id)
+    expect(runs).toHaveLength(2)
+    // Marked as tests on the runs list: nothing happened on Vercel.
+    expect(runs.map((r) => r.test)).toEqual([true, true])
     // Another user's subscription is none; an inactive one starts nothing and says so.
     const other = client(stack, (await stack.createUser()).apiKey)
     expect((await other.post(`/v1/subscriptions/${sub.id}/send-sample`)).status).toBe(404)
@@ -275,7 +278,7 @@ describe('the Vercel sandbox delivers to the subscriptions\' addresses', () => {
     const viaApi = async (address: string, events: string[]) => {
       const res = await fetch(`${stack.sandboxUrl}/vercel/v1/webhooks`, {
         method: 'POST', headers: { authorization: `Bearer ${adaToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: address, events, projectIds: [VERCEL.personalProject.id] }),
+        body: JSON.stringify({ url: address, events, project_ids: [VERCEL.personalProject.id] }),
       })
       expect(res.status).toBe(200)
       return (await res.json()) as { id: string; secret: string }
@@ -328,7 +331,7 @@ describe('the Vercel sandbox delivers to the subscriptions\' addresses', () => {
     const sub = await subscribe('vercel.deployment_started')
     const res = await fetch(`${stack.sandboxUrl}/vercel/v1/webhooks`, {
       method: 'POST', headers: { authorization: `Bearer ${adaToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: sub.webhook_address, events: ['deployment.created'], projectIds: [VERCEL.personalProject.id] }),
+      body: JSON.stringify({ url: sub.webhook_address, events: ['deployment.created'], project_ids: [VERCEL.personalProject.id] }),
     })
     const hook = (await res.json()) as { id: string }
     await control.call('DELETE', '/deliveries')

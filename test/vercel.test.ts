@@ -51,7 +51,7 @@ describe('Vercel tool steps', () => {
   it('Create Deployment deploys a branch to an environment with custom settings', async () => {
     const { status, body } = await api().run('vercel.create_deployment', personal, {
       project: VERCEL.personalProject.name, branch: 'feature-login', environment: 'production',
-      settings: { framework: 'nextjs', buildCommand: 'npm run build' }, meta: { ticket: 'ZD-42' },
+      settings: { framework: 'nextjs', build_command: 'npm run build' }, meta: { ticket: 'ZD-42' },
     })
     expect(status, JSON.stringify(body)).toBe(200)
     expect(body.output).toMatchObject({ name: VERCEL.personalProject.name, projectId: VERCEL.personalProject.id, target: 'production', readyState: 'QUEUED' })

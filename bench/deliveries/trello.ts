@@ -16,7 +16,7 @@ export const trelloDeliveries: DeliveryFactory = {
     const target = boards.output.boards[0]
     const sub = await skippedAgentSubscription(service, {
       step: { tool: 'trello.get_boards', input: {} }, integration,
-      trigger: 'trello.new_card', config: { idBoards: [target.id] }, mapping: { title: '{{ card.name }}' },
+      trigger: 'trello.new_card', config: { board_ids: [target.id] }, mapping: { title: '{{ card.name }}' },
     })
     const hooks = await (await fetch(`${sandboxUrl}/trello/_control/webhooks`)).json() as { webhooks: Array<{ callbackURL: string; idModel: string }> }
     const hook = hooks.webhooks.find((w) => w.idModel === target.id && w.callbackURL.startsWith(service.url))

@@ -64,7 +64,7 @@ export async function subscriptions(sub: string | undefined, args: string[], par
       if (!values.agent) throw new Error('--agent is required (an agent id or name)')
       if (!values.trigger) throw new Error('--trigger is required (a trigger id; switchyard triggers list shows them)')
       if (!values.integration) throw new Error('--integration is required (an integration id or account name)')
-      const config = jsonOption(values.config, '--config', '{"idBoards": ["5f…"]}') ?? {}
+      const config = jsonOption(values.config, '--config', '{"board_ids": ["5f…"]}') ?? {}
       const mapping = jsonOption(values.mapping, '--mapping', '{"subject": "{{ card.name }}"}') ?? {}
       return answer(json, async () => {
         const agent = await resolveAgent(values.agent!)

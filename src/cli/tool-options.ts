@@ -3,7 +3,7 @@ import { callService } from './remote.ts'
 
 export const TOOL_OPTIONS_USAGE = `  tools options <id> <field> --integration <id|account name> [--q <words>] [--set <field>=<value> …] [--cursor <c>] [--json]
                                           the choices for an id field, from the connected account
-                                          (--set gives the fields the options depend on, e.g. --set idList=…)`
+                                          (--set gives the fields the options depend on, e.g. --set list_id=…)`
 
 interface OptionsAnswer {
   options: Array<{ value: string | number; label: string; description?: string }>
@@ -24,14 +24,14 @@ export async function toolOptions(args: string[], parseArgs: typeof ParseArgs): 
     },
   })
   const [id, field] = positionals
-  if (!id || !field) throw new Error('tools options needs a tool id and a field, e.g. tools options trello.create_card idList --integration …')
+  if (!id || !field) throw new Error('tools options needs a tool id and a field, e.g. tools options trello.create_card list_id --integration …')
   if (!values.integration) throw new Error('--integration is required (an integration id or account name)')
   const query = new URLSearchParams({ integration: values.integration })
   if (values.q !== undefined) query.set('q', values.q)
   if (values.cursor !== undefined) query.set('cursor', values.cursor)
   for (const pair of values.set ?? []) {
     const eq = pair.indexOf('=')
-    if (eq <= 0) throw new Error(`--set takes <field>=<value>, e.g. --set idList=5f…; got "${pair}"`)
+    if (eq <= 0) throw new Error(`--set takes <field>=<value>, e.g. --set list_id=5f…; got "${pair}"`)
     const name = pair.slice(0, eq)
     if (['integration', 'q', 'cursor'].includes(name)) throw new Error(`--set ${name}=… is not a field; use --${name}`)
     query.set(name, pair.slice(eq + 1))

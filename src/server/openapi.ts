@@ -206,7 +206,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       '/v1/tools/{id}/options/{field}': {
         get: {
           summary: 'List the options of a tool step\'s id field, from the integration\'s account',
-          description: 'Tenant-scoped like a run. Every other query parameter is the value of a field the options depend on (see the tool\'s fieldOptions), for example idList for the labels of Trello Create Card.',
+          description: 'Tenant-scoped like a run. Every other query parameter is the value of a field the options depend on (see the tool\'s fieldOptions), for example list_id for the labels of Trello Create Card.',
           parameters: [
             idParam,
             { name: 'field', in: 'path', required: true, schema: { type: 'string' } },

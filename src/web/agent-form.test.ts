@@ -7,15 +7,15 @@ const cardSchema = {
   type: 'object',
   properties: {
     name: { type: 'string' },
-    idList: { type: 'string' },
+    list_id: { type: 'string' },
     pos: { anyOf: [{ type: 'number' }, { enum: ['top', 'bottom'] }] },
     due: { type: 'integer' },
     closed: { type: 'boolean' },
-    idLabels: { type: 'array', items: { type: 'string' } },
+    label_ids: { type: 'array', items: { type: 'string' } },
     extra: { type: 'object' },
     color: { enum: ['red', 'green'] },
   },
-  required: ['name', 'idList', 'closed'],
+  required: ['name', 'list_id', 'closed'],
 }
 const fields = fieldsFromSchema(cardSchema)
 const fieldsOf = (id: string) => (id === 'trello.create_card' ? fields : undefined)
@@ -51,7 +51,7 @@ describe('form ↔ definition', () => {
     ...emptyAgentForm(),
     name: ' Triage ',
     inputs: [{ id: 'r1', name: 'subject', type: 'string', required: true, description: '' }],
-    steps: [{ ...emptyStep('make'), tool: 'trello.create_card', integration: 'int_1', fields: { name: '{{ inputs.subject }}', idList: 'list_1', due: '5', closed: 'false', idLabels: 'l1, l2' } }],
+    steps: [{ ...emptyStep('make'), tool: 'trello.create_card', integration: 'int_1', fields: { name: '{{ inputs.subject }}', list_id: 'list_1', due: '5', closed: 'false', label_ids: 'l1, l2' } }],
     output: [{ id: 'o1', name: 'card', template: '{{ steps.make.output.id }}' }, { id: 'o2', name: '', template: '' }],
   })
 
@@ -62,7 +62,7 @@ describe('form ↔ definition', () => {
       name: 'Triage',
       inputs: [{ name: 'subject', type: 'string', required: true }],
       kind: 'steps',
-      steps: [{ key: 'make', tool: 'trello.create_card', integration: 'int_1', on_failure: 'stop', input: { name: '{{ inputs.subject }}', idList: 'list_1', due: 5, closed: false, idLabels: ['l1', 'l2'] } }],
+      steps: [{ key: 'make', tool: 'trello.create_card', integration: 'int_1', on_failure: 'stop', input: { name: '{{ inputs.subject }}', list_id: 'list_1', due: 5, closed: false, label_ids: ['l1', 'l2'] } }],
       output: { card: '{{ steps.make.output.id }}' },
     })
   })
@@ -85,7 +85,7 @@ describe('form ↔ definition', () => {
     const agent: Agent = {
       id: 'a1', version: 3, created_at: '', updated_at: '', name: 'Triage', inputs: [{ name: 'subject', type: 'string', required: true }], kind: 'steps',
       steps: [
-        { key: 'make', tool: 'trello.create_card', integration: 'int_1', input: { name: '{{ inputs.subject }}', idLabels: ['a'], due: 4 }, on_failure: 'continue', condition: 'true' },
+        { key: 'make', tool: 'trello.create_card', integration: 'int_1', input: { name: '{{ inputs.subject }}', label_ids: ['a'], due: 4 }, on_failure: 'continue', condition: 'true' },
         { key: 'odd', tool: 'trello.create_card', integration: 'int_1', input: { unknown: 1 }, on_failure: 'stop' },
         { key: 'gone', tool: 'nope.tool', integration: 'int_1', input: { a: 1 }, on_failure: 'stop' },
       ],
@@ -93,7 +93,7 @@ describe('form ↔ definition', () => {
     }
     const f = formOfAgent(agent, fieldsOf)
     expect(f.steps.map((s) => s.inputMode)).toEqual(['form', 'json', 'json'])
-    expect(f.steps[0].fields).toEqual({ name: '{{ inputs.subject }}', idLabels: 'a', due: '4' })
+    expect(f.steps[0].fields).toEqual({ name: '{{ inputs.subject }}', label_ids: 'a', due: '4' })
     const back = agentInputOf(f, fieldsOf).input
     expect(back.steps).toEqual(agent.steps)
     expect(back.output).toEqual(agent.output)
@@ -103,8 +103,8 @@ describe('form ↔ definition', () => {
     const step = { ...emptyStep('s'), tool: 'trello.create_card', fields: { name: 'Hi', due: '3' } }
     const json = withInputMode(step, 'json', fields).step
     expect(JSON.parse(json.json)).toEqual({ name: 'Hi', due: 3 })
-    const back = withInputMode({ ...json, json: '{"name":"Yo","idLabels":["a","b"]}' }, 'form', fields)
-    expect(back.step.fields).toEqual({ name: 'Yo', idLabels: 'a, b' })
+    const back = withInputMode({ ...json, json: '{"name":"Yo","label_ids":["a","b"]}' }, 'form', fields)
+    expect(back.step.fields).toEqual({ name: 'Yo', label_ids: 'a, b' })
     const refused = withInputMode({ ...json, json: '{"other":1}' }, 'form', fields)
     expect(refused.error).toMatch(/JSON/)
     expect(refused.step.inputMode).toBe('json')
@@ -129,7 +129,7 @@ describe('editor helpers', () => {
     expect(shown.find((f) => f.name === 'due')).toMatchObject({ kind: 'text', description: 'A number.' })
     expect(shown.find((f) => f.name === 'closed')).toMatchObject({ kind: 'text', description: 'true or false.' })
     expect(shown.find((f) => f.name === 'color')).toMatchObject({ kind: 'text', description: 'One of: red, green.' })
-    expect(shown.find((f) => f.name === 'idLabels')?.kind).toBe('string-list')
+    expect(shown.find((f) => f.name === 'label_ids')?.kind).toBe('string-list')
     expect(shown.find((f) => f.name === 'extra')?.kind).toBe('json')
   })
 

@@ -121,12 +121,12 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     const integration = page.locator('#agent-steps-0-integration')
     await integration.waitFor()
     expect(await integration.locator('option:checked').innerText()).not.toMatch(/disconnected/)
-    const idCard = page.locator('#agent-steps-0-input-idCard')
+    const idCard = page.locator('#agent-steps-0-input-card_id')
     // A template that does not parse is refused next to its field.
     await idCard.fill('{{ inputs.card_id ')
     await page.locator('#agent-steps-0-input-text').fill('Welcome, “{{ inputs.title }}”!')
     await page.getByRole('button', { name: 'Create agent' }).click()
-    const idCardError = page.locator('#agent-steps-0-input-idCard-error')
+    const idCardError = page.locator('#agent-steps-0-input-card_id-error')
     await idCardError.waitFor()
     expect(await idCard.getAttribute('aria-invalid')).toBe('true')
     await shot('02-editor-field-error')
@@ -152,7 +152,7 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     await page.getByRole('button', { name: 'Add trigger' }).click()
     await searchSelect('#subscription-trigger', 'new card', /^New Card/)
     // The boards to watch: chosen from the account by name.
-    const boards = page.locator('#subscription-config-idBoards')
+    const boards = page.locator('#subscription-config-board_ids')
     await boards.click()
     await page.locator('.subscription-editor .picker-option', { hasText: TRELLO.board.name }).first().click()
     expect(await boards.inputValue()).toContain(TRELLO.board.id)
@@ -233,8 +233,8 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
 
     // Editing makes version 2; version 1 stays readable from the versions list.
     await page.goto(`/agents/${encodeURIComponent(agentId)}/edit`)
-    await page.locator('#agent-steps-0-input-idCard').waitFor()
-    expect(await page.locator('#agent-steps-0-input-idCard').inputValue()).toBe('{{ inputs.card_id }}')
+    await page.locator('#agent-steps-0-input-card_id').waitFor()
+    expect(await page.locator('#agent-steps-0-input-card_id').inputValue()).toBe('{{ inputs.card_id }}')
     await page.locator('#agent-description').fill('Welcomes every new card with a comment, politely.')
     await page.getByRole('button', { name: 'Save new version' }).click()
     await page.getByText('Saved as version 2.').waitFor()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { coerceValues, fieldsFromSchema, humanize, initialValues, resolveSchema, type FormField } from './schema-form.ts'
+import { coerceValues, fieldsFromSchema, humanize, initialValues, resolveSchema, visibleFields, type FormField } from './schema-form.ts'
 
 // The server describes tool input with zod's toJSONSchema, so the mapping is tested on its real output.
 const createTicketInput = z.object({
@@ -205,9 +205,34 @@ describe('humanize', () => {
     ['board-id', 'Board id'],
     ['idList', 'List'],
     ['idLabels', 'Labels'],
+    ['list_id', 'List'],
+    ['label_ids', 'Labels'],
+    ['ticket_id', 'Ticket'],
+    ['due_complete', 'Due complete'],
+    ['_id', 'Id'],
     ['desc', 'Description'],
     ['pos', 'Position'],
     ['id', 'Id'],
     ['identity', 'Identity'],
   ])('%s → %s', (name, label) => expect(humanize(name)).toBe(label))
+})
+
+describe('fields shown only while another field holds a value (shownWhen)', () => {
+  const fields = fieldsFromSchema({
+    type: 'object',
+    properties: {
+      auth: { type: 'string', enum: ['integration', 'api_key'], default: 'integration' },
+      key: { type: 'string', writeOnly: true, shownWhen: { auth: 'api_key' } },
+    },
+  })
+
+  it('hides the key while auth is the integration, shows it with api_key', () => {
+    expect(visibleFields(fields, initialValues(fields)).map((f) => f.name)).toEqual(['auth'])
+    expect(visibleFields(fields, { auth: '"api_key"', key: '' }).map((f) => f.name)).toEqual(['auth', 'key'])
+  })
+
+  it('does not send what was typed into a field that no longer applies', () => {
+    expect(coerceValues(fields, { auth: '"integration"', key: 'typed before switching back' }).input).toEqual({ auth: 'integration' })
+    expect(coerceValues(fields, { auth: '"api_key"', key: 'k' }).input).toEqual({ auth: 'api_key', key: 'k' })
+  })
 })

@@ -36,6 +36,11 @@ export interface FormField {
   default?: unknown
   /** A secret (`writeOnly` in the schema): typed into a password box. */
   secret?: boolean
+  /**
+   * Shown only while other fields hold these values (`shownWhen` in the schema), such as a pasted
+   * key and token only while auth is "api_key": a field that cannot apply is not offered.
+   */
+  shownWhen?: Record<string, unknown>
 }
 
 export type FormValue = string | boolean
@@ -96,13 +101,15 @@ function withoutNull(schema: JsonSchema, root: JsonSchema): JsonSchema {
 const SPELLED_OUT: Record<string, string> = { desc: 'description', pos: 'position' }
 
 /**
- * A field name as a label in words: `due_at` → "Due at". Platform keys read as what they name: a
- * leading `id` before a capital names the object (`idList` → "List", `idLabels` → "Labels"), and
+ * A field name as a label in words: `due_at` → "Due at". An id field reads as what it names
+ * (`list_id` → "List", `label_ids` → "Labels", and so Trello's own `idList` and `idLabels`), and
  * `desc`, `pos` are spelled out.
  */
 export function humanize(name: string): string {
   const words = name
     .replace(/^id(?=[A-Z])/, '')
+    .replace(/(?<=[a-z0-9])_ids$/, 's')
+    .replace(/(?<=[a-z0-9])_id$/, '')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/[_\-.]+/g, ' ')
     .trim()
@@ -212,8 +219,14 @@ export function fieldsFromSchema(schema: unknown): FormField[] {
     if (example !== undefined) field.placeholder = field.kind === 'json' && !/^[{[]/.test(example) ? JSON.stringify(example) : example
     if ('default' in s) field.default = s.default
     if (s.writeOnly === true) field.secret = true
+    if (isRecord(s.shownWhen)) field.shownWhen = s.shownWhen
     return field
   })
+}
+
+/** The fields that apply to the values as they are (see FormField.shownWhen); an enum's form value is its JSON. */
+export function visibleFields(fields: readonly FormField[], values: FormValues): FormField[] {
+  return fields.filter((f) => !f.shownWhen || Object.entries(f.shownWhen).every(([name, wanted]) => values[name] === JSON.stringify(wanted) || values[name] === wanted))
 }
 
 /** The form's starting values: schema defaults where given, otherwise empty. */
@@ -259,7 +272,8 @@ export interface CoerceResult {
 export function coerceValues(fields: readonly FormField[], values: FormValues): CoerceResult {
   const input: Record<string, unknown> = {}
   const errors: Record<string, string> = {}
-  for (const f of fields) {
+  // A hidden field's leftover text is not sent: it does not apply to the other values.
+  for (const f of visibleFields(fields, values)) {
     const raw = values[f.name]
     if (f.kind === 'boolean') {
       input[f.name] = raw === true

@@ -354,21 +354,21 @@ describe.skipIf(skip)(`Trello sandbox answers what the product asks as Trello do
     const card = await ctx.card()
     await trello.identify(api, {}, {})
     await step('trello.get_boards', { filter: 'all' })
-    await step('trello.get_list_cards', { idList: lists.todo.id })
-    await step('trello.get_card', { idCard: card })
-    await step('trello.create_card', { idList: lists.todo.id, name: 'N', desc: 'D', pos: 'top', due: '2025-03-01T17:00:00Z', idLabels: [labels.bug.id] })
+    await step('trello.get_list_cards', { list_id: lists.todo.id })
+    await step('trello.get_card', { card_id: card })
+    await step('trello.create_card', { list_id: lists.todo.id, name: 'N', desc: 'D', pos: 'top', due: '2025-03-01T17:00:00Z', label_ids: [labels.bug.id] })
     await step('trello.update_card', {
-      idCard: card, name: 'N', desc: 'D', due: null, dueComplete: true, closed: false, idLabels: [], idMembers: [members.ada.id], idList: lists.doing.id, idBoard: board.id, pos: 'bottom',
+      card_id: card, name: 'N', desc: 'D', due: null, due_complete: true, closed: false, label_ids: [], member_ids: [members.ada.id], list_id: lists.doing.id, board_id: board.id, pos: 'bottom',
     })
-    await step('trello.archive_card', { idCard: card })
-    await step('trello.create_list', { name: 'L', idBoard: board.id, pos: 'bottom' })
-    await step('trello.add_comment_to_card', { idCard: card, text: 'T' })
+    await step('trello.archive_card', { card_id: card })
+    await step('trello.create_list', { name: 'L', board_id: board.id, pos: 'bottom' })
+    await step('trello.add_comment_to_card', { card_id: card, text: 'T' })
     await step('trello.add_comment', { card_id: card, comment: 'T' })
-    const checklist = await step('trello.add_checklist', { idCard: card, name: 'C', pos: 'top', items: ['a'] }) as { id: string }
-    await step('trello.create_checklist_item', { idChecklist: checklist.id, name: 'I', pos: 'top', checked: true, due: '2025-04-01T09:30:00Z' })
+    const checklist = await step('trello.add_checklist', { card_id: card, name: 'C', pos: 'top', items: ['a'] }) as { id: string }
+    await step('trello.create_checklist_item', { checklist_id: checklist.id, name: 'I', pos: 'top', checked: true, due: '2025-04-01T09:30:00Z' })
 
     // And every options source, with its dependencies chosen (docs/tool-options.md).
-    const chosen: Record<string, string> = { idCard: card, idList: lists.todo.id }
+    const chosen: Record<string, string> = { card_id: card, list_id: lists.todo.id }
     for (const tool of trelloTools) {
       for (const source of Object.values(tool.options ?? {})) {
         const depends = Object.fromEntries((source.dependsOn ?? []).map((name) => [name, chosen[name]!]))
@@ -387,7 +387,7 @@ describe.skipIf(skip)(`Trello sandbox answers what the product asks as Trello do
     const [action] = (await ctx.get(`/1/boards/${board.id}/actions`, { filter: 'commentCard', limit: '1' })).body as TrelloAction[]
     expect(await facet.confirm!(tctx, candidateOf(action!))).toBe(true)
     for (const t of trello.triggers) {
-      const config = t.config.parse(t.id === 'trello.new_board' || t.id === 'trello.new_notification' ? {} : { idBoards: [board.id] })
+      const config = t.config.parse(t.id === 'trello.new_board' || t.id === 'trello.new_notification' ? {} : { board_ids: [board.id] })
       await t.recent?.(tctx, config)
       if (!t.poll) continue
       const first = await t.poll(tctx, config, null, Date.now())

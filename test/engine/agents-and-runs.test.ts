@@ -26,8 +26,8 @@ describe('agents and runs over REST', () => {
     inputs: [{ name: 'subject', type: 'string', required: true }, { name: 'urgent', type: 'boolean' }],
     kind: 'steps',
     steps: [
-      { key: 'card', tool: 'trello.create_card', integration: integrationId, input: { idList: listId, name: 'Re: {{ inputs.subject }}' } },
-      { key: 'note', tool: 'trello.add_comment_to_card', integration: integrationId, input: { idCard: '{{ steps.card.output.id }}', text: 'urgent!' }, condition: 'inputs.urgent = true' },
+      { key: 'card', tool: 'trello.create_card', integration: integrationId, input: { list_id: listId, name: 'Re: {{ inputs.subject }}' } },
+      { key: 'note', tool: 'trello.add_comment_to_card', integration: integrationId, input: { card_id: '{{ steps.card.output.id }}', text: 'urgent!' }, condition: 'inputs.urgent = true' },
     ],
     output: { card_id: '{{ steps.card.output.id }}', title: '{{ steps.card.output.name }}' },
   })
@@ -84,7 +84,7 @@ describe('agents and runs over REST', () => {
   it('fails a run at the failing step with its error, and a rerun starts a new run with the same inputs', async () => {
     const agent = (await api.post('/v1/agents', {
       ...cardAgent('Failing'),
-      steps: [{ key: 'card', tool: 'trello.get_card', integration: integrationId, input: { idCard: 'ffffffffffffffffffffffff' } }],
+      steps: [{ key: 'card', tool: 'trello.get_card', integration: integrationId, input: { card_id: 'ffffffffffffffffffffffff' } }],
       output: {},
     })).body
     const run = await waitForRun(api, (await api.post(`/v1/agents/${agent.id}/runs`, { inputs: { subject: 's' } })).body.id)

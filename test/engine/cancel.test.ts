@@ -25,7 +25,7 @@ describe.each(STORES)('cancelling runs, on $name', ({ open }) => {
     return run.body.id as string
   }
   const slowRead = () => ({ key: 'slow', tool: 'trello.get_boards', integration: e.integrationId, input: {} })
-  const write = (name: string) => ({ key: 'write', tool: 'trello.create_card', integration: e.integrationId, input: { idList: e.listId, name } })
+  const write = (name: string) => ({ key: 'write', tool: 'trello.create_card', integration: e.integrationId, input: { list_id: e.listId, name } })
   const slowBoards = () => e.control.fault({ latency_ms: 2_000, match: { method: 'GET', path: '/1/members/me/boards' }, times: 1 })
   const inSlowStep = (run: any) => run.timeline?.[0]?.key === 'slow' && run.timeline[0].status === 'running'
 

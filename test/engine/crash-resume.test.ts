@@ -75,9 +75,9 @@ describe.each(STORES)('a run survives kill -9 of its service, on $name', ({ open
     await control().fault({ latency_ms: 20_000, match: { method: 'GET', path: '/1/cards/' }, times: 1 })
     arrivals.length = 0
     const runId = await startRun('Crash during a read', [
-      { key: 'first', tool: 'trello.create_card', integration: integrationId, input: { idList: listId, name: 'crash-read first' } },
-      { key: 'slow', tool: 'trello.get_card', integration: integrationId, input: { idCard: '{{ steps.first.output.id }}' } },
-      { key: 'third', tool: 'trello.create_card', integration: integrationId, input: { idList: listId, name: 'crash-read third' } },
+      { key: 'first', tool: 'trello.create_card', integration: integrationId, input: { list_id: listId, name: 'crash-read first' } },
+      { key: 'slow', tool: 'trello.get_card', integration: integrationId, input: { card_id: '{{ steps.first.output.id }}' } },
+      { key: 'third', tool: 'trello.create_card', integration: integrationId, input: { list_id: listId, name: 'crash-read third' } },
     ])
     await until('the slow read to reach the sandbox', () => arrivals.some((a) => a.startsWith('GET /1/cards/')))
     // The first step's result is stored the moment it completed, before the run goes on.
@@ -103,7 +103,7 @@ describe.each(STORES)('a run survives kill -9 of its service, on $name', ({ open
     await control().fault({ latency_ms: 3_000, match: { method: 'POST', path: '/1/cards' }, times: 1 })
     arrivals.length = 0
     const runId = await startRun('Crash during a write', [
-      { key: 'write', tool: 'trello.create_card', integration: integrationId, input: { idList: listId, name: 'crash-write' } },
+      { key: 'write', tool: 'trello.create_card', integration: integrationId, input: { list_id: listId, name: 'crash-write' } },
       { key: 'after', tool: 'trello.get_boards', integration: integrationId, input: {} },
     ])
     await until('the write to reach the sandbox', () => arrivals.includes('POST /1/cards'))

@@ -52,7 +52,7 @@ postgres('several instances on one PostgreSQL', () => {
       inputs: [{ name: 'n', type: 'string', required: true }],
       steps: [
         { key: 'boards', tool: 'trello.get_boards', integration: integrationId, input: {} },
-        { key: 'card', tool: 'trello.create_card', integration: integrationId, input: { idList: listId, name: 'multi {{ inputs.n }}' } },
+        { key: 'card', tool: 'trello.create_card', integration: integrationId, input: { list_id: listId, name: 'multi {{ inputs.n }}' } },
       ],
     })
     expect(agent.status, agent.text).toBe(201)

@@ -23,7 +23,7 @@ describe('Trello webhooks follow their subscriptions', () => {
   afterAll(async () => stack?.close())
 
   const onBoard = (agent: string, board: string, trigger = 'trello.new_card') =>
-    subscribe(api, agent, { trigger, integration: ada, config: { idBoards: [board] }, mapping: CARD_MAPPING })
+    subscribe(api, agent, { trigger, integration: ada, config: { board_ids: [board] }, mapping: CARD_MAPPING })
   const hookRow = (id: string) => stack.services.store.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()
 
   it('deactivating one of two keeps the webhook; the last deactivation deletes it at Trello', async () => {
@@ -117,7 +117,7 @@ describe('Trello webhooks follow their subscriptions', () => {
     const db = stack.services.store.db
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
-    const sub = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { idBoards: [board.id] }, mapping: CARD_MAPPING }, false)
+    const sub = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING }, false)
     // The database refuses to record the webhook as active, after Trello made it.
     await sql`create or replace function lifecycle_test_refuse() returns trigger language plpgsql as $$
       begin raise exception 'recording the webhook failed (test)'; end $$`.execute(db)

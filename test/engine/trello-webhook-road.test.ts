@@ -28,7 +28,7 @@ describe('Trello events reach agents', () => {
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
     const earlier = await personCreatesCard(stack, board.lists[0]!.id, 'Before the trigger')
-    const sub = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { idBoards: [board.id] }, mapping: CARD_MAPPING }, false)
+    const sub = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING }, false)
     expect(sub.status).toBe('inactive')
 
     // The test shows a recent real event, mapped as a run would be.
@@ -74,8 +74,8 @@ describe('Trello events reach agents', () => {
     const board = await freshBoard(stack)
     const card = await personCreatesCard(stack, board.lists[0]!.id, 'Movable')
     const agent = await createAgent(api, commentingAgent(ada))
-    const updated = await subscribe(api, agent, { trigger: 'trello.card_updated', integration: ada, config: { idBoards: [board.id] }, mapping: CARD_MAPPING })
-    const moved = await subscribe(api, agent, { trigger: 'trello.card_moved', integration: ada, config: { idBoards: [board.id] }, mapping: CARD_MAPPING })
+    const updated = await subscribe(api, agent, { trigger: 'trello.card_updated', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
+    const moved = await subscribe(api, agent, { trigger: 'trello.card_moved', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
     expect(await sandboxHooks(stack, board.id)).toHaveLength(1)
     expect((await hookOf(stack, updated.id)).id).toBe((await hookOf(stack, moved.id)).id)
 
@@ -92,8 +92,8 @@ describe('Trello events reach agents', () => {
   it('duplicates: one delivery sent three times at once gives one run per subscription on its webhook', async () => {
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
-    const first = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { idBoards: [board.id] }, mapping: CARD_MAPPING })
-    const second = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { idBoards: [board.id] }, mapping: CARD_MAPPING })
+    const first = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
+    const second = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
     const hook = await hookOf(stack, first.id)
     expect((await hookOf(stack, second.id)).id).toBe(hook.id)
 
@@ -132,10 +132,10 @@ describe('Trello events reach agents', () => {
       name,
       inputs: [{ name: 'title', type: 'string', required: true }],
       kind: 'steps',
-      steps: [{ key: 'card', tool: 'trello.create_card', integration: ada, input: { idList: list, name: 'Echo of {{ inputs.title }}' } }],
+      steps: [{ key: 'card', tool: 'trello.create_card', integration: ada, input: { list_id: list, name: 'Echo of {{ inputs.title }}' } }],
     })
     const guarded = await createAgent(api, filer(`Guarded ${Math.random()}`))
-    const sub = await subscribe(api, guarded, { trigger: 'trello.new_card', integration: ada, config: { idBoards: [board.id] }, mapping: { title: '{{ card.name }}' } })
+    const sub = await subscribe(api, guarded, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: { title: '{{ card.name }}' } })
     await personCreatesCard(stack, list, 'Seed')
     const [run] = await waitFor('the first run', async () => {
       const runs = await runsOf(stack, sub.id)
@@ -150,7 +150,7 @@ describe('Trello events reach agents', () => {
 
     // The same step through ANOTHER integration (Grace's) is someone else's change: it starts a run.
     const grace = await connectAda(stack, 'grace@trello.test')
-    const viaGrace = await createAgent(api, { ...filer(`Via Grace ${Math.random()}`), steps: [{ key: 'card', tool: 'trello.create_card', integration: grace, input: { idList: list, name: '{{ inputs.title }}' } }] })
+    const viaGrace = await createAgent(api, { ...filer(`Via Grace ${Math.random()}`), steps: [{ key: 'card', tool: 'trello.create_card', integration: grace, input: { list_id: list, name: '{{ inputs.title }}' } }] })
     const started = await api.post(`/v1/agents/${viaGrace}/runs`, { inputs: { title: 'Filed by Grace' } })
     expect((await waitForRun(api, started.body.id)).status).toBe('succeeded')
     const [, second] = await waitFor('the run for Grace\'s card', async () => {
@@ -164,10 +164,10 @@ describe('Trello events reach agents', () => {
     const list2 = board2.lists[0]!.id
     const echoing = await createAgent(api, {
       ...filer(`Echoing ${Math.random()}`),
-      steps: [{ key: 'card', tool: 'trello.create_card', integration: ada, input: { idList: list2, name: 'Echo of {{ inputs.title }}' }, condition: '$not($contains(inputs.title, "Echo"))' }],
+      steps: [{ key: 'card', tool: 'trello.create_card', integration: ada, input: { list_id: list2, name: 'Echo of {{ inputs.title }}' }, condition: '$not($contains(inputs.title, "Echo"))' }],
     })
     const own = await subscribe(api, echoing, {
-      trigger: 'trello.new_card', integration: ada, config: { idBoards: [board2.id] }, mapping: { title: '{{ card.name }}' }, start_on_own_changes: true,
+      trigger: 'trello.new_card', integration: ada, config: { board_ids: [board2.id] }, mapping: { title: '{{ card.name }}' }, start_on_own_changes: true,
     })
     expect(own.start_on_own_changes).toBe(true)
     await personCreatesCard(stack, list2, 'Seed')

@@ -43,7 +43,7 @@ export function commentingAgent(integration: string, name = `Commenter ${Math.ra
     name,
     inputs: [{ name: 'title', type: 'string', required: true }, { name: 'card_id', type: 'string', required: true }],
     kind: 'steps',
-    steps: [{ key: 'note', tool: 'trello.add_comment_to_card', integration, input: { idCard: '{{ inputs.card_id }}', text: 'Seen: {{ inputs.title }}' } }],
+    steps: [{ key: 'note', tool: 'trello.add_comment_to_card', integration, input: { card_id: '{{ inputs.card_id }}', text: 'Seen: {{ inputs.title }}' } }],
     output: { comment: '{{ steps.note.output.id }}' },
   }
 }

@@ -36,9 +36,9 @@ export const listOptions: OptionsSource = {
 
 /** The open lists of the board a card is on: where Update Card can move it. */
 export const listsOfCardBoardOptions: OptionsSource = {
-  dependsOn: ['idCard'],
+  dependsOn: ['card_id'],
   async list({ api }, query) {
-    const board = await boardOfCard(api, query.depends.idCard)
+    const board = await boardOfCard(api, query.depends.card_id)
     const lists: Array<{ id: string; name: string }> = await api.get(`/1/boards/${board}/lists`, { filter: 'open' })
     return pageOptions(lists.map((l) => ({ value: l.id, label: l.name })), query)
   },
@@ -64,25 +64,25 @@ async function labelsOf(api: ApiClient, board: string): Promise<FieldOption[]> {
 
 /** The labels of the board a list is on: the labels a new card there can take. */
 export const labelsOfListBoardOptions: OptionsSource = {
-  dependsOn: ['idList'],
+  dependsOn: ['list_id'],
   async list({ api }, query) {
-    return pageOptions(await labelsOf(api, await boardOfList(api, query.depends.idList)), query)
+    return pageOptions(await labelsOf(api, await boardOfList(api, query.depends.list_id)), query)
   },
 }
 
 /** The labels of the board a card is on. */
 export const labelsOfCardBoardOptions: OptionsSource = {
-  dependsOn: ['idCard'],
+  dependsOn: ['card_id'],
   async list({ api }, query) {
-    return pageOptions(await labelsOf(api, await boardOfCard(api, query.depends.idCard)), query)
+    return pageOptions(await labelsOf(api, await boardOfCard(api, query.depends.card_id)), query)
   },
 }
 
 /** The members of the board a card is on: who can be put on the card. */
 export const membersOfCardBoardOptions: OptionsSource = {
-  dependsOn: ['idCard'],
+  dependsOn: ['card_id'],
   async list({ api }, query) {
-    const board = await boardOfCard(api, query.depends.idCard)
+    const board = await boardOfCard(api, query.depends.card_id)
     const members: Array<{ id: string; fullName: string; username: string }> = await api.get(`/1/boards/${board}/members`)
     return pageOptions(members.map((m) => ({ value: m.id, label: m.fullName || m.username, description: `@${m.username}` })), query)
   },

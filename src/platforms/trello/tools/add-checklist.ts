@@ -16,9 +16,9 @@ export const addChecklist = defineTool({
   title: 'Add Checklist',
   description: 'Add a checklist to a Trello card, optionally with its first items (in the order given). Returns the checklist with its items.',
   effect: 'write',
-  options: { idCard: cardOptions },
+  options: { card_id: cardOptions },
   input: stepInput({
-    idCard: trelloId('card').describe('The card the checklist goes on'),
+    card_id: trelloId('card').describe('The card the checklist goes on'),
     name: Name.default('Checklist'),
     pos: Pos.optional().describe('"top", "bottom" (the default) or a positive number, among the card\'s checklists'),
     items: z.array(Name).max(MAX_INITIAL_ITEMS).optional().describe('Names of the items to add, unchecked, in this order'),
@@ -26,7 +26,7 @@ export const addChecklist = defineTool({
   output: Checklist,
   summarize: (checklist) => ({ text: `Checklist "${checklist.name}" added with ${plural(checklist.checkItems.length, 'item')}` }),
   async run({ api }, input) {
-    const checklist = await api.post('/1/checklists', { idCard: input.idCard, name: input.name, pos: input.pos })
+    const checklist = await api.post('/1/checklists', { idCard: input.card_id, name: input.name, pos: input.pos })
     const checkItems = [...checklist.checkItems]
     // One after another, each at the bottom, so the items keep the order given.
     for (const name of input.items ?? []) {

@@ -8,14 +8,14 @@ export const addCommentToCard = defineTool({
   title: 'Add Comment to Card',
   description: 'Post a comment on a Trello card as the connected account; @username mentions notify board members. Returns the commentCard action.',
   effect: 'write',
-  options: { idCard: cardOptions },
+  options: { card_id: cardOptions },
   input: stepInput({
-    idCard: trelloId('card').describe('The card to comment on'),
+    card_id: trelloId('card').describe('The card to comment on'),
     text: CommentText.describe('The comment, in Markdown'),
   }),
   output: CommentAction,
   summarize: (action) => ({ text: `Comment added to card "${action.data.card.name}"` }),
-  async run({ api }, { idCard, text }) {
-    return postComment(api, idCard, text)
+  async run({ api }, { card_id, text }) {
+    return postComment(api, card_id, text)
   },
 })

@@ -10,12 +10,12 @@ export const archiveCard = defineTool({
   effect: 'write', // archiving can be undone, unlike a delete
   destructive: true, // but it takes the card off its list: not a purely additive change
   idempotent: true,
-  options: { idCard: cardOptions },
-  input: stepInput({ idCard: trelloId('card').describe('The card to archive') }),
+  options: { card_id: cardOptions },
+  input: stepInput({ card_id: trelloId('card').describe('The card to archive') }),
   output: Card,
   confirm: 'Archive this card? It leaves its list; it can be restored from the board\'s archive.',
   summarize: (card, { baseUrl }) => ({ text: `Card ${cardName(card)} archived`, url: webUrl(baseUrl, card.shortUrl) }),
-  async run({ api }, { idCard }) {
-    return api.put(`/1/cards/${idCard}`, { closed: true })
+  async run({ api }, { card_id }) {
+    return api.put(`/1/cards/${card_id}`, { closed: true })
   },
 })

@@ -8,9 +8,9 @@ export const createChecklistItem = defineTool({
   title: 'Create a Checklist Item',
   description: 'Add an item to an existing checklist on a Trello card, checked or not, optionally with a due date.',
   effect: 'write',
-  options: { idChecklist: checklistOptions },
+  options: { checklist_id: checklistOptions },
   input: stepInput({
-    idChecklist: trelloId('checklist').describe('The checklist; Get Card lists a card\'s checklists'),
+    checklist_id: trelloId('checklist').describe('The checklist; Get Card lists a card\'s checklists'),
     name: Name,
     pos: Pos.optional().describe('"top", "bottom" (the default) or a positive number, within the checklist'),
     checked: z.boolean().optional().describe('true adds it already complete'),
@@ -18,7 +18,7 @@ export const createChecklistItem = defineTool({
   }),
   output: CheckItem,
   summarize: (item) => ({ text: `Checklist item "${item.name}" added (${item.state})` }),
-  async run({ api }, { idChecklist, ...item }) {
-    return api.post(`/1/checklists/${idChecklist}/checkItems`, item)
+  async run({ api }, { checklist_id, ...item }) {
+    return api.post(`/1/checklists/${checklist_id}/checkItems`, item)
   },
 })

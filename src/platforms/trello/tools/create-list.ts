@@ -7,15 +7,15 @@ export const createList = defineTool({
   title: 'Create List',
   description: 'Create a list (a column) on a Trello board.',
   effect: 'write',
-  options: { idBoard: boardOptions },
+  options: { board_id: boardOptions },
   input: stepInput({
     name: Name,
-    idBoard: trelloId('board').describe('The board the list goes on'),
+    board_id: trelloId('board').describe('The board the list goes on'),
     pos: Pos.optional().describe('"top" (leftmost), "bottom" (rightmost, the default) or a positive number; lists sort by ascending pos'),
   }),
   output: List,
   summarize: (list) => ({ text: `List "${list.name}" created` }),
   async run({ api }, input) {
-    return api.post('/1/lists', { name: input.name, idBoard: input.idBoard, pos: input.pos })
+    return api.post('/1/lists', { name: input.name, idBoard: input.board_id, pos: input.pos })
   },
 })

@@ -12,13 +12,13 @@ export const getCard = defineTool({
   title: 'Get Card',
   description: 'Get a Trello card with its description, due date, labels, checklists (with their items), members, and the names of its list and board.',
   effect: 'read',
-  options: { idCard: cardOptions },
-  input: stepInput({ idCard: trelloId('card').describe('The card\'s 24-character id (not its shortLink)') }),
+  options: { card_id: cardOptions },
+  input: stepInput({ card_id: trelloId('card').describe('The card\'s 24-character id (not its shortLink)') }),
   output: Card.extend({ checklists: z.array(Checklist), members: z.array(Member), list: Named, board: Named }),
   summarize: (card, { baseUrl }) => ({ text: `Card ${cardName(card)} in ${card.list.name} on ${card.board.name}${card.closed ? ' (archived)' : ''}`, url: webUrl(baseUrl, card.shortUrl) }),
-  async run({ api }, { idCard }) {
+  async run({ api }, { card_id }) {
     // One request: Trello nests checklists, members, list and board on demand.
-    return api.get(`/1/cards/${idCard}`, {
+    return api.get(`/1/cards/${card_id}`, {
       checklists: 'all',
       members: 'true',
       member_fields: 'fullName,username',

@@ -9,15 +9,15 @@ export const getListCards = defineTool({
   title: 'Get List Cards',
   description: 'Get all the cards of a Trello list, in their order in the list, top first.',
   effect: 'read',
-  options: { idList: listOptions },
+  options: { list_id: listOptions },
   input: stepInput({
-    idList: trelloId('list').describe('The list; Get Boards gives each board\'s lists'),
+    list_id: trelloId('list').describe('The list; Get Boards gives each board\'s lists'),
     filter: z.enum(['open', 'closed', 'all']).default('open').describe('open (the default), closed (archived) or all cards'),
   }),
   output: z.object({ cards: z.array(Card) }),
   summarize: ({ cards }) => ({ text: plural(cards.length, 'card') }),
-  async run({ api }, { idList, filter }) {
+  async run({ api }, { list_id, filter }) {
     // Trello answers in list order (ascending pos).
-    return { cards: await api.get(`/1/lists/${idList}/cards`, { filter }) }
+    return { cards: await api.get(`/1/lists/${list_id}/cards`, { filter }) }
   },
 })

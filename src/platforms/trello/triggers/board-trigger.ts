@@ -20,7 +20,7 @@ export const IdBoards = z.array(trelloId('board'), { error: 'choose at least one
 export const IdLists = z.array(trelloId('list'), { error: 'must be a list of list ids' }).max(100)
 
 /** A config as the helper's callbacks see it: the boards plus the trigger's own fields. */
-export type BoardConfig = { idBoards: string[] } & Record<string, any>
+export type BoardConfig = { board_ids: string[] } & Record<string, any>
 
 export interface BoardTriggerSpec {
   id: string
@@ -28,7 +28,7 @@ export interface BoardTriggerSpec {
   description: string
   /** The action types that can fire it (for the test's `/actions` read and a fast refusal). */
   types: readonly string[] | ((config: BoardConfig) => readonly string[])
-  /** Fields beyond `idBoards`. */
+  /** Fields beyond `board_ids`. */
   config?: z.core.$ZodLooseShape
   configOptions?: Record<string, OptionsSource>
   /** The trigger's own event fields, or null when this action does not fire it under `config`. */
@@ -48,8 +48,8 @@ export const newestFirst = (a: TriggerEvent, b: TriggerEvent): number => {
 }
 
 /** Recent actions of the given types on the boards, through `match`; ask by name so webhook-only types are included. */
-export async function recentOnBoards(ctx: ToolContext, idBoards: string[], types: readonly string[], match: (c: EventCandidate) => TriggerEvent | null): Promise<TriggerEvent[]> {
-  const perBoard = await Promise.all(idBoards.map(async (board): Promise<unknown[]> =>
+export async function recentOnBoards(ctx: ToolContext, board_ids: string[], types: readonly string[], match: (c: EventCandidate) => TriggerEvent | null): Promise<TriggerEvent[]> {
+  const perBoard = await Promise.all(board_ids.map(async (board): Promise<unknown[]> =>
     ctx.api.get(`/1/boards/${encodeURIComponent(board)}/actions`, { filter: types.join(','), limit: ACTIONS_PER_BOARD })))
   return perBoard.flat().filter(isAction)
     .map((action) => match(candidateOf(action)))
@@ -60,16 +60,16 @@ export async function recentOnBoards(ctx: ToolContext, idBoards: string[], types
 
 /** A trigger that fires on actions on the boards it is configured for: one board webhook each. */
 export function boardTrigger(spec: BoardTriggerSpec): AnyTrigger {
-  const config = stepInput({ idBoards: IdBoards, ...spec.config })
+  const config = stepInput({ board_ids: IdBoards, ...spec.config })
   const match = (candidate: EventCandidate, cfg: BoardConfig): TriggerEvent | null => {
     const action = actionOf(candidate)
     if (!action || !typesOf(spec, cfg).includes(action.type)) return null
     const board = action.data.board?.id
-    if (!board || !cfg.idBoards.includes(board)) return null
+    if (!board || !cfg.board_ids.includes(board)) return null
     const extra = spec.accept(action, cfg)
     return extra && { ...baseEvent(action), ...extra }
   }
-  const sample = match(candidateOf(spec.sample), config.parse({ idBoards: [SAMPLE.board.id] }) as BoardConfig)
+  const sample = match(candidateOf(spec.sample), config.parse({ board_ids: [SAMPLE.board.id] }) as BoardConfig)
   if (!sample) throw new Error(`${spec.id}: its sample action does not fire it`)
   return defineTrigger({
     id: spec.id,
@@ -77,11 +77,11 @@ export function boardTrigger(spec: BoardTriggerSpec): AnyTrigger {
     description: spec.description,
     mode: 'instant',
     config,
-    configOptions: { idBoards: boardOptions, ...spec.configOptions },
+    configOptions: { board_ids: boardOptions, ...spec.configOptions },
     event: actionEvent(spec.event ?? {}),
     sample,
-    models: (cfg) => [...new Set((cfg as BoardConfig).idBoards)],
+    models: (cfg) => [...new Set((cfg as BoardConfig).board_ids)],
     match: (candidate, cfg) => match(candidate, cfg as BoardConfig),
-    recent: (ctx, cfg) => recentOnBoards(ctx, (cfg as BoardConfig).idBoards, typesOf(spec, cfg as BoardConfig), (c) => match(c, cfg as BoardConfig)),
+    recent: (ctx, cfg) => recentOnBoards(ctx, (cfg as BoardConfig).board_ids, typesOf(spec, cfg as BoardConfig), (c) => match(c, cfg as BoardConfig)),
   })
 }

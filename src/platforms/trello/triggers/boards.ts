@@ -30,9 +30,9 @@ export const newBoardActivity = boardTrigger({
   id: 'trello.new_board_activity',
   title: 'New Board Activity',
   description: 'Starts on any activity on the chosen boards, or only on the activity types chosen (several can be watched together).',
-  types: (config) => (config.activityTypes?.length ? config.activityTypes : ACTION_TYPES),
+  types: (config) => (config.activity_types?.length ? config.activity_types : ACTION_TYPES),
   config: {
-    activityTypes: z.array(ActionType, { error: 'must be a list of Trello action types' }).max(ACTION_TYPES.length).optional()
+    activity_types: z.array(ActionType, { error: 'must be a list of Trello action types' }).max(ACTION_TYPES.length).optional()
       .describe('Only these action types (createCard, commentCard, updateList...); every activity when empty'),
   },
   accept: (action) => ({ data: action.data }),
@@ -70,17 +70,17 @@ export const customWebhookEvents = boardTrigger({
   description: 'Starts on events that pass every filter given: the boards, the kinds of event (create, update, delete, add, remove, comment, move, archive), the lists and the cards.',
   types: ACTION_TYPES,
   config: {
-    eventTypes: z.array(z.enum(EVENT_KINDS, { error: `must be one of ${EVENT_KINDS.join(', ')}` }), { error: 'must be a list of event kinds' }).optional()
+    event_types: z.array(z.enum(EVENT_KINDS, { error: `must be one of ${EVENT_KINDS.join(', ')}` }), { error: 'must be a list of event kinds' }).optional()
       .describe('Only events of these kinds; every kind when empty'),
-    idLists: IdLists.optional().describe('Only events in these lists (a card moved into or out of one counts); every list when empty'),
-    idCards: z.array(trelloId('card'), { error: 'must be a list of card ids' }).max(100).optional().describe('Only events about these cards; every card when empty'),
+    list_ids: IdLists.optional().describe('Only events in these lists (a card moved into or out of one counts); every list when empty'),
+    card_ids: z.array(trelloId('card'), { error: 'must be a list of card ids' }).max(100).optional().describe('Only events about these cards; every card when empty'),
   },
-  configOptions: { idLists: listOptions, idCards: cardOptions },
+  configOptions: { list_ids: listOptions, card_ids: cardOptions },
   accept(action, config: BoardConfig) {
     const kinds = kindsOf(action)
-    if (config.eventTypes?.length && !kinds.some((k) => (config.eventTypes as string[]).includes(k))) return null
-    if (config.idLists?.length && !stubIds(action, ['list', 'listBefore', 'listAfter']).some((id) => (config.idLists as string[]).includes(id))) return null
-    if (config.idCards?.length && !(config.idCards as string[]).includes(action.data.card?.id ?? '')) return null
+    if (config.event_types?.length && !kinds.some((k) => (config.event_types as string[]).includes(k))) return null
+    if (config.list_ids?.length && !stubIds(action, ['list', 'listBefore', 'listAfter']).some((id) => (config.list_ids as string[]).includes(id))) return null
+    if (config.card_ids?.length && !(config.card_ids as string[]).includes(action.data.card?.id ?? '')) return null
     return { kinds, data: action.data }
   },
   event: { kinds: z.array(z.enum(EVENT_KINDS)).describe('The kinds this event is of'), data: Data },

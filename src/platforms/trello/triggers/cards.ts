@@ -25,7 +25,7 @@ const CARD_PROPERTY_ACTIONS: Record<string, string> = {
 }
 
 const inLists = (config: BoardConfig, list: { id: string } | undefined) =>
-  !config.idLists?.length || (list !== undefined && (config.idLists as string[]).includes(list.id))
+  !config.list_ids?.length || (list !== undefined && (config.list_ids as string[]).includes(list.id))
 
 const OnlyLists = (what: string) => IdLists.optional().describe(what)
 
@@ -34,8 +34,8 @@ export const newCard = boardTrigger({
   title: 'New Card',
   description: 'Starts when a card is created on one of the chosen boards (also copied, converted from a check item or mailed in), optionally only in some lists.',
   types: CARD_CREATED,
-  config: { idLists: OnlyLists('Only cards created in these lists; all lists when empty') },
-  configOptions: { idLists: listOptions },
+  config: { list_ids: OnlyLists('Only cards created in these lists; all lists when empty') },
+  configOptions: { list_ids: listOptions },
   accept: (action, config) => (inLists(config, action.data.list) ? {} : null),
   sample: sampleAction('createCard', { board: SAMPLE.board, list: SAMPLE.list, card: SAMPLE.card }),
 })
@@ -72,8 +72,8 @@ export const cardMoved = boardTrigger({
   title: 'Card Moved',
   description: 'Starts when a card moves from one list to another on one of the chosen boards, optionally only into some lists.',
   types: ['updateCard'],
-  config: { idLists: OnlyLists('Only moves into these lists; all lists when empty') },
-  configOptions: { idLists: listOptions },
+  config: { list_ids: OnlyLists('Only moves into these lists; all lists when empty') },
+  configOptions: { list_ids: listOptions },
   accept(action, config) {
     const { listBefore, listAfter } = action.data
     if (!changedFields(action).includes('idList') || !listAfter || !inLists(config, listAfter)) return null

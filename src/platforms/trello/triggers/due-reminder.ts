@@ -29,7 +29,7 @@ interface BoardWithCards {
 }
 
 const config = stepInput({
-  idBoards: IdBoards,
+  board_ids: IdBoards,
   offset_minutes: z.number({ error: 'must be a number of minutes' }).int('must be a whole number of minutes')
     .min(1, 'must be at least 1 minute').max(MAX_OFFSET_MINUTES, `must be at most ${MAX_OFFSET_MINUTES} minutes (30 days)`)
     .default(60).describe('How long before the due date the reminder fires, in minutes'),
@@ -53,7 +53,7 @@ async function poll(ctx: ToolContext, cfg: Config, cursor: PollCursor, now: numb
   const fired: Record<string, string> = {}
   const events: PollResult['events'] = []
   const offsetMs = cfg.offset_minutes * MINUTE_MS
-  for (const idBoard of [...new Set(cfg.idBoards)]) {
+  for (const idBoard of [...new Set(cfg.board_ids)]) {
     const board: BoardWithCards = await ctx.api.get(`/1/boards/${encodeURIComponent(idBoard)}`, {
       fields: 'name,shortLink',
       lists: 'open',
@@ -91,7 +91,7 @@ export const cardDueDateReminder = defineTrigger({
   description: 'Starts a set time before a card\'s due date, once per card and due date (again if the due date changes). Not for archived cards or completed due dates. Checked by polling.',
   mode: 'polled',
   config,
-  configOptions: { idBoards: boardOptions },
+  configOptions: { board_ids: boardOptions },
   event,
   sample: {
     card: { ...SAMPLE.card, due: sampleDue },

@@ -8,7 +8,7 @@ import { trelloTriggers } from './index.ts'
 // match() runs in the intake on whatever a delivery held: it must answer null, never throw, for
 // anything that is not the action it fires on. (The real deliveries are in test/trello-triggers.test.ts.)
 const instant = trelloTriggers.filter((t) => t.mode === 'instant')
-const configOf = (id: string) => instant.find((t) => t.id === id)!.config.parse(id === 'trello.new_board' ? {} : { idBoards: [SAMPLE.board.id] })
+const configOf = (id: string) => instant.find((t) => t.id === id)!.config.parse(id === 'trello.new_board' ? {} : { board_ids: [SAMPLE.board.id] })
 const candidate = (raw: unknown): EventCandidate => ({ dedupeKey: 'x', type: 'createCard', raw })
 
 describe('match() on odd candidates', () => {

@@ -11,13 +11,27 @@ const Environment = z.enum(['production', 'preview', 'development'])
 // What "custom configuration" means for a deployment: Vercel's projectSettings overrides.
 const BuildSettings = z.strictObject({
   framework: z.string().trim().min(1).max(50).optional(),
-  buildCommand: z.string().max(256).optional(),
-  installCommand: z.string().max(256).optional(),
-  devCommand: z.string().max(256).optional(),
-  outputDirectory: z.string().max(256).optional(),
-  rootDirectory: z.string().max(256).optional(),
-  nodeVersion: z.enum(['24.x', '22.x', '20.x', '18.x']).optional(),
+  build_command: z.string().max(256).optional(),
+  install_command: z.string().max(256).optional(),
+  dev_command: z.string().max(256).optional(),
+  output_directory: z.string().max(256).optional(),
+  root_directory: z.string().max(256).optional(),
+  node_version: z.enum(['24.x', '22.x', '20.x', '18.x']).optional(),
 })
+
+/** The catalogue's snake_case settings (docs/tools.md) under Vercel's own camelCase names. */
+function projectSettings(settings: z.infer<typeof BuildSettings> | undefined): Record<string, unknown> | undefined {
+  if (!settings) return undefined
+  return {
+    framework: settings.framework,
+    buildCommand: settings.build_command,
+    installCommand: settings.install_command,
+    devCommand: settings.dev_command,
+    outputDirectory: settings.output_directory,
+    rootDirectory: settings.root_directory,
+    nodeVersion: settings.node_version,
+  }
+}
 
 const GitRepo = z.strictObject({
   type: z.enum(['github', 'gitlab', 'bitbucket']).default('github'),
@@ -59,7 +73,7 @@ export const createDeployment = defineTool({
       // Vercel: `project` takes precedence over `name` for choosing the project.
       project: input.project,
       meta: input.meta,
-      projectSettings: input.settings,
+      projectSettings: projectSettings(input.settings),
       ...target(input.environment),
     }
     if (input.repository) {

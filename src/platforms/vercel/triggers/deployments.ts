@@ -14,7 +14,7 @@ const ProjectIds = z.array(
 ).max(MAX_PROJECTS, `limit a trigger to at most ${MAX_PROJECTS} projects`)
   .optional().describe('Only deployments of these projects (leave empty for every project the webhook sends)')
 
-const Config = z.strictObject({ projectIds: ProjectIds }, { error: 'give the configuration as an object' })
+const Config = z.strictObject({ project_ids: ProjectIds }, { error: 'give the configuration as an object' })
 type DeploymentConfig = z.output<typeof Config>
 
 interface Spec { id: string; title: string; description: string; type: string }
@@ -28,7 +28,7 @@ function deploymentTrigger(spec: Spec): AnyTrigger {
     const event = deploymentEvent(candidate.raw)
     if (!event) return null
     const projectId = (event.project as { id: string }).id
-    if (config.projectIds?.length && !config.projectIds.includes(projectId)) return null
+    if (config.project_ids?.length && !config.project_ids.includes(projectId)) return null
     return event
   }
   const sample = match({ dedupeKey: 'evt_sample', type: spec.type, raw: sampleEvent(spec.type, 'evt_2XqF5Lk8Wm3Rn9Tb4Vc7Yd1') }, {})
@@ -39,12 +39,12 @@ function deploymentTrigger(spec: Spec): AnyTrigger {
     description: spec.description,
     mode: 'instant',
     config: Config,
-    configOptions: { projectIds: projectOptions },
+    configOptions: { project_ids: projectOptions },
     event: VercelDeploymentEvent,
     sample,
     webhookEvents: [spec.type],
     match: (candidate, config) => match(candidate, config as DeploymentConfig),
-    sampleBody: (config) => sampleEvent(spec.type, sampleId(), (config as DeploymentConfig).projectIds?.[0]),
+    sampleBody: (config) => sampleEvent(spec.type, sampleId(), (config as DeploymentConfig).project_ids?.[0]),
   })
 }
 

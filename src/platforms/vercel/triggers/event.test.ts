@@ -27,8 +27,8 @@ describe('deploymentEvent', () => {
 
   it('a project filter passes only the chosen projects', () => {
     const inOther = candidate(sampleEvent('deployment.created', 'evt_6', 'prj_Other'))
-    expect(deploymentStarted.match!(inOther, { projectIds: [SAMPLE.project.id] })).toBeNull()
-    expect(deploymentStarted.match!(inOther, { projectIds: ['prj_Other'] })).not.toBeNull()
-    expect(deploymentStarted.match!(inOther, { projectIds: [] })).not.toBeNull()
+    expect(deploymentStarted.match!(inOther, { project_ids: [SAMPLE.project.id] })).toBeNull()
+    expect(deploymentStarted.match!(inOther, { project_ids: ['prj_Other'] })).not.toBeNull()
+    expect(deploymentStarted.match!(inOther, { project_ids: [] })).not.toBeNull()
   })
 })
