@@ -51,7 +51,7 @@ describe('switchyard CLI', () => {
   it('tools run calls the running service by account name and prints no secret', async () => {
     await connectZendesk(stack)
     const { stdout } = await cli(
-      ['tools', 'run', 'zendesk.create_ticket', '--integration', 'acme (Ada Admin)', '--input', '{"subject":"from the CLI","description":"d"}'],
+      ['tools', 'run', 'zendesk.create_ticket', '--integration', 'Ada Admin (acme)', '--input', '{"subject":"from the CLI","description":"d"}'],
       { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey },
     )
     // A person reads the summary line first, then the JSON.
@@ -64,14 +64,14 @@ describe('switchyard CLI', () => {
 
   it('tools run --json prints the answer alone, for scripts', async () => {
     const { stdout } = await cli(
-      ['tools', 'run', 'zendesk.create_ticket', '--json', '--integration', 'acme (Ada Admin)', '--input', '{"subject":"for a script","description":"d"}'],
+      ['tools', 'run', 'zendesk.create_ticket', '--json', '--integration', 'Ada Admin (acme)', '--input', '{"subject":"for a script","description":"d"}'],
       { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey },
     )
     expect(JSON.parse(stdout)).toMatchObject({ output: { subject: 'for a script' }, summary: { text: expect.stringMatching(/for a script created$/) } })
   })
 
   it('tools run with bad input exits non-zero with the problem naming the field', async () => {
-    const failed = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme (Ada Admin)', '--input', '{"ticket_id":"x"}'],
+    const failed = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'Ada Admin (acme)', '--input', '{"ticket_id":"x"}'],
       { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey }).catch((err) => err)
     expect(failed.code).toBe(1)
     expect(JSON.parse(failed.stdout).errors[0].field).toBe('input.ticket_id')
@@ -91,11 +91,11 @@ describe('switchyard CLI', () => {
     await db.insertInto('integrations').values({ ...row, id: second, external_id: `${row.external_id}:copy`, fields: JSON.stringify(row.fields) } as any).execute()
     const near = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme', '--input', '{"ticket_id":1}'], env).catch((err) => err)
     expect(near.code).toBe(1)
-    expect(near.stderr).toContain(`yours are ${first} ("acme (Ada Admin)"), ${second} ("acme (Ada Admin)")`)
-    const both = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme (Ada Admin)', '--input', '{"ticket_id":1}'], env).catch((err) => err)
+    expect(near.stderr).toContain(`yours are ${first} ("Ada Admin (acme)"), ${second} ("Ada Admin (acme)")`)
+    const both = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'Ada Admin (acme)', '--input', '{"ticket_id":1}'], env).catch((err) => err)
     expect(both.code).toBe(1)
     expect(JSON.parse(both.stdout).errors[0].field).toBe('integration')
-    expect(both.stderr).toContain(`integration: several zendesk integrations are named "acme (Ada Admin)"; give one of their ids: ${first} ("acme (Ada Admin)"), ${second} ("acme (Ada Admin)")`)
+    expect(both.stderr).toContain(`integration: several zendesk integrations are named "Ada Admin (acme)"; give one of their ids: ${first} ("Ada Admin (acme)"), ${second} ("Ada Admin (acme)")`)
     expect(both.stderr).not.toContain(other.apiKey)
   })
 

@@ -16,7 +16,9 @@ import { connectVercel, VERCEL } from './helpers/vercel.ts'
 let stack: TestStack
 let mcp: Client
 let tools: Tool[]
-const ZENDESK_ACCOUNT = 'acme (Ada Admin)'
+const ZENDESK_ACCOUNT = 'Ada Admin (acme)'
+const VERCEL_PERSONAL = `${VERCEL.user.name} (${VERCEL.user.username})`
+const VERCEL_TEAM = `${VERCEL.team.name} (${VERCEL.team.slug})`
 
 beforeAll(async () => {
   stack = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
@@ -102,7 +104,7 @@ describe('the tool list', () => {
   it('offers the caller\'s one account per platform as the default integration', () => {
     expect(tool('zendesk_get_ticket').inputSchema.properties!.integration).toMatchObject({ enum: [ZENDESK_ACCOUNT], default: ZENDESK_ACCOUNT })
     expect(tool('trello_get_boards').inputSchema.properties!.integration).toMatchObject({ enum: [expect.any(String)] })
-    expect(tool('vercel_list_deployments').inputSchema.properties!.integration).toMatchObject({ enum: [VERCEL.user.username], default: VERCEL.user.username })
+    expect(tool('vercel_list_deployments').inputSchema.properties!.integration).toMatchObject({ enum: [VERCEL_PERSONAL], default: VERCEL_PERSONAL })
     expect(tool('zendesk_get_ticket').inputSchema.required).toEqual(['ticket_id'])
   })
 
@@ -114,12 +116,12 @@ describe('the tool list', () => {
     try {
       const { tools: listed } = await listAll(client)
       const deployments = listed.find((t) => t.name === 'vercel_list_deployments')!
-      expect(deployments.inputSchema.properties!.integration).toEqual(expect.objectContaining({ enum: [VERCEL.user.username, VERCEL.team.name].sort() }))
+      expect(deployments.inputSchema.properties!.integration).toEqual(expect.objectContaining({ enum: [VERCEL_PERSONAL, VERCEL_TEAM].sort() }))
       expect(deployments.inputSchema.properties!.integration).not.toHaveProperty('default')
       expect(deployments.inputSchema.required).toContain('integration')
       const problem = await callFails(client, 'vercel_list_deployments', {})
-      expect(problem).toMatchObject({ code: 'invalid_input', errors: [{ field: 'integration', message: expect.stringContaining(VERCEL.team.name) }] })
-      const team = await callOk(client, 'vercel_list_deployments', { integration: VERCEL.team.name })
+      expect(problem).toMatchObject({ code: 'invalid_input', errors: [{ field: 'integration', message: expect.stringContaining(VERCEL_TEAM) }] })
+      const team = await callOk(client, 'vercel_list_deployments', { integration: VERCEL_TEAM })
       expect(new Set(team.deployments.map((d: any) => d.projectId))).toEqual(new Set([VERCEL.teamProject.id]))
     } finally {
       await client.close()

@@ -118,7 +118,7 @@ describe('a step on a disconnected integration says so, and that the platform wa
     expect(body).toMatchObject({
       code: 'reconnect_required',
       title: 'The integration needs reconnection',
-      detail: 'integration "acme (Ada Admin)" is disconnected, so Zendesk was not contacted. Reconnect it to run steps on it',
+      detail: 'integration "Ada Admin (acme)" is disconnected, so Zendesk was not contacted. Reconnect it to run steps on it',
       integration_id: id,
     })
     expect(body.troubleshooting).toBeUndefined()

@@ -16,7 +16,7 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     const api = client(stack, stack.apiKey)
     const { status, body } = await api.get(`/v1/integrations/${result.integrationId}`)
     expect(status).toBe(200)
-    expect(body).toMatchObject({ platform: 'zendesk', account_name: 'acme (Ada Admin)', status: 'active', fields: { subdomain: 'acme' } })
+    expect(body).toMatchObject({ platform: 'zendesk', account_name: 'Ada Admin (acme)', status: 'active', fields: { subdomain: 'acme' } })
     expect(body).not.toHaveProperty('credentials')
     // PKCE S256 and the exact redirect URI went to the authorize page.
     const authorize = new URL(result.browser.visited.find((u) => u.includes('/oauth/authorizations/new'))!)
@@ -42,7 +42,7 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     await connectZendesk(as)
     await connectZendesk(as, { email: 'agent@acme.test' })
     const { body } = await client(stack, user.apiKey).get('/v1/integrations')
-    expect(body.integrations.map((i: any) => i.account_name).sort()).toEqual(['acme (Ada Admin)', 'acme (Alan Agent)'])
+    expect(body.integrations.map((i: any) => i.account_name).sort()).toEqual(['Ada Admin (acme)', 'Alan Agent (acme)'])
   })
 
   it('reconnect runs a fresh OAuth flow and keeps the integration', async () => {
@@ -63,9 +63,9 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     const wrong = await connectZendesk(as, { integrationId: first.integrationId, email: 'agent@acme.test' })
     expect(wrong.integrationId).toBeUndefined()
     expect(wrong.landing.searchParams.get('code')).toBe('connect_failed')
-    expect(wrong.landing.searchParams.get('error')).toMatch(/are for acme \(Alan Agent\), but this integration is for acme \(Ada Admin\)/)
+    expect(wrong.landing.searchParams.get('error')).toMatch(/are for Alan Agent \(acme\), but this integration is for Ada Admin \(acme\)/)
     const { body } = await client(stack, user.apiKey).get('/v1/integrations')
-    expect(body.integrations.map((i: any) => [i.account_name, i.status])).toEqual([['acme (Ada Admin)', 'active']])
+    expect(body.integrations.map((i: any) => [i.account_name, i.status])).toEqual([['Ada Admin (acme)', 'active']])
   })
 
   it('Deny says that nothing was connected, with no troubleshooting rules (it is a choice, not a fault)', async () => {

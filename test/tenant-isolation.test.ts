@@ -45,7 +45,7 @@ describe('tenant isolation on every route', () => {
   ])('running %s on another user\'s integration answers 404, by id and by account name', async (tool) => {
     const api = client(stack, intruder.apiKey)
     const input = { ticket_id: 1, subject: 's', description: 'd', query: 'x', status: 'open', method: 'GET', endpoint: '/api/v2/tickets.json' }
-    for (const ref of [integrationId, 'acme (Ada Admin)']) {
+    for (const ref of [integrationId, 'Ada Admin (acme)']) {
       const { status, body } = await api.run(tool, ref, tool === 'zendesk.list_tickets' ? {} : pick(tool, input))
       expect(status, JSON.stringify(body)).toBe(404)
       expect(body.code).toBe('not_found')

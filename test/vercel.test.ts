@@ -18,12 +18,12 @@ beforeAll(async () => {
 afterAll(async () => { await stack?.close() })
 
 describe('connecting Vercel', () => {
-  it('lists a personal account under its username and a team under its name, as two integrations', async () => {
+  it('lists a personal account and a team as two integrations, each as name (handle)', async () => {
     expect(personal).toBeDefined()
     expect(team).toBeDefined()
     expect(team).not.toBe(personal)
-    expect((await api().get(`/v1/integrations/${personal}`)).body).toMatchObject({ platform: 'vercel', account_name: VERCEL.user.username, status: 'active' })
-    expect((await api().get(`/v1/integrations/${team}`)).body).toMatchObject({ account_name: VERCEL.team.name, fields: { teamId: VERCEL.team.id } })
+    expect((await api().get(`/v1/integrations/${personal}`)).body).toMatchObject({ platform: 'vercel', account_name: `${VERCEL.user.name} (${VERCEL.user.username})`, status: 'active' })
+    expect((await api().get(`/v1/integrations/${team}`)).body).toMatchObject({ account_name: `${VERCEL.team.name} (${VERCEL.team.slug})`, fields: { teamId: VERCEL.team.id } })
   })
 
   it('connecting the same team again updates its integration', async () => {

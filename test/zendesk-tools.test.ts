@@ -32,7 +32,7 @@ describe('Zendesk tool steps against the sandbox', () => {
   })
 
   it('the integration can be named by its account name', async () => {
-    const { status } = await api.run('zendesk.create_ticket', 'acme (Ada Admin)', { subject: 's', description: 'd' })
+    const { status } = await api.run('zendesk.create_ticket', 'Ada Admin (acme)', { subject: 's', description: 'd' })
     expect(status).toBe(200)
   })
 

@@ -35,15 +35,17 @@ const SANDBOX_PASSWORD = 'sandbox'
 // Seeded member and app of the Trello sandbox.
 const TRELLO_EMAIL = 'ada@trello.test'
 const TRELLO_PASSWORD = 'sandbox'
-const TRELLO_NAME = 'Ada Lovelace'
+const TRELLO_NAME = 'Ada Lovelace (ada)'
 const TRELLO_KEY = '0123456789abcdef0123456789abcdef'
 const TRELLO_APP_SECRET = 'fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210'
 
 // Seeded user and team of the Vercel sandbox.
 const VERCEL_EMAIL = 'ada@vercel.test'
 const VERCEL_PASSWORD = 'sandbox'
-const VERCEL_USERNAME = 'ada'
+/** The team's name in Vercel's scope chooser; the integrations list each account as name (handle). */
 const VERCEL_TEAM = 'Acme'
+const VERCEL_ACCOUNT = 'Ada Lovelace (ada)'
+const VERCEL_TEAM_ACCOUNT = 'Acme (acme)'
 
 /** The contract of src/server/app.ts used here. */
 interface TestStack {
@@ -479,7 +481,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)
 
-  it('connects Trello with OAuth: sign in, allow, "Connected Ada Lovelace"', async () => {
+  it('connects Trello with OAuth: sign in, allow, "Connected Ada Lovelace (ada)"', async () => {
     await chooseTrello('authorize')
     await page.getByRole('button', { name: 'Connect Trello' }).click()
 
@@ -728,14 +730,14 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await Promise.all([popup.waitForEvent('close'), popup.locator('button[name="decision"][value="allow"]').click()])
   }
 
-  const vercelRow = (name: string) => page.locator('li[data-integration-id]').filter({ has: page.locator('.item-title', { hasText: new RegExp(`^${name}$`) }) }).filter({ hasText: 'Vercel' })
+  const vercelRow = (name: string) => page.locator('li[data-integration-id]').filter({ has: page.locator('.item-title', { hasText: new RegExp(`^${name.replace(/[()]/g, '\\$&')}$`) }) }).filter({ hasText: 'Vercel' })
 
   async function connectVercel(team: string): Promise<string> {
     const popup = await openVercelPopup()
     await signInToVercel(popup)
     await chooseVercelScope(popup, team)
     await allowInPopup(popup)
-    const name = team || VERCEL_USERNAME
+    const name = team ? VERCEL_TEAM_ACCOUNT : VERCEL_ACCOUNT
     const banner = page.locator('.banner-success')
     await banner.or(page.locator('.banner-error')).first().waitFor()
     if (await page.locator('.banner-error').isVisible()) throw new Error(`not connected: ${await page.locator('.banner-error').innerText()}`)
@@ -753,9 +755,9 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     return id!
   }
 
-  it('connects the personal Vercel account in a pop-up: "Connected ada"', async () => {
+  it('connects the personal Vercel account in a pop-up: "Connected Ada Lovelace (ada)"', async () => {
     const id = await connectVercel('')
-    expect(await vercelRow(VERCEL_USERNAME).count()).toBe(1)
+    expect(await vercelRow(VERCEL_ACCOUNT).count()).toBe(1)
     // Listed by the server too, not only on this page.
     await page.goto('/integrations')
     await page.locator(`li[data-integration-id="${id}"][data-status="active"]`).waitFor()
@@ -765,12 +767,12 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
   it('connects the Vercel team "Acme" as a second, separate integration', async () => {
     await openSignedIn('/integrations')
     await page.locator('.integration-list, .empty').first().waitFor()
-    const personal = (await vercelRow(VERCEL_USERNAME).count()) > 0 ? await vercelRow(VERCEL_USERNAME).first().getAttribute('data-integration-id') : await connectVercel('')
+    const personal = (await vercelRow(VERCEL_ACCOUNT).count()) > 0 ? await vercelRow(VERCEL_ACCOUNT).first().getAttribute('data-integration-id') : await connectVercel('')
     const team = await connectVercel(VERCEL_TEAM)
     expect(team).not.toBe(personal)
     await page.locator(`li[data-integration-id="${personal}"]`).waitFor()
-    expect(await vercelRow(VERCEL_USERNAME).count()).toBe(1)
-    expect(await vercelRow(VERCEL_TEAM).count()).toBe(1)
+    expect(await vercelRow(VERCEL_ACCOUNT).count()).toBe(1)
+    expect(await vercelRow(VERCEL_TEAM_ACCOUNT).count()).toBe(1)
     // Grouped by platform: both Vercel accounts sit together under "Vercel", after the platforms
     // connected earlier in this file, each group once.
     const vercelGroup = page.getByRole('list', { name: 'Vercel integrations' })
@@ -824,7 +826,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
   it('reconnects a disconnected Vercel integration in a pop-up', async () => {
     await openSignedIn('/integrations')
     await page.locator('.integration-list, .empty').first().waitFor()
-    const id = (await vercelRow(VERCEL_USERNAME).count()) > 0 ? await vercelRow(VERCEL_USERNAME).first().getAttribute('data-integration-id') : await connectVercel('')
+    const id = (await vercelRow(VERCEL_ACCOUNT).count()) > 0 ? await vercelRow(VERCEL_ACCOUNT).first().getAttribute('data-integration-id') : await connectVercel('')
     const row = page.locator(`li[data-integration-id="${id}"]`)
     await row.getByRole('button', { name: 'Disconnect' }).click()
     await row.getByRole('group').getByRole('button', { name: 'Disconnect' }).click() // confirm
@@ -837,10 +839,10 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await allowInPopup(popup)
 
     await page.locator(`li[data-integration-id="${id}"][data-status="active"]`).waitFor()
-    expect(await page.locator('.banner-success .banner-title').innerText()).toBe(`Connected ${VERCEL_USERNAME}`)
+    expect(await page.locator('.banner-success .banner-title').innerText()).toBe(`Connected ${VERCEL_ACCOUNT}`)
     expect(new URL(page.url()).searchParams.get('connected')).toBe(id)
     expect(await row.getByTestId('popup-waiting').count()).toBe(0)
-    expect(await vercelRow(VERCEL_USERNAME).count()).toBe(1)
+    expect(await vercelRow(VERCEL_ACCOUNT).count()).toBe(1)
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)
 
@@ -866,8 +868,8 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(back.searchParams.get('connected'), `returned to ${back.href}`).toBeTruthy()
     const banner = page.locator('.banner-success')
     await banner.waitFor()
-    expect(await banner.locator('.banner-title').innerText()).toBe(`Connected ${VERCEL_USERNAME}`)
-    expect(await vercelRow(VERCEL_USERNAME).count()).toBe(1) // the same account again: no twin
+    expect(await banner.locator('.banner-title').innerText()).toBe(`Connected ${VERCEL_ACCOUNT}`)
+    expect(await vercelRow(VERCEL_ACCOUNT).count()).toBe(1) // the same account again: no twin
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)
 

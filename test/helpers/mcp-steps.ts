@@ -18,7 +18,7 @@ export async function callEveryStep(client: Client, stack: TestStack): Promise<S
   }
 
   const ticket = await call('zendesk_create_ticket', { subject: 'Printer on fire over MCP', description: 'Smoke' })
-  expect(await call('zendesk_get_ticket', { integration: 'acme (Ada Admin)', ticket_id: ticket.id })).toMatchObject({ id: ticket.id, subject: 'Printer on fire over MCP' })
+  expect(await call('zendesk_get_ticket', { integration: 'Ada Admin (acme)', ticket_id: ticket.id })).toMatchObject({ id: ticket.id, subject: 'Printer on fire over MCP' })
   expect((await call('zendesk_list_tickets', { limit: 2 })).tickets).toHaveLength(2)
   expect((await call('zendesk_search_tickets', { query: 'Printer on fire over MCP' })).tickets.map((t: any) => t.id)).toContain(ticket.id)
   expect(await call('zendesk_update_ticket', { ticket_id: ticket.id, status: 'pending' })).toMatchObject({ status: 'pending' })

@@ -108,7 +108,7 @@ export class Integrations {
       throw invalidInput([{ field: 'integration', message: `several ${platform} integrations are named "${ref}"; give one of their ids: ${describe(rows)}` }])
     }
     if (rows.length === 0) {
-      // Name what there is, so a near miss ("acme" for "acme (Ada Admin)") can be corrected at once.
+      // Name what there is, so a near miss ("acme" for "Ada Admin (acme)") can be corrected at once.
       const yours = await this.list(userId, platform)
       const hint = yours.length === 0 ? 'you have none yet' : `yours are ${describe(yours.slice(0, MAX_NAMED))}${yours.length > MAX_NAMED ? ', …' : ''}`
       throw new AppError('not_found', `no ${platform} integration has the id or account name "${ref}"; ${hint}`)
@@ -201,7 +201,7 @@ export class Integrations {
 /** How many integrations an error lists by name. */
 const MAX_NAMED = 10
 
-/** `int_1 ("acme (Ada Admin)"), int_2 (…)`: what a person needs to pick one. */
+/** `int_1 ("Ada Admin (acme)"), int_2 (…)`: what a person needs to pick one. */
 function describe(rows: IntegrationRow[]): string {
   return rows.map((r) => `${r.id} ("${r.account_name}")`).join(', ')
 }

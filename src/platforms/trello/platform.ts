@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { consumerSecretWorks } from '../../core/connections/oauth1-flow.ts'
+import { accountName } from '../../core/platforms/account-name.ts'
 import { defineApiCallTool } from '../../core/proxy/api-call-tool.ts'
 import type { RateLimitFacts } from '../../core/limits/rate-limit-headers.ts'
 import type { ApiFacts, PastedCredentialFacts, PlatformDefinition } from '../../core/platforms/types.ts'
@@ -87,7 +88,7 @@ export const trello: PlatformDefinition = {
 
   async identify(client) {
     const member = await client.get('/1/members/me', { fields: 'id,username,fullName' })
-    return { externalId: member.id, accountName: member.fullName || member.username }
+    return { externalId: member.id, accountName: accountName(member.fullName, member.username) }
   },
   troubleshooting: { rules: TROUBLESHOOTING_RULES, diagnose },
   describeError,

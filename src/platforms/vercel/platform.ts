@@ -1,3 +1,4 @@
+import { accountName } from '../../core/platforms/account-name.ts'
 import { defineApiCallTool } from '../../core/proxy/api-call-tool.ts'
 import type { RateLimitFacts } from '../../core/limits/rate-limit-headers.ts'
 import type { ApiFacts, PlatformDefinition } from '../../core/platforms/types.ts'
@@ -55,10 +56,10 @@ export const vercel: PlatformDefinition = {
     if (grant.team_id) {
       // A team grant: the integration is the team's, listed under its name, and scoped to it.
       const team = await client.get(`/v2/teams/${encodeURIComponent(grant.team_id)}`, { teamId: grant.team_id })
-      return { externalId: `team:${team.id}`, accountName: team.name || team.slug, fields: { teamId: team.id } }
+      return { externalId: `team:${team.id}`, accountName: accountName(team.name, team.slug), fields: { teamId: team.id } }
     }
     const { user } = await client.get('/v2/user')
-    return { externalId: `user:${user.id ?? user.uid}`, accountName: user.username || user.name || user.email }
+    return { externalId: `user:${user.id ?? user.uid}`, accountName: accountName(user.name, user.username || user.email) }
   },
   troubleshooting: { rules: TROUBLESHOOTING_RULES, diagnose },
   describeError,

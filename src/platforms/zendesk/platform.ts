@@ -1,3 +1,4 @@
+import { accountName } from '../../core/platforms/account-name.ts'
 import { defineApiCallTool } from '../../core/proxy/api-call-tool.ts'
 import type { RateLimitFacts } from '../../core/limits/rate-limit-headers.ts'
 import type { ApiFacts, PlatformDefinition } from '../../core/platforms/types.ts'
@@ -59,7 +60,7 @@ export const zendesk: PlatformDefinition = {
     return {
       // User ids are unique within an account, not across accounts.
       externalId: `${fields.subdomain}:${user.id}`,
-      accountName: `${fields.subdomain} (${user.name || user.email})`,
+      accountName: accountName(user.name || user.email, fields.subdomain),
       unusable: user.role === 'end-user' ? { stage: 'identify', role: 'end-user', status: 403 } : undefined,
     }
   },
