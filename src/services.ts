@@ -118,7 +118,7 @@ export async function createServices(config: Config, options: {
   const contexts = new StepContexts(runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients))
   const disconnect = new Revoker(runtimes, credentials, clients)
   const executor = new ToolExecutor(registry, contexts, metrics)
-  const agents = new Agents(store.db, registry, integrations, sealer)
+  const agents = new Agents(store.db, registry, integrations, sealer, config.agentNetworks)
   const runs = new Runs(store.db, agents, registry, integrations, sealer)
   const runState = new RunState(store.db, metrics)
   const external = new ExternalDelivery(runs, runState, (id) => agents.signingSecret(id), config.publicUrl, config.agentNetworks, options.backoff?.deliveryMs)

@@ -280,17 +280,42 @@ describe('an agent address outside public networks is refused, and never contact
   })
 
   it.each([
+    ['a loopback address', 'http://127.0.0.1:8080/runs', '127.0.0.1'],
+    ['localhost', 'http://localhost:8080/runs', 'localhost'],
+    ['localhost in capitals, with its root dot', 'http://LOCALHOST.:8080/runs', 'localhost'],
+    ['a name under localhost', 'http://agent.localhost/runs', 'agent.localhost'],
+    ['IPv6 loopback', 'http://[::1]:8080/runs', '::1'],
+    ['IPv4 loopback written as IPv6', 'http://[::ffff:127.0.0.1]/runs', '::ffff:7f00:1'],
+    ['loopback written as one number', 'http://2130706433/runs', '127.0.0.1'],
+    ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data/', '169.254.169.254'],
+    ['a private network address', 'http://10.0.0.7/runs', '10.0.0.7'],
+  ])('saving an agent at %s is refused with 400 naming external.url', async (_name, url, host) => {
+    const created = await e.api.post('/v1/agents', { name: 'Inside', kind: 'external', external: { url } })
+    expect(created.status, created.text).toBe(400)
+    expect(created.body.errors).toEqual([{ field: 'external.url', message: expect.stringContaining(`${host}`) }])
+    expect(created.body.errors[0].message).toMatch(/not a public address.*SWITCHYARD_AGENT_NETWORKS=any/)
+  })
+
+  /** An agent saved while every network was allowed, now at `url`: the operator has since chosen public. */
+  async function agentSavedEarlierAt(url: string): Promise<string> {
+    const created = await e.api.post('/v1/agents', { name: `Earlier ${Math.random()}`, kind: 'external', external: { url: 'https://agent.example.com/runs' } })
+    expect(created.status, created.text).toBe(201)
+    const db = e.stack.services.store.db
+    const saved = await db.selectFrom('agent_versions').select('definition').where('agent_id', '=', created.body.id).executeTakeFirstOrThrow()
+    const definition = { ...(saved.definition as object), external: { url } }
+    await db.updateTable('agent_versions').set({ definition: JSON.stringify(definition) }).where('agent_id', '=', created.body.id).execute()
+    return created.body.id
+  }
+
+  it.each([
     ['a loopback address', (port: string) => `http://127.0.0.1:${port}/runs`, /127\.0\.0\.1 is not a public address/],
     ['a name that resolves to loopback', (port: string) => `http://localhost:${port}/runs`, /localhost resolves to (127\.0\.0\.1|::1), which is not a public address/],
     ['IPv6 loopback', (port: string) => `http://[::1]:${port}/runs`, /::1 is not a public address/],
-    ['IPv4 loopback written as IPv6', (port: string) => `http://[::ffff:127.0.0.1]:${port}/runs`, /not a public address/],
     ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is not a public address/],
-    ['a private network address', () => 'http://10.0.0.7/runs', /10\.0\.0\.7 is not a public address/],
-  ])('%s', async (_name, address, message) => {
+  ])('a run of an agent saved earlier at %s fails at once as forbidden, and nothing is delivered', async (_name, address, message) => {
     const port = new URL(receiver.url).port
-    const created = await e.api.post('/v1/agents', { name: `Inside ${Math.random()}`, kind: 'external', external: { url: address(port) } })
-    expect(created.status, created.text).toBe(201)
-    const started = await e.api.post(`/v1/agents/${created.body.id}/runs`, { inputs: {} })
+    const agentId = await agentSavedEarlierAt(address(port))
+    const started = await e.api.post(`/v1/agents/${agentId}/runs`, { inputs: {} })
     const run = await waitForRunState(e.api, started.body.id, isFinished)
     expect(run.status).toBe('failed')
     expect(run.error.code).toBe('forbidden')

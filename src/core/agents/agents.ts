@@ -8,6 +8,7 @@ import { newId } from '../ids.ts'
 import type { Db } from '../store/database.ts'
 import type { ToolRegistry } from '../tools/catalog.ts'
 import { parseOrThrow } from '../validation.ts'
+import { refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts'
 import { AgentInput, definitionProblems, type AgentDefinition } from './definition.ts'
 
 const MAX_CACHED_VERSIONS = 1_000
@@ -31,6 +32,7 @@ export class Agents {
     private readonly registry: ToolRegistry,
     private readonly integrations: Integrations,
     private readonly sealer: Sealer,
+    private readonly networks: AgentNetworks = 'any',
   ) {}
 
   /** Creates an agent; an external one gets its signing secret, returned here and never again. */
@@ -133,6 +135,9 @@ export class Agents {
   private async validate(user: User, raw: unknown): Promise<AgentDefinition> {
     const def = parseOrThrow(AgentInput, raw)
     const errors: FieldError[] = definitionProblems(def)
+    // Refused now rather than on its first run: every delivery to it would fail.
+    const refused = def.external && refusedWithoutLookup(def.external.url, this.networks)
+    if (refused) errors.push({ field: 'external.url', message: refused.message })
     for (const [i, step] of def.steps.entries()) {
       const registered = this.registry.get(step.tool)
       if (!registered) {

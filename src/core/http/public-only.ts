@@ -43,10 +43,22 @@ function publicLookup(hostname: string, options: dns.LookupOptions, callback: Lo
 
 const publicDispatcher = new Agent({ connect: { lookup: publicLookup as never } })
 
-/** The fetch options that keep a request to `url` within the allowed networks; throws AddressRefused for a literal address outside them. */
+/**
+ * Why `url` can never be reached within the networks, known without a lookup: a literal address
+ * outside them, or a localhost name (always loopback, RFC 6761). Null when it may be reachable; a
+ * name's answer is only known, and checked, when connecting.
+ */
+export function refusedWithoutLookup(url: string, networks: AgentNetworks): AddressRefused | null {
+  if (networks === 'any') return null
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
+  if (ipaddr.isValid(host) && !isPublicAddress(host)) return new AddressRefused(host, host)
+  if (host === 'localhost' || host.endsWith('.localhost')) return new AddressRefused(host, '127.0.0.1')
+  return null
+}
+
+/** The fetch options that keep a request to `url` within the allowed networks; throws AddressRefused for an address known to be outside them. */
 export function reachable(url: string, networks: AgentNetworks): { dispatcher?: Agent } {
-  if (networks === 'any') return {}
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
-  if (ipaddr.isValid(host) && !isPublicAddress(host)) throw new AddressRefused(host, host)
-  return { dispatcher: publicDispatcher }
+  const refused = refusedWithoutLookup(url, networks)
+  if (refused) throw refused
+  return networks === 'any' ? {} : { dispatcher: publicDispatcher }
 }
