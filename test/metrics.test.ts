@@ -144,10 +144,11 @@ describe('who may read /metrics', () => {
 
 describe('unknown machine paths answer a JSON 404, never the web app page', () => {
   const machinePaths = [
-    '/docs', '/docs/tools', '/mcp/sse', '/mcp-foo', '/v1/nope', '/v1', '/v1/tools/x/y/z', '/oauth/nope',
+    '/docs/tools', '/docs/tools.md/x', '/mcp/sse', '/mcp-foo', '/v1/nope', '/v1', '/v1/tools/x/y/z', '/oauth/nope',
     '/openapi', '/openapi.yaml', '/openapi.json/x', '/healthz', '/health/ready', '/metrics/x', '/.well-known/oauth-authorization-server',
-    '/assets/missing.js', '/docs?x=1',
-    // /mcp itself is the MCP endpoint (docs/mcp.md), which answers in its own protocol.
+    '/assets/missing.js',
+    // /mcp itself is the MCP endpoint (docs/mcp.md), which answers in its own protocol; /docs and
+    // its pages are the manual (test/docs-pages.test.ts).
   ]
   for (const p of machinePaths) {
     it(`GET ${p}`, async () => {

@@ -28,6 +28,7 @@ import { platformRoutes } from './routes/platforms.ts'
 import { sessionRoutes } from './routes/session.ts'
 import { toolRoutes } from './routes/tools.ts'
 import { userRoutes } from './routes/users.ts'
+import { docsRoutes } from './docs/routes.ts'
 import { registerWebApp } from './web.ts'
 
 const BODY_LIMIT_BYTES = 2 * 1024 * 1024
@@ -74,6 +75,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   agentRoutes(app, services)
   runRoutes(app, services)
   triggerRoutes(app, services)
+  docsRoutes(app)
   await hookRoutes(app, services)
   await registerMcp(app, services, options.mcp)
   await registerWebApp(app, options.webDist)

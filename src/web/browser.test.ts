@@ -259,14 +259,22 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await detail.getByRole('heading', { name: 'Trello API Call' }).waitFor()
     const auth = detail.locator('select[name="auth"]')
     await auth.waitFor()
-    expect(await auth.locator('option').allInnerTexts()).toEqual(expect.arrayContaining(['integration', 'api_key']))
+    // The choices read as words, not as the codes the API takes.
+    expect(await auth.locator('option').allInnerTexts()).toEqual(expect.arrayContaining(['The connected account', 'A key and token given here']))
     // The pasted key and token are offered only with auth api_key: with the integration they cannot apply.
     expect(await detail.locator('input[name="key"]').count()).toBe(0)
     expect(await detail.locator('input[name="token"]').count()).toBe(0)
-    await auth.selectOption({ label: 'api_key' })
+    await auth.selectOption({ label: 'A key and token given here' })
     expect(await detail.locator('input[name="key"]').getAttribute('type')).toBe('password')
     expect(await detail.locator('input[name="token"]').getAttribute('type')).toBe('password')
     await page.screenshot({ path: '/work/tmp/messages-api-call-trello.png', fullPage: true })
+    // The step's Docs link opens its entry in the manual, in a tab of its own.
+    const [docsTab] = await Promise.all([page.context().waitForEvent('page'), detail.getByRole('link', { name: 'Docs' }).click()])
+    await docsTab.waitForLoadState()
+    expect(new URL(docsTab.url()).pathname + new URL(docsTab.url()).hash).toBe('/docs/tools.md#trello.api_call')
+    expect(await docsTab.locator('[id="trello.api_call"]').innerText()).toContain('Trello API Call')
+    await docsTab.screenshot({ path: '/work/tmp/docs-tool-step.png' })
+    await docsTab.close()
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)
 
@@ -780,6 +788,8 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     const groups = await page.locator('.integration-group .group-title').allInnerTexts()
     expect(groups).toContain('Vercel')
     expect(new Set(groups).size).toBe(groups.length)
+    // Each platform's group links to how to connect it.
+    expect(await page.getByRole('link', { name: 'Connecting Vercel' }).getAttribute('href')).toBe('/docs/platforms/vercel.md')
     await page.screenshot({ path: `${SHOTS}/integrations-grouped.png`, fullPage: true })
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)

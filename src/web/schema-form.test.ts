@@ -236,3 +236,22 @@ describe('fields shown only while another field holds a value (shownWhen)', () =
     expect(coerceValues(fields, { auth: '"api_key"', key: 'k' }).input).toEqual({ auth: 'api_key', key: 'k' })
   })
 })
+
+describe('a select shows its choices in words where the values are codes (optionLabels)', () => {
+  it('labels Trello API Call\'s auth choices as the catalogue serves them', async () => {
+    const { platforms } = await import('../platforms/index.ts')
+    const apiCall = platforms.find((p) => p.id === 'trello')!.tools.find((t) => t.id === 'trello.api_call')!
+    const fields = fieldsFromSchema(z.toJSONSchema(apiCall.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>)
+    const auth = fields.find((f) => f.name === 'auth')!
+    expect(auth.options).toEqual([
+      { label: 'The connected account', value: '"integration"' },
+      { label: 'A key and token given here', value: '"api_key"' },
+    ])
+    expect(coerceValues(fields, { ...initialValues(fields), auth: '"api_key"', key: 'k', token: 't', method: '"GET"', endpoint: '/1/members/me' }).input).toMatchObject({ auth: 'api_key' })
+  })
+
+  it('keeps the code as the label where no word is given', () => {
+    const fields = fieldsFromSchema({ type: 'object', properties: { mode: { type: 'string', enum: ['a', 'b'], optionLabels: { a: 'First' } } } })
+    expect(fields[0]!.options).toEqual([{ label: 'First', value: '"a"' }, { label: 'b', value: '"b"' }])
+  })
+})

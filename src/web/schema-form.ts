@@ -220,6 +220,14 @@ export function fieldsFromSchema(schema: unknown): FormField[] {
     if ('default' in s) field.default = s.default
     if (s.writeOnly === true) field.secret = true
     if (isRecord(s.shownWhen)) field.shownWhen = s.shownWhen
+    // A select's choices in words (`optionLabels` in the schema), where the values are codes.
+    if (field.options && isRecord(s.optionLabels)) {
+      const labels = s.optionLabels
+      field.options = field.options.map((o) => {
+        const word = labels[JSON.parse(o.value) as string]
+        return typeof word === 'string' ? { ...o, label: word } : o
+      })
+    }
     return field
   })
 }

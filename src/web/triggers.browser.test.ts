@@ -138,6 +138,7 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
     await searchSelect('#subscription-trigger', 'priority', /^Ticket priority updated/i)
     await page.locator('#mapping-subject').waitFor()
     await shot('zendesk-02-trigger-chosen')
+    expect(await page.getByRole('link', { name: 'Zendesk triggers' }).getAttribute('href')).toBe('/docs/triggers/zendesk.md')
     // Fields clicked in the event's tree, or typed.
     await page.locator('#mapping-subject').click()
     await page.getByRole('button', { name: 'Insert ticket.subject', exact: true }).click()

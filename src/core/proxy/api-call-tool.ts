@@ -21,7 +21,9 @@ type PlatformFacts = Pick<PlatformDefinition, 'id' | 'title' | 'api'> & { pasted
 function authInputs(pasted: PastedCredentialFacts) {
   const names = pasted.fields.map((f) => f.name).join(' and ')
   return {
+    // optionLabels: the web app's select shows these words for the codes (src/web/schema-form.ts).
     auth: z.enum(['integration', pasted.methodName]).default('integration')
+      .meta({ optionLabels: { integration: 'The connected account', [pasted.methodName]: `A ${names} given here` } })
       .describe(`How to authenticate: "integration" (the connected account) or "${pasted.methodName}" with the ${names} given here`),
     // shownWhen: the web app shows these only while auth is the pasted method (src/web/schema-form.ts).
     ...Object.fromEntries(pasted.fields.map((f) => [f.name, f.schema.optional().meta({ writeOnly: true, shownWhen: { auth: pasted.methodName } })

@@ -4,6 +4,7 @@ import { agentsApi, triggerPath, type Agent, type Subscription, type Trigger } f
 import { groupFieldErrors } from '../field-errors.ts'
 import { coerceValues, fieldsFromSchema, initialValues, type FormValues } from '../schema-form.ts'
 import { formValuesOf, routeMappingErrors } from '../subscription-form.ts'
+import { DocsLink } from './DocsLink.tsx'
 import { FieldShell, fieldAria } from './FieldShell.tsx'
 import { Link } from './Link.tsx'
 import { MappingEditor } from './MappingEditor.tsx'
@@ -135,6 +136,9 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
         )}
         {trigger && (
           <>
+            <p className="help">
+              <DocsLink page={`triggers/${trigger.platform}.md`}>{platformTitle} triggers</DocsLink>: what fires each one, and what to check when it does not.
+            </p>
             <FieldShell id="subscription-integration" label="Integration" messages={integrationErrors}>
               {choices.length === 0 ? (
                 <p className="help">

@@ -3,6 +3,7 @@ import { api, ApiError, toolPath, type Integration, type RunSummary, type Tool }
 import { groupFieldErrors } from '../field-errors.ts'
 import { coerceValues, fieldsFromSchema, initialValues, type FormValue, type FormValues } from '../schema-form.ts'
 import { EffectBadge, Tag } from './Badges.tsx'
+import { DocsLink } from './DocsLink.tsx'
 import { FieldErrorText, fieldErrorId } from './FieldErrorText.tsx'
 import { Link } from './Link.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
@@ -111,7 +112,8 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
         {tool.title}
       </h2>
       <p className="tool-meta">
-        <span className="muted">{platformTitle}</span> <code>{tool.id}</code> <EffectBadge effect={tool.effect} /> {tool.legacy && <Tag>legacy</Tag>}
+        <span className="muted">{platformTitle}</span> <code>{tool.id}</code> <EffectBadge effect={tool.effect} /> {tool.legacy && <Tag>legacy</Tag>}{' '}
+        <DocsLink page="tools.md" anchor={tool.id}>Docs</DocsLink>
       </p>
       <p className="tool-description">{tool.description}</p>
 

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { api, type Integration, type Platform } from '../api.ts'
 import { AddIntegration } from '../components/AddIntegration.tsx'
+import { DocsLink } from '../components/DocsLink.tsx'
 import { PopupStatus } from '../components/PopupStatus.tsx'
 import { StatusBadge } from '../components/Badges.tsx'
 import { Banner } from '../components/Banner.tsx'
@@ -130,7 +131,10 @@ export function IntegrationsPage({ search }: { search: string }) {
         return (
           // One section per platform: several accounts of one platform sit together, under its name.
           <section key={platform} className="integration-group" aria-labelledby={`integrations-${platform}`}>
-            <h2 id={`integrations-${platform}`} className="group-title">{title}</h2>
+            <div className="group-header">
+              <h2 id={`integrations-${platform}`} className="group-title">{title}</h2>
+              <DocsLink page={`platforms/${platform}.md`}>Connecting {title}</DocsLink>
+            </div>
             <ul className="item-list integration-list" aria-label={`${title} integrations`}>
               {items.map((i) => (
                 <IntegrationRow

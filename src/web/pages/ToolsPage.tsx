@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { agentsApi, type Trigger } from '../agents-api.ts'
 import { api, type Tool } from '../api.ts'
 import { Link } from '../components/Link.tsx'
@@ -28,9 +28,13 @@ export function ToolsPage({ search }: { search: string }) {
     document.title = 'Tool steps · Switchyard'
   }, [])
 
-  // Search as the person types (debounced); the query is kept in the address bar.
+  // Search as the person types (debounced); the query is kept in the address bar. The first search,
+  // on opening the page, is not typing: it runs at once.
+  const searched = useRef(false)
   useEffect(() => {
     const controller = new AbortController()
+    const delay = searched.current ? SEARCH_DEBOUNCE_MS : 0
+    searched.current = true
     const timer = setTimeout(() => {
       api.searchTools(query, controller.signal).then(
         (found) => {
@@ -43,7 +47,7 @@ export function ToolsPage({ search }: { search: string }) {
       )
       // Triggers sit beside the steps in the catalogue, found by the same words ("board", "ticketing").
       agentsApi.triggers(query, controller.signal).then(setTriggers, () => setTriggers([]))
-    }, SEARCH_DEBOUNCE_MS)
+    }, delay)
     return () => {
       clearTimeout(timer)
       controller.abort()
