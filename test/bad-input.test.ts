@@ -44,6 +44,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   'zendesk.api_call': { method: 'GET', endpoint: '/api/v2/tickets.json' },
   'vercel.create_deployment': { project: 'ada-blog' },
   'vercel.list_deployments': {},
+  'vercel.get_deployment': { id: 'dpl_AdaBlogReadySandbox0000000001' },
   'vercel.cancel_deployment': { id: 'dpl_AdaBlogReadySandbox0000000001' },
   'vercel.api_call': { method: 'GET', endpoint: '/v13/deployments/dpl_x' },
 }

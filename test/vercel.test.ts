@@ -84,6 +84,46 @@ describe('Vercel tool steps', () => {
     for (const d of page2.body.output.deployments) expect(ids.has(d.id)).toBe(false)
   })
 
+  describe('Get Deployment: a deployment by id or URL, with its state, creator and metadata', () => {
+    const ready = VERCEL.deployments.personalReady
+    it.each([
+      ['its id', ready.id],
+      ['its URL', ready.url],
+      ['its URL with scheme and slash', `https://${ready.url}/`],
+      ['its URL in capitals', ready.url.toUpperCase()],
+    ])('by %s', async (_how, id) => {
+      const { status, body } = await api().run('vercel.get_deployment', personal, { id })
+      expect(status, JSON.stringify(body)).toBe(200)
+      expect(body.output).toMatchObject({ id: ready.id, url: ready.url, readyState: 'READY', creator: { uid: VERCEL.user.id } })
+      expect(body.summary.text).toBe('Deployment ada-blog (production, READY)')
+    })
+
+    it('a failed deployment says why, and its metadata given at creation comes back', async () => {
+      const created = await api().run('vercel.create_deployment', personal, { project: VERCEL.personalProject.name, meta: { sandboxOutcome: 'error', ticket: 'ZD-7' } })
+      await vercelControl(stack).advanceClock(11_000)
+      const { body } = await api().run('vercel.get_deployment', personal, { id: created.body.output.id })
+      expect(body.output).toMatchObject({ readyState: 'ERROR', errorMessage: expect.any(String), meta: { ticket: 'ZD-7' } })
+      expect(body.summary.text).toContain(`: ${body.output.errorMessage}`)
+    })
+
+    it('a team integration reads the team\'s deployments, and not another account\'s', async () => {
+      expect((await api().run('vercel.get_deployment', team, { id: VERCEL.deployments.teamCanceled.id })).body.output.readyState).toBe('CANCELED')
+      expect((await api().run('vercel.get_deployment', team, { id: ready.id })).status).toBe(404)
+    })
+
+    it.each([
+      ['an unknown id', 'dpl_doesNotExist000000000000', 404, 'not_found'],
+      ['a project name', 'ada-blog', 400, 'invalid_input'],
+      ['a path', '../v2/user', 400, 'invalid_input'],
+      ['an empty id', '  ', 400, 'invalid_input'],
+    ])('%s (%j) is %d %s', async (_what, id, status, code) => {
+      const res = await api().run('vercel.get_deployment', personal, { id })
+      expect(res.status).toBe(status)
+      expect(res.body.code).toBe(code)
+      if (status === 400) expect(res.body.errors[0].field).toBe('input.id')
+    })
+  })
+
   describe('Cancel Deployment in each state', () => {
     async function deploymentIn(state: 'QUEUED' | 'BUILDING' | 'READY' | 'ERROR' | 'CANCELED') {
       const created = await api().run('vercel.create_deployment', personal, { project: VERCEL.personalProject.name, ...(state === 'ERROR' ? { meta: { sandboxOutcome: 'error' } } : {}) })

@@ -43,6 +43,7 @@ export async function callEveryStep(client: Client, stack: TestStack): Promise<S
   await vercelControl(stack).rateLimits({ disabled: true })
   const deployment = await call('vercel_create_deployment', { project: VERCEL.personalProject.name })
   expect((await call('vercel_list_deployments', { project: VERCEL.personalProject.name })).deployments.map((d: any) => d.id)).toContain(deployment.id)
+  expect(await call('vercel_get_deployment', { id: deployment.url })).toMatchObject({ id: deployment.id, readyState: 'QUEUED' })
   expect(await call('vercel_cancel_deployment', { id: deployment.id })).toMatchObject({ readyState: 'CANCELED' })
   expect(await call('vercel_api_call', { method: 'GET', endpoint: `/v13/deployments/${deployment.id}` })).toMatchObject({ status: 200, body: { id: deployment.id } })
   return called

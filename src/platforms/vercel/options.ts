@@ -26,16 +26,24 @@ export const projectOptions: OptionsSource = {
 }
 
 /**
- * Deployments that can still be cancelled (queued, initializing or building), newest first. Vercel
- * cannot search deployments, so q filters each page by name, url or id: a page may come back short.
+ * Recent deployments, newest first, optionally only in some states. Vercel cannot search
+ * deployments, so q filters each page by name, url or id: a page may come back short.
  */
-export const cancellableDeploymentOptions: OptionsSource = {
-  async list({ api }, { q, cursor }) {
-    const body = await api.get('/v6/deployments', { limit: PAGE_SIZE, until: untilOf(cursor), state: 'QUEUED,INITIALIZING,BUILDING' })
-    const words = q.toLowerCase().split(/\s+/).filter(Boolean)
-    const options = (body.deployments as Array<{ uid: string; name: string; url: string; state?: string; readyState?: string; target?: string | null }>)
-      .filter((d) => words.every((w) => `${d.uid} ${d.name} ${d.url}`.toLowerCase().includes(w)))
-      .map((d): FieldOption => ({ value: d.uid, label: `${d.name}: ${d.url}`, description: [d.readyState ?? d.state, d.target ?? 'preview'].filter(Boolean).join(', ') }))
-    return { options, next_cursor: nextOf(body.pagination) }
-  },
+function deploymentsIn(states?: string): OptionsSource {
+  return {
+    async list({ api }, { q, cursor }) {
+      const body = await api.get('/v6/deployments', { limit: PAGE_SIZE, until: untilOf(cursor), state: states })
+      const words = q.toLowerCase().split(/\s+/).filter(Boolean)
+      const options = (body.deployments as Array<{ uid: string; name: string; url: string; state?: string; readyState?: string; target?: string | null }>)
+        .filter((d) => words.every((w) => `${d.uid} ${d.name} ${d.url}`.toLowerCase().includes(w)))
+        .map((d): FieldOption => ({ value: d.uid, label: `${d.name}: ${d.url}`, description: [d.readyState ?? d.state, d.target ?? 'preview'].filter(Boolean).join(', ') }))
+      return { options, next_cursor: nextOf(body.pagination) }
+    },
+  }
 }
+
+/** Every recent deployment. */
+export const deploymentOptions = deploymentsIn()
+
+/** Deployments that can still be cancelled: queued, initializing or building. */
+export const cancellableDeploymentOptions = deploymentsIn('QUEUED,INITIALIZING,BUILDING')
