@@ -1299,6 +1299,38 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     expect(pageErrors).toEqual([])
   }, TEST_TIMEOUT_MS)
 
+  it('no page is wider than a phone: at 390 px nothing scrolls sideways, and each page is photographed', async () => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    try {
+      const wide: string[] = []
+      for (const [name, path] of [
+        ['integrations', '/integrations'], ['agents', '/agents'], ['runs', '/runs'], ['tools', '/tools'],
+        ['tool-create-card', '/tools?tool=trello.create_card'], ['tool-api-call', '/tools?tool=vercel.api_call'],
+        ['api-keys', '/settings/keys'], ['users', '/settings/users'],
+      ] as const) {
+        await page.goto(path)
+        await page.locator('main h1').first().waitFor()
+        await page.waitForLoadState('networkidle')
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+        if (overflow > 0) wide.push(`${path}: ${overflow} px too wide`)
+        await page.screenshot({ path: `${SHOTS}/phone-${name}.png`, fullPage: true })
+      }
+      expect(wide).toEqual([])
+      // A chosen step's form comes first on a phone, not below every step and trigger of the catalogue.
+      await page.goto('/tools?tool=trello.create_card')
+      const form = page.locator('.tool-detail')
+      await form.waitFor()
+      expect((await form.boundingBox())!.y).toBeLessThan(844)
+      // Choosing another step from the list below brings its form into view.
+      await page.getByRole('button', { name: /^Get Card\b/ }).click()
+      await page.getByRole('heading', { name: 'Get Card', level: 2 }).waitFor()
+      await expect.poll(async () => (await page.getByRole('heading', { name: 'Get Card', level: 2 }).boundingBox())!.y).toBeLessThan(844)
+      await expect.poll(async () => (await page.getByRole('heading', { name: 'Get Card', level: 2 }).boundingBox())!.y).toBeGreaterThanOrEqual(0)
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 })
+    }
+  }, TEST_TIMEOUT_MS)
+
   it('runs every page above under its Content Security Policy without a single violation', async () => {
     const response = await page.goto('/integrations')
     const csp = response?.headers()['content-security-policy'] ?? ''

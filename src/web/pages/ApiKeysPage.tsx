@@ -65,12 +65,12 @@ export function ApiKeysPage() {
           <tbody>
             {keys.map((k) => (
               <tr key={k.id} data-key-id={k.id}>
-                <td>{k.name}</td>
-                <td>
+                <td data-label="Name">{k.name}</td>
+                <td data-label="Key">
                   <code>{k.prefix}…</code>
                 </td>
-                <td>{formatDate(k.created_at)}</td>
-                <td>{formatDate(k.last_used_at)}</td>
+                <td data-label="Created">{formatDate(k.created_at)}</td>
+                <td data-label="Last used">{formatDate(k.last_used_at)}</td>
                 <td className="cell-actions">
                   <ConfirmButton question={`Delete “${k.name}”? Anything using it stops working.`} confirmLabel="Delete" onConfirm={() => remove(k.id)} danger>
                     Delete

@@ -87,6 +87,9 @@ export function ToolsPage({ search }: { search: string }) {
     setSelectedError(null)
     setSelected(t)
     navigate(withQuery('/tools', { q: query, tool: t.id }))
+    // The form may be far from the list item just pressed (on a phone it sits above the list):
+    // take the person to its heading.
+    requestAnimationFrame(() => document.querySelector<HTMLElement>('.tool-detail h2')?.focus())
   }
 
   return (
@@ -99,7 +102,8 @@ export function ToolsPage({ search }: { search: string }) {
         <input id="tool-search" type="search" name="q" value={query} placeholder="e.g. create ticket, ticketing, deploy" autoComplete="off" onChange={(e) => onQuery(e.target.value)} />
       </form>
 
-      <div className="tools-layout">
+      {/* has-selection: on a phone the chosen step's form comes first, not below every step and trigger. */}
+      <div className={selected ? 'tools-layout has-selection' : 'tools-layout'}>
         <div className="tool-results">
           {error !== null && <ProblemMessage error={error} />}
           {tools === null && error === null && <p className="muted">Searching…</p>}

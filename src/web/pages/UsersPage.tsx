@@ -105,11 +105,13 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
               const self = u.id === me.id
               return (
                 <tr key={u.id} data-user-id={u.id}>
-                  <td>
-                    {u.email}
-                    {self && <span className="muted"> (you)</span>}
+                  <td data-label="Email">
+                    <span>
+                      {u.email}
+                      {self && <span className="muted"> (you)</span>}
+                    </span>
                   </td>
-                  <td>
+                  <td data-label="Plan">
                     <select aria-label={`Plan of ${u.email}`} value={u.plan} onChange={(e) => change(u, { plan: e.target.value as Plan })}>
                       {PLANS.map((p) => (
                         <option key={p} value={p}>
@@ -118,7 +120,7 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
                       ))}
                     </select>
                   </td>
-                  <td>
+                  <td data-label="Role">
                     <select
                       aria-label={`Role of ${u.email}`}
                       value={u.role}
@@ -133,11 +135,11 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
                       ))}
                     </select>
                   </td>
-                  <td>{u.integrations}</td>
-                  <td>{formatDate(u.created_at)}</td>
+                  <td data-label="Integrations">{u.integrations}</td>
+                  <td data-label="Added">{formatDate(u.created_at)}</td>
                   <td className="cell-actions">
                     {self ? (
-                      <span className="muted">—</span>
+                      <span className="muted no-action">—</span>
                     ) : (
                       <ConfirmButton
                         question={`Remove ${u.email}? ${
