@@ -3,6 +3,7 @@ import { escapeHtml, htmlResponse, isRecord, parseBody, textResponse, type Incom
 import type { App, Member } from './model.ts'
 import { validOriginPattern } from './origins.ts'
 import { hiddenInputs, layout, signInPage } from './grant/pages.ts'
+import { sandboxAccounts } from './grant/sandbox-accounts.ts'
 import { sessionMember, startSession } from './grant/session.ts'
 import type { TrelloSandbox } from './sandbox.ts'
 
@@ -52,17 +53,15 @@ ${hiddenInputs({ step: 'create', session: sessionId })}
   )
 }
 
-function signIn(action: string, error?: string, email?: string): SandboxResponse {
-  return htmlResponse(
-    200,
-    signInPage({ heading: 'Log in to see your API keys', intro: 'Sign in with your sandbox Trello account.', action, fields: {}, error, email }),
-  )
+function signIn(sb: TrelloSandbox, action: string, error?: string, email?: string): SandboxResponse {
+  const intro = 'Sign in with your sandbox Trello account.'
+  return htmlResponse(200, signInPage({ heading: 'Log in to see your API keys', intro, action, fields: {}, accounts: sandboxAccounts(sb), error, email }))
 }
 
 export function handleAppKey(sb: TrelloSandbox, req: IncomingRequest, action: string, root: string): SandboxResponse {
   if (req.method === 'GET' || req.method === 'HEAD') {
     const session = sessionMember(sb, req)
-    return session ? htmlResponse(200, dashboard(sb, action, root, session.member, session.id)) : signIn(action)
+    return session ? htmlResponse(200, dashboard(sb, action, root, session.member, session.id)) : signIn(sb, action)
   }
   if (req.method !== 'POST') return textResponse(404, 'The requested resource was not found.')
   const parsed = parseBody(req)
@@ -70,13 +69,13 @@ export function handleAppKey(sb: TrelloSandbox, req: IncomingRequest, action: st
   const field = (name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '')
   if (field('step') === 'signin') {
     const member = checkPassword(sb, field('email'), field('password'))
-    if (!member) return signIn(action, 'Incorrect email address and/or password.', field('email'))
+    if (!member) return signIn(sb, action, 'Incorrect email address and/or password.', field('email'))
     const session = startSession(sb, member)
     return htmlResponse(200, dashboard(sb, action, root, member, session.id), { 'set-cookie': session.cookie })
   }
   if (field('step') === 'create') {
     const session = sessionMember(sb, req, field('session'))
-    if (!session) return signIn(action, 'Please log in again.')
+    if (!session) return signIn(sb, action, 'Please log in again.')
     const name = field('name').trim()
     if (!name) return htmlResponse(200, dashboard(sb, action, root, session.member, session.id, undefined, 'App name is required.'))
     const origins = field('allowed_origins')

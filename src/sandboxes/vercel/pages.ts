@@ -3,6 +3,7 @@ import { cookieValue, escapeHtml, htmlResponse, isRecord, parseBody, redirectRes
 import { accessToken as randomCode, configurationId } from './ids.ts'
 import { WEBHOOK_EVENTS, type IntegrationClient, type Project, type User } from './model.ts'
 import type { VercelSandbox } from './sandbox.ts'
+import { SEED } from './seed.ts'
 import { Invalid } from './validate.ts'
 import { createWebhook } from './webhooks.ts'
 
@@ -10,6 +11,8 @@ import { createWebhook } from './webhooks.ts'
  * The browser pages: the integration install flow (`/integrations/{slug}/new`, real host
  * vercel.com) and a project's webhook settings page. Both sign the user in with a session
  * cookie; each form also carries the session in a hidden input so cookie-less clients work.
+ * The install consent page has a second form, `step=signout` ("Use another account"), that ends
+ * the session and shows the sign-in form for the same request.
  */
 
 export const SESSION_COOKIE = 'vercel_sandbox_session'
@@ -35,10 +38,17 @@ function formList(req: IncomingRequest, name: string): string[] {
   return v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]
 }
 
+/** The same plain look as the Zendesk and Trello sandboxes' pop-ups (their oauth/grant pages.ts). */
+const STYLE = `<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#171717}
+.error{color:#e5484d}button{margin-right:.5rem;padding:.4rem 1rem}label{display:block;margin:.6rem 0}
+code{background:#f2f2f2;padding:.2rem .4rem;word-break:break-all}fieldset{border:1px solid #eaeaea;margin:.6rem 0}
+.sandbox-accounts{background:#fafafa;border:1px solid #eaeaea;border-radius:4px;padding:0 1rem;margin:1rem 0}
+.sandbox-accounts h2{font-size:1rem}.switch-account{margin-top:1.5rem}</style>`
+
 function page(title: string, body: string, status = 200, headers: Record<string, string> = {}): SandboxResponse {
   return htmlResponse(
     status,
-    `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)} – Vercel (sandbox)</title></head>\n<body>\n<h1>${escapeHtml(title)}</h1>\n${body}\n</body></html>\n`,
+    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} – Vercel (sandbox)</title>\n${STYLE}</head>\n<body>\n<h1>${escapeHtml(title)}</h1>\n${body}\n</body></html>\n`,
     headers,
   )
 }
@@ -67,10 +77,31 @@ function signIn(sandbox: VercelSandbox, fields: Fields): { user: User; session: 
   return { user, session, cookie: `${SESSION_COOKIE}=${session}; Path=/; HttpOnly; SameSite=Lax` }
 }
 
-function loginPage(action: string, carry: Fields, error?: string): SandboxResponse {
+/**
+ * The seeded users (seed.ts) still in the store with the seed password, listed on the sign-in form
+ * so a newcomer knows what to type; none for a sandbox started without the seed.
+ */
+function sandboxAccountsBox(sandbox: VercelSandbox): string {
+  const users = [SEED.user, SEED.member].filter((u) => sandbox.store.users.get(u.id)?.password === SEED.password)
+  if (users.length === 0) return ''
+  const items = users.map((u) => `<li><code class="email">${escapeHtml(u.email)}</code> ${escapeHtml(u.name)} (${escapeHtml(u.username)})</li>`).join('\n')
+  return `<aside class="sandbox-accounts" id="sandbox-accounts">
+<h2>Sandbox accounts</h2>
+<p>Test users of this local sandbox; each one's password is <code class="password">${escapeHtml(SEED.password)}</code></p>
+<ul>
+${items}
+</ul>
+</aside>
+`
+}
+
+/** `appName`: the integration asking for access, named on the install flow's sign-in form. */
+function loginPage(sandbox: VercelSandbox, action: string, carry: Fields, options: { error?: string; appName?: string } = {}): SandboxResponse {
+  const { error, appName } = options
+  const intro = appName ? `<p><strong id="app-name">${escapeHtml(appName)}</strong> wants to be added to your Vercel account. Log in to continue.</p>\n` : ''
   return page(
     'Log in to Vercel',
-    `${error ? `<p class="error" id="error">${escapeHtml(error)}</p>\n` : ''}<form method="post" action="${escapeHtml(action)}">
+    `${intro}${sandboxAccountsBox(sandbox)}${error ? `<p class="error" id="error">${escapeHtml(error)}</p>\n` : ''}<form method="post" action="${escapeHtml(action)}">
 ${hidden({ ...carry, step: 'login' })}
 <label>Email <input type="email" name="email" autocomplete="username"></label>
 <label>Password <input type="password" name="password" autocomplete="current-password"></label>
@@ -121,6 +152,10 @@ ${options}
 <ul><li>Read and write projects</li><li>Read and write deployments</li><li>Read and write environment variables and domains</li></ul>
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Cancel</button>
+</form>
+<form method="post" action="${escapeHtml(action)}">
+${hidden({ ...carry, step: 'signout', session })}
+<p class="switch-account">Not ${escapeHtml(user.email)}? <button type="submit">Use another account</button></p>
 </form>`,
     error ? 400 : 200,
   )
@@ -140,16 +175,24 @@ export function handleInstall(sandbox: VercelSandbox, req: IncomingRequest, slug
   const carry: Fields = { redirect_uri: redirectUri }
   for (const k of ['state', 'next', 'client_id']) if (fields[k]) carry[k] = fields[k] as string
   const action = `${req.base}/integrations/${encodeURIComponent(slug)}/new`
+  const login = (error?: string) => loginPage(sandbox, action, carry, { error, appName: client.name })
 
+  if (req.method === 'POST' && fields.step === 'signout') {
+    // Both the form's session and the cookie's (a browser may hold an older one) end here.
+    for (const id of [fields.session, cookieValue(req, SESSION_COOKIE)]) if (id) sandbox.store.sessions.delete(id)
+    const response = login()
+    response.headers['set-cookie'] = `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`
+    return response
+  }
   if (req.method === 'POST' && fields.step === 'login') {
     const signed = signIn(sandbox, fields)
-    if (!signed) return loginPage(action, carry, 'Invalid email or password.')
+    if (!signed) return login('Invalid email or password.')
     const response = consentPage(sandbox, action, carry, client, signed.user, signed.session)
     response.headers['set-cookie'] = signed.cookie
     return response
   }
   const user = sessionUser(sandbox, req, fields)
-  if (!user) return loginPage(action, carry)
+  if (!user) return login()
   const session = cookieValue(req, SESSION_COOKIE) ?? fields.session ?? ''
   if (req.method !== 'POST' || fields.step !== 'consent') return consentPage(sandbox, action, carry, client, user, session)
 
@@ -230,10 +273,10 @@ export function handleWebhookSettings(sandbox: VercelSandbox, req: IncomingReque
   let cookie: string | undefined
   if (req.method === 'POST' && fields.step === 'login') {
     const signed = signIn(sandbox, fields)
-    if (!signed) return loginPage(action, {}, 'Invalid email or password.')
+    if (!signed) return loginPage(sandbox, action, {}, { error: 'Invalid email or password.' })
     ;({ user, session, cookie } = signed)
   }
-  if (!user) return loginPage(action, {})
+  if (!user) return loginPage(sandbox, action, {})
   const project = findProjectFor(sandbox, user, idOrName, teamRef)
   if (!project) return errorPage(`Project "${idOrName}" not found.`, 404)
   let response: SandboxResponse

@@ -5,7 +5,8 @@ import type { Expiration, Scope } from '../model.ts'
  * HTML for the sign-in and allow/deny pages. Plain on purpose so any HTTP client can drive
  * them: `<form method="post" action="...">`, hidden `<input type="hidden" name=.. value=..>`
  * for every carried argument, sign-in fields `email` and `password`, account fields
- * `fullName`, `username`, `email`, `password`, decision buttons `name="decision"`.
+ * `fullName`, `username`, `email`, `password`, decision buttons `name="decision"`, and after
+ * them a second consent form with `step=signout` ("Use another account").
  */
 
 export type HiddenFields = Record<string, string>
@@ -16,7 +17,9 @@ export function layout(title: string, body: string): string {
 <head><meta charset="utf-8"><title>${escapeHtml(title)} · Trello sandbox</title>
 <style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#172b4d}
 .error{color:#c9372c}button{margin-right:.5rem;padding:.4rem 1rem}label{display:block;margin:.6rem 0}
-code,pre{background:#f4f5f7;padding:.2rem .4rem;word-break:break-all}table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left}</style></head>
+code,pre{background:#f4f5f7;padding:.2rem .4rem;word-break:break-all}table{border-collapse:collapse}td,th{padding:.3rem .6rem;text-align:left}
+.sandbox-accounts{background:#f7f8f9;border:1px solid #dcdfe4;border-radius:4px;padding:0 1rem;margin:1rem 0}
+.sandbox-accounts h2{font-size:1rem}.switch-account{margin-top:1.5rem}</style></head>
 <body>
 ${body}
 </body>
@@ -32,11 +35,31 @@ export function hiddenInputs(fields: HiddenFields): string {
 
 const errorLine = (error: string | undefined) => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>\n` : '')
 
+/** Who can sign in on this local sandbox, shown so a newcomer knows what to type. */
+export interface SandboxAccounts {
+  password: string
+  members: { email: string; name: string }[]
+}
+
+function sandboxAccountsBox(accounts: SandboxAccounts): string {
+  if (accounts.members.length === 0) return ''
+  const members = accounts.members.map((m) => `<li><code class="email">${escapeHtml(m.email)}</code> ${escapeHtml(m.name)}</li>`).join('\n')
+  return `<aside class="sandbox-accounts" id="sandbox-accounts">
+<h2>Sandbox accounts</h2>
+<p>Test members of this local sandbox; each one's password is <code class="password">${escapeHtml(accounts.password)}</code></p>
+<ul>
+${members}
+</ul>
+</aside>
+`
+}
+
 export interface SignInOptions {
   heading: string
   intro: string
   action: string
   fields: HiddenFields
+  accounts: SandboxAccounts
   error?: string
   email?: string
   /** Offer the "create account" form (the authorize pages do; the app-key page does not). */
@@ -60,7 +83,7 @@ ${hiddenInputs({ ...options.fields, step: 'signup' })}
     'Log in',
     `<h1>${escapeHtml(options.heading)}</h1>
 <p>${escapeHtml(options.intro)}</p>
-${errorLine(options.error)}<form method="post" action="${escapeHtml(options.action)}">
+${sandboxAccountsBox(options.accounts)}${errorLine(options.error)}<form method="post" action="${escapeHtml(options.action)}">
 ${hiddenInputs({ ...options.fields, step: 'signin' })}
 <label>Email or username <input type="text" name="email" value="${escapeHtml(options.email ?? '')}" autocomplete="username"></label>
 <label>Password <input type="password" name="password" autocomplete="current-password"></label>
@@ -103,6 +126,10 @@ ${scopes}
 ${hiddenInputs({ ...options.fields, step: 'decide' })}
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
+</form>
+<form method="post" action="${escapeHtml(options.action)}">
+${hiddenInputs({ ...options.fields, step: 'signout' })}
+<p class="switch-account">Not ${escapeHtml(options.memberName)}? <button type="submit">Use another account</button></p>
 </form>`,
   )
 }

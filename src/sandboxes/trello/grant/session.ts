@@ -25,3 +25,12 @@ export function sessionMember(sb: TrelloSandbox, req: IncomingRequest, fromForm?
   const member = sb.store.members.get(session.idMember)
   return member ? { id: session.id, member } : undefined
 }
+
+/**
+ * Signing out for "Use another account": forgets the session named by the form and the one in the
+ * cookie (a browser may hold an older one), and answers the Set-Cookie that expires the cookie.
+ */
+export function endSession(sb: TrelloSandbox, req: IncomingRequest, fromForm?: string): string {
+  for (const id of [fromForm, cookieValue(req, SESSION_COOKIE)]) if (id) sb.store.sessions.delete(id)
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`
+}

@@ -6,6 +6,7 @@ import type { SandboxStore } from '../state.ts'
 import { MS_PER_HOUR, MS_PER_SECOND } from '../time.ts'
 import { clientFor, redirectAllowed } from './clients.ts'
 import { consentPage, oauthErrorPage, signInPage, type HiddenFields } from './pages.ts'
+import { sandboxAccounts } from './sandbox-accounts.ts'
 
 /**
  * The authorization-code flow's pages (sources: Zendesk authentication):
@@ -13,8 +14,10 @@ import { consentPage, oauthErrorPage, signInPage, type HiddenFields } from './pa
  *        → sign-in form (or consent, when a session cookie is present)
  *   POST {base}/oauth/authorizations/new   (email, password + the OAuth params) → consent page
  *   POST {base}/oauth/authorizations       (decision=allow|deny + params + session) → 302 to redirect_uri
+ *   POST {base}/oauth/authorizations       (sign_out=1 + params + session) → sign-in form again
  * The sign-in sets a session cookie and also carries the session id in the consent form, so a
- * plain HTTP client without a cookie jar can drive the whole flow.
+ * plain HTTP client without a cookie jar can drive the whole flow. `sign_out=1` is the sandbox's
+ * "Use another account": it ends that session so another seeded user can sign in and grant.
  */
 
 /** Authorization codes are valid for 120 seconds (oauth.yml `/oauth/tokens`). */
@@ -95,11 +98,39 @@ function renderConsent(base: string, account: Account, params: AuthorizeParams, 
   )
 }
 
-function renderSignIn(base: string, account: Account, params: AuthorizeParams, status = 200, error?: string, email?: string): SandboxResponse {
+function renderSignIn(
+  base: string,
+  account: Account,
+  params: AuthorizeParams,
+  extra: { error?: string; email?: string; headers?: Record<string, string> } = {},
+): SandboxResponse {
   return htmlResponse(
-    status,
-    signInPage({ subdomain: account.subdomain, action: `${base}/oauth/authorizations/new`, fields: params.fields, clientName: params.client.name, error, email }),
+    200,
+    signInPage({
+      subdomain: account.subdomain,
+      action: `${base}/oauth/authorizations/new`,
+      fields: params.fields,
+      clientName: params.client.name,
+      accounts: sandboxAccounts(account),
+      error: extra.error,
+      email: extra.email,
+    }),
+    extra.headers,
   )
+}
+
+/**
+ * "Use another account": forgets the session named by the form and the one in the cookie (a
+ * browser may hold an older one), expires the cookie, and shows the sign-in form for the same
+ * request, so the next user to sign in is the one who allows or denies.
+ */
+function signOut(store: SandboxStore, account: Account, req: IncomingRequest, form: Record<string, unknown>, base: string, params: AuthorizeParams): SandboxResponse {
+  const cookieName = sessionCookieName(account.subdomain)
+  for (const id of [form.session, cookieValue(req, cookieName)]) {
+    if (typeof id === 'string' && store.sessions.get(id)?.subdomain === account.subdomain) store.sessions.delete(id)
+  }
+  const expired = `${cookieName}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`
+  return renderSignIn(base, account, params, { headers: { 'set-cookie': expired } })
 }
 
 export function showAuthorize(store: SandboxStore, account: Account, req: IncomingRequest, base: string, now: number): SandboxResponse {
@@ -123,7 +154,7 @@ export function signIn(store: SandboxStore, account: Account, req: IncomingReque
   const password = typeof form.password === 'string' ? form.password : ''
   const user = store.userByEmail(account, email)
   if (!user || !user.active || user.suspended || user.password === null || user.password !== password) {
-    return renderSignIn(base, account, check.params, 200, 'Invalid email or password.', email)
+    return renderSignIn(base, account, check.params, { error: 'Invalid email or password.', email })
   }
   user.lastLoginAt = now
   const session: BrowserSession = { id: randomToken(24), subdomain: account.subdomain, userId: user.id, expiresAt: now + SESSION_TTL_MS }
@@ -137,9 +168,10 @@ export function decide(store: SandboxStore, account: Account, req: IncomingReque
   const check = checkParams(store, account, form)
   if (!check.ok) return check.response
   const params = check.params
+  if (form.sign_out === '1') return signOut(store, account, req, form, base, params)
   const sessionId = typeof form.session === 'string' ? form.session : cookieValue(req, sessionCookieName(account.subdomain))
   const signedIn = liveSession(store, account, sessionId, now)
-  if (!signedIn) return renderSignIn(base, account, params, 200, 'Your session has expired. Please sign in again.')
+  if (!signedIn) return renderSignIn(base, account, params, { error: 'Your session has expired. Please sign in again.' })
   if (form.decision === 'deny') {
     return redirectWith(params.redirectUri, {
       error: 'access_denied',

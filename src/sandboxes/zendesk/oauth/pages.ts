@@ -3,7 +3,8 @@ import { escapeHtml } from '../http.ts'
 /**
  * HTML for the authorize flow. Kept deliberately plain so a test (or any HTTP client) can
  * drive it: `<form method="post" action="...">`, hidden inputs for every OAuth parameter,
- * sign-in fields `email` and `password`, consent buttons `name="decision" value="allow|deny"`.
+ * sign-in fields `email` and `password`, consent buttons `name="decision" value="allow|deny"`,
+ * and after them a second consent form with `sign_out=1` ("Use another account").
  */
 
 export type HiddenFields = Record<string, string>
@@ -13,7 +14,9 @@ function layout(title: string, body: string): string {
 <html lang="en">
 <head><meta charset="utf-8"><title>${escapeHtml(title)} · Zendesk sandbox</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#2f3941}
-.error{color:#cc3340}button{margin-right:.5rem;padding:.4rem 1rem}label{display:block;margin:.6rem 0}</style></head>
+.error{color:#cc3340}button{margin-right:.5rem;padding:.4rem 1rem}label{display:block;margin:.6rem 0}
+.sandbox-accounts{background:#f8f9f9;border:1px solid #d8dcde;border-radius:4px;padding:0 1rem;margin:1rem 0}
+.sandbox-accounts h2{font-size:1rem}.switch-account{margin-top:1.5rem}</style></head>
 <body>
 ${body}
 </body>
@@ -27,12 +30,41 @@ function hiddenInputs(fields: HiddenFields): string {
     .join('\n')
 }
 
-export function signInPage(options: { subdomain: string; action: string; fields: HiddenFields; clientName: string; error?: string; email?: string }): string {
+/** Who can sign in on this local sandbox, shown so a newcomer knows what to type. */
+export interface SandboxAccounts {
+  password: string
+  users: { email: string; name: string; role: string }[]
+}
+
+function sandboxAccountsBox(accounts: SandboxAccounts): string {
+  if (accounts.users.length === 0) return ''
+  const users = accounts.users
+    .map((u) => `<li><code class="email">${escapeHtml(u.email)}</code> ${escapeHtml(u.name)} (${escapeHtml(u.role)})</li>`)
+    .join('\n')
+  return `<aside class="sandbox-accounts" id="sandbox-accounts">
+<h2>Sandbox accounts</h2>
+<p>Test users of this local sandbox; each one's password is <code class="password">${escapeHtml(accounts.password)}</code></p>
+<ul>
+${users}
+</ul>
+</aside>`
+}
+
+export function signInPage(options: {
+  subdomain: string
+  action: string
+  fields: HiddenFields
+  clientName: string
+  accounts: SandboxAccounts
+  error?: string
+  email?: string
+}): string {
   const error = options.error ? `<p class="error" role="alert">${escapeHtml(options.error)}</p>` : ''
   return layout(
     'Sign in',
     `<h1>Sign in to ${escapeHtml(options.subdomain)}</h1>
-<p>${escapeHtml(options.clientName)} wants to connect to your Zendesk account. Sign in to continue.</p>
+<p><strong id="app-name">${escapeHtml(options.clientName)}</strong> wants to connect to your Zendesk account. Sign in to continue.</p>
+${sandboxAccountsBox(options.accounts)}
 ${error}
 <form method="post" action="${escapeHtml(options.action)}">
 ${hiddenInputs(options.fields)}
@@ -61,6 +93,10 @@ export function consentPage(options: {
 ${hiddenInputs(options.fields)}
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
+</form>
+<form method="post" action="${escapeHtml(options.action)}">
+${hiddenInputs({ ...options.fields, sign_out: '1' })}
+<p class="switch-account">Not ${escapeHtml(options.userName)}? <button type="submit">Use another account</button></p>
 </form>`,
   )
 }
