@@ -98,4 +98,13 @@ describe('switchyard start (embedded default)', () => {
     expect(result.output).toMatch(/SWITCHYARD_ENCRYPTION_KEY is required/)
     expect(fs.existsSync(path.join(dataDir, 'encryption.key'))).toBe(false)
   })
+
+  it('a setting written wrong stops the start and is named, rather than replaced by a default', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-typo-'))
+    const result = await start({ SWITCHYARD_DATA_DIR: dataDir, PORT: String(await freePort()), SWITCHYARD_SANDBOX_PORT: String(await freePort()), SWITCHYARD_AGENT_NETWORKS: 'publc', SWITCHYARD_RUN_LEASE_MS: '30s' })
+    expect(result.ready).toBe(false)
+    expect(result.code).toBe(1)
+    expect(result.output).toContain('SWITCHYARD_AGENT_NETWORKS must be public or any, not "publc"')
+    expect(result.output).toContain('SWITCHYARD_RUN_LEASE_MS must be a whole number of at least 1, not "30s"')
+  })
 })

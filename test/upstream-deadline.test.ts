@@ -32,9 +32,12 @@ describe('the upstream deadline', () => {
   it.each([
     [{}, DEFAULT_UPSTREAM_TIMEOUT_MS],
     [{ SWITCHYARD_UPSTREAM_TIMEOUT_MS: '2500' }, 2500],
-    [{ SWITCHYARD_UPSTREAM_TIMEOUT_MS: '0' }, DEFAULT_UPSTREAM_TIMEOUT_MS],
-    [{ SWITCHYARD_UPSTREAM_TIMEOUT_MS: 'soon' }, DEFAULT_UPSTREAM_TIMEOUT_MS],
+    [{ SWITCHYARD_UPSTREAM_TIMEOUT_MS: '' }, DEFAULT_UPSTREAM_TIMEOUT_MS],
   ])('SWITCHYARD_UPSTREAM_TIMEOUT_MS from %j is %i ms', (env, expected) => {
     expect(loadConfig(env).upstreamTimeoutMs).toBe(expected)
+  })
+
+  it.each(['0', 'soon', '2.5', '-1'])('SWITCHYARD_UPSTREAM_TIMEOUT_MS=%s is refused, not replaced by the default', (value) => {
+    expect(() => loadConfig({ SWITCHYARD_UPSTREAM_TIMEOUT_MS: value })).toThrow(/SWITCHYARD_UPSTREAM_TIMEOUT_MS must be a whole number of at least 1/)
   })
 })

@@ -46,11 +46,37 @@ export interface Config {
   runLeaseMs: number
 }
 
+/**
+ * A setting that cannot be used as written. Starting anyway on a default the operator did not choose
+ * (a timeout typed "30s", SWITCHYARD_AGENT_NETWORKS=publc) would hide the mistake until it mattered,
+ * so the service and the CLI refuse, naming every such variable (never a secret's value: only
+ * settings that hold none are checked here).
+ */
+export class ConfigError extends Error {}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = []
+  /** A whole number of at least `min`; unset or empty is the default. */
+  const whole = (name: string, fallback: number, min: number): number => {
+    const raw = env[name]?.trim()
+    if (!raw) return fallback
+    const n = Number(raw)
+    if (/^\d+$/.test(raw) && Number.isSafeInteger(n) && n >= min) return n
+    problems.push(`${name} must be a whole number${min > 0 ? ` of at least ${min}` : ''}, not "${raw}"`)
+    return fallback
+  }
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = env[name]?.trim()
+    if (!raw) return fallback
+    if ((allowed as readonly string[]).includes(raw)) return raw as T
+    problems.push(`${name} must be ${allowed.join(' or ')}, not "${raw}"`)
+    return fallback
+  }
+
   const production = env.NODE_ENV === 'production' || env.SWITCHYARD_ENV === 'production'
   const host = env.HOST ?? '127.0.0.1'
-  const port = intOr(env.PORT, 3000)
-  return {
+  const port = whole('PORT', 3000, 0)
+  const config: Config = {
     production,
     dataDir: path.resolve(env.SWITCHYARD_DATA_DIR ?? './data'),
     databaseUrl: env.DATABASE_URL || undefined,
@@ -58,29 +84,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     port,
     publicUrl: (env.SWITCHYARD_PUBLIC_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, ''),
-    sandboxPort: intOr(env.SWITCHYARD_SANDBOX_PORT, 4010),
+    sandboxPort: whole('SWITCHYARD_SANDBOX_PORT', 4010, 0),
     sandboxUrl: env.SWITCHYARD_SANDBOX_URL?.replace(/\/+$/, '') || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     adminEmail: env.SWITCHYARD_ADMIN_EMAIL?.trim() || undefined,
     metricsToken: env.SWITCHYARD_METRICS_TOKEN?.trim() || undefined,
-    upstreamTimeoutMs: positiveIntOr(env.SWITCHYARD_UPSTREAM_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS),
-    requestTimeoutMs: positiveIntOr(env.SWITCHYARD_REQUEST_TIMEOUT_MS, 30_000),
-    headersTimeoutMs: positiveIntOr(env.SWITCHYARD_HEADERS_TIMEOUT_MS, 10_000),
-    pollIntervalMs: positiveIntOr(env.SWITCHYARD_POLL_INTERVAL_SECONDS, DEFAULT_POLL_INTERVAL_SECONDS) * 1000,
+    upstreamTimeoutMs: whole('SWITCHYARD_UPSTREAM_TIMEOUT_MS', DEFAULT_UPSTREAM_TIMEOUT_MS, 1),
+    requestTimeoutMs: whole('SWITCHYARD_REQUEST_TIMEOUT_MS', 30_000, 1),
+    headersTimeoutMs: whole('SWITCHYARD_HEADERS_TIMEOUT_MS', 10_000, 1),
+    pollIntervalMs: whole('SWITCHYARD_POLL_INTERVAL_SECONDS', DEFAULT_POLL_INTERVAL_SECONDS, 1) * 1000,
     // On one person's machine (the embedded default) an agent on localhost is the usual case; a
     // production deployment is shared, and its internal network is not its users' to reach.
-    agentNetworks: env.SWITCHYARD_AGENT_NETWORKS === 'any' || env.SWITCHYARD_AGENT_NETWORKS === 'public' ? env.SWITCHYARD_AGENT_NETWORKS : production ? 'public' : 'any',
-    runConcurrency: positiveIntOr(env.SWITCHYARD_RUN_CONCURRENCY, 8),
-    runLeaseMs: positiveIntOr(env.SWITCHYARD_RUN_LEASE_MS, DEFAULT_RUN_LEASE_MS),
+    agentNetworks: oneOf<AgentNetworks>('SWITCHYARD_AGENT_NETWORKS', ['public', 'any'], production ? 'public' : 'any'),
+    runConcurrency: whole('SWITCHYARD_RUN_CONCURRENCY', 8, 1),
+    runLeaseMs: whole('SWITCHYARD_RUN_LEASE_MS', DEFAULT_RUN_LEASE_MS, 1),
   }
-}
-
-function positiveIntOr(value: string | undefined, fallback: number): number {
-  const n = intOr(value, fallback)
-  return n > 0 ? n : fallback
-}
-
-function intOr(value: string | undefined, fallback: number): number {
-  const n = Number(value)
-  return Number.isInteger(n) && n >= 0 ? n : fallback
+  if (problems.length) throw new ConfigError(`Switchyard cannot use this configuration: ${problems.join('; ')} (docs/configuration.md)`)
+  return config
 }
