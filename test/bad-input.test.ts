@@ -119,6 +119,16 @@ describe('bad input on every Zendesk and Vercel tool step, fuzzed from its schem
   })
 
   it.each([
+    ['{"input":{"__proto__":{"admin":true}}}', '"__proto__"'],
+    ['{"input":{"constructor":{"prototype":{"admin":true}}}}', '"constructor.prototype"'],
+  ])('%s is refused for its key, not called invalid JSON', async (raw, key) => {
+    const { status, body } = await client(stack, stack.apiKey).call('POST', '/v1/tools/zendesk.get_ticket/run', raw)
+    expect(status).toBe(400)
+    expect(body.detail).toBe(`the body holds a ${key} key, which is refused`)
+    expect(body.errors).toEqual([{ field: 'body', message: `must not hold a ${key} key` }])
+  })
+
+  it.each([
     ['a body over 2 MB', 413, 'payload_too_large', 'application/json', JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) })],
     ['a text/plain body', 415, 'unsupported_media_type', 'text/plain', 'name=x'],
     ['a form body', 415, 'unsupported_media_type', 'application/x-www-form-urlencoded', 'name=x'],

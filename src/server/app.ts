@@ -29,6 +29,7 @@ import { sessionRoutes } from './routes/session.ts'
 import { toolRoutes } from './routes/tools.ts'
 import { userRoutes } from './routes/users.ts'
 import { docsRoutes } from './docs/routes.ts'
+import { registerJsonBodies } from './json-body.ts'
 import { registerWebApp } from './web.ts'
 
 const BODY_LIMIT_BYTES = 2 * 1024 * 1024
@@ -56,6 +57,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   }) as unknown as FastifyInstance
   // Bodies are JSON only: any other type answers 415 unsupported_media_type, naming the body.
   app.removeContentTypeParser('text/plain')
+  registerJsonBodies(app)
   logRequests(app)
   await registerSecurityHeaders(app, services.config.publicUrl) // first: even a refused request gets them
   await app.register(fastifyCookie)
