@@ -89,12 +89,28 @@ describe('Trello options', () => {
   it('pages a board with more lists than a page holds, with nothing lost or repeated', async () => {
     const board = await trello('POST', `/boards?name=${encodeURIComponent('Many lists')}&defaultLists=false`)
     for (let i = 0; i < 60; i++) await trello('POST', `/lists?name=${encodeURIComponent(`Lane ${i}`)}&idBoard=${board.id}&pos=bottom`)
+    await page('trello.get_list_cards', 'list_id') // the picker opens: a fresh listing, which the search below reuses
     const first = await page('trello.get_list_cards', 'list_id', { q: 'many lists' })
     expect(first.options).toHaveLength(50)
     expect(first.next_cursor).toBeTruthy()
     const lanes = await all('trello.get_list_cards', 'list_id', { q: 'many lists' })
     expect(lanes).toHaveLength(60)
     expect(new Set(values(lanes)).size).toBe(60)
+  })
+
+  it('typing in a picker reuses the listing fetched when it opened: Trello is asked once, not per keystroke', async () => {
+    const control = trelloControl(stack)
+    await control.clearRequests()
+    expect(labels(await all('trello.get_card', 'card_id'))).toContain('Roadmap / Design the API')
+    const opened = (await control.requests()).length
+    expect(opened).toBeGreaterThan(1) // the boards, then each board's cards
+    for (const q of ['d', 'de', 'design', 'design api']) expect(labels(await all('trello.get_card', 'card_id', { q }))).toContain('Roadmap / Design the API')
+    expect((await control.requests()).length).toBe(opened)
+    // Opening the picker again fetches afresh: a card made since is there.
+    const card = await trello('POST', `/cards?idList=${TRELLO.lists.todo.id}&name=${encodeURIComponent('Made just now')}`)
+    await control.clearRequests()
+    expect(values(await all('trello.get_card', 'card_id'))).toContain(card.id)
+    expect((await control.requests()).length).toBe(opened)
   })
 
   it('Create List offers the member\'s open boards', async () => {

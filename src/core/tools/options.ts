@@ -2,7 +2,8 @@ import type { User } from '../access/users.ts'
 import { invalidInput, notFound } from '../errors.ts'
 import type { ToolRegistry } from './catalog.ts'
 import type { PlatformDefinition } from '../platforms/types.ts'
-import type { FieldOption, OptionsPage, OptionsQuery, OptionsSource } from './define.ts'
+import { TtlCache } from '../ttl-cache.ts'
+import type { FieldOption, OptionsPage, OptionsQuery, OptionsSource, ToolContext } from './define.ts'
 import { integrationRefOf, type StepContexts } from './step-context.ts'
 
 const MAX_QUERY_LENGTH = 200
@@ -87,4 +88,34 @@ function offsetOf(cursor: string | undefined): number {
   if (cursor === undefined) return 0
   if (!/^\d{1,9}$/.test(cursor)) throw invalidInput([{ field: 'cursor', message: 'must be a next_cursor returned by these options' }])
   return Number(cursor)
+}
+
+/** How long a listing fetched when a picker opened serves the typing and paging that follow. */
+const LISTING_TTL_MS = 30_000
+const listings = new TtlCache<Promise<FieldOption[]>>(LISTING_TTL_MS, 1_000)
+
+/**
+ * An options source for a listing that has neither search nor pages: `load` fetches it whole, and q
+ * and the cursor are applied in memory (pageOptions). Fetching it whole again for every keystroke
+ * would spend the account's rate budget on typing (Trello's cards of every board are a request per
+ * board), so the listing fetched when a picker opens (no q, no cursor) is kept for 30 s per
+ * integration and serves the searches and pages that follow. Opening a picker fetches afresh.
+ */
+export function wholeListing(name: string, load: (ctx: ToolContext, depends: Record<string, string>) => Promise<FieldOption[]>, dependsOn?: string[]): OptionsSource {
+  return {
+    ...(dependsOn ? { dependsOn } : {}),
+    async list(ctx, query) {
+      const key = [ctx.integration.id, name, ...Object.values(query.depends)].join('\u0000')
+      const opening = !query.q && query.cursor === undefined
+      let listing = opening ? undefined : listings.get(key)
+      if (!listing) {
+        const loading = load(ctx, query.depends)
+        listing = loading
+        listings.set(key, loading)
+        // A failed fetch is not kept: the next keystroke tries again.
+        loading.catch(() => listings.deleteWhere((kept) => kept === loading))
+      }
+      return pageOptions(await listing, query)
+    },
+  }
 }
