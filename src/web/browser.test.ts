@@ -201,7 +201,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await banner.getByText(/^Connected /).waitFor()
     expect(await banner.locator('.banner-title').innerText()).toMatch(new RegExp(`Connected .*${SANDBOX_SUBDOMAIN}`, 'i'))
 
-    const row = page.locator('li[data-integration-id]').filter({ hasText: new RegExp(SANDBOX_SUBDOMAIN, 'i') })
+    const row = page.getByRole('list', { name: 'Zendesk integrations' }).locator('li[data-integration-id]').filter({ hasText: new RegExp(SANDBOX_SUBDOMAIN, 'i') })
     await row.first().waitFor()
     expect(await row.first().getAttribute('data-status')).toBe('active')
     expect(await row.first().locator('.badge').innerText()).toBe('Active')
@@ -402,7 +402,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
   it('disconnects, reconnects and deletes an integration', async () => {
     await openSignedIn('/integrations')
     await page.locator('.integration-list, .empty').first().waitFor()
-    const acme = page.locator('li[data-integration-id]').filter({ hasText: new RegExp(SANDBOX_SUBDOMAIN, 'i') })
+    const acme = page.getByRole('list', { name: 'Zendesk integrations' }).locator('li[data-integration-id]').filter({ hasText: new RegExp(SANDBOX_SUBDOMAIN, 'i') })
     if ((await acme.count()) === 0) await connectZendesk()
     const row = acme.first()
     const id = await row.getAttribute('data-integration-id')
@@ -595,7 +595,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await row.waitFor()
     expect(await row.innerText()).toContain(TRELLO_NAME)
     expect(await row.getAttribute('data-status')).toBe('active')
-    expect(await page.locator('li[data-integration-id]').filter({ hasText: TRELLO_NAME }).count()).toBe(1)
+    expect(await page.getByRole('list', { name: 'Trello integrations' }).locator('li[data-integration-id]').filter({ hasText: TRELLO_NAME }).count()).toBe(1)
 
     // The form is cleared, and the values are nowhere to be found.
     expect(await key.inputValue()).toBe('')
@@ -738,7 +738,7 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     await Promise.all([popup.waitForEvent('close'), popup.locator('button[name="decision"][value="allow"]').click()])
   }
 
-  const vercelRow = (name: string) => page.locator('li[data-integration-id]').filter({ has: page.locator('.item-title', { hasText: new RegExp(`^${name.replace(/[()]/g, '\\$&')}$`) }) }).filter({ hasText: 'Vercel' })
+  const vercelRow = (name: string) => page.getByRole('list', { name: 'Vercel integrations' }).locator('li[data-integration-id]').filter({ has: page.locator('.item-title', { hasText: new RegExp(`^${name.replace(/[()]/g, '\\$&')}$`) }) })
 
   async function connectVercel(team: string): Promise<string> {
     const popup = await openVercelPopup()

@@ -238,8 +238,8 @@ function IntegrationRow({ integration: i, platform, platformTitle, inPopup, onUp
   return (
     <li className={toReconnect ? 'item item-to-reconnect' : 'item'} data-integration-id={i.id} data-status={i.status}>
       <div className="item-main">
+        {/* The platform is named once, by the group's heading. */}
         <span className="item-title">{i.account_name}</span>
-        <span className="muted">{platformTitle}</span>
         <StatusBadge status={i.status} />
       </div>
       {i.status === 'needs_reconnection' && <p className="help">Access expired or was revoked on {platformTitle}. Reconnect to restore it.</p>}
