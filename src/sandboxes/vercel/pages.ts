@@ -4,6 +4,7 @@ import { accessToken as randomCode, configurationId } from './ids.ts'
 import { WEBHOOK_EVENTS, type IntegrationClient, type Project, type User } from './model.ts'
 import type { VercelSandbox } from './sandbox.ts'
 import { SEED } from './seed.ts'
+import { sandboxAccountsBox, type SandboxAccounts } from '../kit/sandbox-accounts.ts'
 import { Invalid } from './validate.ts'
 import { createWebhook } from './webhooks.ts'
 
@@ -81,18 +82,11 @@ function signIn(sandbox: VercelSandbox, fields: Fields): { user: User; session: 
  * The seeded users (seed.ts) still in the store with the seed password, listed on the sign-in form
  * so a newcomer knows what to type; none for a sandbox started without the seed.
  */
-function sandboxAccountsBox(sandbox: VercelSandbox): string {
-  const users = [SEED.user, SEED.member].filter((u) => sandbox.store.users.get(u.id)?.password === SEED.password)
-  if (users.length === 0) return ''
-  const items = users.map((u) => `<li><code class="email">${escapeHtml(u.email)}</code> ${escapeHtml(u.name)} (${escapeHtml(u.username)})</li>`).join('\n')
-  return `<aside class="sandbox-accounts" id="sandbox-accounts">
-<h2>Sandbox accounts</h2>
-<p>Test users of this local sandbox; each one's password is <code class="password">${escapeHtml(SEED.password)}</code></p>
-<ul>
-${items}
-</ul>
-</aside>
-`
+function sandboxAccounts(sandbox: VercelSandbox): SandboxAccounts {
+  const people = [SEED.user, SEED.member]
+    .filter((u) => sandbox.store.users.get(u.id)?.password === SEED.password)
+    .map((u) => ({ email: u.email, name: u.name, note: u.username }))
+  return { password: SEED.password, people }
 }
 
 /** `appName`: the integration asking for access, named on the install flow's sign-in form. */
@@ -101,7 +95,7 @@ function loginPage(sandbox: VercelSandbox, action: string, carry: Fields, option
   const intro = appName ? `<p><strong id="app-name">${escapeHtml(appName)}</strong> wants to be added to your Vercel account. Log in to continue.</p>\n` : ''
   return page(
     'Log in to Vercel',
-    `${intro}${sandboxAccountsBox(sandbox)}${error ? `<p class="error" id="error">${escapeHtml(error)}</p>\n` : ''}<form method="post" action="${escapeHtml(action)}">
+    `${intro}${sandboxAccountsBox(sandboxAccounts(sandbox))}${error ? `<p class="error" id="error">${escapeHtml(error)}</p>\n` : ''}<form method="post" action="${escapeHtml(action)}">
 ${hidden({ ...carry, step: 'login' })}
 <label>Email <input type="email" name="email" autocomplete="username"></label>
 <label>Password <input type="password" name="password" autocomplete="current-password"></label>

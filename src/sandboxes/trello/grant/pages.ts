@@ -1,4 +1,5 @@
 import { escapeHtml } from '../http.ts'
+import { sandboxAccountsBox, type SandboxAccounts } from '../../kit/sandbox-accounts.ts'
 import type { Expiration, Scope } from '../model.ts'
 
 /**
@@ -34,25 +35,6 @@ export function hiddenInputs(fields: HiddenFields): string {
 }
 
 const errorLine = (error: string | undefined) => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>\n` : '')
-
-/** Who can sign in on this local sandbox, shown so a newcomer knows what to type. */
-export interface SandboxAccounts {
-  password: string
-  members: { email: string; name: string }[]
-}
-
-function sandboxAccountsBox(accounts: SandboxAccounts): string {
-  if (accounts.members.length === 0) return ''
-  const members = accounts.members.map((m) => `<li><code class="email">${escapeHtml(m.email)}</code> ${escapeHtml(m.name)}</li>`).join('\n')
-  return `<aside class="sandbox-accounts" id="sandbox-accounts">
-<h2>Sandbox accounts</h2>
-<p>Test members of this local sandbox; each one's password is <code class="password">${escapeHtml(accounts.password)}</code></p>
-<ul>
-${members}
-</ul>
-</aside>
-`
-}
 
 export interface SignInOptions {
   heading: string

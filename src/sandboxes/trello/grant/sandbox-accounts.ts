@@ -1,6 +1,6 @@
 import type { TrelloSandbox } from '../sandbox.ts'
 import { SEED } from '../seed.ts'
-import type { SandboxAccounts } from './pages.ts'
+import type { SandboxAccounts } from '../../kit/sandbox-accounts.ts'
 
 /**
  * The seeded members (seed.ts) a newcomer can sign in as: those still in the store with the seed
@@ -10,6 +10,6 @@ import type { SandboxAccounts } from './pages.ts'
 export function sandboxAccounts(sb: TrelloSandbox): SandboxAccounts {
   const members = Object.values(SEED.members)
     .filter((seeded) => sb.store.members.get(seeded.id)?.password === SEED.password)
-    .map((seeded) => ({ email: seeded.email, name: `${seeded.fullName} (@${seeded.username})` }))
-  return { password: SEED.password, members }
+    .map((seeded) => ({ email: seeded.email, name: seeded.fullName, note: `@${seeded.username}` }))
+  return { password: SEED.password, people: members }
 }

@@ -1,3 +1,4 @@
+import { sandboxAccountsBox, type SandboxAccounts } from '../../kit/sandbox-accounts.ts'
 import { escapeHtml } from '../http.ts'
 
 /**
@@ -28,26 +29,6 @@ function hiddenInputs(fields: HiddenFields): string {
   return Object.entries(fields)
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join('\n')
-}
-
-/** Who can sign in on this local sandbox, shown so a newcomer knows what to type. */
-export interface SandboxAccounts {
-  password: string
-  users: { email: string; name: string; role: string }[]
-}
-
-function sandboxAccountsBox(accounts: SandboxAccounts): string {
-  if (accounts.users.length === 0) return ''
-  const users = accounts.users
-    .map((u) => `<li><code class="email">${escapeHtml(u.email)}</code> ${escapeHtml(u.name)} (${escapeHtml(u.role)})</li>`)
-    .join('\n')
-  return `<aside class="sandbox-accounts" id="sandbox-accounts">
-<h2>Sandbox accounts</h2>
-<p>Test users of this local sandbox; each one's password is <code class="password">${escapeHtml(accounts.password)}</code></p>
-<ul>
-${users}
-</ul>
-</aside>`
 }
 
 export function signInPage(options: {

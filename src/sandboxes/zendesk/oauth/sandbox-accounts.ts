@@ -1,6 +1,6 @@
 import type { Account } from '../model.ts'
 import { SEED_PASSWORD } from '../seed.ts'
-import type { SandboxAccounts } from './pages.ts'
+import type { SandboxAccounts } from '../../kit/sandbox-accounts.ts'
 
 /**
  * The users a newcomer can sign in as on this account's sign-in page: those that still have the
@@ -11,6 +11,6 @@ export function sandboxAccounts(account: Account): SandboxAccounts {
   const users = [...account.users.values()]
     .filter((u) => u.password === SEED_PASSWORD && u.active && !u.suspended)
     .sort((a, b) => a.id - b.id)
-    .map((u) => ({ email: u.email, name: u.name, role: u.role }))
-  return { password: SEED_PASSWORD, users }
+    .map((u) => ({ email: u.email, name: u.name, note: u.role }))
+  return { password: SEED_PASSWORD, people: users }
 }
