@@ -10,7 +10,7 @@ import type { StepContexts } from '../tools/step-context.ts'
 import { acceptEvents, type Accepted, type Match } from './accept.ts'
 import type { TriggerRegistry } from './catalog.ts'
 import type { Delivery, EventCandidate } from './define.ts'
-import { mapEvent } from './mapping.ts'
+import { runInputs } from './mapping.ts'
 import type { RemoteWebhooks } from './remote-webhooks.ts'
 import type { Route, TriggerRoutes } from './routes.ts'
 
@@ -97,11 +97,7 @@ export class Intake {
       if (!sub.start_on_own_changes && candidate.actorId !== undefined && candidate.actorId === route.integration?.external_id) continue
       const event = this.triggers.get(sub.trigger_id)?.trigger.match?.(candidate, sub.config)
       if (!event) continue
-      const { inputs, errors } = await mapEvent(sub.mapping, event, sub.inputs)
-      matches.push({
-        subscriptionId: sub.id, userId: route.hook.user_id, agentId: sub.agent_id, event, inputs,
-        ...(errors.length ? { mappingError: `the trigger's mapping did not give the agent's inputs: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` } : {}),
-      })
+      matches.push({ subscriptionId: sub.id, userId: route.hook.user_id, agentId: sub.agent_id, event, ...(await runInputs(sub.mapping, event, sub.inputs)) })
     }
     return matches
   }

@@ -35,3 +35,10 @@ export async function mapEvent(mapping: Mapping, event: TriggerEvent, variables:
   errors.push(...inputProblems(variables, inputs, 'inputs'))
   return { inputs, errors }
 }
+
+/** mapEvent for an event that starts a run: the inputs, and why the run fails at once when they fall short. */
+export async function runInputs(mapping: Mapping, event: TriggerEvent, variables: AgentDefinition['inputs']): Promise<{ inputs: Record<string, unknown>; mappingError?: string }> {
+  const { inputs, errors } = await mapEvent(mapping, event, variables)
+  if (errors.length === 0) return { inputs }
+  return { inputs, mappingError: `the trigger's mapping did not give the agent's inputs: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` }
+}

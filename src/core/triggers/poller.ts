@@ -7,7 +7,7 @@ import type { Db } from '../store/database.ts'
 import type { StepContexts } from '../tools/step-context.ts'
 import { acceptEvents, type Match } from './accept.ts'
 import type { TriggerRegistry } from './catalog.ts'
-import { mapEvent, type Mapping } from './mapping.ts'
+import { runInputs, type Mapping } from './mapping.ts'
 import type { RemoteWebhooks } from './remote-webhooks.ts'
 import type { SubscriptionRow, Subscriptions } from './subscriptions.ts'
 
@@ -94,11 +94,7 @@ export class Poller {
       // No loops, as in the intake: what the integration's own account did starts nothing, unless asked.
       const wanted = result.events.filter(({ candidate }) => own === undefined || candidate.actorId === undefined || candidate.actorId !== own)
       const prepared = await Promise.all(wanted.map(async ({ candidate, event }) => {
-        const { inputs, errors } = await mapEvent(row.mapping as Mapping, event, agent.inputs)
-        const match: Match = {
-          subscriptionId: row.id, userId: user.id, agentId: row.agent_id, event, inputs,
-          ...(errors.length ? { mappingError: `the trigger's mapping did not give the agent's inputs: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` } : {}),
-        }
+        const match: Match = { subscriptionId: row.id, userId: user.id, agentId: row.agent_id, event, ...(await runInputs(row.mapping as Mapping, event, agent.inputs)) }
         return { candidate, match }
       }))
       let started = 0
