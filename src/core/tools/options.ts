@@ -97,8 +97,8 @@ const listings = new TtlCache<Promise<FieldOption[]>>(LISTING_TTL_MS, 1_000)
 /**
  * An options source for a listing that has neither search nor pages: `load` fetches it whole, and q
  * and the cursor are applied in memory (pageOptions). Fetching it whole again for every keystroke
- * would spend the account's rate budget on typing (Trello's cards of every board are a request per
- * board), so the listing fetched when a picker opens (no q, no cursor) is kept for 30 s per
+ * would spend the account's rate budget on typing (a listing of every board's cards can be a
+ * request per board), so the listing fetched when a picker opens (no q, no cursor) is kept for 30 s per
  * integration and serves the searches and pages that follow. Opening a picker fetches afresh.
  */
 export function wholeListing(name: string, load: (ctx: ToolContext, depends: Record<string, string>) => Promise<FieldOption[]>, dependsOn?: string[]): OptionsSource {
