@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react'
 import { api, ApiError, toolPath, type Integration, type RunSummary, type Tool } from '../api.ts'
 import { groupFieldErrors } from '../field-errors.ts'
+import { integrationChoices } from '../integration-choice.ts'
 import { coerceValues, fieldsFromSchema, initialValues, type FormValue, type FormValues } from '../schema-form.ts'
 import { EffectBadge, Tag } from './Badges.tsx'
 import { DocsLink } from './DocsLink.tsx'
@@ -36,10 +37,9 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
     api.listIntegrations().then(
       (all) => {
         if (!live) return
-        // Usable integrations first: a disconnected one is never the first choice.
-        const mine = all.filter((i) => i.platform === tool.platform).sort((a, b) => Number(b.status === 'active') - Number(a.status === 'active'))
-        setIntegrations(mine)
-        setIntegrationId((current) => current || (mine.find((i) => i.status === 'active') ?? mine[0])?.id || '')
+        const { choices, first } = integrationChoices(all, tool.platform)
+        setIntegrations(choices)
+        setIntegrationId((current) => current || first)
       },
       (e) => live && setIntegrationsError(e),
     )
