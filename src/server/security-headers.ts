@@ -1,18 +1,19 @@
-import fastifyHelmet from '@fastify/helmet'
 import type { FastifyInstance } from 'fastify'
+import helmet from 'helmet'
 
 /**
  * Security headers on every response, API, web app, errors and 404s alike (docs/security.md).
  * The web app is a bundle of same-origin scripts and styles that talks only to this origin, so the
  * policy allows nothing else. Pages may not be framed anywhere (clickjacking), nothing is sniffed,
  * and no referrer leaves: a URL can carry a connect link's result. A server-rendered page that needs
- * more (say, a form whose answer redirects to a platform's origin, which `form-action 'self'` stops)
- * widens the policy for its own route only, with the route option `helmet: { contentSecurityPolicy }`.
+ * a different policy sets its own header (connect-confirm-page.ts does).
+ *
+ * helmet's middleware is built once, here. The Fastify wrapper (@fastify/helmet) built it again for
+ * every request, which cost the webhook intake about a tenth of its time (docs/benchmarks.md).
  */
 export async function registerSecurityHeaders(app: FastifyInstance, publicUrl: string) {
   const https = publicUrl.startsWith('https:')
-  await app.register(fastifyHelmet, {
-    global: true,
+  const setHeaders = helmet({
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
@@ -39,4 +40,5 @@ export async function registerSecurityHeaders(app: FastifyInstance, publicUrl: s
     // Only meaningful over HTTPS; a browser ignores it on plain HTTP anyway.
     strictTransportSecurity: https ? { maxAge: 31_536_000, includeSubDomains: false } : false,
   })
+  app.addHook('onRequest', (request, reply, done) => setHeaders(request.raw, reply.raw, done))
 }

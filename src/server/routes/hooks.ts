@@ -21,7 +21,9 @@ export async function hookRoutes(app: FastifyInstance, services: Services) {
 
     scope.post<ByToken>('/hooks/:token', async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
-      const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : v]))
+      // Node gives header names in lower case, and a repeated header as one joined value (set-cookie apart).
+      const headers: Record<string, string | undefined> = {}
+      for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value
       const outcome = await services.intake.receive(request.params.token, body, headers)
       return reply.status(200).send(outcome)
     })
