@@ -131,6 +131,7 @@ export async function createServices(config: Config, options: {
   const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes, routes)
   const subscriptions = new Subscriptions(store.db, triggers, agents, runs, integrations, contexts, webhooks, routes)
   const intake = new Intake(store.db, runtimes, triggers, routes, users, contexts, runs, webhooks, sealer, metrics)
+  worker.intakeBusy = () => intake.busy()
   const poller = new Poller(store.db, triggers, users, agents, runs, contexts, subscriptions, webhooks, integrations, config.pollIntervalMs, logError)
   if (options.engine !== false) {
     worker.start()

@@ -67,4 +67,24 @@ describe('the run worker', () => {
       await worker.stop()
     }
   })
+  it('a burst cannot starve runs: while the intake stays busy, claims wait but still come, and stop still returns', async () => {
+    const started: string[] = []
+    const handler = {
+      async execute(run: RunRow, lease: Lease) {
+        started.push(run.id)
+        await store.db.updateTable('runs').set({ status: 'succeeded', lease_holder: null }).where('id', '=', run.id).where('lease_holder', '=', lease.holder).execute()
+      },
+    }
+    const worker = new RunWorker(store.db, handler, 1, (err) => { throw err }, 30_000, undefined, AN_HOUR_MS)
+    worker.intakeBusy = () => true
+    worker.start()
+    try {
+      const queued = [await enqueue(), await enqueue(), await enqueue()]
+      worker.wake()
+      for (let i = 0; i < 2_000 && started.length < queued.length; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+      expect([...started].sort()).toEqual([...queued].sort())
+    } finally {
+      await worker.stop()
+    }
+  })
 })

@@ -9,6 +9,13 @@ import type { RunRow } from './runs.ts'
 const IDLE_POLL_MS = 500
 /** How often a worker looks for runs whose holder died. */
 const RECLAIM_EVERY_MS = 2_000
+/**
+ * The longest a claim waits while this process's webhook intake takes a burst: runs still start at
+ * least this often meanwhile, and the backlog drains at full speed after it.
+ */
+const MAX_CLAIM_DEFERRAL_MS = 50
+/** How often a deferred claim looks again whether the intake is done. */
+const DEFERRAL_CHECK_MS = 2
 
 /** What a worker does with a claimed run; it must end the run or put it back before returning. */
 export interface RunHandler {
@@ -31,6 +38,14 @@ export interface Lease {
  */
 export class RunWorker {
   private readonly holder = `w_${randomToken(9)}`
+  /**
+   * Whether this process's webhook intake is taking a burst of deliveries. Claims wait for it (at
+   * most MAX_CLAIM_DEFERRAL_MS): on a machine's few cores acknowledging deliveries comes first,
+   * because a platform whose deliveries time out sends them again and in the end stops sending,
+   * while a queued run loses nothing by starting a little later (docs/architecture.md).
+   */
+  intakeBusy: () => boolean = () => false
+  private lastClaimAt = 0
   private readonly active = new Set<Promise<void>>()
   private running = false
   private wakeUp: (() => void) | null = null
@@ -103,11 +118,13 @@ export class RunWorker {
       const free = this.concurrency - this.active.size
       let claimed: RunRow[] = []
       if (free > 0) {
+        await this.yieldToIntake()
         try {
           claimed = await this.claim(free)
         } catch (err) {
           this.onError(err)
         }
+        this.lastClaimAt = Date.now()
       }
       for (const run of claimed) {
         if (run.executions === 1 && run.started_at) this.metrics.runStarted(Math.max(0, run.started_at.getTime() - run.created_at.getTime()) / 1000)
@@ -116,6 +133,12 @@ export class RunWorker {
       this.saturated = claimed.length === free
       // Claim again at once only when there may be more: a full claim, or news since this one began.
       if (!this.signaled && (!this.saturated || this.active.size >= this.concurrency)) await this.idle()
+    }
+  }
+
+  private async yieldToIntake(): Promise<void> {
+    while (this.running && this.intakeBusy() && Date.now() - this.lastClaimAt < MAX_CLAIM_DEFERRAL_MS) {
+      await new Promise((resolve) => setTimeout(resolve, DEFERRAL_CHECK_MS))
     }
   }
 

@@ -28,6 +28,14 @@ function withoutNul(delivery: Delivery): Delivery {
   return { ...delivery, rawBody: Buffer.from(delivery.rawBody.toString('utf8').replace(NUL_IN_JSON, '$1\\ufffd')) }
 }
 
+/** Deliveries in flight at once from which the intake counts as busy (a burst, not a steady pace). */
+const BUSY_DELIVERIES = 8
+/**
+ * How long the intake still counts as busy after such a moment. Deliveries that share a write are
+ * answered together, so in a burst the count falls to nothing between writes for a moment.
+ */
+const BUSY_HOLD_MS = 50
+
 /**
  * The webhook intake (docs/architecture.md, "The road of an event"): find the webhook by the token in
  * its address, verify the signature on the raw bytes (fail closed: no secret, no event, unless the
@@ -54,6 +62,19 @@ export class Intake {
     this.commits = new GroupCommit((items) => acceptEvents(db, items))
   }
 
+  /** Deliveries received and not yet answered. */
+  private inFlight = 0
+  /** When BUSY_DELIVERIES or more were last in flight at once. */
+  private busyAt = 0
+
+  /**
+   * Whether a burst of deliveries is arriving: this process's run worker lets them go first
+   * (worker.ts). A delivery now and then does not count, so at a steady pace runs start at once.
+   */
+  busy(): boolean {
+    return this.inFlight >= BUSY_DELIVERIES || Date.now() - this.busyAt < BUSY_HOLD_MS
+  }
+
   /** A platform's check of the address before it creates a webhook (Trello's HEAD). */
   async knows(token: string): Promise<boolean> {
     const route = await this.route(token)
@@ -61,6 +82,15 @@ export class Intake {
   }
 
   async receive(token: string, rawBody: Buffer, headers: Record<string, string | undefined>): Promise<{ accepted: number; duplicates: number }> {
+    if (++this.inFlight >= BUSY_DELIVERIES) this.busyAt = Date.now()
+    try {
+      return await this.receiveOne(token, rawBody, headers)
+    } finally {
+      this.inFlight--
+    }
+  }
+
+  private async receiveOne(token: string, rawBody: Buffer, headers: Record<string, string | undefined>): Promise<{ accepted: number; duplicates: number }> {
     const route = await this.route(token)
     if (!route) throw new AppError('not_found', 'no webhook has this address')
     const { hook, integration } = route
