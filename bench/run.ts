@@ -145,7 +145,7 @@ async function main() {
       }
     }
 
-    Object.assign(results, await triggerBench({ url, apiKey }, sandboxUrl, 'pglite'))
+    Object.assign(results, await triggerBench({ url, apiKey, pid: service.process.pid }, sandboxUrl, 'pglite'))
     Object.assign(results, await vercelLatencies(url, apiKey, sandboxUrl))
     Object.assign(results, await mcpLatencies({ url, apiKey, integration, ticketId, rounds: Math.min(LATENCY_ROUNDS, 300), warmup: WARMUP_ROUNDS, dispatcher }))
 
@@ -260,7 +260,7 @@ async function onPostgres(databaseUrl: string, sandboxUrl: string, ticketId: num
       directRuns.push(await throughput(CONCURRENCY, THROUGHPUT_MS / THROUGHPUT_PHASES, direct))
       postgresRuns.push(await throughput(CONCURRENCY, THROUGHPUT_MS / THROUGHPUT_PHASES, viaPostgres))
     }
-    const triggers = await triggerBench({ url, apiKey }, sandboxUrl, 'postgres')
+    const triggers = await triggerBench({ url, apiKey, pid: service.process.pid }, sandboxUrl, 'postgres')
     return {
       ...triggers,
       service_rss_idle_postgres_mib: round(rssIdleBytes / 2 ** 20),

@@ -40,7 +40,7 @@ const service = await startChild(['start'], {
 }, /Switchyard is running at (\S+)/)
 try {
   const apiKey = presetKey ?? fs.readFileSync(path.join(dataDir, 'admin-api-key'), 'utf8').trim()
-  console.log(await triggerBench({ url: service.match[1], apiKey }, sandbox.match[1], databaseUrl ? 'postgres' : 'pglite', platforms))
+  console.log(await triggerBench({ url: service.match[1], apiKey, pid: service.process.pid }, sandbox.match[1], databaseUrl ? 'postgres' : 'pglite', platforms))
 } finally {
   await service.stop()
   await sandbox.stop()

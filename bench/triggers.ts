@@ -4,6 +4,7 @@ import { call, dispatcher, type Delivery, type DeliveryFactory, type DeliveryTar
 import { trelloDeliveries } from './deliveries/trello.ts'
 import { vercelDeliveries } from './deliveries/vercel.ts'
 import { zendeskDeliveries } from './deliveries/zendesk.ts'
+import { cpuSeconds } from './cpu.ts'
 import { percentile } from './measure.ts'
 
 // The event engine's speed (issue 10 §7, issue 11 §5): deliveries per second acknowledged durably by
@@ -12,8 +13,14 @@ import { percentile } from './measure.ts'
 // Trello HMAC-SHA1 over body and address, Zendesk HMAC-SHA256 over timestamp and body, Vercel
 // HMAC-SHA1 over the body). The baseline, measured in the same run with the same deliveries, is a
 // bare Node HTTP server that reads the body and answers 200 without verifying or storing anything:
-// the floor of any intake on this machine.
+// the floor of any intake on this machine. The deliveries of a timed phase are made and signed
+// before it starts: signing is the platform's work, done on its own machines, and here it would take
+// the service's CPU.
 const INTAKE_CONCURRENCY = 32
+/** Deliveries made ahead for each second of the intake phase: more than any store here acknowledges. */
+const PREMADE_PER_S = 10_000
+/** Deliveries the floor's phase cycles through (a bare server does not deduplicate). */
+const FLOOR_DELIVERIES = 2_000
 const INTAKE_MS = Number(process.env.BENCH_INTAKE_MS ?? 8_000)
 const LATENCY_RATE_PER_S = 200
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 10_000)
@@ -28,18 +35,48 @@ async function post(address: string, d: Delivery): Promise<number> {
   return res.statusCode
 }
 
-async function acksPerSecond(address: string, make: () => Delivery, durationMs: number): Promise<{ rate: number; refused: number }> {
+/** Deliveries made ahead of time, then fresh ones should the phase outrun them. */
+function premade(make: () => Delivery, count: number): () => Delivery {
+  const ready = Array.from({ length: count }, make)
+  return () => ready.pop() ?? make()
+}
+
+/** Deliveries cycling through a few made ahead of time (for a server that does not deduplicate). */
+function cycling(make: () => Delivery, count: number): () => Delivery {
+  const ready = Array.from({ length: count }, make)
+  let next = 0
+  return () => ready[next++ % ready.length]!
+}
+
+interface Acks {
+  rate: number
+  refused: number
+  /** CPU microseconds per acknowledged delivery, of the service's process and of PostgreSQL's. */
+  serviceCpuUs: number
+  databaseCpuUs: number
+}
+
+async function acksPerSecond(address: string, next: () => Delivery, durationMs: number, servicePid?: number): Promise<Acks> {
   let acked = 0
   let refused = 0
+  const cpuBefore = cpuSeconds(servicePid)
   const deadline = Date.now() + durationMs
   const started = process.hrtime.bigint()
   await Promise.all(Array.from({ length: INTAKE_CONCURRENCY }, async () => {
     while (Date.now() < deadline) {
-      if ((await post(address, make())) === 200) acked++
+      if ((await post(address, next())) === 200) acked++
       else refused++
     }
   }))
-  return { rate: acked / (Number(process.hrtime.bigint() - started) / 1e9), refused }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  const cpuAfter = cpuSeconds(servicePid)
+  const perDeliveryUs = (s: number) => Math.round((s * 1e6) / Math.max(acked, 1))
+  return {
+    rate: acked / seconds,
+    refused,
+    serviceCpuUs: perDeliveryUs(cpuAfter.service - cpuBefore.service),
+    databaseCpuUs: perDeliveryUs(cpuAfter.database - cpuBefore.database),
+  }
 }
 
 /** The floor: a server that only reads the body and answers 200. */
@@ -111,18 +148,20 @@ async function platformBench(service: Service, sandboxUrl: string, factory: Deli
   const bare = await bareIntake()
   try {
     await acksPerSecond(target.address, make, 1000) // warm-up
-    const floor = await acksPerSecond(bare.url, make, INTAKE_MS / 2)
-    const intake = await acksPerSecond(target.address, make, INTAKE_MS)
+    const floor = await acksPerSecond(bare.url, cycling(make, FLOOR_DELIVERIES), INTAKE_MS / 2)
+    const intake = await acksPerSecond(target.address, premade(make, Math.ceil((INTAKE_MS / 1000) * PREMADE_PER_S)), INTAKE_MS, service.pid)
     if (intake.refused) throw new Error(`the ${factory.platform} intake refused ${intake.refused} deliveries`)
     // Let the worker drain the queue the throughput phase left before timing runs.
     const drainMs = await drained(service, target)
     const latency = await triggerLatency(service, target)
     const key = `${factory.platform}_${store}`
-    console.log(`${factory.platform} triggers on ${store}: intake ${round(intake.rate)}/s (bare server ${round(floor.rate)}/s), latency p50 ${latency.p50} ms p99 ${latency.p99} ms over ${latency.n} runs (the backlog drained in ${drainMs} ms)`)
+    console.log(`${factory.platform} triggers on ${store}: intake ${round(intake.rate)}/s (bare server ${round(floor.rate)}/s; CPU per delivery: service ${intake.serviceCpuUs} µs, PostgreSQL ${intake.databaseCpuUs} µs), latency p50 ${latency.p50} ms p99 ${latency.p99} ms over ${latency.n} runs (the backlog drained in ${drainMs} ms)`)
     return {
       [`intake_${key}_per_s`]: round(intake.rate),
       [`intake_bare_server_per_s_${key}_run`]: round(floor.rate),
       [`intake_${key}_ratio_to_bare`]: round(intake.rate / floor.rate),
+      [`intake_${key}_service_cpu_us_per_delivery`]: intake.serviceCpuUs,
+      ...(store === 'postgres' ? { [`intake_${key}_postgres_cpu_us_per_delivery`]: intake.databaseCpuUs } : {}),
       [`trigger_latency_${key}_p50_ms`]: latency.p50,
       [`trigger_latency_${key}_p99_ms`]: latency.p99,
       [`trigger_latency_${key}_runs`]: latency.n,

@@ -28,7 +28,12 @@ export interface DeliveryFactory {
   setUp(service: Service, sandboxUrl: string): Promise<DeliveryTarget>
 }
 
-export interface Service { url: string; apiKey: string }
+export interface Service {
+  url: string
+  apiKey: string
+  /** The service's process, whose CPU time the trigger bench reads (bench/cpu.ts). */
+  pid?: number
+}
 
 export const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 30_000 })
 

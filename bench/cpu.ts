@@ -1,0 +1,39 @@
+import fs from 'node:fs'
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const TICKS_PER_S = 100
+
+/** CPU seconds (user and system) that a process has used, from /proc; 0 once it is gone. */
+function cpuSecondsOf(pid: string): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // The fields after the command name, which may itself hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S
+  } catch {
+    return 0
+  }
+}
+
+function commandOf(pid: string): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
+  } catch {
+    return ''
+  }
+}
+
+/**
+ * CPU seconds used so far by the service's process and by every PostgreSQL process on this machine
+ * (its backends do the database's share of the work). On the embedded store the database runs
+ * inside the service, so its share is in `service`. Throughput on these shared machines varies by
+ * a third from run to run; the CPU a delivery costs varies far less, so it is what to compare
+ * between changes.
+ */
+export function cpuSeconds(servicePid: number | undefined): { service: number; database: number } {
+  let database = 0
+  for (const pid of fs.readdirSync('/proc')) {
+    if (/^\d+$/.test(pid) && commandOf(pid) === 'postgres') database += cpuSecondsOf(pid)
+  }
+  return { service: servicePid === undefined ? 0 : cpuSecondsOf(String(servicePid)), database }
+}
