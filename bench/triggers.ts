@@ -165,6 +165,7 @@ async function platformBench(service: Service, sandboxUrl: string, factory: Deli
       [`trigger_latency_${key}_p50_ms`]: latency.p50,
       [`trigger_latency_${key}_p99_ms`]: latency.p99,
       [`trigger_latency_${key}_runs`]: latency.n,
+      [`trigger_backlog_${key}_drained_ms`]: drainMs,
     }
   } finally {
     await bare.close()
