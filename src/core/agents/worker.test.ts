@@ -67,6 +67,7 @@ describe('the run worker', () => {
       await worker.stop()
     }
   })
+
   it('a burst cannot starve runs: while the intake stays busy, claims wait but still come, and stop still returns', async () => {
     const started: string[] = []
     const handler = {
