@@ -7,5 +7,6 @@ import type { Integration } from './api.ts'
  */
 export function integrationChoices(all: readonly Integration[], platform: string): { choices: Integration[]; first: string } {
   const choices = all.filter((i) => i.platform === platform).sort((a, b) => Number(b.status === 'active') - Number(a.status === 'active'))
-  return { choices, first: (choices.find((i) => i.status === 'active') ?? choices[0])?.id ?? '' }
+  // Active ones sort first, so the first listed is the first choice.
+  return { choices, first: choices[0]?.id ?? '' }
 }
