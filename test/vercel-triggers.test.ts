@@ -196,6 +196,18 @@ describe('signature (hex HMAC-SHA1 of the raw body with the pasted secret)', () 
     expect((await api.call('PATCH', `/v1/subscriptions/${sub.id}`, { webhook_secret: 'whsec_pasted_later' })).body.webhook_secret_set).toBe(true)
     expect((await post(sub.webhook_address, body, { 'x-vercel-signature': sha1('whsec_pasted_later', body) })).status).toBe(200)
   })
+
+  it('a replaced secret counts at once: right after the change the old one is refused and the new one accepted', async () => {
+    const sub = await subscribe('vercel.deployment_failed', 'whsec_before_rotation')
+    const first = event('deployment.error', eid('evt_BeforeRotation00000001'))
+    // A delivery first, so the intake holds this webhook's route (and its opened secret) in memory.
+    expect((await post(sub.webhook_address, first, { 'x-vercel-signature': sha1('whsec_before_rotation', first) })).status).toBe(200)
+    expect((await api.call('PATCH', `/v1/subscriptions/${sub.id}`, { webhook_secret: 'whsec_after_rotation' })).status).toBe(200)
+    const next = event('deployment.error', eid('evt_AfterRotation000000001'))
+    expect((await post(sub.webhook_address, next, { 'x-vercel-signature': sha1('whsec_before_rotation', next) })).status).toBe(401)
+    expect(await eventStored(eid('evt_AfterRotation000000001'))).toBe(0)
+    expect((await post(sub.webhook_address, next, { 'x-vercel-signature': sha1('whsec_after_rotation', next) })).status).toBe(200)
+  })
 })
 
 describe('addresses', () => {
