@@ -12,13 +12,23 @@ const ID_BYTES = 12
 const idPool = Buffer.alloc(ID_BYTES * 512)
 let idPoolUsed = idPool.length
 
+/** Nine base-36 characters of milliseconds since 1970 last until the year 5188. */
+const CLOCK_CHARS = 9
+
+/**
+ * A new id: the prefix, the time it was made, then 96 random bits. Ids made later sort later, so a
+ * new row's keys go to the right-hand edge of its table's indexes rather than anywhere in them:
+ * PostgreSQL descends to fewer pages and logs fewer, and the intake's database CPU per delivery fell
+ * by about an eighth (docs/benchmarks.md). The clock is written in digits and lower-case letters,
+ * which every collation orders as their code points.
+ */
 export function newId(prefix: string): string {
   if (idPoolUsed === idPool.length) {
     randomFillSync(idPool)
     idPoolUsed = 0
   }
   idPoolUsed += ID_BYTES
-  return `${prefix}_${idPool.toString('base64url', idPoolUsed - ID_BYTES, idPoolUsed)}`
+  return `${prefix}_${Date.now().toString(36).padStart(CLOCK_CHARS, '0')}${idPool.toString('base64url', idPoolUsed - ID_BYTES, idPoolUsed)}`
 }
 
 // The one-shot form: it skips building a Hash object, and this runs on every authenticated call.
