@@ -19,7 +19,7 @@ const CLOCK_CHARS = 9
  * A new id: the prefix, the time it was made, then 96 random bits. Ids made later sort later, so a
  * new row's keys go to the right-hand edge of its table's indexes rather than anywhere in them:
  * PostgreSQL descends to fewer pages and logs fewer, and the intake's database CPU per delivery fell
- * by about an eighth (docs/benchmarks.md). The clock is written in digits and lower-case letters,
+ * by about a seventh (docs/benchmarks.md). The clock is written in digits and lower-case letters,
  * which every collation orders as their code points.
  */
 export function newId(prefix: string): string {
