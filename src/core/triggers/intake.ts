@@ -2,6 +2,7 @@ import type { Users } from '../access/users.ts'
 import type { Runs } from '../agents/runs.ts'
 import type { Sealer } from '../connections/crypto.ts'
 import { AppError } from '../errors.ts'
+import { memoized } from '../memo.ts'
 import { noMetrics, type Metrics } from '../metrics.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { Db } from '../store/database.ts'
@@ -140,10 +141,8 @@ export class Intake {
   }
 
   private hookSecret(route: Route): string | undefined {
-    if (!route.hook.secret) return undefined
-    let secret = this.hookSecrets.get(route)
-    if (secret === undefined) this.hookSecrets.set(route, (secret = this.sealer.open(route.hook.secret)))
-    return secret
+    const sealed = route.hook.secret
+    return sealed ? memoized(this.hookSecrets, route, () => this.sealer.open(sealed)) : undefined
   }
 
   /** Without a secret, an event counts only once the platform itself confirms it happened. */
