@@ -3,16 +3,26 @@ import fs from 'node:fs'
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const TICKS_PER_S = 100
 
-/** CPU seconds (user and system) that a process has used, from /proc; 0 once it is gone. */
-function cpuSecondsOf(pid: string): number {
+/** The fields of /proc/<pid>/stat after the command name, which may itself hold spaces and parentheses; none once it is gone. */
+function statFields(pid: string): string[] | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // The fields after the command name, which may itself hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   } catch {
-    return 0
+    return undefined
   }
+}
+
+/** CPU seconds (user and system) that a process has used, from /proc; 0 once it is gone. */
+function cpuSecondsOf(pid: string): number {
+  const fields = statFields(pid)
+  return fields ? (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S : 0
+}
+
+/** CPU seconds (user and system) of this process's children that have ended and been reaped. */
+export function endedChildrenCpuSeconds(): number {
+  const fields = statFields('self')!
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_S
 }
 
 function commandOf(pid: string): string {

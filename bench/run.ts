@@ -279,7 +279,8 @@ function triggerRows(results: Record<string, number>): string {
   return TRIGGER_PLATFORMS.flatMap(({ platform }) => stores.filter(([store]) => results[`intake_${platform}_${store}_per_s`] !== undefined).map(([store, name, goal]) => {
     const key = `${platform}_${store}`
     const database = store === 'postgres' ? ` + ${results[`intake_${key}_postgres_cpu_us_per_delivery`]} µs` : ' (database included)'
-    return `| ${names[platform]} | ${name} | ${results[`intake_${key}_per_s`]} /s | ${results[`intake_bare_server_per_s_${key}_run`]} /s | ${goal} | ${results[`intake_${key}_service_cpu_us_per_delivery`]} µs${database} | ${(results[`trigger_backlog_${key}_drained_ms`]! / 1000).toFixed(1)} s | ${results[`trigger_latency_${key}_p50_ms`]} ms | ${results[`trigger_latency_${key}_p99_ms`]} ms | ≤ 20 ms, ≤ 100 ms |`
+    const senders = results[`intake_${key}_senders_cpu_us_per_delivery`]
+    return `| ${names[platform]} | ${name} | ${results[`intake_${key}_per_s`]} /s | ${results[`intake_bare_server_per_s_${key}_run`]} /s | ${goal} | ${results[`intake_${key}_service_cpu_us_per_delivery`]} µs${database} | ${senders === undefined ? '' : `${senders} µs`} | ${(results[`trigger_backlog_${key}_drained_ms`]! / 1000).toFixed(1)} s | ${results[`trigger_latency_${key}_p50_ms`]} ms | ${results[`trigger_latency_${key}_p99_ms`]} ms | ≤ 20 ms, ≤ 100 ms |`
   })).join('\n')
 }
 
@@ -323,7 +324,7 @@ and a Vercel one (Deployment Failed), each attached to an agent whose one step i
 is false), so each run starts and ends without a platform call. Deliveries shaped and signed as each
 platform sends them (\`bench/deliveries/\`; Trello: HMAC-SHA1 over body and address, Zendesk: HMAC-SHA256
 over timestamp and body, Vercel: HMAC-SHA1 over the body), each a new event, are posted to the
-subscription's webhook address by 64 concurrent senders for 8 s; an answer of 200 means the event and
+subscription's webhook address by 64 concurrent senders (wrk, \`bench/senders.ts\`) for 8 s; an answer of 200 means the event and
 its run are committed. The deliveries are made and signed before the timed phase, since signing is the
 platform's work on its own machines. "A bare server" is a Node HTTP server that reads each body and
 answers 200 with no verification or storage: the most any intake could take on this machine in the same
@@ -334,15 +335,16 @@ the number to compare between changes. "Backlog drained" is how long the worker 
 runs the phase queued. The latency is from sending a delivery to its run's \`started_at\` (the worker's
 claim), at a steady 200 deliveries a second, once that backlog is gone.
 
-| platform | store | deliveries acknowledged durably | a bare server, for scale | goal | CPU per delivery: service + PostgreSQL | backlog drained | trigger latency p50 | p99 | goal |
-|---|---|---|---|---|---|---|---|---|---|
+| platform | store | deliveries acknowledged durably | a bare server, for scale | goal | CPU per delivery: service + PostgreSQL | senders | backlog drained | trigger latency p50 | p99 | goal |
+|---|---|---|---|---|---|---|---|---|---|---|
 ${triggerRows(results)}
 
 Where the time goes. Senders, service and database share this machine's two cores, so the senders
-are autocannon's lean HTTP/1.1 client, and there are 64 of them: undici's client took about 89 µs of
-CPU per delivery against autocannon's 67 (the intake rose by about a fifth), and 32 senders each
-waiting for its answer left the intake waiting on their round trips (48, 64, 96 and 128 senders each
-gave about a tenth more than 32, and about the same as each other). Each batch of deliveries that
+are wrk, a load generator written in C (Debian's package \`wrk\`), and there are 64 of them. Measured
+alternately in one run, Node's autocannon took about 110 µs of CPU per delivery and wrk about 13,
+and the intake rose by about a third; before autocannon, undici's client took more still. 32 senders
+each waiting for its answer left the intake waiting on their round trips (48, 64, 96 and 128 senders
+each gave about a tenth more than 32, and about the same as each other). Each batch of deliveries that
 arrive together is one statement (\`core/triggers/accept.ts\`); runs that end together share one
 statement too, with their skipped steps (\`core/agents/run-state.ts\`). While a burst lasts, the worker
 claims runs at most every 50 ms (docs/architecture.md, "The intake first"), so it drains most of the

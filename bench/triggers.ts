@@ -1,11 +1,11 @@
 import http from 'node:http'
-import autocannon from 'autocannon'
 import { request } from 'undici'
 import { call, dispatcher, type Delivery, type DeliveryFactory, type DeliveryTarget, type Service } from './deliveries/define.ts'
 import { trelloDeliveries } from './deliveries/trello.ts'
 import { vercelDeliveries } from './deliveries/vercel.ts'
 import { zendeskDeliveries } from './deliveries/zendesk.ts'
 import { cpuSeconds } from './cpu.ts'
+import { send } from './senders.ts'
 import { percentile } from './measure.ts'
 
 // The event engine's speed (issue 10 §7, issue 11 §5): deliveries per second acknowledged durably by
@@ -16,13 +16,7 @@ import { percentile } from './measure.ts'
 // bare Node HTTP server that reads the body and answers 200 without verifying or storing anything:
 // the floor of any intake on this machine. The deliveries of a timed phase are made and signed
 // before it starts: signing is the platform's work, done on its own machines, and here it would take
-// the service's CPU.
-/**
- * Senders posting at once, each sending its next delivery when the last is answered. Enough to keep
- * the intake saturated: at 32 the senders waited on their own round trips, and 48 to 128 each gave
- * about a tenth more than 32 and about the same as each other (docs/benchmarks.md).
- */
-const INTAKE_SENDERS = 64
+// the service's CPU. So are the senders lean (bench/senders.ts).
 /** Deliveries made ahead for each second of the intake phase: more than any store here acknowledges. */
 const PREMADE_PER_S = 10_000
 /** Deliveries the floor's phase cycles through (a bare server does not deduplicate). */
@@ -41,60 +35,33 @@ async function post(address: string, d: Delivery): Promise<number> {
   return res.statusCode
 }
 
-/** Deliveries made ahead of time, then fresh ones should the phase outrun them. */
-function premade(make: () => Delivery, count: number): () => Delivery {
-  const ready = Array.from({ length: count }, make)
-  return () => ready.pop() ?? make()
-}
-
-/** Deliveries cycling through a few made ahead of time (for a server that does not deduplicate). */
-function cycling(make: () => Delivery, count: number): () => Delivery {
-  const ready = Array.from({ length: count }, make)
-  let next = 0
-  return () => ready[next++ % ready.length]!
-}
+const made = (make: () => Delivery, count: number): Delivery[] => Array.from({ length: count }, make)
 
 interface Acks {
   rate: number
   refused: number
-  /** CPU microseconds per acknowledged delivery, of the service's process and of PostgreSQL's. */
+  /** CPU microseconds per acknowledged delivery, of the service's process, PostgreSQL's and the senders'. */
   serviceCpuUs: number
   databaseCpuUs: number
+  sendersCpuUs: number
 }
 
 /**
- * Deliveries acknowledged per second by `address` over `durationMs`. The senders are autocannon's
- * lean HTTP/1.1 client: on a real deployment the platform's senders run on its own machines, and
- * here every microsecond they spend is taken from the two cores the service and PostgreSQL share
- * (undici's client took about 89 µs a delivery, autocannon's about 67, and the intake rose by about
- * a fifth, docs/benchmarks.md).
+ * Deliveries acknowledged per second by `address` over `durationMs`, sent from `deliveries` (which
+ * start over if they run out: only a server that does not deduplicate may be given too few).
  */
-async function acksPerSecond(address: string, next: () => Delivery, durationMs: number, servicePid?: number): Promise<Acks> {
-  const url = new URL(address)
-  const cpuBefore = cpuSeconds(servicePid)
-  const started = process.hrtime.bigint()
-  const result = await autocannon({
-    url: url.origin,
-    connections: INTAKE_SENDERS,
-    duration: durationMs / 1000,
-    requests: [{
-      method: 'POST',
-      path: url.pathname,
-      setupRequest: (request) => {
-        const d = next()
-        return { ...request, body: d.body, headers: { 'content-type': 'application/json', ...d.headers } }
-      },
-    }],
-  })
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9
-  const cpuAfter = cpuSeconds(servicePid)
-  const acked = result['2xx']
-  const perDeliveryUs = (s: number) => Math.round((s * 1e6) / Math.max(acked, 1))
+async function acksPerSecond(address: string, deliveries: Delivery[], durationMs: number, options: { servicePid?: number; mayRepeat?: boolean } = {}): Promise<Acks> {
+  const cpuBefore = cpuSeconds(options.servicePid)
+  const sent = await send(address, deliveries, durationMs)
+  const cpuAfter = cpuSeconds(options.servicePid)
+  if (!options.mayRepeat && sent.completed > deliveries.length) throw new Error(`the senders ran out of the ${deliveries.length} deliveries made for the phase`)
+  const perDeliveryUs = (s: number) => Math.round((s * 1e6) / Math.max(sent.acknowledged, 1))
   return {
-    rate: acked / seconds,
-    refused: result.non2xx + result.errors + result.timeouts,
+    rate: sent.acknowledged / sent.seconds,
+    refused: sent.refused,
     serviceCpuUs: perDeliveryUs(cpuAfter.service - cpuBefore.service),
     databaseCpuUs: perDeliveryUs(cpuAfter.database - cpuBefore.database),
+    sendersCpuUs: perDeliveryUs(sent.cpuSeconds),
   }
 }
 
@@ -166,21 +133,22 @@ async function platformBench(service: Service, sandboxUrl: string, factory: Deli
   const make = () => target.make()
   const bare = await bareIntake()
   try {
-    await acksPerSecond(target.address, make, 1000) // warm-up
-    const floor = await acksPerSecond(bare.url, cycling(make, FLOOR_DELIVERIES), INTAKE_MS / 2)
-    const intake = await acksPerSecond(target.address, premade(make, Math.ceil((INTAKE_MS / 1000) * PREMADE_PER_S)), INTAKE_MS, service.pid)
+    await acksPerSecond(target.address, made(make, PREMADE_PER_S), 1000) // warm-up
+    const floor = await acksPerSecond(bare.url, made(make, FLOOR_DELIVERIES), INTAKE_MS / 2, { mayRepeat: true })
+    const intake = await acksPerSecond(target.address, made(make, Math.ceil((INTAKE_MS / 1000) * PREMADE_PER_S)), INTAKE_MS, { servicePid: service.pid })
     if (intake.refused) throw new Error(`the ${factory.platform} intake refused ${intake.refused} deliveries`)
     // Let the worker drain the queue the throughput phase left before timing runs.
     const drainMs = await drained(service, target)
     const latency = await triggerLatency(service, target)
     const key = `${factory.platform}_${store}`
-    console.log(`${factory.platform} triggers on ${store}: intake ${round(intake.rate)}/s (bare server ${round(floor.rate)}/s; CPU per delivery: service ${intake.serviceCpuUs} µs, PostgreSQL ${intake.databaseCpuUs} µs), latency p50 ${latency.p50} ms p99 ${latency.p99} ms over ${latency.n} runs (the backlog drained in ${drainMs} ms)`)
+    console.log(`${factory.platform} triggers on ${store}: intake ${round(intake.rate)}/s (bare server ${round(floor.rate)}/s; CPU per delivery: service ${intake.serviceCpuUs} µs, PostgreSQL ${intake.databaseCpuUs} µs, senders ${intake.sendersCpuUs} µs), latency p50 ${latency.p50} ms p99 ${latency.p99} ms over ${latency.n} runs (the backlog drained in ${drainMs} ms)`)
     return {
       [`intake_${key}_per_s`]: round(intake.rate),
       [`intake_bare_server_per_s_${key}_run`]: round(floor.rate),
       [`intake_${key}_ratio_to_bare`]: round(intake.rate / floor.rate),
       [`intake_${key}_service_cpu_us_per_delivery`]: intake.serviceCpuUs,
       ...(store === 'postgres' ? { [`intake_${key}_postgres_cpu_us_per_delivery`]: intake.databaseCpuUs } : {}),
+      [`intake_${key}_senders_cpu_us_per_delivery`]: intake.sendersCpuUs,
       [`trigger_latency_${key}_p50_ms`]: latency.p50,
       [`trigger_latency_${key}_p99_ms`]: latency.p99,
       [`trigger_latency_${key}_runs`]: latency.n,
