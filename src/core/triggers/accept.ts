@@ -29,7 +29,9 @@ export interface Accepted {
  * One statement does it all, so it is atomic on its own and, inside a caller's transaction (a poll
  * that moves its cursor with its runs), part of that. One statement rather than five is what lets
  * the intake's group commits keep up with thousands of deliveries a second (docs/benchmarks.md):
- * each statement is a round trip, and on the embedded store a turn of its single connection.
+ * each statement is a round trip, and on the embedded store a turn of its single connection. The
+ * statement is the database function `accept_events` (store/migrations.ts, 0007), so that each
+ * connection plans it once rather than once per batch.
  */
 export async function acceptEvents(db: Db, items: Accepted[]): Promise<Array<{ duplicate: boolean; runIds: string[] }>> {
   if (items.length === 0) return []
@@ -45,29 +47,7 @@ export async function acceptEvents(db: Db, items: Accepted[]): Promise<Array<{ d
     error: match.mappingError ? { code: 'mapping_failed', message: match.mappingError } : null,
   })))
   const { rows } = await sql<{ kind: 'event' | 'run'; id: string }>`
-    with fresh as (
-      insert into events (id, source, dedupe_key, type)
-      select id, source, dedupe_key, type
-      from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e(id text, source text, dedupe_key text, type text)
-      on conflict (source, dedupe_key) do nothing
-      returning id
-    ), started as (
-      insert into runs (id, user_id, agent_id, agent_version, started_by, subscription_id, event_id, event, inputs, status, error, finished_at)
-      select r.id, r.user_id, r.agent_id, a.current_version, 'trigger', r.subscription_id, r.event_id, r.event, r.inputs,
-        case when r.error is null then 'queued' else 'failed' end, r.error, case when r.error is null then null else now() end
-      from jsonb_to_recordset(${JSON.stringify(runs)}::jsonb)
-        as r(id text, event_id text, user_id text, agent_id text, subscription_id text, event jsonb, inputs jsonb, error jsonb)
-      join fresh on fresh.id = r.event_id
-      join agents a on a.id = r.agent_id
-      returning id, subscription_id
-    ), touched as (
-      -- At most once a second: concurrent batches for one subscription would otherwise queue on its row.
-      update subscriptions set last_event_at = now()
-      where id in (select subscription_id from started) and (last_event_at is null or last_event_at < now() - interval '1 second')
-    )
-    select 'event' as kind, id from fresh
-    union all
-    select 'run' as kind, id from started`.execute(db)
+    select kind, id from accept_events(${JSON.stringify(events)}::jsonb, ${JSON.stringify(runs)}::jsonb)`.execute(db)
   const fresh = new Set(rows.filter((r) => r.kind === 'event').map((r) => r.id))
   const started = new Set(rows.filter((r) => r.kind === 'run').map((r) => r.id))
   const runIdsOf = new Map<string, string[]>()
