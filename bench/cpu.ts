@@ -13,16 +13,21 @@ function statFields(pid: string): string[] | undefined {
   }
 }
 
-/** CPU seconds (user and system) that a process has used, from /proc; 0 once it is gone. */
-function cpuSecondsOf(pid: string): number {
+/**
+ * CPU seconds (user and system) that a process has used, from /proc; 0 once it is gone. With
+ * `endedChildren`, those of its children that ended too: PostgreSQL's postmaster holds those of
+ * backends that closed during a phase, which would otherwise drop out of the sum.
+ */
+function cpuSecondsOf(pid: string, endedChildren = false): number {
   const fields = statFields(pid)
-  return fields ? (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S : 0
+  if (!fields) return 0
+  const own = Number(fields[11]) + Number(fields[12])
+  return (endedChildren ? own + Number(fields[13]) + Number(fields[14]) : own) / TICKS_PER_S
 }
 
 /** CPU seconds (user and system) of this process's children that have ended and been reaped. */
 export function endedChildrenCpuSeconds(): number {
-  const fields = statFields('self')!
-  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_S
+  return cpuSecondsOf('self', true) - cpuSecondsOf('self')
 }
 
 function commandOf(pid: string): string {
@@ -43,7 +48,7 @@ function commandOf(pid: string): string {
 export function cpuSeconds(servicePid: number | undefined): { service: number; database: number } {
   let database = 0
   for (const pid of fs.readdirSync('/proc')) {
-    if (/^\d+$/.test(pid) && commandOf(pid) === 'postgres') database += cpuSecondsOf(pid)
+    if (/^\d+$/.test(pid) && commandOf(pid) === 'postgres') database += cpuSecondsOf(pid, true)
   }
   return { service: servicePid === undefined ? 0 : cpuSecondsOf(String(servicePid)), database }
 }

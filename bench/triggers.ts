@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import http from 'node:http'
 import { request } from 'undici'
 import { call, dispatcher, type Delivery, type DeliveryFactory, type DeliveryTarget, type Service } from './deliveries/define.ts'
@@ -139,6 +140,10 @@ async function platformBench(service: Service, sandboxUrl: string, factory: Deli
     if (intake.refused) throw new Error(`the ${factory.platform} intake refused ${intake.refused} deliveries`)
     // Let the worker drain the queue the throughput phase left before timing runs.
     const drainMs = await drained(service, target)
+    // And let the kernel write that burst's data out: the latency is that of a steady pace. Otherwise
+    // the kernel wrote the burst's dirty pages (about 120 MB) out about 30 s after they were written,
+    // in the latency phase, and each time commits waited for it for about 200 ms (docs/benchmarks.md).
+    execFileSync('sync')
     const latency = await triggerLatency(service, target)
     const key = `${factory.platform}_${store}`
     console.log(`${factory.platform} triggers on ${store}: intake ${round(intake.rate)}/s (bare server ${round(floor.rate)}/s; CPU per delivery: service ${intake.serviceCpuUs} µs, PostgreSQL ${intake.databaseCpuUs} µs, senders ${intake.sendersCpuUs} µs), latency p50 ${latency.p50} ms p99 ${latency.p99} ms over ${latency.n} runs (the backlog drained in ${drainMs} ms)`)
