@@ -14,20 +14,19 @@ function statFields(pid: string): string[] | undefined {
 }
 
 /**
- * CPU seconds (user and system) that a process has used, from /proc; 0 once it is gone. With
- * `endedChildren`, those of its children that ended too: PostgreSQL's postmaster holds those of
- * backends that closed during a phase, which would otherwise drop out of the sum.
+ * CPU seconds (user and system) that a process has used, and those of its children that ended and
+ * were reaped, from /proc; zeros once it is gone. PostgreSQL's postmaster holds the CPU of backends
+ * that closed during a phase, which would otherwise drop out of the sum.
  */
-function cpuSecondsOf(pid: string, endedChildren = false): number {
+function cpuTimesOf(pid: string): { own: number; endedChildren: number } {
   const fields = statFields(pid)
-  if (!fields) return 0
-  const own = Number(fields[11]) + Number(fields[12])
-  return (endedChildren ? own + Number(fields[13]) + Number(fields[14]) : own) / TICKS_PER_S
+  if (!fields) return { own: 0, endedChildren: 0 }
+  return { own: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S, endedChildren: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_S }
 }
 
 /** CPU seconds (user and system) of this process's children that have ended and been reaped. */
 export function endedChildrenCpuSeconds(): number {
-  return cpuSecondsOf('self', true) - cpuSecondsOf('self')
+  return cpuTimesOf('self').endedChildren
 }
 
 function commandOf(pid: string): string {
@@ -48,7 +47,10 @@ function commandOf(pid: string): string {
 export function cpuSeconds(servicePid: number | undefined): { service: number; database: number } {
   let database = 0
   for (const pid of fs.readdirSync('/proc')) {
-    if (/^\d+$/.test(pid) && commandOf(pid) === 'postgres') database += cpuSecondsOf(pid, true)
+    if (/^\d+$/.test(pid) && commandOf(pid) === 'postgres') {
+      const times = cpuTimesOf(pid)
+      database += times.own + times.endedChildren
+    }
   }
-  return { service: servicePid === undefined ? 0 : cpuSecondsOf(String(servicePid)), database }
+  return { service: servicePid === undefined ? 0 : cpuTimesOf(String(servicePid)).own, database }
 }
