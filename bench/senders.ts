@@ -28,8 +28,9 @@ export interface Sent {
   refused: number
   /** Requests answered in all: more than the deliveries given means some were sent twice. */
   completed: number
+  /** How long the senders sent, as wrk timed it (after it read the requests). */
   seconds: number
-  /** CPU seconds the senders used. */
+  /** CPU seconds the senders used, reading the requests included. */
   cpuSeconds: number
 }
 
@@ -47,17 +48,15 @@ export async function send(address: string, deliveries: Delivery[], durationMs: 
       return [Buffer.from(String(request.length).padStart(10, '0')), request]
     })))
     const cpuBefore = endedChildrenCpuSeconds()
-    const started = process.hrtime.bigint()
     const output = await run('wrk', ['-t', '1', '-c', String(SENDERS), '-d', `${durationMs / 1000}s`, '--timeout', '10s', '-s', SCRIPT, address, '--', file])
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9
     const line = output.split('\n').find((l) => l.startsWith('{'))
     if (!line) throw new Error(`wrk printed no summary:\n${output}`)
-    const s = JSON.parse(line) as { completed: number; non2xx: number; connect: number; read: number; write: number; timeout: number }
+    const s = JSON.parse(line) as { completed: number; non2xx: number; connect: number; read: number; write: number; timeout: number; us: number }
     return {
       acknowledged: s.completed - s.non2xx,
       refused: s.non2xx + s.connect + s.read + s.write + s.timeout,
       completed: s.completed,
-      seconds,
+      seconds: s.us / 1e6,
       cpuSeconds: endedChildrenCpuSeconds() - cpuBefore,
     }
   } finally {

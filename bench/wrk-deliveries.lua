@@ -24,7 +24,7 @@ function request()
 end
 
 function done(summary)
-  io.write(string.format('{"completed":%d,"non2xx":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d}\n',
+  io.write(string.format('{"completed":%d,"non2xx":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"us":%d}\n',
     summary.requests, summary.errors.status, summary.errors.connect, summary.errors.read,
-    summary.errors.write, summary.errors.timeout))
+    summary.errors.write, summary.errors.timeout, summary.duration))
 end
