@@ -372,7 +372,9 @@ The latency phase starts once the burst's data is on disk (\`sync\`). Without th
 the burst's dirty pages (about 120 MB) out about 30 s after the burst, inside the latency phase, and
 each time a commit waited about 200 ms for it: p99 then measured that one stall, 160 to 330 ms in
 five runs of six, rather than the steady pace. A deployment taking such bursts on a disk like this
-one's would see the same.
+one's would see the same. On PGlite, the embedded store's vacuum (docs/scaling.md) holds the
+service's one thread while it runs: after a burst's runs it took about 270 ms, and when its
+once-a-minute turn falls in a latency phase, that phase's p99 measures the pause.
 
 ## Vercel: Create Deployment and List Deployments
 
