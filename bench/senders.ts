@@ -21,7 +21,7 @@ const SCRIPT = path.join(import.meta.dirname, 'wrk-deliveries.lua')
  * and with 192 6,402: below about 100, the intake waits on the senders' round trips, since the
  * deliveries of a batch are answered together.
  */
-export const SENDERS = 128
+const SENDERS = 128
 
 export interface Sent {
   /** Requests answered with a 2xx. */
