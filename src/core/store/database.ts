@@ -7,6 +7,7 @@ import { withLease } from './leases.ts'
 import { migrationProvider } from './migrations.ts'
 import { KeyedMutex, Mutex } from './mutex.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
+import { maintainPGlite, PGLITE_MAINTENANCE_EVERY_MS } from './pglite-vacuum.ts'
 import { initialisePGliteDataDir } from './pglite-init.ts'
 import type { Schema } from './schema.ts'
 
@@ -56,58 +57,18 @@ async function openPGlite(options: { dataDir: string } | { memory: true }): Prom
   const mutex = new Mutex()
   const locks = new KeyedMutex()
   const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex) })
-  const vacuum = setInterval(() => void vacuumQueues(pglite, mutex), PGLITE_VACUUM_EVERY_MS)
-  vacuum.unref()
+  const maintenance = setInterval(() => void maintainPGlite(pglite, mutex), PGLITE_MAINTENANCE_EVERY_MS)
+  maintenance.unref()
   return {
     kind: 'pglite',
     db,
     withLock: (key, fn) => locks.run(key, fn),
     changes: new LocalChangeFeed(),
     async close() {
-      clearInterval(vacuum)
+      clearInterval(maintenance)
       await db.destroy()
       await pglite.close()
     },
-  }
-}
-
-/**
- * PGlite has no autovacuum (one process, no background workers). The runs table is a queue, each
- * run written three times, so it and its partial indexes would fill with dead rows for ever, and the
- * worker's sweep and claims slow down with them: on the trigger bench, the third platform's p99
- * latency reached 111 ms. So the embedded store does what autovacuum would: each minute it reads the
- * statistics PGlite keeps and vacuums a table whose dead rows pass autovacuum's default threshold
- * (50 plus a fifth of its live rows), between statements (VACUUM cannot run inside a transaction).
- * An idle store, or one with few changes, is left alone.
- */
-const PGLITE_VACUUM_EVERY_MS = 60_000
-const VACUUM_THRESHOLD = 50
-const VACUUM_SCALE_FACTOR = 0.2
-const VACUUM_STATISTICS_TARGET = 10
-
-export async function vacuumQueues(pglite: PGlite, mutex: Mutex): Promise<void> {
-  await mutex.lock()
-  try {
-    if (pglite.closed) return
-    const { rows } = await pglite.query<{ relname: string }>(
-      `select relname from pg_stat_user_tables
-        where relname in ('runs', 'run_steps', 'events') and n_dead_tup > $1::float8 + $2::float8 * n_live_tup`,
-      [VACUUM_THRESHOLD, VACUUM_SCALE_FACTOR])
-    if (!rows.length) return
-    // The statistics sample is kept small: the queue's queries need only rough counts, and at the
-    // default sample (30,000 rows) ANALYZE held the one thread for about a second on the trigger
-    // bench, during which no delivery was answered (the p99 latency reached 1.15 s). At 10 it
-    // samples 3,000 rows, in tens of milliseconds.
-    await pglite.exec(`SET default_statistics_target = ${VACUUM_STATISTICS_TARGET}`)
-    try {
-      await pglite.exec(`VACUUM (ANALYZE) ${rows.map((r) => r.relname).join(', ')}`)
-    } finally {
-      await pglite.exec('RESET default_statistics_target')
-    }
-  } catch (err) {
-    console.error('embedded store: vacuum failed:', err instanceof Error ? err.message : err)
-  } finally {
-    mutex.unlock()
   }
 }
 
