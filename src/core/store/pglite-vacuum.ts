@@ -15,6 +15,7 @@ import type { Mutex } from './mutex.ts'
  * burst (docs/scaling.md gives the pauses measured). ANALYZE is separate: its cost is its sample,
  * however little changed (about 40 ms on a table of 150,000 runs), and at autovacuum's threshold (a
  * tenth of the rows changed) it ran nearly every second of a burst. At half, it runs every several.
+ * The check itself takes about a millisecond.
  */
 export const PGLITE_MAINTENANCE_EVERY_MS = 1_000
 const VACUUM_DEAD_ROWS = 5_000
