@@ -100,6 +100,10 @@ export class Intake {
 
   private async receiveOne(token: string, rawBody: Buffer, headers: Record<string, string | undefined>): Promise<{ accepted: number; duplicates: number }> {
     const route = await this.route(token)
+    // An address no webhook row has is 404, not 410 (docs/triggers.md): Trello deletes a webhook
+    // that answers 410, and an instance started on the wrong or a restored database would then
+    // delete webhooks at the platform that it cannot prove are orphans. A webhook this instance is
+    // removing itself answers 410 below.
     if (!route) throw new AppError('not_found', 'no webhook has this address')
     const { hook, integration } = route
     if (hook.status !== 'active' && hook.status !== 'pending') throw new AppError('gone', 'this webhook was removed; stop sending to it')
