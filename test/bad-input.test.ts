@@ -94,6 +94,18 @@ describe('bad input on every Zendesk and Vercel tool step, fuzzed from its schem
     for (const log of logs) expect((await log('GET', '/requests')).body.requests).toEqual([])
   })
 
+  it('an undeclared field, such as a mistyped one, gets 400 naming it and the fields there are, and nothing reaches the platform', async () => {
+    const logs = FUZZED_PLATFORMS.map((p) => controlCaller(`${stack.sandboxUrl}/${p}/_control`))
+    for (const log of logs) await log('DELETE', '/requests')
+    for (const tool of tools) {
+      expect(tool.inputSchema.additionalProperties, tool.id).toBe(false)
+      const { status, body } = await client(stack, stack.apiKey).run(tool.id, integrationFor(tool), { ...VALID[tool.id], priorty: 'urgent' })
+      expect(status, tool.id).toBe(400)
+      expect(body.errors, tool.id).toEqual([{ field: 'input.priorty', message: `is not a known field; the fields are ${Object.keys(tool.inputSchema.properties ?? {}).join(', ')}` }])
+    }
+    for (const log of logs) expect((await log('GET', '/requests')).body.requests).toEqual([])
+  })
+
   it.each([null, 'text', 42, [1], true])('a whole input of %j is refused with a 4xx', async (input) => {
     for (const tool of tools) {
       const { status, body } = await client(stack, stack.apiKey).call('POST', `/v1/tools/${tool.id}/run`, { integration: integrationFor(tool), input })

@@ -3,6 +3,7 @@ import type { PlatformDefinition } from '../platforms/types.ts'
 import type { AnyTool, Effect } from './define.ts'
 import { searchByWords, wordsOf, type Haystack } from '../word-search.ts'
 import { inputParser, outputCheck, type OutputCheckResult } from './schema-check.ts'
+import { declaredInputSchema } from '../validation.ts'
 
 /** A tool step as the catalogue, REST, MCP, CLI and UI all present it. */
 export interface CatalogEntry {
@@ -58,7 +59,7 @@ export class ToolRegistry {
             effect: tool.effect,
             legacy: tool.legacy ?? false,
             ...confirmationOf(tool),
-            inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+            inputSchema: declaredInputSchema(tool.input),
             outputSchema: z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>,
             fieldOptions: Object.fromEntries(Object.entries(tool.options ?? {}).map(([field, source]) => [field, { dependsOn: source.dependsOn ?? [] }])),
           },

@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import { z } from 'zod'
-import { parseOrThrow } from '../validation.ts'
+import { declaredFields, parseDeclaredOrThrow } from '../validation.ts'
 
 export type OutputCheckResult = { success: true; data: unknown } | { success: false; message: string }
 
@@ -38,10 +38,11 @@ export function outputCheck(schema: z.ZodType): (output: unknown) => OutputCheck
   }
 }
 
-/** Parses a step's input; a bad one throws invalid_input naming every bad field under `input.`. */
+/** Parses a step's input; a bad or undeclared field throws invalid_input naming it under `input.`. */
 export function inputParser(schema: z.ZodType): (input: unknown) => unknown {
   const unchanged = unchangedByZod(schema)
-  return (input) => (unchanged(input) ? input : parseOrThrow(schema, input, 'input'))
+  const known = declaredFields(schema)
+  return (input) => (unchanged(input) ? input : parseDeclaredOrThrow(schema, input, 'input', known))
 }
 
 function compileFast(schema: z.ZodType): ValidateFunction | null {

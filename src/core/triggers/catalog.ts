@@ -3,6 +3,7 @@ import type { PlatformDefinition } from '../platforms/types.ts'
 import type { Plan } from '../store/schema.ts'
 import { searchByWords, wordsOf, type Haystack } from '../word-search.ts'
 import type { AnyTrigger } from './define.ts'
+import { declaredInputSchema } from '../validation.ts'
 
 /** A trigger as REST, the CLI, MCP and the web app present it, beside the tool steps. */
 export interface TriggerEntry {
@@ -40,7 +41,7 @@ export class TriggerRegistry {
         if (this.byId.has(trigger.id)) throw new Error(`duplicate trigger id ${trigger.id}`)
         if (trigger.mode === 'instant' && (!platform.webhooks || !trigger.match)) throw new Error(`${trigger.id}: an instant trigger needs its platform's webhooks and a match`)
         if (trigger.mode === 'polled' && !trigger.poll) throw new Error(`${trigger.id}: a polled trigger needs a poll`)
-        const configSchema = z.toJSONSchema(trigger.config, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+        const configSchema = declaredInputSchema(trigger.config)
         checkOptionFields(trigger, configSchema)
         this.byId.set(trigger.id, {
           trigger,

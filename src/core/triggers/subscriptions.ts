@@ -9,7 +9,7 @@ import { newId } from '../ids.ts'
 import type { Db } from '../store/database.ts'
 import type { SubscriptionsTable } from '../store/schema.ts'
 import type { StepContexts } from '../tools/step-context.ts'
-import { parseOrThrow, safeParseForPeople, fieldErrors } from '../validation.ts'
+import { parseDeclaredOrThrow, parseOrThrow } from '../validation.ts'
 import type { Selectable } from 'kysely'
 import type { RegisteredTrigger, TriggerRegistry } from './catalog.ts'
 import type { TriggerEvent } from './define.ts'
@@ -327,9 +327,7 @@ export class Subscriptions {
   }
 
   private parseConfig(registered: RegisteredTrigger, raw: unknown): Record<string, unknown> {
-    const result = safeParseForPeople(registered.trigger.config, raw)
-    if (!result.success) throw invalidInput(fieldErrors(result.error, 'config'))
-    return result.data as Record<string, unknown>
+    return parseDeclaredOrThrow(registered.trigger.config, raw, 'config') as Record<string, unknown>
   }
 
   private unmanaged(registered: RegisteredTrigger): boolean {

@@ -31,22 +31,6 @@ export const Name = z.string().trim().min(1, 'must not be empty').max(MAX_TEXT_L
 /** Free text that may be empty (a card description). */
 export const Text = z.string().max(MAX_TEXT_LENGTH)
 
-/**
- * A step's input: an unknown field is refused and named (`input.<field>`), because a mistyped
- * field (`description` for `desc`) would otherwise be dropped silently and the change lost.
- * Not z.strictObject: its issue names no field, so the caller would only see `input`.
- */
-export function stepInput<S extends z.core.$ZodLooseShape>(shape: S) {
-  const known = Object.keys(shape)
-  return z.looseObject(shape)
-    .superRefine((value, ctx) => {
-      for (const key of Object.keys(value)) {
-        if (!known.includes(key)) ctx.addIssue({ code: 'custom', path: [key], message: `is not an input of this step; the inputs are ${known.join(', ')}` })
-      }
-    })
-    // The catalogue's JSON Schema should say what the check above enforces.
-    .meta({ additionalProperties: false })
-}
 
 export const Label = z.looseObject({ id: Id, idBoard: Id, name: z.string(), color: z.string().nullable() })
 

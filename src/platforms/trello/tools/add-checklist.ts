@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { AppError } from '../../../core/errors.ts'
 import { defineTool } from '../../../core/tools/define.ts'
-import { Checklist, Name, Pos, stepInput, trelloId } from '../schemas.ts'
+import { Checklist, Name, Pos, trelloId } from '../schemas.ts'
 import { plural } from '../links.ts'
 import { cardOptions } from '../options.ts'
 
@@ -17,7 +17,7 @@ export const addChecklist = defineTool({
   description: 'Add a checklist to a Trello card, optionally with its first items (in the order given). Returns the checklist with its items.',
   effect: 'write',
   options: { card_id: cardOptions },
-  input: stepInput({
+  input: z.object({
     card_id: trelloId('card').describe('The card the checklist goes on'),
     name: Name.default('Checklist'),
     pos: Pos.optional().describe('"top", "bottom" (the default) or a positive number, among the card\'s checklists'),

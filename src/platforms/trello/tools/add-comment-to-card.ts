@@ -1,5 +1,6 @@
+import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
-import { CommentAction, stepInput, trelloId } from '../schemas.ts'
+import { CommentAction, trelloId } from '../schemas.ts'
 import { CommentText, postComment } from './comment.ts'
 import { cardOptions } from '../options.ts'
 
@@ -9,7 +10,7 @@ export const addCommentToCard = defineTool({
   description: 'Post a comment on a Trello card as the connected account; @username mentions notify board members. Returns the commentCard action.',
   effect: 'write',
   options: { card_id: cardOptions },
-  input: stepInput({
+  input: z.object({
     card_id: trelloId('card').describe('The card to comment on'),
     text: CommentText.describe('The comment, in Markdown'),
   }),

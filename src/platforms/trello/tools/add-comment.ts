@@ -1,5 +1,6 @@
+import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
-import { CommentAction, stepInput, trelloId } from '../schemas.ts'
+import { CommentAction, trelloId } from '../schemas.ts'
 import { CommentText, postComment } from './comment.ts'
 
 /**
@@ -13,7 +14,7 @@ export const addComment = defineTool({
   description: 'Legacy: post a comment on a Trello card. Kept for workflows built on it; use Add Comment to Card for new ones.',
   effect: 'write',
   legacy: true,
-  input: stepInput({
+  input: z.object({
     card_id: trelloId('card'),
     comment: CommentText,
   }),

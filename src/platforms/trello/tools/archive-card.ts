@@ -1,5 +1,6 @@
+import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
-import { Card, stepInput, trelloId } from '../schemas.ts'
+import { Card, trelloId } from '../schemas.ts'
 import { cardName, webUrl } from '../links.ts'
 import { cardOptions } from '../options.ts'
 
@@ -11,7 +12,7 @@ export const archiveCard = defineTool({
   destructive: true, // but it takes the card off its list: not a purely additive change
   idempotent: true,
   options: { card_id: cardOptions },
-  input: stepInput({ card_id: trelloId('card').describe('The card to archive') }),
+  input: z.object({ card_id: trelloId('card').describe('The card to archive') }),
   output: Card,
   confirm: 'Archive this card? It leaves its list; it can be restored from the board\'s archive.',
   summarize: (card, { baseUrl }) => ({ text: `Card ${cardName(card)} archived`, url: webUrl(baseUrl, card.shortUrl) }),

@@ -1,5 +1,6 @@
+import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
-import { Card, commaSeparated, DateTimeInput, idArray, Name, Pos, stepInput, Text, trelloId } from '../schemas.ts'
+import { Card, commaSeparated, DateTimeInput, idArray, Name, Pos, Text, trelloId } from '../schemas.ts'
 import { cardName, webUrl } from '../links.ts'
 import { labelsOfListBoardOptions, listOptions } from '../options.ts'
 
@@ -9,7 +10,7 @@ export const createCard = defineTool({
   description: 'Create a card in a list of a Trello board, with an optional description, position, due date and labels. Get Boards gives the ids of each board\'s lists.',
   effect: 'write',
   options: { list_id: listOptions, label_ids: labelsOfListBoardOptions },
-  input: stepInput({
+  input: z.object({
     list_id: trelloId('list').describe('The list the card goes in'),
     name: Name.optional(),
     desc: Text.optional().describe('Description, in Markdown'),

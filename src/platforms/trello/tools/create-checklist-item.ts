@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
-import { CheckItem, DateTimeInput, Name, Pos, stepInput, trelloId } from '../schemas.ts'
+import { CheckItem, DateTimeInput, Name, Pos, trelloId } from '../schemas.ts'
 import { checklistOptions } from '../options.ts'
 
 export const createChecklistItem = defineTool({
@@ -9,7 +9,7 @@ export const createChecklistItem = defineTool({
   description: 'Add an item to an existing checklist on a Trello card, checked or not, optionally with a due date.',
   effect: 'write',
   options: { checklist_id: checklistOptions },
-  input: stepInput({
+  input: z.object({
     checklist_id: trelloId('checklist').describe('The checklist; Get Card lists a card\'s checklists'),
     name: Name,
     pos: Pos.optional().describe('"top", "bottom" (the default) or a positive number, within the checklist'),

@@ -1,5 +1,6 @@
+import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
-import { List, Name, Pos, stepInput, trelloId } from '../schemas.ts'
+import { List, Name, Pos, trelloId } from '../schemas.ts'
 import { boardOptions } from '../options.ts'
 
 export const createList = defineTool({
@@ -8,7 +9,7 @@ export const createList = defineTool({
   description: 'Create a list (a column) on a Trello board.',
   effect: 'write',
   options: { board_id: boardOptions },
-  input: stepInput({
+  input: z.object({
     name: Name,
     board_id: trelloId('board').describe('The board the list goes on'),
     pos: Pos.optional().describe('"top" (leftmost), "bottom" (rightmost, the default) or a positive number; lists sort by ascending pos'),

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
-import { Board, List, stepInput } from '../schemas.ts'
+import { Board, List } from '../schemas.ts'
 import { plural } from '../links.ts'
 
 export const getBoards = defineTool({
@@ -8,7 +8,7 @@ export const getBoards = defineTool({
   title: 'Get Boards',
   description: 'List the Trello boards the connected account can access, each with its open lists, so their ids can be passed to Create Card or Create List.',
   effect: 'read',
-  input: stepInput({
+  input: z.object({
     filter: z.enum(['open', 'closed', 'all', 'members', 'organization', 'public', 'starred']).default('open')
       .describe('Which boards: open (the default), closed (archived), all, members, organization, public or starred'),
   }),

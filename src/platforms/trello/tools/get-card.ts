@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
-import { Card, Checklist, stepInput, trelloId } from '../schemas.ts'
+import { Card, Checklist, trelloId } from '../schemas.ts'
 import { cardName, webUrl } from '../links.ts'
 import { cardOptions } from '../options.ts'
 
@@ -13,7 +13,7 @@ export const getCard = defineTool({
   description: 'Get a Trello card with its description, due date, labels, checklists (with their items), members, and the names of its list and board.',
   effect: 'read',
   options: { card_id: cardOptions },
-  input: stepInput({ card_id: trelloId('card').describe('The card\'s 24-character id (not its shortLink)') }),
+  input: z.object({ card_id: trelloId('card').describe('The card\'s 24-character id (not its shortLink)') }),
   output: Card.extend({ checklists: z.array(Checklist), members: z.array(Member), list: Named, board: Named }),
   summarize: (card, { baseUrl }) => ({ text: `Card ${cardName(card)} in ${card.list.name} on ${card.board.name}${card.closed ? ' (archived)' : ''}`, url: webUrl(baseUrl, card.shortUrl) }),
   async run({ api }, { card_id }) {

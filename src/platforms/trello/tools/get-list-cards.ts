@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
-import { Card, stepInput, trelloId } from '../schemas.ts'
+import { Card, trelloId } from '../schemas.ts'
 import { plural } from '../links.ts'
 import { listOptions } from '../options.ts'
 
@@ -10,7 +10,7 @@ export const getListCards = defineTool({
   description: 'Get all the cards of a Trello list, in their order in the list, top first.',
   effect: 'read',
   options: { list_id: listOptions },
-  input: stepInput({
+  input: z.object({
     list_id: trelloId('list').describe('The list; Get Boards gives each board\'s lists'),
     filter: z.enum(['open', 'closed', 'all']).default('open').describe('open (the default), closed (archived) or all cards'),
   }),

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { defineTool } from '../../../core/tools/define.ts'
-import { Card, commaSeparated, DateTimeInput, idArray, Name, Pos, stepInput, Text, trelloId } from '../schemas.ts'
+import { Card, commaSeparated, DateTimeInput, idArray, Name, Pos, Text, trelloId } from '../schemas.ts'
 import { cardName, webUrl } from '../links.ts'
 import { boardOptions, cardOptions, labelsOfCardBoardOptions, listsOfCardBoardOptions, membersOfCardBoardOptions } from '../options.ts'
 
@@ -13,7 +13,7 @@ export const updateCard = defineTool({
   effect: 'write',
   idempotent: true,
   options: { card_id: cardOptions, list_id: listsOfCardBoardOptions, board_id: boardOptions, label_ids: labelsOfCardBoardOptions, member_ids: membersOfCardBoardOptions },
-  input: stepInput({
+  input: z.object({
     card_id: trelloId('card').describe('The card to change'),
     name: Name.optional(),
     desc: Text.optional().describe('Description, in Markdown; an empty string clears it'),

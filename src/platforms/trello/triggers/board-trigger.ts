@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { OptionsSource, ToolContext } from '../../../core/tools/define.ts'
 import { defineTrigger, type AnyTrigger, type EventCandidate, type TriggerEvent } from '../../../core/triggers/define.ts'
 import { boardOptions } from '../options.ts'
-import { stepInput, trelloId } from '../schemas.ts'
+import { trelloId } from '../schemas.ts'
 import { actionOf, candidateOf, isAction, type TrelloAction } from './actions.ts'
 import { actionEvent, baseEvent, SAMPLE } from './event.ts'
 
@@ -60,7 +60,7 @@ export async function recentOnBoards(ctx: ToolContext, board_ids: string[], type
 
 /** A trigger that fires on actions on the boards it is configured for: one board webhook each. */
 export function boardTrigger(spec: BoardTriggerSpec): AnyTrigger {
-  const config = stepInput({ board_ids: IdBoards, ...spec.config })
+  const config = z.object({ board_ids: IdBoards, ...spec.config })
   const match = (candidate: EventCandidate, cfg: BoardConfig): TriggerEvent | null => {
     const action = actionOf(candidate)
     if (!action || !typesOf(spec, cfg).includes(action.type)) return null

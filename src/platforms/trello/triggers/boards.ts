@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { defineTrigger, type EventCandidate, type TriggerEvent } from '../../../core/triggers/define.ts'
 import { cardOptions, listOptions } from '../options.ts'
-import { stepInput, trelloId } from '../schemas.ts'
+import { trelloId } from '../schemas.ts'
 import { ACTION_TYPES, actionOf, candidateOf, changedFields, isAction, type TrelloAction } from './actions.ts'
 import { boardTrigger, IdLists, newestFirst, RECENT_LIMIT, type BoardConfig } from './board-trigger.ts'
 import { actionEvent, BoardRef, baseEvent, SAMPLE, sampleAction, stubOf } from './event.ts'
@@ -114,7 +114,7 @@ export const newBoard = defineTrigger({
   title: 'New Board',
   description: 'Starts when the connected Trello member creates (or copies) a board, in any workspace.',
   mode: 'instant',
-  config: stepInput({}),
+  config: z.object({}),
   event: actionEvent({ board: BoardRef.describe('The new board') }),
   sample: newBoardSample!,
   models: () => [MEMBER_MODEL],

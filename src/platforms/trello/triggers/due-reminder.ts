@@ -2,7 +2,6 @@ import { z } from 'zod'
 import type { ToolContext } from '../../../core/tools/define.ts'
 import { defineTrigger, type PollCursor, type PollResult } from '../../../core/triggers/define.ts'
 import { boardOptions } from '../options.ts'
-import { stepInput } from '../schemas.ts'
 import { IdBoards } from './board-trigger.ts'
 import { BoardRef, CardRef, ListRef, SAMPLE } from './event.ts'
 
@@ -28,7 +27,7 @@ interface BoardWithCards {
   cards?: Array<{ id: string; name?: string; shortLink?: string; idShort?: number; due: string | null; dueComplete?: boolean; closed?: boolean; idList: string }>
 }
 
-const config = stepInput({
+const config = z.object({
   board_ids: IdBoards,
   offset_minutes: z.number({ error: 'must be a number of minutes' }).int('must be a whole number of minutes')
     .min(1, 'must be at least 1 minute').max(MAX_OFFSET_MINUTES, `must be at most ${MAX_OFFSET_MINUTES} minutes (30 days)`)

@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import type { ToolContext } from '../../../core/tools/define.ts'
 import { defineTrigger, type PollCursor, type PollResult } from '../../../core/triggers/define.ts'
-import { stepInput } from '../schemas.ts'
 import { BoardRef, CardRef, ListRef, MemberRef, SAMPLE } from './event.ts'
 
 /**
@@ -26,7 +25,7 @@ interface Notification {
   memberCreator?: { id: string; username?: string; fullName?: string } | null
 }
 
-const config = stepInput({
+const config = z.object({
   types: z.array(z.string().regex(/^[A-Za-z]+$/, 'must be a Trello notification type such as mentionedOnCard'), { error: 'must be a list of notification types' })
     .max(50).optional()
     .describe('Only these notification types (mentionedOnCard, addedToCard, commentCard, changeCard...); all when empty'),

@@ -14,7 +14,7 @@ const ProjectIds = z.array(
 ).max(MAX_PROJECTS, `limit a trigger to at most ${MAX_PROJECTS} projects`)
   .optional().describe('Only deployments of these projects (leave empty for every project the webhook sends)')
 
-const Config = z.strictObject({ project_ids: ProjectIds }, { error: 'give the configuration as an object' })
+const Config = z.object({ project_ids: ProjectIds }, { error: 'give the configuration as an object' })
 type DeploymentConfig = z.output<typeof Config>
 
 interface Spec { id: string; title: string; description: string; type: string }
