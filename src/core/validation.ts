@@ -52,7 +52,8 @@ export function declaredFields(schema: z.ZodType): string[] | undefined {
   return schema instanceof z.ZodObject && schema.def.catchall === undefined ? Object.keys(schema.shape) : undefined
 }
 
-function undeclaredFields(value: unknown, known: string[], prefix: string): FieldError[] {
+/** A field error for each key of `value` that is not in `known`. */
+export function undeclaredFields(value: unknown, known: string[], prefix: string): FieldError[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return []
   const message = `is not a known field; ${known.length ? `the fields are ${known.join(', ')}` : 'there are none'}`
   return Object.keys(value).filter((key) => !known.includes(key)).map((key) => ({ field: `${prefix}.${key}`, message }))

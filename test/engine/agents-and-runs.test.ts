@@ -67,6 +67,8 @@ describe('agents and runs over REST', () => {
       [{ ...cardAgent('Bad4'), inputs: [{ name: '1bad', type: 'string' }] }, 'inputs[0].name'],
       [{ ...cardAgent('Bad5'), kind: 'robot' }, 'kind'],
       [{ ...cardAgent('Bad6'), steps: [] }, 'steps'],
+      // Trello calls it desc: a field the step does not have would fail every run.
+      [{ ...cardAgent('Bad7'), steps: [{ key: 'a', tool: 'trello.create_card', integration: integrationId, input: { description: '{{ inputs.subject }}' } }] }, 'steps[0].input.description'],
     ]
     for (const [body, field] of cases) {
       const res = await api.post('/v1/agents', body)

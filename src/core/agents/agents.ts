@@ -7,7 +7,7 @@ import { AppError, invalidInput, notFound, type FieldError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { Db } from '../store/database.ts'
 import type { ToolRegistry } from '../tools/catalog.ts'
-import { parseOrThrow } from '../validation.ts'
+import { declaredFields, parseOrThrow, undeclaredFields } from '../validation.ts'
 import { refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts'
 import { AgentInput, definitionProblems, type AgentDefinition } from './definition.ts'
 
@@ -144,6 +144,10 @@ export class Agents {
         errors.push({ field: `steps[${i}].tool`, message: `there is no tool step ${step.tool}; GET /v1/tools lists them` })
         continue
       }
+      // Its values are templates, checked when a run fills them in; a field the step does not have
+      // would fail every run, so it is refused now.
+      const known = declaredFields(registered.tool.input)
+      if (known) errors.push(...undeclaredFields(step.input, known, `steps[${i}].input`))
       try {
         // Stored by id, so renaming an account never breaks an agent.
         step.integration = (await this.integrations.resolve(user.id, registered.platform.id, step.integration)).id
