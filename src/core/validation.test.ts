@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
 import { AppError } from './errors.ts'
-import { parseOrThrow } from './validation.ts'
+import { declaredInputSchema, parseDeclaredOrThrow, parseOrThrow } from './validation.ts'
 
 describe('field errors', () => {
   it('names nested and array fields', () => {
@@ -24,6 +24,36 @@ describe('field errors', () => {
         { field: 'input.colour', message: 'is not a known field' },
       ])
     }
+  })
+})
+
+describe('a declaration refuses fields it does not declare', () => {
+  const Step = z.object({ subject: z.string(), priority: z.enum(['low', 'high']).optional() })
+  const errorsOf = (schema: z.ZodType, value: unknown) => {
+    try {
+      return parseDeclaredOrThrow(schema, value, 'input')
+    } catch (err) {
+      return (err as AppError).extras.errors
+    }
+  }
+  const unknown = (field: string) => ({ field: `input.${field}`, message: 'is not a known field; the fields are subject, priority' })
+
+  it.each<[string, z.ZodType, unknown, unknown]>([
+    ['a declared input', Step, { subject: 's', priority: 'high' }, { subject: 's', priority: 'high' }],
+    ['a mistyped field', Step, { subject: 's', priorty: 'high' }, [unknown('priorty')]],
+    ['a mistyped field beside a bad one', Step, { subject: 7, Priority: 'high' }, [unknown('Priority'), { field: 'input.subject', message: expect.any(String) }]],
+    ['a prototype-looking key', Step, JSON.parse('{"subject":"s","constructor":1}'), [unknown('constructor')]],
+    ['no input at all', Step, null, [{ field: 'input', message: expect.any(String) }]],
+    ['an array', Step, [{ subject: 's' }], [{ field: 'input', message: expect.any(String) }]],
+    ['any field of a loose declaration', z.looseObject({ subject: z.string() }), { subject: 's', extra: 1 }, { subject: 's', extra: 1 }],
+    ['a declaration with no fields', z.object({}), { board: 'b' }, [{ field: 'input.board', message: 'is not a known field; there are none' }]],
+  ])('%s', (_label, schema, value, expected) => {
+    expect(errorsOf(schema, value)).toEqual(expected)
+  })
+
+  it('says so in its JSON Schema, unless it is loose', () => {
+    expect(declaredInputSchema(Step)).toMatchObject({ type: 'object', additionalProperties: false })
+    expect(declaredInputSchema(z.looseObject({ a: z.string() })).additionalProperties).not.toBe(false)
   })
 })
 
