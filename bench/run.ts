@@ -366,7 +366,10 @@ security headers an eighth, reading requests and parsing their JSON an eighth, t
 (JSONata) with the batch's JSON and the driver's protocol a fifth, and garbage collection, matching
 and the rest the remainder. Two writes in flight at once, measured alternately with one
 in the same run, were no faster. When the machine is busy with other work, each write takes longer
-and the service waits on it: the same code has measured anywhere from about 4,800 to 7,000 a second.
+and the service waits on it: on the machine of the previous report (whose bare server answered
+about 22,000 to 28,000 a second, against 38,000 to 47,000 on this one) the same code measured
+anywhere from about 4,800 to 7,000 a second on PostgreSQL and 3,300 to 3,900 on PGlite. Compare
+runs on different machines by the ratio to the bare server, not by the rate.
 
 The latency phase starts once the burst's data is on disk (\`sync\`). Without that, the kernel wrote
 the burst's dirty pages (about 120 MB) out about 30 s after the burst, inside the latency phase, and
