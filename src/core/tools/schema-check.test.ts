@@ -80,9 +80,8 @@ describe('inputParser', () => {
     expect(parse(input)).toBe(input)
   })
 
-  it('gives what Zod gives when the input needs changing: defaults filled, undeclared keys dropped', () => {
+  it('gives what Zod gives when the input needs changing: defaults filled', () => {
     expect(parse({ ticket_id: 7 })).toEqual({ ticket_id: 7, public: false })
-    expect(parse({ ticket_id: 7, public: true, extra: 1 })).toEqual({ ticket_id: 7, public: true })
   })
 
   const bad: Array<[string, unknown, string]> = [
@@ -90,6 +89,7 @@ describe('inputParser', () => {
     ['a string id', { ticket_id: '7' }, 'input.ticket_id'],
     ['a wrong type deeper in', { ticket_id: 7, note: 5 }, 'input.note'],
     ['no object at all', 'seven', 'input'],
+    ['an undeclared field, which Zod would drop', { ticket_id: 7, public: true, extra: 1 }, 'input.extra'],
   ]
   it.each(bad)('refuses %s with invalid_input naming %s', (_name, input, field) => {
     let thrown: unknown
