@@ -12,7 +12,10 @@ import { connectZendesk } from './helpers/connect.ts'
 // Switchyard's /mcp driven by MCP clients nobody here wrote, as released on npm (issue 12 §4): the
 // protocol's conformance suite, and the MCP Inspector's CLI as a person debugging would run it. Both
 // run as child processes against the service over real HTTP, the tool steps against the sandboxes.
-const run = promisify(execFile)
+const execFileAsync = promisify(execFile)
+/** Runs a Node script to its end: its exit code (0 when it succeeded) and what it printed. */
+const runNode = (args: string[]) => execFileAsync(process.execPath, args, { timeout: 60_000 })
+  .then(({ stdout }) => ({ code: 0, stdout }), (err: { code?: number; stdout?: string }) => ({ code: err.code ?? -1, stdout: err.stdout ?? '' }))
 const modulePath = (path: string) => fileURLToPath(new URL(`../node_modules/${path}`, import.meta.url))
 const CONFORMANCE = modulePath('@modelcontextprotocol/conformance/dist/index.js')
 const INSPECTOR = modulePath('@modelcontextprotocol/inspector/clients/launcher/build/index.js')
@@ -64,8 +67,7 @@ describe('the MCP conformance suite (@modelcontextprotocol/conformance)', () => 
     const proxy = await withApiKey(stack.url, stack.apiKey)
     const out = mkdtempSync(join(tmpdir(), 'switchyard-conformance-'))
     try {
-      const result = await run(process.execPath, ['--import', NODE20_FS_GLOB, CONFORMANCE, 'server', '--url', proxy.url, '--scenario', scenario, '--output-dir', out], { timeout: 60_000 })
-        .then(() => ({ code: 0 }), (err: { code?: number; stdout?: string }) => ({ code: err.code ?? -1, stdout: err.stdout }))
+      const result = await runNode(['--import', NODE20_FS_GLOB, CONFORMANCE, 'server', '--url', proxy.url, '--scenario', scenario, '--output-dir', out])
       const files = readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('checks.json'))
       expect(files, 'the suite wrote its checks').toHaveLength(1)
       const checks = JSON.parse(readFileSync(join(out, files[0]), 'utf8')) as Check[]
@@ -81,8 +83,7 @@ describe('the MCP conformance suite (@modelcontextprotocol/conformance)', () => 
 })
 
 describe("the MCP Inspector's CLI (@modelcontextprotocol/inspector --cli)", () => {
-  const inspect = (...args: string[]) => run(process.execPath, [INSPECTOR, '--cli', `${stack.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${stack.apiKey}`, ...args], { timeout: 60_000 })
-    .then(({ stdout }) => ({ code: 0, stdout }), (err: { code?: number; stdout?: string }) => ({ code: err.code ?? -1, stdout: err.stdout ?? '' }))
+  const inspect = (...args: string[]) => runNode([INSPECTOR, '--cli', `${stack.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${stack.apiKey}`, ...args])
 
   it('lists every tool step, with schemas it finds portable', async () => {
     const listed = await inspect('--method', 'tools/list', '--strict')
@@ -102,8 +103,8 @@ describe("the MCP Inspector's CLI (@modelcontextprotocol/inspector --cli)", () =
   })
 
   it('calls the same step over stdio, starting `switchyard mcp` as a desktop client would', async () => {
-    const called = await run(process.execPath, [INSPECTOR, '--cli', '--method', 'tools/call', '--tool-name', 'zendesk_list_tickets', '--tool-arg', 'limit=1',
-      '-e', `SWITCHYARD_URL=${stack.url}`, '-e', `SWITCHYARD_API_KEY=${stack.apiKey}`, '--', process.execPath, SWITCHYARD_CLI, 'mcp'], { timeout: 60_000 })
+    const called = await runNode([INSPECTOR, '--cli', '--method', 'tools/call', '--tool-name', 'zendesk_list_tickets', '--tool-arg', 'limit=1',
+      '-e', `SWITCHYARD_URL=${stack.url}`, '-e', `SWITCHYARD_API_KEY=${stack.apiKey}`, '--', process.execPath, SWITCHYARD_CLI, 'mcp'])
     const result = JSON.parse(called.stdout) as { structuredContent: { tickets: unknown[] } }
     expect(result.structuredContent.tickets).toHaveLength(1)
   })

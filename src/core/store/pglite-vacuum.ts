@@ -35,22 +35,24 @@ export async function maintainPGlite(pglite: PGlite, mutex: Mutex): Promise<void
     if (pglite.closed) return
     // PGlite counts a transaction's changes here about a second after it ends.
     const { rows } = await pglite.query<{ name: string; vacuum: boolean; analyze: boolean }>(
-      `select quote_ident(schemaname) || '.' || quote_ident(relname) as name, n_dead_tup >= $1 as vacuum, n_mod_since_analyze > $2::float8 + $3::float8 * n_live_tup as analyze
-         from pg_stat_user_tables
-        where n_dead_tup >= $1 or n_mod_since_analyze > $2::float8 + $3::float8 * n_live_tup`,
+      `select quote_ident(schemaname) || '.' || quote_ident(relname) as name, n_dead_tup >= $1 as vacuum,
+              n_mod_since_analyze > $2::float8 + $3::float8 * n_live_tup as analyze
+         from pg_stat_user_tables`,
       [VACUUM_DEAD_ROWS, ANALYZE_THRESHOLD, ANALYZE_SCALE_FACTOR])
     const tables = (which: 'vacuum' | 'analyze') => rows.filter((r) => r[which]).map((r) => r.name).join(', ')
-    if (tables('vacuum')) await pglite.exec(`VACUUM ${tables('vacuum')}`)
-    if (tables('analyze')) {
+    const toVacuum = tables('vacuum')
+    const toAnalyze = tables('analyze')
+    if (toVacuum) await pglite.exec(`VACUUM ${toVacuum}`)
+    if (toAnalyze) {
       await pglite.exec(`SET default_statistics_target = ${STATISTICS_TARGET}`)
       try {
-        await pglite.exec(`ANALYZE ${tables('analyze')}`)
+        await pglite.exec(`ANALYZE ${toAnalyze}`)
       } finally {
         await pglite.exec('RESET default_statistics_target')
       }
     }
   } catch (err) {
-    console.error('embedded store: vacuum failed:', err instanceof Error ? err.message : err)
+    console.error('embedded store: vacuum or analyze failed:', err instanceof Error ? err.message : err)
   } finally {
     mutex.unlock()
   }
