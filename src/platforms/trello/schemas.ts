@@ -31,7 +31,6 @@ export const Name = z.string().trim().min(1, 'must not be empty').max(MAX_TEXT_L
 /** Free text that may be empty (a card description). */
 export const Text = z.string().max(MAX_TEXT_LENGTH)
 
-
 export const Label = z.looseObject({ id: Id, idBoard: Id, name: z.string(), color: z.string().nullable() })
 
 export const Card = z.looseObject({
