@@ -15,12 +15,26 @@ const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64 })
 function getJson(path: string): Promise<any> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
-    dispatcher.dispatch({ origin: base.origin, path: base.pathname + path, method: 'GET', headers: { accept: 'application/json', authorization: `Bearer ${token}` } }, {
-      onRequestStart() {},
-      onResponseData(_controller, chunk) { chunks.push(chunk) },
-      onResponseEnd() { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))) },
-      onResponseError(_controller, err) { reject(err) },
-    })
+    dispatcher.dispatch(
+      {
+        origin: base.origin,
+        path: base.pathname + path,
+        method: 'GET',
+        headers: { accept: 'application/json', authorization: `Bearer ${token}` },
+      },
+      {
+        onRequestStart() {},
+        onResponseData(_controller, chunk) {
+          chunks.push(chunk)
+        },
+        onResponseEnd() {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')))
+        },
+        onResponseError(_controller, err) {
+          reject(err)
+        },
+      },
+    )
   })
 }
 

@@ -21,7 +21,10 @@ function statFields(pid: string): string[] | undefined {
 function cpuTimesOf(pid: string): { own: number; endedChildren: number } {
   const fields = statFields(pid)
   if (!fields) return { own: 0, endedChildren: 0 }
-  return { own: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S, endedChildren: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_S }
+  return {
+    own: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S,
+    endedChildren: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_S,
+  }
 }
 
 /** CPU seconds (user and system) of this process's children that have ended and been reaped. */

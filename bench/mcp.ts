@@ -15,19 +15,39 @@ export async function mcpLatencies(options: {
   dispatcher: import('undici').Dispatcher
 }): Promise<Record<string, number>> {
   const { url, apiKey, integration, ticketId, dispatcher } = options
-  const post = async (path: string, headers: Record<string, string>, body: string, check: (text: string) => boolean) => {
-    const res = await request(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers }, body, dispatcher })
+  const post = async (
+    path: string,
+    headers: Record<string, string>,
+    body: string,
+    check: (text: string) => boolean,
+  ) => {
+    const res = await request(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+      body,
+      dispatcher,
+    })
     const text = await res.body.text()
-    if (res.statusCode !== 200 || !check(text)) throw new Error(`${path} answered ${res.statusCode}: ${text.slice(0, 200)}`)
+    if (res.statusCode !== 200 || !check(text))
+      throw new Error(`${path} answered ${res.statusCode}: ${text.slice(0, 200)}`)
   }
   const restBody = JSON.stringify({ integration, input: { ticket_id: ticketId } })
   let id = 0
   const mcpHeaders = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
   const contenders = {
     rest: () => post('/v1/tools/zendesk.get_ticket/run', {}, restBody, () => true),
-    mcp: () => post('/mcp', mcpHeaders, JSON.stringify({
-      jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'zendesk_get_ticket', arguments: { integration, ticket_id: ticketId } },
-    }), (text) => !text.includes('"isError":true') && text.includes('"structuredContent"')),
+    mcp: () =>
+      post(
+        '/mcp',
+        mcpHeaders,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: ++id,
+          method: 'tools/call',
+          params: { name: 'zendesk_get_ticket', arguments: { integration, ticket_id: ticketId } },
+        }),
+        (text) => !text.includes('"isError":true') && text.includes('"structuredContent"'),
+      ),
   }
   await interleavedLatencies(options.warmup, contenders)
   const samples = await interleavedLatencies(options.rounds, contenders)

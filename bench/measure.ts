@@ -9,7 +9,10 @@ export function percentile(values: number[], p: number): number {
  * random order each round: a contender that always ran right after another could find the machine
  * warmer or colder than the rest do.
  */
-export async function interleavedLatencies(rounds: number, contenders: Record<string, () => Promise<void>>): Promise<Record<string, number[]>> {
+export async function interleavedLatencies(
+  rounds: number,
+  contenders: Record<string, () => Promise<void>>,
+): Promise<Record<string, number[]>> {
   const names = Object.keys(contenders)
   const samples: Record<string, number[]> = Object.fromEntries(names.map((k) => [k, []]))
   for (let i = 0; i < rounds; i++) {
@@ -32,15 +35,21 @@ function shuffled<T>(items: T[]): T[] {
 }
 
 /** Completed calls per second with `concurrency` workers looping for `durationMs`. */
-export async function throughput(concurrency: number, durationMs: number, call: () => Promise<void>): Promise<number> {
+export async function throughput(
+  concurrency: number,
+  durationMs: number,
+  call: () => Promise<void>,
+): Promise<number> {
   let completed = 0
   const deadline = Date.now() + durationMs
   const started = process.hrtime.bigint()
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() < deadline) {
-      await call()
-      completed++
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < deadline) {
+        await call()
+        completed++
+      }
+    }),
+  )
   return completed / (Number(process.hrtime.bigint() - started) / 1e9)
 }

@@ -16,10 +16,21 @@ export interface Child {
  * Starts `switchyard <args>` (or another script, TypeScript included) and resolves once a line
  * matching `ready` is printed.
  */
-export async function startChild(args: string[], env: Record<string, string>, ready: RegExp, script = BIN): Promise<Child & { match: RegExpExecArray }> {
-  const profile = process.env.BENCH_PROFILE && args[0] === 'start' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
+export async function startChild(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  script = BIN,
+): Promise<Child & { match: RegExpExecArray }> {
+  const profile =
+    process.env.BENCH_PROFILE && args[0] === 'start'
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : []
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []
-  const child = spawn(process.execPath, [...profile, ...loader, script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...profile, ...loader, script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -29,18 +40,22 @@ export async function startChild(args: string[], env: Record<string, string>, re
     }
     child.stdout!.on('data', onData)
     child.stderr!.on('data', onData)
-    child.once('exit', (code) => reject(new Error(`switchyard ${args.join(' ')} exited with ${code}:\n${output}`)))
+    child.once('exit', (code) =>
+      reject(new Error(`switchyard ${args.join(' ')} exited with ${code}:\n${output}`)),
+    )
   })
   child.stdout!.resume()
   child.stderr!.resume()
   return {
     process: child,
     match,
-    rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024,
-    stop: () => new Promise((resolve) => {
-      child.once('exit', () => resolve())
-      child.kill('SIGTERM')
-    }),
+    rss: () =>
+      Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
   }
 }
 

@@ -27,7 +27,10 @@ const BARE_PROXY = path.join(import.meta.dirname, 'bare-proxy.ts')
 
 const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 30_000 })
 
-async function fetchOk(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<void> {
+async function fetchOk(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<void> {
   const res = await request(url, { ...init, dispatcher } as any)
   await res.body.text()
   if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`)
@@ -39,49 +42,90 @@ async function main() {
   const servicePort = await freePort()
   const sandbox = await startChild(['sandbox', '--port', String(sandboxPort)], {}, /listening on (\S+)/)
   const sandboxUrl = sandbox.match[1]
-  const service = await startChild(['start'], {
-    PORT: String(servicePort), SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_SANDBOX_URL: sandboxUrl, LOG_LEVEL: 'warn',
-  }, /Switchyard is running at (\S+)/)
+  const service = await startChild(
+    ['start'],
+    {
+      PORT: String(servicePort),
+      SWITCHYARD_DATA_DIR: dataDir,
+      SWITCHYARD_SANDBOX_URL: sandboxUrl,
+      LOG_LEVEL: 'warn',
+    },
+    /Switchyard is running at (\S+)/,
+  )
   const url = service.match[1]
   let bareProxy: Awaited<ReturnType<typeof startChild>> | undefined
   try {
     const apiKey = fs.readFileSync(path.join(dataDir, 'admin-api-key'), 'utf8').trim()
     const integration = (await connectZendesk({ url, apiKey })).integrationId!
-    const token = ((await (await fetch(`${sandboxUrl}/zendesk/_control/accounts/acme/tokens`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@acme.test' }),
-    })).json()) as any).access_token as string
+    const token = (
+      (await (
+        await fetch(`${sandboxUrl}/zendesk/_control/accounts/acme/tokens`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'admin@acme.test' }),
+        })
+      ).json()) as any
+    ).access_token as string
     const base = `${sandboxUrl}/zendesk/acme/api/v2`
     const auth = { authorization: `Bearer ${token}` }
-    const created = await (await fetch(`${base}/tickets.json`, {
-      method: 'POST', headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ ticket: { subject: 'bench', comment: { body: 'first' } } }),
-    })).json() as any
+    const created = (await (
+      await fetch(`${base}/tickets.json`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ ticket: { subject: 'bench', comment: { body: 'first' } } }),
+      })
+    ).json()) as any
     const ticketId = created.ticket.id as number
     for (let i = 0; i < 5; i++) {
-      await fetch(`${base}/tickets/${ticketId}.json`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ ticket: { comment: { body: `c${i}`, public: false } } }) })
+      await fetch(`${base}/tickets/${ticketId}.json`, {
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ ticket: { comment: { body: `c${i}`, public: false } } }),
+      })
     }
     // The same two requests the step makes, in parallel as it makes them (with the people sideloaded).
     const direct = async () => {
       await Promise.all([
         fetchOk(`${base}/tickets/${ticketId}.json?include=users`, { headers: auth }),
-        fetchOk(`${base}/tickets/${ticketId}/comments.json?page%5Bsize%5D=100&include=users`, { headers: auth }),
+        fetchOk(`${base}/tickets/${ticketId}/comments.json?page%5Bsize%5D=100&include=users`, {
+          headers: auth,
+        }),
       ])
     }
     const runBody = JSON.stringify({ integration, input: { ticket_id: ticketId } })
-    const viaSwitchyard = () => fetchOk(`${url}/v1/tools/zendesk.get_ticket/run`, {
-      method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: runBody,
-    })
+    const viaSwitchyard = () =>
+      fetchOk(`${url}/v1/tools/zendesk.get_ticket/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: runBody,
+      })
 
     // The sandbox's own rate limit (700/min on acme's plan) would throttle a benchmark; lift it.
-    await fetch(`${sandboxUrl}/zendesk/_control/accounts/acme`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rate_limit_per_minute: 10_000_000 }) }).then((r) => { if (!r.ok) throw new Error('could not lift the sandbox rate limit') })
+    await fetch(`${sandboxUrl}/zendesk/_control/accounts/acme`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rate_limit_per_minute: 10_000_000 }),
+    }).then((r) => {
+      if (!r.ok) throw new Error('could not lift the sandbox rate limit')
+    })
 
     // The hop alone: an empty answer from the same service, the part of the added latency that any
     // service between an agent and the platform adds before doing any work.
     const hop = () => fetchOk(`${url}/health`)
     // And the least a service in this stack can do for the call (see bare-proxy.ts).
-    bareProxy = await startChild([], { PORT: String(await freePort()), BARE_PROXY_UPSTREAM: base, BARE_PROXY_TOKEN: token }, /bare proxy listening on (\S+)/, BARE_PROXY)
+    bareProxy = await startChild(
+      [],
+      { PORT: String(await freePort()), BARE_PROXY_UPSTREAM: base, BARE_PROXY_TOKEN: token },
+      /bare proxy listening on (\S+)/,
+      BARE_PROXY,
+    )
     const bareBody = JSON.stringify({ ticket_id: ticketId })
-    const viaBareProxy = () => fetchOk(`${bareProxy!.match[1]}/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bareBody })
+    const viaBareProxy = () =>
+      fetchOk(`${bareProxy!.match[1]}/run`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: bareBody,
+      })
     const contenders = { direct, viaSwitchyard, hop, viaBareProxy }
     await interleavedLatencies(WARMUP_ROUNDS, contenders)
     const rssIdleBytes = service.rss()
@@ -95,8 +139,11 @@ async function main() {
     const switchyardRuns: number[] = []
     const bareProxyRuns: number[] = []
     for (let phase = 0; phase < THROUGHPUT_PHASES; phase++) {
-      if (phase === 0 || phase === THROUGHPUT_PHASES / 2) passes.push(await interleavedLatencies(LATENCY_ROUNDS, contenders))
-      const sampler = setInterval(() => { rssPeakBytes = Math.max(rssPeakBytes, service.rss()) }, 100)
+      if (phase === 0 || phase === THROUGHPUT_PHASES / 2)
+        passes.push(await interleavedLatencies(LATENCY_ROUNDS, contenders))
+      const sampler = setInterval(() => {
+        rssPeakBytes = Math.max(rssPeakBytes, service.rss())
+      }, 100)
       directRuns.push(await throughput(CONCURRENCY, THROUGHPUT_MS / THROUGHPUT_PHASES, direct))
       switchyardRuns.push(await throughput(CONCURRENCY, THROUGHPUT_MS / THROUGHPUT_PHASES, viaSwitchyard))
       bareProxyRuns.push(await throughput(CONCURRENCY, THROUGHPUT_MS / THROUGHPUT_PHASES, viaBareProxy))
@@ -145,25 +192,62 @@ async function main() {
       }
     }
 
-    Object.assign(results, await triggerBench({ url, apiKey, pid: service.process.pid }, sandboxUrl, 'pglite'))
+    Object.assign(
+      results,
+      await triggerBench({ url, apiKey, pid: service.process.pid }, sandboxUrl, 'pglite'),
+    )
     Object.assign(results, await vercelLatencies(url, apiKey, sandboxUrl))
-    Object.assign(results, await mcpLatencies({ url, apiKey, integration, ticketId, rounds: Math.min(LATENCY_ROUNDS, 300), warmup: WARMUP_ROUNDS, dispatcher }))
+    Object.assign(
+      results,
+      await mcpLatencies({
+        url,
+        apiKey,
+        integration,
+        ticketId,
+        rounds: Math.min(LATENCY_ROUNDS, 300),
+        warmup: WARMUP_ROUNDS,
+        dispatcher,
+      }),
+    )
 
     const agentKeys = [apiKey]
     for (let i = 1; i < Math.max(...BUDGET_AGENTS); i++) {
-      const created = await (await fetch(`${url}/v1/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `agent ${i}` }) })).json() as any
+      const created = (await (
+        await fetch(`${url}/v1/api-keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `agent ${i}` }),
+        })
+      ).json()) as any
       agentKeys.push(created.key)
     }
     for (const agents of BUDGET_AGENTS) {
       const integration = await connectFreshToken(url, apiKey, sandboxUrl)
-      const r = await measureUtilisation({ serviceUrls: [url], agentKeys: agentKeys.slice(0, agents), integration, sandboxUrl, durationMs: BUDGET_MS })
-      Object.assign(results, { [`budget_utilisation_${agents}_agents`]: round(r.utilisation), [`budget_429s_${agents}_agents`]: r.sandbox429s, [`budget_completed_${agents}_agents`]: r.completed })
-      console.log(`rate budget, ${agents} agent(s): ${r.completed} in ${r.elapsedS} s, utilisation ${round(r.utilisation)}, ${r.sandbox429s} 429s`)
+      const r = await measureUtilisation({
+        serviceUrls: [url],
+        agentKeys: agentKeys.slice(0, agents),
+        integration,
+        sandboxUrl,
+        durationMs: BUDGET_MS,
+      })
+      Object.assign(results, {
+        [`budget_utilisation_${agents}_agents`]: round(r.utilisation),
+        [`budget_429s_${agents}_agents`]: r.sandbox429s,
+        [`budget_completed_${agents}_agents`]: r.completed,
+      })
+      console.log(
+        `rate budget, ${agents} agent(s): ${r.completed} in ${r.elapsedS} s, utilisation ${round(r.utilisation)}, ${r.sandbox429s} 429s`,
+      )
     }
     if (postgresUrl) {
       const r = await utilisationAcrossTwoProcesses(postgresUrl, sandboxUrl, 16)
-      Object.assign(results, { budget_utilisation_16_agents_2_processes: round(r.utilisation), budget_429s_16_agents_2_processes: r.sandbox429s })
-      console.log(`rate budget, 16 agents over 2 processes on PostgreSQL: utilisation ${round(r.utilisation)}, ${r.sandbox429s} 429s`)
+      Object.assign(results, {
+        budget_utilisation_16_agents_2_processes: round(r.utilisation),
+        budget_429s_16_agents_2_processes: r.sandbox429s,
+      })
+      console.log(
+        `rate budget, 16 agents over 2 processes on PostgreSQL: utilisation ${round(r.utilisation)}, ${r.sandbox429s} 429s`,
+      )
     }
     writeResults(results)
     console.log(JSON.stringify(results, null, 2))
@@ -178,22 +262,54 @@ async function main() {
 const round = (n: number) => Math.round(n * 1000) / 1000
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 /** Index of the median value (the lower one of an even count). */
-const medianIndex = (xs: number[]) => xs.map((x, i) => [x, i]).sort((a, b) => a[0] - b[0])[Math.floor((xs.length - 1) / 2)][1]
+const medianIndex = (xs: number[]) =>
+  xs.map((x, i) => [x, i]).sort((a, b) => a[0] - b[0])[Math.floor((xs.length - 1) / 2)][1]
 
 /** Create Deployment and List Deployments through Switchyard against the same requests sent direct. */
-async function vercelLatencies(url: string, apiKey: string, sandboxUrl: string): Promise<Record<string, number>> {
+async function vercelLatencies(
+  url: string,
+  apiKey: string,
+  sandboxUrl: string,
+): Promise<Record<string, number>> {
   const control = `${sandboxUrl}/vercel/_control`
-  await fetch(`${control}/rate-limits`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ disabled: true }) })
+  await fetch(`${control}/rate-limits`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ disabled: true }),
+  })
   const integration = (await connectVercel({ url, apiKey })).integrationId!
-  const token = ((await (await fetch(`${control}/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: VERCEL.user.username }) })).json()) as any).token as string
+  const token = (
+    (await (
+      await fetch(`${control}/tokens`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ user: VERCEL.user.username }),
+      })
+    ).json()) as any
+  ).token as string
   const direct = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
   const viaSwitchyard = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }
   const project = VERCEL.personalProject.name
   const contenders = {
-    createDirect: () => fetchOk(`${sandboxUrl}/vercel/v13/deployments`, { method: 'POST', headers: direct, body: JSON.stringify({ name: project, project }) }),
-    createViaSwitchyard: () => fetchOk(`${url}/v1/tools/vercel.create_deployment/run`, { method: 'POST', headers: viaSwitchyard, body: JSON.stringify({ integration, input: { project } }) }),
+    createDirect: () =>
+      fetchOk(`${sandboxUrl}/vercel/v13/deployments`, {
+        method: 'POST',
+        headers: direct,
+        body: JSON.stringify({ name: project, project }),
+      }),
+    createViaSwitchyard: () =>
+      fetchOk(`${url}/v1/tools/vercel.create_deployment/run`, {
+        method: 'POST',
+        headers: viaSwitchyard,
+        body: JSON.stringify({ integration, input: { project } }),
+      }),
     listDirect: () => fetchOk(`${sandboxUrl}/vercel/v6/deployments?limit=20`, { headers: direct }),
-    listViaSwitchyard: () => fetchOk(`${url}/v1/tools/vercel.list_deployments/run`, { method: 'POST', headers: viaSwitchyard, body: JSON.stringify({ integration, input: { limit: 20 } }) }),
+    listViaSwitchyard: () =>
+      fetchOk(`${url}/v1/tools/vercel.list_deployments/run`, {
+        method: 'POST',
+        headers: viaSwitchyard,
+        body: JSON.stringify({ integration, input: { limit: 20 } }),
+      }),
   }
   await interleavedLatencies(WARMUP_ROUNDS, contenders)
   const samples = await interleavedLatencies(Math.min(LATENCY_ROUNDS, 200), contenders)
@@ -216,14 +332,35 @@ async function utilisationAcrossTwoProcesses(databaseUrl: string, sandboxUrl: st
   const keys: string[] = []
   for (let i = 0; i < agents; i++) keys.push((await users.createApiKey(user.id, `agent ${i}`)).key)
   await store.close()
-  const env = { DATABASE_URL: databaseUrl, SWITCHYARD_SANDBOX_URL: sandboxUrl, SWITCHYARD_ENCRYPTION_KEY: '22'.repeat(32), LOG_LEVEL: 'warn' }
-  const services = await Promise.all([0, 1].map(async () => startChild(['start'], {
-    ...env, PORT: String(await freePort()), SWITCHYARD_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-pg-')),
-  }, /Switchyard is running at (\S+)/)))
+  const env = {
+    DATABASE_URL: databaseUrl,
+    SWITCHYARD_SANDBOX_URL: sandboxUrl,
+    SWITCHYARD_ENCRYPTION_KEY: '22'.repeat(32),
+    LOG_LEVEL: 'warn',
+  }
+  const services = await Promise.all(
+    [0, 1].map(async () =>
+      startChild(
+        ['start'],
+        {
+          ...env,
+          PORT: String(await freePort()),
+          SWITCHYARD_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-pg-')),
+        },
+        /Switchyard is running at (\S+)/,
+      ),
+    ),
+  )
   try {
     const urls = services.map((s) => s.match[1])
     const integration = await connectFreshToken(urls[0], keys[0], sandboxUrl)
-    return await measureUtilisation({ serviceUrls: urls, agentKeys: keys, integration, sandboxUrl, durationMs: BUDGET_MS })
+    return await measureUtilisation({
+      serviceUrls: urls,
+      agentKeys: keys,
+      integration,
+      sandboxUrl,
+      durationMs: BUDGET_MS,
+    })
   } finally {
     await Promise.all(services.map((s) => s.stop()))
   }
@@ -233,25 +370,41 @@ async function utilisationAcrossTwoProcesses(databaseUrl: string, sandboxUrl: st
  * The same service on PostgreSQL, as instances run at scale: its memory without embedded PGlite's,
  * and Get Ticket Info against the same direct requests, so that a cost only PostgreSQL pays shows.
  */
-async function onPostgres(databaseUrl: string, sandboxUrl: string, ticketId: number, direct: () => Promise<void>): Promise<Record<string, number>> {
+async function onPostgres(
+  databaseUrl: string,
+  sandboxUrl: string,
+  ticketId: number,
+  direct: () => Promise<void>,
+): Promise<Record<string, number>> {
   const store = await openStore({ databaseUrl })
   const users = new Users(store.db)
   const user = await users.create({ email: `bench-${Date.now()}@example.test`, plan: 'enterprise' })
   const apiKey = (await users.createApiKey(user.id, 'bench')).key
   await store.close()
-  const service = await startChild(['start'], {
-    PORT: String(await freePort()), DATABASE_URL: databaseUrl, SWITCHYARD_SANDBOX_URL: sandboxUrl,
-    SWITCHYARD_ENCRYPTION_KEY: '22'.repeat(32), LOG_LEVEL: 'warn', SWITCHYARD_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-pg-')),
-  }, /Switchyard is running at (\S+)/)
+  const service = await startChild(
+    ['start'],
+    {
+      PORT: String(await freePort()),
+      DATABASE_URL: databaseUrl,
+      SWITCHYARD_SANDBOX_URL: sandboxUrl,
+      SWITCHYARD_ENCRYPTION_KEY: '22'.repeat(32),
+      LOG_LEVEL: 'warn',
+      SWITCHYARD_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-pg-')),
+    },
+    /Switchyard is running at (\S+)/,
+  )
   try {
     await new Promise((resolve) => setTimeout(resolve, 1000))
     const rssIdleBytes = service.rss()
     const url = service.match[1]
     const integration = (await connectZendesk({ url, apiKey })).integrationId!
     const body = JSON.stringify({ integration, input: { ticket_id: ticketId } })
-    const viaPostgres = () => fetchOk(`${url}/v1/tools/zendesk.get_ticket/run`, {
-      method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body,
-    })
+    const viaPostgres = () =>
+      fetchOk(`${url}/v1/tools/zendesk.get_ticket/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body,
+      })
     await interleavedLatencies(WARMUP_ROUNDS, { direct, viaPostgres })
     const latencies = await interleavedLatencies(LATENCY_ROUNDS, { direct, viaPostgres })
     const directRuns: number[] = []
@@ -264,7 +417,9 @@ async function onPostgres(databaseUrl: string, sandboxUrl: string, ticketId: num
     return {
       ...triggers,
       service_rss_idle_postgres_mib: round(rssIdleBytes / 2 ** 20),
-      added_latency_postgres_p50_ms: round(percentile(latencies.viaPostgres, 50) - percentile(latencies.direct, 50)),
+      added_latency_postgres_p50_ms: round(
+        percentile(latencies.viaPostgres, 50) - percentile(latencies.direct, 50),
+      ),
       throughput_ratio_postgres_at_32: round(mean(postgresRuns) / mean(directRuns)),
     }
   } finally {
@@ -274,22 +429,35 @@ async function onPostgres(databaseUrl: string, sandboxUrl: string, ticketId: num
 
 /** One row per platform and store the trigger bench measured (stores without results are left out). */
 function triggerRows(results: Record<string, number>): string {
-  const stores = [['pglite', 'PGlite (embedded, on disk)', '≥ 2,000 /s'], ['postgres', 'PostgreSQL', '≥ 5,000 /s']] as const
+  const stores = [
+    ['pglite', 'PGlite (embedded, on disk)', '≥ 2,000 /s'],
+    ['postgres', 'PostgreSQL', '≥ 5,000 /s'],
+  ] as const
   const names: Record<string, string> = { trello: 'Trello', zendesk: 'Zendesk', vercel: 'Vercel' }
-  return TRIGGER_PLATFORMS.flatMap(({ platform }) => stores.filter(([store]) => results[`intake_${platform}_${store}_per_s`] !== undefined).map(([store, name, goal]) => {
-    const key = `${platform}_${store}`
-    const database = store === 'postgres' ? ` + ${results[`intake_${key}_postgres_cpu_us_per_delivery`]} µs` : ' (database included)'
-    const senders = results[`intake_${key}_senders_cpu_us_per_delivery`]
-    return `| ${names[platform]} | ${name} | ${results[`intake_${key}_per_s`]} /s | ${results[`intake_bare_server_per_s_${key}_run`]} /s | ${goal} | ${results[`intake_${key}_service_cpu_us_per_delivery`]} µs${database} | ${senders === undefined ? '' : `${senders} µs`} | ${(results[`trigger_backlog_${key}_drained_ms`]! / 1000).toFixed(1)} s | ${results[`trigger_latency_${key}_p50_ms`]} ms | ${results[`trigger_latency_${key}_p99_ms`]} ms | ≤ 20 ms, ≤ 100 ms |`
-  })).join('\n')
+  return TRIGGER_PLATFORMS.flatMap(({ platform }) =>
+    stores
+      .filter(([store]) => results[`intake_${platform}_${store}_per_s`] !== undefined)
+      .map(([store, name, goal]) => {
+        const key = `${platform}_${store}`
+        const database =
+          store === 'postgres'
+            ? ` + ${results[`intake_${key}_postgres_cpu_us_per_delivery`]} µs`
+            : ' (database included)'
+        const senders = results[`intake_${key}_senders_cpu_us_per_delivery`]
+        return `| ${names[platform]} | ${name} | ${results[`intake_${key}_per_s`]} /s | ${results[`intake_bare_server_per_s_${key}_run`]} /s | ${goal} | ${results[`intake_${key}_service_cpu_us_per_delivery`]} µs${database} | ${senders === undefined ? '' : `${senders} µs`} | ${(results[`trigger_backlog_${key}_drained_ms`]! / 1000).toFixed(1)} s | ${results[`trigger_latency_${key}_p50_ms`]} ms | ${results[`trigger_latency_${key}_p99_ms`]} ms | ≤ 20 ms, ≤ 100 ms |`
+      }),
+  ).join('\n')
 }
 
 function writeResults(results: Record<string, number>) {
-  const postgresRows = results.service_rss_idle_postgres_mib === undefined ? '' : [
-    `| p50 latency, Switchyard on PostgreSQL instead of PGlite | | | +${results.added_latency_postgres_p50_ms} ms | | |`,
-    `| throughput at ${results.concurrency} concurrent, Switchyard on PostgreSQL | | | ${results.throughput_ratio_postgres_at_32} | | |`,
-    `| service RSS on PostgreSQL instead of PGlite | idle ${results.service_rss_idle_postgres_mib} MiB | | | | |`,
-  ].join('\n') + '\n'
+  const postgresRows =
+    results.service_rss_idle_postgres_mib === undefined
+      ? ''
+      : [
+          `| p50 latency, Switchyard on PostgreSQL instead of PGlite | | | +${results.added_latency_postgres_p50_ms} ms | | |`,
+          `| throughput at ${results.concurrency} concurrent, Switchyard on PostgreSQL | | | ${results.throughput_ratio_postgres_at_32} | | |`,
+          `| service RSS on PostgreSQL instead of PGlite | idle ${results.service_rss_idle_postgres_mib} MiB | | | | |`,
+        ].join('\n') + '\n'
   const dir = import.meta.dirname
   fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results, null, 2) + '\n')
   const md = `# Benchmarks
@@ -446,7 +614,8 @@ The raw numbers are in \`bench/results.json\`.
 
 /** BENCH_REPORT_ONLY=1 writes docs/benchmarks.md again from bench/results.json, to revise its prose without measuring. */
 const run = process.env.BENCH_REPORT_ONLY
-  ? async () => writeResults(JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'results.json'), 'utf8')))
+  ? async () =>
+      writeResults(JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'results.json'), 'utf8')))
   : main
 
 run().catch((err) => {

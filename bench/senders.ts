@@ -42,18 +42,50 @@ export async function send(address: string, deliveries: Delivery[], durationMs: 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-senders-'))
   const file = path.join(dir, 'requests')
   try {
-    fs.writeFileSync(file, Buffer.concat(deliveries.flatMap((d) => {
-      const body = Buffer.from(d.body)
-      const head = [`POST ${url.pathname} HTTP/1.1`, `Host: ${url.host}`, 'Content-Type: application/json', `Content-Length: ${body.length}`,
-        ...Object.entries(d.headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n')
-      const request = Buffer.concat([Buffer.from(`${head}\r\n\r\n`), body])
-      return [Buffer.from(String(request.length).padStart(10, '0')), request]
-    })))
+    fs.writeFileSync(
+      file,
+      Buffer.concat(
+        deliveries.flatMap((d) => {
+          const body = Buffer.from(d.body)
+          const head = [
+            `POST ${url.pathname} HTTP/1.1`,
+            `Host: ${url.host}`,
+            'Content-Type: application/json',
+            `Content-Length: ${body.length}`,
+            ...Object.entries(d.headers).map(([name, value]) => `${name}: ${value}`),
+          ].join('\r\n')
+          const request = Buffer.concat([Buffer.from(`${head}\r\n\r\n`), body])
+          return [Buffer.from(String(request.length).padStart(10, '0')), request]
+        }),
+      ),
+    )
     const cpuBefore = endedChildrenCpuSeconds()
-    const output = await run('wrk', ['-t', '1', '-c', String(SENDERS), '-d', `${durationMs / 1000}s`, '--timeout', '10s', '-s', SCRIPT, address, '--', file])
+    const output = await run('wrk', [
+      '-t',
+      '1',
+      '-c',
+      String(SENDERS),
+      '-d',
+      `${durationMs / 1000}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      SCRIPT,
+      address,
+      '--',
+      file,
+    ])
     const line = output.split('\n').find((l) => l.startsWith('{'))
     if (!line) throw new Error(`wrk printed no summary:\n${output}`)
-    const s = JSON.parse(line) as { completed: number; non2xx: number; connect: number; read: number; write: number; timeout: number; us: number }
+    const s = JSON.parse(line) as {
+      completed: number
+      non2xx: number
+      connect: number
+      read: number
+      write: number
+      timeout: number
+      us: number
+    }
     return {
       acknowledged: s.completed - s.non2xx,
       refused: s.non2xx + s.connect + s.read + s.write + s.timeout,
@@ -72,7 +104,15 @@ function run(command: string, args: string[]): Promise<string> {
     let output = ''
     child.stdout.on('data', (chunk) => (output += chunk))
     child.stderr.on('data', (chunk) => (output += chunk))
-    child.on('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT' ? new Error('the trigger bench sends with wrk: install it first (apt-get install wrk)') : err))
-    child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`wrk exited with ${code}:\n${output}`))))
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'ENOENT'
+          ? new Error('the trigger bench sends with wrk: install it first (apt-get install wrk)')
+          : err,
+      ),
+    )
+    child.on('close', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`wrk exited with ${code}:\n${output}`)),
+    )
   })
 }

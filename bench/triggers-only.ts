@@ -12,11 +12,18 @@ import { TRIGGER_PLATFORMS, triggerBench } from './triggers.ts'
 // embedded store, or on PostgreSQL when BENCH_DATABASE_URL names a server (a database of its own
 // is made there and dropped after). `npm run bench` runs it on both stores and writes
 // docs/benchmarks.md.
-const wanted = process.env.BENCH_TRIGGER_PLATFORMS?.split(',').map((p) => p.trim()).filter(Boolean)
+const wanted = process.env.BENCH_TRIGGER_PLATFORMS?.split(',')
+  .map((p) => p.trim())
+  .filter(Boolean)
 const platforms = wanted ? TRIGGER_PLATFORMS.filter((f) => wanted.includes(f.platform)) : TRIGGER_PLATFORMS
-if (!platforms.length) throw new Error(`BENCH_TRIGGER_PLATFORMS names none of ${TRIGGER_PLATFORMS.map((f) => f.platform).join(', ')}`)
+if (!platforms.length)
+  throw new Error(
+    `BENCH_TRIGGER_PLATFORMS names none of ${TRIGGER_PLATFORMS.map((f) => f.platform).join(', ')}`,
+  )
 // A database of its own on BENCH_DATABASE_URL's server, so no earlier run's rows are in the way.
-const scratch = process.env.BENCH_DATABASE_URL ? await scratchDatabase(process.env.BENCH_DATABASE_URL, 'sy_bench') : undefined
+const scratch = process.env.BENCH_DATABASE_URL
+  ? await scratchDatabase(process.env.BENCH_DATABASE_URL, 'sy_bench')
+  : undefined
 const databaseUrl = scratch?.url
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-triggers-'))
 
@@ -34,13 +41,27 @@ async function postgresKey(url: string): Promise<string> {
 
 const sandbox = await startChild(['sandbox', '--port', String(await freePort())], {}, /listening on (\S+)/)
 const presetKey = databaseUrl ? await postgresKey(databaseUrl) : undefined
-const service = await startChild(['start'], {
-  PORT: String(await freePort()), SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_SANDBOX_URL: sandbox.match[1], LOG_LEVEL: 'warn',
-  ...(databaseUrl ? { DATABASE_URL: databaseUrl, SWITCHYARD_ENCRYPTION_KEY: '22'.repeat(32) } : {}),
-}, /Switchyard is running at (\S+)/)
+const service = await startChild(
+  ['start'],
+  {
+    PORT: String(await freePort()),
+    SWITCHYARD_DATA_DIR: dataDir,
+    SWITCHYARD_SANDBOX_URL: sandbox.match[1],
+    LOG_LEVEL: 'warn',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl, SWITCHYARD_ENCRYPTION_KEY: '22'.repeat(32) } : {}),
+  },
+  /Switchyard is running at (\S+)/,
+)
 try {
   const apiKey = presetKey ?? fs.readFileSync(path.join(dataDir, 'admin-api-key'), 'utf8').trim()
-  console.log(await triggerBench({ url: service.match[1], apiKey, pid: service.process.pid }, sandbox.match[1], databaseUrl ? 'postgres' : 'pglite', platforms))
+  console.log(
+    await triggerBench(
+      { url: service.match[1], apiKey, pid: service.process.pid },
+      sandbox.match[1],
+      databaseUrl ? 'postgres' : 'pglite',
+      platforms,
+    ),
+  )
 } finally {
   await service.stop()
   await sandbox.stop()

@@ -1,7 +1,14 @@
 import { execFileSync } from 'node:child_process'
 import http from 'node:http'
 import { request } from 'undici'
-import { call, dispatcher, type Delivery, type DeliveryFactory, type DeliveryTarget, type Service } from './deliveries/define.ts'
+import {
+  call,
+  dispatcher,
+  type Delivery,
+  type DeliveryFactory,
+  type DeliveryTarget,
+  type Service,
+} from './deliveries/define.ts'
 import { trelloDeliveries } from './deliveries/trello.ts'
 import { vercelDeliveries } from './deliveries/vercel.ts'
 import { zendeskDeliveries } from './deliveries/zendesk.ts'
@@ -31,7 +38,12 @@ const DRAIN_LIMIT_MS = 180_000
 export const TRIGGER_PLATFORMS: DeliveryFactory[] = [trelloDeliveries, zendeskDeliveries, vercelDeliveries]
 
 async function post(address: string, d: Delivery): Promise<number> {
-  const res = await request(address, { method: 'POST', dispatcher, headers: { 'content-type': 'application/json', ...d.headers }, body: d.body })
+  const res = await request(address, {
+    method: 'POST',
+    dispatcher,
+    headers: { 'content-type': 'application/json', ...d.headers },
+    body: d.body,
+  })
   await res.body.text()
   return res.statusCode
 }
@@ -51,11 +63,17 @@ interface Acks {
  * Deliveries acknowledged per second by `address` over `durationMs`, sent from `deliveries` (which
  * start over if they run out: only a server that does not deduplicate may be given too few).
  */
-async function acksPerSecond(address: string, deliveries: Delivery[], durationMs: number, options: { servicePid?: number; mayRepeat?: boolean } = {}): Promise<Acks> {
+async function acksPerSecond(
+  address: string,
+  deliveries: Delivery[],
+  durationMs: number,
+  options: { servicePid?: number; mayRepeat?: boolean } = {},
+): Promise<Acks> {
   const cpuBefore = cpuSeconds(options.servicePid)
   const sent = await send(address, deliveries, durationMs)
   const cpuAfter = cpuSeconds(options.servicePid)
-  if (!options.mayRepeat && sent.completed > deliveries.length) throw new Error(`the senders ran out of the ${deliveries.length} deliveries made for the phase`)
+  if (!options.mayRepeat && sent.completed > deliveries.length)
+    throw new Error(`the senders ran out of the ${deliveries.length} deliveries made for the phase`)
   const perDeliveryUs = (s: number) => Math.round((s * 1e6) / Math.max(sent.acknowledged, 1))
   return {
     rate: sent.acknowledged / sent.seconds,
@@ -74,7 +92,10 @@ async function bareIntake(): Promise<{ url: string; close(): Promise<void> }> {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
-  return { url: `http://127.0.0.1:${port}/hooks/bare`, close: () => new Promise((resolve) => server.close(() => resolve())) }
+  return {
+    url: `http://127.0.0.1:${port}/hooks/bare`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
 }
 
 /**
@@ -84,8 +105,16 @@ async function bareIntake(): Promise<{ url: string; close(): Promise<void> }> {
 async function drained(service: Service, target: DeliveryTarget): Promise<number> {
   const start = Date.now()
   while (Date.now() - start < DRAIN_LIMIT_MS) {
-    const queued = await call(service, 'GET', `/v1/runs?subscription_id=${target.subscriptionId}&status=queued&limit=1`)
-    const running = await call(service, 'GET', `/v1/runs?subscription_id=${target.subscriptionId}&status=running&limit=1`)
+    const queued = await call(
+      service,
+      'GET',
+      `/v1/runs?subscription_id=${target.subscriptionId}&status=queued&limit=1`,
+    )
+    const running = await call(
+      service,
+      'GET',
+      `/v1/runs?subscription_id=${target.subscriptionId}&status=running&limit=1`,
+    )
     if (!queued.runs.length && !running.runs.length) return Date.now() - start
     await new Promise((resolve) => setTimeout(resolve, 500))
   }
@@ -93,7 +122,10 @@ async function drained(service: Service, target: DeliveryTarget): Promise<number
 }
 
 /** Steady deliveries; each run's start is read back from its run (the database clock is this machine's). */
-async function triggerLatency(service: Service, target: DeliveryTarget): Promise<{ p50: number; p99: number; n: number }> {
+async function triggerLatency(
+  service: Service,
+  target: DeliveryTarget,
+): Promise<{ p50: number; p99: number; n: number }> {
   const sent = new Map<string, number>()
   const intervalMs = 1000 / LATENCY_RATE_PER_S
   const start = Date.now()
@@ -113,7 +145,12 @@ async function triggerLatency(service: Service, target: DeliveryTarget): Promise
     latencies.length = 0
     let cursor: string | null = null
     do {
-      const page: { runs: Array<{ event: any; started_at: string | null }>; next_cursor: string | null } = await call(service, 'GET', `/v1/runs?subscription_id=${target.subscriptionId}&limit=200${cursor ? `&cursor=${cursor}` : ''}&since=${new Date(start - 1000).toISOString()}`)
+      const page: { runs: Array<{ event: any; started_at: string | null }>; next_cursor: string | null } =
+        await call(
+          service,
+          'GET',
+          `/v1/runs?subscription_id=${target.subscriptionId}&limit=200${cursor ? `&cursor=${cursor}` : ''}&since=${new Date(start - 1000).toISOString()}`,
+        )
       for (const run of page.runs) {
         const id = target.eventIdOf(run.event)
         const at = id === undefined ? undefined : sent.get(id)
@@ -129,14 +166,26 @@ async function triggerLatency(service: Service, target: DeliveryTarget): Promise
 const round = (n: number) => Math.round(n * 1000) / 1000
 
 /** One platform's intake throughput and trigger latency on a running service. */
-async function platformBench(service: Service, sandboxUrl: string, factory: DeliveryFactory, store: 'pglite' | 'postgres'): Promise<Record<string, number>> {
+async function platformBench(
+  service: Service,
+  sandboxUrl: string,
+  factory: DeliveryFactory,
+  store: 'pglite' | 'postgres',
+): Promise<Record<string, number>> {
   const target = await factory.setUp(service, sandboxUrl)
   const make = () => target.make()
   const bare = await bareIntake()
   try {
     await acksPerSecond(target.address, made(make, PREMADE_PER_S), 1000) // warm-up
-    const floor = await acksPerSecond(bare.url, made(make, FLOOR_DELIVERIES), INTAKE_MS / 2, { mayRepeat: true })
-    const intake = await acksPerSecond(target.address, made(make, Math.ceil((INTAKE_MS / 1000) * PREMADE_PER_S)), INTAKE_MS, { servicePid: service.pid })
+    const floor = await acksPerSecond(bare.url, made(make, FLOOR_DELIVERIES), INTAKE_MS / 2, {
+      mayRepeat: true,
+    })
+    const intake = await acksPerSecond(
+      target.address,
+      made(make, Math.ceil((INTAKE_MS / 1000) * PREMADE_PER_S)),
+      INTAKE_MS,
+      { servicePid: service.pid },
+    )
     if (intake.refused) throw new Error(`the ${factory.platform} intake refused ${intake.refused} deliveries`)
     // Let the worker drain the queue the throughput phase left before timing runs.
     const drainMs = await drained(service, target)
@@ -146,13 +195,17 @@ async function platformBench(service: Service, sandboxUrl: string, factory: Deli
     execFileSync('sync')
     const latency = await triggerLatency(service, target)
     const key = `${factory.platform}_${store}`
-    console.log(`${factory.platform} triggers on ${store}: intake ${round(intake.rate)}/s (bare server ${round(floor.rate)}/s; CPU per delivery: service ${intake.serviceCpuUs} µs, PostgreSQL ${intake.databaseCpuUs} µs, senders ${intake.sendersCpuUs} µs), latency p50 ${latency.p50} ms p99 ${latency.p99} ms over ${latency.n} runs (the backlog drained in ${drainMs} ms)`)
+    console.log(
+      `${factory.platform} triggers on ${store}: intake ${round(intake.rate)}/s (bare server ${round(floor.rate)}/s; CPU per delivery: service ${intake.serviceCpuUs} µs, PostgreSQL ${intake.databaseCpuUs} µs, senders ${intake.sendersCpuUs} µs), latency p50 ${latency.p50} ms p99 ${latency.p99} ms over ${latency.n} runs (the backlog drained in ${drainMs} ms)`,
+    )
     return {
       [`intake_${key}_per_s`]: round(intake.rate),
       [`intake_bare_server_per_s_${key}_run`]: round(floor.rate),
       [`intake_${key}_ratio_to_bare`]: round(intake.rate / floor.rate),
       [`intake_${key}_service_cpu_us_per_delivery`]: intake.serviceCpuUs,
-      ...(store === 'postgres' ? { [`intake_${key}_postgres_cpu_us_per_delivery`]: intake.databaseCpuUs } : {}),
+      ...(store === 'postgres'
+        ? { [`intake_${key}_postgres_cpu_us_per_delivery`]: intake.databaseCpuUs }
+        : {}),
       [`intake_${key}_senders_cpu_us_per_delivery`]: intake.sendersCpuUs,
       [`trigger_latency_${key}_p50_ms`]: latency.p50,
       [`trigger_latency_${key}_p99_ms`]: latency.p99,
@@ -165,8 +218,14 @@ async function platformBench(service: Service, sandboxUrl: string, factory: Deli
 }
 
 /** Every platform's intake throughput and trigger latency on one running service, `store` naming its store. */
-export async function triggerBench(service: Service, sandboxUrl: string, store: 'pglite' | 'postgres', platforms = TRIGGER_PLATFORMS): Promise<Record<string, number>> {
+export async function triggerBench(
+  service: Service,
+  sandboxUrl: string,
+  store: 'pglite' | 'postgres',
+  platforms = TRIGGER_PLATFORMS,
+): Promise<Record<string, number>> {
   const results: Record<string, number> = {}
-  for (const factory of platforms) Object.assign(results, await platformBench(service, sandboxUrl, factory, store))
+  for (const factory of platforms)
+    Object.assign(results, await platformBench(service, sandboxUrl, factory, store))
   return results
 }

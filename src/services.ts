@@ -41,14 +41,18 @@ import { createPrometheusMetrics, type PrometheusMetrics } from './server/metric
  * `not_configured`. Otherwise it uses the sandbox server at SWITCHYARD_SANDBOX_URL, or starts its
  * own. The sandbox code is imported only here and only then, so production never loads it.
  */
-export async function openSandboxes(config: Config, start: { port?: number } = {}): Promise<{
+export async function openSandboxes(
+  config: Config,
+  start: { port?: number } = {},
+): Promise<{
   url?: string
   bindings: Map<string, SandboxBinding>
   close(): Promise<void>
 }> {
   if (config.production) return { bindings: new Map(), close: async () => {} }
   const { sandboxBindings } = await import('./sandboxes/index.ts')
-  if (config.sandboxUrl) return { url: config.sandboxUrl, bindings: sandboxBindings(config.sandboxUrl), close: async () => {} }
+  if (config.sandboxUrl)
+    return { url: config.sandboxUrl, bindings: sandboxBindings(config.sandboxUrl), close: async () => {} }
   const { startSandboxServer } = await import('./sandboxes/server.ts')
   const server = await startSandboxServer({ port: start.port, host: '127.0.0.1' })
   return { url: server.url, bindings: sandboxBindings(server.url), close: server.close }
@@ -91,48 +95,111 @@ export interface Services {
   close(): Promise<void>
 }
 
-export async function createServices(config: Config, options: {
-  /** The sandboxes the product may use, by platform id; none in production. */
-  sandboxes?: Map<string, SandboxBinding>
-  store?: Store
-  env?: NodeJS.ProcessEnv
-  /** How long API key and integration lookups are cached in process (tests stretch it to prove the change feed). */
-  cacheTtlMs?: number
-  /** false: no run worker or poller in this process (tests that drive them by hand). */
-  engine?: boolean
-  /** Shorter waits between a step's attempts and an external agent's deliveries, for tests of the retries. */
-  backoff?: { stepMs?: readonly number[]; deliveryMs?: readonly number[] }
-}): Promise<Services> {
-  const { key, source } = loadEncryptionKey({ key: config.encryptionKey, production: config.production, dataDir: config.dataDir })
+export async function createServices(
+  config: Config,
+  options: {
+    /** The sandboxes the product may use, by platform id; none in production. */
+    sandboxes?: Map<string, SandboxBinding>
+    store?: Store
+    env?: NodeJS.ProcessEnv
+    /** How long API key and integration lookups are cached in process (tests stretch it to prove the change feed). */
+    cacheTtlMs?: number
+    /** false: no run worker or poller in this process (tests that drive them by hand). */
+    engine?: boolean
+    /** Shorter waits between a step's attempts and an external agent's deliveries, for tests of the retries. */
+    backoff?: { stepMs?: readonly number[]; deliveryMs?: readonly number[] }
+  },
+): Promise<Services> {
+  const { key, source } = loadEncryptionKey({
+    key: config.encryptionKey,
+    production: config.production,
+    dataDir: config.dataDir,
+  })
   const sealer = createSealer(key)
-  const store = options.store ?? (await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir }))
-  const runtimes = new Map(platforms.map((p) => [p.id, resolveRuntime(p, options.env ?? process.env, options.sandboxes?.get(p.id))]))
+  const store =
+    options.store ??
+    (await openStore(config.databaseUrl ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir }))
+  const runtimes = new Map(
+    platforms.map((p) => [p.id, resolveRuntime(p, options.env ?? process.env, options.sandboxes?.get(p.id))]),
+  )
   const cache = { changes: store.changes, ttlMs: options.cacheTtlMs }
   const users = new Users(store.db, cache)
   const integrations = new Integrations(store.db, cache)
   const credentials = new Credentials(store, integrations, sealer)
-  const budgetStore = store.kind === 'postgres' ? new PostgresBudgetStore(store.db, store.changes) : new MemoryBudgetStore()
+  const budgetStore =
+    store.kind === 'postgres' ? new PostgresBudgetStore(store.db, store.changes) : new MemoryBudgetStore()
   const metrics = createPrometheusMetrics()
   const clients = new ApiClientFactory(new RateBudget(budgetStore, metrics), config.upstreamTimeoutMs)
   const registry = new ToolRegistry(platforms)
-  const contexts = new StepContexts(runtimes, integrations, credentials, clients, new CredentialRefusals(integrations, credentials, clients))
+  const contexts = new StepContexts(
+    runtimes,
+    integrations,
+    credentials,
+    clients,
+    new CredentialRefusals(integrations, credentials, clients),
+  )
   const disconnect = new Revoker(runtimes, credentials, clients)
   const executor = new ToolExecutor(registry, contexts, metrics)
   const agents = new Agents(store.db, registry, integrations, sealer, config.agentNetworks)
   const runs = new Runs(store.db, agents, registry, integrations, sealer)
   const runState = new RunState(store.db, metrics)
-  const external = new ExternalDelivery(runs, runState, (id) => agents.signingSecret(id), config.publicUrl, config.agentNetworks, options.backoff?.deliveryMs)
-  const handler = new AgentRunHandler(agents, users, runState, new StepRunner(registry, executor, runState, options.backoff?.stepMs), external)
+  const external = new ExternalDelivery(
+    runs,
+    runState,
+    (id) => agents.signingSecret(id),
+    config.publicUrl,
+    config.agentNetworks,
+    options.backoff?.deliveryMs,
+  )
+  const handler = new AgentRunHandler(
+    agents,
+    users,
+    runState,
+    new StepRunner(registry, executor, runState, options.backoff?.stepMs),
+    external,
+  )
   const logError = (err: unknown) => console.error('engine:', err instanceof Error ? err.message : err)
   const worker = new RunWorker(store.db, handler, config.runConcurrency, logError, config.runLeaseMs, metrics)
   runs.onReady = () => worker.wake()
   const triggers = new TriggerRegistry(platforms)
   const routes = new TriggerRoutes(store.db, store.changes)
   const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes, routes)
-  const subscriptions = new Subscriptions(store.db, triggers, agents, runs, integrations, contexts, webhooks, routes)
-  const intake = new Intake(store.db, runtimes, triggers, routes, users, contexts, runs, webhooks, sealer, metrics)
+  const subscriptions = new Subscriptions(
+    store.db,
+    triggers,
+    agents,
+    runs,
+    integrations,
+    contexts,
+    webhooks,
+    routes,
+  )
+  const intake = new Intake(
+    store.db,
+    runtimes,
+    triggers,
+    routes,
+    users,
+    contexts,
+    runs,
+    webhooks,
+    sealer,
+    metrics,
+  )
   worker.intakeBusy = () => intake.busy()
-  const poller = new Poller(store.db, triggers, users, agents, runs, contexts, subscriptions, webhooks, integrations, config.pollIntervalMs, logError)
+  const poller = new Poller(
+    store.db,
+    triggers,
+    users,
+    agents,
+    runs,
+    contexts,
+    subscriptions,
+    webhooks,
+    integrations,
+    config.pollIntervalMs,
+    logError,
+  )
   if (options.engine !== false) {
     worker.start()
     poller.start()
@@ -145,7 +212,15 @@ export async function createServices(config: Config, options: {
     sessions: new Sessions(store.db),
     integrations,
     credentials,
-    connect: new ConnectFlows(store.db, runtimes, integrations, credentials, sealer, clients, config.publicUrl),
+    connect: new ConnectFlows(
+      store.db,
+      runtimes,
+      integrations,
+      credentials,
+      sealer,
+      clients,
+      config.publicUrl,
+    ),
     registry,
     disconnect,
     executor,

@@ -6,7 +6,12 @@ import { client } from './helpers/stack.ts'
 // One access line per request a person or agent made; machines' polls of /health and /metrics write
 // none while they succeed, so a scraper every few seconds does not bury the lines people read.
 const lines: string[] = []
-const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done() } })
+const sink = new Writable({
+  write(chunk, _enc, done) {
+    lines.push(String(chunk))
+    done()
+  },
+})
 let stack: TestStack
 
 beforeAll(async () => {
@@ -14,7 +19,8 @@ beforeAll(async () => {
 })
 afterAll(async () => stack?.close())
 
-const accessLines = (url: string) => lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed' && l.req?.url === url)
+const accessLines = (url: string) =>
+  lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed' && l.req?.url === url)
 
 describe('the access log', () => {
   it('writes a line for an API request but none for successful health checks and metric scrapes', async () => {

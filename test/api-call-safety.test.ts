@@ -73,7 +73,11 @@ const HOSTILE_ENDPOINTS: string[] = [
 
 /** Each platform's API Call step, with the prefix its endpoints start with. */
 const PLATFORMS = [
-  { id: 'zendesk', base: '/api/v2', connect: async (s: TestStack) => (await connectZendesk(s)).integrationId! },
+  {
+    id: 'zendesk',
+    base: '/api/v2',
+    connect: async (s: TestStack) => (await connectZendesk(s)).integrationId!,
+  },
   { id: 'trello', base: '/1', connect: (s: TestStack) => connectTrelloWithToken(s) },
   { id: 'vercel', base: '/v13', connect: async (s: TestStack) => (await connectVercel(s)).integrationId! },
 ]
@@ -86,15 +90,22 @@ let elsewhere: http.Server
 let elsewhereHits = 0
 
 const requestLogOf = async (platform: string) => {
-  const { body } = await controlCaller(`${stack.sandboxUrl}/${platform}/_control`)('GET', '/requests?limit=100000')
+  const { body } = await controlCaller(`${stack.sandboxUrl}/${platform}/_control`)(
+    'GET',
+    '/requests?limit=100000',
+  )
   return body.requests as unknown[]
 }
-const clearLogOf = (platform: string) => controlCaller(`${stack.sandboxUrl}/${platform}/_control`)('DELETE', '/requests')
+const clearLogOf = (platform: string) =>
+  controlCaller(`${stack.sandboxUrl}/${platform}/_control`)('DELETE', '/requests')
 
 beforeAll(async () => {
   stack = await startTestStack()
   for (const p of PLATFORMS) integrations[p.id] = await p.connect(stack)
-  elsewhere = http.createServer((_req, res) => { elsewhereHits++; res.end('pwned') })
+  elsewhere = http.createServer((_req, res) => {
+    elsewhereHits++
+    res.end('pwned')
+  })
   await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve))
 })
 afterAll(async () => {
@@ -107,19 +118,24 @@ describe.each(PLATFORMS)('API Call safety on $id: hostile endpoints and headers'
     expect(HOSTILE_ENDPOINTS.length).toBeGreaterThanOrEqual(40)
   })
 
-  it.each(endpointsFor(base).map((e) => [JSON.stringify(e).slice(0, 80), e]))('refuses %s with 400 and sends nothing', async (_label, endpoint) => {
-    await clearLogOf(id)
-    for (const method of ['GET', 'POST']) {
-      const { status, body } = await client(stack, stack.apiKey).run(`${id}.api_call`, integrations[id], {
-        method, endpoint, ...(method === 'POST' ? { body: {} } : {}),
-      })
-      expect(status, JSON.stringify(body)).toBe(400)
-      expect(body.code).toBe('invalid_input')
-      expect(body.errors.map((e: any) => e.field)).toContain('input.endpoint')
-    }
-    expect(await requestLogOf(id)).toEqual([])
-    expect(elsewhereHits).toBe(0)
-  })
+  it.each(endpointsFor(base).map((e) => [JSON.stringify(e).slice(0, 80), e]))(
+    'refuses %s with 400 and sends nothing',
+    async (_label, endpoint) => {
+      await clearLogOf(id)
+      for (const method of ['GET', 'POST']) {
+        const { status, body } = await client(stack, stack.apiKey).run(`${id}.api_call`, integrations[id], {
+          method,
+          endpoint,
+          ...(method === 'POST' ? { body: {} } : {}),
+        })
+        expect(status, JSON.stringify(body)).toBe(400)
+        expect(body.code).toBe('invalid_input')
+        expect(body.errors.map((e: any) => e.field)).toContain('input.endpoint')
+      }
+      expect(await requestLogOf(id)).toEqual([])
+      expect(elsewhereHits).toBe(0)
+    },
+  )
 
   it.each([
     ['authorization', 'Bearer stolen'],
@@ -139,7 +155,9 @@ describe.each(PLATFORMS)('API Call safety on $id: hostile endpoints and headers'
   ])('refuses a caller header %s', async (name, value) => {
     await clearLogOf(id)
     const { status, body } = await client(stack, stack.apiKey).run(`${id}.api_call`, integrations[id], {
-      method: 'GET', endpoint: `${base}/x`, headers: { [name]: value },
+      method: 'GET',
+      endpoint: `${base}/x`,
+      headers: { [name]: value },
     })
     expect(status).toBe(400)
     expect(body.errors[0].field).toMatch(/^input\.headers/)

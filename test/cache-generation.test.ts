@@ -12,10 +12,14 @@ import { openStore, type Db, type Store } from '../src/core/store/database.ts'
 /** A Db whose next query's result is held until `release()`. */
 function holdingNextResult(db: Db) {
   let release!: () => void
-  const released = new Promise<void>((resolve) => { release = resolve })
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
   let held = false
   let reachedResolve!: () => void
-  const reached = new Promise<void>((resolve) => { reachedResolve = resolve })
+  const reached = new Promise<void>((resolve) => {
+    reachedResolve = resolve
+  })
   const plugin: KyselyPlugin = {
     transformQuery: (args) => args.node,
     async transformResult(args) {
@@ -31,8 +35,12 @@ function holdingNextResult(db: Db) {
 }
 
 let store: Store
-beforeAll(async () => { store = await openStore({ memory: true }) })
-afterAll(async () => { await store?.close() })
+beforeAll(async () => {
+  store = await openStore({ memory: true })
+})
+afterAll(async () => {
+  await store?.close()
+})
 
 async function aUser(): Promise<string> {
   const users = new Users(store.db)
@@ -43,10 +51,22 @@ describe('a change announced during a lookup', () => {
   it('an integration disconnected while it is being resolved is not cached as active', async () => {
     const userId = await aUser()
     const id = `int_${Math.random().toString(36).slice(2)}`
-    await store.db.insertInto('integrations').values({
-      id, user_id: userId, platform: 'zendesk', external_id: id, account_name: id, status: 'active',
-      fields: JSON.stringify({}), connected_with: 'authorization', credentials: 'sealed', expires_at: null, updated_at: new Date(),
-    }).execute()
+    await store.db
+      .insertInto('integrations')
+      .values({
+        id,
+        user_id: userId,
+        platform: 'zendesk',
+        external_id: id,
+        account_name: id,
+        status: 'active',
+        fields: JSON.stringify({}),
+        connected_with: 'authorization',
+        credentials: 'sealed',
+        expires_at: null,
+        updated_at: new Date(),
+      })
+      .execute()
     const changes = new LocalChangeFeed()
     const held = holdingNextResult(store.db)
     const integrations = new Integrations(held.db, { changes })
@@ -59,7 +79,11 @@ describe('a change announced during a lookup', () => {
     await changes.publish('integration', id)
     held.release()
     expect((await lookup).status).toBe('active') // read before the change: that is all it could know
-    await store.db.updateTable('integrations').set({ status: 'disconnected', credentials: null }).where('id', '=', id).execute()
+    await store.db
+      .updateTable('integrations')
+      .set({ status: 'disconnected', credentials: null })
+      .where('id', '=', id)
+      .execute()
 
     const next = await integrations.resolve(userId, 'zendesk', id)
     expect(next.status).toBe('disconnected')

@@ -23,7 +23,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cache invalidation across instanc
   let b: TestStack
   beforeAll(async () => {
     a = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL, cacheTtlMs: TEN_MINUTES })
-    b = await startTestStack({ databaseUrl: a.databaseUrl, sharedDatabase: true, sandboxUrl: a.sandboxUrl, cacheTtlMs: TEN_MINUTES })
+    b = await startTestStack({
+      databaseUrl: a.databaseUrl,
+      sharedDatabase: true,
+      sandboxUrl: a.sandboxUrl,
+      cacheTtlMs: TEN_MINUTES,
+    })
   })
   afterAll(async () => {
     await b?.close()
@@ -40,7 +45,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('cache invalidation across instanc
 
   it('an integration disconnected on one instance is refused on the other', async () => {
     const token = await trelloControl(a).mintToken('ada')
-    const integration = (await client(a, a.apiKey).post('/v1/integrations', { platform: 'trello', credentials: { key: TRELLO.app.key, token } })).body.id as string
+    const integration = (
+      await client(a, a.apiKey).post('/v1/integrations', {
+        platform: 'trello',
+        credentials: { key: TRELLO.app.key, token },
+      })
+    ).body.id as string
     const run = () => client(b, a.apiKey).run('trello.get_boards', integration, {})
     expect((await run()).status).toBe(200) // now cached by b
     expect((await client(a, a.apiKey).post(`/v1/integrations/${integration}/disconnect`)).status).toBe(200)

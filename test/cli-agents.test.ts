@@ -25,7 +25,8 @@ let listId: string
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], {
-      env: { ...process.env, SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey }, timeout: 60_000,
+      env: { ...process.env, SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey },
+      timeout: 60_000,
     })
     return { code: 0, stdout, stderr }
   } catch (err: any) {
@@ -43,9 +44,22 @@ function file(name: string, value: unknown): string {
 const agent = (name: string, description = 'Files a card for each request') => ({
   name,
   description,
-  inputs: [{ name: 'subject', type: 'string', required: true }, { name: 'list', type: 'string' }],
+  inputs: [
+    { name: 'subject', type: 'string', required: true },
+    { name: 'list', type: 'string' },
+  ],
   kind: 'steps',
-  steps: [{ key: 'card', tool: 'trello.create_card', integration: integrationId, input: { list_id: '{{ inputs.list ? inputs.list : "' + listId + '" }}', name: 'Re: {{ inputs.subject }}' } }],
+  steps: [
+    {
+      key: 'card',
+      tool: 'trello.create_card',
+      integration: integrationId,
+      input: {
+        list_id: '{{ inputs.list ? inputs.list : "' + listId + '" }}',
+        name: 'Re: {{ inputs.subject }}',
+      },
+    },
+  ],
   output: { card_id: '{{ steps.card.output.id }}' },
 })
 
@@ -75,7 +89,11 @@ describe('switchyard agents and runs', () => {
     const list = await cli('agents', 'list')
     expect(list.stdout.split('\n')[0]).toMatch(/^NAME\s+KIND\s+VERSION\s+STEPS\s+UPDATED\s+ID$/)
     expect(list.stdout).toMatch(/Filer\s+steps\s+1\s+1\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\s+agt_/)
-    expect(JSON.parse((await cli('agents', 'list', '--json')).stdout).map((a: any) => a.name).sort()).toEqual(['Filer', 'Other filer'])
+    expect(
+      JSON.parse((await cli('agents', 'list', '--json')).stdout)
+        .map((a: any) => a.name)
+        .sort(),
+    ).toEqual(['Filer', 'Other filer'])
 
     const got = await cli('agents', 'get', 'Filer')
     expect(got.stdout).toContain('Filer (steps), version 1')
@@ -87,10 +105,18 @@ describe('switchyard agents and runs', () => {
   })
 
   it('agents update saves a new version, by name', async () => {
-    const saved = await cli('agents', 'update', 'Filer', '--file', file('filer2.json', agent('Filer', 'second')))
+    const saved = await cli(
+      'agents',
+      'update',
+      'Filer',
+      '--file',
+      file('filer2.json', agent('Filer', 'second')),
+    )
     expect(saved.code, saved.stderr).toBe(0)
     expect(saved.stdout).toBe('Saved Filer as version 2\n')
-    expect(JSON.parse((await cli('agents', 'get', 'Filer', '--version', '1', '--json')).stdout).description).toBe('Files a card for each request')
+    expect(
+      JSON.parse((await cli('agents', 'get', 'Filer', '--version', '1', '--json')).stdout).description,
+    ).toBe('Files a card for each request')
   })
 
   it('agents run --wait prints the outcome and the timeline, and exits 0 when the run succeeded', async () => {
@@ -98,35 +124,64 @@ describe('switchyard agents and runs', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0)
     expect(run.stdout).toMatch(/^Run run_\S+: succeeded\n/)
     expect(run.stdout).toContain('agent      Filer v2')
-    expect(run.stdout).toMatch(/Timeline:\n\s+1\. card\s+succeeded\s+Create Card on .+\s+\d+(\.\d)? m?s\s+.*Re: Printer on fire/)
+    expect(run.stdout).toMatch(
+      /Timeline:\n\s+1\. card\s+succeeded\s+Create Card on .+\s+\d+(\.\d)? m?s\s+.*Re: Printer on fire/,
+    )
     expect(run.stdout).toMatch(/Result: \{"card_id":"[0-9a-f]{24}"\}/)
     runId = /^Run (run_\S+):/.exec(run.stdout)![1]
 
-    const json = JSON.parse((await cli('agents', 'run', 'Filer', '--json', '--wait', '--inputs', '{"subject":"for a script"}')).stdout)
-    expect(json).toMatchObject({ status: 'succeeded', agent_name: 'Filer', timeline: [{ key: 'card', status: 'succeeded' }] })
+    const json = JSON.parse(
+      (await cli('agents', 'run', 'Filer', '--json', '--wait', '--inputs', '{"subject":"for a script"}'))
+        .stdout,
+    )
+    expect(json).toMatchObject({
+      status: 'succeeded',
+      agent_name: 'Filer',
+      timeline: [{ key: 'card', status: 'succeeded' }],
+    })
 
     const started = await cli('agents', 'run', 'Filer', '--inputs', '{"subject":"no wait"}')
     expect(started.stdout).toMatch(/^Started run run_\S+ of Filer v2 \((queued|running|succeeded)\)\n$/)
   })
 
-  it('agents run --wait exits 1 when the run failed, with the step\'s error on its timeline line', async () => {
-    const run = await cli('agents', 'run', 'Filer', '--wait', '--inputs', '{"subject":"nowhere","list":"0123456789abcdef01234567"}')
+  it("agents run --wait exits 1 when the run failed, with the step's error on its timeline line", async () => {
+    const run = await cli(
+      'agents',
+      'run',
+      'Filer',
+      '--wait',
+      '--inputs',
+      '{"subject":"nowhere","list":"0123456789abcdef01234567"}',
+    )
     expect(run.code).toBe(1)
     expect(run.stdout).toMatch(/^Run run_\S+: failed\n/)
     expect(run.stdout).toMatch(/1\. card\s+failed\s+Create Card on .+ error: /)
   })
 
   it('runs get lists each attempt of a step that needed more than one', async () => {
-    await cli('agents', 'create', '--file', file('reader.json', {
-      name: 'Reader', kind: 'steps', steps: [{ key: 'boards', tool: 'trello.get_boards', integration: integrationId, input: {} }],
-    }))
+    await cli(
+      'agents',
+      'create',
+      '--file',
+      file('reader.json', {
+        name: 'Reader',
+        kind: 'steps',
+        steps: [{ key: 'boards', tool: 'trello.get_boards', integration: integrationId, input: {} }],
+      }),
+    )
     // Enough 503s to outlast the API client's own retries: the step's first attempt fails, its second succeeds.
-    await trelloControl(stack).fault({ status: 503, match: { method: 'GET', path: '/1/members/me/boards' }, times: 4 })
+    await trelloControl(stack).fault({
+      status: 503,
+      match: { method: 'GET', path: '/1/members/me/boards' },
+      times: 4,
+    })
     try {
       const run = await cli('agents', 'run', 'Reader', '--wait')
       expect(run.code, run.stdout + run.stderr).toBe(0)
       expect(run.stdout).toMatch(/1\. boards\s+succeeded\s+Get Boards on /)
-      expect(run.stdout).toMatch(/attempt 1 failed after .+ \(HTTP 503\): .+; retried in .+\n\s+attempt 2 succeeded after /)
+      expect(run.stdout).toMatch(
+        /attempt 1 failed after .+ \(HTTP 503\): .+; retried in .+\n\s+attempt 2 succeeded after /,
+      )
     } finally {
       await trelloControl(stack).clearFaults()
     }
@@ -148,7 +203,15 @@ describe('switchyard agents and runs', () => {
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('no agent has the id or name "Nobody"; yours are')
 
-    const badDefinition = await cli('agents', 'create', '--file', file('bad.json', { ...agent('Bad'), steps: [{ key: 'a', tool: 'nope.tool', integration: integrationId }] }))
+    const badDefinition = await cli(
+      'agents',
+      'create',
+      '--file',
+      file('bad.json', {
+        ...agent('Bad'),
+        steps: [{ key: 'a', tool: 'nope.tool', integration: integrationId }],
+      }),
+    )
     expect(badDefinition.code).toBe(1)
     expect(badDefinition.stderr).toContain('steps[0].tool: there is no tool step nope.tool')
 
@@ -172,7 +235,9 @@ describe('switchyard agents and runs', () => {
     expect(list.stdout).toMatch(/succeeded\s+Filer v2\s+api/)
     const none = await cli('runs', 'list', '--agent', 'Other filer')
     expect(none.stdout).toBe('no runs\n')
-    const page = JSON.parse((await cli('runs', 'list', '--json', '--status', 'succeeded', '--limit', '1')).stdout)
+    const page = JSON.parse(
+      (await cli('runs', 'list', '--json', '--status', 'succeeded', '--limit', '1')).stdout,
+    )
     expect(page.runs).toHaveLength(1)
     expect(page.runs[0].status).toBe('succeeded')
     expect(page.next_cursor).toEqual(expect.any(String))
@@ -189,7 +254,9 @@ describe('switchyard agents and runs', () => {
   it('runs rerun starts a new run; runs cancel of a finished run is refused', async () => {
     const rerun = await cli('runs', 'rerun', runId)
     expect(rerun.code, rerun.stderr).toBe(0)
-    expect(rerun.stdout).toMatch(new RegExp(`^Started run run_\\S+ of Filer v2 \\(\\w+\\), a rerun of ${runId}\\n$`))
+    expect(rerun.stdout).toMatch(
+      new RegExp(`^Started run run_\\S+ of Filer v2 \\(\\w+\\), a rerun of ${runId}\\n$`),
+    )
     const json = JSON.parse((await cli('runs', 'rerun', runId, '--json')).stdout)
     expect(json.rerun_of).toBe(runId)
 
@@ -200,13 +267,24 @@ describe('switchyard agents and runs', () => {
 })
 
 describe('switchyard triggers and subscriptions', () => {
-  it('triggers list --json gives each trigger\'s id, title, platform, kind, mode, schemas and sample', async () => {
+  it("triggers list --json gives each trigger's id, title, platform, kind, mode, schemas and sample", async () => {
     const list = await cli('triggers', 'list', '--json')
     expect(list.code).toBe(0)
     const triggers = JSON.parse(list.stdout)
     expect(Array.isArray(triggers)).toBe(true)
     for (const t of triggers) {
-      expect(Object.keys(t)).toEqual(expect.arrayContaining(['id', 'title', 'platform', 'kind', 'mode', 'configSchema', 'eventSchema', 'sample']))
+      expect(Object.keys(t)).toEqual(
+        expect.arrayContaining([
+          'id',
+          'title',
+          'platform',
+          'kind',
+          'mode',
+          'configSchema',
+          'eventSchema',
+          'sample',
+        ]),
+      )
     }
     const human = await cli('triggers', 'list')
     expect(human.stdout.split('\n').filter(Boolean)).toHaveLength(triggers.length)
@@ -218,7 +296,9 @@ describe('switchyard triggers and subscriptions', () => {
       const one = await cli('triggers', 'get', triggers[0].id)
       expect(one.stdout).toContain(`${triggers[0].title} (${triggers[0].id})`)
       expect(one.stdout).toContain('Sample event:')
-      expect(JSON.parse((await cli('triggers', 'get', triggers[0].id, '--json')).stdout).id).toBe(triggers[0].id)
+      expect(JSON.parse((await cli('triggers', 'get', triggers[0].id, '--json')).stdout).id).toBe(
+        triggers[0].id,
+      )
     }
     const missing = await cli('triggers', 'get', 'nope.trigger')
     expect(missing.code).toBe(1)
@@ -227,10 +307,30 @@ describe('switchyard triggers and subscriptions', () => {
 
   it('subscriptions create refuses an unknown trigger, naming the field', async () => {
     await cli('agents', 'create', '--file', file('watcher.json', agent('Watcher')))
-    const bad = await cli('subscriptions', 'create', '--agent', 'Watcher', '--trigger', 'nope.trigger', '--integration', integrationId)
+    const bad = await cli(
+      'subscriptions',
+      'create',
+      '--agent',
+      'Watcher',
+      '--trigger',
+      'nope.trigger',
+      '--integration',
+      integrationId,
+    )
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('trigger: there is no trigger nope.trigger')
-    const badMapping = await cli('subscriptions', 'create', '--agent', 'Watcher', '--trigger', 'x', '--integration', integrationId, '--mapping', 'nope')
+    const badMapping = await cli(
+      'subscriptions',
+      'create',
+      '--agent',
+      'Watcher',
+      '--trigger',
+      'x',
+      '--integration',
+      integrationId,
+      '--mapping',
+      'nope',
+    )
     expect(badMapping.code).toBe(1)
     expect(badMapping.stderr).toContain('--mapping must be JSON')
     const missing = await cli('subscriptions', 'health', 'sub_nope')
@@ -240,11 +340,28 @@ describe('switchyard triggers and subscriptions', () => {
   it('subscriptions create, list, test, activate, health, deactivate and delete (when trello.new_card is declared)', async () => {
     const triggers = JSON.parse((await cli('triggers', 'list', '--json')).stdout)
     if (!triggers.some((t: any) => t.id === 'trello.new_card')) return
-    const created = await cli('subscriptions', 'create', '--agent', 'Watcher', '--trigger', 'trello.new_card', '--integration', integrationId,
-      '--config', JSON.stringify({ board_ids: [boardId] }), '--mapping', '{"subject":"{{ card.name }}"}', '--json')
+    const created = await cli(
+      'subscriptions',
+      'create',
+      '--agent',
+      'Watcher',
+      '--trigger',
+      'trello.new_card',
+      '--integration',
+      integrationId,
+      '--config',
+      JSON.stringify({ board_ids: [boardId] }),
+      '--mapping',
+      '{"subject":"{{ card.name }}"}',
+      '--json',
+    )
     expect(created.code, created.stdout + created.stderr).toBe(0)
     const sub = JSON.parse(created.stdout)
-    expect(sub).toMatchObject({ trigger_id: 'trello.new_card', status: 'inactive', mapping: { subject: '{{ card.name }}' } })
+    expect(sub).toMatchObject({
+      trigger_id: 'trello.new_card',
+      status: 'inactive',
+      mapping: { subject: '{{ card.name }}' },
+    })
 
     const list = await cli('subscriptions', 'list', '--agent', 'Watcher')
     expect(list.stdout).toMatch(new RegExp(`inactive\\s+New Card\\s+Watcher\\s+.+\\s+-\\s+${sub.id}`))
@@ -262,9 +379,13 @@ describe('switchyard triggers and subscriptions', () => {
     expect(health.stdout).toContain('Status:      active')
     expect(health.stdout).toMatch(/Integration: .+ connected/)
     expect(health.stdout).toMatch(/Webhook .+: active, present at the platform/)
-    expect(JSON.parse((await cli('subscriptions', 'health', sub.id, '--json')).stdout).webhooks).toHaveLength(1)
+    expect(JSON.parse((await cli('subscriptions', 'health', sub.id, '--json')).stdout).webhooks).toHaveLength(
+      1,
+    )
 
-    expect((await cli('subscriptions', 'deactivate', sub.id)).stdout).toBe(`New Card (${sub.id}) is inactive\n`)
+    expect((await cli('subscriptions', 'deactivate', sub.id)).stdout).toBe(
+      `New Card (${sub.id}) is inactive\n`,
+    )
     expect((await cli('subscriptions', 'delete', sub.id)).stdout).toBe(`Deleted subscription ${sub.id}\n`)
     expect((await cli('subscriptions', 'list', '--json')).stdout.trim()).toBe('[]')
   })

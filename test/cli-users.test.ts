@@ -9,15 +9,24 @@ const run = promisify(execFile)
 const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
 
 let stack: TestStack
-beforeAll(async () => { stack = await startTestStack() })
-afterAll(async () => { await stack?.close() })
+beforeAll(async () => {
+  stack = await startTestStack()
+})
+afterAll(async () => {
+  await stack?.close()
+})
 
 const cli = (args: string[], apiKey = stack.apiKey) =>
-  run(process.execPath, [BIN, 'users', ...args], { env: { ...process.env, SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: apiKey }, timeout: 60_000 })
+  run(process.execPath, [BIN, 'users', ...args], {
+    env: { ...process.env, SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: apiKey },
+    timeout: 60_000,
+  })
 
 describe('switchyard users, through the running service', () => {
   it('create, list, set-plan and remove, by email, with --json', async () => {
-    const created = JSON.parse((await cli(['create', 'Cli.User@example.test', '--plan', 'pro', '--json'])).stdout)
+    const created = JSON.parse(
+      (await cli(['create', 'Cli.User@example.test', '--plan', 'pro', '--json'])).stdout,
+    )
     expect(created.user).toMatchObject({ email: 'cli.user@example.test', plan: 'pro', role: 'member' })
     expect((await client(stack, created.api_key.key).get('/v1/me')).status).toBe(200)
 
@@ -25,7 +34,9 @@ describe('switchyard users, through the running service', () => {
     expect(listed.map((u: any) => u.email)).toContain('cli.user@example.test')
     expect((await cli(['list'])).stdout).toMatch(/cli\.user@example\.test\s+pro\s+member/)
 
-    const changed = JSON.parse((await cli(['set-plan', 'cli.user@example.test', 'enterprise', '--json'])).stdout)
+    const changed = JSON.parse(
+      (await cli(['set-plan', 'cli.user@example.test', 'enterprise', '--json'])).stdout,
+    )
     expect(changed.plan).toBe('enterprise')
 
     const refused = await cli(['remove', 'cli.user@example.test']).catch((err) => err)

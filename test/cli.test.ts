@@ -13,8 +13,12 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
   run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, timeout: 60_000 })
 
 let stack: TestStack
-beforeAll(async () => { stack = await startTestStack() })
-afterAll(async () => { await stack?.close() })
+beforeAll(async () => {
+  stack = await startTestStack()
+})
+afterAll(async () => {
+  await stack?.close()
+})
 
 describe('switchyard CLI', () => {
   it('tools list --json prints the catalogue', async () => {
@@ -22,7 +26,9 @@ describe('switchyard CLI', () => {
     const tools = JSON.parse(stdout)
     expect(tools.length).toBeGreaterThanOrEqual(7)
     for (const tool of tools) {
-      expect(Object.keys(tool)).toEqual(expect.arrayContaining(['id', 'title', 'platform', 'kind', 'effect', 'inputSchema', 'outputSchema']))
+      expect(Object.keys(tool)).toEqual(
+        expect.arrayContaining(['id', 'title', 'platform', 'kind', 'effect', 'inputSchema', 'outputSchema']),
+      )
     }
   })
 
@@ -31,11 +37,15 @@ describe('switchyard CLI', () => {
     expect(JSON.parse(stdout).every((t: any) => t.platform === 'zendesk')).toBe(true)
   })
 
-  it('tools list and search --json carry each step\'s description', async () => {
-    for (const args of [['tools', 'list', '--json'], ['tools', 'search', 'ticket', '--json']]) {
+  it("tools list and search --json carry each step's description", async () => {
+    for (const args of [
+      ['tools', 'list', '--json'],
+      ['tools', 'search', 'ticket', '--json'],
+    ]) {
       const tools = JSON.parse((await cli(args)).stdout)
       expect(tools.length, args.join(' ')).toBeGreaterThan(0)
-      for (const tool of tools) expect(typeof tool.description === 'string' && tool.description.length > 0, tool.id).toBe(true)
+      for (const tool of tools)
+        expect(typeof tool.description === 'string' && tool.description.length > 0, tool.id).toBe(true)
     }
   })
 
@@ -51,7 +61,15 @@ describe('switchyard CLI', () => {
   it('tools run calls the running service by account name and prints no secret', async () => {
     await connectZendesk(stack)
     const { stdout } = await cli(
-      ['tools', 'run', 'zendesk.create_ticket', '--integration', 'Ada Admin (acme)', '--input', '{"subject":"from the CLI","description":"d"}'],
+      [
+        'tools',
+        'run',
+        'zendesk.create_ticket',
+        '--integration',
+        'Ada Admin (acme)',
+        '--input',
+        '{"subject":"from the CLI","description":"d"}',
+      ],
       { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey },
     )
     // A person reads the summary line first, then the JSON.
@@ -64,15 +82,37 @@ describe('switchyard CLI', () => {
 
   it('tools run --json prints the answer alone, for scripts', async () => {
     const { stdout } = await cli(
-      ['tools', 'run', 'zendesk.create_ticket', '--json', '--integration', 'Ada Admin (acme)', '--input', '{"subject":"for a script","description":"d"}'],
+      [
+        'tools',
+        'run',
+        'zendesk.create_ticket',
+        '--json',
+        '--integration',
+        'Ada Admin (acme)',
+        '--input',
+        '{"subject":"for a script","description":"d"}',
+      ],
       { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey },
     )
-    expect(JSON.parse(stdout)).toMatchObject({ output: { subject: 'for a script' }, summary: { text: expect.stringMatching(/for a script created$/) } })
+    expect(JSON.parse(stdout)).toMatchObject({
+      output: { subject: 'for a script' },
+      summary: { text: expect.stringMatching(/for a script created$/) },
+    })
   })
 
   it('tools run with bad input exits non-zero with the problem naming the field', async () => {
-    const failed = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'Ada Admin (acme)', '--input', '{"ticket_id":"x"}'],
-      { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey }).catch((err) => err)
+    const failed = await cli(
+      [
+        'tools',
+        'run',
+        'zendesk.get_ticket',
+        '--integration',
+        'Ada Admin (acme)',
+        '--input',
+        '{"ticket_id":"x"}',
+      ],
+      { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey },
+    ).catch((err) => err)
     expect(failed.code).toBe(1)
     expect(JSON.parse(failed.stdout).errors[0].field).toBe('input.ticket_id')
   })
@@ -80,34 +120,73 @@ describe('switchyard CLI', () => {
   it('an account name two integrations share is refused, listing both ids; an unknown one lists what there is', async () => {
     const other = await stack.createUser()
     const env = { SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: other.apiKey }
-    const none = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme', '--input', '{"ticket_id":1}'], env).catch((err) => err)
+    const none = await cli(
+      ['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme', '--input', '{"ticket_id":1}'],
+      env,
+    ).catch((err) => err)
     expect(none.code).toBe(1)
-    expect(none.stderr).toContain('no zendesk integration has the id or account name "acme"; you have none yet')
+    expect(none.stderr).toContain(
+      'no zendesk integration has the id or account name "acme"; you have none yet',
+    )
     const first = (await connectZendesk({ url: stack.url, apiKey: other.apiKey })).integrationId!
     // A second account of the same name (two look-alike accounts): a copy of the first row under another id.
     const db = stack.services.store.db
-    const row = await db.selectFrom('integrations').selectAll().where('id', '=', first).executeTakeFirstOrThrow()
+    const row = await db
+      .selectFrom('integrations')
+      .selectAll()
+      .where('id', '=', first)
+      .executeTakeFirstOrThrow()
     const second = `${first}x`
-    await db.insertInto('integrations').values({ ...row, id: second, external_id: `${row.external_id}:copy`, fields: JSON.stringify(row.fields) } as any).execute()
-    const near = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme', '--input', '{"ticket_id":1}'], env).catch((err) => err)
+    await db
+      .insertInto('integrations')
+      .values({
+        ...row,
+        id: second,
+        external_id: `${row.external_id}:copy`,
+        fields: JSON.stringify(row.fields),
+      } as any)
+      .execute()
+    const near = await cli(
+      ['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme', '--input', '{"ticket_id":1}'],
+      env,
+    ).catch((err) => err)
     expect(near.code).toBe(1)
     expect(near.stderr).toContain(`yours are ${first} ("Ada Admin (acme)"), ${second} ("Ada Admin (acme)")`)
-    const both = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'Ada Admin (acme)', '--input', '{"ticket_id":1}'], env).catch((err) => err)
+    const both = await cli(
+      [
+        'tools',
+        'run',
+        'zendesk.get_ticket',
+        '--integration',
+        'Ada Admin (acme)',
+        '--input',
+        '{"ticket_id":1}',
+      ],
+      env,
+    ).catch((err) => err)
     expect(both.code).toBe(1)
     expect(JSON.parse(both.stdout).errors[0].field).toBe('integration')
-    expect(both.stderr).toContain(`integration: several zendesk integrations are named "Ada Admin (acme)"; give one of their ids: ${first} ("Ada Admin (acme)"), ${second} ("Ada Admin (acme)")`)
+    expect(both.stderr).toContain(
+      `integration: several zendesk integrations are named "Ada Admin (acme)"; give one of their ids: ${first} ("Ada Admin (acme)"), ${second} ("Ada Admin (acme)")`,
+    )
     expect(both.stderr).not.toContain(other.apiKey)
   })
 
   it('gives up on a service that never answers, with a clear message', async () => {
-    const silent = http.createServer(() => { /* never answers */ })
+    const silent = http.createServer(() => {
+      /* never answers */
+    })
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     try {
       const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
-      const failed = await cli(['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme', '--input', '{"ticket_id":1}'],
-        { SWITCHYARD_URL: url, SWITCHYARD_API_KEY: stack.apiKey, SWITCHYARD_CLI_TIMEOUT_MS: '500' }).catch((err) => err)
+      const failed = await cli(
+        ['tools', 'run', 'zendesk.get_ticket', '--integration', 'acme', '--input', '{"ticket_id":1}'],
+        { SWITCHYARD_URL: url, SWITCHYARD_API_KEY: stack.apiKey, SWITCHYARD_CLI_TIMEOUT_MS: '500' },
+      ).catch((err) => err)
       expect(failed.code).toBe(1)
-      expect(failed.stderr).toContain(`Switchyard at ${url} did not answer within 0.5 s; set SWITCHYARD_CLI_TIMEOUT_MS to wait longer`)
+      expect(failed.stderr).toContain(
+        `Switchyard at ${url} did not answer within 0.5 s; set SWITCHYARD_CLI_TIMEOUT_MS to wait longer`,
+      )
     } finally {
       silent.closeAllConnections()
       silent.close()
@@ -115,7 +194,9 @@ describe('switchyard CLI', () => {
   })
 
   it('sandbox --port N serves the sandboxes', async () => {
-    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     try {
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on('data', (chunk) => {

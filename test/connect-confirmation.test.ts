@@ -10,18 +10,27 @@ let stack: TestStack
 let owner: { id: string; apiKey: string; email: string }
 beforeAll(async () => {
   stack = await startTestStack()
-  const created = await client(stack, stack.apiKey).post('/v1/users', { email: 'link.owner@example.test', plan: 'pro' })
+  const created = await client(stack, stack.apiKey).post('/v1/users', {
+    email: 'link.owner@example.test',
+    plan: 'pro',
+  })
   owner = { id: created.body.user.id, apiKey: created.body.api_key.key, email: created.body.user.email }
 })
-afterAll(async () => { await stack?.close() })
+afterAll(async () => {
+  await stack?.close()
+})
 
 async function connectLink(apiKey = owner.apiKey): Promise<string> {
-  const start = await client(stack, apiKey).post('/v1/integrations/connect', { platform: 'zendesk', fields: { subdomain: 'acme' } })
+  const start = await client(stack, apiKey).post('/v1/integrations/connect', {
+    platform: 'zendesk',
+    fields: { subdomain: 'acme' },
+  })
   expect(start.status).toBe(201)
   return start.body.connect_url
 }
 
-const integrationsOf = async (apiKey: string) => (await client(stack, apiKey).get('/v1/integrations')).body.integrations
+const integrationsOf = async (apiKey: string) =>
+  (await client(stack, apiKey).get('/v1/integrations')).body.integrations
 
 describe('a connect link names its owner before the platform', () => {
   it('the page names the owner and the platform, with Continue and Cancel, and no script', async () => {
@@ -34,9 +43,15 @@ describe('a connect link names its owner before the platform', () => {
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
     expect(page.headers.get('cache-control')).toBe('no-store')
     const html = await page.text()
-    expect(html).toContain('Connect a Zendesk account to <strong class="owner">link.owner@example.test</strong>?')
-    expect(html).toMatch(/<form method="post" action="\/oauth\/start\/[^"]+\/continue"><button[^>]*>Continue to Zendesk<\/button>/)
-    expect(html).toMatch(/<form method="post" action="\/oauth\/start\/[^"]+\/cancel"><button[^>]*>Cancel<\/button>/)
+    expect(html).toContain(
+      'Connect a Zendesk account to <strong class="owner">link.owner@example.test</strong>?',
+    )
+    expect(html).toMatch(
+      /<form method="post" action="\/oauth\/start\/[^"]+\/continue"><button[^>]*>Continue to Zendesk<\/button>/,
+    )
+    expect(html).toMatch(
+      /<form method="post" action="\/oauth\/start\/[^"]+\/cancel"><button[^>]*>Cancel<\/button>/,
+    )
     expect(html).not.toMatch(/<script|\son\w+=|style="/i)
     // Nothing went to the platform yet.
     expect(browser.visited.every((u) => u.startsWith(stack.url))).toBe(true)
@@ -75,16 +90,26 @@ describe('a connect link names its owner before the platform', () => {
     const browser = new BrowserLike()
     const url = await connectLink()
     expect((await browser.get(url)).status).toBe(200)
-    const forged = await fetch(`${url}/continue`, { method: 'POST', redirect: 'manual', headers: { origin: 'https://evil.example' } })
+    const forged = await fetch(`${url}/continue`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { origin: 'https://evil.example' },
+    })
     expect(new URL(forged.headers.get('location')!, stack.url).searchParams.get('code')).toBe('forbidden')
     // Without the binding cookie (a cross-site POST never carries a SameSite=Lax cookie) it is refused too.
     const cookieless = await fetch(`${url}/continue`, { method: 'POST', redirect: 'manual' })
-    expect(new URL(cookieless.headers.get('location')!, stack.url).searchParams.get('error')).toMatch(/another browser/)
+    expect(new URL(cookieless.headers.get('location')!, stack.url).searchParams.get('error')).toMatch(
+      /another browser/,
+    )
   })
 
   it('the owner, signed in in this browser, goes straight on to the platform', async () => {
     const browser = new BrowserLike()
-    const signIn = await browser.request(`${stack.url}/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: owner.apiKey }) })
+    const signIn = await browser.request(`${stack.url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: owner.apiKey }),
+    })
     expect(signIn.status).toBe(204)
     const opened = await browser.get(await connectLink())
     expect(opened.status).toBe(302)
@@ -95,7 +120,11 @@ describe('a connect link names its owner before the platform', () => {
     const browser = new BrowserLike()
     const url = await connectLink()
     expect((await browser.get(url)).status).toBe(200)
-    await browser.request(`${stack.url}/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: owner.apiKey }) })
+    await browser.request(`${stack.url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: owner.apiKey }),
+    })
     const cancelled = await browser.post(`${url}/cancel`, {})
     expect(cancelled.status).toBe(303)
     const back = new URL(cancelled.headers.get('location')!, stack.url)
@@ -106,7 +135,11 @@ describe('a connect link names its owner before the platform', () => {
   it('someone signed in as another user still sees whose account it is', async () => {
     const other = await stack.createUser()
     const browser = new BrowserLike()
-    await browser.request(`${stack.url}/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: other.apiKey }) })
+    await browser.request(`${stack.url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: other.apiKey }),
+    })
     const opened = await browser.get(await connectLink())
     expect(opened.status).toBe(200)
     expect(await opened.text()).toContain('link.owner@example.test')

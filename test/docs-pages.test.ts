@@ -40,7 +40,8 @@ describe('every tool step and platform the web app links to has its place in the
 
   it('the index lists every page, and is a page of its own (no login, no web app)', async () => {
     const index = await html('/docs')
-    for (const page of ['tools.md', 'agents.md', 'platforms/trello.md', 'triggers/vercel.md']) expect(index).toContain(`href="/docs/${page}"`)
+    for (const page of ['tools.md', 'agents.md', 'platforms/trello.md', 'triggers/vercel.md'])
+      expect(index).toContain(`href="/docs/${page}"`)
     const css = await get('/docs/assets/docs.css')
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8')
   })
@@ -53,18 +54,23 @@ describe('links between doc pages lead somewhere', () => {
     const broken: string[] = []
     let checked = 0
     const rendered = new Map<string, string>()
-    const pageAt = async (rel: string) => rendered.get(rel) ?? rendered.set(rel, await (await get(`/docs/${rel}`)).text()).get(rel)!
+    const pageAt = async (rel: string) =>
+      rendered.get(rel) ?? rendered.set(rel, await (await get(`/docs/${rel}`)).text()).get(rel)!
     for (const rel of pages) {
       const source = await pageAt(rel)
       for (const [, href] of [...source.matchAll(/<a href="((?:[^"#:]*\.md)?(?:#[^"]*)?)"/g)]) {
         if (!href) continue
         checked++
         const [target, fragment] = href.split('#') as [string, string | undefined]
-        if (target.includes('..') && !new URL(target, `http://x/docs/${rel}`).pathname.startsWith('/docs/')) continue // the README or source, outside docs/
-        const targetRel = target ? new URL(target, `http://x/docs/${rel}`).pathname.slice('/docs/'.length) : rel
+        if (target.includes('..') && !new URL(target, `http://x/docs/${rel}`).pathname.startsWith('/docs/'))
+          continue // the README or source, outside docs/
+        const targetRel = target
+          ? new URL(target, `http://x/docs/${rel}`).pathname.slice('/docs/'.length)
+          : rel
         const res = target ? await get(`/docs/${targetRel}`) : { status: 200 }
         if (res.status !== 200) broken.push(`${rel} → ${href} (${res.status})`)
-        else if (fragment && !idsIn(await pageAt(targetRel)).has(decodeURIComponent(fragment))) broken.push(`${rel} → ${href} (no such heading)`)
+        else if (fragment && !idsIn(await pageAt(targetRel)).has(decodeURIComponent(fragment)))
+          broken.push(`${rel} → ${href} (no such heading)`)
       }
     }
     expect(checked).toBeGreaterThan(30)
@@ -85,9 +91,17 @@ function rawGet(path: string): Promise<{ status: number; type: string }> {
 
 describe('only pages are served: anything else is a JSON 4xx', () => {
   it.each([
-    ['/docs/../package.json', 404], ['/docs/%2e%2e/package.json', 404], ['/docs/..%2fpackage.json', 404],
-    ['/docs/platforms/../../README.md', 404], ['/docs/./tools.md', 404], ['/docs//etc/passwd', 404],
-    ['/docs/tools', 404], ['/docs/TOOLS.md', 404], ['/docs/nope.md', 404], ['/docs/platforms/', 404], ['/docs/.hidden.md', 404],
+    ['/docs/../package.json', 404],
+    ['/docs/%2e%2e/package.json', 404],
+    ['/docs/..%2fpackage.json', 404],
+    ['/docs/platforms/../../README.md', 404],
+    ['/docs/./tools.md', 404],
+    ['/docs//etc/passwd', 404],
+    ['/docs/tools', 404],
+    ['/docs/TOOLS.md', 404],
+    ['/docs/nope.md', 404],
+    ['/docs/platforms/', 404],
+    ['/docs/.hidden.md', 404],
     ['/docs/tools.md%00', 400],
   ])('GET %s answers %i', async (path, status) => {
     const res = await rawGet(path)
@@ -100,7 +114,10 @@ describe('a page shows what is written in it as text, never as markup', () => {
   it('raw HTML in a page is escaped', () => {
     const root = mkdtempSync(join(tmpdir(), 'switchyard-docs-'))
     try {
-      writeFileSync(join(root, 'page.md'), '# Title\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))\n')
+      writeFileSync(
+        join(root, 'page.md'),
+        '# Title\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))\n',
+      )
       const page = renderPage('page.md', root)!
       expect(page).not.toContain('<script>alert')
       expect(page).toContain('&lt;script&gt;')

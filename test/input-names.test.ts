@@ -16,7 +16,8 @@ function fieldNames(schema: z.ZodType): string[] {
       visit(child, `${path}${name}.`)
     }
     if (node.items) visit(node.items, path)
-    for (const alternative of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) visit(alternative, path)
+    for (const alternative of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])])
+      visit(alternative, path)
   }
   visit(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }), '')
   return names
@@ -33,12 +34,20 @@ describe('one naming convention for inputs across the catalogue', () => {
     expect(declared.flatMap((d) => fieldNames(d.schema))).toContain('card_id')
   })
 
-  it.each(declared.map((d) => [d.what, d.schema] as const))('%s names its fields in snake_case', (_what, schema) => {
-    expect(fieldNames(schema).filter((name) => !name.split('.').every((part) => SNAKE_CASE.test(part)))).toEqual([])
-  })
+  it.each(declared.map((d) => [d.what, d.schema] as const))(
+    '%s names its fields in snake_case',
+    (_what, schema) => {
+      expect(
+        fieldNames(schema).filter((name) => !name.split('.').every((part) => SNAKE_CASE.test(part))),
+      ).toEqual([])
+    },
+  )
 
   it('would catch a camelCase or id-prefixed name', () => {
-    expect(fieldNames(z.object({ idList: z.string(), settings: z.object({ buildCommand: z.string() }) })).filter((n) => !n.split('.').every((p) => SNAKE_CASE.test(p))))
-      .toEqual(['idList', 'settings.buildCommand'])
+    expect(
+      fieldNames(z.object({ idList: z.string(), settings: z.object({ buildCommand: z.string() }) })).filter(
+        (n) => !n.split('.').every((p) => SNAKE_CASE.test(p)),
+      ),
+    ).toEqual(['idList', 'settings.buildCommand'])
   })
 })

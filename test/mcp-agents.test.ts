@@ -32,20 +32,33 @@ afterAll(async () => {
 })
 
 describe('agents and runs over MCP', () => {
-  it('lists the caller\'s agents with their inputs, starts one by name, and reads the run with its timeline', async () => {
+  it("lists the caller's agents with their inputs, starts one by name, and reads the run with its timeline", async () => {
     const { agents } = await callOk(mcp, 'list_agents')
-    expect(agents).toEqual([expect.objectContaining({ id: agentId, name: 'Board reader', inputs: [expect.objectContaining({ name: 'note', required: true })] })])
+    expect(agents).toEqual([
+      expect.objectContaining({
+        id: agentId,
+        name: 'Board reader',
+        inputs: [expect.objectContaining({ name: 'note', required: true })],
+      }),
+    ])
     const started = await callOk(mcp, 'start_agent_run', { agent: 'Board reader', inputs: { note: 'hi' } })
     expect(started.status).toBe('queued')
     await waitForRun(rest(stack, stack.apiKey), started.id)
     const run = await callOk(mcp, 'get_run', { run_id: started.id })
     expect(run.status).toBe('succeeded')
     expect(run.result.note).toBe('hi')
-    expect(run.timeline[0]).toMatchObject({ key: 'boards', tool_id: 'trello.get_boards', status: 'succeeded' })
+    expect(run.timeline[0]).toMatchObject({
+      key: 'boards',
+      tool_id: 'trello.get_boards',
+      status: 'succeeded',
+    })
   })
 
-  it('answers bad arguments and other users\' runs as tool errors naming the field', async () => {
-    expect(await callFails(mcp, 'start_agent_run', { agent: 'Board reader', inputs: {} })).toMatchObject({ code: 'invalid_input', errors: [{ field: 'inputs.note' }] })
+  it("answers bad arguments and other users' runs as tool errors naming the field", async () => {
+    expect(await callFails(mcp, 'start_agent_run', { agent: 'Board reader', inputs: {} })).toMatchObject({
+      code: 'invalid_input',
+      errors: [{ field: 'inputs.note' }],
+    })
     expect(await callFails(mcp, 'start_agent_run', { agent: 'nobody' })).toMatchObject({ code: 'not_found' })
     const other = await stack.createUser()
     const theirs = await httpClient(stack.url, other.apiKey)

@@ -36,9 +36,15 @@ afterAll(async () => {
 const tool = (name: string) => tools.find((t) => t.name === name)!
 
 describe('the tool list', () => {
-  it('has every tool step once, in the catalogue\'s fixed order, after the search tool and the agent tools', async () => {
+  it("has every tool step once, in the catalogue's fixed order, after the search tool and the agent tools", async () => {
     const steps = stack.services.registry.list()
-    expect(tools.map((t) => t.name)).toEqual(['search_tools', 'list_agents', 'start_agent_run', 'get_run', ...steps.map((s) => toolNameOf(s.id))])
+    expect(tools.map((t) => t.name)).toEqual([
+      'search_tools',
+      'list_agents',
+      'start_agent_run',
+      'get_run',
+      ...steps.map((s) => toolNameOf(s.id)),
+    ])
     for (const step of steps) {
       const listed = tool(toolNameOf(step.id))
       expect(listed.name).toMatch(/^[a-z0-9_]{1,64}$/)
@@ -46,7 +52,10 @@ describe('the tool list', () => {
       expect(listed.title).toContain(step.title)
       expect(listed.inputSchema.type).toBe('object')
       expect(listed.outputSchema?.type).toBe('object')
-      expect(Object.keys(listed.inputSchema.properties!)).toEqual(['integration', ...Object.keys(step.inputSchema.properties as object)])
+      expect(Object.keys(listed.inputSchema.properties!)).toEqual([
+        'integration',
+        ...Object.keys(step.inputSchema.properties as object),
+      ])
     }
     expect((await listAll(mcp)).tools).toEqual(tools)
   })
@@ -60,8 +69,15 @@ describe('the tool list', () => {
       const { tools: all, pages } = await listAll(paged)
       expect(pages).toBe(Math.ceil(tools.length / 5))
       expect(all).toEqual(tools)
-      for (const cursor of ['nonsense', Buffer.from('{"offset":-5}').toString('base64url'), Buffer.from('{"offset":999}').toString('base64url')]) {
-        await expect(paged.listTools({ cursor })).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('cursor') })
+      for (const cursor of [
+        'nonsense',
+        Buffer.from('{"offset":-5}').toString('base64url'),
+        Buffer.from('{"offset":999}').toString('base64url'),
+      ]) {
+        await expect(paged.listTools({ cursor })).rejects.toMatchObject({
+          code: ErrorCode.InvalidParams,
+          message: expect.stringContaining('cursor'),
+        })
       }
     } finally {
       await paged.close()
@@ -82,8 +98,14 @@ describe('the tool list', () => {
     ['zendesk_api_call', { readOnlyHint: false, destructiveHint: true, idempotentHint: false }],
     ['trello_api_call', { readOnlyHint: false, destructiveHint: true, idempotentHint: false }],
     ['vercel_api_call', { readOnlyHint: false, destructiveHint: true, idempotentHint: false }],
-    ['search_tools', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
-    ['list_agents', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
+    [
+      'search_tools',
+      { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    ],
+    [
+      'list_agents',
+      { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    ],
     ['get_run', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
     ['start_agent_run', { readOnlyHint: false, destructiveHint: false, idempotentHint: false }],
   ])('%s is annotated %o', (name, hints) => {
@@ -93,7 +115,9 @@ describe('the tool list', () => {
   it('sets every hint explicitly on every tool, and marks each delete step destructive', () => {
     for (const listed of tools) {
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
-        expect(typeof (listed.annotations as Record<string, unknown>)[hint], `${listed.name} ${hint}`).toBe('boolean')
+        expect(typeof (listed.annotations as Record<string, unknown>)[hint], `${listed.name} ${hint}`).toBe(
+          'boolean',
+        )
       }
     }
     for (const step of stack.services.registry.list().filter((s) => s.effect === 'delete')) {
@@ -101,10 +125,18 @@ describe('the tool list', () => {
     }
   })
 
-  it('offers the caller\'s one account per platform as the default integration', () => {
-    expect(tool('zendesk_get_ticket').inputSchema.properties!.integration).toMatchObject({ enum: [ZENDESK_ACCOUNT], default: ZENDESK_ACCOUNT })
-    expect(tool('trello_get_boards').inputSchema.properties!.integration).toMatchObject({ enum: [expect.any(String)] })
-    expect(tool('vercel_list_deployments').inputSchema.properties!.integration).toMatchObject({ enum: [VERCEL_PERSONAL], default: VERCEL_PERSONAL })
+  it("offers the caller's one account per platform as the default integration", () => {
+    expect(tool('zendesk_get_ticket').inputSchema.properties!.integration).toMatchObject({
+      enum: [ZENDESK_ACCOUNT],
+      default: ZENDESK_ACCOUNT,
+    })
+    expect(tool('trello_get_boards').inputSchema.properties!.integration).toMatchObject({
+      enum: [expect.any(String)],
+    })
+    expect(tool('vercel_list_deployments').inputSchema.properties!.integration).toMatchObject({
+      enum: [VERCEL_PERSONAL],
+      default: VERCEL_PERSONAL,
+    })
     expect(tool('zendesk_get_ticket').inputSchema.required).toEqual(['ticket_id'])
   })
 
@@ -116,11 +148,16 @@ describe('the tool list', () => {
     try {
       const { tools: listed } = await listAll(client)
       const deployments = listed.find((t) => t.name === 'vercel_list_deployments')!
-      expect(deployments.inputSchema.properties!.integration).toEqual(expect.objectContaining({ enum: [VERCEL_PERSONAL, VERCEL_TEAM].sort() }))
+      expect(deployments.inputSchema.properties!.integration).toEqual(
+        expect.objectContaining({ enum: [VERCEL_PERSONAL, VERCEL_TEAM].sort() }),
+      )
       expect(deployments.inputSchema.properties!.integration).not.toHaveProperty('default')
       expect(deployments.inputSchema.required).toContain('integration')
       const problem = await callFails(client, 'vercel_list_deployments', {})
-      expect(problem).toMatchObject({ code: 'invalid_input', errors: [{ field: 'integration', message: expect.stringContaining(VERCEL_TEAM) }] })
+      expect(problem).toMatchObject({
+        code: 'invalid_input',
+        errors: [{ field: 'integration', message: expect.stringContaining(VERCEL_TEAM) }],
+      })
       const team = await callOk(client, 'vercel_list_deployments', { integration: VERCEL_TEAM })
       expect(new Set(team.deployments.map((d: any) => d.projectId))).toEqual(new Set([VERCEL.teamProject.id]))
     } finally {
@@ -133,9 +170,17 @@ describe('account names', () => {
   it('two accounts of a platform with the same name are offered by id, so each can be chosen', async () => {
     const owner = await stack.createUser()
     const user = (await stack.services.users.authenticateKey(owner.apiKey))!.user
-    const save = (externalId: string) => stack.services.integrations.save({
-      user, platform: 'trello', externalId, accountName: 'Twin', fields: {}, connectedWith: 'credentials', sealedCredentials: 'unused', expiresAt: null,
-    })
+    const save = (externalId: string) =>
+      stack.services.integrations.save({
+        user,
+        platform: 'trello',
+        externalId,
+        accountName: 'Twin',
+        fields: {},
+        connectedWith: 'credentials',
+        sealedCredentials: 'unused',
+        expiresAt: null,
+      })
     const ids = [(await save('member-1')).id, (await save('member-2')).id].sort()
     const client = await httpClient(stack.url, owner.apiKey)
     try {
@@ -150,7 +195,12 @@ describe('account names', () => {
 describe('calling every tool step against the sandboxes', () => {
   it('runs each step once, and each result matches its output schema', async () => {
     const called = await callEveryStep(mcp, stack)
-    expect([...called].sort()).toEqual(stack.services.registry.list().map((s) => toolNameOf(s.id)).sort())
+    expect([...called].sort()).toEqual(
+      stack.services.registry
+        .list()
+        .map((s) => toolNameOf(s.id))
+        .sort(),
+    )
   })
 })
 
@@ -159,7 +209,8 @@ describe('search_tools', () => {
     const { matches, total } = await callOk(mcp, 'search_tools', { query: 'ticketing', limit: 3 })
     expect(total).toBe(stack.services.registry.search('ticketing').length)
     expect(matches).toHaveLength(3)
-    for (const match of matches) expect(match).toMatchObject({ platform: 'zendesk', accounts: [ZENDESK_ACCOUNT] })
+    for (const match of matches)
+      expect(match).toMatchObject({ platform: 'zendesk', accounts: [ZENDESK_ACCOUNT] })
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(matches.map((m: any) => m.name)))
   })
 
@@ -169,7 +220,10 @@ describe('search_tools', () => {
   })
 
   it('refuses an empty query, naming the field', async () => {
-    expect(await callFails(mcp, 'search_tools', { query: ' ' })).toMatchObject({ code: 'invalid_input', errors: [{ field: 'query' }] })
+    expect(await callFails(mcp, 'search_tools', { query: ' ' })).toMatchObject({
+      code: 'invalid_input',
+      errors: [{ field: 'query' }],
+    })
   })
 })
 
@@ -178,7 +232,12 @@ describe('errors are tool results with the REST problem detail', () => {
     ['a missing field', 'zendesk_create_ticket', { description: 'no subject' }, 'subject'],
     ['a wrong type', 'zendesk_get_ticket', { ticket_id: 'seven' }, 'ticket_id'],
     ['an unknown field', 'trello_get_card', { card_id: TRELLO.board.id, colour: 'red' }, 'colour'],
-    ['a bad API Call endpoint', 'zendesk_api_call', { method: 'GET', endpoint: '/api/v2/../../admin' }, 'endpoint'],
+    [
+      'a bad API Call endpoint',
+      'zendesk_api_call',
+      { method: 'GET', endpoint: '/api/v2/../../admin' },
+      'endpoint',
+    ],
   ])('%s is invalid_input naming the argument', async (_case, name, args, field) => {
     const problem = await callFails(mcp, name, args)
     expect(problem).toMatchObject({ code: 'invalid_input', status: 400, title: 'Invalid input' })
@@ -186,36 +245,63 @@ describe('errors are tool results with the REST problem detail', () => {
     expect(problem.detail).toContain(field)
   })
 
-  it('an account that is not the caller\'s is not_found', async () => {
-    expect(await callFails(mcp, 'zendesk_list_tickets', { integration: 'someone else' })).toMatchObject({ code: 'not_found' })
+  it("an account that is not the caller's is not_found", async () => {
+    expect(await callFails(mcp, 'zendesk_list_tickets', { integration: 'someone else' })).toMatchObject({
+      code: 'not_found',
+    })
   })
 
   it('an unknown tool is a protocol error (InvalidParams), as MCP says', async () => {
-    await expect(mcp.callTool({ name: 'zendesk_burn_ticket', arguments: {} })).rejects.toMatchObject({ code: ErrorCode.InvalidParams })
+    await expect(mcp.callTool({ name: 'zendesk_burn_ticket', arguments: {} })).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+    })
   })
 
-  it('a platform\'s refusal carries the same code and troubleshooting rules as over REST', async () => {
+  it("a platform's refusal carries the same code and troubleshooting rules as over REST", async () => {
     const control = trelloControl(stack)
     const board = await control.call('POST', '/boards', { name: 'Private', owner: 'grace' })
     const graceToken = await control.mintToken('grace')
-    const auth = { authorization: `OAuth oauth_consumer_key="${TRELLO.app.key}", oauth_token="${graceToken}"`, 'content-type': 'application/json' }
-    const lists = await (await fetch(`${stack.sandboxUrl}/trello/1/boards/${board.body.id ?? board.body.board?.id}/lists`, { headers: auth })).json() as any[]
-    const card = await (await fetch(`${stack.sandboxUrl}/trello/1/cards`, { method: 'POST', headers: auth, body: JSON.stringify({ idList: lists[0].id, name: 'secret' }) })).json() as any
+    const auth = {
+      authorization: `OAuth oauth_consumer_key="${TRELLO.app.key}", oauth_token="${graceToken}"`,
+      'content-type': 'application/json',
+    }
+    const lists = (await (
+      await fetch(`${stack.sandboxUrl}/trello/1/boards/${board.body.id ?? board.body.board?.id}/lists`, {
+        headers: auth,
+      })
+    ).json()) as any[]
+    const card = (await (
+      await fetch(`${stack.sandboxUrl}/trello/1/cards`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ idList: lists[0].id, name: 'secret' }),
+      })
+    ).json()) as any
     const overMcp = await callFails(mcp, 'trello_get_card', { card_id: card.id })
     const { integrations } = (await rest(stack, stack.apiKey).get('/v1/integrations')).body
-    const overRest = await rest(stack, stack.apiKey).run('trello.get_card', integrations.find((i: any) => i.platform === 'trello').id, { card_id: card.id })
+    const overRest = await rest(stack, stack.apiKey).run(
+      'trello.get_card',
+      integrations.find((i: any) => i.platform === 'trello').id,
+      { card_id: card.id },
+    )
     expect(overMcp).toEqual(overRest.body)
     expect(overMcp.troubleshooting.length).toBeGreaterThan(0)
   })
 
-  it('a platform\'s rate limit is rate_limited with retry_after', async () => {
-    await zendeskControl(stack).fault({ rate_limit: { retry_after: 120 }, match: { method: 'GET', path: '/api/v2/users/me.json' }, times: 1 })
-    expect(await callFails(mcp, 'zendesk_api_call', { method: 'GET', endpoint: '/api/v2/users/me.json' })).toMatchObject({ code: 'rate_limited', status: 429, retry_after: 120 })
+  it("a platform's rate limit is rate_limited with retry_after", async () => {
+    await zendeskControl(stack).fault({
+      rate_limit: { retry_after: 120 },
+      match: { method: 'GET', path: '/api/v2/users/me.json' },
+      times: 1,
+    })
+    expect(
+      await callFails(mcp, 'zendesk_api_call', { method: 'GET', endpoint: '/api/v2/users/me.json' }),
+    ).toMatchObject({ code: 'rate_limited', status: 429, retry_after: 120 })
   })
 })
 
 describe('tenancy', () => {
-  it('another user sees none of the first user\'s accounts and cannot act as them', async () => {
+  it("another user sees none of the first user's accounts and cannot act as them", async () => {
     const other = await stack.createUser()
     const client = await httpClient(stack.url, other.apiKey)
     try {
@@ -223,10 +309,16 @@ describe('tenancy', () => {
       expect(listed.map((t) => t.name)).toEqual(tools.map((t) => t.name))
       const text = JSON.stringify(listed)
       const { integrations } = (await rest(stack, stack.apiKey).get('/v1/integrations')).body
-      for (const integration of integrations) expect(text).not.toContain(JSON.stringify(integration.account_name))
-      for (const listedTool of listed.slice(4)) expect(Object.keys(listedTool.inputSchema.properties!.integration)).toEqual(['type', 'description'])
+      for (const integration of integrations)
+        expect(text).not.toContain(JSON.stringify(integration.account_name))
+      for (const listedTool of listed.slice(4))
+        expect(Object.keys(listedTool.inputSchema.properties!.integration)).toEqual(['type', 'description'])
       for (const integration of integrations) {
-        const problem = await callFails(client, `${integration.platform}_api_call`, { integration: integration.id, method: 'GET', endpoint: '/x' })
+        const problem = await callFails(client, `${integration.platform}_api_call`, {
+          integration: integration.id,
+          method: 'GET',
+          endpoint: '/x',
+        })
         expect(JSON.stringify(problem)).not.toContain(integration.account_name)
       }
       const search = await callOk(client, 'search_tools', { query: 'ticket' })
@@ -244,7 +336,9 @@ describe('tenancy', () => {
       expect(problem).toMatchObject({ code: 'not_found', connect: { page: `${stack.url}/integrations` } })
       expect(problem.detail).toContain('/integrations')
       expect(problem.connect.rest.join(' ')).toContain('POST /v1/integrations/connect {"platform": "trello"}')
-      expect(problem.connect.rest.join(' ')).toContain('POST /v1/integrations {"platform": "trello", "credentials": {"key": "…", "token": "…"}}')
+      expect(problem.connect.rest.join(' ')).toContain(
+        'POST /v1/integrations {"platform": "trello", "credentials": {"key": "…", "token": "…"}}',
+      )
     } finally {
       await client.close()
     }
@@ -262,12 +356,19 @@ describe('the list changes when the caller connects or disconnects', () => {
         changes++
         announced()
       })
-      const next = () => new Promise<void>((resolve) => { announced = resolve })
+      const next = () =>
+        new Promise<void>((resolve) => {
+          announced = resolve
+        })
       const before = (await listAll(client)).tools.find((t) => t.name === 'trello_get_boards')!
       expect(before.inputSchema.properties!.integration).not.toHaveProperty('enum')
 
       const connected = next()
-      const id = await connectTrelloWithToken({ url: stack.url, apiKey: user.apiKey, sandboxUrl: stack.sandboxUrl })
+      const id = await connectTrelloWithToken({
+        url: stack.url,
+        apiKey: user.apiKey,
+        sandboxUrl: stack.sandboxUrl,
+      })
       await connected
       const after = (await listAll(client)).tools.find((t) => t.name === 'trello_get_boards')!
       expect((after.inputSchema.properties!.integration as any).enum).toHaveLength(1)
@@ -275,7 +376,10 @@ describe('the list changes when the caller connects or disconnects', () => {
       const disconnected = next()
       expect((await rest(stack, user.apiKey).post(`/v1/integrations/${id}/disconnect`)).status).toBe(200)
       await disconnected
-      expect((await listAll(client)).tools.find((t) => t.name === 'trello_get_boards')!.inputSchema.properties!.integration).not.toHaveProperty('enum')
+      expect(
+        (await listAll(client)).tools.find((t) => t.name === 'trello_get_boards')!.inputSchema.properties!
+          .integration,
+      ).not.toHaveProperty('enum')
       expect(changes).toBe(2)
     } finally {
       await client.close()
@@ -287,7 +391,10 @@ describe('shutting down', () => {
   it('the service closes while a client holds its GET stream open', async () => {
     const instance = await buildApp(stack.services)
     await instance.listen({ port: 0, host: '127.0.0.1' })
-    const client = await httpClient(`http://127.0.0.1:${(instance.server.address() as { port: number }).port}`, stack.apiKey)
+    const client = await httpClient(
+      `http://127.0.0.1:${(instance.server.address() as { port: number }).port}`,
+      stack.apiKey,
+    )
     await streamOpen(client)
     await instance.close() // never resolves if the stream keeps the connection busy
     await client.close()
@@ -295,12 +402,22 @@ describe('shutting down', () => {
 })
 
 describe('authentication', () => {
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } }
-  const post = (path: string, headers: Record<string, string>) => fetch(`${stack.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    body: JSON.stringify(initialize),
-  })
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+  }
+  const post = (path: string, headers: Record<string, string>) =>
+    fetch(`${stack.url}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(initialize),
+    })
 
   it('answers a valid key', async () => {
     const res = await post('/mcp', { authorization: `Bearer ${stack.apiKey}` })
@@ -330,7 +447,9 @@ describe('authentication', () => {
     ['api_key', () => stack.apiKey],
     ['x', () => stack.apiKey],
   ])('refuses a key in the query string (?%s=…) even alongside a valid header', async (name, value) => {
-    const res = await post(`/mcp?${name}=${encodeURIComponent(value())}`, { authorization: `Bearer ${stack.apiKey}` })
+    const res = await post(`/mcp?${name}=${encodeURIComponent(value())}`, {
+      authorization: `Bearer ${stack.apiKey}`,
+    })
     expect(res.status).toBe(400)
     const problem = await res.json()
     expect(problem).toMatchObject({ code: 'invalid_input', errors: [{ field: `query.${name}` }] })
@@ -338,14 +457,26 @@ describe('authentication', () => {
     expect(JSON.stringify(problem)).not.toContain(stack.apiKey)
   })
 
-  it('ignores the web app\'s session cookie', async () => {
-    const signIn = await fetch(`${stack.url}/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: stack.url }, body: JSON.stringify({ api_key: stack.apiKey }) })
+  it("ignores the web app's session cookie", async () => {
+    const signIn = await fetch(`${stack.url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: stack.url },
+      body: JSON.stringify({ api_key: stack.apiKey }),
+    })
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]
     expect((await post('/mcp', { cookie, origin: stack.url })).status).toBe(401)
   })
 
-  it('a body that is not JSON gets JSON-RPC\'s parse error', async () => {
-    const res = await fetch(`${stack.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":' })
+  it("a body that is not JSON gets JSON-RPC's parse error", async () => {
+    const res = await fetch(`${stack.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${stack.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{"jsonrpc":',
+    })
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ error: { code: -32700 } })
   })
@@ -357,7 +488,10 @@ describe('authentication', () => {
   })
 
   it('DELETE is 405: there are no sessions to end', async () => {
-    const res = await fetch(`${stack.url}/mcp`, { method: 'DELETE', headers: { authorization: `Bearer ${stack.apiKey}` } })
+    const res = await fetch(`${stack.url}/mcp`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${stack.apiKey}` },
+    })
     expect(res.status).toBe(405)
   })
 })
@@ -367,13 +501,17 @@ describe('a stream and its credential', () => {
     const api = rest(stack, stack.apiKey)
     const created = await api.post('/v1/api-keys', { name: 'short-lived' })
     expect(created.status).toBe(201)
-    const res = await fetch(`${stack.url}/mcp`, { headers: { authorization: `Bearer ${created.body.key}`, accept: 'text/event-stream' } })
+    const res = await fetch(`${stack.url}/mcp`, {
+      headers: { authorization: `Bearer ${created.body.key}`, accept: 'text/event-stream' },
+    })
     expect(res.status).toBe(200)
     const reader = res.body!.getReader()
     await reader.read() // the opening comment
     expect((await api.delete(`/v1/api-keys/${created.body.id}`)).status).toBe(204)
     const ended = await Promise.race([
-      (async () => { for (;;) if ((await reader.read()).done) return true })(),
+      (async () => {
+        for (;;) if ((await reader.read()).done) return true
+      })(),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000)),
     ])
     expect(ended).toBe(true)

@@ -37,7 +37,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('MCP across instances on PostgreSQ
     const user = await a.createUser()
     const onB = await httpClient(b.url, user.apiKey)
     try {
-      const changed = new Promise<void>((resolve) => onB.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()))
+      const changed = new Promise<void>((resolve) =>
+        onB.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+      )
       await listAll(onB)
       const id = await connectTrelloWithToken({ url: a.url, apiKey: user.apiKey, sandboxUrl: a.sandboxUrl })
       await changed

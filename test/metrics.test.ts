@@ -42,7 +42,10 @@ describe('/metrics counts what operators watch', () => {
   it('tool calls, their latency and errors by code move after real runs against the sandbox', async () => {
     const api = client(stack, stack.apiKey)
     const before = (await scrape()).text
-    const created = await api.run('zendesk.create_ticket', integration, { subject: 'Printer on fire', description: 'Smoke' })
+    const created = await api.run('zendesk.create_ticket', integration, {
+      subject: 'Printer on fire',
+      description: 'Smoke',
+    })
     expect(created.status, JSON.stringify(created.body)).toBe(200)
     const missing = await api.run('zendesk.get_ticket', integration, { ticket_id: 987654 })
     expect(missing.status).toBe(404)
@@ -51,12 +54,20 @@ describe('/metrics counts what operators watch', () => {
     expect(status).toBe(200)
     expect(type).toMatch(/^text\/plain; version=0\.0\.4/)
     const ok = { tool: 'zendesk.create_ticket', platform: 'zendesk', outcome: 'ok' }
-    expect(sample(text, 'switchyard_tool_calls_total', ok)).toBe(sample(before, 'switchyard_tool_calls_total', ok) + 1)
+    expect(sample(text, 'switchyard_tool_calls_total', ok)).toBe(
+      sample(before, 'switchyard_tool_calls_total', ok) + 1,
+    )
     const notFound = { tool: 'zendesk.get_ticket', platform: 'zendesk', outcome: missing.body.code }
-    expect(sample(text, 'switchyard_tool_calls_total', notFound)).toBe(sample(before, 'switchyard_tool_calls_total', notFound) + 1)
+    expect(sample(text, 'switchyard_tool_calls_total', notFound)).toBe(
+      sample(before, 'switchyard_tool_calls_total', notFound) + 1,
+    )
     const count = { tool: 'zendesk.create_ticket', platform: 'zendesk' }
-    expect(sample(text, 'switchyard_tool_call_duration_seconds_count', count)).toBe(sample(before, 'switchyard_tool_call_duration_seconds_count', count) + 1)
-    expect(sample(text, 'switchyard_errors_total', { code: missing.body.code })).toBeGreaterThan(sample(before, 'switchyard_errors_total', { code: missing.body.code }))
+    expect(sample(text, 'switchyard_tool_call_duration_seconds_count', count)).toBe(
+      sample(before, 'switchyard_tool_call_duration_seconds_count', count) + 1,
+    )
+    expect(sample(text, 'switchyard_errors_total', { code: missing.body.code })).toBeGreaterThan(
+      sample(before, 'switchyard_errors_total', { code: missing.body.code }),
+    )
     // The default process metrics come along.
     expect(text).toMatch(/^process_cpu_user_seconds_total /m)
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m)
@@ -64,15 +75,23 @@ describe('/metrics counts what operators watch', () => {
 
   it('a 429 the platform answers is waited out, and the wait is counted with its seconds', async () => {
     const api = client(stack, stack.apiKey)
-    const ticket = (await api.run('zendesk.create_ticket', integration, { subject: 's', description: 'd' })).body.output.id
+    const ticket = (await api.run('zendesk.create_ticket', integration, { subject: 's', description: 'd' }))
+      .body.output.id
     const before = (await scrape()).text
-    await zendeskControl(stack).fault({ rate_limit: { retry_after: 1 }, match: { method: 'GET', path: `/api/v2/tickets/${ticket}` }, times: 1 })
+    await zendeskControl(stack).fault({
+      rate_limit: { retry_after: 1 },
+      match: { method: 'GET', path: `/api/v2/tickets/${ticket}` },
+      times: 1,
+    })
     expect((await api.run('zendesk.get_ticket', integration, { ticket_id: ticket })).status).toBe(200)
     const { text } = await scrape()
     const granted = { platform: 'zendesk', outcome: 'granted' }
-    expect(sample(text, 'switchyard_rate_limit_waits_total', granted)).toBe(sample(before, 'switchyard_rate_limit_waits_total', granted) + 1)
-    expect(sample(text, 'switchyard_rate_limit_wait_seconds_total', { platform: 'zendesk' }))
-      .toBeGreaterThan(sample(before, 'switchyard_rate_limit_wait_seconds_total', { platform: 'zendesk' }))
+    expect(sample(text, 'switchyard_rate_limit_waits_total', granted)).toBe(
+      sample(before, 'switchyard_rate_limit_waits_total', granted) + 1,
+    )
+    expect(sample(text, 'switchyard_rate_limit_wait_seconds_total', { platform: 'zendesk' })).toBeGreaterThan(
+      sample(before, 'switchyard_rate_limit_wait_seconds_total', { platform: 'zendesk' }),
+    )
   })
 
   it('an unknown tool id is not a label: what a caller types never becomes a series', async () => {
@@ -86,14 +105,26 @@ describe('/metrics counts what operators watch', () => {
     const integrations = (await client(stack, stack.apiKey).get('/v1/integrations')).body
     const rows: Array<{ id: string; account_name: string }> = integrations.integrations ?? integrations
     expect(rows.length).toBeGreaterThan(0)
-    for (const secret of [stack.apiKey, stack.userId, ...rows.flatMap((r) => [r.id, r.account_name]), 'acme', '@', 'sy_']) {
+    for (const secret of [
+      stack.apiKey,
+      stack.userId,
+      ...rows.flatMap((r) => [r.id, r.account_name]),
+      'acme',
+      '@',
+      'sy_',
+    ]) {
       expect(text).not.toContain(secret)
     }
   })
 
   it('a rate-limit wait is counted with its seconds, and a wait that runs out as rate_limited', async () => {
     const seen: Array<[string, string, number]> = []
-    const recorder: Metrics = { ...noMetrics, rateLimitWait: (platform, outcome, seconds) => { seen.push([platform, outcome, seconds]) } }
+    const recorder: Metrics = {
+      ...noMetrics,
+      rateLimitWait: (platform, outcome, seconds) => {
+        seen.push([platform, outcome, seconds])
+      },
+    }
     const budget = new RateBudget(new MemoryBudgetStore(), recorder)
     const window = { key: 'k', limit: 1, windowMs: 100 }
     await budget.take([window], 'a', { kind: 'wait', maxWaitMs: 5_000 }, 'zendesk')
@@ -101,7 +132,9 @@ describe('/metrics counts what operators watch', () => {
     await budget.take([window], 'a', { kind: 'wait', maxWaitMs: 5_000 }, 'zendesk')
     expect(seen).toEqual([['zendesk', 'granted', expect.any(Number)]])
     expect(seen[0][2]).toBeGreaterThan(0)
-    await expect(budget.take([window], 'a', { kind: 'wait', maxWaitMs: 0 }, 'zendesk')).rejects.toMatchObject({ code: 'rate_limited' })
+    await expect(budget.take([window], 'a', { kind: 'wait', maxWaitMs: 0 }, 'zendesk')).rejects.toMatchObject(
+      { code: 'rate_limited' },
+    )
     expect(seen[1]).toEqual(['zendesk', 'rate_limited', expect.any(Number)])
   })
 })
@@ -123,11 +156,25 @@ describe('who may read /metrics', () => {
   })
 
   it('with SWITCHYARD_METRICS_TOKEN: only a caller who sends it as a Bearer token, from anywhere', async () => {
-    const app = await buildApp({ ...stack.services, config: { ...stack.services.config, metricsToken: 'metrics-secret-1' } })
+    const app = await buildApp({
+      ...stack.services,
+      config: { ...stack.services.config, metricsToken: 'metrics-secret-1' },
+    })
     try {
       const ask = (authorization?: string, remoteAddress = '198.51.100.7') =>
-        app.inject({ method: 'GET', url: '/metrics', remoteAddress, headers: authorization ? { authorization } : {} })
-      for (const wrong of [undefined, 'Bearer metrics-secret-2', 'Bearer metrics-secret-1x', 'Basic bWV0cmljcy1zZWNyZXQtMQ==', `Bearer ${stack.apiKey}`]) {
+        app.inject({
+          method: 'GET',
+          url: '/metrics',
+          remoteAddress,
+          headers: authorization ? { authorization } : {},
+        })
+      for (const wrong of [
+        undefined,
+        'Bearer metrics-secret-2',
+        'Bearer metrics-secret-1x',
+        'Basic bWV0cmljcy1zZWNyZXQtMQ==',
+        `Bearer ${stack.apiKey}`,
+      ]) {
         const res = await ask(wrong)
         expect(res.statusCode, String(wrong)).toBe(401)
         expect(res.body).not.toContain('metrics-secret-1')
@@ -144,8 +191,21 @@ describe('who may read /metrics', () => {
 
 describe('unknown machine paths answer a JSON 404, never the web app page', () => {
   const machinePaths = [
-    '/docs/tools', '/docs/tools.md/x', '/mcp/sse', '/mcp-foo', '/v1/nope', '/v1', '/v1/tools/x/y/z', '/oauth/nope',
-    '/openapi', '/openapi.yaml', '/openapi.json/x', '/healthz', '/health/ready', '/metrics/x', '/.well-known/oauth-authorization-server',
+    '/docs/tools',
+    '/docs/tools.md/x',
+    '/mcp/sse',
+    '/mcp-foo',
+    '/v1/nope',
+    '/v1',
+    '/v1/tools/x/y/z',
+    '/oauth/nope',
+    '/openapi',
+    '/openapi.yaml',
+    '/openapi.json/x',
+    '/healthz',
+    '/health/ready',
+    '/metrics/x',
+    '/.well-known/oauth-authorization-server',
     '/assets/missing.js',
     // /mcp itself is the MCP endpoint (docs/mcp.md), which answers in its own protocol; /docs and
     // its pages are the manual (test/docs-pages.test.ts).
@@ -153,15 +213,26 @@ describe('unknown machine paths answer a JSON 404, never the web app page', () =
   for (const p of machinePaths) {
     it(`GET ${p}`, async () => {
       // Signed in, so that /v1 answers for the path rather than for the missing key.
-      const res = await fetch(`${stack.url}${p}`, { headers: { accept: 'text/html,*/*', authorization: `Bearer ${stack.apiKey}` } })
+      const res = await fetch(`${stack.url}${p}`, {
+        headers: { accept: 'text/html,*/*', authorization: `Bearer ${stack.apiKey}` },
+      })
       expect(res.status).toBe(404)
       expect(res.headers.get('content-type')).toContain('application/problem+json')
       expect(await res.json()).toMatchObject({ code: 'not_found' })
     })
   }
 
-  it('the web app\'s pages, and unknown pages it explains itself, still get index.html', async () => {
-    for (const p of ['/', '/login', '/tools', '/integrations', '/settings/keys', '/some/page', '/documents', '/metricsboard']) {
+  it("the web app's pages, and unknown pages it explains itself, still get index.html", async () => {
+    for (const p of [
+      '/',
+      '/login',
+      '/tools',
+      '/integrations',
+      '/settings/keys',
+      '/some/page',
+      '/documents',
+      '/metricsboard',
+    ]) {
       const res = await fetch(`${stack.url}${p}`)
       expect(res.status, p).toBe(200)
       expect(await res.text(), p).toBe(INDEX_HTML)
@@ -170,7 +241,9 @@ describe('unknown machine paths answer a JSON 404, never the web app page', () =
 
   it('the machine paths that exist answer their own content', async () => {
     expect(await (await fetch(`${stack.url}/health`)).json()).toEqual({ ok: true })
-    expect((await fetch(`${stack.url}/openapi.json`)).headers.get('content-type')).toContain('application/json')
+    expect((await fetch(`${stack.url}/openapi.json`)).headers.get('content-type')).toContain(
+      'application/json',
+    )
     expect((await scrape()).type).toMatch(/^text\/plain/)
   })
 })

@@ -5,8 +5,12 @@ import { completeConnect, connectZendesk } from './helpers/connect.ts'
 import { client, storedTokens, zendeskControl } from './helpers/stack.ts'
 
 let stack: TestStack
-beforeAll(async () => { stack = await startTestStack() })
-afterAll(async () => { await stack?.close() })
+beforeAll(async () => {
+  stack = await startTestStack()
+})
+afterAll(async () => {
+  await stack?.close()
+})
 
 describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
   it('connects a Zendesk account and lists it under subdomain plus the authorizing user', async () => {
@@ -16,7 +20,12 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     const api = client(stack, stack.apiKey)
     const { status, body } = await api.get(`/v1/integrations/${result.integrationId}`)
     expect(status).toBe(200)
-    expect(body).toMatchObject({ platform: 'zendesk', account_name: 'Ada Admin (acme)', status: 'active', fields: { subdomain: 'acme' } })
+    expect(body).toMatchObject({
+      platform: 'zendesk',
+      account_name: 'Ada Admin (acme)',
+      status: 'active',
+      fields: { subdomain: 'acme' },
+    })
     expect(body).not.toHaveProperty('credentials')
     // PKCE S256 and the exact redirect URI went to the authorize page.
     const authorize = new URL(result.browser.visited.find((u) => u.includes('/oauth/authorizations/new'))!)
@@ -42,7 +51,10 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     await connectZendesk(as)
     await connectZendesk(as, { email: 'agent@acme.test' })
     const { body } = await client(stack, user.apiKey).get('/v1/integrations')
-    expect(body.integrations.map((i: any) => i.account_name).sort()).toEqual(['Ada Admin (acme)', 'Alan Agent (acme)'])
+    expect(body.integrations.map((i: any) => i.account_name).sort()).toEqual([
+      'Ada Admin (acme)',
+      'Alan Agent (acme)',
+    ])
   })
 
   it('reconnect runs a fresh OAuth flow and keeps the integration', async () => {
@@ -63,16 +75,22 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     const wrong = await connectZendesk(as, { integrationId: first.integrationId, email: 'agent@acme.test' })
     expect(wrong.integrationId).toBeUndefined()
     expect(wrong.landing.searchParams.get('code')).toBe('connect_failed')
-    expect(wrong.landing.searchParams.get('error')).toMatch(/are for Alan Agent \(acme\), but this integration is for Ada Admin \(acme\)/)
+    expect(wrong.landing.searchParams.get('error')).toMatch(
+      /are for Alan Agent \(acme\), but this integration is for Ada Admin \(acme\)/,
+    )
     const { body } = await client(stack, user.apiKey).get('/v1/integrations')
-    expect(body.integrations.map((i: any) => [i.account_name, i.status])).toEqual([['Ada Admin (acme)', 'active']])
+    expect(body.integrations.map((i: any) => [i.account_name, i.status])).toEqual([
+      ['Ada Admin (acme)', 'active'],
+    ])
   })
 
   it('Deny says that nothing was connected, with no troubleshooting rules (it is a choice, not a fault)', async () => {
     const result = await connectZendesk(stack, { decision: 'deny' })
     expect(result.integrationId).toBeUndefined()
     expect(result.landing.searchParams.get('code')).toBe('connect_failed')
-    expect(result.landing.searchParams.get('error')).toBe("You chose Deny on Zendesk's authorization page, so nothing was connected. Connect again and choose Allow to add the account.")
+    expect(result.landing.searchParams.get('error')).toBe(
+      "You chose Deny on Zendesk's authorization page, so nothing was connected. Connect again and choose Allow to add the account.",
+    )
     expect(result.landing.searchParams.has('troubleshooting')).toBe(false)
   })
 
@@ -93,7 +111,10 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
   })
 
   it('state is bound to the browser: a callback from another browser fails', async () => {
-    const start = await client(stack, stack.apiKey).post('/v1/integrations/connect', { platform: 'zendesk', fields: { subdomain: 'acme' } })
+    const start = await client(stack, stack.apiKey).post('/v1/integrations/connect', {
+      platform: 'zendesk',
+      fields: { subdomain: 'acme' },
+    })
     const victim = new BrowserLike()
     // The victim's browser opens the link, gets the binding cookie and continues; the attacker finishes the flow.
     const opened = await victim.follow(await victim.get(start.body.connect_url), start.body.connect_url)
@@ -106,7 +127,10 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
   })
 
   it('the connect URL binds to the first browser that opens it; another browser is refused', async () => {
-    const start = await client(stack, stack.apiKey).post('/v1/integrations/connect', { platform: 'zendesk', fields: { subdomain: 'acme' } })
+    const start = await client(stack, stack.apiKey).post('/v1/integrations/connect', {
+      platform: 'zendesk',
+      fields: { subdomain: 'acme' },
+    })
     const first = new BrowserLike()
     expect((await first.get(start.body.connect_url)).status).toBe(200)
     expect((await first.get(start.body.connect_url)).status).toBe(200) // a reload shows the same page
@@ -116,7 +140,9 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
     expect(new URL(second.url).searchParams.get('error')).toMatch(/another browser/)
     // Nor can the other browser answer the first one's page.
     const posted = await other.post(`${start.body.connect_url}/continue`, {})
-    expect(new URL(posted.headers.get('location')!, stack.url).searchParams.get('error')).toMatch(/another browser/)
+    expect(new URL(posted.headers.get('location')!, stack.url).searchParams.get('error')).toMatch(
+      /another browser/,
+    )
   })
 
   it.each([
@@ -134,7 +160,11 @@ describe('OAuth 2.0 connect flow, driven end to end over HTTP', () => {
 
   it('credentials are encrypted at rest and never returned', async () => {
     const result = await connectZendesk(stack)
-    const row = await stack.services.store.db.selectFrom('integrations').selectAll().where('id', '=', result.integrationId!).executeTakeFirstOrThrow()
+    const row = await stack.services.store.db
+      .selectFrom('integrations')
+      .selectAll()
+      .where('id', '=', result.integrationId!)
+      .executeTakeFirstOrThrow()
     const tokens = await storedTokens(stack, result.integrationId!)
     expect(row.credentials).toMatch(/^v1\./)
     expect(row.credentials).not.toContain(tokens.access_token)

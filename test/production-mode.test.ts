@@ -12,7 +12,9 @@ import { BrowserLike } from './helpers/browser-like.ts'
 const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
 const KEY = '22'.repeat(32)
 
-async function startProduction(extraEnv: Record<string, string>): Promise<{ running: RunningService; apiKey: string }> {
+async function startProduction(
+  extraEnv: Record<string, string>,
+): Promise<{ running: RunningService; apiKey: string }> {
   const port = await freePort()
   const sandboxPort = await freePort()
   const env = {
@@ -27,7 +29,10 @@ async function startProduction(extraEnv: Record<string, string>): Promise<{ runn
   Object.assign(process.env, env) // createServices reads the platforms' client variables from the environment
   try {
     const running = await startService(loadConfig(env))
-    const user = await running.services.users.create({ email: `prod-${port}@example.test`, plan: 'enterprise' })
+    const user = await running.services.users.create({
+      email: `prod-${port}@example.test`,
+      plan: 'enterprise',
+    })
     const { key } = await running.services.users.createApiKey(user.id)
     return { running, apiKey: key }
   } finally {
@@ -39,22 +44,32 @@ describe('production never runs on a sandbox', () => {
   let prod: { running: RunningService; apiKey: string }
   beforeAll(async () => {
     // Even a sandbox address in the environment is ignored in production.
-    prod = await startProduction({ SWITCHYARD_SANDBOX_URL: 'http://127.0.0.1:9', ZENDESK_CLIENT_ID: 'zid', ZENDESK_CLIENT_SECRET: 'zsecret' })
+    prod = await startProduction({
+      SWITCHYARD_SANDBOX_URL: 'http://127.0.0.1:9',
+      ZENDESK_CLIENT_ID: 'zid',
+      ZENDESK_CLIENT_SECRET: 'zsecret',
+    })
   })
-  afterAll(async () => { await prod?.running.close() })
-  const get = (route: string) => fetch(`${prod.running.url}${route}`, { headers: { authorization: `Bearer ${prod.apiKey}` } })
-  const post = (route: string, body: unknown) => fetch(`${prod.running.url}${route}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${prod.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+  afterAll(async () => {
+    await prod?.running.close()
   })
+  const get = (route: string) =>
+    fetch(`${prod.running.url}${route}`, { headers: { authorization: `Bearer ${prod.apiKey}` } })
+  const post = (route: string, body: unknown) =>
+    fetch(`${prod.running.url}${route}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${prod.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
 
   it('starts no sandbox server', () => {
     expect(prod.running.sandboxUrl).toBeUndefined()
   })
 
   it('reports platforms without a client as not_configured, naming the missing settings', async () => {
-    const { platforms } = await (await get('/v1/platforms')).json() as { platforms: Array<{ id: string; mode: string; missing_settings: string[] }> }
+    const { platforms } = (await (await get('/v1/platforms')).json()) as {
+      platforms: Array<{ id: string; mode: string; missing_settings: string[] }>
+    }
     expect(platforms.map((p) => [p.id, p.mode, p.missing_settings])).toEqual([
       ['zendesk', 'live', []],
       ['trello', 'not_configured', ['TRELLO_API_KEY', 'TRELLO_API_SECRET']],
@@ -66,7 +81,7 @@ describe('production never runs on a sandbox', () => {
     for (const platform of ['trello', 'vercel']) {
       const res = await post('/v1/integrations/connect', { platform })
       expect(res.status).toBe(409)
-      const body = await res.json() as { code: string; detail: string }
+      const body = (await res.json()) as { code: string; detail: string }
       expect(body.code).toBe('not_configured')
       expect(body.detail).toMatch(/is not configured on this Switchyard: set /)
     }
@@ -75,7 +90,7 @@ describe('production never runs on a sandbox', () => {
   it('connects a configured platform against the live service, never the sandbox', async () => {
     const res = await post('/v1/integrations/connect', { platform: 'zendesk', fields: { subdomain: 'acme' } })
     expect(res.status).toBe(201)
-    const { connect_url } = await res.json() as { connect_url: string }
+    const { connect_url } = (await res.json()) as { connect_url: string }
     // The link first names its owner (docs/security.md); Continue goes on to the platform.
     const browser = new BrowserLike()
     expect((await browser.get(connect_url)).status).toBe(200)
@@ -87,9 +102,14 @@ describe('production never runs on a sandbox', () => {
 })
 
 function doctor(env: Record<string, string>): Promise<{ code: number | null; stdout: string }> {
-  const child = spawn(process.execPath, [BIN, 'doctor', '--json'], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, 'doctor', '--json'], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
-  child.stdout.on('data', (chunk) => { stdout += String(chunk) })
+  child.stdout.on('data', (chunk) => {
+    stdout += String(chunk)
+  })
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout })))
 }
 
@@ -97,36 +117,58 @@ describe('switchyard doctor', () => {
   it('in production, lists every missing setting and exits 1', async () => {
     const { code, stdout } = await doctor({ NODE_ENV: 'production', TRELLO_API_KEY: 'k' })
     expect(code).toBe(1)
-    const { ok, checks } = JSON.parse(stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean; detail: string }> }
+    const { ok, checks } = JSON.parse(stdout) as {
+      ok: boolean
+      checks: Array<{ name: string; ok: boolean; detail: string }>
+    }
     expect(ok).toBe(false)
     const byName = Object.fromEntries(checks.map((c) => [c.name, c]))
-    expect(byName.SWITCHYARD_ENCRYPTION_KEY).toMatchObject({ ok: false, detail: expect.stringMatching(/required in production/) })
-    expect(byName.Trello).toEqual({ name: 'Trello', ok: false, detail: 'not configured: set TRELLO_API_SECRET' })
+    expect(byName.SWITCHYARD_ENCRYPTION_KEY).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/required in production/),
+    })
+    expect(byName.Trello).toEqual({
+      name: 'Trello',
+      ok: false,
+      detail: 'not configured: set TRELLO_API_SECRET',
+    })
     expect(byName.Zendesk!.detail).toBe('not configured: set ZENDESK_CLIENT_ID, ZENDESK_CLIENT_SECRET')
   })
 
   it('in production with everything set, passes and prints no secret', async () => {
     const env = {
-      NODE_ENV: 'production', SWITCHYARD_ENCRYPTION_KEY: KEY, SWITCHYARD_PUBLIC_URL: 'https://switchyard.example',
-      ZENDESK_CLIENT_ID: 'z', ZENDESK_CLIENT_SECRET: 'zendesk-secret-value', TRELLO_API_KEY: 't', TRELLO_API_SECRET: 'trello-secret-value',
-      VERCEL_CLIENT_ID: 'v', VERCEL_CLIENT_SECRET: 'vercel-secret-value', VERCEL_INTEGRATION_SLUG: 'switchyard',
+      NODE_ENV: 'production',
+      SWITCHYARD_ENCRYPTION_KEY: KEY,
+      SWITCHYARD_PUBLIC_URL: 'https://switchyard.example',
+      ZENDESK_CLIENT_ID: 'z',
+      ZENDESK_CLIENT_SECRET: 'zendesk-secret-value',
+      TRELLO_API_KEY: 't',
+      TRELLO_API_SECRET: 'trello-secret-value',
+      VERCEL_CLIENT_ID: 'v',
+      VERCEL_CLIENT_SECRET: 'vercel-secret-value',
+      VERCEL_INTEGRATION_SLUG: 'switchyard',
     }
     const { code, stdout } = await doctor(env)
     expect(code).toBe(0)
-    for (const secret of [KEY, 'zendesk-secret-value', 'trello-secret-value', 'vercel-secret-value']) expect(stdout).not.toContain(secret)
+    for (const secret of [KEY, 'zendesk-secret-value', 'trello-secret-value', 'vercel-secret-value'])
+      expect(stdout).not.toContain(secret)
   })
 
   it('outside production, a half-configured platform is reported, not quietly run on its sandbox', async () => {
     const { code, stdout } = await doctor({ VERCEL_CLIENT_ID: 'v', VERCEL_CLIENT_SECRET: 's' })
     expect(code).toBe(1)
     const { checks } = JSON.parse(stdout) as { checks: Array<{ name: string; detail: string }> }
-    expect(checks.find((c) => c.name === 'Vercel')!.detail).toBe('not configured: set VERCEL_INTEGRATION_SLUG')
+    expect(checks.find((c) => c.name === 'Vercel')!.detail).toBe(
+      'not configured: set VERCEL_INTEGRATION_SLUG',
+    )
   })
 
   it('on the embedded default, every platform runs on its sandbox', async () => {
     const { code, stdout } = await doctor({})
     expect(code).toBe(0)
     const { checks } = JSON.parse(stdout) as { checks: Array<{ name: string; detail: string }> }
-    expect(checks.filter((c) => ['Zendesk', 'Trello', 'Vercel'].includes(c.name)).map((c) => c.detail)).toEqual(['sandbox', 'sandbox', 'sandbox'])
+    expect(
+      checks.filter((c) => ['Zendesk', 'Trello', 'Vercel'].includes(c.name)).map((c) => c.detail),
+    ).toEqual(['sandbox', 'sandbox', 'sandbox'])
   })
 })

@@ -12,20 +12,32 @@ let ticket: number
 beforeAll(async () => {
   stack = await startTestStack()
   integration = (await connectZendesk(stack)).integrationId!
-  ticket = (await client(stack, stack.apiKey).run('zendesk.create_ticket', integration, { subject: 's', description: 'd' })).body.output.id
+  ticket = (
+    await client(stack, stack.apiKey).run('zendesk.create_ticket', integration, {
+      subject: 's',
+      description: 'd',
+    })
+  ).body.output.id
 })
-afterAll(async () => { await stack?.close() })
+afterAll(async () => {
+  await stack?.close()
+})
 beforeEach(async () => {
   await zendeskControl(stack).clearFaults()
   await zendeskControl(stack).clearRequests()
 })
 
 const api = () => client(stack, stack.apiKey)
-const requestsTo = async (fragment: string) => (await zendeskControl(stack).requests()).filter((r) => r.path.includes(fragment))
+const requestsTo = async (fragment: string) =>
+  (await zendeskControl(stack).requests()).filter((r) => r.path.includes(fragment))
 
 describe('rate limits and retries', () => {
   it('a pre-built step waits out a 429 for its Retry-After and then succeeds', async () => {
-    await zendeskControl(stack).fault({ rate_limit: { retry_after: 1 }, match: { method: 'GET', path: `/api/v2/tickets/${ticket}` }, times: 1 })
+    await zendeskControl(stack).fault({
+      rate_limit: { retry_after: 1 },
+      match: { method: 'GET', path: `/api/v2/tickets/${ticket}` },
+      times: 1,
+    })
     const started = Date.now()
     const { status } = await api().run('zendesk.get_ticket', integration, { ticket_id: ticket })
     expect(status).toBe(200)
@@ -35,8 +47,14 @@ describe('rate limits and retries', () => {
   })
 
   it('a pre-built step gives up at once with rate_limited when Retry-After exceeds its bound', async () => {
-    await zendeskControl(stack).fault({ rate_limit: { retry_after: 120 }, match: { method: 'GET', path: `/api/v2/tickets/${ticket}` }, times: 1 })
-    const { status, body, headers } = await api().run('zendesk.get_ticket', integration, { ticket_id: ticket })
+    await zendeskControl(stack).fault({
+      rate_limit: { retry_after: 120 },
+      match: { method: 'GET', path: `/api/v2/tickets/${ticket}` },
+      times: 1,
+    })
+    const { status, body, headers } = await api().run('zendesk.get_ticket', integration, {
+      ticket_id: ticket,
+    })
     expect(status).toBe(429)
     expect(body).toMatchObject({ code: 'rate_limited', retry_after: 120 })
     expect(headers.get('retry-after')).toBe('120')
@@ -56,8 +74,15 @@ describe('rate limits: the API Call step', () => {
   })
 
   it('fails fast with rate_limited and retry_after instead of waiting', async () => {
-    await zendeskControl(stack).fault({ rate_limit: { retry_after: 2 }, match: { path: '/api/v2/tickets.json' }, times: 1 })
-    const { status, body } = await api().run('zendesk.api_call', other, { method: 'GET', endpoint: '/api/v2/tickets.json' })
+    await zendeskControl(stack).fault({
+      rate_limit: { retry_after: 2 },
+      match: { path: '/api/v2/tickets.json' },
+      times: 1,
+    })
+    const { status, body } = await api().run('zendesk.api_call', other, {
+      method: 'GET',
+      endpoint: '/api/v2/tickets.json',
+    })
     expect(status).toBe(429)
     expect(body).toMatchObject({ code: 'rate_limited', retry_after: 2 })
     expect(await requestsTo('/api/v2/tickets.json')).toHaveLength(1)
@@ -76,34 +101,62 @@ describe('retries on failures', () => {
   const api = () => client(stack, userKey)
 
   it('an idempotent GET is retried after a 503', async () => {
-    const id = (await api().run('zendesk.create_ticket', fresh, { subject: 's', description: 'd' })).body.output.id
+    const id = (await api().run('zendesk.create_ticket', fresh, { subject: 's', description: 'd' })).body
+      .output.id
     await zendeskControl(stack).clearRequests()
-    await zendeskControl(stack).fault({ status: 503, match: { method: 'GET', path: `/api/v2/tickets/${id}.json` }, times: 1 })
+    await zendeskControl(stack).fault({
+      status: 503,
+      match: { method: 'GET', path: `/api/v2/tickets/${id}.json` },
+      times: 1,
+    })
     const { status } = await api().run('zendesk.get_ticket', fresh, { ticket_id: id })
     expect(status).toBe(200)
     expect((await requestsTo(`/tickets/${id}.json`)).map((r) => r.status)).toEqual([503, 200])
   })
 
   it('a POST whose connection dropped is not retried: it may have been processed', async () => {
-    await zendeskControl(stack).fault({ drop: true, match: { method: 'POST', path: '/api/v2/tickets' }, times: 1 })
-    const { status, body } = await api().run('zendesk.create_ticket', fresh, { subject: 'once', description: 'd' })
+    await zendeskControl(stack).fault({
+      drop: true,
+      match: { method: 'POST', path: '/api/v2/tickets' },
+      times: 1,
+    })
+    const { status, body } = await api().run('zendesk.create_ticket', fresh, {
+      subject: 'once',
+      description: 'd',
+    })
     expect(status).toBe(502)
     expect(body.code).toBe('upstream_error')
     expect((await requestsTo('/api/v2/tickets')).filter((r) => r.method === 'POST')).toHaveLength(1)
   })
 
   it('a POST that got a 500 is not retried and reports upstream_error', async () => {
-    await zendeskControl(stack).fault({ status: 500, match: { method: 'POST', path: '/api/v2/tickets' }, times: 1 })
-    const { status, body } = await api().run('zendesk.create_ticket', fresh, { subject: 'once', description: 'd' })
+    await zendeskControl(stack).fault({
+      status: 500,
+      match: { method: 'POST', path: '/api/v2/tickets' },
+      times: 1,
+    })
+    const { status, body } = await api().run('zendesk.create_ticket', fresh, {
+      subject: 'once',
+      description: 'd',
+    })
     expect(status).toBe(502)
     expect(body).toMatchObject({ code: 'upstream_error', upstream_status: 500 })
     expect((await requestsTo('/api/v2/tickets')).filter((r) => r.method === 'POST')).toHaveLength(1)
   })
 
   it('a POST refused with 429 is retried: Zendesk did not process it', async () => {
-    await zendeskControl(stack).fault({ rate_limit: { retry_after: 1 }, match: { method: 'POST', path: '/api/v2/tickets' }, times: 1 })
-    const { status } = await api().run('zendesk.create_ticket', fresh, { subject: 'after 429', description: 'd' })
+    await zendeskControl(stack).fault({
+      rate_limit: { retry_after: 1 },
+      match: { method: 'POST', path: '/api/v2/tickets' },
+      times: 1,
+    })
+    const { status } = await api().run('zendesk.create_ticket', fresh, {
+      subject: 'after 429',
+      description: 'd',
+    })
     expect(status).toBe(200)
-    expect((await requestsTo('/api/v2/tickets')).filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([429, 201])
+    expect(
+      (await requestsTo('/api/v2/tickets')).filter((r) => r.method === 'POST').map((r) => r.status),
+    ).toEqual([429, 201])
   })
 })

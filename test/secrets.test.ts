@@ -8,7 +8,12 @@ import { client, storedTokens, zendeskControl } from './helpers/stack.ts'
 // Secrets never appear in logs, errors or API responses: run a whole session with logging on and
 // look for every secret that passed through.
 const logLines: string[] = []
-const sink = new Writable({ write(chunk, _enc, done) { logLines.push(String(chunk)); done() } })
+const sink = new Writable({
+  write(chunk, _enc, done) {
+    logLines.push(String(chunk))
+    done()
+  },
+})
 
 let stack: TestStack
 const bodies: string[] = []
@@ -29,7 +34,9 @@ describe('secrets never reach logs, errors or responses', () => {
     await record(api.get('/v1/integrations'))
     await record(api.get(`/v1/integrations/${integration}`))
     await record(api.run('zendesk.create_ticket', integration, { subject: 's', description: 'd' }))
-    await record(api.run('zendesk.api_call', integration, { method: 'GET', endpoint: '/api/v2/users/me.json' }))
+    await record(
+      api.run('zendesk.api_call', integration, { method: 'GET', endpoint: '/api/v2/users/me.json' }),
+    )
     await record(api.run('zendesk.api_call', integration, { method: 'GET', endpoint: '/api/v2/../x' }))
     await record(api.run('zendesk.get_ticket', integration, { ticket_id: 987654 }))
     await zendeskControl(stack).fault({ status: 500, match: { path: '/api/v2/tickets' }, times: 5 })

@@ -9,14 +9,23 @@ import { WEB_DIST } from '../src/server/web.ts'
 // Every response, API, web app, error and 404 alike, carries the security headers: a page of ours
 // can never be framed, sniffed into another type, or run a script from elsewhere.
 let stack: TestStack
-beforeAll(async () => { stack = await startTestStack() })
-afterAll(async () => { await stack?.close() })
+beforeAll(async () => {
+  stack = await startTestStack()
+})
+afterAll(async () => {
+  await stack?.close()
+})
 
 const hasWebBuild = fs.existsSync(path.join(WEB_DIST, 'index.html'))
 
 function expectSecurityHeaders(headers: Headers, label: string) {
   const csp = headers.get('content-security-policy') ?? ''
-  const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values.join(' ')]))
+  const directives = Object.fromEntries(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name, values.join(' ')]),
+  )
   expect(directives, label).toMatchObject({
     'default-src': "'self'",
     'script-src': "'self'",
@@ -49,7 +58,10 @@ describe('security headers on every response', () => {
     const response = await fetch(`${stack.url}${url}`, {
       method,
       redirect: 'manual',
-      headers: { ...(withKey ? { authorization: `Bearer ${stack.apiKey}` } : {}), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(withKey ? { authorization: `Bearer ${stack.apiKey}` } : {}),
+        ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+      },
       body: method === 'POST' ? '{"name":' : undefined,
     })
     await response.arrayBuffer()
@@ -57,7 +69,7 @@ describe('security headers on every response', () => {
     expectSecurityHeaders(response.headers, label)
   })
 
-  it.runIf(hasWebBuild)('the web app\'s script and style files', async () => {
+  it.runIf(hasWebBuild)("the web app's script and style files", async () => {
     const html = await (await fetch(`${stack.url}/`)).text()
     const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1])
     expect(assets.length).toBeGreaterThan(0)

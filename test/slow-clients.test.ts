@@ -9,7 +9,9 @@ let stack: TestStack
 beforeAll(async () => {
   stack = await startTestStack({ config: { requestTimeoutMs: 800, headersTimeoutMs: 400 } })
 })
-afterAll(async () => { await stack?.close() })
+afterAll(async () => {
+  await stack?.close()
+})
 
 /**
  * Opens a connection, sends `head`, then one more byte of `drip` every 25 ms for as long as the
@@ -23,29 +25,45 @@ function trickle(head: string, drip: string): Promise<string> {
     let answer = ''
     let sent = 0
     socket.setEncoding('utf8')
-    socket.on('data', (chunk) => { answer += chunk })
+    socket.on('data', (chunk) => {
+      answer += chunk
+    })
     socket.on('error', reject)
     socket.on('connect', () => socket.write(head))
     const timer = setInterval(() => {
-      if (sent >= 400) { answer = 'still open'; socket.destroy(); return }
+      if (sent >= 400) {
+        answer = 'still open'
+        socket.destroy()
+        return
+      }
       if (!socket.writable) return
       socket.write(drip[sent % drip.length])
       sent++
     }, 25)
-    socket.on('close', () => { clearInterval(timer); resolve(answer) })
+    socket.on('close', () => {
+      clearInterval(timer)
+      resolve(answer)
+    })
   })
 }
 
 describe('slow clients are dropped', () => {
   it('twenty connections trickling a request body are each answered 408 and closed', async () => {
     const head = [
-      'POST /v1/api-keys HTTP/1.1', 'Host: 127.0.0.1', `Authorization: Bearer ${stack.apiKey}`,
-      'Content-Type: application/json', 'Content-Length: 100000', '', '',
+      'POST /v1/api-keys HTTP/1.1',
+      'Host: 127.0.0.1',
+      `Authorization: Bearer ${stack.apiKey}`,
+      'Content-Type: application/json',
+      'Content-Length: 100000',
+      '',
+      '',
     ].join('\r\n')
     const answers = await Promise.all(Array.from({ length: 20 }, () => trickle(head, '{"name":"slow"}')))
     for (const answer of answers) expect(answer).toMatch(/^HTTP\/1\.1 408 /)
     // Nothing half-sent was acted on.
-    const keys = await fetch(`${stack.url}/v1/api-keys`, { headers: { authorization: `Bearer ${stack.apiKey}` } })
+    const keys = await fetch(`${stack.url}/v1/api-keys`, {
+      headers: { authorization: `Bearer ${stack.apiKey}` },
+    })
     expect((await keys.json()).api_keys.map((k: { name: string }) => k.name)).not.toContain('slow')
   })
 

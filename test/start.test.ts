@@ -9,10 +9,17 @@ import { freePort } from '../bench/processes.ts'
 // `switchyard start` on the embedded default, as a newcomer's `npm start` runs it.
 const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
 const children: Array<ReturnType<typeof spawn>> = []
-afterAll(() => { for (const child of children) child.kill() })
+afterAll(() => {
+  for (const child of children) child.kill()
+})
 
-function start(env: Record<string, string>): Promise<{ output: string; code: number | null; ready: boolean }> {
-  const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+function start(
+  env: Record<string, string>,
+): Promise<{ output: string; code: number | null; ready: boolean }> {
+  const child = spawn(process.execPath, [BIN, 'start'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   children.push(child)
   let output = ''
   return new Promise((resolve) => {
@@ -30,7 +37,11 @@ describe('switchyard start (embedded default)', () => {
   it('creates a first user on first start, keeps its key out of the console, and reuses everything on restart', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-start-'))
     const [port, sandboxPort] = [await freePort(), await freePort()]
-    const env = { SWITCHYARD_DATA_DIR: dataDir, PORT: String(port), SWITCHYARD_SANDBOX_PORT: String(sandboxPort) }
+    const env = {
+      SWITCHYARD_DATA_DIR: dataDir,
+      PORT: String(port),
+      SWITCHYARD_SANDBOX_PORT: String(sandboxPort),
+    }
     const first = await start(env)
     expect(first.ready, first.output).toBe(true)
 
@@ -42,7 +53,11 @@ describe('switchyard start (embedded default)', () => {
     expect(first.output).toContain(keyFile)
 
     const me = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })
-    expect(await me.json()).toMatchObject({ email: 'admin@switchyard.local', plan: 'enterprise', role: 'admin' }) // the first user manages the others
+    expect(await me.json()).toMatchObject({
+      email: 'admin@switchyard.local',
+      plan: 'enterprise',
+      role: 'admin',
+    }) // the first user manages the others
 
     // The CLI finds this instance on its own port through the URL start wrote, as the banner says.
     const urlFile = path.join(dataDir, 'service-url')
@@ -50,9 +65,20 @@ describe('switchyard start (embedded default)', () => {
     expect(fs.statSync(urlFile).mode & 0o777).toBe(0o644)
     const cliLine = `SWITCHYARD_DATA_DIR=${dataDir} npx switchyard tools list`
     expect(first.output).toContain(`CLI:      ${cliLine}`)
-    const { PORT: _port, SWITCHYARD_URL: _url, SWITCHYARD_API_KEY: _key, SWITCHYARD_PUBLIC_URL: _public, ...bare } = process.env
-    const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'users', 'list', '--json'], { env: { ...bare, SWITCHYARD_DATA_DIR: dataDir }, timeout: 60_000 })
-    expect(JSON.parse(stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ email: 'admin@switchyard.local' })]))
+    const {
+      PORT: _port,
+      SWITCHYARD_URL: _url,
+      SWITCHYARD_API_KEY: _key,
+      SWITCHYARD_PUBLIC_URL: _public,
+      ...bare
+    } = process.env
+    const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'users', 'list', '--json'], {
+      env: { ...bare, SWITCHYARD_DATA_DIR: dataDir },
+      timeout: 60_000,
+    })
+    expect(JSON.parse(stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ email: 'admin@switchyard.local' })]),
+    )
     const sandbox = await fetch(`http://127.0.0.1:${sandboxPort}/zendesk/acme/api/v2/users/me.json`)
     expect(sandbox.status).toBe(200)
 
@@ -65,7 +91,9 @@ describe('switchyard start (embedded default)', () => {
     const second = await start(env)
     expect(second.ready, second.output).toBe(true)
     expect(fs.readFileSync(keyFile, 'utf8').trim()).toBe(key)
-    const again = await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })
+    const again = await fetch(`http://127.0.0.1:${port}/v1/me`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
     expect(again.status).toBe(200)
   }, 120_000) // two starts, each with a fresh database: slow on a loaded 2-core machine
 
@@ -80,7 +108,12 @@ describe('switchyard start (embedded default)', () => {
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-prod-'))
     const port = await freePort()
-    const withEmail = await start({ ...base, SWITCHYARD_DATA_DIR: dataDir, PORT: String(port), SWITCHYARD_ADMIN_EMAIL: 'ops@example.test' })
+    const withEmail = await start({
+      ...base,
+      SWITCHYARD_DATA_DIR: dataDir,
+      PORT: String(port),
+      SWITCHYARD_ADMIN_EMAIL: 'ops@example.test',
+    })
     expect(withEmail.ready, withEmail.output).toBe(true)
     const keyFile = path.join(dataDir, 'admin-api-key')
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600)
@@ -92,7 +125,13 @@ describe('switchyard start (embedded default)', () => {
 
   it('production refuses to start without an encryption key', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-prod-'))
-    const result = await start({ NODE_ENV: 'production', SWITCHYARD_DATA_DIR: dataDir, PORT: String(await freePort()), SWITCHYARD_SANDBOX_PORT: String(await freePort()), SWITCHYARD_ENCRYPTION_KEY: '' })
+    const result = await start({
+      NODE_ENV: 'production',
+      SWITCHYARD_DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      SWITCHYARD_SANDBOX_PORT: String(await freePort()),
+      SWITCHYARD_ENCRYPTION_KEY: '',
+    })
     expect(result.ready).toBe(false)
     expect(result.code).not.toBe(0)
     expect(result.output).toMatch(/SWITCHYARD_ENCRYPTION_KEY is required/)
@@ -101,7 +140,13 @@ describe('switchyard start (embedded default)', () => {
 
   it('a setting written wrong stops the start and is named, rather than replaced by a default', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-typo-'))
-    const result = await start({ SWITCHYARD_DATA_DIR: dataDir, PORT: String(await freePort()), SWITCHYARD_SANDBOX_PORT: String(await freePort()), SWITCHYARD_AGENT_NETWORKS: 'publc', SWITCHYARD_RUN_LEASE_MS: '30s' })
+    const result = await start({
+      SWITCHYARD_DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      SWITCHYARD_SANDBOX_PORT: String(await freePort()),
+      SWITCHYARD_AGENT_NETWORKS: 'publc',
+      SWITCHYARD_RUN_LEASE_MS: '30s',
+    })
     expect(result.ready).toBe(false)
     expect(result.code).toBe(1)
     expect(result.output).toContain('SWITCHYARD_AGENT_NETWORKS must be public or any, not "publc"')

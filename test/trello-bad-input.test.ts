@@ -119,16 +119,28 @@ const HOSTILE: Case[] = [
   ['trello.get_boards', 'filter', 1],
   ['trello.get_list_cards', 'filter', 'visible'],
   // bad pos values
-  ...['middle', 'TOP', '', '16384', 0, -1, -0.5, [1], { top: true }].map((v): Case => ['trello.create_card', 'pos', v]),
+  ...['middle', 'TOP', '', '16384', 0, -1, -0.5, [1], { top: true }].map((v): Case => [
+    'trello.create_card',
+    'pos',
+    v,
+  ]),
   ['trello.update_card', 'pos', 'first'],
   ['trello.create_list', 'pos', 'left'],
   ['trello.create_list', 'pos', -16384],
   ['trello.add_checklist', 'pos', 0],
   ['trello.create_checklist_item', 'pos', 'end'],
   // bad dates
-  ...['tomorrow', '2025-02-30T00:00:00Z', '2025-03-01', '2025-03-01T17:00:00', '2025-13-01T00:00:00Z', '01/03/2025', 1_740_848_400_000, true, {}].map(
-    (v): Case => ['trello.create_card', 'due', v],
-  ),
+  ...[
+    'tomorrow',
+    '2025-02-30T00:00:00Z',
+    '2025-03-01',
+    '2025-03-01T17:00:00',
+    '2025-13-01T00:00:00Z',
+    '01/03/2025',
+    1_740_848_400_000,
+    true,
+    {},
+  ].map((v): Case => ['trello.create_card', 'due', v]),
   ['trello.update_card', 'due', 'never'],
   ['trello.create_checklist_item', 'due', 'soon'],
   // nulls where a value is required or null means nothing
@@ -159,8 +171,19 @@ const HOSTILE: Case[] = [
 function invalidValuesFor(schema: Schema): unknown[] {
   const variants: Schema[] = schema.anyOf ?? schema.oneOf ?? [schema]
   const types = new Set(variants.flatMap((v) => (v.enum ? ['enum'] : [v.type ?? 'any'])))
-  const candidates: unknown[] = [{ nested: true }, [1, 2], true, -1, 1.5, 'not-a-valid-value-∞', '', 'x'.repeat(70_000)]
-  return candidates.filter((value) => !variants.some((v) => accepts(v, value))).filter((value) => !(types.has('any') && value !== undefined))
+  const candidates: unknown[] = [
+    { nested: true },
+    [1, 2],
+    true,
+    -1,
+    1.5,
+    'not-a-valid-value-∞',
+    '',
+    'x'.repeat(70_000),
+  ]
+  return candidates
+    .filter((value) => !variants.some((v) => accepts(v, value)))
+    .filter((value) => !(types.has('any') && value !== undefined))
 }
 
 function accepts(schema: Schema, value: unknown): boolean {
@@ -168,15 +191,37 @@ function accepts(schema: Schema, value: unknown): boolean {
   if (schema.enum) return schema.enum.includes(value)
   switch (schema.type) {
     case 'string':
-      return typeof value === 'string' && value.trim().length >= (schema.minLength ?? 0) && value.length <= (schema.maxLength ?? Infinity)
-        && (!schema.pattern || new RegExp(schema.pattern).test(value))
-    case 'integer': return Number.isInteger(value) && (value as number) >= (schema.minimum ?? -Infinity) && (value as number) <= (schema.maximum ?? Infinity)
-    case 'number': return typeof value === 'number' && (schema.exclusiveMinimum === undefined || (value as number) > schema.exclusiveMinimum)
-    case 'boolean': return typeof value === 'boolean'
-    case 'null': return value === null
-    case 'array': return Array.isArray(value) && value.length <= (schema.maxItems ?? Infinity) && value.every((v) => accepts(schema.items ?? {}, v))
-    case 'object': return typeof value === 'object' && value !== null && !Array.isArray(value)
-    default: return true
+      return (
+        typeof value === 'string' &&
+        value.trim().length >= (schema.minLength ?? 0) &&
+        value.length <= (schema.maxLength ?? Infinity) &&
+        (!schema.pattern || new RegExp(schema.pattern).test(value))
+      )
+    case 'integer':
+      return (
+        Number.isInteger(value) &&
+        (value as number) >= (schema.minimum ?? -Infinity) &&
+        (value as number) <= (schema.maximum ?? Infinity)
+      )
+    case 'number':
+      return (
+        typeof value === 'number' &&
+        (schema.exclusiveMinimum === undefined || (value as number) > schema.exclusiveMinimum)
+      )
+    case 'boolean':
+      return typeof value === 'boolean'
+    case 'null':
+      return value === null
+    case 'array':
+      return (
+        Array.isArray(value) &&
+        value.length <= (schema.maxItems ?? Infinity) &&
+        value.every((v) => accepts(schema.items ?? {}, v))
+      )
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+    default:
+      return true
   }
 }
 
@@ -194,7 +239,10 @@ beforeAll(async () => {
   integration = await connectTrelloWithToken(stack)
   api = client(stack, stack.apiKey)
   tools = (await api.get('/v1/tools')).body.tools.filter((t: { platform: string }) => t.platform === 'trello')
-  elsewhere = http.createServer((_req, res) => { elsewhereHits++; res.end('pwned') })
+  elsewhere = http.createServer((_req, res) => {
+    elsewhereHits++
+    res.end('pwned')
+  })
   await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve))
   elsewherePort = (elsewhere.address() as { port: number }).port
   pastedToken = await trelloControl(stack).mintToken('grace')
@@ -212,8 +260,16 @@ async function expectRefused(tool: string, input: unknown, field: string) {
   expect(body.code, label).toBe('invalid_input')
   const named: string[] = body.errors.map((e: { field: string }) => e.field)
   expect(named.length, label).toBeGreaterThan(0)
-  expect(named.every((f) => f === `input.${field}` || f.startsWith(`input.${field}[`) || f.startsWith(`input.${field}.`)), `${label} named ${named}`).toBe(true)
-  expect(body.errors.every((e: { message: string }) => e.message.length > 0), label).toBe(true)
+  expect(
+    named.every(
+      (f) => f === `input.${field}` || f.startsWith(`input.${field}[`) || f.startsWith(`input.${field}.`),
+    ),
+    `${label} named ${named}`,
+  ).toBe(true)
+  expect(
+    body.errors.every((e: { message: string }) => e.message.length > 0),
+    label,
+  ).toBe(true)
 }
 
 describe('bad input on every Trello tool step', () => {
@@ -222,7 +278,9 @@ describe('bad input on every Trello tool step', () => {
   })
 
   it(`refuses ${HOSTILE.length} hand-written hostile inputs, naming the field, and sends nothing`, async () => {
-    expect(new Set(HOSTILE.map(([tool]) => tool))).toEqual(new Set(Object.keys(VALID).filter((id) => id !== 'trello.api_call')))
+    expect(new Set(HOSTILE.map(([tool]) => tool))).toEqual(
+      new Set(Object.keys(VALID).filter((id) => id !== 'trello.api_call')),
+    )
     const control = trelloControl(stack)
     await control.clearRequests()
     for (const [tool, field, value] of HOSTILE) {
@@ -234,7 +292,7 @@ describe('bad input on every Trello tool step', () => {
     expect(await control.requests()).toEqual([])
   })
 
-  it('each invalid value generated from a step\'s JSON Schema gets 400 naming only that field, and sends nothing', async () => {
+  it("each invalid value generated from a step's JSON Schema gets 400 naming only that field, and sends nothing", async () => {
     const control = trelloControl(stack)
     await control.clearRequests()
     let cases = 0
@@ -256,13 +314,21 @@ describe('bad input on every Trello tool step', () => {
     await control.clearRequests()
     const { status, body } = await api.run('trello.update_card', integration, { card_id: CARD })
     expect(status).toBe(400)
-    expect(body.errors[0]).toMatchObject({ field: 'input.name', message: expect.stringMatching(/at least one change/) })
+    expect(body.errors[0]).toMatchObject({
+      field: 'input.name',
+      message: expect.stringMatching(/at least one change/),
+    })
     expect(await control.requests()).toEqual([])
   })
 
   it('a bad id says what it expected', async () => {
     const { body } = await api.run('trello.get_card', integration, { card_id: 'Card0001' })
-    expect(body.errors).toEqual([{ field: 'input.card_id', message: expect.stringMatching(/card id: 24 lowercase hexadecimal characters/) }])
+    expect(body.errors).toEqual([
+      {
+        field: 'input.card_id',
+        message: expect.stringMatching(/card id: 24 lowercase hexadecimal characters/),
+      },
+    ])
   })
 
   it.each([null, 'text', 42, [1], true])('a whole input of %j is refused with a 4xx', async (input) => {
@@ -270,7 +336,10 @@ describe('bad input on every Trello tool step', () => {
     await control.clearRequests()
     for (const tool of tools) {
       const { status, body } = await api.call('POST', `/v1/tools/${tool.id}/run`, { integration, input })
-      if (tool.id === 'trello.get_boards' && input === null) { expect(status).toBe(200); continue } // every field is optional
+      if (tool.id === 'trello.get_boards' && input === null) {
+        expect(status).toBe(200)
+        continue
+      } // every field is optional
       expect(status, `${tool.id} ${JSON.stringify(input)}`).toBe(400)
       expect(body.code).toBe('invalid_input')
     }
@@ -279,11 +348,18 @@ describe('bad input on every Trello tool step', () => {
 
   it.each([
     ['__proto__', '{"integration":"INT","input":{"card_id":"CARD","__proto__":{"admin":true}}}'],
-    ['constructor.prototype', '{"integration":"INT","input":{"card_id":"CARD","constructor":{"prototype":{"admin":true}}}}'],
+    [
+      'constructor.prototype',
+      '{"integration":"INT","input":{"card_id":"CARD","constructor":{"prototype":{"admin":true}}}}',
+    ],
   ])('a %s key is refused, not merged', async (key, raw) => {
     const control = trelloControl(stack)
     await control.clearRequests()
-    const { status, body } = await api.call('POST', '/v1/tools/trello.get_card/run', raw.replace('INT', integration).replace('CARD', CARD))
+    const { status, body } = await api.call(
+      'POST',
+      '/v1/tools/trello.get_card/run',
+      raw.replace('INT', integration).replace('CARD', CARD),
+    )
     expect(status).toBe(400)
     expect(body.code).toBe('invalid_input')
     expect(body.errors).toEqual([{ field: 'body', message: `must not hold a "${key}" key` }])
@@ -370,21 +446,29 @@ describe('Trello API Call safety: hostile endpoints', () => {
     expect(HOSTILE_ENDPOINTS.length).toBeGreaterThanOrEqual(40)
   })
 
-  it.each(HOSTILE_ENDPOINTS.map((e) => [JSON.stringify(e).slice(0, 80), e]))('refuses %s with 400 and sends nothing', async (_label, endpoint) => {
-    const control = trelloControl(stack)
-    await control.clearRequests()
-    // With the integration's credentials and with a key plus token given in the step alike.
-    for (const auth of [{}, { auth: 'api_key', key: TRELLO.app.key, token: pastedToken }]) {
-      for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
-        const { status, body } = await api.run('trello.api_call', integration, { ...auth, method, endpoint, ...(method === 'POST' || method === 'PUT' ? { body: {} } : {}) })
-        expect(status, JSON.stringify(body)).toBe(400)
-        expect(body.code).toBe('invalid_input')
-        expect(body.errors.map((e: any) => e.field)).toContain('input.endpoint')
+  it.each(HOSTILE_ENDPOINTS.map((e) => [JSON.stringify(e).slice(0, 80), e]))(
+    'refuses %s with 400 and sends nothing',
+    async (_label, endpoint) => {
+      const control = trelloControl(stack)
+      await control.clearRequests()
+      // With the integration's credentials and with a key plus token given in the step alike.
+      for (const auth of [{}, { auth: 'api_key', key: TRELLO.app.key, token: pastedToken }]) {
+        for (const method of ['GET', 'POST', 'PUT', 'DELETE']) {
+          const { status, body } = await api.run('trello.api_call', integration, {
+            ...auth,
+            method,
+            endpoint,
+            ...(method === 'POST' || method === 'PUT' ? { body: {} } : {}),
+          })
+          expect(status, JSON.stringify(body)).toBe(400)
+          expect(body.code).toBe('invalid_input')
+          expect(body.errors.map((e: any) => e.field)).toContain('input.endpoint')
+        }
       }
-    }
-    expect(await control.requests()).toEqual([])
-    expect(elsewhereHits).toBe(0)
-  })
+      expect(await control.requests()).toEqual([])
+      expect(elsewhereHits).toBe(0)
+    },
+  )
 
   it('refuses endpoints aimed at a listening host on loopback, which sees nothing', async () => {
     const control = trelloControl(stack)
@@ -414,7 +498,11 @@ describe('Trello API Call safety: hostile endpoints', () => {
   ])('refuses a caller header %s', async (name, value) => {
     const control = trelloControl(stack)
     await control.clearRequests()
-    const { status, body } = await api.run('trello.api_call', integration, { method: 'GET', endpoint: '/1/members/me', headers: { [name]: value } })
+    const { status, body } = await api.run('trello.api_call', integration, {
+      method: 'GET',
+      endpoint: '/1/members/me',
+      headers: { [name]: value },
+    })
     expect(status).toBe(400)
     expect(body.errors[0].field).toMatch(/^input\.headers/)
     expect(await control.requests()).toEqual([])
@@ -423,11 +511,18 @@ describe('Trello API Call safety: hostile endpoints', () => {
   it('a safe endpoint does reach the sandbox, with credentials in a header only', async () => {
     const control = trelloControl(stack)
     await control.clearRequests()
-    const { status, body } = await api.run('trello.api_call', integration, { method: 'GET', endpoint: '/1/members/me?fields=username' })
+    const { status, body } = await api.run('trello.api_call', integration, {
+      method: 'GET',
+      endpoint: '/1/members/me?fields=username',
+    })
     expect(status).toBe(200)
     expect(body.output.body).toMatchObject({ id: TRELLO.members.ada.id, username: 'ada' })
     const requests = await control.requests()
     expect(requests).toHaveLength(1)
-    expect(requests[0]).toMatchObject({ method: 'GET', path: '/trello/1/members/me', query: { fields: 'username' } })
+    expect(requests[0]).toMatchObject({
+      method: 'GET',
+      path: '/trello/1/members/me',
+      query: { fields: 'username' },
+    })
   })
 })

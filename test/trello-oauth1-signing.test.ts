@@ -11,7 +11,9 @@ beforeAll(async () => {
   stack = await startTestStack()
   integration = (await connectTrelloOAuth(stack)).integrationId!
 })
-afterAll(async () => { await stack?.close() })
+afterAll(async () => {
+  await stack?.close()
+})
 
 describe('OAuth 1.0a signatures hold for any query through the API Call', () => {
   it.each([
@@ -21,14 +23,21 @@ describe('OAuth 1.0a signatures hold for any query through the API Call', () => 
     '/1/members/me?fields=username&a+b=c+d&x=%3D%26',
     '/1/members/me?fields=username&x=2&x=1',
   ])('GET %s is accepted', async (endpoint) => {
-    const { status, body } = await client(stack, stack.apiKey).run('trello.api_call', integration, { method: 'GET', endpoint })
+    const { status, body } = await client(stack, stack.apiKey).run('trello.api_call', integration, {
+      method: 'GET',
+      endpoint,
+    })
     expect(status, JSON.stringify(body)).toBe(200)
     expect(body.output.status).toBe(200)
     expect(body.output.body.username).toBe('ada')
   })
 
   it('a query given as an object is signed the same way', async () => {
-    const { status, body } = await client(stack, stack.apiKey).run('trello.api_call', integration, { method: 'GET', endpoint: '/1/members/me', query: { 'é/@': 'ü =&', fields: 'username' } })
+    const { status, body } = await client(stack, stack.apiKey).run('trello.api_call', integration, {
+      method: 'GET',
+      endpoint: '/1/members/me',
+      query: { 'é/@': 'ü =&', fields: 'username' },
+    })
     expect(status, JSON.stringify(body)).toBe(200)
     expect(body.output.body.username).toBe('ada')
   })

@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADA, KEY, startTestSandbox, type TestSandbox } from '../src/sandboxes/trello/test-support.ts'
 import { SEED } from '../src/sandboxes/trello/seed.ts'
 import { z } from 'zod'
-import { Board, BoardWithLists, CardWithRelations, CommentAction, Member } from './helpers/trello-js-schemas.ts'
+import {
+  Board,
+  BoardWithLists,
+  CardWithRelations,
+  CommentAction,
+  Member,
+} from './helpers/trello-js-schemas.ts'
 
 // The sandbox promises that real Trello clients work against it unchanged, apart from the base URL.
 // trello.js validates every response against zod schemas generated from Trello's swagger, so a
@@ -19,7 +25,9 @@ beforeAll(async () => {
   trello = createTrelloClient({ apiKey: KEY, apiToken: token, host: `${sandbox.url}/1` })
   unparsed = createTrelloClient({ apiKey: KEY, apiToken: token, host: `${sandbox.url}/1`, skipParsing: true })
 })
-afterAll(async () => { await sandbox?.close() })
+afterAll(async () => {
+  await sandbox?.close()
+})
 
 // Where trello.js 2.2.0's schema is stricter than real Trello, a call goes through `unparsed`
 // (`skipParsing` is per client) and is checked against the library's own schema with only the
@@ -39,10 +47,15 @@ describe('trello.js against the Trello sandbox', () => {
     expect(roadmap).toMatchObject({ name: board.name, closed: false, shortLink: board.shortLink })
   })
 
-  it('lists the board\'s lists in order', async () => {
+  it("lists the board's lists in order", async () => {
     const boardLists = await trello.boards.getBoardLists({ id: board.id })
     expect(boardLists.map((l) => l.id)).toEqual([lists.todo.id, lists.doing.id, lists.done.id])
-    expect(boardLists[0]).toMatchObject({ name: lists.todo.name, idBoard: board.id, closed: false, pos: lists.todo.pos })
+    expect(boardLists[0]).toMatchObject({
+      name: lists.todo.name,
+      idBoard: board.id,
+      closed: false,
+      pos: lists.todo.pos,
+    })
   })
 
   it('creates, reads, moves, comments on and archives a card', async () => {
@@ -54,7 +67,13 @@ describe('trello.js against the Trello sandbox', () => {
       idLabels: [labels.bug.id, labels.docs.id],
     })
     expect(created.id).toMatch(/^[0-9a-f]{24}$/)
-    expect(created).toMatchObject({ name: 'From trello.js', desc: 'Made by a real client', idList: lists.todo.id, idBoard: board.id, closed: false })
+    expect(created).toMatchObject({
+      name: 'From trello.js',
+      desc: 'Made by a real client',
+      idList: lists.todo.id,
+      idBoard: board.id,
+      closed: false,
+    })
     expect(created.idLabels).toEqual([labels.bug.id, labels.docs.id])
     // The schema coerces ISO dates into Date objects.
     expect(created.due).toEqual(new Date('2025-03-01T15:00:00.000Z'))
@@ -70,8 +89,14 @@ describe('trello.js against the Trello sandbox', () => {
     const todoCards = await trello.lists.getListCards({ id: lists.todo.id })
     expect(todoCards.map((c) => c.id)).not.toContain(created.id)
 
-    const comment = CommentAction.parse(await unparsed.cards.createCardComment({ id: created.id, text: 'Commented through trello.js' }))
-    expect(comment).toMatchObject({ type: 'commentCard', idMemberCreator: ADA.id, data: { text: 'Commented through trello.js' } })
+    const comment = CommentAction.parse(
+      await unparsed.cards.createCardComment({ id: created.id, text: 'Commented through trello.js' }),
+    )
+    expect(comment).toMatchObject({
+      type: 'commentCard',
+      idMemberCreator: ADA.id,
+      data: { text: 'Commented through trello.js' },
+    })
     expect(comment.data.card).toMatchObject({ id: created.id })
     expect(comment.date).toBeInstanceOf(Date)
 
@@ -81,10 +106,14 @@ describe('trello.js against the Trello sandbox', () => {
     expect(afterArchive.map((c) => c.id)).not.toContain(created.id)
   })
 
-  it('gets a list\'s seeded cards', async () => {
+  it("gets a list's seeded cards", async () => {
     const todo = await trello.lists.getListCards({ id: lists.todo.id })
     expect(todo.slice(0, 2).map((c) => c.id)).toEqual([cards.docs.id, cards.login.id])
-    expect(todo[1]).toMatchObject({ name: cards.login.name, idLabels: [labels.bug.id], idList: lists.todo.id })
+    expect(todo[1]).toMatchObject({
+      name: cards.login.name,
+      idLabels: [labels.bug.id],
+      idList: lists.todo.id,
+    })
   })
 
   it('creates a checklist and adds a check item with a due date', async () => {
@@ -92,7 +121,11 @@ describe('trello.js against the Trello sandbox', () => {
     const checklist = await trello.checklists.createChecklist({ idCard: card.id, name: 'Steps' })
     expect(checklist).toMatchObject({ name: 'Steps', idCard: card.id, idBoard: board.id, checkItems: [] })
 
-    const item = await trello.checklists.createChecklistItem({ id: checklist.id, name: 'First step', due: '2025-04-01T09:30:00.000Z' })
+    const item = await trello.checklists.createChecklistItem({
+      id: checklist.id,
+      name: 'First step',
+      due: '2025-04-01T09:30:00.000Z',
+    })
     expect(item).toMatchObject({ name: 'First step', idChecklist: checklist.id, state: 'incomplete' })
     expect(item.due).toEqual(new Date('2025-04-01T09:30:00.000Z'))
 
@@ -107,38 +140,78 @@ describe('trello.js against the Trello sandbox', () => {
     const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
     it('members/me with fields=id,username,fullName, as identify asks', async () => {
-      const me = MemberWithoutAvatar.parse(await unparsed.members.getMember({ id: 'me', fields: 'id,username,fullName' }))
+      const me = MemberWithoutAvatar.parse(
+        await unparsed.members.getMember({ id: 'me', fields: 'id,username,fullName' }),
+      )
       expect(me).toEqual({ id: ADA.id, username: ADA.username, fullName: ADA.fullName })
     })
 
     it('members/me/boards with open lists nested, as Get Boards asks', async () => {
-      const boards = z.array(BoardWithLists).parse(await unparsed.members.getMemberBoards({ id: 'me', filter: 'open', lists: 'open' }))
+      const boards = z
+        .array(BoardWithLists)
+        .parse(await unparsed.members.getMemberBoards({ id: 'me', filter: 'open', lists: 'open' }))
       const roadmap = boards.find((b) => b.id === board.id)!
-      expect(roadmap).toMatchObject({ name: board.name, closed: false, shortLink: board.shortLink, desc: expect.any(String) })
+      expect(roadmap).toMatchObject({
+        name: board.name,
+        closed: false,
+        shortLink: board.shortLink,
+        desc: expect.any(String),
+      })
       expect(roadmap.url).toMatch(/^https?:\/\//)
       expect(roadmap.shortUrl).toMatch(/^https?:\/\//)
       expect(roadmap.lists.map((l) => [l.id, l.name, l.idBoard, l.closed])).toEqual(
-        [lists.todo, lists.doing, lists.done].map((l) => [l.id, l.name, board.id, false]))
+        [lists.todo, lists.doing, lists.done].map((l) => [l.id, l.name, board.id, false]),
+      )
       expect(roadmap.lists.map((l) => l.pos)).toEqual([lists.todo.pos, lists.doing.pos, lists.done.pos])
       expect(boards.every((b) => !b.closed)).toBe(true)
     })
 
     it('a card with its checklists, members, list and board nested, as Get Card asks', async () => {
-      const created = await trello.cards.createCard({ idList: lists.todo.id, name: 'Nested', desc: 'With everything', due: '2025-05-01T08:00:00.000Z', idLabels: [labels.bug.id] })
+      const created = await trello.cards.createCard({
+        idList: lists.todo.id,
+        name: 'Nested',
+        desc: 'With everything',
+        due: '2025-05-01T08:00:00.000Z',
+        idLabels: [labels.bug.id],
+      })
       await trello.cards.updateCard({ id: created.id, idMembers: members.ada.id })
       const checklist = await trello.checklists.createChecklist({ idCard: created.id, name: 'Steps' })
-      const item = await trello.checklists.createChecklistItem({ id: checklist.id, name: 'One', due: '2025-04-01T09:30:00.000Z' })
+      const item = await trello.checklists.createChecklistItem({
+        id: checklist.id,
+        name: 'One',
+        due: '2025-04-01T09:30:00.000Z',
+      })
 
       const raw = await unparsed.cards.getCard({
-        id: created.id, checklists: 'all', members: true, memberFields: 'fullName,username', list: true, board: true, boardFields: 'name',
+        id: created.id,
+        checklists: 'all',
+        members: true,
+        memberFields: 'fullName,username',
+        list: true,
+        board: true,
+        boardFields: 'name',
       })
       const card = CardWithRelations.parse(raw)
-      expect(card).toMatchObject({ id: created.id, name: 'Nested', desc: 'With everything', idList: lists.todo.id, idBoard: board.id, closed: false, dueComplete: false })
+      expect(card).toMatchObject({
+        id: created.id,
+        name: 'Nested',
+        desc: 'With everything',
+        idList: lists.todo.id,
+        idBoard: board.id,
+        closed: false,
+        dueComplete: false,
+      })
       expect(card.due).toEqual(new Date('2025-05-01T08:00:00.000Z'))
-      expect(card.labels?.map((l) => [l.id, l.name, l.color])).toEqual([[labels.bug.id, labels.bug.name, labels.bug.color]])
+      expect(card.labels?.map((l) => [l.id, l.name, l.color])).toEqual([
+        [labels.bug.id, labels.bug.name, labels.bug.color],
+      ])
       expect(card.idMembers).toEqual([members.ada.id])
-      expect(card.members.map((m) => [m.id, m.fullName, m.username])).toEqual([[members.ada.id, members.ada.fullName, members.ada.username]])
-      expect(card.checklists.map((c) => [c.id, c.name, c.checkItems?.map((i) => [i.id, i.name, i.state])])).toEqual([[checklist.id, 'Steps', [[item.id, 'One', 'incomplete']]]])
+      expect(card.members.map((m) => [m.id, m.fullName, m.username])).toEqual([
+        [members.ada.id, members.ada.fullName, members.ada.username],
+      ])
+      expect(
+        card.checklists.map((c) => [c.id, c.name, c.checkItems?.map((i) => [i.id, i.name, i.state])]),
+      ).toEqual([[checklist.id, 'Steps', [[item.id, 'One', 'incomplete']]]])
       expect(card.list).toMatchObject({ id: lists.todo.id, name: lists.todo.name })
       expect(card.board).toMatchObject({ id: board.id, name: board.name })
       expect(card.url).toMatch(new RegExp(`/c/${card.shortLink}/`))
@@ -146,13 +219,32 @@ describe('trello.js against the Trello sandbox', () => {
       expect(raw.dateLastActivity).toMatch(ISO_MS)
     })
 
-    it('Update Card\'s every change in one call: name, desc, due, dueComplete, labels, members, list, position, archive', async () => {
-      const created = await trello.cards.createCard({ idList: lists.todo.id, name: 'Before', due: '2025-03-01T17:00:00.000Z' })
-      const changed = await trello.cards.updateCard({
-        id: created.id, name: 'After', desc: 'Changed', dueComplete: true, idLabels: `${labels.bug.id},${labels.docs.id}`, idMembers: members.ada.id,
-        idList: lists.doing.id, idBoard: board.id, pos: 'top',
+    it("Update Card's every change in one call: name, desc, due, dueComplete, labels, members, list, position, archive", async () => {
+      const created = await trello.cards.createCard({
+        idList: lists.todo.id,
+        name: 'Before',
+        due: '2025-03-01T17:00:00.000Z',
       })
-      expect(changed).toMatchObject({ id: created.id, name: 'After', desc: 'Changed', dueComplete: true, idList: lists.doing.id, idBoard: board.id, closed: false })
+      const changed = await trello.cards.updateCard({
+        id: created.id,
+        name: 'After',
+        desc: 'Changed',
+        dueComplete: true,
+        idLabels: `${labels.bug.id},${labels.docs.id}`,
+        idMembers: members.ada.id,
+        idList: lists.doing.id,
+        idBoard: board.id,
+        pos: 'top',
+      })
+      expect(changed).toMatchObject({
+        id: created.id,
+        name: 'After',
+        desc: 'Changed',
+        dueComplete: true,
+        idList: lists.doing.id,
+        idBoard: board.id,
+        closed: false,
+      })
       expect(changed.due).toEqual(new Date('2025-03-01T17:00:00.000Z'))
       expect(changed.idLabels).toEqual([labels.bug.id, labels.docs.id])
       expect(changed.idMembers).toEqual([members.ada.id])
@@ -174,12 +266,22 @@ describe('trello.js against the Trello sandbox', () => {
 
     it('a comment answers the commentCard action with its creator, text, card, board and list', async () => {
       const card = await trello.cards.createCard({ idList: lists.todo.id, name: 'To comment' })
-      const comment = CommentAction.parse(await unparsed.cards.createCardComment({ id: card.id, text: 'Hello @grace' }))
-      expect(comment).toMatchObject({ type: 'commentCard', idMemberCreator: ADA.id, data: { text: 'Hello @grace' } })
+      const comment = CommentAction.parse(
+        await unparsed.cards.createCardComment({ id: card.id, text: 'Hello @grace' }),
+      )
+      expect(comment).toMatchObject({
+        type: 'commentCard',
+        idMemberCreator: ADA.id,
+        data: { text: 'Hello @grace' },
+      })
       expect(comment.data.card).toMatchObject({ id: card.id, name: 'To comment' })
       expect(comment.data.board).toMatchObject({ id: board.id, name: board.name })
       expect(comment.data.list).toMatchObject({ id: lists.todo.id, name: lists.todo.name })
-      expect(comment.memberCreator).toMatchObject({ id: ADA.id, username: ADA.username, fullName: ADA.fullName })
+      expect(comment.memberCreator).toMatchObject({
+        id: ADA.id,
+        username: ADA.username,
+        fullName: ADA.fullName,
+      })
       expect(comment.id).toMatch(/^[0-9a-f]{24}$/)
     })
 
@@ -192,8 +294,18 @@ describe('trello.js against the Trello sandbox', () => {
       expect(second.pos as number).toBeLessThan(first.pos as number)
       expect(first).toMatchObject({ idCard: card.id, idBoard: board.id, checkItems: [] })
 
-      const done = await trello.checklists.createChecklistItem({ id: first.id, name: 'Done already', pos: 'bottom', checked: true })
-      const due = await trello.checklists.createChecklistItem({ id: first.id, name: 'Due', pos: 'top', due: '2025-06-01T12:00:00.000Z' })
+      const done = await trello.checklists.createChecklistItem({
+        id: first.id,
+        name: 'Done already',
+        pos: 'bottom',
+        checked: true,
+      })
+      const due = await trello.checklists.createChecklistItem({
+        id: first.id,
+        name: 'Due',
+        pos: 'top',
+        due: '2025-06-01T12:00:00.000Z',
+      })
       expect(done).toMatchObject({ name: 'Done already', idChecklist: first.id, state: 'complete' })
       expect(done.due ?? null).toBeNull()
       expect(due).toMatchObject({ name: 'Due', idChecklist: first.id, state: 'incomplete' })
@@ -210,7 +322,13 @@ describe('trello.js against the Trello sandbox', () => {
       const positions = listCards.map((c) => c.pos!)
       expect(positions).toEqual([...positions].sort((a, b) => a - b))
       for (const c of listCards) {
-        expect(c).toMatchObject({ idList: lists.todo.id, idBoard: board.id, closed: false, name: expect.any(String), shortLink: expect.any(String) })
+        expect(c).toMatchObject({
+          idList: lists.todo.id,
+          idBoard: board.id,
+          closed: false,
+          name: expect.any(String),
+          shortLink: expect.any(String),
+        })
         expect(c.dateLastActivity).toBeInstanceOf(Date)
       }
     })

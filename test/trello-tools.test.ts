@@ -16,7 +16,9 @@ beforeAll(async () => {
   api = client(stack, stack.apiKey)
   sandboxToken = await trelloControl(stack).mintToken()
 })
-afterAll(async () => { await stack?.close() })
+afterAll(async () => {
+  await stack?.close()
+})
 
 /** Runs a step and expects it to succeed. */
 async function run(tool: string, input: Record<string, unknown>) {
@@ -48,7 +50,11 @@ describe('Trello tool steps against the sandbox', () => {
     expect(roadmap).toMatchObject({ name: 'Roadmap', closed: false, shortLink: TRELLO.board.shortLink })
     const seeded: string[] = [TRELLO.lists.todo.id, TRELLO.lists.doing.id, TRELLO.lists.done.id]
     expect(roadmap.lists.map((l: any) => l.id).filter((id: string) => seeded.includes(id))).toEqual(seeded)
-    expect(roadmap.lists[0]).toMatchObject({ idBoard: TRELLO.board.id, closed: false, pos: expect.any(Number) })
+    expect(roadmap.lists[0]).toMatchObject({
+      idBoard: TRELLO.board.id,
+      closed: false,
+      pos: expect.any(Number),
+    })
     const closed = await run('trello.get_boards', { filter: 'closed' })
     expect(closed.boards).toEqual([])
   })
@@ -56,7 +62,11 @@ describe('Trello tool steps against the sandbox', () => {
   it('Create List puts lists at the top, the bottom or a given position', async () => {
     const bottom = await freshList('bottom list')
     const top = await run('trello.create_list', { name: 'top list', board_id: TRELLO.board.id, pos: 'top' })
-    const between = await run('trello.create_list', { name: 'between', board_id: TRELLO.board.id, pos: 20_000 })
+    const between = await run('trello.create_list', {
+      name: 'between',
+      board_id: TRELLO.board.id,
+      pos: 20_000,
+    })
     expect(top.pos).toBeLessThan(TRELLO.lists.todo.pos)
     expect(between.pos).toBe(20_000)
     const lists = await sandboxGet(`/boards/${TRELLO.board.id}/lists`)
@@ -69,9 +79,20 @@ describe('Trello tool steps against the sandbox', () => {
   it('Create Card sets name, description, due date and labels, and orders by pos', async () => {
     const list = await freshList()
     const first = await run('trello.create_card', {
-      list_id: list.id, name: 'first', desc: 'In **Markdown**', due: '2025-03-01T17:00:00+02:00', label_ids: [TRELLO.labels.bug.id, TRELLO.labels.docs.id],
+      list_id: list.id,
+      name: 'first',
+      desc: 'In **Markdown**',
+      due: '2025-03-01T17:00:00+02:00',
+      label_ids: [TRELLO.labels.bug.id, TRELLO.labels.docs.id],
     })
-    expect(first).toMatchObject({ name: 'first', desc: 'In **Markdown**', idList: list.id, idBoard: TRELLO.board.id, due: '2025-03-01T15:00:00.000Z', closed: false })
+    expect(first).toMatchObject({
+      name: 'first',
+      desc: 'In **Markdown**',
+      idList: list.id,
+      idBoard: TRELLO.board.id,
+      due: '2025-03-01T15:00:00.000Z',
+      closed: false,
+    })
     expect(first.idLabels).toEqual([TRELLO.labels.bug.id, TRELLO.labels.docs.id])
     expect(first.id).toMatch(/^[0-9a-f]{24}$/)
 
@@ -93,7 +114,10 @@ describe('Trello tool steps against the sandbox', () => {
     const list = await freshList()
     await run('trello.create_card', { list_id: list.id, name: 'logged' })
     const requests: any[] = await control.requests()
-    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /trello/1/lists', 'POST /trello/1/cards'])
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /trello/1/lists',
+      'POST /trello/1/cards',
+    ])
     for (const r of requests) {
       expect(Object.keys(r.query)).toEqual([])
       expect(r.headers['content-type']).toMatch(/application\/json/)
@@ -103,16 +127,37 @@ describe('Trello tool steps against the sandbox', () => {
 
   it('Update Card changes fields and replaces labels and members', async () => {
     const list = await freshList()
-    const card = await run('trello.create_card', { list_id: list.id, name: 'before', label_ids: [TRELLO.labels.bug.id] })
-    const updated = await run('trello.update_card', {
-      card_id: card.id, name: 'after', desc: 'new text', due: '2030-01-02T03:04:05Z', due_complete: true,
-      label_ids: [TRELLO.labels.feature.id], member_ids: [TRELLO.members.grace.id],
+    const card = await run('trello.create_card', {
+      list_id: list.id,
+      name: 'before',
+      label_ids: [TRELLO.labels.bug.id],
     })
-    expect(updated).toMatchObject({ id: card.id, name: 'after', desc: 'new text', due: '2030-01-02T03:04:05.000Z', dueComplete: true })
+    const updated = await run('trello.update_card', {
+      card_id: card.id,
+      name: 'after',
+      desc: 'new text',
+      due: '2030-01-02T03:04:05Z',
+      due_complete: true,
+      label_ids: [TRELLO.labels.feature.id],
+      member_ids: [TRELLO.members.grace.id],
+    })
+    expect(updated).toMatchObject({
+      id: card.id,
+      name: 'after',
+      desc: 'new text',
+      due: '2030-01-02T03:04:05.000Z',
+      dueComplete: true,
+    })
     expect(updated.idLabels).toEqual([TRELLO.labels.feature.id])
     expect(updated.idMembers).toEqual([TRELLO.members.grace.id])
 
-    const cleared = await run('trello.update_card', { card_id: card.id, due: null, label_ids: [], member_ids: [], desc: '' })
+    const cleared = await run('trello.update_card', {
+      card_id: card.id,
+      due: null,
+      label_ids: [],
+      member_ids: [],
+      desc: '',
+    })
     expect(cleared).toMatchObject({ due: null, idLabels: [], idMembers: [], desc: '', name: 'after' })
   })
 
@@ -125,19 +170,31 @@ describe('Trello tool steps against the sandbox', () => {
     const moved = await run('trello.update_card', { card_id: card.id, list_id: to.id, pos: 'top' })
     expect(moved.idList).toBe(to.id)
     expect(names((await run('trello.get_list_cards', { list_id: from.id })).cards)).toEqual([])
-    expect(names((await run('trello.get_list_cards', { list_id: to.id })).cards)).toEqual(['traveller', 'resident'])
+    expect(names((await run('trello.get_list_cards', { list_id: to.id })).cards)).toEqual([
+      'traveller',
+      'resident',
+    ])
 
     const actions = await sandboxGet(`/cards/${card.id}/actions?filter=updateCard:idList`)
     expect(actions).toHaveLength(1)
     expect(actions[0]).toMatchObject({
       type: 'updateCard',
       idMemberCreator: TRELLO.members.ada.id,
-      data: { old: { idList: from.id }, listBefore: { id: from.id, name: 'from' }, listAfter: { id: to.id, name: 'to' }, card: { id: card.id, idList: to.id } },
+      data: {
+        old: { idList: from.id },
+        listBefore: { id: from.id, name: 'from' },
+        listAfter: { id: to.id, name: 'to' },
+        card: { id: card.id, idList: to.id },
+      },
     })
   })
 
   it('Update Card moves a card to another board, into its first open list', async () => {
-    const other = await trelloControl(stack).call('POST', '/boards', { name: 'Elsewhere', owner: 'ada', lists: ['Inbox', 'Later'] })
+    const other = await trelloControl(stack).call('POST', '/boards', {
+      name: 'Elsewhere',
+      owner: 'ada',
+      lists: ['Inbox', 'Later'],
+    })
     expect(other.status).toBe(201)
     const board = other.body.board
     const list = await freshList()
@@ -147,7 +204,9 @@ describe('Trello tool steps against the sandbox', () => {
   })
 
   it('Update Card needs at least one change', async () => {
-    const { status, body } = await api.run('trello.update_card', integration, { card_id: TRELLO.cards.api.id })
+    const { status, body } = await api.run('trello.update_card', integration, {
+      card_id: TRELLO.cards.api.id,
+    })
     expect(status).toBe(400)
     expect(body.code).toBe('invalid_input')
     expect(body.errors[0].message).toMatch(/at least one change/)
@@ -156,7 +215,10 @@ describe('Trello tool steps against the sandbox', () => {
   it('Get Card returns labels, checklists with items, members, list and board', async () => {
     const card = await run('trello.get_card', { card_id: TRELLO.cards.api.id })
     expect(card).toMatchObject({
-      id: TRELLO.cards.api.id, name: 'Design the API', desc: 'Sketch the REST surface.', due: '2024-02-01T12:00:00.000Z',
+      id: TRELLO.cards.api.id,
+      name: 'Design the API',
+      desc: 'Sketch the REST surface.',
+      due: '2024-02-01T12:00:00.000Z',
       list: { id: TRELLO.lists.doing.id, name: 'Doing' },
       board: { id: TRELLO.board.id, name: 'Roadmap' },
     })
@@ -165,7 +227,9 @@ describe('Trello tool steps against the sandbox', () => {
     expect(card.checklists).toHaveLength(1)
     expect(card.checklists[0]).toMatchObject({ id: TRELLO.checklist.id, name: 'Launch checklist' })
     expect(card.checklists[0].checkItems.map((i: any) => [i.name, i.state])).toEqual([
-      ['Draft endpoints', 'complete'], ['Review with Grace', 'incomplete'], ['Publish', 'incomplete'],
+      ['Draft endpoints', 'complete'],
+      ['Review with Grace', 'incomplete'],
+      ['Publish', 'incomplete'],
     ])
   })
 
@@ -176,7 +240,9 @@ describe('Trello tool steps against the sandbox', () => {
     expect(archived).toMatchObject({ id: card.id, closed: true })
     expect((await sandboxGet(`/cards/${card.id}`)).closed).toBe(true)
     expect((await run('trello.get_list_cards', { list_id: list.id })).cards).toEqual([])
-    expect(names((await run('trello.get_list_cards', { list_id: list.id, filter: 'closed' })).cards)).toEqual(['old news'])
+    expect(names((await run('trello.get_list_cards', { list_id: list.id, filter: 'closed' })).cards)).toEqual(
+      ['old news'],
+    )
     const actions = await sandboxGet(`/cards/${card.id}/actions?filter=updateCard:closed`)
     expect(actions[0].data).toMatchObject({ card: { closed: true }, old: { closed: false } })
 
@@ -188,7 +254,11 @@ describe('Trello tool steps against the sandbox', () => {
     const list = await freshList()
     const card = await run('trello.create_card', { list_id: list.id, name: 'discussed' })
     const action = await run('trello.add_comment_to_card', { card_id: card.id, text: 'Looks *good*, @grace' })
-    expect(action).toMatchObject({ type: 'commentCard', idMemberCreator: TRELLO.members.ada.id, data: { text: 'Looks *good*, @grace', card: { id: card.id } } })
+    expect(action).toMatchObject({
+      type: 'commentCard',
+      idMemberCreator: TRELLO.members.ada.id,
+      data: { text: 'Looks *good*, @grace', card: { id: card.id } },
+    })
     const comments = await sandboxGet(`/cards/${card.id}/actions?filter=commentCard`)
     expect(comments.map((c: any) => c.id)).toEqual([action.id])
     expect((await sandboxGet(`/cards/${card.id}`)).badges.comments).toBe(1)
@@ -201,7 +271,12 @@ describe('Trello tool steps against the sandbox', () => {
     const fresh = await run('trello.add_comment_to_card', { card_id: viaNew.id, text: 'same words' })
     const legacy = await run('trello.add_comment', { card_id: viaLegacy.id, comment: 'same words' })
 
-    const strip = (a: any) => ({ type: a.type, idMemberCreator: a.idMemberCreator, text: a.data.text, appCreator: a.appCreator })
+    const strip = (a: any) => ({
+      type: a.type,
+      idMemberCreator: a.idMemberCreator,
+      text: a.data.text,
+      appCreator: a.appCreator,
+    })
     expect(strip(legacy)).toEqual(strip(fresh))
     expect(legacy.data.card.id).toBe(viaLegacy.id)
     const stored = await sandboxGet(`/cards/${viaLegacy.id}/actions?filter=commentCard`)
@@ -220,9 +295,17 @@ describe('Trello tool steps against the sandbox', () => {
   it('Add Checklist adds a checklist with its first items, in order', async () => {
     const list = await freshList()
     const card = await run('trello.create_card', { list_id: list.id, name: 'launch' })
-    const checklist = await run('trello.add_checklist', { card_id: card.id, name: 'Steps', items: ['one', 'two', 'three'] })
+    const checklist = await run('trello.add_checklist', {
+      card_id: card.id,
+      name: 'Steps',
+      items: ['one', 'two', 'three'],
+    })
     expect(checklist).toMatchObject({ name: 'Steps', idCard: card.id, idBoard: TRELLO.board.id })
-    expect(checklist.checkItems.map((i: any) => [i.name, i.state])).toEqual([['one', 'incomplete'], ['two', 'incomplete'], ['three', 'incomplete']])
+    expect(checklist.checkItems.map((i: any) => [i.name, i.state])).toEqual([
+      ['one', 'incomplete'],
+      ['two', 'incomplete'],
+      ['three', 'incomplete'],
+    ])
 
     const second = await run('trello.add_checklist', { card_id: card.id, pos: 'top' })
     expect(second).toMatchObject({ name: 'Checklist', checkItems: [] })
@@ -237,7 +320,11 @@ describe('Trello tool steps against the sandbox', () => {
     const control = trelloControl(stack)
     await control.fault({ status: 400, match: { method: 'POST', path: '/checkItems' }, times: 1 })
     try {
-      const { status, body } = await api.run('trello.add_checklist', integration, { card_id: card.id, name: 'Partial', items: ['a', 'b'] })
+      const { status, body } = await api.run('trello.add_checklist', integration, {
+        card_id: card.id,
+        name: 'Partial',
+        items: ['a', 'b'],
+      })
       expect(status).toBe(400)
       const [checklist] = (await run('trello.get_card', { card_id: card.id })).checklists
       expect(checklist.name).toBe('Partial')
@@ -250,22 +337,46 @@ describe('Trello tool steps against the sandbox', () => {
   it('Create a Checklist Item adds items at a position, checked or not', async () => {
     const list = await freshList()
     const card = await run('trello.create_card', { list_id: list.id, name: 'todo' })
-    const checklist = await run('trello.add_checklist', { card_id: card.id, name: 'Items', items: ['middle'] })
-    const done = await run('trello.create_checklist_item', { checklist_id: checklist.id, name: 'first', pos: 'top', checked: true })
+    const checklist = await run('trello.add_checklist', {
+      card_id: card.id,
+      name: 'Items',
+      items: ['middle'],
+    })
+    const done = await run('trello.create_checklist_item', {
+      checklist_id: checklist.id,
+      name: 'first',
+      pos: 'top',
+      checked: true,
+    })
     expect(done).toMatchObject({ name: 'first', state: 'complete', idChecklist: checklist.id })
-    const last = await run('trello.create_checklist_item', { checklist_id: checklist.id, name: 'last', due: '2030-06-01T09:00:00Z' })
+    const last = await run('trello.create_checklist_item', {
+      checklist_id: checklist.id,
+      name: 'last',
+      due: '2030-06-01T09:00:00Z',
+    })
     expect(last).toMatchObject({ name: 'last', state: 'incomplete', due: '2030-06-01T09:00:00.000Z' })
-    await run('trello.create_checklist_item', { checklist_id: checklist.id, name: 'second', pos: checklist.checkItems[0].pos - 1 })
+    await run('trello.create_checklist_item', {
+      checklist_id: checklist.id,
+      name: 'second',
+      pos: checklist.checkItems[0].pos - 1,
+    })
 
     const stored = await sandboxGet(`/checklists/${checklist.id}`)
     expect(stored.checkItems.map((i: any) => [i.name, i.state])).toEqual([
-      ['first', 'complete'], ['second', 'incomplete'], ['middle', 'incomplete'], ['last', 'incomplete'],
+      ['first', 'complete'],
+      ['second', 'incomplete'],
+      ['middle', 'incomplete'],
+      ['last', 'incomplete'],
     ])
     expect(stored.checkItems.find((i: any) => i.name === 'last').due).toBe('2030-06-01T09:00:00.000Z')
-    expect((await sandboxGet(`/cards/${card.id}`)).badges).toMatchObject({ checkItems: 4, checkItemsChecked: 1, checkItemsEarliestDue: '2030-06-01T09:00:00.000Z' })
+    expect((await sandboxGet(`/cards/${card.id}`)).badges).toMatchObject({
+      checkItems: 4,
+      checkItemsChecked: 1,
+      checkItemsEarliestDue: '2030-06-01T09:00:00.000Z',
+    })
   })
 
-  it('a missing card is not_found in Trello\'s words', async () => {
+  it("a missing card is not_found in Trello's words", async () => {
     const missing = '0123456789abcdef01234567'
     const { status, body } = await api.run('trello.get_card', integration, { card_id: missing })
     expect(status).toBe(404)
@@ -277,8 +388,15 @@ describe('Trello tool steps against the sandbox', () => {
   })
 
   it('a label of another board is refused by Trello as invalid input', async () => {
-    const other = await trelloControl(stack).call('POST', '/boards', { name: 'Labelled', owner: 'ada', labels: [{ name: 'Alien', color: 'pink' }] })
-    const { status, body } = await api.run('trello.create_card', integration, { list_id: TRELLO.lists.todo.id, label_ids: [other.body.board.labels[0].id] })
+    const other = await trelloControl(stack).call('POST', '/boards', {
+      name: 'Labelled',
+      owner: 'ada',
+      labels: [{ name: 'Alien', color: 'pink' }],
+    })
+    const { status, body } = await api.run('trello.create_card', integration, {
+      list_id: TRELLO.lists.todo.id,
+      label_ids: [other.body.board.labels[0].id],
+    })
     expect(status).toBe(400)
     expect(body).toMatchObject({ code: 'invalid_input', upstream_status: 400 })
     expect(body.detail).toMatch(/invalid value for idLabels/)
@@ -286,18 +404,36 @@ describe('Trello tool steps against the sandbox', () => {
 
   it('Trello API Call forwards a request and maps the answer to variables', async () => {
     const { status, body } = await api.run('trello.api_call', integration, {
-      method: 'GET', endpoint: `/1/boards/${TRELLO.board.id}`, query: { fields: 'name' }, map: { name: 'body.name', code: 'status' },
+      method: 'GET',
+      endpoint: `/1/boards/${TRELLO.board.id}`,
+      query: { fields: 'name' },
+      map: { name: 'body.name', code: 'status' },
     })
     expect(status, JSON.stringify(body)).toBe(200)
-    expect(body.output).toMatchObject({ status: 200, body: { id: TRELLO.board.id, name: 'Roadmap' }, variables: { name: 'Roadmap', code: 200 } })
+    expect(body.output).toMatchObject({
+      status: 200,
+      body: { id: TRELLO.board.id, name: 'Roadmap' },
+      variables: { name: 'Roadmap', code: 200 },
+    })
   })
 
   it('the catalogue search "board" finds every Trello step', async () => {
-    const all = (await api.get('/v1/tools')).body.tools.filter((t: any) => t.platform === 'trello').map((t: any) => t.id)
+    const all = (await api.get('/v1/tools')).body.tools
+      .filter((t: any) => t.platform === 'trello')
+      .map((t: any) => t.id)
     expect(all.sort()).toEqual([
-      'trello.add_checklist', 'trello.add_comment', 'trello.add_comment_to_card', 'trello.api_call', 'trello.archive_card',
-      'trello.create_card', 'trello.create_checklist_item', 'trello.create_list', 'trello.get_boards', 'trello.get_card',
-      'trello.get_list_cards', 'trello.update_card',
+      'trello.add_checklist',
+      'trello.add_comment',
+      'trello.add_comment_to_card',
+      'trello.api_call',
+      'trello.archive_card',
+      'trello.create_card',
+      'trello.create_checklist_item',
+      'trello.create_list',
+      'trello.get_boards',
+      'trello.get_card',
+      'trello.get_list_cards',
+      'trello.update_card',
     ])
     const found = (await api.get('/v1/tools?q=board')).body.tools.map((t: any) => t.id)
     expect(found).toEqual(expect.arrayContaining(all))
@@ -306,10 +442,18 @@ describe('Trello tool steps against the sandbox', () => {
   })
 
   it('every Trello step declares its effect, a description and an input schema that refuses unknown fields', async () => {
-    const tools = (await api.get('/v1/tools')).body.tools.filter((t: any) => t.platform === 'trello' && t.id !== 'trello.api_call')
+    const tools = (await api.get('/v1/tools')).body.tools.filter(
+      (t: any) => t.platform === 'trello' && t.id !== 'trello.api_call',
+    )
     expect(tools).toHaveLength(11)
     const effects = Object.fromEntries(tools.map((t: any) => [t.id, t.effect]))
-    expect(effects).toMatchObject({ 'trello.get_boards': 'read', 'trello.get_card': 'read', 'trello.get_list_cards': 'read', 'trello.create_card': 'write', 'trello.archive_card': 'write' })
+    expect(effects).toMatchObject({
+      'trello.get_boards': 'read',
+      'trello.get_card': 'read',
+      'trello.get_list_cards': 'read',
+      'trello.create_card': 'write',
+      'trello.archive_card': 'write',
+    })
     for (const t of tools) {
       expect(t.description.length, t.id).toBeGreaterThan(30)
       expect(t.inputSchema.additionalProperties, t.id).toBe(false)
@@ -319,18 +463,37 @@ describe('Trello tool steps against the sandbox', () => {
 
 describe('a refusal for one card does not break the integration', () => {
   let stack2: TestStack
-  beforeAll(async () => { stack2 = await startTestStack() })
-  afterAll(async () => { await stack2?.close() })
+  beforeAll(async () => {
+    stack2 = await startTestStack()
+  })
+  afterAll(async () => {
+    await stack2?.close()
+  })
 
   it('ada reading a card on a board she cannot see gets platform_refused, and her integration stays active', async () => {
     const control = trelloControl(stack2)
     const board = await control.call('POST', '/boards', { name: 'Private', owner: 'grace' })
     const graceToken = await control.mintToken('grace')
-    const auth = { authorization: `OAuth oauth_consumer_key="${TRELLO.app.key}", oauth_token="${graceToken}"`, 'content-type': 'application/json' }
-    const lists = await (await fetch(`${stack2.sandboxUrl}/trello/1/boards/${board.body.id ?? board.body.board?.id}/lists`, { headers: auth })).json() as any[]
-    const card = await (await fetch(`${stack2.sandboxUrl}/trello/1/cards`, { method: 'POST', headers: auth, body: JSON.stringify({ idList: lists[0].id, name: 'secret' }) })).json() as any
+    const auth = {
+      authorization: `OAuth oauth_consumer_key="${TRELLO.app.key}", oauth_token="${graceToken}"`,
+      'content-type': 'application/json',
+    }
+    const lists = (await (
+      await fetch(`${stack2.sandboxUrl}/trello/1/boards/${board.body.id ?? board.body.board?.id}/lists`, {
+        headers: auth,
+      })
+    ).json()) as any[]
+    const card = (await (
+      await fetch(`${stack2.sandboxUrl}/trello/1/cards`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ idList: lists[0].id, name: 'secret' }),
+      })
+    ).json()) as any
     const integration = await connectTrelloWithToken(stack2, 'ada')
-    const refused = await client(stack2, stack2.apiKey).run('trello.get_card', integration, { card_id: card.id })
+    const refused = await client(stack2, stack2.apiKey).run('trello.get_card', integration, {
+      card_id: card.id,
+    })
     expect(refused.body.code).toBe('platform_refused')
     const view = await client(stack2, stack2.apiKey).get(`/v1/integrations/${integration}`)
     expect(view.body.status).toBe('active')

@@ -19,7 +19,9 @@ beforeAll(async () => {
   const integration = await connectTrelloWithToken(stack)
   ctx = await triggerContext(stack, integration)
 })
-afterAll(async () => { await stack?.close() })
+afterAll(async () => {
+  await stack?.close()
+})
 
 describe('Card Due Date Reminder', () => {
   const reminder = trigger('trello.card_due_date_reminder')
@@ -29,13 +31,15 @@ describe('Card Due Date Reminder', () => {
   let list: { id: string; name: string }
   let config: Record<string, unknown>
   const cards: Record<string, { id: string }> = {}
-  const poll = (cursor: PollCursor, now: number, cfg = config): Promise<PollResult> => reminder.poll!(ctx, cfg, cursor, now)
+  const poll = (cursor: PollCursor, now: number, cfg = config): Promise<PollResult> =>
+    reminder.poll!(ctx, cfg, cursor, now)
   const keys = (result: PollResult) => result.events.map((e) => e.candidate.dedupeKey)
 
   beforeAll(async () => {
     board = await act(stack, 'ada', 'POST', '/1/boards', { name: 'Deadlines' })
     ;[list] = await act(stack, 'ada', 'GET', `/1/boards/${board.id}/lists`)
-    const card = (name: string, extra: Record<string, unknown> = {}) => act(stack, 'ada', 'POST', '/1/cards', { idList: list.id, name, due: iso(due), ...extra })
+    const card = (name: string, extra: Record<string, unknown> = {}) =>
+      act(stack, 'ada', 'POST', '/1/cards', { idList: list.id, name, due: iso(due), ...extra })
     cards.due = await card('Ship it')
     cards.archived = await card('Archived one')
     await act(stack, 'ada', 'PUT', `/1/cards/${cards.archived.id}`, { closed: true })
@@ -43,7 +47,11 @@ describe('Card Due Date Reminder', () => {
     cards.later = await card('Next month', { due: iso(due + 30 * 24 * 60 * MINUTE) })
     cards.none = await act(stack, 'ada', 'POST', '/1/cards', { idList: list.id, name: 'No due date' })
     const shelved = await act(stack, 'ada', 'POST', '/1/lists', { name: 'Shelved', idBoard: board.id })
-    cards.inArchivedList = await act(stack, 'ada', 'POST', '/1/cards', { idList: shelved.id, name: 'Shelved card', due: iso(due) })
+    cards.inArchivedList = await act(stack, 'ada', 'POST', '/1/cards', {
+      idList: shelved.id,
+      name: 'Shelved card',
+      due: iso(due),
+    })
     await act(stack, 'ada', 'PUT', `/1/lists/${shelved.id}`, { closed: true })
     config = reminder.config.parse({ board_ids: [board.id] }) as Record<string, unknown>
   })
@@ -57,7 +65,13 @@ describe('Card Due Date Reminder', () => {
     const [fired] = inWindow.events
     expect(fired!.candidate.type).toBe('cardDueSoon')
     expect(fired!.event).toEqual({
-      card: { id: cards.due!.id, name: 'Ship it', shortLink: expect.any(String), idShort: expect.any(Number), due: iso(due) },
+      card: {
+        id: cards.due!.id,
+        name: 'Ship it',
+        shortLink: expect.any(String),
+        idShort: expect.any(Number),
+        due: iso(due),
+      },
       list: { id: list.id, name: list.name },
       board: { id: board.id, name: 'Deadlines', shortLink: expect.any(String) },
       due: iso(due),
@@ -88,27 +102,42 @@ describe('Card Due Date Reminder', () => {
       for (const e of result.events) seen.add((e.event.card as { id: string }).id)
       cursor = result.cursor
     }
-    for (const name of ['archived', 'complete', 'none', 'later', 'inArchivedList']) expect(seen.has(cards[name]!.id), name).toBe(false)
+    for (const name of ['archived', 'complete', 'none', 'later', 'inArchivedList'])
+      expect(seen.has(cards[name]!.id), name).toBe(false)
   })
 
   it('honours offset_minutes, and starts nothing on its first poll even inside the window', async () => {
-    const target = (await act(stack, 'ada', 'POST', '/1/cards', { idList: list.id, name: 'Two hours ahead', due: iso(due + 5 * 24 * 60 * MINUTE) }))
+    const target = await act(stack, 'ada', 'POST', '/1/cards', {
+      idList: list.id,
+      name: 'Two hours ahead',
+      due: iso(due + 5 * 24 * 60 * MINUTE),
+    })
     const at = due + 5 * 24 * 60 * MINUTE
-    const twoHours = reminder.config.parse({ board_ids: [board.id], offset_minutes: 120 }) as Record<string, unknown>
+    const twoHours = reminder.config.parse({ board_ids: [board.id], offset_minutes: 120 }) as Record<
+      string,
+      unknown
+    >
     const start = await poll(null, at - 3 * 60 * MINUTE, twoHours)
-    expect((await poll(start.cursor, at - 100 * MINUTE, twoHours)).events.map((e) => (e.event.card as { id: string }).id)).toEqual([target.id])
+    expect(
+      (await poll(start.cursor, at - 100 * MINUTE, twoHours)).events.map(
+        (e) => (e.event.card as { id: string }).id,
+      ),
+    ).toEqual([target.id])
     expect((await poll(start.cursor, at - 100 * MINUTE)).events).toEqual([]) // sixty minutes: not yet
     const lateStart = await poll(null, at - 30 * MINUTE)
     expect(lateStart.events).toEqual([])
     expect((await poll(lateStart.cursor, at - 20 * MINUTE)).events).toEqual([])
-    expect(reminder.config.safeParse({ board_ids: [board.id], offset_minutes: 0 }).error?.issues[0]).toMatchObject({ path: ['offset_minutes'], message: 'must be at least 1 minute' })
+    expect(
+      reminder.config.safeParse({ board_ids: [board.id], offset_minutes: 0 }).error?.issues[0],
+    ).toMatchObject({ path: ['offset_minutes'], message: 'must be at least 1 minute' })
   })
 })
 
 describe('New Notification', () => {
   const notifications = trigger('trello.new_notification')
   const all = notifications.config.parse({})
-  const mention = (text: string, card: string = TRELLO.cards.api.id) => act(stack, 'grace', 'POST', `/1/cards/${card}/actions/comments`, { text })
+  const mention = (text: string, card: string = TRELLO.cards.api.id) =>
+    act(stack, 'grace', 'POST', `/1/cards/${card}/actions/comments`, { text })
 
   it('sets its cursor on the first poll, then emits each new notification once, oldest first', async () => {
     await mention('@ada before we start')
@@ -118,12 +147,21 @@ describe('New Notification', () => {
 
     await mention('@ada one')
     await mention('@ada two')
-    await act(stack, 'grace', 'POST', `/1/cards/${TRELLO.cards.docs.id}/idMembers`, { value: TRELLO.members.ada.id })
+    await act(stack, 'grace', 'POST', `/1/cards/${TRELLO.cards.docs.id}/idMembers`, {
+      value: TRELLO.members.ada.id,
+    })
     const second = await notifications.poll!(ctx, all, first.cursor, Date.now())
-    expect(second.events.map((e) => e.candidate.type)).toEqual(['mentionedOnCard', 'mentionedOnCard', 'addedToCard'])
+    expect(second.events.map((e) => e.candidate.type)).toEqual([
+      'mentionedOnCard',
+      'mentionedOnCard',
+      'addedToCard',
+    ])
     expect(second.events.map((e) => e.event.text)).toEqual(['@ada one', '@ada two', undefined])
     const [one] = second.events
-    expect(one!.candidate).toMatchObject({ dedupeKey: one!.event.notification && (one!.event.notification as { id: string }).id, actorId: TRELLO.members.grace.id })
+    expect(one!.candidate).toMatchObject({
+      dedupeKey: one!.event.notification && (one!.event.notification as { id: string }).id,
+      actorId: TRELLO.members.grace.id,
+    })
     expect(one!.event).toMatchObject({
       notification: { type: 'mentionedOnCard', unread: true },
       card: { id: TRELLO.cards.api.id },
@@ -136,11 +174,16 @@ describe('New Notification', () => {
     expect(third).toEqual({ events: [], cursor: second.cursor })
 
     // Filtered by type, from the same starting point.
-    const onlyAdded = await notifications.poll!(ctx, notifications.config.parse({ types: ['addedToCard'] }), first.cursor, Date.now())
+    const onlyAdded = await notifications.poll!(
+      ctx,
+      notifications.config.parse({ types: ['addedToCard'] }),
+      first.cursor,
+      Date.now(),
+    )
     expect(onlyAdded.events.map((e) => e.candidate.type)).toEqual(['addedToCard'])
   })
 
-  it('does not lose a notification made in the same instant as the cursor\'s (ids, not dates)', async () => {
+  it("does not lose a notification made in the same instant as the cursor's (ids, not dates)", async () => {
     const control = trelloControl(stack)
     const instant = Date.parse('2031-01-01T00:00:00.000Z')
     try {

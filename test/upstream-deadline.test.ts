@@ -11,8 +11,12 @@ import { storedTokens, zendeskControl } from './helpers/stack.ts'
 // idle timeouts: a platform that is slow to answer gets a clear upstream timeout (issue 9, §3.11).
 
 let stack: TestStack
-beforeAll(async () => { stack = await startTestStack() })
-afterAll(async () => { await stack?.close() })
+beforeAll(async () => {
+  stack = await startTestStack()
+})
+afterAll(async () => {
+  await stack?.close()
+})
 
 describe('the upstream deadline', () => {
   it('a platform slower than the deadline answers upstream_error saying so', async () => {
@@ -20,10 +24,22 @@ describe('the upstream deadline', () => {
     const runtime = stack.services.runtimes.get('zendesk')!
     const credential = await storedTokens(stack, integration)
     const row = await stack.services.integrations.get(stack.userId, integration)
-    const api = new ApiClientFactory(new RateBudget(new MemoryBudgetStore()), 200).forCredential(runtime, row.fields, { ...credential, kind: 'oauth2' }, 'test')
-    await zendeskControl(stack).fault({ latency_ms: 5_000, match: { path: '/api/v2/tickets.json' }, times: 1 })
+    const api = new ApiClientFactory(new RateBudget(new MemoryBudgetStore()), 200).forCredential(
+      runtime,
+      row.fields,
+      { ...credential, kind: 'oauth2' },
+      'test',
+    )
+    await zendeskControl(stack).fault({
+      latency_ms: 5_000,
+      match: { path: '/api/v2/tickets.json' },
+      times: 1,
+    })
     try {
-      await expect(api.get('/api/v2/tickets.json')).rejects.toMatchObject({ code: 'upstream_error', message: 'the platform did not answer within 0.2 s' })
+      await expect(api.get('/api/v2/tickets.json')).rejects.toMatchObject({
+        code: 'upstream_error',
+        message: 'the platform did not answer within 0.2 s',
+      })
     } finally {
       await zendeskControl(stack).clearFaults()
     }
@@ -37,7 +53,12 @@ describe('the upstream deadline', () => {
     expect(loadConfig(env).upstreamTimeoutMs).toBe(expected)
   })
 
-  it.each(['0', 'soon', '2.5', '-1'])('SWITCHYARD_UPSTREAM_TIMEOUT_MS=%s is refused, not replaced by the default', (value) => {
-    expect(() => loadConfig({ SWITCHYARD_UPSTREAM_TIMEOUT_MS: value })).toThrow(/SWITCHYARD_UPSTREAM_TIMEOUT_MS must be a whole number of at least 1/)
-  })
+  it.each(['0', 'soon', '2.5', '-1'])(
+    'SWITCHYARD_UPSTREAM_TIMEOUT_MS=%s is refused, not replaced by the default',
+    (value) => {
+      expect(() => loadConfig({ SWITCHYARD_UPSTREAM_TIMEOUT_MS: value })).toThrow(
+        /SWITCHYARD_UPSTREAM_TIMEOUT_MS must be a whole number of at least 1/,
+      )
+    },
+  )
 })

@@ -6,14 +6,20 @@ import { client, storedTokens, zendeskControl } from './helpers/stack.ts'
 
 const databases = [
   { name: 'PGlite', databaseUrl: undefined as string | undefined },
-  ...(process.env.TEST_DATABASE_URL ? [{ name: 'PostgreSQL', databaseUrl: process.env.TEST_DATABASE_URL }] : []),
+  ...(process.env.TEST_DATABASE_URL
+    ? [{ name: 'PostgreSQL', databaseUrl: process.env.TEST_DATABASE_URL }]
+    : []),
 ]
 
 const uniqueEmail = (tag: string) => `${tag}-${Math.random().toString(36).slice(2)}@example.test`
 
 /** Signs a browser in with an API key and answers its session cookie. */
 async function signIn(stack: TestStack, apiKey: string): Promise<string> {
-  const res = await fetch(`${stack.url}/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: apiKey }) })
+  const res = await fetch(`${stack.url}/v1/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: apiKey }),
+  })
   expect(res.status).toBe(204)
   return res.headers.getSetCookie()[0].split(';')[0]
 }
@@ -25,19 +31,29 @@ describe.each(databases)('users, managed by an admin, on $name', ({ databaseUrl 
     stack = await startTestStack({ databaseUrl })
     admin = client(stack, stack.apiKey)
   })
-  afterAll(async () => { await stack?.close() })
+  afterAll(async () => {
+    await stack?.close()
+  })
 
   it('an admin creates a user who can sign in with the key shown once, and lists them', async () => {
     const email = uniqueEmail('New.Person')
     const created = await admin.post('/v1/users', { email, plan: 'pro' })
     expect(created.status).toBe(201)
     expect(created.headers.get('cache-control')).toBe('no-store')
-    expect(created.body.user).toMatchObject({ email: email.toLowerCase(), plan: 'pro', role: 'member', integrations: 0 })
+    expect(created.body.user).toMatchObject({
+      email: email.toLowerCase(),
+      plan: 'pro',
+      role: 'member',
+      integrations: 0,
+    })
     expect(created.body.api_key.key).toMatch(/^sy_/)
     const me = await client(stack, created.body.api_key.key).get('/v1/me')
     expect(me.body).toMatchObject({ id: created.body.user.id, plan: 'pro', role: 'member' })
     const listed = await admin.get('/v1/users')
-    expect(listed.body.users.find((u: any) => u.id === created.body.user.id)).toMatchObject({ email: email.toLowerCase(), plan: 'pro' })
+    expect(listed.body.users.find((u: any) => u.id === created.body.user.id)).toMatchObject({
+      email: email.toLowerCase(),
+      plan: 'pro',
+    })
     expect(listed.text).not.toContain(created.body.api_key.key)
   })
 
@@ -75,20 +91,26 @@ describe.each(databases)('users, managed by an admin, on $name', ({ databaseUrl 
     expect(res.body.errors.map((e: any) => e.field)).toEqual([field])
   })
 
-  it.each(['usr_nobody', `usr_${'x'.repeat(90)}`, 'key_abc'])('an unknown user id %s is a 404', async (id) => {
-    expect((await admin.call('PATCH', `/v1/users/${id}`, { plan: 'pro' })).status).toBe(404)
-    expect((await admin.delete(`/v1/users/${id}`)).status).toBe(404)
-    expect((await admin.get(`/v1/users/${id}`)).status).toBe(404)
-  })
+  it.each(['usr_nobody', `usr_${'x'.repeat(90)}`, 'key_abc'])(
+    'an unknown user id %s is a 404',
+    async (id) => {
+      expect((await admin.call('PATCH', `/v1/users/${id}`, { plan: 'pro' })).status).toBe(404)
+      expect((await admin.delete(`/v1/users/${id}`)).status).toBe(404)
+      expect((await admin.get(`/v1/users/${id}`)).status).toBe(404)
+    },
+  )
 
   it('a user id with a NUL byte is a 400, never a 500', async () => {
-    for (const res of [await admin.call('PATCH', '/v1/users/usr_a%00b', { plan: 'pro' }), await admin.delete('/v1/users/usr_a%00b')]) {
+    for (const res of [
+      await admin.call('PATCH', '/v1/users/usr_a%00b', { plan: 'pro' }),
+      await admin.delete('/v1/users/usr_a%00b'),
+    ]) {
       expect(res.status).toBe(400)
       expect(res.body.code).toBe('invalid_input')
     }
   })
 
-  it('a changed plan applies to the user\'s very next request, cached key and all', async () => {
+  it("a changed plan applies to the user's very next request, cached key and all", async () => {
     const user = await stack.createUser('free')
     expect((await client(stack, user.apiKey).get('/v1/me')).body.plan).toBe('free') // the key is now cached
     const changed = await admin.call('PATCH', `/v1/users/${user.id}`, { plan: 'enterprise' })
@@ -128,9 +150,19 @@ describe.each(databases)('users, managed by an admin, on $name', ({ databaseUrl 
     const cookie = await signIn(stack, user.apiKey)
     const asBrowser = () => fetch(`${stack.url}/v1/me`, { headers: { cookie } })
     expect((await asBrowser()).status).toBe(200)
-    expect((await client(stack, user.apiKey).run('zendesk.get_ticket', connected.integrationId!, { ticket_id: 1 })).status).toBe(200)
+    expect(
+      (await client(stack, user.apiKey).run('zendesk.get_ticket', connected.integrationId!, { ticket_id: 1 }))
+        .status,
+    ).toBe(200)
     // A connect flow left pending.
-    expect((await client(stack, user.apiKey).post('/v1/integrations/connect', { platform: 'zendesk', fields: { subdomain: 'acme' } })).status).toBe(201)
+    expect(
+      (
+        await client(stack, user.apiKey).post('/v1/integrations/connect', {
+          platform: 'zendesk',
+          fields: { subdomain: 'acme' },
+        })
+      ).status,
+    ).toBe(201)
 
     const removed = await admin.delete(`/v1/users/${user.id}`)
     expect(removed.status).toBe(200)
@@ -138,15 +170,21 @@ describe.each(databases)('users, managed by an admin, on $name', ({ databaseUrl 
 
     // Revocation was asked of the platform, as a disconnect does (the sandbox may not know the call;
     // revocation is best effort, erasure is not).
-    const revocations = (await zendeskControl(stack).requests()).filter((r) => r.method === 'DELETE' && r.path.endsWith('/oauth/tokens/current.json'))
+    const revocations = (await zendeskControl(stack).requests()).filter(
+      (r) => r.method === 'DELETE' && r.path.endsWith('/oauth/tokens/current.json'),
+    )
     expect(revocations.length).toBeGreaterThanOrEqual(1)
     expect((await client(stack, user.apiKey).get('/v1/me')).status).toBe(401)
     expect((await asBrowser()).status).toBe(401)
     const db = stack.services.store.db
     for (const table of ['api_keys', 'sessions', 'integrations', 'connect_sessions'] as const) {
-      expect(await db.selectFrom(table).selectAll().where('user_id', '=', user.id).execute(), table).toEqual([])
+      expect(await db.selectFrom(table).selectAll().where('user_id', '=', user.id).execute(), table).toEqual(
+        [],
+      )
     }
-    expect(await db.selectFrom('integrations').selectAll().where('id', '=', connected.integrationId!).execute()).toEqual([])
+    expect(
+      await db.selectFrom('integrations').selectAll().where('id', '=', connected.integrationId!).execute(),
+    ).toEqual([])
     expect((await admin.get(`/v1/users/${user.id}`)).status).toBe(404)
   })
 })
@@ -156,11 +194,21 @@ describe.each(databases)('users, managed by an admin, on $name', ({ databaseUrl 
  * on the test PostgreSQL server (dropped afterwards), where real concurrent transactions meet.
  */
 const freshDatabases = [
-  { name: 'PGlite', open: async () => ({ databaseUrl: undefined as string | undefined, drop: async () => {} }) },
-  ...(process.env.TEST_DATABASE_URL ? [{ name: 'PostgreSQL', open: async () => {
-    const scratch = await scratchDatabase(process.env.TEST_DATABASE_URL!, 'users_test')
-    return { databaseUrl: scratch.url as string | undefined, drop: scratch.drop }
-  } }] : []),
+  {
+    name: 'PGlite',
+    open: async () => ({ databaseUrl: undefined as string | undefined, drop: async () => {} }),
+  },
+  ...(process.env.TEST_DATABASE_URL
+    ? [
+        {
+          name: 'PostgreSQL',
+          open: async () => {
+            const scratch = await scratchDatabase(process.env.TEST_DATABASE_URL!, 'users_test')
+            return { databaseUrl: scratch.url as string | undefined, drop: scratch.drop }
+          },
+        },
+      ]
+    : []),
 ]
 
 describe.each(freshDatabases)('the last admin stays, on $name', ({ open }) => {
@@ -186,28 +234,33 @@ describe.each(freshDatabases)('the last admin stays, on $name', ({ open }) => {
     expect(remove.status).toBe(409)
     expect(remove.body.detail).toMatch(/cannot remove the last admin/)
     expect((await admin.get(`/v1/integrations/${connected.integrationId}`)).body.status).toBe('active')
-    expect((await admin.run('zendesk.get_ticket', connected.integrationId!, { ticket_id: 1 })).status).toBe(200)
+    expect((await admin.run('zendesk.get_ticket', connected.integrationId!, { ticket_id: 1 })).status).toBe(
+      200,
+    )
   })
 
-  it.each(Array.from({ length: 10 }, (_, i) => i + 1))('two admins demoting each other at once: exactly one succeeds (round %i)', async () => {
-    // Each round starts with exactly two admins: the stack's first user and a new one.
-    const db = stack.services.store.db
-    await db.updateTable('users').set({ role: 'member' }).where('id', '!=', stack.userId).execute()
-    await db.updateTable('users').set({ role: 'admin' }).where('id', '=', stack.userId).execute()
-    await stack.services.users.keysChanged(stack.userId)
-    const second = await stack.createUser('enterprise', 'admin')
-    // Straight to the engine, so that the two transactions start together (over HTTP the requests'
-    // own work spreads them apart).
-    const outcomes = await Promise.allSettled([
-      stack.services.admin.change(second.id, { role: 'member' }),
-      stack.services.admin.change(stack.userId, { role: 'member' }),
-    ])
-    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1)
-    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult
-    expect(refused.reason.code).toBe('conflict')
-    const admins = await db.selectFrom('users').select('id').where('role', '=', 'admin').execute()
-    expect(admins).toHaveLength(1)
-  })
+  it.each(Array.from({ length: 10 }, (_, i) => i + 1))(
+    'two admins demoting each other at once: exactly one succeeds (round %i)',
+    async () => {
+      // Each round starts with exactly two admins: the stack's first user and a new one.
+      const db = stack.services.store.db
+      await db.updateTable('users').set({ role: 'member' }).where('id', '!=', stack.userId).execute()
+      await db.updateTable('users').set({ role: 'admin' }).where('id', '=', stack.userId).execute()
+      await stack.services.users.keysChanged(stack.userId)
+      const second = await stack.createUser('enterprise', 'admin')
+      // Straight to the engine, so that the two transactions start together (over HTTP the requests'
+      // own work spreads them apart).
+      const outcomes = await Promise.allSettled([
+        stack.services.admin.change(second.id, { role: 'member' }),
+        stack.services.admin.change(stack.userId, { role: 'member' }),
+      ])
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1)
+      const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult
+      expect(refused.reason.code).toBe('conflict')
+      const admins = await db.selectFrom('users').select('id').where('role', '=', 'admin').execute()
+      expect(admins).toHaveLength(1)
+    },
+  )
 })
 
 describe.runIf(process.env.TEST_DATABASE_URL)('user changes reach every instance on PostgreSQL', () => {
@@ -218,7 +271,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('user changes reach every instance
   let b: TestStack
   beforeAll(async () => {
     a = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL, cacheTtlMs: TEN_MINUTES })
-    b = await startTestStack({ databaseUrl: a.databaseUrl, sharedDatabase: true, sandboxUrl: a.sandboxUrl, cacheTtlMs: TEN_MINUTES })
+    b = await startTestStack({
+      databaseUrl: a.databaseUrl,
+      sharedDatabase: true,
+      sandboxUrl: a.sandboxUrl,
+      cacheTtlMs: TEN_MINUTES,
+    })
   })
   afterAll(async () => {
     await b?.close()
@@ -236,7 +294,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('user changes reach every instance
   it('a user removed on one instance is refused on the other, key and integration alike', async () => {
     const user = await a.createUser()
     const connected = await connectZendesk({ url: a.url, apiKey: user.apiKey })
-    const run = () => client(b, user.apiKey).run('zendesk.get_ticket', connected.integrationId!, { ticket_id: 1 })
+    const run = () =>
+      client(b, user.apiKey).run('zendesk.get_ticket', connected.integrationId!, { ticket_id: 1 })
     expect((await run()).status).toBe(200) // b now caches the key and the integration
     expect((await client(a, a.apiKey).delete(`/v1/users/${user.id}`)).status).toBe(200)
     expect(await eventually(async () => (await run()).status === 401)).toBe(true)
@@ -245,7 +304,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)('user changes reach every instance
   it('a plan changed on one instance applies on the other', async () => {
     const user = await a.createUser('free')
     expect((await client(b, user.apiKey).get('/v1/me')).body.plan).toBe('free')
-    expect((await client(a, a.apiKey).call('PATCH', `/v1/users/${user.id}`, { plan: 'enterprise' })).status).toBe(200)
-    expect(await eventually(async () => (await client(b, user.apiKey).get('/v1/me')).body.plan === 'enterprise')).toBe(true)
+    expect(
+      (await client(a, a.apiKey).call('PATCH', `/v1/users/${user.id}`, { plan: 'enterprise' })).status,
+    ).toBe(200)
+    expect(
+      await eventually(async () => (await client(b, user.apiKey).get('/v1/me')).body.plan === 'enterprise'),
+    ).toBe(true)
   })
 })

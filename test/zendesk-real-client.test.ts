@@ -53,7 +53,9 @@ async function apiRequests(): Promise<LoggedRequest[]> {
 }
 
 /** Awaits a call that should fail and returns what node-zendesk threw. */
-async function failure(promise: Promise<unknown>): Promise<{ statusCode?: number; result?: any; message: string }> {
+async function failure(
+  promise: Promise<unknown>,
+): Promise<{ statusCode?: number; result?: any; message: string }> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
@@ -80,7 +82,12 @@ beforeEach(async () => {
 describe('node-zendesk against the Zendesk sandbox', () => {
   it('users.me answers the caller for an OAuth bearer token and for an API token', async () => {
     const viaOAuth = await reply(oauth.users.me())
-    expect(viaOAuth.result).toMatchObject({ id: agentId, email: AGENT, role: 'agent', url: `${endpointUri}/users/${agentId}.json` })
+    expect(viaOAuth.result).toMatchObject({
+      id: agentId,
+      email: AGENT,
+      role: 'agent',
+      url: `${endpointUri}/users/${agentId}.json`,
+    })
     // The client reads headers through its response adapter; the rate-limit ones are there.
     expect(viaOAuth.response.headers.get('x-rate-limit')).toBe('700')
 
@@ -97,9 +104,16 @@ describe('node-zendesk against the Zendesk sandbox', () => {
   })
 
   it('creates, shows and comments on a ticket, then lists its comments', async () => {
-    const created = await reply(oauth.tickets.create({
-      ticket: { subject: 'Printer jammed', comment: { body: 'Paper everywhere.' }, priority: 'high', tags: ['node-zendesk'] },
-    }))
+    const created = await reply(
+      oauth.tickets.create({
+        ticket: {
+          subject: 'Printer jammed',
+          comment: { body: 'Paper everywhere.' },
+          priority: 'high',
+          tags: ['node-zendesk'],
+        },
+      }),
+    )
     expect(created.response.status).toBe(201)
     const ticket = created.result
     expect(ticket).toMatchObject({
@@ -114,10 +128,16 @@ describe('node-zendesk against the Zendesk sandbox', () => {
     })
 
     const shown = await oauth.tickets.show(ticket.id)
-    expect(shown.result).toMatchObject({ id: ticket.id, subject: 'Printer jammed', description: 'Paper everywhere.' })
+    expect(shown.result).toMatchObject({
+      id: ticket.id,
+      subject: 'Printer jammed',
+      description: 'Paper everywhere.',
+    })
 
     // Zendesk adds comments through a ticket update; the admin writes an internal note.
-    const note = { ticket: { comment: { body: 'Ordered a new roller.', public: false }, status: 'pending' } } as TicketBody
+    const note = {
+      ticket: { comment: { body: 'Ordered a new roller.', public: false }, status: 'pending' },
+    } as TicketBody
     const updated = await reply(apiToken.tickets.update(ticket.id, note))
     expect(updated.response.status).toBe(200)
     expect(updated.result).toMatchObject({ id: ticket.id, status: 'pending' })
@@ -137,9 +157,12 @@ describe('node-zendesk against the Zendesk sandbox', () => {
   })
 
   it('follows offset next_page links (comments, per_page=1)', async () => {
-    const { result } = await reply(oauth.tickets.create({ ticket: { subject: 'Paged comments', comment: { body: 'one' } } }))
+    const { result } = await reply(
+      oauth.tickets.create({ ticket: { subject: 'Paged comments', comment: { body: 'one' } } }),
+    )
     const id = result.id as number
-    for (const body of ['two', 'three']) await oauth.tickets.update(id, { ticket: { comment: { body } } } as TicketBody)
+    for (const body of ['two', 'three'])
+      await oauth.tickets.update(id, { ticket: { comment: { body } } } as TicketBody)
     await sandbox.control('/requests', { method: 'DELETE' })
 
     const comments = await oauth.tickets.getAll(['tickets', id, 'comments', { per_page: 1 }])
@@ -156,7 +179,8 @@ describe('node-zendesk against the Zendesk sandbox', () => {
     const existing = body.account.ticket_count as number
     // One more ticket than a page holds, so the client must fetch a second page.
     const missing = Math.max(0, 101 - existing)
-    for (let i = 0; i < missing; i++) await oauth.tickets.create({ ticket: { subject: `Bulk ${i}`, comment: { body: 'filler' } } })
+    for (let i = 0; i < missing; i++)
+      await oauth.tickets.create({ ticket: { subject: `Bulk ${i}`, comment: { body: 'filler' } } })
     const total = existing + missing
     await sandbox.control('/requests', { method: 'DELETE' })
 
@@ -178,16 +202,22 @@ describe('node-zendesk against the Zendesk sandbox', () => {
 
   it('searches, counts and pages through search results', async () => {
     const subjects = ['Search me A', 'Search me B', 'Search me C']
-    for (const subject of subjects) await oauth.tickets.create({ ticket: { subject, comment: { body: 'x' }, tags: ['findme'] } })
+    for (const subject of subjects)
+      await oauth.tickets.create({ ticket: { subject, comment: { body: 'x' }, tags: ['findme'] } })
 
     const { result } = await reply(oauth.search.query('type:ticket tags:findme'))
-    expect(result.map((r: any) => [r.subject, r.result_type]).sort()).toEqual(subjects.map((s) => [s, 'ticket']))
+    expect(result.map((r: any) => [r.subject, r.result_type]).sort()).toEqual(
+      subjects.map((s) => [s, 'ticket']),
+    )
 
     const { result: counted } = await oauth.search.showResultsCount('type:ticket tags:findme')
     expect(counted).toEqual({ count: 3 })
 
     await sandbox.control('/requests', { method: 'DELETE' })
-    const all = await apiToken.search.getAll(['search', { query: 'type:ticket tags:findme', sort_by: 'created_at', sort_order: 'asc', per_page: 2 }])
+    const all = await apiToken.search.getAll([
+      'search',
+      { query: 'type:ticket tags:findme', sort_by: 'created_at', sort_order: 'asc', per_page: 2 },
+    ])
     expect(all.map((r: any) => r.subject)).toEqual(subjects)
     expect((await apiRequests()).map((r) => r.query.page ?? '1')).toEqual(['1', '2'])
   })
@@ -197,7 +227,10 @@ describe('node-zendesk against the Zendesk sandbox', () => {
     expect(many.map((u: any) => u.id).sort()).toEqual([adminId, agentId].sort())
     const found = await oauth.users.search({ query: 'agent@acme' })
     expect(found.map((u: any) => u.id)).toEqual([agentId])
-    expect((await apiRequests()).map((r) => r.path)).toEqual(['/zendesk/acme/api/v2/users/show_many.json', '/zendesk/acme/api/v2/users/search.json'])
+    expect((await apiRequests()).map((r) => r.path)).toEqual([
+      '/zendesk/acme/api/v2/users/show_many.json',
+      '/zendesk/acme/api/v2/users/search.json',
+    ])
   })
 
   // Every endpoint of the product's table (test/contracts/zendesk.contract.test.ts) through
@@ -209,35 +242,69 @@ describe('node-zendesk against the Zendesk sandbox', () => {
 
     it('users.me gives the id, name, email and role identify reads', async () => {
       const { result } = await reply(oauth.users.me())
-      expect(result).toMatchObject({ id: agentId, email: AGENT, role: 'agent', name: expect.stringMatching(/\S/) })
+      expect(result).toMatchObject({
+        id: agentId,
+        email: AGENT,
+        role: 'agent',
+        name: expect.stringMatching(/\S/),
+      })
       expect(result.active).toBe(true)
     })
 
     it('tickets.create answers the whole ticket: ids, subject, description, status, priority, type, assignee, tags, times, url', async () => {
-      const created = await reply(oauth.tickets.create({
-        ticket: { subject: 'Every field', comment: { body: 'All of them.' }, priority: 'urgent', type: 'task', assignee_email: ADMIN } as any,
-      }))
+      const created = await reply(
+        oauth.tickets.create({
+          ticket: {
+            subject: 'Every field',
+            comment: { body: 'All of them.' },
+            priority: 'urgent',
+            type: 'task',
+            assignee_email: ADMIN,
+          } as any,
+        }),
+      )
       expect(created.response.status).toBe(201)
-      expect(created.response.headers.get('location')).toBe(`${endpointUri}/tickets/${created.result.id}.json`)
+      expect(created.response.headers.get('location')).toBe(
+        `${endpointUri}/tickets/${created.result.id}.json`,
+      )
       const t = created.result
       expect(t).toMatchObject({
-        id: expect.any(Number), url: `${endpointUri}/tickets/${t.id}.json`,
-        subject: 'Every field', raw_subject: 'Every field', description: 'All of them.',
-        status: 'open', priority: 'urgent', type: 'task',
-        requester_id: agentId, submitter_id: agentId, assignee_id: adminId,
-        tags: [], due_at: null, via: { channel: 'api' },
+        id: expect.any(Number),
+        url: `${endpointUri}/tickets/${t.id}.json`,
+        subject: 'Every field',
+        raw_subject: 'Every field',
+        description: 'All of them.',
+        status: 'open',
+        priority: 'urgent',
+        type: 'task',
+        requester_id: agentId,
+        submitter_id: agentId,
+        assignee_id: adminId,
+        tags: [],
+        due_at: null,
+        via: { channel: 'api' },
       })
       expect(t.created_at).toMatch(ISO)
       expect(t.updated_at).toMatch(ISO)
     })
 
     it('tickets.show with users sideloaded names the requester and assignee', async () => {
-      const { result: created } = await reply(oauth.tickets.create({ ticket: { subject: 'Named people', comment: { body: 'Who?' }, assignee_id: adminId } as any }))
+      const { result: created } = await reply(
+        oauth.tickets.create({
+          ticket: { subject: 'Named people', comment: { body: 'Who?' }, assignee_id: adminId } as any,
+        }),
+      )
       oauth.tickets.setSideLoad(['users'])
       try {
         const shown = await reply(oauth.tickets.show(created.id))
         // node-zendesk maps the sideloaded users onto the ticket, as Get Ticket Info does.
-        expect(shown.result).toMatchObject({ id: created.id, subject: 'Named people', status: 'open', requester_id: agentId, assignee_id: adminId })
+        expect(shown.result).toMatchObject({
+          id: created.id,
+          subject: 'Named people',
+          status: 'open',
+          requester_id: agentId,
+          assignee_id: adminId,
+        })
         expect(shown.result.requester).toMatchObject({ id: agentId, email: AGENT, name: expect.any(String) })
         expect(shown.result.assignee).toMatchObject({ id: adminId, email: ADMIN, name: expect.any(String) })
       } finally {
@@ -247,14 +314,31 @@ describe('node-zendesk against the Zendesk sandbox', () => {
     })
 
     it('comments come with author, body, html body, visibility, attachments and time, over cursor pages', async () => {
-      const { result: created } = await reply(oauth.tickets.create({ ticket: { subject: 'Cursor comments', comment: { body: 'first' } } }))
-      await apiToken.tickets.update(created.id, { ticket: { comment: { body: 'second, internal', public: false } } } as TicketBody)
+      const { result: created } = await reply(
+        oauth.tickets.create({ ticket: { subject: 'Cursor comments', comment: { body: 'first' } } }),
+      )
+      await apiToken.tickets.update(created.id, {
+        ticket: { comment: { body: 'second, internal', public: false } },
+      } as TicketBody)
       await sandbox.control('/requests', { method: 'DELETE' })
-      const comments = await oauth.tickets.getAll(['tickets', created.id, 'comments', { page: { size: 1 }, include: 'users' }])
+      const comments = await oauth.tickets.getAll([
+        'tickets',
+        created.id,
+        'comments',
+        { page: { size: 1 }, include: 'users' },
+      ])
       expect(comments).toHaveLength(2)
-      expect(comments.map((c: any) => [c.body, c.public, c.author_id])).toEqual([['first', true, agentId], ['second, internal', false, adminId]])
+      expect(comments.map((c: any) => [c.body, c.public, c.author_id])).toEqual([
+        ['first', true, agentId],
+        ['second, internal', false, adminId],
+      ])
       for (const c of comments) {
-        expect(c).toMatchObject({ id: expect.any(Number), type: 'Comment', html_body: expect.stringContaining(c.body), attachments: [] })
+        expect(c).toMatchObject({
+          id: expect.any(Number),
+          type: 'Comment',
+          html_body: expect.stringContaining(c.body),
+          attachments: [],
+        })
         expect(c.created_at).toMatch(ISO)
       }
       const pages = await apiRequests()
@@ -267,34 +351,79 @@ describe('node-zendesk against the Zendesk sandbox', () => {
       const ids = tickets.map((t: any) => t.id)
       expect(ids.length).toBeGreaterThan(1)
       expect(ids).toEqual([...ids].sort((a, b) => b - a))
-      expect(tickets[0]).toMatchObject({ id: expect.any(Number), subject: expect.any(String), status: expect.any(String), url: expect.stringContaining('/tickets/') })
+      expect(tickets[0]).toMatchObject({
+        id: expect.any(Number),
+        subject: expect.any(String),
+        status: expect.any(String),
+        url: expect.stringContaining('/tickets/'),
+      })
     })
 
-    it('search results carry each ticket\'s fields, newest first, and the count', async () => {
-      for (const subject of ['Found 1', 'Found 2']) await oauth.tickets.create({ ticket: { subject, comment: { body: 'x' }, priority: 'low', tags: ['found'] } as any })
-      const result = await oauth.search.getAll(['search', { query: 'type:ticket tags:found priority:low', sort_by: 'created_at', sort_order: 'desc', per_page: 100 }])
+    it("search results carry each ticket's fields, newest first, and the count", async () => {
+      for (const subject of ['Found 1', 'Found 2'])
+        await oauth.tickets.create({
+          ticket: { subject, comment: { body: 'x' }, priority: 'low', tags: ['found'] } as any,
+        })
+      const result = await oauth.search.getAll([
+        'search',
+        {
+          query: 'type:ticket tags:found priority:low',
+          sort_by: 'created_at',
+          sort_order: 'desc',
+          per_page: 100,
+        },
+      ])
       expect(result.map((r: any) => r.subject)).toEqual(['Found 2', 'Found 1'])
-      expect((await oauth.search.showResultsCount('type:ticket tags:found priority:low')).result).toEqual({ count: 2 })
+      expect((await oauth.search.showResultsCount('type:ticket tags:found priority:low')).result).toEqual({
+        count: 2,
+      })
       for (const r of result) {
-        expect(r).toMatchObject({ result_type: 'ticket', priority: 'low', status: 'new', tags: ['found'], requester_id: agentId, url: expect.stringContaining(`/tickets/${r.id}.json`) })
+        expect(r).toMatchObject({
+          result_type: 'ticket',
+          priority: 'low',
+          status: 'new',
+          tags: ['found'],
+          requester_id: agentId,
+          url: expect.stringContaining(`/tickets/${r.id}.json`),
+        })
         expect(r.created_at).toMatch(ISO)
       }
     })
 
     it('tickets.update changes status, priority, tags and assignee and adds a note; the answer shows each', async () => {
-      const { result: created } = await reply(oauth.tickets.create({ ticket: { subject: 'To change', comment: { body: 'x' }, assignee_id: adminId } as any }))
-      const updated = await reply(apiToken.tickets.update(created.id, {
-        ticket: { status: 'hold', priority: 'normal', tags: ['changed', 'twice'], assignee_id: null, comment: { body: 'Parked.', public: false } },
-      } as unknown as TicketBody))
+      const { result: created } = await reply(
+        oauth.tickets.create({
+          ticket: { subject: 'To change', comment: { body: 'x' }, assignee_id: adminId } as any,
+        }),
+      )
+      const updated = await reply(
+        apiToken.tickets.update(created.id, {
+          ticket: {
+            status: 'hold',
+            priority: 'normal',
+            tags: ['changed', 'twice'],
+            assignee_id: null,
+            comment: { body: 'Parked.', public: false },
+          },
+        } as unknown as TicketBody),
+      )
       expect(updated.response.status).toBe(200)
-      expect(updated.result).toMatchObject({ id: created.id, status: 'hold', priority: 'normal', tags: ['changed', 'twice'], assignee_id: null })
+      expect(updated.result).toMatchObject({
+        id: created.id,
+        status: 'hold',
+        priority: 'normal',
+        tags: ['changed', 'twice'],
+        assignee_id: null,
+      })
       expect(Date.parse(updated.result.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.updated_at))
       const comments = await oauth.tickets.getComments(created.id)
       expect(comments.at(-1)).toMatchObject({ body: 'Parked.', public: false, author_id: adminId })
     })
 
     it('tickets.delete, then a permanent delete from deleted tickets, as Delete Ticket does', async () => {
-      const { result: created } = await reply(oauth.tickets.create({ ticket: { subject: 'To delete', comment: { body: 'x' } } }))
+      const { result: created } = await reply(
+        oauth.tickets.create({ ticket: { subject: 'To delete', comment: { body: 'x' } } }),
+      )
       await oauth.tickets.delete(created.id)
       expect((await failure(oauth.tickets.show(created.id))).statusCode).toBe(404)
       // node-zendesk has no call for deleted tickets; its generic DELETE reaches the endpoint.
@@ -327,7 +456,8 @@ describe('node-zendesk against the Zendesk sandbox', () => {
     expect(badBearer.statusCode).toBe(401)
     expect(badBearer.result).toEqual({
       error: 'invalid_token',
-      error_description: 'The access token provided is expired, revoked, malformed or invalid for other reasons.',
+      error_description:
+        'The access token provided is expired, revoked, malformed or invalid for other reasons.',
     })
 
     const badApiToken = await failure(client({ username: ADMIN, token: 'wrong' }).tickets.show(1))
@@ -335,6 +465,8 @@ describe('node-zendesk against the Zendesk sandbox', () => {
     expect(badApiToken.result).toEqual({ error: "Couldn't authenticate you" })
 
     // Without throwOriginalException the client wraps the status into its message.
-    await expect(nodeZendesk.createClient({ endpointUri, token: 'nope', oauth: true }).users.me()).rejects.toThrow('Zendesk Error (401)')
+    await expect(
+      nodeZendesk.createClient({ endpointUri, token: 'nope', oauth: true }).users.me(),
+    ).rejects.toThrow('Zendesk Error (401)')
   })
 })

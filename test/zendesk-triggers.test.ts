@@ -5,7 +5,18 @@ import { zendeskWebhooks } from '../src/platforms/zendesk/webhooks.ts'
 import { startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { client, zendeskControl } from './helpers/stack.ts'
-import { actAs, freshEvent, isoSeconds, post, remoteWebhooks, runCount, settled, sign, signingSecret, ZENDESK_AGENT } from './helpers/zendesk-triggers.ts'
+import {
+  actAs,
+  freshEvent,
+  isoSeconds,
+  post,
+  remoteWebhooks,
+  runCount,
+  settled,
+  sign,
+  signingSecret,
+  ZENDESK_AGENT,
+} from './helpers/zendesk-triggers.ts'
 
 // Zendesk's five triggers through the engine over real HTTP: subscriptions activated through the
 // REST API make one event webhook on the sandbox, people change tickets in the sandbox's agent UI
@@ -17,20 +28,44 @@ let integration: string
 let agentUserId: number
 let adminUserId: number
 
-const TRIGGERS = ['zendesk.new_ticket', 'zendesk.ticket_status_changed', 'zendesk.ticket_priority_updated', 'zendesk.new_comment', 'zendesk.ticket_assigned']
+const TRIGGERS = [
+  'zendesk.new_ticket',
+  'zendesk.ticket_status_changed',
+  'zendesk.ticket_priority_updated',
+  'zendesk.new_comment',
+  'zendesk.ticket_assigned',
+]
 const trigger = (id: string) => zendesk.triggers.find((t) => t.id === id)!
 
 /** One agent per subscription, so its runs count that subscription's starts. */
-async function subscribed(triggerId: string, config: Record<string, unknown> = {}, extra: Record<string, unknown> = {}, as = api) {
+async function subscribed(
+  triggerId: string,
+  config: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+  as = api,
+) {
   const agent = await as.post('/v1/agents', {
     name: `${triggerId} ${JSON.stringify(config)} ${Math.random().toString(36).slice(2, 8)}`,
     inputs: [{ name: 'ticket_id', type: 'number', required: true }],
     kind: 'steps',
-    steps: [{ key: 'look', tool: 'zendesk.get_ticket', integration: extra.integration ?? integration, input: { ticket_id: '{{ inputs.ticket_id }}' } }],
+    steps: [
+      {
+        key: 'look',
+        tool: 'zendesk.get_ticket',
+        integration: extra.integration ?? integration,
+        input: { ticket_id: '{{ inputs.ticket_id }}' },
+      },
+    ],
     output: {},
   })
   expect(agent.status, agent.text).toBe(201)
-  const sub = await as.post(`/v1/agents/${agent.body.id}/subscriptions`, { trigger: triggerId, config, mapping: { ticket_id: '{{ ticket.id }}' }, ...extra, integration: extra.integration ?? integration })
+  const sub = await as.post(`/v1/agents/${agent.body.id}/subscriptions`, {
+    trigger: triggerId,
+    config,
+    mapping: { ticket_id: '{{ ticket.id }}' },
+    ...extra,
+    integration: extra.integration ?? integration,
+  })
   expect(sub.status, sub.text).toBe(201)
   return { agent: agent.body.id as string, sub: sub.body.id as string }
 }
@@ -41,9 +76,21 @@ beforeAll(async () => {
   integration = (await connectZendesk(stack)).integrationId!
   await zendeskControl(stack).call('PUT', '/delivery-settings', { retry_delays_ms: [20, 50, 100] })
   const token = await zendeskControl(stack).mintToken(ZENDESK_AGENT)
-  agentUserId = (await (await fetch(`${stack.sandboxUrl}/zendesk/acme/api/v2/users/me.json`, { headers: { authorization: `Bearer ${token}` } })).json()).user.id
+  agentUserId = (
+    await (
+      await fetch(`${stack.sandboxUrl}/zendesk/acme/api/v2/users/me.json`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()
+  ).user.id
   const admin = await zendeskControl(stack).mintToken('admin@acme.test')
-  adminUserId = (await (await fetch(`${stack.sandboxUrl}/zendesk/acme/api/v2/users/me.json`, { headers: { authorization: `Bearer ${admin}` } })).json()).user.id
+  adminUserId = (
+    await (
+      await fetch(`${stack.sandboxUrl}/zendesk/acme/api/v2/users/me.json`, {
+        headers: { authorization: `Bearer ${admin}` },
+      })
+    ).json()
+  ).user.id
 })
 afterAll(async () => stack?.close())
 
@@ -57,9 +104,15 @@ describe('the platform declares its triggers', () => {
       expect(t.models!(t.config.parse({}))).toEqual(['tickets'])
     }
     expect(trigger('zendesk.new_comment').config.parse({})).toEqual({ visibility: 'both' })
-    expect(trigger('zendesk.new_comment').config.safeParse({ visibility: 'secret' }).error?.issues[0]?.message).toMatch(/public, internal or both/)
-    expect(trigger('zendesk.ticket_assigned').config.safeParse({ agent_ids: ['x'] }).error?.issues[0]?.message).toMatch(/agent's user id/)
-    expect(() => parseDeclaredOrThrow(trigger('zendesk.new_comment').config, { board: 1 }, 'config')).toThrow('config.board: is not a known field; the fields are visibility')
+    expect(
+      trigger('zendesk.new_comment').config.safeParse({ visibility: 'secret' }).error?.issues[0]?.message,
+    ).toMatch(/public, internal or both/)
+    expect(
+      trigger('zendesk.ticket_assigned').config.safeParse({ agent_ids: ['x'] }).error?.issues[0]?.message,
+    ).toMatch(/agent's user id/)
+    expect(() => parseDeclaredOrThrow(trigger('zendesk.new_comment').config, { board: 1 }, 'config')).toThrow(
+      'config.board: is not a known field; the fields are visibility',
+    )
     expect(zendesk.webhooks?.confirm).toBeUndefined()
   })
 })
@@ -67,12 +120,21 @@ describe('the platform declares its triggers', () => {
 describe('the catalogue', () => {
   it('lists the five with their configuration, and the agents to pick for an assignment', async () => {
     const found = await api.get('/v1/triggers?q=zendesk')
-    expect(found.body.triggers.filter((t: any) => t.platform === 'zendesk').map((t: any) => t.id).sort()).toEqual([...TRIGGERS].sort())
+    expect(
+      found.body.triggers
+        .filter((t: any) => t.platform === 'zendesk')
+        .map((t: any) => t.id)
+        .sort(),
+    ).toEqual([...TRIGGERS].sort())
     const assigned = (await api.get('/v1/triggers/zendesk.ticket_assigned')).body
     expect(Object.keys(assigned.configSchema.properties)).toEqual(['agent_ids'])
-    const options = await api.get(`/v1/triggers/zendesk.ticket_assigned/options/agent_ids?integration=${integration}`)
+    const options = await api.get(
+      `/v1/triggers/zendesk.ticket_assigned/options/agent_ids?integration=${integration}`,
+    )
     expect(options.status, options.text).toBe(200)
-    expect(options.body.options.map((o: any) => o.value)).toEqual(expect.arrayContaining([agentUserId, adminUserId]))
+    expect(options.body.options.map((o: any) => o.value)).toEqual(
+      expect.arrayContaining([agentUserId, adminUserId]),
+    )
   })
 })
 
@@ -85,11 +147,15 @@ describe('on the engine', () => {
   /** Runs `change`, waits for its deliveries, and answers how many runs each named subscription gained. */
   async function starts(change: () => Promise<unknown>): Promise<Record<string, number>> {
     await settled(stack)
-    const before = Object.fromEntries(await Promise.all(Object.entries(subs).map(async ([k, s]) => [k, await runCount(stack, s.agent)])))
+    const before = Object.fromEntries(
+      await Promise.all(Object.entries(subs).map(async ([k, s]) => [k, await runCount(stack, s.agent)])),
+    )
     await change()
     const deliveries = await settled(stack)
     for (const d of deliveries) expect(d.state, JSON.stringify(d.attempts)).toBe('delivered')
-    const after = await Promise.all(Object.entries(subs).map(async ([k, s]) => [k, (await runCount(stack, s.agent)) - before[k]] as const))
+    const after = await Promise.all(
+      Object.entries(subs).map(async ([k, s]) => [k, (await runCount(stack, s.agent)) - before[k]] as const),
+    )
     return Object.fromEntries(after.filter(([, n]) => n !== 0))
   }
 
@@ -113,22 +179,39 @@ describe('on the engine', () => {
     expect(hooks).toHaveLength(1)
     hook = hooks[0]!
     expect(hook.subscriptions.sort()).toEqual([
-      'zen:event-type:ticket.agent_assignment_changed', 'zen:event-type:ticket.comment_added', 'zen:event-type:ticket.created',
-      'zen:event-type:ticket.priority_changed', 'zen:event-type:ticket.status_changed',
+      'zen:event-type:ticket.agent_assignment_changed',
+      'zen:event-type:ticket.comment_added',
+      'zen:event-type:ticket.created',
+      'zen:event-type:ticket.priority_changed',
+      'zen:event-type:ticket.status_changed',
     ])
     expect(hook.endpoint).toMatch(new RegExp(`^${stack.url}/hooks/[A-Za-z0-9_-]{16,}$`))
-    const rows = await stack.services.store.db.selectFrom('webhooks').selectAll().where('integration_id', '=', integration).execute()
+    const rows = await stack.services.store.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('integration_id', '=', integration)
+      .execute()
     expect(rows).toHaveLength(1)
     expect(rows[0]).toMatchObject({ remote_id: hook.id, status: 'active', model_key: 'tickets' })
     expect(rows[0]!.secret).toBeTruthy()
     expect(rows[0]!.secret).not.toContain(await signingSecret(stack, hook.id))
     const health = await api.get(`/v1/subscriptions/${subs.created.sub}/health`)
-    expect(health.body.webhooks).toEqual([expect.objectContaining({ remote_id: hook.id, present: true, status: 'active' })])
+    expect(health.body.webhooks).toEqual([
+      expect.objectContaining({ remote_id: hook.id, present: true, status: 'active' }),
+    ])
   })
 
   it('a new ticket fires New Ticket Created alone, with the ticket in the event', async () => {
     const fired = await starts(async () => {
-      ticketId = (await actAs(stack, ZENDESK_AGENT, 'POST', '/api/v2/tickets.json', { ticket: { subject: 'Printer on fire', comment: { body: 'Smoke everywhere' }, requester_id: undefined } })).ticket.id
+      ticketId = (
+        await actAs(stack, ZENDESK_AGENT, 'POST', '/api/v2/tickets.json', {
+          ticket: {
+            subject: 'Printer on fire',
+            comment: { body: 'Smoke everywhere' },
+            requester_id: undefined,
+          },
+        })
+      ).ticket.id
     })
     expect(fired).toEqual({ created: 1 })
     const { body } = await api.get(`/v1/runs?agent_id=${subs.created.agent}&limit=1`)
@@ -136,25 +219,51 @@ describe('on the engine', () => {
     expect(run.inputs).toEqual({ ticket_id: ticketId })
     expect(run.event).toMatchObject({
       event: { type: 'ticket.created', id: expect.any(String) },
-      ticket: { id: ticketId, subject: 'Printer on fire', description: 'Smoke everywhere', status: 'new', requester: { id: agentUserId }, assignee: null },
+      ticket: {
+        id: ticketId,
+        subject: 'Printer on fire',
+        description: 'Smoke everywhere',
+        status: 'new',
+        requester: { id: agentUserId },
+        assignee: null,
+      },
       actor: { id: agentUserId },
     })
     expect(trigger('zendesk.new_ticket').event.safeParse(run.event).success).toBe(true)
   })
 
   it('status, priority, comments and assignment each fire their triggers, filtered by their configuration', async () => {
-    const put = (ticket: Record<string, unknown>) => () => actAs(stack, ZENDESK_AGENT, 'PUT', `/api/v2/tickets/${ticketId}.json`, { ticket })
+    const put = (ticket: Record<string, unknown>) => () =>
+      actAs(stack, ZENDESK_AGENT, 'PUT', `/api/v2/tickets/${ticketId}.json`, { ticket })
     expect(await starts(put({ status: 'open' }))).toEqual({ status: 1 })
-    expect(await starts(put({ status: 'solved', assignee_id: agentUserId }))).toEqual({ status: 1, solved: 1, assigned: 1, toAgent: 1 })
+    expect(await starts(put({ status: 'solved', assignee_id: agentUserId }))).toEqual({
+      status: 1,
+      solved: 1,
+      assigned: 1,
+      toAgent: 1,
+    })
     expect(await starts(put({ status: 'open', priority: 'urgent' }))).toEqual({ status: 1, priority: 1 })
-    expect(await starts(put({ comment: { body: 'We are on it', public: true } }))).toEqual({ comment: 1, public: 1 })
-    expect(await starts(put({ comment: { body: 'Call the fire brigade', public: false } }))).toEqual({ comment: 1, internal: 1 })
+    expect(await starts(put({ comment: { body: 'We are on it', public: true } }))).toEqual({
+      comment: 1,
+      public: 1,
+    })
+    expect(await starts(put({ comment: { body: 'Call the fire brigade', public: false } }))).toEqual({
+      comment: 1,
+      internal: 1,
+    })
     expect(await starts(put({ assignee_id: adminUserId }))).toEqual({ assigned: 1, toAdmin: 1 })
     // Unassigning is not an assignment to an agent; a tag changes nothing watched.
     expect(await starts(put({ assignee_id: null, additional_tags: ['x'] }))).toEqual({})
     const { body } = await api.get(`/v1/runs?agent_id=${subs.internal.agent}&limit=1`)
     const run = (await api.get(`/v1/runs/${body.runs[0].id}`)).body
-    expect(run.event).toMatchObject({ comment: { body: 'Call the fire brigade', public: false, author: { id: agentUserId, name: 'Alan Agent', is_staff: true } }, actor: { id: agentUserId, name: 'Alan Agent' } })
+    expect(run.event).toMatchObject({
+      comment: {
+        body: 'Call the fire brigade',
+        public: false,
+        author: { id: agentUserId, name: 'Alan Agent', is_staff: true },
+      },
+      actor: { id: agentUserId, name: 'Alan Agent' },
+    })
     const deliveries = await settled(stack)
     delivered = deliveries.find((d: any) => d.event_type === 'zen:event-type:ticket.priority_changed').body
   })
@@ -165,7 +274,9 @@ describe('on the engine', () => {
       expect(res.status, res.text).toBe(200)
     }
     expect(await starts(update('low'))).toEqual({})
-    const patched = await api.call('PATCH', `/v1/subscriptions/${subs.priority.sub}`, { start_on_own_changes: true })
+    const patched = await api.call('PATCH', `/v1/subscriptions/${subs.priority.sub}`, {
+      start_on_own_changes: true,
+    })
     expect(patched.body.start_on_own_changes).toBe(true)
     expect(await starts(update('high'))).toEqual({ priority: 1 })
   })
@@ -176,11 +287,23 @@ describe('on the engine', () => {
     for (let i = 0; i < 3; i++) {
       const body = freshEvent(delivered)
       const timestamp = isoSeconds(Date.now())
-      const res = await post(hook.endpoint, body, { 'x-zendesk-webhook-signature': sign(secret, timestamp, body), 'x-zendesk-webhook-signature-timestamp': timestamp })
+      const res = await post(hook.endpoint, body, {
+        'x-zendesk-webhook-signature': sign(secret, timestamp, body),
+        'x-zendesk-webhook-signature-timestamp': timestamp,
+      })
       expect(res.status, JSON.stringify(res.body)).toBe(200)
-      const event = await db.selectFrom('events').select('id').where('dedupe_key', '=', JSON.parse(body).id).executeTakeFirst()
+      const event = await db
+        .selectFrom('events')
+        .select('id')
+        .where('dedupe_key', '=', JSON.parse(body).id)
+        .executeTakeFirst()
       expect(event, `event ${i}`).toBeDefined()
-      const run = await db.selectFrom('runs').select('id').where('event_id', '=', event!.id).where('subscription_id', '=', subs.priority.sub).executeTakeFirst()
+      const run = await db
+        .selectFrom('runs')
+        .select('id')
+        .where('event_id', '=', event!.id)
+        .where('subscription_id', '=', subs.priority.sub)
+        .executeTakeFirst()
       expect(run, `run of event ${i}`).toBeDefined()
     }
   })
@@ -190,7 +313,10 @@ describe('on the engine', () => {
     const body = freshEvent(delivered)
     const before = await runCount(stack, subs.priority.agent)
     const timestamp = isoSeconds(Date.now())
-    const headers = { 'x-zendesk-webhook-signature': sign(secret, timestamp, body), 'x-zendesk-webhook-signature-timestamp': timestamp }
+    const headers = {
+      'x-zendesk-webhook-signature': sign(secret, timestamp, body),
+      'x-zendesk-webhook-signature-timestamp': timestamp,
+    }
     const answers = await Promise.all([1, 2, 3].map(() => post(hook.endpoint, body, headers)))
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200])
     expect(answers.reduce((n, a) => n + a.body.accepted, 0)).toBe(1)
@@ -198,7 +324,13 @@ describe('on the engine', () => {
     expect(await runCount(stack, subs.priority.agent)).toBe(before + 1)
 
     await zendeskControl(stack).call('POST', '/delivery-faults', { kind: 'duplicate', times: 1 })
-    expect(await starts(() => actAs(stack, ZENDESK_AGENT, 'PUT', `/api/v2/tickets/${ticketId}.json`, { ticket: { priority: 'normal' } }))).toEqual({ priority: 1 })
+    expect(
+      await starts(() =>
+        actAs(stack, ZENDESK_AGENT, 'PUT', `/api/v2/tickets/${ticketId}.json`, {
+          ticket: { priority: 'normal' },
+        }),
+      ),
+    ).toEqual({ priority: 1 })
   })
 
   it('refuses every delivery that is not signed as Zendesk signs, and stores nothing', async () => {
@@ -207,19 +339,42 @@ describe('on the engine', () => {
     const now = Date.now()
     const signed = (at: number, over = body) => {
       const timestamp = isoSeconds(at)
-      return { 'x-zendesk-webhook-signature': sign(secret, timestamp, over), 'x-zendesk-webhook-signature-timestamp': timestamp }
+      return {
+        'x-zendesk-webhook-signature': sign(secret, timestamp, over),
+        'x-zendesk-webhook-signature-timestamp': timestamp,
+      }
     }
-    const count = async () => Number((await stack.services.store.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+    const count = async () =>
+      Number(
+        (
+          await stack.services.store.db
+            .selectFrom('events')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
     const events = await count()
     const runs = await runCount(stack, subs.priority.agent)
     const cases: Array<[string, Record<string, string | undefined>, string?]> = [
       ['no signature', { ...signed(now), 'x-zendesk-webhook-signature': undefined }],
       ['no timestamp', { ...signed(now), 'x-zendesk-webhook-signature-timestamp': undefined }],
-      ['a wrong signature', { ...signed(now), 'x-zendesk-webhook-signature': sign('not-the-secret', isoSeconds(now), body) }],
+      [
+        'a wrong signature',
+        { ...signed(now), 'x-zendesk-webhook-signature': sign('not-the-secret', isoSeconds(now), body) },
+      ],
       ['a stale timestamp', signed(now - 301_000)],
       ['a future timestamp', signed(now + 301_000)],
-      ['a changed body', signed(now), body.replace('"priority_changed"', '"status_changed"').replace(/"current":"[A-Z]+"/, '"current":"SOLVED"')],
-      ['a signature for another timestamp', { ...signed(now), 'x-zendesk-webhook-signature-timestamp': isoSeconds(now - 1000) }],
+      [
+        'a changed body',
+        signed(now),
+        body
+          .replace('"priority_changed"', '"status_changed"')
+          .replace(/"current":"[A-Z]+"/, '"current":"SOLVED"'),
+      ],
+      [
+        'a signature for another timestamp',
+        { ...signed(now), 'x-zendesk-webhook-signature-timestamp': isoSeconds(now - 1000) },
+      ],
     ]
     for (const [name, headers, sent] of cases) {
       const res = await post(hook.endpoint, sent ?? body, headers)
@@ -231,15 +386,27 @@ describe('on the engine', () => {
     expect((await post(hook.endpoint, body, signed(now))).body).toEqual({ accepted: 1, duplicates: 0 })
   })
 
-  it('fails closed: without the webhook\'s secret no delivery is accepted', async () => {
-    const row = await stack.services.store.db.selectFrom('webhooks').selectAll().where('remote_id', '=', hook.id).executeTakeFirstOrThrow()
+  it("fails closed: without the webhook's secret no delivery is accepted", async () => {
+    const row = await stack.services.store.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('remote_id', '=', hook.id)
+      .executeTakeFirstOrThrow()
     const secret = await signingSecret(stack, hook.id)
     const body = freshEvent(delivered)
     const timestamp = isoSeconds(Date.now())
-    expect(await zendeskWebhooks.verify({ rawBody: Buffer.from(body), headers: {}, callbackUrl: hook.endpoint }, {})).toBe('unverifiable')
+    expect(
+      await zendeskWebhooks.verify(
+        { rawBody: Buffer.from(body), headers: {}, callbackUrl: hook.endpoint },
+        {},
+      ),
+    ).toBe('unverifiable')
     await stack.services.webhooks.setSecret(row.id, null)
     try {
-      const res = await post(hook.endpoint, body, { 'x-zendesk-webhook-signature': sign(secret, timestamp, body), 'x-zendesk-webhook-signature-timestamp': timestamp })
+      const res = await post(hook.endpoint, body, {
+        'x-zendesk-webhook-signature': sign(secret, timestamp, body),
+        'x-zendesk-webhook-signature-timestamp': timestamp,
+      })
       expect(res.status).toBe(401)
     } finally {
       await stack.services.webhooks.setSecret(row.id, secret)
@@ -250,19 +417,33 @@ describe('on the engine', () => {
     const res = await api.post(`/v1/subscriptions/${subs.internal.sub}/test`, {})
     expect(res.status, res.text).toBe(200)
     expect(res.body.source).toBe('recent')
-    expect(res.body.event).toMatchObject({ comment: { public: false }, ticket: { requester: { id: expect.any(Number), name: expect.any(String) } } })
+    expect(res.body.event).toMatchObject({
+      comment: { public: false },
+      ticket: { requester: { id: expect.any(Number), name: expect.any(String) } },
+    })
     expect(trigger('zendesk.new_comment').event.safeParse(res.body.event).success).toBe(true)
     const created = await api.post(`/v1/subscriptions/${subs.created.sub}/test`, {})
-    expect(created.body).toMatchObject({ source: 'recent', inputs: { ticket_id: ticketId }, event: { ticket: { id: ticketId, requester: { name: 'Alan Agent', email: ZENDESK_AGENT } } } })
+    expect(created.body).toMatchObject({
+      source: 'recent',
+      inputs: { ticket_id: ticketId },
+      event: { ticket: { id: ticketId, requester: { name: 'Alan Agent', email: ZENDESK_AGENT } } },
+    })
   })
 
   it('the webhook stays while any subscription needs it and goes with the last', async () => {
     const all = Object.values(subs)
-    for (const { sub } of all.slice(0, -1)) expect((await api.post(`/v1/subscriptions/${sub}/deactivate`)).status).toBe(200)
+    for (const { sub } of all.slice(0, -1))
+      expect((await api.post(`/v1/subscriptions/${sub}/deactivate`)).status).toBe(200)
     expect((await remoteWebhooks(stack)).map((w) => w.id)).toEqual([hook.id])
     expect((await api.post(`/v1/subscriptions/${all.at(-1)!.sub}/deactivate`)).status).toBe(200)
     expect(await remoteWebhooks(stack)).toEqual([])
-    expect(await stack.services.store.db.selectFrom('webhooks').selectAll().where('integration_id', '=', integration).execute()).toEqual([])
+    expect(
+      await stack.services.store.db
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('integration_id', '=', integration)
+        .execute(),
+    ).toEqual([])
   })
 
   it('a failed removal is kept, shown and retried', async () => {
@@ -270,16 +451,34 @@ describe('on the engine', () => {
     await api.post(`/v1/subscriptions/${sub}/activate`)
     const [remote] = await remoteWebhooks(stack)
     // Enough failures to outlast the client's own retries.
-    await zendeskControl(stack).fault({ status: 500, match: { method: 'DELETE', path: '/api/v2/webhooks/' }, times: 10 })
+    await zendeskControl(stack).fault({
+      status: 500,
+      match: { method: 'DELETE', path: '/api/v2/webhooks/' },
+      times: 10,
+    })
     await api.post(`/v1/subscriptions/${sub}/deactivate`)
     await zendeskControl(stack).clearFaults()
     expect((await remoteWebhooks(stack)).map((w) => w.id)).toEqual([remote!.id])
     // Health shows what is left behind, with its remote id and why, until the retry removes it.
     const health = await api.get(`/v1/subscriptions/${sub}/health`)
-    expect(health.body.webhooks).toEqual([expect.objectContaining({ remote_id: String(remote!.id), status: 'remove_failed', last_error: expect.any(String) })])
-    const row = await stack.services.store.db.selectFrom('webhooks').selectAll().where('remote_id', '=', remote!.id).executeTakeFirstOrThrow()
+    expect(health.body.webhooks).toEqual([
+      expect.objectContaining({
+        remote_id: String(remote!.id),
+        status: 'remove_failed',
+        last_error: expect.any(String),
+      }),
+    ])
+    const row = await stack.services.store.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('remote_id', '=', remote!.id)
+      .executeTakeFirstOrThrow()
     expect(row).toMatchObject({ status: 'remove_failed', last_error: expect.any(String) })
-    await stack.services.store.db.updateTable('webhooks').set({ cleanup_at: new Date(0) }).where('id', '=', row.id).execute()
+    await stack.services.store.db
+      .updateTable('webhooks')
+      .set({ cleanup_at: new Date(0) })
+      .where('id', '=', row.id)
+      .execute()
     await stack.services.webhooks.retryCleanups()
     expect(await remoteWebhooks(stack)).toEqual([])
     expect((await api.get(`/v1/subscriptions/${sub}/health`)).body.webhooks).toEqual([])
@@ -290,11 +489,17 @@ describe('the plan rule', () => {
   it('answers 402 plan_required naming Enterprise on create, test and activate, while tool steps stay open', async () => {
     const user = await stack.createUser('enterprise')
     const as = client(stack, user.apiKey)
-    const own = (await connectZendesk({ url: stack.url, apiKey: user.apiKey }, { email: ZENDESK_AGENT })).integrationId!
+    const own = (await connectZendesk({ url: stack.url, apiKey: user.apiKey }, { email: ZENDESK_AGENT }))
+      .integrationId!
     const { agent, sub } = await subscribed('zendesk.new_ticket', {}, { integration: own }, as)
     expect((await api.call('PATCH', `/v1/users/${user.id}`, { plan: 'pro' })).status).toBe(200)
     const refusals = [
-      await as.post(`/v1/agents/${agent}/subscriptions`, { trigger: 'zendesk.ticket_assigned', integration: own, config: {}, mapping: {} }),
+      await as.post(`/v1/agents/${agent}/subscriptions`, {
+        trigger: 'zendesk.ticket_assigned',
+        integration: own,
+        config: {},
+        mapping: {},
+      }),
       await as.post(`/v1/subscriptions/${sub}/test`, {}),
       await as.post(`/v1/subscriptions/${sub}/activate`),
     ]

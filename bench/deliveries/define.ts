@@ -40,8 +40,12 @@ export const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 30_000 
 /** One call to the service's REST API; answers the JSON body, throws on anything but 2xx. */
 export async function call(service: Service, method: string, path: string, body?: unknown): Promise<any> {
   const res = await request(`${service.url}${path}`, {
-    method: method as 'GET', dispatcher,
-    headers: { authorization: `Bearer ${service.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    method: method as 'GET',
+    dispatcher,
+    headers: {
+      authorization: `Bearer ${service.apiKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   const text = await res.body.text()
@@ -53,22 +57,37 @@ export async function call(service: Service, method: string, path: string, body?
  * An agent whose one step is skipped (its condition is false), subscribed to `trigger` and active:
  * its runs start and end without a platform call. Answers the activated subscription.
  */
-export async function skippedAgentSubscription(service: Service, options: {
-  step: { tool: string; input: Record<string, unknown> }
-  integration: string
-  trigger: string
-  config: Record<string, unknown>
-  mapping: Record<string, string>
-  extra?: Record<string, unknown>
-}): Promise<{ id: string; webhook_address?: string }> {
+export async function skippedAgentSubscription(
+  service: Service,
+  options: {
+    step: { tool: string; input: Record<string, unknown> }
+    integration: string
+    trigger: string
+    config: Record<string, unknown>
+    mapping: Record<string, string>
+    extra?: Record<string, unknown>
+  },
+): Promise<{ id: string; webhook_address?: string }> {
   const agent = await call(service, 'POST', '/v1/agents', {
     name: `bench ${options.trigger} ${Date.now()}`,
     inputs: [{ name: 'title', type: 'string' }],
     kind: 'steps',
-    steps: [{ key: 'noop', tool: options.step.tool, integration: options.integration, input: options.step.input, condition: 'false' }],
+    steps: [
+      {
+        key: 'noop',
+        tool: options.step.tool,
+        integration: options.integration,
+        input: options.step.input,
+        condition: 'false',
+      },
+    ],
   })
   const sub = await call(service, 'POST', `/v1/agents/${agent.id}/subscriptions`, {
-    trigger: options.trigger, integration: options.integration, config: options.config, mapping: options.mapping, ...options.extra,
+    trigger: options.trigger,
+    integration: options.integration,
+    config: options.config,
+    mapping: options.mapping,
+    ...options.extra,
   })
   return call(service, 'POST', `/v1/subscriptions/${sub.id}/activate`)
 }

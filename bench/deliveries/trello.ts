@@ -15,10 +15,15 @@ export const trelloDeliveries: DeliveryFactory = {
     const boards = await call(service, 'POST', '/v1/tools/trello.get_boards/run', { integration, input: {} })
     const target = boards.output.boards[0]
     const sub = await skippedAgentSubscription(service, {
-      step: { tool: 'trello.get_boards', input: {} }, integration,
-      trigger: 'trello.new_card', config: { board_ids: [target.id] }, mapping: { title: '{{ card.name }}' },
+      step: { tool: 'trello.get_boards', input: {} },
+      integration,
+      trigger: 'trello.new_card',
+      config: { board_ids: [target.id] },
+      mapping: { title: '{{ card.name }}' },
     })
-    const hooks = await (await fetch(`${sandboxUrl}/trello/_control/webhooks`)).json() as { webhooks: Array<{ callbackURL: string; idModel: string }> }
+    const hooks = (await (await fetch(`${sandboxUrl}/trello/_control/webhooks`)).json()) as {
+      webhooks: Array<{ callbackURL: string; idModel: string }>
+    }
     const hook = hooks.webhooks.find((w) => w.idModel === target.id && w.callbackURL.startsWith(service.url))
     if (!hook) throw new Error('the Trello subscription made no webhook at the sandbox')
     const address = hook.callbackURL
@@ -31,13 +36,26 @@ export const trelloDeliveries: DeliveryFactory = {
         const card = randomBytes(12).toString('hex')
         const body = JSON.stringify({
           action: {
-            id, type: 'createCard', date: new Date().toISOString(), idMemberCreator: memberId,
-            data: { board: { id: target.id, name: 'Bench', shortLink: 'bEnChBoA' }, list: { id: target.lists[0].id, name: 'To do' }, card: { id: card, name: `card ${id}`, idShort: 1, shortLink: 'cArDlInK' } },
+            id,
+            type: 'createCard',
+            date: new Date().toISOString(),
+            idMemberCreator: memberId,
+            data: {
+              board: { id: target.id, name: 'Bench', shortLink: 'bEnChBoA' },
+              list: { id: target.lists[0].id, name: 'To do' },
+              card: { id: card, name: `card ${id}`, idShort: 1, shortLink: 'cArDlInK' },
+            },
             memberCreator: { id: memberId, username: 'grace', fullName: 'Grace Hopper' },
           },
           model: { id: target.id, name: 'Bench' },
         })
-        return { id, body, headers: { 'x-trello-webhook': signature(SEED.app.secret, Buffer.from(body), address).toString('base64') } }
+        return {
+          id,
+          body,
+          headers: {
+            'x-trello-webhook': signature(SEED.app.secret, Buffer.from(body), address).toString('base64'),
+          },
+        }
       },
       eventIdOf: (event) => event?.action?.id,
     }

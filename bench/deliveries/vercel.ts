@@ -14,8 +14,12 @@ export const vercelDeliveries: DeliveryFactory = {
     const integration = (await connectVercel(service)).integrationId!
     const secret = `whsec_bench_${randomBytes(12).toString('hex')}`
     const sub = await skippedAgentSubscription(service, {
-      step: { tool: 'vercel.list_deployments', input: { limit: 1 } }, integration,
-      trigger: 'vercel.deployment_failed', config: {}, mapping: { title: '{{ deployment.url }}' }, extra: { webhook_secret: secret },
+      step: { tool: 'vercel.list_deployments', input: { limit: 1 } },
+      integration,
+      trigger: 'vercel.deployment_failed',
+      config: {},
+      mapping: { title: '{{ deployment.url }}' },
+      extra: { webhook_secret: secret },
     })
     if (!sub.webhook_address) throw new Error('the Vercel subscription has no webhook_address')
     const project = SEED.personalProject
@@ -26,15 +30,34 @@ export const vercelDeliveries: DeliveryFactory = {
         const id = `evt_${randomBytes(12).toString('hex')}`
         const deployment = `dpl_${randomBytes(12).toString('hex')}`
         const body = JSON.stringify({
-          id, type: 'deployment.error', createdAt: Date.now(), region: 'iad1',
+          id,
+          type: 'deployment.error',
+          createdAt: Date.now(),
+          region: 'iad1',
           payload: {
-            team: null, user: { id: SEED.user.id },
-            deployment: { id: deployment, name: project.name, url: `${project.name}-${deployment.slice(4, 13)}.vercel.app`, meta: {} },
-            links: { deployment: `https://vercel.com/bench/${project.name}/${deployment.slice(4)}`, project: `https://vercel.com/bench/${project.name}` },
-            target: null, project: { id: project.id }, plan: 'hobby', regions: ['iad1'],
+            team: null,
+            user: { id: SEED.user.id },
+            deployment: {
+              id: deployment,
+              name: project.name,
+              url: `${project.name}-${deployment.slice(4, 13)}.vercel.app`,
+              meta: {},
+            },
+            links: {
+              deployment: `https://vercel.com/bench/${project.name}/${deployment.slice(4)}`,
+              project: `https://vercel.com/bench/${project.name}`,
+            },
+            target: null,
+            project: { id: project.id },
+            plan: 'hobby',
+            regions: ['iad1'],
           },
         })
-        return { id, body, headers: { 'x-vercel-signature': createHmac('sha1', secret).update(body).digest('hex') } }
+        return {
+          id,
+          body,
+          headers: { 'x-vercel-signature': createHmac('sha1', secret).update(body).digest('hex') },
+        }
       },
       eventIdOf: (event) => event?.event?.id,
     }

@@ -8,9 +8,15 @@ const ADMIN = 'admin@acme.test'
 
 /** The sandbox account's webhooks and a webhook's signing secret, read as the account's admin would. */
 async function zendeskApi(sandboxUrl: string, path: string): Promise<any> {
-  const minted = await fetch(`${sandboxUrl}/zendesk/_control/accounts/acme/tokens`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: ADMIN }) })
-  const { access_token } = await minted.json() as { access_token: string }
-  const res = await fetch(`${sandboxUrl}/zendesk/acme/api/v2${path}`, { headers: { authorization: `Bearer ${access_token}` } })
+  const minted = await fetch(`${sandboxUrl}/zendesk/_control/accounts/acme/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: ADMIN }),
+  })
+  const { access_token } = (await minted.json()) as { access_token: string }
+  const res = await fetch(`${sandboxUrl}/zendesk/acme/api/v2${path}`, {
+    headers: { authorization: `Bearer ${access_token}` },
+  })
   if (!res.ok) throw new Error(`Zendesk sandbox ${path}: ${res.status} ${await res.text()}`)
   return res.json()
 }
@@ -26,25 +32,43 @@ export const zendeskDeliveries: DeliveryFactory = {
   async setUp(service, sandboxUrl) {
     const integration = (await connectZendesk(service)).integrationId!
     const sub = await skippedAgentSubscription(service, {
-      step: { tool: 'zendesk.list_tickets', input: {} }, integration,
-      trigger: 'zendesk.new_ticket', config: {}, mapping: { title: '{{ ticket.subject }}' },
+      step: { tool: 'zendesk.list_tickets', input: {} },
+      integration,
+      trigger: 'zendesk.new_ticket',
+      config: {},
+      mapping: { title: '{{ ticket.subject }}' },
     })
-    const { webhooks } = await zendeskApi(sandboxUrl, '/webhooks') as { webhooks: Array<{ id: string; endpoint: string }> }
+    const { webhooks } = (await zendeskApi(sandboxUrl, '/webhooks')) as {
+      webhooks: Array<{ id: string; endpoint: string }>
+    }
     const hook = webhooks.find((w) => w.endpoint.startsWith(service.url))
     if (!hook) throw new Error('the Zendesk subscription made no webhook at the sandbox')
-    const secret: string = (await zendeskApi(sandboxUrl, `/webhooks/${hook.id}/signing_secret`)).signing_secret.secret
-    const template = sampleEvent('ticket.created', { current: { status: 'NEW' } }, { status: 'NEW', assignee_id: null })
+    const secret: string = (await zendeskApi(sandboxUrl, `/webhooks/${hook.id}/signing_secret`))
+      .signing_secret.secret
+    const template = sampleEvent(
+      'ticket.created',
+      { current: { status: 'NEW' } },
+      { status: 'NEW', assignee_id: null },
+    )
     return {
       subscriptionId: sub.id,
       address: hook.endpoint,
       make() {
         const id = randomUUID()
-        const body = JSON.stringify({ ...template, id, time: new Date().toISOString(), detail: { ...template.detail, subject: `ticket ${id}` } })
+        const body = JSON.stringify({
+          ...template,
+          id,
+          time: new Date().toISOString(),
+          detail: { ...template.detail, subject: `ticket ${id}` },
+        })
         const timestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
         return {
-          id, body,
+          id,
+          body,
           headers: {
-            [SIGNATURE_HEADER]: createHmac('sha256', secret).update(timestamp + body).digest('base64'),
+            [SIGNATURE_HEADER]: createHmac('sha256', secret)
+              .update(timestamp + body)
+              .digest('base64'),
             [TIMESTAMP_HEADER]: timestamp,
             [ACCOUNT_HEADER]: 'acme',
           },

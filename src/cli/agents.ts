@@ -15,23 +15,48 @@ export const AGENTS_USAGE = `  agents list [--json]                    your agen
 `
 
 interface Agent {
-  id: string; name: string; description: string; kind: 'steps' | 'external'; version: number
+  id: string
+  name: string
+  description: string
+  kind: 'steps' | 'external'
+  version: number
   inputs: Array<{ name: string; type: string; required: boolean; description: string }>
-  steps: Array<{ key: string; tool: string; tool_title: string; integration: string; integration_name: string | null; condition?: string; on_failure: string; input: unknown }>
-  output: Record<string, unknown>; external?: { url: string }; created_at: string; updated_at: string; signing_secret?: string
+  steps: Array<{
+    key: string
+    tool: string
+    tool_title: string
+    integration: string
+    integration_name: string | null
+    condition?: string
+    on_failure: string
+    input: unknown
+  }>
+  output: Record<string, unknown>
+  external?: { url: string }
+  created_at: string
+  updated_at: string
+  signing_secret?: string
 }
 
 const WAIT_POLL_MS = 500
 const DEFAULT_WAIT_SECONDS = 300
 
 /** `switchyard agents …`: agents and their runs, through the running service's REST API. */
-export async function agents(sub: string | undefined, args: string[], parseArgs: typeof ParseArgs): Promise<number> {
+export async function agents(
+  sub: string | undefined,
+  args: string[],
+  parseArgs: typeof ParseArgs,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: {
-      json: { type: 'boolean' }, file: { type: 'string' }, version: { type: 'string' }, inputs: { type: 'string' },
-      wait: { type: 'boolean' }, timeout: { type: 'string' },
+      json: { type: 'boolean' },
+      file: { type: 'string' },
+      version: { type: 'string' },
+      inputs: { type: 'string' },
+      wait: { type: 'boolean' },
+      timeout: { type: 'string' },
     },
   })
   const json = values.json ?? false
@@ -44,10 +69,20 @@ export async function agents(sub: string | undefined, args: string[], parseArgs:
     case 'list':
       return answer(json, async () => {
         const { agents: list } = await ask<{ agents: Agent[] }>('GET', '/v1/agents')
-        const lines = list.length === 0 ? ['no agents yet; create one with switchyard agents create --file <definition.json>'] : table(
-          ['NAME', 'KIND', 'VERSION', 'STEPS', 'UPDATED', 'ID'],
-          list.map((a) => [a.name, a.kind, String(a.version), a.kind === 'steps' ? String(a.steps.length) : '-', when(a.updated_at), a.id]),
-        )
+        const lines =
+          list.length === 0
+            ? ['no agents yet; create one with switchyard agents create --file <definition.json>']
+            : table(
+                ['NAME', 'KIND', 'VERSION', 'STEPS', 'UPDATED', 'ID'],
+                list.map((a) => [
+                  a.name,
+                  a.kind,
+                  String(a.version),
+                  a.kind === 'steps' ? String(a.steps.length) : '-',
+                  when(a.updated_at),
+                  a.id,
+                ]),
+              )
         return { value: list, lines }
       })
     case 'get': {
@@ -63,7 +98,13 @@ export async function agents(sub: string | undefined, args: string[], parseArgs:
       const definition = jsonFile(values.file)
       return answer(json, async () => {
         const agent = await ask<Agent>('POST', '/v1/agents', definition)
-        return { value: agent, lines: [`Created agent ${agent.name} (${agent.kind}), version ${agent.version}, id ${agent.id}`, ...secretLines(agent)] }
+        return {
+          value: agent,
+          lines: [
+            `Created agent ${agent.name} (${agent.kind}), version ${agent.version}, id ${agent.id}`,
+            ...secretLines(agent),
+          ],
+        }
       })
     }
     case 'update': {
@@ -72,7 +113,10 @@ export async function agents(sub: string | undefined, args: string[], parseArgs:
       return answer(json, async () => {
         const { id } = await resolveAgent(name)
         const agent = await ask<Agent>('PUT', `/v1/agents/${encodeURIComponent(id)}`, definition)
-        return { value: agent, lines: [`Saved ${agent.name} as version ${agent.version}`, ...secretLines(agent)] }
+        return {
+          value: agent,
+          lines: [`Saved ${agent.name} as version ${agent.version}`, ...secretLines(agent)],
+        }
       })
     }
     case 'delete': {
@@ -80,21 +124,37 @@ export async function agents(sub: string | undefined, args: string[], parseArgs:
       return answer(json, async () => {
         const agent = await resolveAgent(name)
         await ask('DELETE', `/v1/agents/${encodeURIComponent(agent.id)}`)
-        return { value: { id: agent.id, name: agent.name, deleted: true }, lines: [`Deleted agent ${agent.name} (${agent.id}) and its triggers`] }
+        return {
+          value: { id: agent.id, name: agent.name, deleted: true },
+          lines: [`Deleted agent ${agent.name} (${agent.id}) and its triggers`],
+        }
       })
     }
     case 'run': {
       const name = needRef()
       const inputs = jsonOption(values.inputs, '--inputs', '{"subject": "Printer on fire"}') ?? {}
       const timeoutSeconds = values.timeout === undefined ? DEFAULT_WAIT_SECONDS : Number(values.timeout)
-      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new Error('--timeout must be a number of seconds, e.g. --timeout 60')
+      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
+        throw new Error('--timeout must be a number of seconds, e.g. --timeout 60')
       return answer(json, async () => {
         const { id } = await resolveAgent(name)
         const started = await ask<Run>('POST', `/v1/agents/${encodeURIComponent(id)}/runs`, { inputs })
-        if (!values.wait) return { value: started, lines: [`Started run ${started.id} of ${started.agent_name} v${started.agent_version} (${started.status})`] }
+        if (!values.wait)
+          return {
+            value: started,
+            lines: [
+              `Started run ${started.id} of ${started.agent_name} v${started.agent_version} (${started.status})`,
+            ],
+          }
         const run = await waitFor(started.id, timeoutSeconds * 1000)
         if (!FINISHED.has(run.status)) {
-          return { value: run, lines: [`Run ${run.id} is still ${run.status} after ${timeoutSeconds} s; follow it with switchyard runs get ${run.id}`], code: 1 }
+          return {
+            value: run,
+            lines: [
+              `Run ${run.id} is still ${run.status} after ${timeoutSeconds} s; follow it with switchyard runs get ${run.id}`,
+            ],
+            code: 1,
+          }
         }
         return { value: run, lines: describeRun(run), code: run.status === 'succeeded' ? 0 : 1 }
       })
@@ -115,7 +175,10 @@ async function waitFor(runId: string, timeoutMs: number): Promise<Run> {
 
 function secretLines(agent: Agent): string[] {
   if (!agent.signing_secret) return []
-  return ['Its signing secret, shown this once; the agent verifies deliveries with it (docs/agents.md):', agent.signing_secret]
+  return [
+    'Its signing secret, shown this once; the agent verifies deliveries with it (docs/agents.md):',
+    agent.signing_secret,
+  ]
 }
 
 function describeAgent(agent: Agent): string[] {
@@ -125,17 +188,27 @@ function describeAgent(agent: Agent): string[] {
     `  updated ${when(agent.updated_at)}`,
     '',
     agent.inputs.length ? 'Inputs:' : 'Inputs: none',
-    ...agent.inputs.map((i) => `  ${i.name}: ${i.type}${i.required ? ', required' : ''}${i.description ? `  ${i.description}` : ''}`),
+    ...agent.inputs.map(
+      (i) =>
+        `  ${i.name}: ${i.type}${i.required ? ', required' : ''}${i.description ? `  ${i.description}` : ''}`,
+    ),
   ]
   if (agent.kind === 'external') lines.push('', `Delivers runs to ${agent.external?.url ?? '-'}`)
   else {
     lines.push('', 'Steps:')
     agent.steps.forEach((s, i) => {
-      lines.push(`  ${i + 1}. ${s.key}: ${s.tool_title} (${s.tool}) on ${s.integration_name ?? s.integration}`
-        + `${s.condition ? `, only if ${s.condition}` : ''}${s.on_failure === 'continue' ? ', continues on failure' : ''}`)
+      lines.push(
+        `  ${i + 1}. ${s.key}: ${s.tool_title} (${s.tool}) on ${s.integration_name ?? s.integration}` +
+          `${s.condition ? `, only if ${s.condition}` : ''}${s.on_failure === 'continue' ? ', continues on failure' : ''}`,
+      )
     })
   }
   const output = Object.entries(agent.output ?? {})
-  if (output.length) lines.push('', 'Output:', ...output.map(([k, v]) => `  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`))
+  if (output.length)
+    lines.push(
+      '',
+      'Output:',
+      ...output.map(([k, v]) => `  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`),
+    )
   return lines
 }

@@ -42,7 +42,9 @@ export async function bootstrapFirstUser(running: RunningService, config: Config
       : ['  Production mode: no sandboxes. `npx switchyard doctor` lists what is still to configure.']),
   ]
   if (noUsers && !email) {
-    lines.push('  No user exists yet: set SWITCHYARD_ADMIN_EMAIL and restart to create the first admin (docs/configuration.md).')
+    lines.push(
+      '  No user exists yet: set SWITCHYARD_ADMIN_EMAIL and restart to create the first admin (docs/configuration.md).',
+    )
   }
   if (fs.existsSync(keyFile)) {
     lines.push(
@@ -68,7 +70,9 @@ export function recordServiceUrl(url: string, dataDir: string): () => void {
   return () => {
     try {
       if (fs.readFileSync(file, 'utf8').trim() === url) fs.unlinkSync(file)
-    } catch { /* already gone */ }
+    } catch {
+      /* already gone */
+    }
   }
 }
 

@@ -36,16 +36,26 @@ Agents, runs and triggers: docs/agents.md and docs/triggers.md. Every command ta
 export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promise<number | undefined> {
   const [command, sub, ...rest] = argv
   switch (command) {
-    case 'start': return start()
-    case 'sandbox': return sandbox(argv.slice(1), parseArgs)
-    case 'tools': return tools(sub, rest, parseArgs)
-    case 'users': return users(sub, rest, parseArgs)
-    case 'agents': return agents(sub, rest, parseArgs)
-    case 'runs': return runs(sub, rest, parseArgs)
-    case 'triggers': return triggers(sub, rest, parseArgs)
-    case 'subscriptions': return subscriptions(sub, rest, parseArgs)
-    case 'doctor': return doctor(argv.slice(1), parseArgs)
-    case 'mcp': return serveMcpOverStdio()
+    case 'start':
+      return start()
+    case 'sandbox':
+      return sandbox(argv.slice(1), parseArgs)
+    case 'tools':
+      return tools(sub, rest, parseArgs)
+    case 'users':
+      return users(sub, rest, parseArgs)
+    case 'agents':
+      return agents(sub, rest, parseArgs)
+    case 'runs':
+      return runs(sub, rest, parseArgs)
+    case 'triggers':
+      return triggers(sub, rest, parseArgs)
+    case 'subscriptions':
+      return subscriptions(sub, rest, parseArgs)
+    case 'doctor':
+      return doctor(argv.slice(1), parseArgs)
+    case 'mcp':
+      return serveMcpOverStdio()
     case undefined:
     case 'help':
     case '--help':
@@ -87,7 +97,9 @@ async function sandbox(args: string[], parseArgs: typeof ParseArgs): Promise<und
   const { startSandboxServer } = await import('../sandboxes/server.ts')
   const { sandboxes } = await import('../sandboxes/index.ts')
   const server = await startSandboxServer({ port, host: values.host })
-  process.stdout.write(`Sandboxes listening on ${server.url}\n${sandboxes.map((s) => `  ${s.title}: ${server.url}${s.prefix}`).join('\n')}\nSee docs/sandbox.md for accounts and the control API.\n`)
+  process.stdout.write(
+    `Sandboxes listening on ${server.url}\n${sandboxes.map((s) => `  ${s.title}: ${server.url}${s.prefix}`).join('\n')}\nSee docs/sandbox.md for accounts and the control API.\n`,
+  )
   return undefined
 }
 
@@ -96,7 +108,10 @@ function doctor(args: string[], parseArgs: typeof ParseArgs): number {
   const checks = diagnoseConfig()
   const ok = checks.every((c) => c.ok)
   if (values.json) process.stdout.write(JSON.stringify({ ok, checks }, null, 2) + '\n')
-  else process.stdout.write(checks.map((c) => `${c.ok ? 'ok     ' : 'MISSING'} ${c.name}: ${c.detail}`).join('\n') + '\n')
+  else
+    process.stdout.write(
+      checks.map((c) => `${c.ok ? 'ok     ' : 'MISSING'} ${c.name}: ${c.detail}`).join('\n') + '\n',
+    )
   return ok ? 0 : 1
 }
 
@@ -112,20 +127,53 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
     case 'list':
     case 'search': {
       const words = positionals.join(' ')
-      if (sub === 'search' && words.trim() === '') throw new Error('tools search needs words, e.g. tools search ticket')
+      if (sub === 'search' && words.trim() === '')
+        throw new Error('tools search needs words, e.g. tools search ticket')
       const entries = sub === 'list' ? registry.list() : registry.search(words)
-      const rows = entries.map(({ id, title, description, platform, kind, effect, inputSchema, outputSchema, legacy, fieldOptions }) =>
-        ({ id, title, description, platform, kind, effect, legacy, inputSchema, outputSchema, fieldOptions }))
+      const rows = entries.map(
+        ({
+          id,
+          title,
+          description,
+          platform,
+          kind,
+          effect,
+          inputSchema,
+          outputSchema,
+          legacy,
+          fieldOptions,
+        }) => ({
+          id,
+          title,
+          description,
+          platform,
+          kind,
+          effect,
+          legacy,
+          inputSchema,
+          outputSchema,
+          fieldOptions,
+        }),
+      )
       // No match is an answer, not a failure: said on stderr, so stdout stays what --json promises.
-      if (rows.length === 0) process.stderr.write(`No tool step matches "${words}". Try fewer words, or \`switchyard tools list\`.\n`)
+      if (rows.length === 0)
+        process.stderr.write(
+          `No tool step matches "${words}". Try fewer words, or \`switchyard tools list\`.\n`,
+        )
       if (values.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n')
-      else if (rows.length > 0) process.stdout.write(rows.map((r) => `${r.id.padEnd(28)} ${r.effect.padEnd(6)} ${r.title}${r.legacy ? ' (legacy)' : ''}`).join('\n') + '\n')
+      else if (rows.length > 0)
+        process.stdout.write(
+          rows
+            .map((r) => `${r.id.padEnd(28)} ${r.effect.padEnd(6)} ${r.title}${r.legacy ? ' (legacy)' : ''}`)
+            .join('\n') + '\n',
+        )
       return 0
     }
     case 'run': {
       const [id] = positionals
       if (!id) throw new Error('tools run needs a tool id, e.g. zendesk.create_ticket')
-      if (!values.integration) throw new Error('--integration is required (an integration id or account name)')
+      if (!values.integration)
+        throw new Error('--integration is required (an integration id or account name)')
       let input: unknown = {}
       if (values.input !== undefined) {
         try {
@@ -134,7 +182,10 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
           throw new Error('--input must be JSON, e.g. --input \'{"ticket_id": 1}\'')
         }
       }
-      const result = await callService('POST', `/v1/tools/${encodeURIComponent(id)}/run`, { integration: values.integration, input })
+      const result = await callService('POST', `/v1/tools/${encodeURIComponent(id)}/run`, {
+        integration: values.integration,
+        input,
+      })
       const line = values.json ? null : summaryLine(result.body)
       if (line) process.stdout.write(line + '\n')
       process.stdout.write(JSON.stringify(result.body, null, 2) + '\n')
@@ -148,8 +199,14 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
 
 /** A problem+json answer in a person's words: its detail, then each field's message (the JSON stays on stdout). */
 function describeProblem(body: unknown, status: number): string {
-  const problem = (typeof body === 'object' && body !== null ? body : {}) as { detail?: unknown; errors?: Array<{ field?: unknown; message?: unknown }> }
-  const lines = [`error: ${typeof problem.detail === 'string' ? problem.detail : `the service answered ${status}`}`]
-  for (const e of Array.isArray(problem.errors) ? problem.errors : []) lines.push(`  ${String(e.field)}: ${String(e.message)}`)
+  const problem = (typeof body === 'object' && body !== null ? body : {}) as {
+    detail?: unknown
+    errors?: Array<{ field?: unknown; message?: unknown }>
+  }
+  const lines = [
+    `error: ${typeof problem.detail === 'string' ? problem.detail : `the service answered ${status}`}`,
+  ]
+  for (const e of Array.isArray(problem.errors) ? problem.errors : [])
+    lines.push(`  ${String(e.field)}: ${String(e.message)}`)
   return lines.join('\n') + '\n'
 }

@@ -1,10 +1,20 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import {
-  CallToolRequestSchema, CallToolResultSchema, ErrorCode, ListToolsRequestSchema, ListToolsResultSchema, McpError, ToolListChangedNotificationSchema,
-  type CallToolResult, type ListToolsResult,
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  ListToolsResultSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type ListToolsResult,
 } from '@modelcontextprotocol/sdk/types.js'
 import { serviceTarget } from './remote.ts'
 
@@ -22,11 +32,18 @@ export async function serveMcpOverStdio(): Promise<undefined> {
   const target = serviceTarget()
   const server = new Server(
     { name: 'switchyard', title: 'Switchyard', version: '0.1.0' },
-    { capabilities: { tools: { listChanged: true } }, instructions: `Switchyard at ${target.base}: its tool steps, acting as the connected accounts of the CLI's API key. Call search_tools to find a step.` },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: `Switchyard at ${target.base}: its tool steps, acting as the connected accounts of the CLI's API key. Call search_tools to find a step.`,
+    },
   )
   const upstream = new Upstream(target, () => void server.sendToolListChanged().catch(() => {}))
-  server.setRequestHandler(ListToolsRequestSchema, (request) => upstream.call<ListToolsResult>('tools/list', request.params, ListToolsResultSchema))
-  server.setRequestHandler(CallToolRequestSchema, (request) => upstream.call<CallToolResult>('tools/call', request.params, CallToolResultSchema))
+  server.setRequestHandler(ListToolsRequestSchema, (request) =>
+    upstream.call<ListToolsResult>('tools/list', request.params, ListToolsResultSchema),
+  )
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    upstream.call<CallToolResult>('tools/call', request.params, CallToolResultSchema),
+  )
 
   const transport = new StdioServerTransport()
   await server.connect(transport)
@@ -52,7 +69,10 @@ class Upstream {
   private client: Promise<Client> | undefined
   private fingerprint: string | undefined
 
-  constructor(private readonly target: { base: string; key: string }, private readonly onListChanged: () => void) {}
+  constructor(
+    private readonly target: { base: string; key: string },
+    private readonly onListChanged: () => void,
+  ) {}
 
   connect(): Promise<Client> {
     this.client ??= this.open().catch((err) => {
@@ -62,10 +82,14 @@ class Upstream {
     return this.client
   }
 
-  async call<T>(method: string, params: unknown, schema: typeof ListToolsResultSchema | typeof CallToolResultSchema): Promise<T> {
+  async call<T>(
+    method: string,
+    params: unknown,
+    schema: typeof ListToolsResultSchema | typeof CallToolResultSchema,
+  ): Promise<T> {
     const client = await this.connect()
     try {
-      return await client.request({ method, params: params as Record<string, unknown> }, schema) as T
+      return (await client.request({ method, params: params as Record<string, unknown> }, schema)) as T
     } catch (err) {
       if (err instanceof McpError) throw err
       this.client = undefined
@@ -79,14 +103,20 @@ class Upstream {
       const tools = []
       let cursor: string | undefined
       do {
-        const page = await this.call<ListToolsResult>('tools/list', cursor ? { cursor } : {}, ListToolsResultSchema)
+        const page = await this.call<ListToolsResult>(
+          'tools/list',
+          cursor ? { cursor } : {},
+          ListToolsResultSchema,
+        )
         tools.push(...page.tools)
         cursor = page.nextCursor
       } while (cursor)
       const now = JSON.stringify(tools)
       if (this.fingerprint !== undefined && now !== this.fingerprint) this.onListChanged()
       this.fingerprint = now
-    } catch { /* the next look, or the next request, says what is wrong */ }
+    } catch {
+      /* the next look, or the next request, says what is wrong */
+    }
   }
 
   async close(): Promise<void> {
@@ -98,10 +128,17 @@ class Upstream {
     const client = new Client({ name: 'switchyard-cli', version: '0.1.0' })
     // The service announces list changes on its GET stream; pass them on.
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onListChanged())
-    client.onclose = () => { this.client = undefined }
+    client.onclose = () => {
+      this.client = undefined
+    }
     const transport = new StreamableHTTPClientTransport(new URL(`${this.target.base}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${this.target.key}` } },
-      reconnectionOptions: { initialReconnectionDelay: 1_000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 2, maxRetries: Number.MAX_SAFE_INTEGER },
+      reconnectionOptions: {
+        initialReconnectionDelay: 1_000,
+        maxReconnectionDelay: 30_000,
+        reconnectionDelayGrowFactor: 2,
+        maxRetries: Number.MAX_SAFE_INTEGER,
+      },
     })
     try {
       await client.connect(transport)
@@ -115,9 +152,19 @@ class Upstream {
 
   private explain(err: unknown): McpError {
     if (err instanceof StreamableHTTPError && err.code === 401) {
-      return new McpError(ErrorCode.InternalError, `Switchyard at ${this.target.base} refused the API key (SWITCHYARD_API_KEY or the admin key file)`)
+      return new McpError(
+        ErrorCode.InternalError,
+        `Switchyard at ${this.target.base} refused the API key (SWITCHYARD_API_KEY or the admin key file)`,
+      )
     }
-    if (err instanceof StreamableHTTPError) return new McpError(ErrorCode.InternalError, `Switchyard at ${this.target.base} answered ${err.message}`)
-    return new McpError(ErrorCode.InternalError, `could not reach Switchyard at ${this.target.base}; is it running (npm start)?`)
+    if (err instanceof StreamableHTTPError)
+      return new McpError(
+        ErrorCode.InternalError,
+        `Switchyard at ${this.target.base} answered ${err.message}`,
+      )
+    return new McpError(
+      ErrorCode.InternalError,
+      `could not reach Switchyard at ${this.target.base}; is it running (npm start)?`,
+    )
   }
 }

@@ -19,10 +19,15 @@ export async function ask<T>(method: string, route: string, body?: unknown): Pro
  * Runs one subcommand: with --json the answer (or the refusal's problem+json) goes to stdout as
  * JSON; without, the lines a person reads go to stdout and a refusal's words to stderr. Exit 1 on a refusal.
  */
-export async function answer(json: boolean, work: () => Promise<{ value: unknown; lines: string[]; code?: number }>): Promise<number> {
+export async function answer(
+  json: boolean,
+  work: () => Promise<{ value: unknown; lines: string[]; code?: number }>,
+): Promise<number> {
   try {
     const { value, lines, code } = await work()
-    process.stdout.write(json ? JSON.stringify(value, null, 2) + '\n' : lines.length ? lines.join('\n') + '\n' : '')
+    process.stdout.write(
+      json ? JSON.stringify(value, null, 2) + '\n' : lines.length ? lines.join('\n') + '\n' : '',
+    )
     return code ?? 0
   } catch (err) {
     if (!(err instanceof Refused)) throw err
@@ -51,7 +56,8 @@ export function jsonOption(value: string | undefined, option: string, example: s
 
 /** A definition read from a JSON file (`-` reads stdin). */
 export function jsonFile(file: string | undefined, option = '--file'): unknown {
-  if (!file) throw new Error(`${option} is required: a JSON file with the agent's definition (docs/agents.md)`)
+  if (!file)
+    throw new Error(`${option} is required: a JSON file with the agent's definition (docs/agents.md)`)
   let text: string
   try {
     text = fs.readFileSync(file === '-' ? 0 : file, 'utf8')
@@ -69,7 +75,9 @@ export function jsonFile(file: string | undefined, option = '--file'): unknown {
 export function when(value: unknown): string {
   if (typeof value !== 'string' && !(value instanceof Date)) return '-'
   const date = new Date(value)
-  return Number.isNaN(date.getTime()) ? String(value) : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`
+  return Number.isNaN(date.getTime())
+    ? String(value)
+    : `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`
 }
 
 /** A duration as a person reads it: 250 ms, 1.4 s, 3 min 5 s. */
@@ -83,11 +91,18 @@ export function duration(ms: unknown): string {
 /** Rows as aligned columns under a header. */
 export function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)))
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd()
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd()
   return [line(header), ...rows.map(line)]
 }
 
-interface AgentRef { id: string; name: string }
+interface AgentRef {
+  id: string
+  name: string
+}
 
 /** An agent by id, else by name (exact, then ignoring case), from the caller's list. */
 export async function resolveAgent(ref: string): Promise<AgentRef> {
@@ -96,6 +111,11 @@ export async function resolveAgent(ref: string): Promise<AgentRef> {
   if (match) return match
   const loose = agents.filter((a) => a.name.toLowerCase() === ref.toLowerCase())
   if (loose.length === 1) return loose[0]
-  if (loose.length > 1) throw new Error(`several agents are named "${ref}" apart from case: ${loose.map((a) => `${a.id} ("${a.name}")`).join(', ')}; give an id`)
-  throw new Error(`no agent has the id or name "${ref}"${agents.length ? `; yours are ${agents.map((a) => `"${a.name}"`).join(', ')}` : '; you have none yet'}`)
+  if (loose.length > 1)
+    throw new Error(
+      `several agents are named "${ref}" apart from case: ${loose.map((a) => `${a.id} ("${a.name}")`).join(', ')}; give an id`,
+    )
+  throw new Error(
+    `no agent has the id or name "${ref}"${agents.length ? `; yours are ${agents.map((a) => `"${a.name}"`).join(', ')}` : '; you have none yet'}`,
+  )
 }

@@ -4,19 +4,29 @@ import { loadConfig, type Config } from '../core/config.ts'
 import { ADMIN_KEY_FILE, SERVICE_URL_FILE } from './bootstrap.ts'
 
 /** Calls the running service's REST API with the caller's API key; the key is never printed. */
-export async function callService(method: string, route: string, body?: unknown): Promise<{ ok: boolean; status: number; body: unknown }> {
+export async function callService(
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<{ ok: boolean; status: number; body: unknown }> {
   const { base, key } = serviceTarget()
   const timeoutMs = cliTimeoutMs()
   const signal = AbortSignal.timeout(timeoutMs)
-  const timedOut = () => new Error(`Switchyard at ${base} did not answer within ${timeoutMs / 1000} s; `
-    + 'set SWITCHYARD_CLI_TIMEOUT_MS to wait longer')
+  const timedOut = () =>
+    new Error(
+      `Switchyard at ${base} did not answer within ${timeoutMs / 1000} s; ` +
+        'set SWITCHYARD_CLI_TIMEOUT_MS to wait longer',
+    )
   let res: Response
   let text: string
   try {
     res = await fetch(`${base}${route}`, {
       method,
       // No content type without a body: the service refuses an empty JSON body (a DELETE, say).
-      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     })
@@ -33,7 +43,9 @@ export async function callService(method: string, route: string, body?: unknown)
   let parsed: unknown = text
   try {
     parsed = JSON.parse(text)
-  } catch { /* keep text */ }
+  } catch {
+    /* keep text */
+  }
   return { ok: res.ok, status: res.status, body: parsed }
 }
 
@@ -42,7 +54,10 @@ export function serviceTarget(): { base: string; key: string } {
   const config = loadConfig()
   const base = serviceUrl(config)
   const key = process.env.SWITCHYARD_API_KEY ?? readKeyFile(config.dataDir)
-  if (!key) throw new Error(`set SWITCHYARD_API_KEY (or start the service once so it writes ${path.join(config.dataDir, ADMIN_KEY_FILE)})`)
+  if (!key)
+    throw new Error(
+      `set SWITCHYARD_API_KEY (or start the service once so it writes ${path.join(config.dataDir, ADMIN_KEY_FILE)})`,
+    )
   return { base, key }
 }
 

@@ -9,29 +9,66 @@ export const RUNS_USAGE = `  runs list [--agent <id|name>] [--status queued|runn
   runs rerun <run id> [--json]            run the agent's current version again with the same inputs
 `
 
-interface Attempt { at: string; outcome: string; error?: string; status?: number; duration_ms?: number; retry_in_ms?: number }
+interface Attempt {
+  at: string
+  outcome: string
+  error?: string
+  status?: number
+  duration_ms?: number
+  retry_in_ms?: number
+}
 interface Entry {
-  seq: number; key: string; kind: string; tool_id: string | null; tool_title: string | null; integration_name: string | null
-  status: string; summary: { text: string; url?: string; tone?: string } | null; error: { code: string; message: string } | null
-  attempts: Attempt[]; duration_ms: number | null
+  seq: number
+  key: string
+  kind: string
+  tool_id: string | null
+  tool_title: string | null
+  integration_name: string | null
+  status: string
+  summary: { text: string; url?: string; tone?: string } | null
+  error: { code: string; message: string } | null
+  attempts: Attempt[]
+  duration_ms: number | null
 }
 export interface Run {
-  id: string; agent_id: string; agent_name: string; agent_version: number; status: string; started_by: string
-  trigger_id: string | null; test: boolean; rerun_of: string | null; inputs: unknown; result: unknown
-  error: { code: string; message: string } | null; created_at: string; started_at: string | null; finished_at: string | null
-  duration_ms: number | null; timeline?: Entry[]
+  id: string
+  agent_id: string
+  agent_name: string
+  agent_version: number
+  status: string
+  started_by: string
+  trigger_id: string | null
+  test: boolean
+  rerun_of: string | null
+  inputs: unknown
+  result: unknown
+  error: { code: string; message: string } | null
+  created_at: string
+  started_at: string | null
+  finished_at: string | null
+  duration_ms: number | null
+  timeline?: Entry[]
 }
 
 export const FINISHED = new Set(['succeeded', 'failed', 'cancelled'])
 
 /** `switchyard runs …`: a run's record and timeline, through the running service's REST API. */
-export async function runs(sub: string | undefined, args: string[], parseArgs: typeof ParseArgs): Promise<number> {
+export async function runs(
+  sub: string | undefined,
+  args: string[],
+  parseArgs: typeof ParseArgs,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: {
-      json: { type: 'boolean' }, agent: { type: 'string' }, status: { type: 'string' }, trigger: { type: 'string' },
-      since: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' },
+      json: { type: 'boolean' },
+      agent: { type: 'string' },
+      status: { type: 'string' },
+      trigger: { type: 'string' },
+      since: { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
     },
   })
   const json = values.json ?? false
@@ -45,14 +82,33 @@ export async function runs(sub: string | undefined, args: string[], parseArgs: t
       return answer(json, async () => {
         const query = new URLSearchParams()
         if (values.agent) query.set('agent_id', (await resolveAgent(values.agent)).id)
-        for (const [option, param] of [['status', 'status'], ['trigger', 'trigger_id'], ['since', 'since'], ['limit', 'limit'], ['cursor', 'cursor']] as const) {
+        for (const [option, param] of [
+          ['status', 'status'],
+          ['trigger', 'trigger_id'],
+          ['since', 'since'],
+          ['limit', 'limit'],
+          ['cursor', 'cursor'],
+        ] as const) {
           if (values[option] !== undefined) query.set(param, values[option]!)
         }
-        const page = await ask<{ runs: Run[]; next_cursor: string | null }>('GET', `/v1/runs${query.toString() ? `?${query}` : ''}`)
-        const lines = page.runs.length === 0 ? ['no runs'] : table(
-          ['CREATED', 'STATUS', 'AGENT', 'STARTED BY', 'DURATION', 'ID'],
-          page.runs.map((r) => [when(r.created_at), r.status, `${r.agent_name} v${r.agent_version}`, r.started_by + (r.test ? ' (test)' : ''), duration(r.duration_ms), r.id]),
+        const page = await ask<{ runs: Run[]; next_cursor: string | null }>(
+          'GET',
+          `/v1/runs${query.toString() ? `?${query}` : ''}`,
         )
+        const lines =
+          page.runs.length === 0
+            ? ['no runs']
+            : table(
+                ['CREATED', 'STATUS', 'AGENT', 'STARTED BY', 'DURATION', 'ID'],
+                page.runs.map((r) => [
+                  when(r.created_at),
+                  r.status,
+                  `${r.agent_name} v${r.agent_version}`,
+                  r.started_by + (r.test ? ' (test)' : ''),
+                  duration(r.duration_ms),
+                  r.id,
+                ]),
+              )
         if (page.next_cursor) lines.push(`more: add --cursor ${page.next_cursor}`)
         return { value: page, lines }
       })
@@ -64,12 +120,22 @@ export async function runs(sub: string | undefined, args: string[], parseArgs: t
     case 'cancel':
       return answer(json, async () => {
         const run = await ask<Run>('POST', `/v1/runs/${needId()}/cancel`)
-        return { value: run, lines: [`Run ${run.id} of ${run.agent_name}: ${run.status}${run.status === 'running' ? ' (it stops before its next step)' : ''}`] }
+        return {
+          value: run,
+          lines: [
+            `Run ${run.id} of ${run.agent_name}: ${run.status}${run.status === 'running' ? ' (it stops before its next step)' : ''}`,
+          ],
+        }
       })
     case 'rerun':
       return answer(json, async () => {
         const run = await ask<Run>('POST', `/v1/runs/${needId()}/rerun`)
-        return { value: run, lines: [`Started run ${run.id} of ${run.agent_name} v${run.agent_version} (${run.status}), a rerun of ${id}`] }
+        return {
+          value: run,
+          lines: [
+            `Started run ${run.id} of ${run.agent_name} v${run.agent_version} (${run.status}), a rerun of ${id}`,
+          ],
+        }
       })
     default:
       throw new Error('usage: switchyard runs list|get|cancel|rerun …')
@@ -88,14 +154,28 @@ export function describeRun(run: Run): string[] {
   const timeline = run.timeline ?? []
   if (timeline.length) lines.push('', 'Timeline:')
   for (const e of timeline) {
-    const what = e.kind === 'delivery' ? 'delivery to the agent' : [e.tool_title ?? e.tool_id ?? e.kind, e.integration_name].filter(Boolean).join(' on ')
-    const detail = e.error ? `error: ${e.error.message}` : e.summary ? `${e.summary.tone === 'error' ? 'Error: ' : ''}${e.summary.text}${e.summary.url ? ` <${e.summary.url}>` : ''}` : ''
-    lines.push(`  ${String(e.seq + 1).padStart(2)}. ${e.key}  ${e.status.padEnd(9)}  ${what}  ${duration(e.duration_ms)}${detail ? `  ${detail}` : ''}`)
+    const what =
+      e.kind === 'delivery'
+        ? 'delivery to the agent'
+        : [e.tool_title ?? e.tool_id ?? e.kind, e.integration_name].filter(Boolean).join(' on ')
+    const detail = e.error
+      ? `error: ${e.error.message}`
+      : e.summary
+        ? `${e.summary.tone === 'error' ? 'Error: ' : ''}${e.summary.text}${e.summary.url ? ` <${e.summary.url}>` : ''}`
+        : ''
+    lines.push(
+      `  ${String(e.seq + 1).padStart(2)}. ${e.key}  ${e.status.padEnd(9)}  ${what}  ${duration(e.duration_ms)}${detail ? `  ${detail}` : ''}`,
+    )
     if (e.attempts.length > 1) {
-      e.attempts.forEach((a, i) => lines.push(`        attempt ${i + 1} ${a.outcome}${a.duration_ms !== undefined ? ` after ${duration(a.duration_ms)}` : ''}`
-        + `${a.status ? ` (HTTP ${a.status})` : ''}${a.error ? `: ${a.error}` : ''}${a.retry_in_ms !== undefined ? `; retried in ${duration(a.retry_in_ms)}` : ''}`))
+      e.attempts.forEach((a, i) =>
+        lines.push(
+          `        attempt ${i + 1} ${a.outcome}${a.duration_ms !== undefined ? ` after ${duration(a.duration_ms)}` : ''}` +
+            `${a.status ? ` (HTTP ${a.status})` : ''}${a.error ? `: ${a.error}` : ''}${a.retry_in_ms !== undefined ? `; retried in ${duration(a.retry_in_ms)}` : ''}`,
+        ),
+      )
     }
   }
-  if (run.status === 'succeeded' && run.result !== null && run.result !== undefined) lines.push('', `Result: ${JSON.stringify(run.result)}`)
+  if (run.status === 'succeeded' && run.result !== null && run.result !== undefined)
+    lines.push('', `Result: ${JSON.stringify(run.result)}`)
   return lines
 }

@@ -19,26 +19,67 @@ export const SUBSCRIPTIONS_USAGE = `  subscriptions list [--agent <id|name>] [--
 `
 
 interface Subscription {
-  id: string; agent_id: string; trigger_id: string; trigger_title: string; platform: string; mode: string
-  integration_id: string; integration_name: string | null; status: string; webhook_address: string | null
-  webhook_secret_set: boolean | null; last_event_at: string | null; last_error: string | null; last_error_at: string | null
+  id: string
+  agent_id: string
+  trigger_id: string
+  trigger_title: string
+  platform: string
+  mode: string
+  integration_id: string
+  integration_name: string | null
+  status: string
+  webhook_address: string | null
+  webhook_secret_set: boolean | null
+  last_event_at: string | null
+  last_error: string | null
+  last_error_at: string | null
 }
 interface Health {
   status: string
   integration: { id: string; name: string | null; status: string; connected: boolean }
-  webhooks: Array<{ model_key: string; remote_id: string | null; managed: boolean; status: string; present: boolean | null; last_error: string | null; address?: string; secret_set?: boolean }>
-  polled: boolean; next_poll_at: string | null; last_event_at: string | null; last_error: string | null; last_error_at: string | null
+  webhooks: Array<{
+    model_key: string
+    remote_id: string | null
+    managed: boolean
+    status: string
+    present: boolean | null
+    last_error: string | null
+    address?: string
+    secret_set?: boolean
+  }>
+  polled: boolean
+  next_poll_at: string | null
+  last_event_at: string | null
+  last_error: string | null
+  last_error_at: string | null
 }
-interface TestAnswer { source: string; event: unknown; inputs: unknown; errors: Array<{ field: string; message: string }>; run: { id: string; status: string } | null }
+interface TestAnswer {
+  source: string
+  event: unknown
+  inputs: unknown
+  errors: Array<{ field: string; message: string }>
+  run: { id: string; status: string } | null
+}
 
 /** `switchyard subscriptions …`: an agent's triggers tab, through the running service's REST API. */
-export async function subscriptions(sub: string | undefined, args: string[], parseArgs: typeof ParseArgs): Promise<number> {
+export async function subscriptions(
+  sub: string | undefined,
+  args: string[],
+  parseArgs: typeof ParseArgs,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: {
-      json: { type: 'boolean' }, agent: { type: 'string' }, trigger: { type: 'string' }, integration: { type: 'string' },
-      config: { type: 'string' }, mapping: { type: 'string' }, 'start-on-own-changes': { type: 'boolean' }, 'start-run': { type: 'boolean' }, secret: { type: 'string' },
+      json: { type: 'boolean' },
+      agent: { type: 'string' },
+      trigger: { type: 'string' },
+      integration: { type: 'string' },
+      config: { type: 'string' },
+      mapping: { type: 'string' },
+      'start-on-own-changes': { type: 'boolean' },
+      'start-run': { type: 'boolean' },
+      secret: { type: 'string' },
     },
   })
   const json = values.json ?? false
@@ -51,29 +92,59 @@ export async function subscriptions(sub: string | undefined, args: string[], par
     case 'list':
       return answer(json, async () => {
         const agentId = values.agent ? (await resolveAgent(values.agent)).id : undefined
-        const { subscriptions: list } = await ask<{ subscriptions: Subscription[] }>('GET', `/v1/subscriptions${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`)
-        const names = new Map((await ask<{ agents: Array<{ id: string; name: string }> }>('GET', '/v1/agents')).agents.map((a) => [a.id, a.name]))
-        const lines = list.length === 0 ? ['no subscriptions'] : table(
-          ['STATUS', 'TRIGGER', 'AGENT', 'INTEGRATION', 'LAST EVENT', 'ID'],
-          list.map((s) => [s.status, s.trigger_title, names.get(s.agent_id) ?? s.agent_id, s.integration_name ?? s.integration_id, when(s.last_event_at), s.id]),
+        const { subscriptions: list } = await ask<{ subscriptions: Subscription[] }>(
+          'GET',
+          `/v1/subscriptions${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`,
         )
-        for (const s of list.filter((x) => x.last_error)) lines.push(`${s.id}: last error ${when(s.last_error_at)}: ${s.last_error}`)
+        const names = new Map(
+          (await ask<{ agents: Array<{ id: string; name: string }> }>('GET', '/v1/agents')).agents.map(
+            (a) => [a.id, a.name],
+          ),
+        )
+        const lines =
+          list.length === 0
+            ? ['no subscriptions']
+            : table(
+                ['STATUS', 'TRIGGER', 'AGENT', 'INTEGRATION', 'LAST EVENT', 'ID'],
+                list.map((s) => [
+                  s.status,
+                  s.trigger_title,
+                  names.get(s.agent_id) ?? s.agent_id,
+                  s.integration_name ?? s.integration_id,
+                  when(s.last_event_at),
+                  s.id,
+                ]),
+              )
+        for (const s of list.filter((x) => x.last_error))
+          lines.push(`${s.id}: last error ${when(s.last_error_at)}: ${s.last_error}`)
         return { value: list, lines }
       })
     case 'create': {
       if (!values.agent) throw new Error('--agent is required (an agent id or name)')
-      if (!values.trigger) throw new Error('--trigger is required (a trigger id; switchyard triggers list shows them)')
-      if (!values.integration) throw new Error('--integration is required (an integration id or account name)')
+      if (!values.trigger)
+        throw new Error('--trigger is required (a trigger id; switchyard triggers list shows them)')
+      if (!values.integration)
+        throw new Error('--integration is required (an integration id or account name)')
       const config = jsonOption(values.config, '--config', '{"board_ids": ["5f…"]}') ?? {}
       const mapping = jsonOption(values.mapping, '--mapping', '{"subject": "{{ card.name }}"}') ?? {}
       return answer(json, async () => {
         const agent = await resolveAgent(values.agent!)
-        const created = await ask<Subscription>('POST', `/v1/agents/${encodeURIComponent(agent.id)}/subscriptions`, {
-          trigger: values.trigger, integration: values.integration, config, mapping,
-          ...(values['start-on-own-changes'] ? { start_on_own_changes: true } : {}),
-        })
-        const lines = [`Created subscription ${created.id}: ${created.trigger_title} on ${created.integration_name ?? created.integration_id} starts ${agent.name}; ${created.status}`]
-        if (created.webhook_address) lines.push(`Point ${created.platform}'s webhook at ${created.webhook_address}`)
+        const created = await ask<Subscription>(
+          'POST',
+          `/v1/agents/${encodeURIComponent(agent.id)}/subscriptions`,
+          {
+            trigger: values.trigger,
+            integration: values.integration,
+            config,
+            mapping,
+            ...(values['start-on-own-changes'] ? { start_on_own_changes: true } : {}),
+          },
+        )
+        const lines = [
+          `Created subscription ${created.id}: ${created.trigger_title} on ${created.integration_name ?? created.integration_id} starts ${agent.name}; ${created.status}`,
+        ]
+        if (created.webhook_address)
+          lines.push(`Point ${created.platform}'s webhook at ${created.webhook_address}`)
         lines.push(`Activate it with: switchyard subscriptions activate ${created.id}`)
         return { value: created, lines }
       })
@@ -86,30 +157,57 @@ export async function subscriptions(sub: string | undefined, args: string[], par
       })
     case 'test':
       return answer(json, async () => {
-        const result = await ask<TestAnswer>('POST', `/v1/subscriptions/${needId()}/test`, { start_run: values['start-run'] ?? false })
+        const result = await ask<TestAnswer>('POST', `/v1/subscriptions/${needId()}/test`, {
+          start_run: values['start-run'] ?? false,
+        })
         const lines = [
           `Event: ${result.source === 'recent' ? 'the most recent real one' : "the trigger's sample (no recent event found)"}`,
           `Inputs: ${JSON.stringify(result.inputs)}`,
-          ...(result.errors.length ? ['Mapping problems:', ...result.errors.map((e) => `  ${e.field}: ${e.message}`)] : []),
-          ...(result.run ? [`Started test run ${result.run.id} (${result.run.status}); follow it with switchyard runs get ${result.run.id}`] : []),
+          ...(result.errors.length
+            ? ['Mapping problems:', ...result.errors.map((e) => `  ${e.field}: ${e.message}`)]
+            : []),
+          ...(result.run
+            ? [
+                `Started test run ${result.run.id} (${result.run.status}); follow it with switchyard runs get ${result.run.id}`,
+              ]
+            : []),
         ]
         return { value: result, lines, code: result.errors.length ? 1 : 0 }
       })
     case 'secret':
       return answer(json, async () => {
         const secret = values.secret
-        if (typeof secret !== 'string' || !secret.trim()) throw new Error('give the secret the platform showed: --secret <value>')
-        const saved = await ask<Subscription>('PATCH', `/v1/subscriptions/${needId()}`, { webhook_secret: secret.trim() })
-        return { value: saved, lines: [`Saved the signing secret of subscription ${saved.id}: deliveries to ${saved.webhook_address ?? 'its address'} are checked with it`] }
+        if (typeof secret !== 'string' || !secret.trim())
+          throw new Error('give the secret the platform showed: --secret <value>')
+        const saved = await ask<Subscription>('PATCH', `/v1/subscriptions/${needId()}`, {
+          webhook_secret: secret.trim(),
+        })
+        return {
+          value: saved,
+          lines: [
+            `Saved the signing secret of subscription ${saved.id}: deliveries to ${saved.webhook_address ?? 'its address'} are checked with it`,
+          ],
+        }
       })
     case 'send-sample':
       return answer(json, async () => {
-        const sent = await ask<{ status: number; runs: Array<{ id: string; status: string; inputs: Record<string, unknown>; error: { message: string } | null }> }>('POST', `/v1/subscriptions/${needId()}/send-sample`, {})
+        const sent = await ask<{
+          status: number
+          runs: Array<{
+            id: string
+            status: string
+            inputs: Record<string, unknown>
+            error: { message: string } | null
+          }>
+        }>('POST', `/v1/subscriptions/${needId()}/send-sample`, {})
         return {
           value: sent,
           lines: [
             `The webhook address answered ${sent.status}; ${sent.runs.length === 0 ? 'no run started' : `${sent.runs.length} run(s) started:`}`,
-            ...sent.runs.map((r) => `  ${r.id}  ${r.status}  inputs ${JSON.stringify(r.inputs)}${r.error ? `  (${r.error.message})` : ''}`),
+            ...sent.runs.map(
+              (r) =>
+                `  ${r.id}  ${r.status}  inputs ${JSON.stringify(r.inputs)}${r.error ? `  (${r.error.message})` : ''}`,
+            ),
           ],
         }
       })
@@ -125,7 +223,9 @@ export async function subscriptions(sub: string | undefined, args: string[], par
         return { value: { id, deleted: true }, lines: [`Deleted subscription ${id}`] }
       })
     default:
-      throw new Error('usage: switchyard subscriptions list|create|activate|deactivate|test|secret|send-sample|health|delete …')
+      throw new Error(
+        'usage: switchyard subscriptions list|create|activate|deactivate|test|secret|send-sample|health|delete …',
+      )
   }
 }
 
@@ -139,9 +239,12 @@ function describeHealth(h: Health): string[] {
   if (h.polled) lines.push(`Next poll:   ${when(h.next_poll_at)}`)
   if (h.last_error) lines.push(`Last error:  ${when(h.last_error_at)}: ${h.last_error}`)
   for (const w of h.webhooks) {
-    const presence = w.present === null ? '' : w.present ? ', present at the platform' : ', MISSING at the platform'
-    lines.push(`Webhook ${w.managed ? `for ${w.model_key}` : 'address'}: ${w.status}${presence}${w.remote_id ? ` (remote id ${w.remote_id})` : ''}`
-      + `${w.address ? ` ${w.address}${w.secret_set ? '' : ' (no secret set)'}` : ''}${w.last_error ? `; error: ${w.last_error}` : ''}`)
+    const presence =
+      w.present === null ? '' : w.present ? ', present at the platform' : ', MISSING at the platform'
+    lines.push(
+      `Webhook ${w.managed ? `for ${w.model_key}` : 'address'}: ${w.status}${presence}${w.remote_id ? ` (remote id ${w.remote_id})` : ''}` +
+        `${w.address ? ` ${w.address}${w.secret_set ? '' : ' (no secret set)'}` : ''}${w.last_error ? `; error: ${w.last_error}` : ''}`,
+    )
   }
   if (!h.polled && h.webhooks.length === 0 && h.status === 'active') lines.push('Webhook: none')
   return lines

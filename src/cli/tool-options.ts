@@ -24,7 +24,10 @@ export async function toolOptions(args: string[], parseArgs: typeof ParseArgs): 
     },
   })
   const [id, field] = positionals
-  if (!id || !field) throw new Error('tools options needs a tool id and a field, e.g. tools options trello.create_card list_id --integration …')
+  if (!id || !field)
+    throw new Error(
+      'tools options needs a tool id and a field, e.g. tools options trello.create_card list_id --integration …',
+    )
   if (!values.integration) throw new Error('--integration is required (an integration id or account name)')
   const query = new URLSearchParams({ integration: values.integration })
   if (values.q !== undefined) query.set('q', values.q)
@@ -33,17 +36,23 @@ export async function toolOptions(args: string[], parseArgs: typeof ParseArgs): 
     const eq = pair.indexOf('=')
     if (eq <= 0) throw new Error(`--set takes <field>=<value>, e.g. --set list_id=5f…; got "${pair}"`)
     const name = pair.slice(0, eq)
-    if (['integration', 'q', 'cursor'].includes(name)) throw new Error(`--set ${name}=… is not a field; use --${name}`)
+    if (['integration', 'q', 'cursor'].includes(name))
+      throw new Error(`--set ${name}=… is not a field; use --${name}`)
     query.set(name, pair.slice(eq + 1))
   }
-  const result = await callService('GET', `/v1/tools/${encodeURIComponent(id)}/options/${encodeURIComponent(field)}?${query}`)
+  const result = await callService(
+    'GET',
+    `/v1/tools/${encodeURIComponent(id)}/options/${encodeURIComponent(field)}?${query}`,
+  )
   if (values.json || !result.ok) {
     process.stdout.write(JSON.stringify(result.body, null, 2) + '\n')
     return result.ok ? 0 : 1
   }
   const { options, next_cursor } = result.body as OptionsAnswer
   const width = Math.max(0, ...options.map((o) => String(o.value).length))
-  const lines = options.map((o) => `${String(o.value).padEnd(width)}  ${o.label}${o.description ? `  (${o.description})` : ''}`)
+  const lines = options.map(
+    (o) => `${String(o.value).padEnd(width)}  ${o.label}${o.description ? `  (${o.description})` : ''}`,
+  )
   if (options.length === 0) lines.push(values.q ? `no options match "${values.q}"` : 'no options')
   if (next_cursor) lines.push(`more: add --cursor ${next_cursor}`)
   process.stdout.write(lines.join('\n') + '\n')

@@ -8,29 +8,90 @@ export const TRIGGERS_USAGE = `  triggers list [--json]                  the tri
 `
 
 interface Trigger {
-  id: string; title: string; description: string; platform: string; kind: string; mode: 'instant' | 'polled'
-  configSchema: JsonSchema; eventSchema: JsonSchema; sample: Record<string, unknown>
-  fieldOptions: Record<string, { dependsOn: string[] }>; requiredPlan: string | null
+  id: string
+  title: string
+  description: string
+  platform: string
+  kind: string
+  mode: 'instant' | 'polled'
+  configSchema: JsonSchema
+  eventSchema: JsonSchema
+  sample: Record<string, unknown>
+  fieldOptions: Record<string, { dependsOn: string[] }>
+  requiredPlan: string | null
 }
-interface JsonSchema { type?: unknown; description?: string; properties?: Record<string, JsonSchema>; required?: string[] }
+interface JsonSchema {
+  type?: unknown
+  description?: string
+  properties?: Record<string, JsonSchema>
+  required?: string[]
+}
 
 /** `switchyard triggers …`: the trigger catalogue, beside the tool steps. */
-export async function triggers(sub: string | undefined, args: string[], parseArgs: typeof ParseArgs): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } })
+export async function triggers(
+  sub: string | undefined,
+  args: string[],
+  parseArgs: typeof ParseArgs,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' } },
+  })
   const json = values.json ?? false
   switch (sub) {
     case 'list':
     case 'search': {
       const words = positionals.join(' ')
-      if (sub === 'search' && words.trim() === '') throw new Error('triggers search needs words, e.g. triggers search card moved')
+      if (sub === 'search' && words.trim() === '')
+        throw new Error('triggers search needs words, e.g. triggers search card moved')
       return answer(json, async () => {
-        const { triggers: list } = await ask<{ triggers: Trigger[] }>('GET', sub === 'list' ? '/v1/triggers' : `/v1/triggers?q=${encodeURIComponent(words)}`)
+        const { triggers: list } = await ask<{ triggers: Trigger[] }>(
+          'GET',
+          sub === 'list' ? '/v1/triggers' : `/v1/triggers?q=${encodeURIComponent(words)}`,
+        )
         // No match is an answer, not a failure: said on stderr, so stdout stays what --json promises.
-        if (list.length === 0) process.stderr.write(sub === 'list' ? 'No triggers are declared.\n' : `No trigger matches "${words}". Try fewer words, or \`switchyard triggers list\`.\n`)
-        const rows = list.map(({ id, title, description, platform, kind, mode, configSchema, eventSchema, sample, fieldOptions, requiredPlan }) =>
-          ({ id, title, description, platform, kind, mode, configSchema, eventSchema, sample, fieldOptions, requiredPlan }))
+        if (list.length === 0)
+          process.stderr.write(
+            sub === 'list'
+              ? 'No triggers are declared.\n'
+              : `No trigger matches "${words}". Try fewer words, or \`switchyard triggers list\`.\n`,
+          )
+        const rows = list.map(
+          ({
+            id,
+            title,
+            description,
+            platform,
+            kind,
+            mode,
+            configSchema,
+            eventSchema,
+            sample,
+            fieldOptions,
+            requiredPlan,
+          }) => ({
+            id,
+            title,
+            description,
+            platform,
+            kind,
+            mode,
+            configSchema,
+            eventSchema,
+            sample,
+            fieldOptions,
+            requiredPlan,
+          }),
+        )
         const width = Math.max(0, ...rows.map((r) => r.id.length))
-        return { value: rows, lines: rows.map((r) => `${r.id.padEnd(width)}  ${r.mode.padEnd(7)}  ${r.title}${r.requiredPlan ? ` (${r.requiredPlan} plan)` : ''}`) }
+        return {
+          value: rows,
+          lines: rows.map(
+            (r) =>
+              `${r.id.padEnd(width)}  ${r.mode.padEnd(7)}  ${r.title}${r.requiredPlan ? ` (${r.requiredPlan} plan)` : ''}`,
+          ),
+        }
       })
     }
     case 'get': {
@@ -47,8 +108,11 @@ export async function triggers(sub: string | undefined, args: string[], parseArg
 }
 
 function describeTrigger(t: Trigger): string[] {
-  const fields = (schema: JsonSchema) => Object.entries(schema.properties ?? {}).map(([name, field]) =>
-    `  ${name}${schema.required?.includes(name) ? ' (required)' : ''}${typeof field.type === 'string' ? `: ${field.type}` : ''}${field.description ? `  ${field.description}` : ''}`)
+  const fields = (schema: JsonSchema) =>
+    Object.entries(schema.properties ?? {}).map(
+      ([name, field]) =>
+        `  ${name}${schema.required?.includes(name) ? ' (required)' : ''}${typeof field.type === 'string' ? `: ${field.type}` : ''}${field.description ? `  ${field.description}` : ''}`,
+    )
   return [
     `${t.title} (${t.id})`,
     `  ${t.description}`,

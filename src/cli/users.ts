@@ -18,11 +18,20 @@ export const USERS_USAGE = `  users list [--json]                     every user
 `
 
 /** `switchyard users …`: the admin's user management, through the running service's REST API. */
-export async function users(sub: string | undefined, args: string[], parseArgs: typeof ParseArgs): Promise<number> {
+export async function users(
+  sub: string | undefined,
+  args: string[],
+  parseArgs: typeof ParseArgs,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { json: { type: 'boolean' }, plan: { type: 'string' }, role: { type: 'string' }, yes: { type: 'boolean' } },
+    options: {
+      json: { type: 'boolean' },
+      plan: { type: 'string' },
+      role: { type: 'string' },
+      yes: { type: 'boolean' },
+    },
   })
   const json = values.json ?? false
   switch (sub) {
@@ -31,19 +40,34 @@ export async function users(sub: string | undefined, args: string[], parseArgs: 
       if (!result.ok) return failed(result.body, json)
       const rows = (result.body as { users: UserRow[] }).users
       if (json) return print(rows, true)
-      const lines = rows.map((u) => `${u.email.padEnd(36)} ${u.plan.padEnd(10)} ${u.role.padEnd(6)} ${String(u.integrations).padStart(3)}  ${u.id}`)
-      process.stdout.write([`${'EMAIL'.padEnd(36)} ${'PLAN'.padEnd(10)} ${'ROLE'.padEnd(6)} INT  ID`, ...lines].join('\n') + '\n')
+      const lines = rows.map(
+        (u) =>
+          `${u.email.padEnd(36)} ${u.plan.padEnd(10)} ${u.role.padEnd(6)} ${String(u.integrations).padStart(3)}  ${u.id}`,
+      )
+      process.stdout.write(
+        [`${'EMAIL'.padEnd(36)} ${'PLAN'.padEnd(10)} ${'ROLE'.padEnd(6)} INT  ID`, ...lines].join('\n') +
+          '\n',
+      )
       return 0
     }
     case 'create': {
       const [email] = positionals
-      if (!email) throw new Error('users create needs an email, e.g. switchyard users create ada@example.com --plan pro')
-      const result = await callService('POST', '/v1/users', { email, ...(values.plan ? { plan: values.plan } : {}), ...(values.role ? { role: values.role } : {}) })
+      if (!email)
+        throw new Error(
+          'users create needs an email, e.g. switchyard users create ada@example.com --plan pro',
+        )
+      const result = await callService('POST', '/v1/users', {
+        email,
+        ...(values.plan ? { plan: values.plan } : {}),
+        ...(values.role ? { role: values.role } : {}),
+      })
       if (!result.ok) return failed(result.body, json)
       const created = result.body as { user: UserRow; api_key: { key: string } }
       if (json) return print(created, true)
-      process.stdout.write(`Created ${created.user.email} (${created.user.plan}, ${created.user.role}), id ${created.user.id}.\n`
-        + `Their API key, shown this once; hand it over privately:\n${created.api_key.key}\n`)
+      process.stdout.write(
+        `Created ${created.user.email} (${created.user.plan}, ${created.user.role}), id ${created.user.id}.\n` +
+          `Their API key, shown this once; hand it over privately:\n${created.api_key.key}\n`,
+      )
       return 0
     }
     case 'set-plan':
@@ -60,13 +84,24 @@ export async function users(sub: string | undefined, args: string[], parseArgs: 
     case 'remove': {
       const [ref] = positionals
       if (!ref) throw new Error('usage: switchyard users remove <id|email> --yes')
-      if (!values.yes) throw new Error(`removing ${ref} disconnects their integrations and erases their credentials, API keys and sessions; add --yes to go ahead`)
+      if (!values.yes)
+        throw new Error(
+          `removing ${ref} disconnects their integrations and erases their credentials, API keys and sessions; add --yes to go ahead`,
+        )
       const id = await resolveUser(ref)
       const result = await callService('DELETE', `/v1/users/${encodeURIComponent(id)}`)
       if (!result.ok) return failed(result.body, json)
-      const removed = result.body as { email: string; integrations_disconnected: number; revoked_at_platform: number }
-      return json ? print(removed, true)
-        : print(`Removed ${removed.email}: ${removed.integrations_disconnected} integration(s) disconnected and erased (${removed.revoked_at_platform} revoked at the platform)`, false)
+      const removed = result.body as {
+        email: string
+        integrations_disconnected: number
+        revoked_at_platform: number
+      }
+      return json
+        ? print(removed, true)
+        : print(
+            `Removed ${removed.email}: ${removed.integrations_disconnected} integration(s) disconnected and erased (${removed.revoked_at_platform} revoked at the platform)`,
+            false,
+          )
     }
     default:
       throw new Error('usage: switchyard users list|create|set-plan|set-role|remove …')

@@ -3,23 +3,42 @@ import { ConfigError, loadConfig } from './config.ts'
 
 describe('a setting that cannot be used as written stops the start, naming the variable', () => {
   it.each([
-    ['PORT', 'eighty'], ['PORT', '3000.5'], ['PORT', '-1'], ['PORT', '1e3'],
-    ['SWITCHYARD_SANDBOX_PORT', 'x'], ['SWITCHYARD_REQUEST_TIMEOUT_MS', '30s'], ['SWITCHYARD_HEADERS_TIMEOUT_MS', '0'],
-    ['SWITCHYARD_POLL_INTERVAL_SECONDS', '1m'], ['SWITCHYARD_RUN_CONCURRENCY', '0'], ['SWITCHYARD_RUN_LEASE_MS', 'NaN'],
-    ['SWITCHYARD_AGENT_NETWORKS', 'publc'], ['SWITCHYARD_AGENT_NETWORKS', 'PUBLIC'], ['SWITCHYARD_AGENT_NETWORKS', 'private'],
+    ['PORT', 'eighty'],
+    ['PORT', '3000.5'],
+    ['PORT', '-1'],
+    ['PORT', '1e3'],
+    ['SWITCHYARD_SANDBOX_PORT', 'x'],
+    ['SWITCHYARD_REQUEST_TIMEOUT_MS', '30s'],
+    ['SWITCHYARD_HEADERS_TIMEOUT_MS', '0'],
+    ['SWITCHYARD_POLL_INTERVAL_SECONDS', '1m'],
+    ['SWITCHYARD_RUN_CONCURRENCY', '0'],
+    ['SWITCHYARD_RUN_LEASE_MS', 'NaN'],
+    ['SWITCHYARD_AGENT_NETWORKS', 'publc'],
+    ['SWITCHYARD_AGENT_NETWORKS', 'PUBLIC'],
+    ['SWITCHYARD_AGENT_NETWORKS', 'private'],
   ])('%s=%s', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError)
-    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name} must be .*, not "${value.replace(/[.*]/g, '\\$&')}"`))
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      new RegExp(`${name} must be .*, not "${value.replace(/[.*]/g, '\\$&')}"`),
+    )
   })
 
   it('names every problem at once, so one start finds them all', () => {
-    expect(() => loadConfig({ PORT: 'x', SWITCHYARD_AGENT_NETWORKS: 'none' })).toThrow(/PORT must be .*; SWITCHYARD_AGENT_NETWORKS must be public or any/)
+    expect(() => loadConfig({ PORT: 'x', SWITCHYARD_AGENT_NETWORKS: 'none' })).toThrow(
+      /PORT must be .*; SWITCHYARD_AGENT_NETWORKS must be public or any/,
+    )
   })
 
   it.each([
     [{}, { port: 3000, agentNetworks: 'any', runConcurrency: 8 }],
-    [{ PORT: '0', SWITCHYARD_RUN_CONCURRENCY: ' 4 ' }, { port: 0, runConcurrency: 4 }],
-    [{ PORT: '', SWITCHYARD_AGENT_NETWORKS: '' }, { port: 3000, agentNetworks: 'any' }],
+    [
+      { PORT: '0', SWITCHYARD_RUN_CONCURRENCY: ' 4 ' },
+      { port: 0, runConcurrency: 4 },
+    ],
+    [
+      { PORT: '', SWITCHYARD_AGENT_NETWORKS: '' },
+      { port: 3000, agentNetworks: 'any' },
+    ],
     [{ NODE_ENV: 'production' }, { agentNetworks: 'public' }],
     [{ NODE_ENV: 'production', SWITCHYARD_AGENT_NETWORKS: 'any' }, { agentNetworks: 'any' }],
   ])('%j is accepted as %j', (env, expected) => {

@@ -83,7 +83,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: env.SWITCHYARD_ENCRYPTION_KEY || undefined,
     host,
     port,
-    publicUrl: (env.SWITCHYARD_PUBLIC_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`).replace(/\/+$/, ''),
+    publicUrl: (
+      env.SWITCHYARD_PUBLIC_URL ?? `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`
+    ).replace(/\/+$/, ''),
     sandboxPort: whole('SWITCHYARD_SANDBOX_PORT', 4010, 0),
     sandboxUrl: env.SWITCHYARD_SANDBOX_URL?.replace(/\/+$/, '') || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
@@ -95,10 +97,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pollIntervalMs: whole('SWITCHYARD_POLL_INTERVAL_SECONDS', DEFAULT_POLL_INTERVAL_SECONDS, 1) * 1000,
     // On one person's machine (the embedded default) an agent on localhost is the usual case; a
     // production deployment is shared, and its internal network is not its users' to reach.
-    agentNetworks: oneOf<AgentNetworks>('SWITCHYARD_AGENT_NETWORKS', ['public', 'any'], production ? 'public' : 'any'),
+    agentNetworks: oneOf<AgentNetworks>(
+      'SWITCHYARD_AGENT_NETWORKS',
+      ['public', 'any'],
+      production ? 'public' : 'any',
+    ),
     runConcurrency: whole('SWITCHYARD_RUN_CONCURRENCY', 8, 1),
     runLeaseMs: whole('SWITCHYARD_RUN_LEASE_MS', DEFAULT_RUN_LEASE_MS, 1),
   }
-  if (problems.length) throw new ConfigError(`Switchyard cannot use this configuration: ${problems.join('; ')} (docs/configuration.md)`)
+  if (problems.length)
+    throw new ConfigError(
+      `Switchyard cannot use this configuration: ${problems.join('; ')} (docs/configuration.md)`,
+    )
   return config
 }

@@ -27,7 +27,7 @@ describe('the error vocabulary', () => {
     expect(Object.fromEntries(ERROR_CODES.map((code) => [code, statusOf(code)]))).toEqual(STATUS)
   })
 
-  it.each(ERROR_CODES)('an AppError of %s answers its code\'s status whatever its extras say', (code) => {
+  it.each(ERROR_CODES)("an AppError of %s answers its code's status whatever its extras say", (code) => {
     const extras = { upstreamStatus: 418, errors: [{ field: 'x', message: 'y' }], status: 299 } as never
     expect(new AppError(code, 'm', extras).status).toBe(STATUS[code])
   })

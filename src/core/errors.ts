@@ -67,30 +67,47 @@ export class AppError extends Error {
 
 export function statusOf(code: ErrorCode): number {
   switch (code) {
-    case 'invalid_input': return 400
-    case 'payload_too_large': return 413
-    case 'unsupported_media_type': return 415
+    case 'invalid_input':
+      return 400
+    case 'payload_too_large':
+      return 413
+    case 'unsupported_media_type':
+      return 415
     // Our caller is not signed in or sent no valid API key.
-    case 'unauthenticated': return 401
+    case 'unauthenticated':
+      return 401
     // Connecting an integration failed in a way the person can correct: the platform refused the
     // authorization or the pasted credentials, the wrong account answered, the attempt expired.
-    case 'connect_failed': return 400
+    case 'connect_failed':
+      return 400
     // The integration can no longer act: it needs reconnection before any call.
-    case 'reconnect_required': return 409
+    case 'reconnect_required':
+      return 409
     // The caller is fine; the platform refused the integration's credentials for this request.
-    case 'platform_refused': return 502
-    case 'forbidden': return 403
-    case 'not_found': return 404
-    case 'conflict': return 409
+    case 'platform_refused':
+      return 502
+    case 'forbidden':
+      return 403
+    case 'not_found':
+      return 404
+    case 'conflict':
+      return 409
     // A webhook address whose webhook was removed: the platform stops calling it (Trello deletes a webhook on 410).
-    case 'gone': return 410
-    case 'plan_required': return 402
+    case 'gone':
+      return 410
+    case 'plan_required':
+      return 402
     // The request is sound but this deployment lacks the configuration it needs (a platform's client).
-    case 'not_configured': return 409
-    case 'rate_limited': return 429
-    case 'upstream_error': return 502
-    case 'internal': return 500
-    default: return assertNever(code)
+    case 'not_configured':
+      return 409
+    case 'rate_limited':
+      return 429
+    case 'upstream_error':
+      return 502
+    case 'internal':
+      return 500
+    default:
+      return assertNever(code)
   }
 }
 

@@ -8,23 +8,42 @@ import type { z } from 'zod'
  */
 export function humanIssue(issue: z.core.$ZodRawIssue): string | undefined {
   switch (issue.code) {
-    case 'invalid_type': return invalidType(issue.expected, issue.input)
-    case 'too_small': return bound(issue.origin, 'at least', 'more than', issue.minimum, issue.inclusive, issue.exact)
-    case 'too_big': return bound(issue.origin, 'at most', 'less than', issue.maximum, issue.inclusive, issue.exact)
-    case 'invalid_value': return issue.values.length === 1 ? `must be ${quoted(issue.values[0])}` : `must be one of ${oneOf(issue.values.map(quoted))}`
-    case 'invalid_format': return format(issue.format)
-    case 'not_multiple_of': return `must be a multiple of ${String(issue.divisor)}`
+    case 'invalid_type':
+      return invalidType(issue.expected, issue.input)
+    case 'too_small':
+      return bound(issue.origin, 'at least', 'more than', issue.minimum, issue.inclusive, issue.exact)
+    case 'too_big':
+      return bound(issue.origin, 'at most', 'less than', issue.maximum, issue.inclusive, issue.exact)
+    case 'invalid_value':
+      return issue.values.length === 1
+        ? `must be ${quoted(issue.values[0])}`
+        : `must be one of ${oneOf(issue.values.map(quoted))}`
+    case 'invalid_format':
+      return format(issue.format)
+    case 'not_multiple_of':
+      return `must be a multiple of ${String(issue.divisor)}`
     case 'invalid_union': {
-      const options = 'options' in issue && Array.isArray(issue.options) ? (issue.options as unknown[]) : undefined
+      const options =
+        'options' in issue && Array.isArray(issue.options) ? (issue.options as unknown[]) : undefined
       // The issue sits on the discriminator itself (`auth.method`).
-      if (issue.discriminator) return options?.length ? `must be one of ${oneOf(options.map(quoted))}` : 'is not one of the accepted kinds'
+      if (issue.discriminator)
+        return options?.length
+          ? `must be one of ${oneOf(options.map(quoted))}`
+          : 'is not one of the accepted kinds'
       return 'does not match any of the accepted forms'
     }
-    case 'invalid_key': return 'has a name that is not allowed'
-    case 'invalid_element': return 'has a value that is not allowed'
-    case 'unrecognized_keys': return issue.keys.length === 1 ? `has an unknown field ${issue.keys[0]}` : `has unknown fields ${oneOf(issue.keys)}`
-    case 'custom': return undefined
-    default: return undefined
+    case 'invalid_key':
+      return 'has a name that is not allowed'
+    case 'invalid_element':
+      return 'has a value that is not allowed'
+    case 'unrecognized_keys':
+      return issue.keys.length === 1
+        ? `has an unknown field ${issue.keys[0]}`
+        : `has unknown fields ${oneOf(issue.keys)}`
+    case 'custom':
+      return undefined
+    default:
+      return undefined
   }
 }
 
@@ -42,7 +61,10 @@ const KINDS: Record<string, string> = {
 
 function invalidType(expected: string, input: unknown): string {
   if (input === undefined) return 'is required'
-  if (expected === 'record') return Array.isArray(input) ? 'must be an object of names to values, not a list' : 'must be an object of names to values'
+  if (expected === 'record')
+    return Array.isArray(input)
+      ? 'must be an object of names to values, not a list'
+      : 'must be an object of names to values'
   if (expected === 'object' && Array.isArray(input)) return 'must be an object, not a list'
   if (expected === 'number' && typeof input === 'number') return 'must be a finite number'
   return `must be ${KINDS[expected] ?? expected}`
@@ -55,12 +77,22 @@ const UNITS: Record<string, [string, string]> = {
   file: ['byte', 'bytes'],
 }
 
-function bound(origin: string, inclusiveWord: string, exclusiveWord: string, limit: number | bigint, inclusive = true, exact = false): string {
+function bound(
+  origin: string,
+  inclusiveWord: string,
+  exclusiveWord: string,
+  limit: number | bigint,
+  inclusive = true,
+  exact = false,
+): string {
   const n = Number(limit)
-  if (origin === 'string' && inclusiveWord === 'at least' && n === 1 && inclusive && !exact) return 'is required'
-  if (origin === 'array' && inclusiveWord === 'at least' && n === 1 && inclusive && !exact) return 'must have at least one item'
+  if (origin === 'string' && inclusiveWord === 'at least' && n === 1 && inclusive && !exact)
+    return 'is required'
+  if (origin === 'array' && inclusiveWord === 'at least' && n === 1 && inclusive && !exact)
+    return 'must have at least one item'
   const units = UNITS[origin]
-  if (origin === 'date') return `must be ${inclusive ? `on or ${inclusiveWord === 'at least' ? 'after' : 'before'}` : inclusiveWord === 'at least' ? 'after' : 'before'} ${new Date(n).toISOString()}`
+  if (origin === 'date')
+    return `must be ${inclusive ? `on or ${inclusiveWord === 'at least' ? 'after' : 'before'}` : inclusiveWord === 'at least' ? 'after' : 'before'} ${new Date(n).toISOString()}`
   if (!units) return `must be ${exact ? '' : `${inclusive ? inclusiveWord : exclusiveWord} `}${String(limit)}`
   const unit = n === 1 ? units[0] : units[1]
   const verb = origin === 'string' ? 'be' : 'have'
@@ -87,10 +119,12 @@ function format(name: string): string {
 }
 
 function quoted(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value))
 }
 
 /** "a", "a or b", "a, b or c". */
 function oneOf(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`
+  return items.length <= 1
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`
 }

@@ -4,8 +4,19 @@ import pino, { type Logger } from 'pino'
 // should never be handed to the logger at all; this is the second line of defence for headers,
 // bodies and credential records.
 const SECRET_FIELDS = [
-  'authorization', 'Authorization', 'cookie', 'access_token', 'refresh_token', 'client_secret',
-  'api_key', 'apiKey', 'token', 'secret', 'password', 'code_verifier', 'credentials',
+  'authorization',
+  'Authorization',
+  'cookie',
+  'access_token',
+  'refresh_token',
+  'client_secret',
+  'api_key',
+  'apiKey',
+  'token',
+  'secret',
+  'password',
+  'code_verifier',
+  'credentials',
 ]
 
 export const REDACTED_PATHS = [
@@ -20,7 +31,15 @@ export const REDACTED_PATHS = [
 // can carry one-time secrets under any name (OAuth 2.0 code and state, OAuth 1.0a oauth_token and
 // oauth_verifier, a platform's key), and an allow-list cannot miss a new one (docs/security.md).
 const LOGGED_QUERY_PARAMETERS = new Set([
-  'q', 'platform', 'limit', 'cursor', 'connected', 'error', 'error_description', 'oauth_problem', 'subdomain',
+  'q',
+  'platform',
+  'limit',
+  'cursor',
+  'connected',
+  'error',
+  'error_description',
+  'oauth_problem',
+  'subdomain',
 ])
 const SECRET_PATH = /(\/oauth\/start\/)[^/?#]+/
 
@@ -29,14 +48,17 @@ export function redactUrl(url: string): string {
   const queryAt = url.indexOf('?')
   const path = (queryAt < 0 ? url : url.slice(0, queryAt)).replace(SECRET_PATH, '$1[redacted]')
   if (queryAt < 0) return path
-  const query = url.slice(queryAt + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=')
-    const name = equals < 0 ? pair : pair.slice(0, equals)
-    if (LOGGED_QUERY_PARAMETERS.has(safeDecode(name))) return pair
-    if (equals < 0) return '[redacted]' // a bare word may be the secret itself
-    // Names help diagnosis; a long one may be a secret used as a name.
-    return `${name.length > 64 ? '[redacted]' : name}=[redacted]`
-  })
+  const query = url
+    .slice(queryAt + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=')
+      const name = equals < 0 ? pair : pair.slice(0, equals)
+      if (LOGGED_QUERY_PARAMETERS.has(safeDecode(name))) return pair
+      if (equals < 0) return '[redacted]' // a bare word may be the secret itself
+      // Names help diagnosis; a long one may be a secret used as a name.
+      return `${name.length > 64 ? '[redacted]' : name}=[redacted]`
+    })
   return `${path}?${query.join('&')}`
 }
 
@@ -49,13 +71,20 @@ function safeDecode(text: string): string {
 }
 
 export function createLogger(level = 'info', destination?: pino.DestinationStream): Logger {
-  return pino({
-    level,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    serializers: {
-      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
+  return pino(
+    {
+      level,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: {
+        req: (req: { method: string; url: string; ip?: string }) => ({
+          method: req.method,
+          url: redactUrl(req.url),
+          ip: req.ip,
+        }),
+      },
     },
-  }, destination)
+    destination,
+  )
 }
 
 export type { Logger }

@@ -16,9 +16,11 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, fie
 
 export function fieldErrors(error: z.ZodError, fieldPrefix = ''): FieldError[] {
   // An unknown-keys issue names several fields at once: report each where it is.
-  const issues: Array<{ path: PropertyKey[]; message: string }> = error.issues.flatMap((issue) => issue.code === 'unrecognized_keys'
-    ? issue.keys.map((key) => ({ path: [...issue.path, key], message: 'is not a known field' }))
-    : [issue])
+  const issues: Array<{ path: PropertyKey[]; message: string }> = error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: [...issue.path, key], message: 'is not a known field' }))
+      : [issue],
+  )
   return issues.map((issue) => {
     const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
     const joined = path.reduce((acc, p) => (p.startsWith('[') ? acc + p : acc ? `${acc}.${p}` : p), '')
@@ -34,7 +36,12 @@ export function fieldErrors(error: z.ZodError, fieldPrefix = ''): FieldError[] {
  * change while the call succeeded. A schema declared loose (z.looseObject) takes any field; a strict
  * one already says so itself.
  */
-export function parseDeclaredOrThrow<S extends z.ZodType>(schema: S, value: unknown, prefix: string, known = declaredFields(schema)): z.output<S> {
+export function parseDeclaredOrThrow<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  prefix: string,
+  known = declaredFields(schema),
+): z.output<S> {
   const unknown = known ? undeclaredFields(value, known, prefix) : []
   if (!unknown.length) return parseOrThrow(schema, value, prefix)
   const parsed = safeParseForPeople(schema, value)
@@ -49,12 +56,16 @@ export function declaredInputSchema(schema: z.ZodType): Record<string, unknown> 
 
 /** The fields of a plain object schema: the ones an input may have. */
 export function declaredFields(schema: z.ZodType): string[] | undefined {
-  return schema instanceof z.ZodObject && schema.def.catchall === undefined ? Object.keys(schema.shape) : undefined
+  return schema instanceof z.ZodObject && schema.def.catchall === undefined
+    ? Object.keys(schema.shape)
+    : undefined
 }
 
 /** A field error for each key of `value` that is not in `known`. */
 export function undeclaredFields(value: unknown, known: string[], prefix: string): FieldError[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return []
   const message = `is not a known field; ${known.length ? `the fields are ${known.join(', ')}` : 'there are none'}`
-  return Object.keys(value).filter((key) => !known.includes(key)).map((key) => ({ field: `${prefix}.${key}`, message }))
+  return Object.keys(value)
+    .filter((key) => !known.includes(key))
+    .map((key) => ({ field: `${prefix}.${key}`, message }))
 }

@@ -1,6 +1,9 @@
 /** Lower-cased words of a text, split on anything that is not a letter or digit. */
 export function wordsOf(text: string): string[] {
-  return text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean)
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
 }
 
 /** What one catalogue item is found by: lower-cased words per field, with the field's weight. */
@@ -11,7 +14,10 @@ export type Haystack = Array<{ words: string[]; weight: number }>
  * word or a word's start) one of the item's fields. Whole words rank above prefixes, heavier fields
  * above lighter ones; `last` items (legacy steps) come after every other match.
  */
-export function searchByWords<T>(items: Iterable<{ item: T; haystack: Haystack; last?: boolean; id: string }>, query: string): T[] | null {
+export function searchByWords<T>(
+  items: Iterable<{ item: T; haystack: Haystack; last?: boolean; id: string }>,
+  query: string,
+): T[] | null {
   const words = wordsOf(query)
   if (words.length === 0) return null
   const scored: Array<{ item: T; score: number; last: boolean; id: string }> = []
@@ -31,5 +37,7 @@ export function searchByWords<T>(items: Iterable<{ item: T; haystack: Haystack; 
     }
     if (score > 0) scored.push({ item, score, last: last ?? false, id })
   }
-  return scored.sort((a, b) => Number(a.last) - Number(b.last) || b.score - a.score || a.id.localeCompare(b.id)).map((s) => s.item)
+  return scored
+    .sort((a, b) => Number(a.last) - Number(b.last) || b.score - a.score || a.id.localeCompare(b.id))
+    .map((s) => s.item)
 }

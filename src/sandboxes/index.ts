@@ -46,15 +46,24 @@ export const sandboxes: SandboxDefinition[] = [
     title: 'Vercel',
     prefix: '/vercel',
     plugin: () => vercelSandbox(),
-    client: { clientId: VERCEL_SEED.integration.clientId, clientSecret: VERCEL_SEED.integration.clientSecret, appName: VERCEL_SEED.integration.slug },
+    client: {
+      clientId: VERCEL_SEED.integration.clientId,
+      clientSecret: VERCEL_SEED.integration.clientSecret,
+      appName: VERCEL_SEED.integration.slug,
+    },
     accountBaseUrl: (url) => url,
   },
 ]
 
 /** What the product is told about each sandbox served at `sandboxUrl`, by platform id. */
 export function sandboxBindings(sandboxUrl: string): Map<string, SandboxBinding> {
-  return new Map(sandboxes.map((s) => [s.platform, {
-    client: s.client,
-    baseUrl: (fields: Record<string, string>) => s.accountBaseUrl(`${sandboxUrl}${s.prefix}`, fields),
-  }]))
+  return new Map(
+    sandboxes.map((s) => [
+      s.platform,
+      {
+        client: s.client,
+        baseUrl: (fields: Record<string, string>) => s.accountBaseUrl(`${sandboxUrl}${s.prefix}`, fields),
+      },
+    ]),
+  )
 }

@@ -47,7 +47,10 @@ export interface AppOptions {
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
-    loggerInstance: options.logger || options.logDestination ? createLogger(services.config.logLevel, options.logDestination) : undefined,
+    loggerInstance:
+      options.logger || options.logDestination
+        ? createLogger(services.config.logLevel, options.logDestination)
+        : undefined,
     bodyLimit: BODY_LIMIT_BYTES,
     ...requestTimeouts(services.config),
     logController: new LogController({ disableRequestLogging: true }), // one line per request instead, below
@@ -96,13 +99,17 @@ function logRequests(app: FastifyInstance) {
   const writesInfo = () => (accessLog as Partial<Logger>).isLevelEnabled?.('info') ?? false
   app.addHook('onResponse', (request, reply, done) => {
     // A scraper or a load balancer's probe every few seconds would bury the lines people read; failures still log.
-    if (!writesInfo() || (QUIET_ROUTES.has(request.routeOptions.url ?? '') && reply.statusCode < 400)) return done()
-    accessLog.info({
-      reqId: request.id,
-      req: request, // the logger's req serializer keeps method, masked URL and ip
-      res: { statusCode: reply.statusCode },
-      responseTime: reply.elapsedTime,
-    }, 'request completed')
+    if (!writesInfo() || (QUIET_ROUTES.has(request.routeOptions.url ?? '') && reply.statusCode < 400))
+      return done()
+    accessLog.info(
+      {
+        reqId: request.id,
+        req: request, // the logger's req serializer keeps method, masked URL and ip
+        res: { statusCode: reply.statusCode },
+        responseTime: reply.elapsedTime,
+      },
+      'request completed',
+    )
     done()
   })
 }
@@ -116,7 +123,10 @@ export interface RunningService {
 }
 
 /** Starts the service; in the embedded default it also starts the sandboxes it points at. */
-export async function startService(config: Config = loadConfig(), options: AppOptions = {}): Promise<RunningService> {
+export async function startService(
+  config: Config = loadConfig(),
+  options: AppOptions = {},
+): Promise<RunningService> {
   const sandbox = await openSandboxes(config, { port: config.sandboxPort })
   let services: Services | undefined
   let app: FastifyInstance
@@ -160,19 +170,49 @@ export interface TestStack {
  * in it, so test files sharing one would take each other's runs to the wrong sandbox; a second
  * instance of the same deployment passes the first's `databaseUrl` with `sharedDatabase`.
  */
-export async function startTestStack(options: { databaseUrl?: string; sharedDatabase?: boolean; sandboxUrl?: string; env?: NodeJS.ProcessEnv; logDestination?: DestinationStream; cacheTtlMs?: number; config?: Partial<Config>; webDist?: string; backoff?: Parameters<typeof createServices>[1]['backoff'] } = {}): Promise<TestStack> {
+export async function startTestStack(
+  options: {
+    databaseUrl?: string
+    sharedDatabase?: boolean
+    sandboxUrl?: string
+    env?: NodeJS.ProcessEnv
+    logDestination?: DestinationStream
+    cacheTtlMs?: number
+    config?: Partial<Config>
+    webDist?: string
+    backoff?: Parameters<typeof createServices>[1]['backoff']
+  } = {},
+): Promise<TestStack> {
   const port = await freePort()
-  const base: Config = { ...loadConfig({}), ...options.config, port, publicUrl: `http://127.0.0.1:${port}`, encryptionKey: '11'.repeat(32), sandboxUrl: options.sandboxUrl }
+  const base: Config = {
+    ...loadConfig({}),
+    ...options.config,
+    port,
+    publicUrl: `http://127.0.0.1:${port}`,
+    encryptionKey: '11'.repeat(32),
+    sandboxUrl: options.sandboxUrl,
+  }
   const sandbox = await openSandboxes(base, { port: 0 })
   const config: Config = { ...base, sandboxUrl: sandbox.url }
-  const scratch = options.databaseUrl && !options.sharedDatabase ? await scratchDatabase(options.databaseUrl) : undefined
+  const scratch =
+    options.databaseUrl && !options.sharedDatabase ? await scratchDatabase(options.databaseUrl) : undefined
   const databaseUrl = scratch?.url ?? options.databaseUrl
   const store = await openStore(databaseUrl ? { databaseUrl } : { memory: true })
-  const services = await createServices(config, { sandboxes: sandbox.bindings, store, env: options.env ?? {}, cacheTtlMs: options.cacheTtlMs, backoff: options.backoff })
+  const services = await createServices(config, {
+    sandboxes: sandbox.bindings,
+    store,
+    env: options.env ?? {},
+    cacheTtlMs: options.cacheTtlMs,
+    backoff: options.backoff,
+  })
   const app = await buildApp(services, { logDestination: options.logDestination, webDist: options.webDist })
   await app.listen({ port, host: '127.0.0.1' })
   const createUser = async (plan: Plan = 'enterprise', role: Role = 'member') => {
-    const user = await services.users.create({ email: `user-${Math.random().toString(36).slice(2)}@example.test`, plan, role })
+    const user = await services.users.create({
+      email: `user-${Math.random().toString(36).slice(2)}@example.test`,
+      plan,
+      role,
+    })
     return { id: user.id, apiKey: (await services.users.createApiKey(user.id)).key }
   }
   const first = await createUser('enterprise', 'admin')

@@ -28,7 +28,8 @@ const RUN_TOKEN_ROUTES: Array<[string, RegExp]> = [
 
 /** The authenticated caller; routes under /v1 only run once this has succeeded. */
 export function callerOf(request: FastifyRequest): User {
-  if (!request.user) throw new AppError('unauthenticated', 'send an API key as "Authorization: Bearer sy_…" or sign in')
+  if (!request.user)
+    throw new AppError('unauthenticated', 'send an API key as "Authorization: Bearer sy_…" or sign in')
   return request.user
 }
 
@@ -36,7 +37,11 @@ export function callerOf(request: FastifyRequest): User {
  * Every /v1 route needs an API key (Bearer) or a web session. Requests riding on the session cookie
  * that change state must come from our own origin: that, plus SameSite=Lax, stops cross-site forgery.
  */
-export function registerCallerAuth(app: FastifyInstance, services: Services, options: { publicRoutes: string[] }) {
+export function registerCallerAuth(
+  app: FastifyInstance,
+  services: Services,
+  options: { publicRoutes: string[] },
+) {
   const ownOrigin = new URL(services.config.publicUrl).origin
   app.decorateRequest('user', null)
   app.decorateRequest('agentId', null)
@@ -50,9 +55,13 @@ export function registerCallerAuth(app: FastifyInstance, services: Services, opt
       if (match?.[1].startsWith('syr_')) {
         const run = await services.runs.byToken(match[1])
         const user = run ? await services.users.get(run.userId) : undefined
-        if (!run || !user) throw new AppError('unauthenticated', 'the run token is not valid, or its run has finished')
+        if (!run || !user)
+          throw new AppError('unauthenticated', 'the run token is not valid, or its run has finished')
         if (!RUN_TOKEN_ROUTES.some(([method, pattern]) => method === request.method && pattern.test(path))) {
-          throw new AppError('forbidden', 'a run token can only call tool steps, read its run and report it finished; use an API key for the rest')
+          throw new AppError(
+            'forbidden',
+            'a run token can only call tool steps, read its run and report it finished; use an API key for the rest',
+          )
         }
         request.user = user
         request.agentId = `run:${run.runId}`
@@ -67,9 +76,13 @@ export function registerCallerAuth(app: FastifyInstance, services: Services, opt
     }
     const sessionId = request.cookies[SESSION_COOKIE]
     const user = sessionId ? await services.sessions.resolve(sessionId) : undefined
-    if (!user) throw new AppError('unauthenticated', 'send an API key as "Authorization: Bearer sy_…" or sign in')
+    if (!user)
+      throw new AppError('unauthenticated', 'send an API key as "Authorization: Bearer sy_…" or sign in')
     if (STATE_CHANGING.has(request.method) && request.headers.origin !== ownOrigin) {
-      throw new AppError('forbidden', 'a signed-in browser request that changes state must come from this site')
+      throw new AppError(
+        'forbidden',
+        'a signed-in browser request that changes state must come from this site',
+      )
     }
     request.user = user
     request.agentId = `user:${user.id}`

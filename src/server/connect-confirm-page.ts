@@ -30,9 +30,13 @@ ${body}
 export function confirmPage(flow: PendingFlow, startToken: string): string {
   const owner = `<strong class="owner">${escapeHtml(flow.ownerEmail)}</strong>`
   const platform = escapeHtml(flow.platformTitle)
-  const fields = flow.fields.map(({ label, value }) => `<div><dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd></div>`).join('')
+  const fields = flow.fields
+    .map(({ label, value }) => `<div><dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd></div>`)
+    .join('')
   const action = (step: string) => `/oauth/start/${encodeURIComponent(startToken)}/${step}`
-  return page(`Connect ${flow.platformTitle} to ${flow.ownerEmail}?`, `
+  return page(
+    `Connect ${flow.platformTitle} to ${flow.ownerEmail}?`,
+    `
 <h1>Connect a ${platform} account to ${owner}?</h1>
 <p>This link was made by the Switchyard user ${owner}. The ${platform} account you approve next will
 ${flow.reconnect ? 'reconnect one of their integrations' : 'be added to their integrations'}, and agents working for them
@@ -42,13 +46,17 @@ ${fields ? `<dl class="fields">${fields}</dl>` : ''}
 <div class="actions">
 <form method="post" action="${action('continue')}"><button type="submit" class="primary">Continue to ${platform}</button></form>
 <form method="post" action="${action('cancel')}"><button type="submit">Cancel</button></form>
-</div>`)
+</div>`,
+  )
 }
 
 export function cancelledPage(flow: PendingFlow): string {
-  return page('Connection cancelled', `
+  return page(
+    'Connection cancelled',
+    `
 <h1>Cancelled</h1>
-<p>Nothing was connected to ${escapeHtml(flow.ownerEmail)}'s Switchyard account. You can close this window.</p>`)
+<p>Nothing was connected to ${escapeHtml(flow.ownerEmail)}'s Switchyard account. You can close this window.</p>`,
+  )
 }
 
 /**
@@ -58,14 +66,20 @@ export function cancelledPage(flow: PendingFlow): string {
  * answer to Continue drops the referrer before the platform.
  */
 export function sendPage(reply: FastifyReply, html: string) {
-  return reply.status(200)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'same-origin')
-    .header('x-frame-options', 'DENY')
-    // No form-action: Continue's answer redirects to the platform, which form-action would block.
-    .header('content-security-policy', "default-src 'none'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'")
-    .send(html)
+  return (
+    reply
+      .status(200)
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'same-origin')
+      .header('x-frame-options', 'DENY')
+      // No form-action: Continue's answer redirects to the platform, which form-action would block.
+      .header(
+        'content-security-policy',
+        "default-src 'none'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+      )
+      .send(html)
+  )
 }
 
 export const CONFIRM_STYLESHEET = `

@@ -69,7 +69,10 @@ export function createPrometheusMetrics(): PrometheusMetrics {
       const key = `${tool}\u0000${outcome}`
       let handles = series.get(key)
       if (!handles) {
-        handles = { calls: toolCalls.labels(tool, platform, outcome), seconds: toolSeconds.labels(tool, platform) }
+        handles = {
+          calls: toolCalls.labels(tool, platform, outcome),
+          seconds: toolSeconds.labels(tool, platform),
+        }
         series.set(key, handles)
       }
       handles.calls.inc()
@@ -102,7 +105,11 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
  * machine talking to the service directly (loopback, and no proxy's forwarding header, since a
  * reverse proxy on the same host would otherwise publish the numbers to everyone).
  */
-export function registerMetricsRoute(app: FastifyInstance, metrics: PrometheusMetrics, token: string | undefined) {
+export function registerMetricsRoute(
+  app: FastifyInstance,
+  metrics: PrometheusMetrics,
+  token: string | undefined,
+) {
   app.get('/metrics', async (request, reply) => {
     allowMetricsReader(request, token)
     const text = await metrics.registry.metrics()
@@ -114,13 +121,19 @@ function allowMetricsReader(request: FastifyRequest, token: string | undefined):
   if (token) {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')
     if (!match || !sameSecret(match[1], token)) {
-      throw new AppError('unauthenticated', 'send the metrics token as "Authorization: Bearer …" (SWITCHYARD_METRICS_TOKEN)')
+      throw new AppError(
+        'unauthenticated',
+        'send the metrics token as "Authorization: Bearer …" (SWITCHYARD_METRICS_TOKEN)',
+      )
     }
     return
   }
   const relayed = request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined
   if (!LOOPBACK.has(request.socket.remoteAddress ?? '') || relayed) {
-    throw new AppError('forbidden', 'metrics are served only on loopback; set SWITCHYARD_METRICS_TOKEN to read them from elsewhere')
+    throw new AppError(
+      'forbidden',
+      'metrics are served only on loopback; set SWITCHYARD_METRICS_TOKEN to read them from elsewhere',
+    )
   }
 }
 

@@ -22,7 +22,10 @@ export function registerNulGuard(app: FastifyInstance) {
 }
 
 const hasNul = (value: unknown) => typeof value === 'string' && value.includes('\u0000')
-const nulIn = (field: string): FieldError => ({ field: printable(field), message: 'must not contain the NUL character (\\u0000)' })
+const nulIn = (field: string): FieldError => ({
+  field: printable(field),
+  message: 'must not contain the NUL character (\\u0000)',
+})
 
 /** Walks a parsed JSON value without recursion (a 2 MB body can nest deeper than the call stack). */
 function findNul(root: unknown, rootName: string, errors: FieldError[]) {
@@ -36,7 +39,11 @@ function findNul(root: unknown, rootName: string, errors: FieldError[]) {
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value)) {
         const field = where ? `${where}.${key}` : key
-        if (hasNul(key)) errors.push({ field: printable(field), message: 'a field name must not contain the NUL character (\\u0000)' })
+        if (hasNul(key))
+          errors.push({
+            field: printable(field),
+            message: 'a field name must not contain the NUL character (\\u0000)',
+          })
         else pending.push([item, field])
       }
     }

@@ -3,47 +3,103 @@
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 const problem = ref('Problem')
-const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: 'Problem', content: { 'application/problem+json': { schema: problem } } }]))
-const json = (schema: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema } } })
+const errors = (...codes: number[]) =>
+  Object.fromEntries(
+    codes.map((c) => [
+      String(c),
+      { description: 'Problem', content: { 'application/problem+json': { schema: problem } } },
+    ]),
+  )
+const json = (schema: unknown, description = 'OK') => ({
+  description,
+  content: { 'application/json': { schema } },
+})
 const body = (schema: unknown, required = true) => ({ required, content: { 'application/json': { schema } } })
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
 const time = { type: 'string', format: 'date-time' }
 const nullable = (schema: Record<string, unknown>) => ({ oneOf: [schema, { type: 'null' }] })
-const listOf = (key: string, item: string, extra: Record<string, unknown> = {}) => ({ type: 'object', required: [key], properties: { [key]: { type: 'array', items: ref(item) }, ...extra } })
+const listOf = (key: string, item: string, extra: Record<string, unknown> = {}) => ({
+  type: 'object',
+  required: [key],
+  properties: { [key]: { type: 'array', items: ref(item) }, ...extra },
+})
 const deleted = { 204: { description: 'Deleted' } }
 
 const identifier = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' }
-const template = { description: 'A value; strings may hold JSONata templates such as "{{ inputs.subject }}" or "{{ steps.card.output.id }}"' }
-const runError = { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' }, step: { type: 'string' } } }
-const fieldErrors = { type: 'array', items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } } }
+const template = {
+  description:
+    'A value; strings may hold JSONata templates such as "{{ inputs.subject }}" or "{{ steps.card.output.id }}"',
+}
+const runError = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: { code: { type: 'string' }, message: { type: 'string' }, step: { type: 'string' } },
+}
+const fieldErrors = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['field', 'message'],
+    properties: { field: { type: 'string' }, message: { type: 'string' } },
+  },
+}
 
 const agentInputProperties = {
   name: { type: 'string', minLength: 1, maxLength: 100, description: 'Unique among your agents' },
   description: { type: 'string', maxLength: 2000, default: '' },
   inputs: {
-    type: 'array', maxItems: 50, default: [],
+    type: 'array',
+    maxItems: 50,
+    default: [],
     items: {
-      type: 'object', required: ['name', 'type'],
-      properties: { name: identifier, type: { enum: ['string', 'number', 'boolean', 'object', 'array'] }, required: { type: 'boolean', default: false }, description: { type: 'string', maxLength: 1000, default: '' } },
+      type: 'object',
+      required: ['name', 'type'],
+      properties: {
+        name: identifier,
+        type: { enum: ['string', 'number', 'boolean', 'object', 'array'] },
+        required: { type: 'boolean', default: false },
+        description: { type: 'string', maxLength: 1000, default: '' },
+      },
     },
   },
-  kind: { enum: ['steps', 'external'], description: 'steps: Switchyard runs tool steps; external: Switchyard delivers each run to your service' },
+  kind: {
+    enum: ['steps', 'external'],
+    description: 'steps: Switchyard runs tool steps; external: Switchyard delivers each run to your service',
+  },
   steps: {
-    type: 'array', maxItems: 50, default: [],
+    type: 'array',
+    maxItems: 50,
+    default: [],
     items: {
-      type: 'object', required: ['key', 'tool', 'integration'],
+      type: 'object',
+      required: ['key', 'tool', 'integration'],
       properties: {
         key: identifier,
         tool: { type: 'string', description: 'A tool step id, e.g. trello.create_card' },
         integration: { type: 'string', description: 'An integration id or account name; stored as the id' },
         input: { type: 'object', additionalProperties: template, default: {} },
-        condition: { type: 'string', maxLength: 2000, description: 'A JSONata expression; the step is skipped when it is false' },
+        condition: {
+          type: 'string',
+          maxLength: 2000,
+          description: 'A JSONata expression; the step is skipped when it is false',
+        },
         on_failure: { enum: ['stop', 'continue'], default: 'stop' },
       },
     },
   },
-  output: { type: 'object', additionalProperties: template, default: {}, description: 'The run\'s result; without it, the last successful step\'s output' },
-  external: { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri', description: 'http(s) address runs are delivered to' } } },
+  output: {
+    type: 'object',
+    additionalProperties: template,
+    default: {},
+    description: "The run's result; without it, the last successful step's output",
+  },
+  external: {
+    type: 'object',
+    required: ['url'],
+    properties: {
+      url: { type: 'string', format: 'uri', description: 'http(s) address runs are delivered to' },
+    },
+  },
 }
 
 export const agentSchemas = {
@@ -55,51 +111,135 @@ export const agentSchemas = {
       ...agentInputProperties,
       steps: {
         type: 'array',
-        items: { allOf: [agentInputProperties.steps.items, { type: 'object', properties: { tool_title: { type: 'string' }, integration_name: { type: ['string', 'null'] } } }] },
+        items: {
+          allOf: [
+            agentInputProperties.steps.items,
+            {
+              type: 'object',
+              properties: { tool_title: { type: 'string' }, integration_name: { type: ['string', 'null'] } },
+            },
+          ],
+        },
       },
-      id: { type: 'string' }, version: { type: 'integer', minimum: 1 }, created_at: time, updated_at: time,
-      signing_secret: { type: 'string', description: 'External agents only, in the answer that created the agent (or made it external) and nowhere else: whsec_…' },
+      id: { type: 'string' },
+      version: { type: 'integer', minimum: 1 },
+      created_at: time,
+      updated_at: time,
+      signing_secret: {
+        type: 'string',
+        description:
+          'External agents only, in the answer that created the agent (or made it external) and nowhere else: whsec_…',
+      },
     },
   },
   Attempt: {
-    type: 'object', required: ['at', 'outcome'],
+    type: 'object',
+    required: ['at', 'outcome'],
     properties: {
-      at: time, outcome: { enum: ['running', 'succeeded', 'failed'] }, error: { type: 'string' }, status: { type: 'integer', description: 'The platform\'s HTTP status' },
-      duration_ms: { type: 'integer' }, retry_in_ms: { type: 'integer', description: 'Set on a failed attempt that is tried again after this wait' },
+      at: time,
+      outcome: { enum: ['running', 'succeeded', 'failed'] },
+      error: { type: 'string' },
+      status: { type: 'integer', description: "The platform's HTTP status" },
+      duration_ms: { type: 'integer' },
+      retry_in_ms: {
+        type: 'integer',
+        description: 'Set on a failed attempt that is tried again after this wait',
+      },
     },
   },
   TimelineEntry: {
     type: 'object',
     required: ['seq', 'key', 'kind', 'status', 'attempts', 'started_at'],
     properties: {
-      seq: { type: 'integer' }, key: { type: 'string' }, kind: { enum: ['step', 'tool_call', 'delivery'] },
-      tool_id: { type: ['string', 'null'] }, tool_title: { type: ['string', 'null'] }, integration_id: { type: ['string', 'null'] }, integration_name: { type: ['string', 'null'] },
-      status: { enum: ['running', 'succeeded', 'failed', 'skipped'] }, input: {}, output: {},
-      summary: nullable(ref('Summary')), error: nullable(runError), attempts: { type: 'array', items: ref('Attempt') },
-      started_at: time, finished_at: nullable(time), duration_ms: { type: ['integer', 'null'] },
+      seq: { type: 'integer' },
+      key: { type: 'string' },
+      kind: { enum: ['step', 'tool_call', 'delivery'] },
+      tool_id: { type: ['string', 'null'] },
+      tool_title: { type: ['string', 'null'] },
+      integration_id: { type: ['string', 'null'] },
+      integration_name: { type: ['string', 'null'] },
+      status: { enum: ['running', 'succeeded', 'failed', 'skipped'] },
+      input: {},
+      output: {},
+      summary: nullable(ref('Summary')),
+      error: nullable(runError),
+      attempts: { type: 'array', items: ref('Attempt') },
+      started_at: time,
+      finished_at: nullable(time),
+      duration_ms: { type: ['integer', 'null'] },
     },
   },
   Run: {
     type: 'object',
-    required: ['id', 'agent_id', 'agent_name', 'agent_version', 'status', 'started_by', 'inputs', 'created_at'],
+    required: [
+      'id',
+      'agent_id',
+      'agent_name',
+      'agent_version',
+      'status',
+      'started_by',
+      'inputs',
+      'created_at',
+    ],
     properties: {
-      id: { type: 'string' }, agent_id: { type: 'string' }, agent_name: { type: 'string' }, agent_version: { type: 'integer' },
+      id: { type: 'string' },
+      agent_id: { type: 'string' },
+      agent_name: { type: 'string' },
+      agent_version: { type: 'integer' },
       status: { enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
       started_by: { enum: ['trigger', 'person', 'api', 'rerun'] },
-      subscription_id: { type: ['string', 'null'] }, trigger_id: { type: ['string', 'null'] }, test: { type: 'boolean' }, rerun_of: { type: ['string', 'null'] },
-      inputs: { type: 'object' }, event: { description: 'The trigger\'s event, or null' }, result: {}, error: nullable(runError),
-      created_at: time, started_at: nullable(time), finished_at: nullable(time), duration_ms: { type: ['integer', 'null'] },
-      timeline: { type: 'array', items: ref('TimelineEntry'), description: 'In GET /v1/runs/{id} and the answers about one run, not in lists' },
+      subscription_id: { type: ['string', 'null'] },
+      trigger_id: { type: ['string', 'null'] },
+      test: { type: 'boolean' },
+      rerun_of: { type: ['string', 'null'] },
+      inputs: { type: 'object' },
+      event: { description: "The trigger's event, or null" },
+      result: {},
+      error: nullable(runError),
+      created_at: time,
+      started_at: nullable(time),
+      finished_at: nullable(time),
+      duration_ms: { type: ['integer', 'null'] },
+      timeline: {
+        type: 'array',
+        items: ref('TimelineEntry'),
+        description: 'In GET /v1/runs/{id} and the answers about one run, not in lists',
+      },
     },
   },
   Trigger: {
     type: 'object',
-    required: ['id', 'title', 'description', 'platform', 'kind', 'mode', 'configSchema', 'eventSchema', 'sample', 'fieldOptions', 'requiredPlan'],
+    required: [
+      'id',
+      'title',
+      'description',
+      'platform',
+      'kind',
+      'mode',
+      'configSchema',
+      'eventSchema',
+      'sample',
+      'fieldOptions',
+      'requiredPlan',
+    ],
     properties: {
-      id: { type: 'string' }, title: { type: 'string' }, description: { type: 'string' }, platform: { type: 'string' }, kind: { type: 'string' },
-      mode: { enum: ['instant', 'polled'] }, configSchema: { type: 'object', description: 'JSON Schema of a subscription\'s config' },
-      eventSchema: { type: 'object', description: 'JSON Schema of the normalised event a mapping reads' }, sample: { type: 'object' },
-      fieldOptions: { type: 'object', additionalProperties: { type: 'object', required: ['dependsOn'], properties: { dependsOn: { type: 'array', items: { type: 'string' } } } } },
+      id: { type: 'string' },
+      title: { type: 'string' },
+      description: { type: 'string' },
+      platform: { type: 'string' },
+      kind: { type: 'string' },
+      mode: { enum: ['instant', 'polled'] },
+      configSchema: { type: 'object', description: "JSON Schema of a subscription's config" },
+      eventSchema: { type: 'object', description: 'JSON Schema of the normalised event a mapping reads' },
+      sample: { type: 'object' },
+      fieldOptions: {
+        type: 'object',
+        additionalProperties: {
+          type: 'object',
+          required: ['dependsOn'],
+          properties: { dependsOn: { type: 'array', items: { type: 'string' } } },
+        },
+      },
       requiredPlan: { type: ['string', 'null'] },
     },
   },
@@ -107,133 +247,330 @@ export const agentSchemas = {
     type: 'object',
     required: ['id', 'agent_id', 'trigger_id', 'status', 'integration_id', 'config', 'mapping'],
     properties: {
-      id: { type: 'string' }, agent_id: { type: 'string' }, trigger_id: { type: 'string' }, trigger_title: { type: 'string' }, platform: { type: 'string' },
-      mode: { enum: ['instant', 'polled'] }, integration_id: { type: 'string' }, integration_name: { type: ['string', 'null'] },
-      config: { type: 'object' }, mapping: { type: 'object', additionalProperties: { type: 'string' } }, status: { enum: ['inactive', 'active'] },
+      id: { type: 'string' },
+      agent_id: { type: 'string' },
+      trigger_id: { type: 'string' },
+      trigger_title: { type: 'string' },
+      platform: { type: 'string' },
+      mode: { enum: ['instant', 'polled'] },
+      integration_id: { type: 'string' },
+      integration_name: { type: ['string', 'null'] },
+      config: { type: 'object' },
+      mapping: { type: 'object', additionalProperties: { type: 'string' } },
+      status: { enum: ['inactive', 'active'] },
       start_on_own_changes: { type: 'boolean' },
-      webhook_address: { type: ['string', 'null'], description: 'Platforms whose webhooks the user sets up: the address to give the platform' },
+      webhook_address: {
+        type: ['string', 'null'],
+        description: 'Platforms whose webhooks the user sets up: the address to give the platform',
+      },
       webhook_secret_set: { type: ['boolean', 'null'] },
-      last_event_at: nullable(time), last_error: { type: ['string', 'null'] }, last_error_at: nullable(time), created_at: time, updated_at: time,
+      last_event_at: nullable(time),
+      last_error: { type: ['string', 'null'] },
+      last_error_at: nullable(time),
+      created_at: time,
+      updated_at: time,
     },
   },
   SubscriptionHealth: {
     type: 'object',
     properties: {
       status: { enum: ['inactive', 'active'] },
-      integration: { type: 'object', properties: { id: { type: 'string' }, name: { type: ['string', 'null'] }, status: { type: 'string' }, connected: { type: 'boolean' } } },
+      integration: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          name: { type: ['string', 'null'] },
+          status: { type: 'string' },
+          connected: { type: 'boolean' },
+        },
+      },
       webhooks: {
         type: 'array',
         items: {
           type: 'object',
           properties: {
-            model_key: { type: 'string' }, remote_id: { type: ['string', 'null'] }, managed: { type: 'boolean' },
+            model_key: { type: 'string' },
+            remote_id: { type: ['string', 'null'] },
+            managed: { type: 'boolean' },
             status: { enum: ['pending', 'active', 'removing', 'remove_failed'] },
-            present: { type: ['boolean', 'null'], description: 'Asked of the platform now; null when it could not be asked' },
-            last_error: { type: ['string', 'null'] }, address: { type: 'string' }, secret_set: { type: 'boolean' },
+            present: {
+              type: ['boolean', 'null'],
+              description: 'Asked of the platform now; null when it could not be asked',
+            },
+            last_error: { type: ['string', 'null'] },
+            address: { type: 'string' },
+            secret_set: { type: 'boolean' },
           },
         },
       },
-      polled: { type: 'boolean' }, next_poll_at: nullable(time), last_event_at: nullable(time), last_error: { type: ['string', 'null'] }, last_error_at: nullable(time),
+      polled: { type: 'boolean' },
+      next_poll_at: nullable(time),
+      last_event_at: nullable(time),
+      last_error: { type: ['string', 'null'] },
+      last_error_at: nullable(time),
     },
   },
 }
 
 const subscriptionBody = {
-  type: 'object', required: ['trigger', 'integration'],
+  type: 'object',
+  required: ['trigger', 'integration'],
   properties: {
     trigger: { type: 'string', description: 'A trigger id, e.g. trello.new_card' },
     integration: { type: 'string', description: 'An integration id or account name' },
-    config: { type: 'object', default: {}, description: 'Checked against the trigger\'s configSchema' },
-    mapping: { type: 'object', additionalProperties: { type: 'string' }, default: {}, description: 'Agent input → template over the event, e.g. {"subject": "{{ card.name }}"}' },
-    start_on_own_changes: { type: 'boolean', default: false, description: 'Start on changes the integration\'s own account made (off: no loops)' },
-    webhook_secret: { type: 'string', maxLength: 500, description: 'Platforms whose webhooks the user sets up: the secret the platform showed' },
+    config: { type: 'object', default: {}, description: "Checked against the trigger's configSchema" },
+    mapping: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      default: {},
+      description: 'Agent input → template over the event, e.g. {"subject": "{{ card.name }}"}',
+    },
+    start_on_own_changes: {
+      type: 'boolean',
+      default: false,
+      description: "Start on changes the integration's own account made (off: no loops)",
+    },
+    webhook_secret: {
+      type: 'string',
+      maxLength: 500,
+      description: 'Platforms whose webhooks the user sets up: the secret the platform showed',
+    },
   },
 }
 const mappedEvent = { event: { type: 'object' }, inputs: { type: 'object' }, errors: fieldErrors }
-const q = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ name, in: 'query', schema, description })
+const q = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({
+  name,
+  in: 'query',
+  schema,
+  description,
+})
 
 export const agentPaths = {
   '/v1/agents': {
-    get: { summary: 'List your agents, newest first', responses: { 200: json(listOf('agents', 'Agent')), ...errors(401) } },
-    post: { summary: 'Create an agent (version 1)', requestBody: body(ref('AgentInput')), responses: { 201: json(ref('Agent'), 'Created'), ...errors(400, 401) } },
+    get: {
+      summary: 'List your agents, newest first',
+      responses: { 200: json(listOf('agents', 'Agent')), ...errors(401) },
+    },
+    post: {
+      summary: 'Create an agent (version 1)',
+      requestBody: body(ref('AgentInput')),
+      responses: { 201: json(ref('Agent'), 'Created'), ...errors(400, 401) },
+    },
   },
   '/v1/agents/{id}': {
-    get: { summary: 'An agent at its current version, or at ?version=N', parameters: [idParam, q('version', 'A version number', { type: 'integer', minimum: 1 })], responses: { 200: json(ref('Agent')), ...errors(400, 404) } },
-    put: { summary: 'Save the agent: a new version; runs already accepted keep theirs', parameters: [idParam], requestBody: body(ref('AgentInput')), responses: { 200: json(ref('Agent')), ...errors(400, 404) } },
-    delete: { summary: 'Delete the agent; its subscriptions are deactivated and deleted first', parameters: [idParam], responses: { ...deleted, ...errors(404) } },
+    get: {
+      summary: 'An agent at its current version, or at ?version=N',
+      parameters: [idParam, q('version', 'A version number', { type: 'integer', minimum: 1 })],
+      responses: { 200: json(ref('Agent')), ...errors(400, 404) },
+    },
+    put: {
+      summary: 'Save the agent: a new version; runs already accepted keep theirs',
+      parameters: [idParam],
+      requestBody: body(ref('AgentInput')),
+      responses: { 200: json(ref('Agent')), ...errors(400, 404) },
+    },
+    delete: {
+      summary: 'Delete the agent; its subscriptions are deactivated and deleted first',
+      parameters: [idParam],
+      responses: { ...deleted, ...errors(404) },
+    },
   },
   '/v1/agents/{id}/versions': {
-    get: { summary: 'The agent\'s versions, newest first', parameters: [idParam], responses: { 200: json({ type: 'object', properties: { versions: { type: 'array', items: { type: 'object', properties: { version: { type: 'integer' }, created_at: time } } } } }), ...errors(404) } },
+    get: {
+      summary: "The agent's versions, newest first",
+      parameters: [idParam],
+      responses: {
+        200: json({
+          type: 'object',
+          properties: {
+            versions: {
+              type: 'array',
+              items: { type: 'object', properties: { version: { type: 'integer' }, created_at: time } },
+            },
+          },
+        }),
+        ...errors(404),
+      },
+    },
   },
   '/v1/agents/{id}/signing-secret': {
-    post: { summary: 'A new signing secret for an external agent; the old one stops working at once', parameters: [idParam], responses: { 200: json({ type: 'object', properties: { signing_secret: { type: 'string' } } }), ...errors(404) } },
+    post: {
+      summary: 'A new signing secret for an external agent; the old one stops working at once',
+      parameters: [idParam],
+      responses: {
+        200: json({ type: 'object', properties: { signing_secret: { type: 'string' } } }),
+        ...errors(404),
+      },
+    },
   },
   '/v1/agents/{id}/runs': {
     post: {
-      summary: 'Start a run of the agent\'s current version',
+      summary: "Start a run of the agent's current version",
       parameters: [idParam],
       requestBody: body({ type: 'object', properties: { inputs: { type: 'object', default: {} } } }, false),
       responses: { 201: json(ref('Run'), 'Queued'), ...errors(400, 404) },
     },
   },
   '/v1/agents/{id}/subscriptions': {
-    get: { summary: 'The agent\'s subscriptions (its triggers)', parameters: [idParam], responses: { 200: json(listOf('subscriptions', 'Subscription')), ...errors(404) } },
-    post: { summary: 'Attach a trigger to the agent; inactive until activated', parameters: [idParam], requestBody: body(subscriptionBody), responses: { 201: json(ref('Subscription'), 'Created'), ...errors(400, 402, 404) } },
+    get: {
+      summary: "The agent's subscriptions (its triggers)",
+      parameters: [idParam],
+      responses: { 200: json(listOf('subscriptions', 'Subscription')), ...errors(404) },
+    },
+    post: {
+      summary: 'Attach a trigger to the agent; inactive until activated',
+      parameters: [idParam],
+      requestBody: body(subscriptionBody),
+      responses: { 201: json(ref('Subscription'), 'Created'), ...errors(400, 402, 404) },
+    },
   },
   '/v1/runs': {
     get: {
       summary: 'Runs, newest first, a page at a time',
       parameters: [
-        q('agent_id', 'Only this agent\'s runs'), q('subscription_id', 'Only runs this subscription started'), q('trigger_id', 'Only runs a subscription of this trigger started'),
-        q('status', 'Only runs in this status', { enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] }),
-        q('since', 'Created at or after (ISO 8601)', time), q('until', 'Created before (ISO 8601)', time),
-        q('limit', 'Page size', { type: 'integer', minimum: 1, maximum: 200, default: 50 }), q('cursor', 'A next_cursor from the previous page'),
+        q('agent_id', "Only this agent's runs"),
+        q('subscription_id', 'Only runs this subscription started'),
+        q('trigger_id', 'Only runs a subscription of this trigger started'),
+        q('status', 'Only runs in this status', {
+          enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'],
+        }),
+        q('since', 'Created at or after (ISO 8601)', time),
+        q('until', 'Created before (ISO 8601)', time),
+        q('limit', 'Page size', { type: 'integer', minimum: 1, maximum: 200, default: 50 }),
+        q('cursor', 'A next_cursor from the previous page'),
       ],
-      responses: { 200: json(listOf('runs', 'Run', { next_cursor: { type: ['string', 'null'] } })), ...errors(400) },
+      responses: {
+        200: json(listOf('runs', 'Run', { next_cursor: { type: ['string', 'null'] } })),
+        ...errors(400),
+      },
     },
   },
-  '/v1/runs/{id}': { get: { summary: 'A run with its timeline; a run token reads its own run only', parameters: [idParam], responses: { 200: json(ref('Run')), ...errors(404) } } },
-  '/v1/runs/{id}/cancel': { post: { summary: 'Cancel a queued or running run (a running one stops before its next step)', parameters: [idParam], responses: { 200: json(ref('Run')), ...errors(404, 409) } } },
-  '/v1/runs/{id}/rerun': { post: { summary: 'A new run of the agent\'s current version with the same inputs and event', parameters: [idParam], responses: { 201: json(ref('Run'), 'Queued'), ...errors(400, 404) } } },
+  '/v1/runs/{id}': {
+    get: {
+      summary: 'A run with its timeline; a run token reads its own run only',
+      parameters: [idParam],
+      responses: { 200: json(ref('Run')), ...errors(404) },
+    },
+  },
+  '/v1/runs/{id}/cancel': {
+    post: {
+      summary: 'Cancel a queued or running run (a running one stops before its next step)',
+      parameters: [idParam],
+      responses: { 200: json(ref('Run')), ...errors(404, 409) },
+    },
+  },
+  '/v1/runs/{id}/rerun': {
+    post: {
+      summary: "A new run of the agent's current version with the same inputs and event",
+      parameters: [idParam],
+      responses: { 201: json(ref('Run'), 'Queued'), ...errors(400, 404) },
+    },
+  },
   '/v1/runs/{id}/complete': {
     post: {
       summary: 'An external agent reports its run finished, with the run token as Bearer',
       security: [{ runToken: [] }],
       parameters: [idParam],
       requestBody: body({
-        type: 'object', required: ['status'],
-        properties: { status: { enum: ['succeeded', 'failed'] }, result: {}, error: { type: 'object', properties: { message: { type: 'string', maxLength: 4000 } } } },
+        type: 'object',
+        required: ['status'],
+        properties: {
+          status: { enum: ['succeeded', 'failed'] },
+          result: {},
+          error: { type: 'object', properties: { message: { type: 'string', maxLength: 4000 } } },
+        },
       }),
       responses: { 200: json(ref('Run')), ...errors(400, 401, 404, 409) },
     },
   },
-  '/v1/triggers': { get: { summary: 'List or search triggers', parameters: [q('q', 'Search words')], responses: { 200: json(listOf('triggers', 'Trigger')) } } },
-  '/v1/triggers/{id}': { get: { summary: 'Describe a trigger', parameters: [idParam], responses: { 200: json(ref('Trigger')), ...errors(404) } } },
+  '/v1/triggers': {
+    get: {
+      summary: 'List or search triggers',
+      parameters: [q('q', 'Search words')],
+      responses: { 200: json(listOf('triggers', 'Trigger')) },
+    },
+  },
+  '/v1/triggers/{id}': {
+    get: {
+      summary: 'Describe a trigger',
+      parameters: [idParam],
+      responses: { 200: json(ref('Trigger')), ...errors(404) },
+    },
+  },
   '/v1/triggers/{id}/options/{field}': {
     get: {
-      summary: 'The options of a trigger configuration\'s id field, from the integration\'s account (as for tool steps)',
-      parameters: [idParam, { name: 'field', in: 'path', required: true, schema: { type: 'string' } }, { ...q('integration', 'Integration id or account name'), required: true }, q('q', 'Search text'), q('cursor', 'A next_cursor from the previous page')],
+      summary:
+        "The options of a trigger configuration's id field, from the integration's account (as for tool steps)",
+      parameters: [
+        idParam,
+        { name: 'field', in: 'path', required: true, schema: { type: 'string' } },
+        { ...q('integration', 'Integration id or account name'), required: true },
+        q('q', 'Search text'),
+        q('cursor', 'A next_cursor from the previous page'),
+      ],
       responses: { 200: json(ref('FieldOptions')), ...errors(400, 404, 409, 429, 502) },
     },
   },
-  '/v1/subscriptions': { get: { summary: 'Your subscriptions', parameters: [q('agent_id', 'Only this agent\'s')], responses: { 200: json(listOf('subscriptions', 'Subscription')) } } },
+  '/v1/subscriptions': {
+    get: {
+      summary: 'Your subscriptions',
+      parameters: [q('agent_id', "Only this agent's")],
+      responses: { 200: json(listOf('subscriptions', 'Subscription')) },
+    },
+  },
   '/v1/subscriptions/{id}': {
-    get: { summary: 'A subscription', parameters: [idParam], responses: { 200: json(ref('Subscription')), ...errors(404) } },
+    get: {
+      summary: 'A subscription',
+      parameters: [idParam],
+      responses: { 200: json(ref('Subscription')), ...errors(404) },
+    },
     patch: {
       summary: 'Change a subscription; an active one whose integration or config changes is set up again',
       parameters: [idParam],
-      requestBody: body({ type: 'object', properties: { integration: { type: 'string' }, config: { type: 'object' }, mapping: subscriptionBody.properties.mapping, start_on_own_changes: { type: 'boolean' }, webhook_secret: { type: ['string', 'null'] } } }),
+      requestBody: body({
+        type: 'object',
+        properties: {
+          integration: { type: 'string' },
+          config: { type: 'object' },
+          mapping: subscriptionBody.properties.mapping,
+          start_on_own_changes: { type: 'boolean' },
+          webhook_secret: { type: ['string', 'null'] },
+        },
+      }),
       responses: { 200: json(ref('Subscription')), ...errors(400, 404) },
     },
-    delete: { summary: 'Deactivate and delete a subscription', parameters: [idParam], responses: { ...deleted, ...errors(404) } },
+    delete: {
+      summary: 'Deactivate and delete a subscription',
+      parameters: [idParam],
+      responses: { ...deleted, ...errors(404) },
+    },
   },
-  '/v1/subscriptions/{id}/activate': { post: { summary: 'Start receiving events: creates or shares the platform\'s webhook, or starts polling', parameters: [idParam], responses: { 200: json(ref('Subscription')), ...errors(402, 404, 409, 502) } } },
-  '/v1/subscriptions/{id}/deactivate': { post: { summary: 'Stop receiving events; the platform\'s webhook is removed when nothing else uses it', parameters: [idParam], responses: { 200: json(ref('Subscription')), ...errors(404) } } },
+  '/v1/subscriptions/{id}/activate': {
+    post: {
+      summary: "Start receiving events: creates or shares the platform's webhook, or starts polling",
+      parameters: [idParam],
+      responses: { 200: json(ref('Subscription')), ...errors(402, 404, 409, 502) },
+    },
+  },
+  '/v1/subscriptions/{id}/deactivate': {
+    post: {
+      summary: "Stop receiving events; the platform's webhook is removed when nothing else uses it",
+      parameters: [idParam],
+      responses: { 200: json(ref('Subscription')), ...errors(404) },
+    },
+  },
   '/v1/subscriptions/{id}/preview': {
     post: {
-      summary: 'Map an event (given, else the trigger\'s sample) with a mapping (given, else the stored one); nothing is started',
+      summary:
+        "Map an event (given, else the trigger's sample) with a mapping (given, else the stored one); nothing is started",
       parameters: [idParam],
-      requestBody: body({ type: 'object', properties: { mapping: subscriptionBody.properties.mapping, event: { type: 'object' } } }, false),
+      requestBody: body(
+        {
+          type: 'object',
+          properties: { mapping: subscriptionBody.properties.mapping, event: { type: 'object' } },
+        },
+        false,
+      ),
       responses: { 200: json({ type: 'object', properties: mappedEvent }), ...errors(400, 404) },
     },
   },
@@ -241,13 +578,23 @@ export const agentPaths = {
     post: {
       summary: 'Map a recent real event (else the sample); with start_run, start one run marked test',
       parameters: [idParam],
-      requestBody: body({ type: 'object', properties: { start_run: { type: 'boolean', default: false } } }, false),
-      responses: { 200: json({ type: 'object', properties: { source: { enum: ['recent', 'sample'] }, ...mappedEvent, run: nullable(ref('Run')) } }), ...errors(400, 402, 404, 409, 502) },
+      requestBody: body(
+        { type: 'object', properties: { start_run: { type: 'boolean', default: false } } },
+        false,
+      ),
+      responses: {
+        200: json({
+          type: 'object',
+          properties: { source: { enum: ['recent', 'sample'] }, ...mappedEvent, run: nullable(ref('Run')) },
+        }),
+        ...errors(400, 402, 404, 409, 502),
+      },
     },
   },
   '/v1/subscriptions/{id}/send-sample': {
     post: {
-      summary: 'For webhooks a person sets up (Vercel): sign the trigger\'s sample with the saved secret and post it to the subscription\'s own address, through the real intake',
+      summary:
+        "For webhooks a person sets up (Vercel): sign the trigger's sample with the saved secret and post it to the subscription's own address, through the real intake",
       parameters: [idParam],
       responses: {
         200: json({
@@ -256,29 +603,63 @@ export const agentPaths = {
             status: { type: 'integer', description: 'What the intake answered' },
             answer: {},
             event_ids: { type: 'array', items: { type: 'string' } },
-            runs: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, status: { type: 'string' }, inputs: { type: 'object' }, event: {}, error: {} } } },
+            runs: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  id: { type: 'string' },
+                  status: { type: 'string' },
+                  inputs: { type: 'object' },
+                  event: {},
+                  error: {},
+                },
+              },
+            },
           },
         }),
         ...errors(404, 409, 502),
       },
     },
   },
-  '/v1/subscriptions/{id}/health': { get: { summary: 'Why a trigger does or does not fire: integration, webhooks (asked live), last event and error', parameters: [idParam], responses: { 200: json(ref('SubscriptionHealth')), ...errors(404) } } },
+  '/v1/subscriptions/{id}/health': {
+    get: {
+      summary:
+        'Why a trigger does or does not fire: integration, webhooks (asked live), last event and error',
+      parameters: [idParam],
+      responses: { 200: json(ref('SubscriptionHealth')), ...errors(404) },
+    },
+  },
   '/hooks/{token}': {
     head: {
-      summary: 'A platform\'s check of the address before it creates a webhook',
+      summary: "A platform's check of the address before it creates a webhook",
       security: [],
       parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: { 200: { description: 'The address belongs to a webhook being created or in use' }, 404: { description: 'Unknown address' } },
+      responses: {
+        200: { description: 'The address belongs to a webhook being created or in use' },
+        404: { description: 'Unknown address' },
+      },
     },
     post: {
-      summary: 'The webhook intake: platforms deliver events here; the signature, not an API key, authenticates the caller',
-      description: 'The body is read as raw bytes (at most 1 MiB) and verified before anything is parsed. 200 is answered only once every event is stored and its runs queued. See docs/triggers.md.',
+      summary:
+        'The webhook intake: platforms deliver events here; the signature, not an API key, authenticates the caller',
+      description:
+        'The body is read as raw bytes (at most 1 MiB) and verified before anything is parsed. 200 is answered only once every event is stored and its runs queued. See docs/triggers.md.',
       security: [],
       parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string' } }],
       requestBody: { required: true, content: { '*/*': { schema: {} } } },
       responses: {
-        200: json({ type: 'object', required: ['accepted', 'duplicates'], properties: { accepted: { type: 'integer', description: 'Events that started runs' }, duplicates: { type: 'integer', description: 'Events already received' } } }, 'Stored'),
+        200: json(
+          {
+            type: 'object',
+            required: ['accepted', 'duplicates'],
+            properties: {
+              accepted: { type: 'integer', description: 'Events that started runs' },
+              duplicates: { type: 'integer', description: 'Events already received' },
+            },
+          },
+          'Stored',
+        ),
         ...errors(400, 401, 404, 410, 413),
       },
     },

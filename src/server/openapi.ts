@@ -3,30 +3,65 @@ import type { ToolRegistry } from '../core/tools/catalog.ts'
 import { agentPaths, agentSchemas } from './openapi-agents.ts'
 
 const problem = { $ref: '#/components/schemas/Problem' }
-const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: 'Problem', content: { 'application/problem+json': { schema: problem } } }]))
-const json = (schema: unknown, description = 'OK') => ({ description, content: { 'application/json': { schema } } })
+const errors = (...codes: number[]) =>
+  Object.fromEntries(
+    codes.map((c) => [
+      String(c),
+      { description: 'Problem', content: { 'application/problem+json': { schema: problem } } },
+    ]),
+  )
+const json = (schema: unknown, description = 'OK') => ({
+  description,
+  content: { 'application/json': { schema } },
+})
 const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } })
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
 
-const jsonRpc = { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer'] }, method: { type: 'string' }, params: { type: 'object' } } }
-const mcpPost = 'Tools over the Model Context Protocol (Streamable HTTP, stateless): every tool step as an MCP tool. ' +
+const jsonRpc = {
+  type: 'object',
+  required: ['jsonrpc'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer'] },
+    method: { type: 'string' },
+    params: { type: 'object' },
+  },
+}
+const mcpPost =
+  'Tools over the Model Context Protocol (Streamable HTTP, stateless): every tool step as an MCP tool. ' +
   'Only an API key as Authorization: Bearer; a credential in the query string is refused. See docs/mcp.md.'
 
 /** /mcp speaks JSON-RPC, not REST: documented so it is known, with the protocol left to docs/mcp.md. */
 const mcpPath = {
   post: {
-    summary: 'MCP: one JSON-RPC message (initialize, tools/list, tools/call…), answered with one JSON response',
+    summary:
+      'MCP: one JSON-RPC message (initialize, tools/list, tools/call…), answered with one JSON response',
     description: mcpPost,
     security: [{ apiKey: [] }],
     requestBody: body(jsonRpc),
-    responses: { 200: json(jsonRpc, 'The JSON-RPC response'), 202: { description: 'A notification or response was accepted' }, ...errors(400, 401) },
+    responses: {
+      200: json(jsonRpc, 'The JSON-RPC response'),
+      202: { description: 'A notification or response was accepted' },
+      ...errors(400, 401),
+    },
   },
   get: {
-    summary: 'MCP: the server-to-client stream (text/event-stream) that announces notifications/tools/list_changed',
+    summary:
+      'MCP: the server-to-client stream (text/event-stream) that announces notifications/tools/list_changed',
     security: [{ apiKey: [] }],
-    responses: { 200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(400, 401) },
+    responses: {
+      200: {
+        description: 'An event stream',
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
+      },
+      ...errors(400, 401),
+    },
   },
-  delete: { summary: 'MCP: ending a session; there are none, so always 405', security: [{ apiKey: [] }], responses: { 405: { description: 'No sessions' } } },
+  delete: {
+    summary: 'MCP: ending a session; there are none, so always 405',
+    security: [{ apiKey: [] }],
+    responses: { 405: { description: 'No sessions' } },
+  },
 }
 
 /** The OpenAPI 3.1 document, generated from the same tool declarations as the catalogue. */
@@ -36,54 +71,102 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
     title: t.id,
     type: 'object',
     required: ['integration', 'input'],
-    properties: { integration: { type: 'string', description: 'Integration id or account name' }, input: t.inputSchema },
+    properties: {
+      integration: { type: 'string', description: 'Integration id or account name' },
+      input: t.inputSchema,
+    },
   }))
   return {
     openapi: '3.1.0',
-    info: { title: 'Switchyard', version: '0.1.0', description: 'Tool steps, integrations, agents, runs and triggers.' },
+    info: {
+      title: 'Switchyard',
+      version: '0.1.0',
+      description: 'Tool steps, integrations, agents, runs and triggers.',
+    },
     servers: [{ url: serverUrl }],
     security: [{ apiKey: [] }, { session: [] }],
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: sy_…' },
         session: { type: 'apiKey', in: 'cookie', name: 'sy_session' },
-        runToken: { type: 'http', scheme: 'bearer', description: 'The run token (syr_…) an external agent is delivered with; it may call tool steps, read its run and complete it (docs/agents.md)' },
+        runToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'The run token (syr_…) an external agent is delivered with; it may call tool steps, read its run and complete it (docs/agents.md)',
+        },
       },
       schemas: {
         Problem: {
           type: 'object',
           required: ['type', 'title', 'status', 'code', 'detail'],
           properties: {
-            type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' },
-            code: { enum: [...ERROR_CODES], description: `One HTTP status per code: ${ERROR_CODES.map((c) => `${c} ${statusOf(c)}`).join(', ')}` },
+            type: { type: 'string' },
+            title: { type: 'string' },
+            status: { type: 'integer' },
+            code: {
+              enum: [...ERROR_CODES],
+              description: `One HTTP status per code: ${ERROR_CODES.map((c) => `${c} ${statusOf(c)}`).join(', ')}`,
+            },
             detail: { type: 'string' },
-            errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+            errors: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { field: { type: 'string' }, message: { type: 'string' } },
+              },
+            },
             troubleshooting: { type: 'array', items: { type: 'string' } },
             applies: { type: 'array', items: { type: 'integer' } },
             retry_after: { type: 'integer' },
             required_plan: { type: 'string' },
             upstream_status: { type: 'integer' },
-            integration_id: { type: 'string', description: 'reconnect_required: the integration to reconnect' },
+            integration_id: {
+              type: 'string',
+              description: 'reconnect_required: the integration to reconnect',
+            },
           },
         },
         Integration: {
           type: 'object',
           properties: {
-            id: { type: 'string' }, platform: { type: 'string' }, account_name: { type: 'string' }, external_id: { type: 'string' },
-            status: { enum: ['active', 'needs_reconnection', 'disconnected'] }, connected_with: { enum: ['authorization', 'credentials'] }, fields: { type: 'object', additionalProperties: { type: 'string' } },
-            created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time' },
+            id: { type: 'string' },
+            platform: { type: 'string' },
+            account_name: { type: 'string' },
+            external_id: { type: 'string' },
+            status: { enum: ['active', 'needs_reconnection', 'disconnected'] },
+            connected_with: { enum: ['authorization', 'credentials'] },
+            fields: { type: 'object', additionalProperties: { type: 'string' } },
+            created_at: { type: 'string', format: 'date-time' },
+            updated_at: { type: 'string', format: 'date-time' },
           },
         },
         Tool: {
           type: 'object',
           properties: {
-            id: { type: 'string' }, title: { type: 'string' }, description: { type: 'string' }, platform: { type: 'string' }, kind: { type: 'string' },
-            effect: { enum: ['read', 'write', 'delete'] }, legacy: { type: 'boolean' }, inputSchema: { type: 'object' }, outputSchema: { type: 'object' },
-            confirm: { type: 'string', description: 'Present when a person should confirm before the step runs (every delete, and hard-to-undo writes); the question to ask' },
+            id: { type: 'string' },
+            title: { type: 'string' },
+            description: { type: 'string' },
+            platform: { type: 'string' },
+            kind: { type: 'string' },
+            effect: { enum: ['read', 'write', 'delete'] },
+            legacy: { type: 'boolean' },
+            inputSchema: { type: 'object' },
+            outputSchema: { type: 'object' },
+            confirm: {
+              type: 'string',
+              description:
+                'Present when a person should confirm before the step runs (every delete, and hard-to-undo writes); the question to ask',
+            },
             fieldOptions: {
               type: 'object',
-              description: 'Input fields with options to choose from (GET /v1/tools/{id}/options/{field}), and the fields each one\'s options depend on',
-              additionalProperties: { type: 'object', required: ['dependsOn'], properties: { dependsOn: { type: 'array', items: { type: 'string' } } } },
+              description:
+                "Input fields with options to choose from (GET /v1/tools/{id}/options/{field}), and the fields each one's options depend on",
+              additionalProperties: {
+                type: 'object',
+                required: ['dependsOn'],
+                properties: { dependsOn: { type: 'array', items: { type: 'string' } } },
+              },
             },
           },
         },
@@ -91,9 +174,20 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           type: 'object',
           required: ['text'],
           properties: {
-            text: { type: 'string', description: 'The result in one line, e.g. "Ticket #7: Printer on fire created"' },
-            url: { type: 'string', description: "The object on the platform, on the integration's own host (sandbox objects link to the sandbox)" },
-            tone: { enum: ['error'], description: 'The platform answered a failure that the step returns as data (an API Call 4xx or 5xx)' },
+            text: {
+              type: 'string',
+              description: 'The result in one line, e.g. "Ticket #7: Printer on fire created"',
+            },
+            url: {
+              type: 'string',
+              description:
+                "The object on the platform, on the integration's own host (sandbox objects link to the sandbox)",
+            },
+            tone: {
+              enum: ['error'],
+              description:
+                'The platform answered a failure that the step returns as data (an API Call 4xx or 5xx)',
+            },
           },
         },
         FieldOptions: {
@@ -105,18 +199,35 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
               items: {
                 type: 'object',
                 required: ['value', 'label'],
-                properties: { value: { type: ['string', 'integer'], description: 'What the step\'s field takes' }, label: { type: 'string' }, description: { type: 'string' } },
+                properties: {
+                  value: { type: ['string', 'integer'], description: "What the step's field takes" },
+                  label: { type: 'string' },
+                  description: { type: 'string' },
+                },
               },
             },
-            next_cursor: { type: ['string', 'null'], description: 'Pass back as cursor for the next page; null on the last' },
+            next_cursor: {
+              type: ['string', 'null'],
+              description: 'Pass back as cursor for the next page; null on the last',
+            },
           },
         },
         Platform: {
           type: 'object',
           properties: {
-            id: { type: 'string' }, title: { type: 'string' }, kind: { type: 'string' },
-            mode: { enum: ['live', 'sandbox', 'not_configured'], description: 'not_configured: no OAuth client is set and no sandbox is served; connecting answers not_configured' },
-            missing_settings: { type: 'array', items: { type: 'string' }, description: 'Environment variables still to set (not_configured only)' },
+            id: { type: 'string' },
+            title: { type: 'string' },
+            kind: { type: 'string' },
+            mode: {
+              enum: ['live', 'sandbox', 'not_configured'],
+              description:
+                'not_configured: no OAuth client is set and no sandbox is served; connecting answers not_configured',
+            },
+            missing_settings: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Environment variables still to set (not_configured only)',
+            },
             connect_methods: { type: 'array', items: { enum: ['authorize', 'credentials'] } },
             authorize_in: { enum: ['popup', 'page'] },
             credential_fields: { type: 'array', items: { type: 'object' } },
@@ -127,94 +238,304 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           type: 'object',
           required: ['id', 'email', 'name', 'plan', 'role', 'created_at', 'integrations'],
           properties: {
-            id: { type: 'string' }, email: { type: 'string', format: 'email' }, name: { type: 'string' },
-            plan: { enum: ['free', 'pro', 'enterprise'] }, role: { enum: ['admin', 'member'], description: 'admin: may manage users' },
-            created_at: { type: 'string', format: 'date-time' }, integrations: { type: 'integer', description: 'Integrations the user holds' },
+            id: { type: 'string' },
+            email: { type: 'string', format: 'email' },
+            name: { type: 'string' },
+            plan: { enum: ['free', 'pro', 'enterprise'] },
+            role: { enum: ['admin', 'member'], description: 'admin: may manage users' },
+            created_at: { type: 'string', format: 'date-time' },
+            integrations: { type: 'integer', description: 'Integrations the user holds' },
           },
         },
         ...agentSchemas,
-        ConnectStart: { type: 'object', properties: { connect_url: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' } } },
+        ConnectStart: {
+          type: 'object',
+          properties: {
+            connect_url: { type: 'string' },
+            expires_at: { type: 'string', format: 'date-time' },
+          },
+        },
       },
     },
     paths: {
       '/v1/session': {
-        post: { summary: 'Sign in a browser with an API key', security: [], requestBody: body({ type: 'object', required: ['api_key'], properties: { api_key: { type: 'string' } } }), responses: { 204: { description: 'Signed in' }, ...errors(400, 401) } },
+        post: {
+          summary: 'Sign in a browser with an API key',
+          security: [],
+          requestBody: body({
+            type: 'object',
+            required: ['api_key'],
+            properties: { api_key: { type: 'string' } },
+          }),
+          responses: { 204: { description: 'Signed in' }, ...errors(400, 401) },
+        },
         delete: { summary: 'Sign out', responses: { 204: { description: 'Signed out' } } },
       },
       '/v1/me': {
         get: {
           summary: 'The caller',
           responses: {
-            200: json({ type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, plan: { enum: ['free', 'pro', 'enterprise'] }, role: { enum: ['admin', 'member'] } } }),
+            200: json({
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                email: { type: 'string' },
+                name: { type: 'string' },
+                plan: { enum: ['free', 'pro', 'enterprise'] },
+                role: { enum: ['admin', 'member'] },
+              },
+            }),
             ...errors(401),
           },
         },
       },
       '/v1/users': {
-        get: { summary: 'List users (admins only)', responses: { 200: json({ type: 'object', properties: { users: { type: 'array', items: { $ref: '#/components/schemas/User' } } } }), ...errors(401, 403) } },
+        get: {
+          summary: 'List users (admins only)',
+          responses: {
+            200: json({
+              type: 'object',
+              properties: { users: { type: 'array', items: { $ref: '#/components/schemas/User' } } },
+            }),
+            ...errors(401, 403),
+          },
+        },
         post: {
           summary: 'Create a user and their first API key, shown once (admins only)',
           requestBody: body({
-            type: 'object', required: ['email'], additionalProperties: false,
-            properties: { email: { type: 'string', format: 'email' }, name: { type: 'string' }, plan: { enum: ['free', 'pro', 'enterprise'], default: 'free' }, role: { enum: ['admin', 'member'], default: 'member' } },
+            type: 'object',
+            required: ['email'],
+            additionalProperties: false,
+            properties: {
+              email: { type: 'string', format: 'email' },
+              name: { type: 'string' },
+              plan: { enum: ['free', 'pro', 'enterprise'], default: 'free' },
+              role: { enum: ['admin', 'member'], default: 'member' },
+            },
           }),
           responses: {
-            201: json({ type: 'object', properties: { user: { $ref: '#/components/schemas/User' }, api_key: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, prefix: { type: 'string' }, key: { type: 'string' } } } } }, 'Created'),
+            201: json(
+              {
+                type: 'object',
+                properties: {
+                  user: { $ref: '#/components/schemas/User' },
+                  api_key: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      name: { type: 'string' },
+                      prefix: { type: 'string' },
+                      key: { type: 'string' },
+                    },
+                  },
+                },
+              },
+              'Created',
+            ),
             ...errors(400, 401, 403, 409),
           },
         },
       },
       '/v1/users/{id}': {
-        get: { summary: 'Get a user (admins only)', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/User' }), ...errors(403, 404) } },
-        patch: {
-          summary: 'Change a user\'s plan or role (admins only; the last admin cannot be demoted: 409)',
+        get: {
+          summary: 'Get a user (admins only)',
           parameters: [idParam],
-          requestBody: body({ type: 'object', additionalProperties: false, minProperties: 1, properties: { plan: { enum: ['free', 'pro', 'enterprise'] }, role: { enum: ['admin', 'member'] } } }),
+          responses: { 200: json({ $ref: '#/components/schemas/User' }), ...errors(403, 404) },
+        },
+        patch: {
+          summary: "Change a user's plan or role (admins only; the last admin cannot be demoted: 409)",
+          parameters: [idParam],
+          requestBody: body({
+            type: 'object',
+            additionalProperties: false,
+            minProperties: 1,
+            properties: {
+              plan: { enum: ['free', 'pro', 'enterprise'] },
+              role: { enum: ['admin', 'member'] },
+            },
+          }),
           responses: { 200: json({ $ref: '#/components/schemas/User' }), ...errors(400, 403, 404, 409) },
         },
         delete: {
-          summary: 'Remove a user: revoke and erase their integrations, delete their API keys and sessions (admins only; not the last admin: 409)',
+          summary:
+            'Remove a user: revoke and erase their integrations, delete their API keys and sessions (admins only; not the last admin: 409)',
           parameters: [idParam],
           responses: {
-            200: json({ type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, integrations_disconnected: { type: 'integer' }, revoked_at_platform: { type: 'integer' } } }, 'Removed'),
+            200: json(
+              {
+                type: 'object',
+                properties: {
+                  id: { type: 'string' },
+                  email: { type: 'string' },
+                  integrations_disconnected: { type: 'integer' },
+                  revoked_at_platform: { type: 'integer' },
+                },
+              },
+              'Removed',
+            ),
             ...errors(403, 404, 409),
           },
         },
       },
       '/v1/api-keys': {
         get: { summary: 'List API keys', responses: { 200: json({ type: 'object' }) } },
-        post: { summary: 'Create an API key (shown once)', requestBody: body({ type: 'object', properties: { name: { type: 'string' } } }), responses: { 201: json({ type: 'object' }, 'Created') } },
+        post: {
+          summary: 'Create an API key (shown once)',
+          requestBody: body({ type: 'object', properties: { name: { type: 'string' } } }),
+          responses: { 201: json({ type: 'object' }, 'Created') },
+        },
       },
-      '/v1/api-keys/{id}': { delete: { summary: 'Delete an API key', parameters: [idParam], responses: { 204: { description: 'Deleted' }, ...errors(404) } } },
-      '/v1/platforms': { get: { summary: 'Platforms, how each runs here (live, sandbox or not_configured) and their connection fields', responses: { 200: json({ type: 'object', properties: { platforms: { type: 'array', items: { $ref: '#/components/schemas/Platform' } } } }) } } },
+      '/v1/api-keys/{id}': {
+        delete: {
+          summary: 'Delete an API key',
+          parameters: [idParam],
+          responses: { 204: { description: 'Deleted' }, ...errors(404) },
+        },
+      },
+      '/v1/platforms': {
+        get: {
+          summary:
+            'Platforms, how each runs here (live, sandbox or not_configured) and their connection fields',
+          responses: {
+            200: json({
+              type: 'object',
+              properties: { platforms: { type: 'array', items: { $ref: '#/components/schemas/Platform' } } },
+            }),
+          },
+        },
+      },
       '/v1/integrations': {
-        get: { summary: 'List integrations', responses: { 200: json({ type: 'object', properties: { integrations: { type: 'array', items: { $ref: '#/components/schemas/Integration' } } } }) } },
-        post: { summary: 'Connect with pasted credentials, checked with the platform at once', requestBody: body({ type: 'object', required: ['platform', 'credentials'], properties: { platform: { type: 'string' }, fields: { type: 'object' }, credentials: { type: 'object' } } }), responses: { 201: json({ $ref: '#/components/schemas/Integration' }, 'Connected'), ...errors(400, 402) } },
+        get: {
+          summary: 'List integrations',
+          responses: {
+            200: json({
+              type: 'object',
+              properties: {
+                integrations: { type: 'array', items: { $ref: '#/components/schemas/Integration' } },
+              },
+            }),
+          },
+        },
+        post: {
+          summary: 'Connect with pasted credentials, checked with the platform at once',
+          requestBody: body({
+            type: 'object',
+            required: ['platform', 'credentials'],
+            properties: {
+              platform: { type: 'string' },
+              fields: { type: 'object' },
+              credentials: { type: 'object' },
+            },
+          }),
+          responses: {
+            201: json({ $ref: '#/components/schemas/Integration' }, 'Connected'),
+            ...errors(400, 402),
+          },
+        },
       },
       '/v1/integrations/connect': {
-        post: { summary: 'Start connecting an account', requestBody: body({ type: 'object', required: ['platform'], properties: { platform: { type: 'string' }, fields: { type: 'object' } } }), responses: { 201: json({ $ref: '#/components/schemas/ConnectStart' }, 'Started'), ...errors(400, 402) } },
+        post: {
+          summary: 'Start connecting an account',
+          requestBody: body({
+            type: 'object',
+            required: ['platform'],
+            properties: { platform: { type: 'string' }, fields: { type: 'object' } },
+          }),
+          responses: {
+            201: json({ $ref: '#/components/schemas/ConnectStart' }, 'Started'),
+            ...errors(400, 402),
+          },
+        },
       },
       '/v1/integrations/{id}': {
-        get: { summary: 'Get an integration', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(404) } },
-        delete: { summary: 'Delete an integration', parameters: [idParam], responses: { 204: { description: 'Deleted' }, ...errors(404) } },
+        get: {
+          summary: 'Get an integration',
+          parameters: [idParam],
+          responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(404) },
+        },
+        delete: {
+          summary: 'Delete an integration',
+          parameters: [idParam],
+          responses: { 204: { description: 'Deleted' }, ...errors(404) },
+        },
       },
-      '/v1/integrations/{id}/reconnect': { post: { summary: 'Start a fresh OAuth flow for an integration', parameters: [idParam], responses: { 201: json({ $ref: '#/components/schemas/ConnectStart' }, 'Started'), ...errors(404) } } },
-      '/v1/integrations/{id}/credentials': { put: { summary: 'Reconnect with new pasted credentials of the same account', parameters: [idParam], requestBody: body({ type: 'object', required: ['credentials'], properties: { credentials: { type: 'object' } } }), responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(400, 404) } } },
-      '/v1/integrations/{id}/disconnect': { post: { summary: 'Disconnect (erase credentials, keep the record)', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(404) } } },
-      '/v1/tools': { get: { summary: 'List or search tool steps', parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }], responses: { 200: json({ type: 'object', properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/Tool' } } } }) } } },
-      '/v1/tools/{id}': { get: { summary: 'Describe a tool step', parameters: [idParam], responses: { 200: json({ $ref: '#/components/schemas/Tool' }), ...errors(404) } } },
+      '/v1/integrations/{id}/reconnect': {
+        post: {
+          summary: 'Start a fresh OAuth flow for an integration',
+          parameters: [idParam],
+          responses: { 201: json({ $ref: '#/components/schemas/ConnectStart' }, 'Started'), ...errors(404) },
+        },
+      },
+      '/v1/integrations/{id}/credentials': {
+        put: {
+          summary: 'Reconnect with new pasted credentials of the same account',
+          parameters: [idParam],
+          requestBody: body({
+            type: 'object',
+            required: ['credentials'],
+            properties: { credentials: { type: 'object' } },
+          }),
+          responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(400, 404) },
+        },
+      },
+      '/v1/integrations/{id}/disconnect': {
+        post: {
+          summary: 'Disconnect (erase credentials, keep the record)',
+          parameters: [idParam],
+          responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(404) },
+        },
+      },
+      '/v1/tools': {
+        get: {
+          summary: 'List or search tool steps',
+          parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }],
+          responses: {
+            200: json({
+              type: 'object',
+              properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/Tool' } } },
+            }),
+          },
+        },
+      },
+      '/v1/tools/{id}': {
+        get: {
+          summary: 'Describe a tool step',
+          parameters: [idParam],
+          responses: { 200: json({ $ref: '#/components/schemas/Tool' }), ...errors(404) },
+        },
+      },
       '/v1/tools/{id}/options/{field}': {
         get: {
-          summary: 'List the options of a tool step\'s id field, from the integration\'s account',
-          description: 'Tenant-scoped like a run. Every other query parameter is the value of a field the options depend on (see the tool\'s fieldOptions), for example list_id for the labels of Trello Create Card.',
+          summary: "List the options of a tool step's id field, from the integration's account",
+          description:
+            "Tenant-scoped like a run. Every other query parameter is the value of a field the options depend on (see the tool's fieldOptions), for example list_id for the labels of Trello Create Card.",
           parameters: [
             idParam,
             { name: 'field', in: 'path', required: true, schema: { type: 'string' } },
-            { name: 'integration', in: 'query', required: true, schema: { type: 'string' }, description: 'Integration id or account name' },
-            { name: 'q', in: 'query', schema: { type: 'string', maxLength: 200 }, description: 'Search text' },
-            { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'A next_cursor from the previous page' },
+            {
+              name: 'integration',
+              in: 'query',
+              required: true,
+              schema: { type: 'string' },
+              description: 'Integration id or account name',
+            },
+            {
+              name: 'q',
+              in: 'query',
+              schema: { type: 'string', maxLength: 200 },
+              description: 'Search text',
+            },
+            {
+              name: 'cursor',
+              in: 'query',
+              schema: { type: 'string' },
+              description: 'A next_cursor from the previous page',
+            },
           ],
-          responses: { 200: json({ $ref: '#/components/schemas/FieldOptions' }), ...errors(400, 404, 409, 429, 502) },
+          responses: {
+            200: json({ $ref: '#/components/schemas/FieldOptions' }),
+            ...errors(400, 404, 409, 429, 502),
+          },
         },
       },
       '/v1/tools/{id}/run': {
@@ -222,7 +543,17 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           summary: 'Run a tool step',
           parameters: [idParam],
           requestBody: body({ oneOf: runBodies }),
-          responses: { 200: json({ type: 'object', required: ['output', 'summary'], properties: { output: {}, summary: { oneOf: [{ $ref: '#/components/schemas/Summary' }, { type: 'null' }] } } }), ...errors(400, 402, 404, 409, 429, 502) },
+          responses: {
+            200: json({
+              type: 'object',
+              required: ['output', 'summary'],
+              properties: {
+                output: {},
+                summary: { oneOf: [{ $ref: '#/components/schemas/Summary' }, { type: 'null' }] },
+              },
+            }),
+            ...errors(400, 402, 404, 409, 429, 502),
+          },
         },
       },
       ...agentPaths,

@@ -8,7 +8,7 @@ const TITLES: Record<ErrorCode, string> = {
   unauthenticated: 'Authentication required',
   connect_failed: 'The integration could not be connected',
   reconnect_required: 'The integration needs reconnection',
-  platform_refused: 'The platform refused the integration\'s credentials',
+  platform_refused: "The platform refused the integration's credentials",
   forbidden: 'Forbidden',
   not_found: 'Not found',
   conflict: 'Conflict',
@@ -30,7 +30,10 @@ export function problemBody(err: AppError) {
     code: err.code,
     detail: err.message,
     ...(extras.errors && { errors: extras.errors }),
-    ...(extras.troubleshooting && { troubleshooting: extras.troubleshooting.rules, applies: extras.troubleshooting.applies }),
+    ...(extras.troubleshooting && {
+      troubleshooting: extras.troubleshooting.rules,
+      applies: extras.troubleshooting.applies,
+    }),
     ...(extras.retryAfterSeconds !== undefined && { retry_after: extras.retryAfterSeconds }),
     ...(extras.requiredPlan && { required_plan: extras.requiredPlan }),
     ...(extras.upstreamStatus !== undefined && { upstream_status: extras.upstreamStatus }),
@@ -39,7 +42,8 @@ export function problemBody(err: AppError) {
 }
 
 export function sendProblem(reply: FastifyReply, err: AppError) {
-  if (err.extras.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.extras.retryAfterSeconds))
+  if (err.extras.retryAfterSeconds !== undefined)
+    reply.header('retry-after', String(err.extras.retryAfterSeconds))
   return reply.status(err.status).type('application/problem+json').send(problemBody(err))
 }
 
@@ -47,19 +51,36 @@ export function sendProblem(reply: FastifyReply, err: AppError) {
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err
   const fe = err as FastifyError
-  if (fe?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (fe as any)?.type === 'entity.parse.failed' || fe instanceof SyntaxError) {
-    return new AppError('invalid_input', 'the body is not valid JSON', { errors: [{ field: 'body', message: 'is not valid JSON' }] })
+  if (
+    fe?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    fe?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    (fe as any)?.type === 'entity.parse.failed' ||
+    fe instanceof SyntaxError
+  ) {
+    return new AppError('invalid_input', 'the body is not valid JSON', {
+      errors: [{ field: 'body', message: 'is not valid JSON' }],
+    })
   }
   if (fe?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new AppError('unsupported_media_type', 'send the body as application/json', { errors: [{ field: 'body', message: 'must be application/json' }] })
+    return new AppError('unsupported_media_type', 'send the body as application/json', {
+      errors: [{ field: 'body', message: 'must be application/json' }],
+    })
   }
   if (fe?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new AppError('payload_too_large', 'the body is too large', { errors: [{ field: 'body', message: 'is too large' }] })
+    return new AppError('payload_too_large', 'the body is too large', {
+      errors: [{ field: 'body', message: 'is too large' }],
+    })
   }
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     if (fe.statusCode === 404) return new AppError('not_found', fe.message)
-    if (fe.statusCode === 413) return new AppError('payload_too_large', fe.message, { errors: [{ field: 'body', message: fe.message }] })
-    if (fe.statusCode === 415) return new AppError('unsupported_media_type', fe.message, { errors: [{ field: 'body', message: fe.message }] })
+    if (fe.statusCode === 413)
+      return new AppError('payload_too_large', fe.message, {
+        errors: [{ field: 'body', message: fe.message }],
+      })
+    if (fe.statusCode === 415)
+      return new AppError('unsupported_media_type', fe.message, {
+        errors: [{ field: 'body', message: fe.message }],
+      })
     return new AppError('invalid_input', fe.message, { errors: [{ field: 'request', message: fe.message }] })
   }
   return new AppError('internal', 'an internal error occurred')

@@ -5,7 +5,12 @@ import { lazyChildLogger } from './request-logger.ts'
 
 function capture() {
   const lines: string[] = []
-  const destination = new Writable({ write(chunk, _encoding, callback) { lines.push(String(chunk)); callback() } })
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(String(chunk))
+      callback()
+    },
+  })
   return { parent: createLogger('info', destination as any), lines }
 }
 
@@ -26,7 +31,12 @@ describe('lazyChildLogger', () => {
     expect(child).toHaveBeenCalledTimes(1)
     expect(lines).toHaveLength(2)
     const first = JSON.parse(lines[0])
-    expect(first).toMatchObject({ reqId: 'req-1', msg: 'unhandled error', token: '[redacted]', err: { message: 'boom' } })
+    expect(first).toMatchObject({
+      reqId: 'req-1',
+      msg: 'unhandled error',
+      token: '[redacted]',
+      err: { message: 'boom' },
+    })
     expect(lines.join('')).not.toContain('top-secret')
   })
 

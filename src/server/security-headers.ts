@@ -40,5 +40,7 @@ export async function registerSecurityHeaders(app: FastifyInstance, publicUrl: s
     // Only meaningful over HTTPS; a browser ignores it on plain HTTP anyway.
     strictTransportSecurity: https ? { maxAge: 31_536_000, includeSubDomains: false } : false,
   })
-  app.addHook('onRequest', (request, reply, done) => setHeaders(request.raw, reply.raw, (err) => done(err as Error | undefined)))
+  app.addHook('onRequest', (request, reply, done) =>
+    setHeaders(request.raw, reply.raw, (err) => done(err as Error | undefined)),
+  )
 }

@@ -8,7 +8,10 @@ import type { Config } from '../core/config.ts'
  * and closes the connection (docs/configuration.md). Only receiving is timed: a slow tool step
  * answering is not cut off.
  */
-export function requestTimeouts(config: Pick<Config, 'requestTimeoutMs' | 'headersTimeoutMs'>): { requestTimeout: number; http: ServerOptions } {
+export function requestTimeouts(config: Pick<Config, 'requestTimeoutMs' | 'headersTimeoutMs'>): {
+  requestTimeout: number
+  http: ServerOptions
+} {
   const requestTimeout = config.requestTimeoutMs
   const headersTimeout = Math.min(config.headersTimeoutMs, requestTimeout) // Node requires headers ≤ request
   return {

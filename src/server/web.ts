@@ -12,7 +12,8 @@ export const WEB_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)
  * would take for a success. Whole segments for v1, oauth, metrics, docs, .well-known and assets;
  * any segment starting with openapi, mcp or health (/openapi.yaml, /mcp-sse, /healthz).
  */
-export const API_PATHS = /^\/(?:(?:v1|oauth|metrics|docs|\.well-known|assets)|(?:openapi|mcp|health)[^/?#]*)(?:\/|$|\?|#)/
+export const API_PATHS =
+  /^\/(?:(?:v1|oauth|metrics|docs|\.well-known|assets)|(?:openapi|mcp|health)[^/?#]*)(?:\/|$|\?|#)/
 
 /** Serves the built web app, with index.html for its page routes. API paths keep their 404s. */
 export async function registerWebApp(app: FastifyInstance, root: string = WEB_DIST) {

@@ -18,14 +18,20 @@ import { navigate, useLocation } from './router.ts'
 import { matchRoute } from './routes.ts'
 import { safeNextPath, withQuery } from './url-state.ts'
 
-type Session = { state: 'loading' } | { state: 'signed-in'; me: Me } | { state: 'signed-out' } | { state: 'failed'; error: unknown }
+type Session =
+  | { state: 'loading' }
+  | { state: 'signed-in'; me: Me }
+  | { state: 'signed-out' }
+  | { state: 'failed'; error: unknown }
 
 const currentPath = () => window.location.pathname + window.location.search
 
 /** Sends the person to the sign-in page, remembering where they were. */
 function goToLogin() {
   const here = currentPath()
-  navigate(here.startsWith('/login') ? here : withQuery('/login', { next: here === '/' ? null : here }), { replace: true })
+  navigate(here.startsWith('/login') ? here : withQuery('/login', { next: here === '/' ? null : here }), {
+    replace: true,
+  })
 }
 
 export function App() {
@@ -131,13 +137,28 @@ export function App() {
       </a>
       <Nav me={session.me} pathname={pathname} onSignOut={signOut} />
       <main className="page" id="main">
-        <Page pathname={pathname} search={search} me={session.me} onMeChanged={(me) => setSession({ state: 'signed-in', me })} />
+        <Page
+          pathname={pathname}
+          search={search}
+          me={session.me}
+          onMeChanged={(me) => setSession({ state: 'signed-in', me })}
+        />
       </main>
     </>
   )
 }
 
-function Page({ pathname, search, me, onMeChanged }: { pathname: string; search: string; me: Me; onMeChanged: (me: Me) => void }) {
+function Page({
+  pathname,
+  search,
+  me,
+  onMeChanged,
+}: {
+  pathname: string
+  search: string
+  me: Me
+  onMeChanged: (me: Me) => void
+}) {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname
   const route = matchRoute(path)
   switch (route?.page) {

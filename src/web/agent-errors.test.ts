@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { errorsUnder, normalizePath, routeAgentErrors, type EditorShape } from './agent-errors.ts'
 
-const shape: EditorShape = { kind: 'steps', inputCount: 2, stepFields: [['subject', 'body'], null], outputNames: ['card'] }
+const shape: EditorShape = {
+  kind: 'steps',
+  inputCount: 2,
+  stepFields: [['subject', 'body'], null],
+  outputNames: ['card'],
+}
 
 describe('routeAgentErrors', () => {
   it('normalises bracketed and dotted paths', () => {
@@ -41,11 +46,21 @@ describe('routeAgentErrors', () => {
       steps: ['5.key: Out of range'],
     })
     expect(other).toEqual([{ field: 'nonsense', message: 'Where?' }])
-    expect(errorsUnder(at, 'steps.0')).toEqual({ 'input.subject': ['Too long', 'Nested'], integration: ['Unknown integration'], input: ['nope: Unrecognized key'] })
+    expect(errorsUnder(at, 'steps.0')).toEqual({
+      'input.subject': ['Too long', 'Nested'],
+      integration: ['Unknown integration'],
+      input: ['nope: Unrecognized key'],
+    })
   })
 
   it('puts the external URL’s errors under its field, and step errors nowhere for an external agent', () => {
-    const { at, other } = routeAgentErrors([{ field: 'external.url', message: 'Must be https' }, { field: 'steps', message: 'x' }], { ...shape, kind: 'external' })
+    const { at, other } = routeAgentErrors(
+      [
+        { field: 'external.url', message: 'Must be https' },
+        { field: 'steps', message: 'x' },
+      ],
+      { ...shape, kind: 'external' },
+    )
     expect(at).toEqual({ url: ['Must be https'] })
     expect(other).toEqual([{ field: 'steps', message: 'x' }])
   })

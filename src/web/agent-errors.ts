@@ -37,7 +37,10 @@ export interface RoutedErrors {
  * `steps.N.input` (the input as a whole, or its JSON box), `steps.N.input.<field>`, `output`,
  * `output.<name>`.
  */
-export function routeAgentErrors(errors: readonly FieldError[] | undefined, shape: EditorShape): RoutedErrors {
+export function routeAgentErrors(
+  errors: readonly FieldError[] | undefined,
+  shape: EditorShape,
+): RoutedErrors {
   const at: Record<string, string[]> = {}
   const other: FieldError[] = []
   const put = (place: string, message: string) => (at[place] ??= []).push(message)
@@ -61,14 +64,16 @@ function placeOf(path: string, shape: EditorShape): { place: string; prefix?: st
       return shape.kind === 'external' ? { place: 'url' } : null
     case 'inputs': {
       const i = Number(seg[1])
-      if (seg.length === 1 || !Number.isInteger(i) || i >= shape.inputCount) return { place: 'inputs', prefix: seg.slice(1).join('.') || undefined }
+      if (seg.length === 1 || !Number.isInteger(i) || i >= shape.inputCount)
+        return { place: 'inputs', prefix: seg.slice(1).join('.') || undefined }
       if (seg.length >= 3 && VARIABLE_PARTS.has(seg[2])) return { place: `inputs.${i}.${seg[2]}` }
       return { place: `inputs.${i}` }
     }
     case 'steps': {
       if (shape.kind !== 'steps') return null
       const i = Number(seg[1])
-      if (seg.length === 1 || !Number.isInteger(i) || i >= shape.stepFields.length) return { place: 'steps', prefix: seg.slice(1).join('.') || undefined }
+      if (seg.length === 1 || !Number.isInteger(i) || i >= shape.stepFields.length)
+        return { place: 'steps', prefix: seg.slice(1).join('.') || undefined }
       if (seg.length === 2) return { place: `steps.${i}` }
       if (STEP_PARTS.has(seg[2])) return { place: `steps.${i}.${seg[2]}` }
       if (seg[2] === 'input') {
@@ -94,6 +99,7 @@ function placeOf(path: string, shape: EditorShape): { place: string; prefix?: st
 export function errorsUnder(at: Record<string, string[]>, prefix: string): Record<string, string[]> {
   const out: Record<string, string[]> = {}
   const p = `${prefix}.`
-  for (const [place, messages] of Object.entries(at)) if (place.startsWith(p)) out[place.slice(p.length)] = messages
+  for (const [place, messages] of Object.entries(at))
+    if (place.startsWith(p)) out[place.slice(p.length)] = messages
   return out
 }

@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest'
 import type { Agent } from './agents-api.ts'
-import { agentInputOf, emptyAgentForm, emptyStep, fieldsOfInput, formOfAgent, moved, nextStepKey, schemaOfVariables, templatedFields, textOfValue, valueOfText, withInputMode, type AgentForm } from './agent-form.ts'
+import {
+  agentInputOf,
+  emptyAgentForm,
+  emptyStep,
+  fieldsOfInput,
+  formOfAgent,
+  moved,
+  nextStepKey,
+  schemaOfVariables,
+  templatedFields,
+  textOfValue,
+  valueOfText,
+  withInputMode,
+  type AgentForm,
+} from './agent-form.ts'
 import { fieldsFromSchema } from './schema-form.ts'
 
 const cardSchema = {
@@ -40,7 +54,12 @@ describe('valueOfText / textOfValue', () => {
     expect(textOfValue('integer', 3)).toBe('3')
     expect(textOfValue('json', { a: 1 })).toBe('{"a":1}')
     expect(textOfValue('text', null)).toBe('')
-    for (const [kind, value] of [['string-list', ['x', 'y']], ['integer', 7], ['json', { a: [1] }], ['boolean', false]] as const) {
+    for (const [kind, value] of [
+      ['string-list', ['x', 'y']],
+      ['integer', 7],
+      ['json', { a: [1] }],
+      ['boolean', false],
+    ] as const) {
       expect(valueOfText(kind, textOfValue(kind, value)).value).toEqual(value)
     }
   })
@@ -51,8 +70,24 @@ describe('form ↔ definition', () => {
     ...emptyAgentForm(),
     name: ' Triage ',
     inputs: [{ id: 'r1', name: 'subject', type: 'string', required: true, description: '' }],
-    steps: [{ ...emptyStep('make'), tool: 'trello.create_card', integration: 'int_1', fields: { name: '{{ inputs.subject }}', list_id: 'list_1', due: '5', closed: 'false', label_ids: 'l1, l2' } }],
-    output: [{ id: 'o1', name: 'card', template: '{{ steps.make.output.id }}' }, { id: 'o2', name: '', template: '' }],
+    steps: [
+      {
+        ...emptyStep('make'),
+        tool: 'trello.create_card',
+        integration: 'int_1',
+        fields: {
+          name: '{{ inputs.subject }}',
+          list_id: 'list_1',
+          due: '5',
+          closed: 'false',
+          label_ids: 'l1, l2',
+        },
+      },
+    ],
+    output: [
+      { id: 'o1', name: 'card', template: '{{ steps.make.output.id }}' },
+      { id: 'o2', name: '', template: '' },
+    ],
   })
 
   it('builds the AgentInput the REST API takes', () => {
@@ -62,7 +97,21 @@ describe('form ↔ definition', () => {
       name: 'Triage',
       inputs: [{ name: 'subject', type: 'string', required: true }],
       kind: 'steps',
-      steps: [{ key: 'make', tool: 'trello.create_card', integration: 'int_1', on_failure: 'stop', input: { name: '{{ inputs.subject }}', list_id: 'list_1', due: 5, closed: false, label_ids: ['l1', 'l2'] } }],
+      steps: [
+        {
+          key: 'make',
+          tool: 'trello.create_card',
+          integration: 'int_1',
+          on_failure: 'stop',
+          input: {
+            name: '{{ inputs.subject }}',
+            list_id: 'list_1',
+            due: 5,
+            closed: false,
+            label_ids: ['l1', 'l2'],
+          },
+        },
+      ],
       output: { card: '{{ steps.make.output.id }}' },
     })
   })
@@ -83,10 +132,29 @@ describe('form ↔ definition', () => {
 
   it('opens a stored agent as the same form, JSON where the form has no field', () => {
     const agent: Agent = {
-      id: 'a1', version: 3, created_at: '', updated_at: '', name: 'Triage', inputs: [{ name: 'subject', type: 'string', required: true }], kind: 'steps',
+      id: 'a1',
+      version: 3,
+      created_at: '',
+      updated_at: '',
+      name: 'Triage',
+      inputs: [{ name: 'subject', type: 'string', required: true }],
+      kind: 'steps',
       steps: [
-        { key: 'make', tool: 'trello.create_card', integration: 'int_1', input: { name: '{{ inputs.subject }}', label_ids: ['a'], due: 4 }, on_failure: 'continue', condition: 'true' },
-        { key: 'odd', tool: 'trello.create_card', integration: 'int_1', input: { unknown: 1 }, on_failure: 'stop' },
+        {
+          key: 'make',
+          tool: 'trello.create_card',
+          integration: 'int_1',
+          input: { name: '{{ inputs.subject }}', label_ids: ['a'], due: 4 },
+          on_failure: 'continue',
+          condition: 'true',
+        },
+        {
+          key: 'odd',
+          tool: 'trello.create_card',
+          integration: 'int_1',
+          input: { unknown: 1 },
+          on_failure: 'stop',
+        },
         { key: 'gone', tool: 'nope.tool', integration: 'int_1', input: { a: 1 }, on_failure: 'stop' },
       ],
       output: { card: '{{ steps.make.output.id }}' },
@@ -127,14 +195,30 @@ describe('editor helpers', () => {
   it('shows every tool field as text that says what it takes', () => {
     const shown = templatedFields(fields)
     expect(shown.find((f) => f.name === 'due')).toMatchObject({ kind: 'text', description: 'A number.' })
-    expect(shown.find((f) => f.name === 'closed')).toMatchObject({ kind: 'text', description: 'true or false.' })
-    expect(shown.find((f) => f.name === 'color')).toMatchObject({ kind: 'text', description: 'One of: red, green.' })
+    expect(shown.find((f) => f.name === 'closed')).toMatchObject({
+      kind: 'text',
+      description: 'true or false.',
+    })
+    expect(shown.find((f) => f.name === 'color')).toMatchObject({
+      kind: 'text',
+      description: 'One of: red, green.',
+    })
     expect(shown.find((f) => f.name === 'label_ids')?.kind).toBe('string-list')
     expect(shown.find((f) => f.name === 'extra')?.kind).toBe('json')
   })
 
   it('makes a form schema of the input variables', () => {
-    const f = fieldsFromSchema(schemaOfVariables([{ name: 'subject', type: 'string', required: true }, { name: 'tags', type: 'array', required: false }, { name: 'urgent', type: 'boolean', required: true }]))
-    expect(f.map((x) => [x.name, x.kind, x.required])).toEqual([['subject', 'text', true], ['tags', 'json', false], ['urgent', 'boolean', true]])
+    const f = fieldsFromSchema(
+      schemaOfVariables([
+        { name: 'subject', type: 'string', required: true },
+        { name: 'tags', type: 'array', required: false },
+        { name: 'urgent', type: 'boolean', required: true },
+      ]),
+    )
+    expect(f.map((x) => [x.name, x.kind, x.required])).toEqual([
+      ['subject', 'text', true],
+      ['tags', 'json', false],
+      ['urgent', 'boolean', true],
+    ])
   })
 })

@@ -46,8 +46,24 @@ export interface AgentForm {
   url: string
 }
 
-export const emptyVariable = (): VariableRow => ({ id: rowId(), name: '', type: 'string', required: true, description: '' })
-export const emptyStep = (key = ''): StepRow => ({ id: rowId(), key, tool: '', integration: '', inputMode: 'form', fields: {}, json: '{}', condition: '', on_failure: 'stop' })
+export const emptyVariable = (): VariableRow => ({
+  id: rowId(),
+  name: '',
+  type: 'string',
+  required: true,
+  description: '',
+})
+export const emptyStep = (key = ''): StepRow => ({
+  id: rowId(),
+  key,
+  tool: '',
+  integration: '',
+  inputMode: 'form',
+  fields: {},
+  json: '{}',
+  condition: '',
+  on_failure: 'stop',
+})
 export const emptyOutput = (): OutputRow => ({ id: rowId(), name: '', template: '' })
 
 export function emptyAgentForm(): AgentForm {
@@ -74,14 +90,20 @@ const NUMBER_RE = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/
 export function valueOfText(kind: FieldKind, text: string): { value?: unknown; error?: string } {
   const trimmed = text.trim()
   if (trimmed === '') return {}
-  if (kind === 'text' || kind === 'textarea' || hasTemplate(text)) return { value: kind === 'text' || kind === 'textarea' ? text : trimmed }
+  if (kind === 'text' || kind === 'textarea' || hasTemplate(text))
+    return { value: kind === 'text' || kind === 'textarea' ? text : trimmed }
   switch (kind) {
     case 'integer':
     case 'number':
     case 'text-or-number':
       return { value: NUMBER_RE.test(trimmed) ? Number(trimmed) : trimmed }
     case 'string-list':
-      return { value: trimmed.split(',').map((s) => s.trim()).filter(Boolean) }
+      return {
+        value: trimmed
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      }
     case 'boolean':
       return { value: trimmed === 'true' ? true : trimmed === 'false' ? false : trimmed }
     case 'enum':
@@ -103,22 +125,30 @@ export function valueOfText(kind: FieldKind, text: string): { value?: unknown; e
 export function textOfValue(kind: FieldKind, value: unknown): string {
   if (value === undefined || value === null) return ''
   if (typeof value === 'string') return value
-  if (kind === 'string-list' && Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(', ')
+  if (kind === 'string-list' && Array.isArray(value) && value.every((v) => typeof v === 'string'))
+    return value.join(', ')
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   return JSON.stringify(value)
 }
 
 /** A step's input from its form fields (or its JSON text), with the fields that cannot be read. */
-export function stepInputOf(step: StepRow, fields: readonly FormField[] | undefined): { input: Record<string, unknown>; errors: Record<string, string> } {
+export function stepInputOf(
+  step: StepRow,
+  fields: readonly FormField[] | undefined,
+): { input: Record<string, unknown>; errors: Record<string, string> } {
   const errors: Record<string, string> = {}
   if (step.inputMode === 'json' || !fields) {
     const text = step.inputMode === 'json' ? step.json : JSON.stringify(step.fields)
     try {
       const parsed: unknown = text.trim() === '' ? {} : JSON.parse(text)
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { input: {}, errors: { '': 'The input must be a JSON object, { … }.' } }
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        return { input: {}, errors: { '': 'The input must be a JSON object, { … }.' } }
       return { input: parsed as Record<string, unknown>, errors }
     } catch (err) {
-      return { input: {}, errors: { '': `Not valid JSON: ${err instanceof Error ? err.message : String(err)}` } }
+      return {
+        input: {},
+        errors: { '': `Not valid JSON: ${err instanceof Error ? err.message : String(err)}` },
+      }
     }
   }
   const input: Record<string, unknown> = {}
@@ -131,7 +161,10 @@ export function stepInputOf(step: StepRow, fields: readonly FormField[] | undefi
 }
 
 /** Form fields' text for a stored input; null when the input holds keys the form has no field for (it opens as JSON then). */
-export function fieldsOfInput(input: Record<string, unknown>, fields: readonly FormField[]): Record<string, string> | null {
+export function fieldsOfInput(
+  input: Record<string, unknown>,
+  fields: readonly FormField[],
+): Record<string, string> | null {
   const known = new Map(fields.map((f) => [f.name, f]))
   if (Object.keys(input).some((k) => !known.has(k))) return null
   const out: Record<string, string> = {}
@@ -140,7 +173,11 @@ export function fieldsOfInput(input: Record<string, unknown>, fields: readonly F
 }
 
 /** Switches a step between its field form and JSON text, carrying what was typed across. */
-export function withInputMode(step: StepRow, mode: 'form' | 'json', fields: readonly FormField[] | undefined): { step: StepRow; error?: string } {
+export function withInputMode(
+  step: StepRow,
+  mode: 'form' | 'json',
+  fields: readonly FormField[] | undefined,
+): { step: StepRow; error?: string } {
   if (mode === step.inputMode) return { step }
   if (mode === 'json') {
     const { input } = stepInputOf(step, fields)
@@ -149,7 +186,8 @@ export function withInputMode(step: StepRow, mode: 'form' | 'json', fields: read
   const { input, errors } = stepInputOf(step, fields)
   if (errors['']) return { step, error: errors[''] }
   const asFields = fields ? fieldsOfInput(input, fields) : null
-  if (!asFields) return { step, error: 'This input has fields the form does not show; keep editing it as JSON.' }
+  if (!asFields)
+    return { step, error: 'This input has fields the form does not show; keep editing it as JSON.' }
   return { step: { ...step, inputMode: 'form', fields: asFields } }
 }
 
@@ -160,7 +198,10 @@ export interface ConvertResult {
 }
 
 /** The definition to send. `fieldsOf` gives a tool's input fields once loaded. */
-export function agentInputOf(form: AgentForm, fieldsOf: (toolId: string) => readonly FormField[] | undefined): ConvertResult {
+export function agentInputOf(
+  form: AgentForm,
+  fieldsOf: (toolId: string) => readonly FormField[] | undefined,
+): ConvertResult {
   const errors: Record<string, string> = {}
   const input: AgentInput = {
     name: form.name.trim(),
@@ -178,8 +219,15 @@ export function agentInputOf(form: AgentForm, fieldsOf: (toolId: string) => read
   }
   input.steps = form.steps.map((s, i): AgentStep => {
     const converted = stepInputOf(s, s.tool ? fieldsOf(s.tool) : undefined)
-    for (const [field, message] of Object.entries(converted.errors)) errors[field ? `steps.${i}.input.${field}` : `steps.${i}.input`] = message
-    const step: AgentStep = { key: s.key.trim(), tool: s.tool, integration: s.integration, input: converted.input, on_failure: s.on_failure }
+    for (const [field, message] of Object.entries(converted.errors))
+      errors[field ? `steps.${i}.input.${field}` : `steps.${i}.input`] = message
+    const step: AgentStep = {
+      key: s.key.trim(),
+      tool: s.tool,
+      integration: s.integration,
+      input: converted.input,
+      on_failure: s.on_failure,
+    }
     if (s.condition.trim()) step.condition = s.condition.trim()
     return step
   })
@@ -189,12 +237,21 @@ export function agentInputOf(form: AgentForm, fieldsOf: (toolId: string) => read
 }
 
 /** The form for a stored agent. Steps whose tool's fields are not known yet open as JSON. */
-export function formOfAgent(agent: Agent, fieldsOf: (toolId: string) => readonly FormField[] | undefined): AgentForm {
+export function formOfAgent(
+  agent: Agent,
+  fieldsOf: (toolId: string) => readonly FormField[] | undefined,
+): AgentForm {
   return {
     name: agent.name,
     description: agent.description ?? '',
     kind: agent.kind,
-    inputs: agent.inputs.map((v) => ({ id: rowId(), name: v.name, type: v.type, required: v.required, description: v.description ?? '' })),
+    inputs: agent.inputs.map((v) => ({
+      id: rowId(),
+      name: v.name,
+      type: v.type,
+      required: v.required,
+      description: v.description ?? '',
+    })),
     steps: (agent.steps ?? []).map((s) => {
       const fields = fieldsOf(s.tool)
       const asFields = fields ? fieldsOfInput(s.input ?? {}, fields) : null

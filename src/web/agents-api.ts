@@ -128,7 +128,12 @@ export interface Trigger {
 export interface SampleSent {
   status: number
   answer: unknown
-  runs: Array<{ id: string; status: string; inputs: Record<string, unknown>; error: { code: string; message: string } | null }>
+  runs: Array<{
+    id: string
+    status: string
+    inputs: Record<string, unknown>
+    error: { code: string; message: string } | null
+  }>
 }
 
 export interface Subscription {
@@ -178,7 +183,13 @@ export interface SubscriptionTest extends MappingPreview {
 
 export interface SubscriptionHealth {
   integration: { id: string; name: string; status: string; connected: boolean }
-  webhooks: Array<{ model_key: string; remote_id: string | null; status: string; present: boolean | null; last_error: string | null }>
+  webhooks: Array<{
+    model_key: string
+    remote_id: string | null
+    status: string
+    present: boolean | null
+    last_error: string | null
+  }>
   last_event_at: string | null
   last_error: string | null
   last_error_at: string | null
@@ -201,7 +212,8 @@ const enc = encodeURIComponent
 
 const query = (params: Record<string, string | number | undefined | null>) => {
   const q = new URLSearchParams()
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v))
+  for (const [k, v] of Object.entries(params))
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v))
   const s = q.toString()
   return s ? `?${s}` : ''
 }
@@ -212,31 +224,50 @@ export const triggerPath = (id: string) => `/v1/triggers/${enc(id)}`
 export const agentsApi = {
   list: () => request<{ agents: Agent[] }>('GET', '/v1/agents').then((r) => r.agents),
   get: (id: string, version?: number) => request<Agent>('GET', `/v1/agents/${enc(id)}${query({ version })}`),
-  versions: (id: string) => request<{ versions: AgentVersion[] }>('GET', `/v1/agents/${enc(id)}/versions`).then((r) => r.versions),
+  versions: (id: string) =>
+    request<{ versions: AgentVersion[] }>('GET', `/v1/agents/${enc(id)}/versions`).then((r) => r.versions),
   create: (input: AgentInput) => request<Agent>('POST', '/v1/agents', input),
   update: (id: string, input: AgentInput) => request<Agent>('PUT', `/v1/agents/${enc(id)}`, input),
   remove: (id: string) => request<void>('DELETE', `/v1/agents/${enc(id)}`),
   /** A new signing secret for an external agent; the old one stops working. Shown once. */
-  rotateSecret: (id: string) => request<{ signing_secret: string }>('POST', `/v1/agents/${enc(id)}/signing-secret`).then((r) => r.signing_secret),
-  start: (id: string, inputs: Record<string, unknown>) => request<Run>('POST', `/v1/agents/${enc(id)}/runs`, { inputs }),
+  rotateSecret: (id: string) =>
+    request<{ signing_secret: string }>('POST', `/v1/agents/${enc(id)}/signing-secret`).then(
+      (r) => r.signing_secret,
+    ),
+  start: (id: string, inputs: Record<string, unknown>) =>
+    request<Run>('POST', `/v1/agents/${enc(id)}/runs`, { inputs }),
 
-  runs: (q: RunQuery, signal?: AbortSignal) => request<RunPage>('GET', `/v1/runs${query({ ...q })}`, undefined, { signal }),
-  run: (id: string, signal?: AbortSignal) => request<Run>('GET', `/v1/runs/${enc(id)}`, undefined, { signal }),
+  runs: (q: RunQuery, signal?: AbortSignal) =>
+    request<RunPage>('GET', `/v1/runs${query({ ...q })}`, undefined, { signal }),
+  run: (id: string, signal?: AbortSignal) =>
+    request<Run>('GET', `/v1/runs/${enc(id)}`, undefined, { signal }),
   cancel: (id: string) => request<Run>('POST', `/v1/runs/${enc(id)}/cancel`),
   rerun: (id: string) => request<Run>('POST', `/v1/runs/${enc(id)}/rerun`),
 
-  triggers: (q = '', signal?: AbortSignal) => request<{ triggers: Trigger[] }>('GET', `/v1/triggers${query({ q: q.trim() })}`, undefined, { signal }).then((r) => r.triggers),
+  triggers: (q = '', signal?: AbortSignal) =>
+    request<{ triggers: Trigger[] }>('GET', `/v1/triggers${query({ q: q.trim() })}`, undefined, {
+      signal,
+    }).then((r) => r.triggers),
   trigger: (id: string) => request<Trigger>('GET', triggerPath(id)),
 
-  subscriptions: (agentId: string) => request<{ subscriptions: Subscription[] }>('GET', `/v1/agents/${enc(agentId)}/subscriptions`).then((r) => r.subscriptions),
-  subscribe: (agentId: string, input: SubscriptionInput) => request<Subscription>('POST', `/v1/agents/${enc(agentId)}/subscriptions`, input),
+  subscriptions: (agentId: string) =>
+    request<{ subscriptions: Subscription[] }>('GET', `/v1/agents/${enc(agentId)}/subscriptions`).then(
+      (r) => r.subscriptions,
+    ),
+  subscribe: (agentId: string, input: SubscriptionInput) =>
+    request<Subscription>('POST', `/v1/agents/${enc(agentId)}/subscriptions`, input),
   sendSample: (id: string) => request<SampleSent>('POST', `/v1/subscriptions/${enc(id)}/send-sample`, {}),
-  changeSubscription: (id: string, change: Partial<Omit<SubscriptionInput, 'trigger'>>) => request<Subscription>('PATCH', `/v1/subscriptions/${enc(id)}`, change),
+  changeSubscription: (id: string, change: Partial<Omit<SubscriptionInput, 'trigger'>>) =>
+    request<Subscription>('PATCH', `/v1/subscriptions/${enc(id)}`, change),
   removeSubscription: (id: string) => request<void>('DELETE', `/v1/subscriptions/${enc(id)}`),
   activate: (id: string) => request<Subscription>('POST', `/v1/subscriptions/${enc(id)}/activate`),
   deactivate: (id: string) => request<Subscription>('POST', `/v1/subscriptions/${enc(id)}/deactivate`),
-  preview: (id: string, body: { mapping?: Record<string, string>; event?: Record<string, unknown> }, signal?: AbortSignal) =>
-    request<MappingPreview>('POST', `/v1/subscriptions/${enc(id)}/preview`, body, { signal }),
-  test: (id: string, startRun = false) => request<SubscriptionTest>('POST', `/v1/subscriptions/${enc(id)}/test`, { start_run: startRun }),
+  preview: (
+    id: string,
+    body: { mapping?: Record<string, string>; event?: Record<string, unknown> },
+    signal?: AbortSignal,
+  ) => request<MappingPreview>('POST', `/v1/subscriptions/${enc(id)}/preview`, body, { signal }),
+  test: (id: string, startRun = false) =>
+    request<SubscriptionTest>('POST', `/v1/subscriptions/${enc(id)}/test`, { start_run: startRun }),
   health: (id: string) => request<SubscriptionHealth>('GET', `/v1/subscriptions/${enc(id)}/health`),
 }

@@ -22,10 +22,17 @@ describe('toProblem', () => {
   })
 
   it('keeps troubleshooting, applies and the code-specific members', () => {
-    const p = toProblem(400, { title: 'Auth', code: 'connect_failed', troubleshooting: ['a', 1, 'b'], applies: [1, 'x'] })
+    const p = toProblem(400, {
+      title: 'Auth',
+      code: 'connect_failed',
+      troubleshooting: ['a', 1, 'b'],
+      applies: [1, 'x'],
+    })
     expect(p.troubleshooting).toEqual(['a', 'b'])
     expect(p.applies).toEqual([1])
-    expect(toProblem(402, { code: 'plan_required', title: 'Plan', required_plan: 'pro' }).required_plan).toBe('pro')
+    expect(toProblem(402, { code: 'plan_required', title: 'Plan', required_plan: 'pro' }).required_plan).toBe(
+      'pro',
+    )
     expect(toProblem(429, { code: 'rate_limited', title: 'Slow down', retry_after: 3 }).retry_after).toBe(3)
   })
 
@@ -48,7 +55,10 @@ describe('request', () => {
   const respond = (status: number, body?: unknown, type = 'application/json') =>
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (url, init) => {
       calls.push({ url: String(url), init: init ?? {} })
-      return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: body === undefined ? {} : { 'content-type': type } })
+      return new Response(body === undefined ? null : JSON.stringify(body), {
+        status,
+        headers: body === undefined ? {} : { 'content-type': type },
+      })
     })
 
   afterEach(() => {
@@ -83,7 +93,16 @@ describe('request', () => {
   })
 
   it('throws an ApiError carrying the problem', async () => {
-    respond(400, { title: 'Invalid input', status: 400, code: 'invalid_input', errors: [{ field: 'fields.subdomain', message: 'Bad' }] }, 'application/problem+json')
+    respond(
+      400,
+      {
+        title: 'Invalid input',
+        status: 400,
+        code: 'invalid_input',
+        errors: [{ field: 'fields.subdomain', message: 'Bad' }],
+      },
+      'application/problem+json',
+    )
     const err = await api.connect('zendesk', { subdomain: 'x y' }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ApiError)
     expect((err as ApiError).code).toBe('invalid_input')
@@ -93,7 +112,11 @@ describe('request', () => {
   it('tells listeners about a lost session, except when signing in', async () => {
     const lost = vi.fn()
     const off = onUnauthenticated(lost)
-    respond(401, { title: 'Unauthenticated', status: 401, code: 'unauthenticated' }, 'application/problem+json')
+    respond(
+      401,
+      { title: 'Unauthenticated', status: 401, code: 'unauthenticated' },
+      'application/problem+json',
+    )
     await expect(api.signIn('sy_wrong')).rejects.toBeInstanceOf(ApiError)
     expect(lost).not.toHaveBeenCalled()
     await expect(api.listIntegrations()).rejects.toMatchObject({ status: 401 })
@@ -103,6 +126,8 @@ describe('request', () => {
 
   it('turns a network failure into a network_error problem', async () => {
     vi.spyOn(globalThis, 'fetch').mockRejectedValue(new TypeError('fetch failed'))
-    await expect(request('GET', '/v1/me')).rejects.toMatchObject({ problem: { code: 'network_error', status: 0 } })
+    await expect(request('GET', '/v1/me')).rejects.toMatchObject({
+      problem: { code: 'network_error', status: 0 },
+    })
   })
 })

@@ -52,7 +52,8 @@ export class ApiError extends Error {
 /** Status 0 marks a request that never got an HTTP answer. */
 export const NETWORK_ERROR_STATUS = 0
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** For an error answer without a code (a proxy's page, say): the code the status most likely means. */
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -68,7 +69,8 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   502: 'upstream_error',
 }
 
-const isErrorCode = (code: string | undefined): code is ErrorCode => (ERROR_CODES as readonly string[]).includes(code ?? '')
+const isErrorCode = (code: string | undefined): code is ErrorCode =>
+  (ERROR_CODES as readonly string[]).includes(code ?? '')
 
 /** Turns any error response body into a Problem, keeping only well-typed members. */
 export function toProblem(status: number, body: unknown, statusText = ''): Problem {
@@ -78,24 +80,28 @@ export function toProblem(status: number, body: unknown, statusText = ''): Probl
   const code = str('code')
   const problem: Problem = {
     status: num('status') ?? status,
-    code: isErrorCode(code) ? code : CODE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'error'),
+    code: isErrorCode(code) ? code : (CODE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'error')),
     title: str('title') ?? (statusText || `Request failed (${status})`),
   }
   const optional: Partial<Problem> = {
     type: str('type'),
-    detail: str('detail') ?? (typeof body === 'string' && body.trim() ? body.trim().slice(0, 500) : undefined),
+    detail:
+      str('detail') ?? (typeof body === 'string' && body.trim() ? body.trim().slice(0, 500) : undefined),
     required_plan: str('required_plan'),
     retry_after: num('retry_after'),
     upstream_status: num('upstream_status'),
     integration_id: str('integration_id'),
   }
-  for (const [k, v] of Object.entries(optional)) if (v !== undefined) (problem as unknown as Record<string, unknown>)[k] = v
+  for (const [k, v] of Object.entries(optional))
+    if (v !== undefined) (problem as unknown as Record<string, unknown>)[k] = v
   if (Array.isArray(b.errors)) {
-    problem.errors = b.errors
-      .filter(isRecord)
-      .map((e) => ({ field: typeof e.field === 'string' ? e.field : '', message: typeof e.message === 'string' ? e.message : String(e.message ?? '') }))
+    problem.errors = b.errors.filter(isRecord).map((e) => ({
+      field: typeof e.field === 'string' ? e.field : '',
+      message: typeof e.message === 'string' ? e.message : String(e.message ?? ''),
+    }))
   }
-  if (Array.isArray(b.troubleshooting)) problem.troubleshooting = b.troubleshooting.filter((t): t is string => typeof t === 'string')
+  if (Array.isArray(b.troubleshooting))
+    problem.troubleshooting = b.troubleshooting.filter((t): t is string => typeof t === 'string')
   if (Array.isArray(b.applies)) problem.applies = b.applies.filter((n): n is number => Number.isInteger(n))
   return problem
 }
@@ -115,7 +121,12 @@ export interface RequestOptions {
   signal?: AbortSignal
 }
 
-export async function request<T>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
+export async function request<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: RequestOptions = {},
+): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json, application/problem+json' }
   const init: RequestInit = { method, headers, credentials: 'same-origin', signal: opts.signal }
   if (method !== 'GET' && method !== 'HEAD') {
@@ -147,7 +158,8 @@ export async function request<T>(method: string, path: string, body?: unknown, o
   }
   if (!res.ok) {
     const problem = toProblem(res.status, parsed, res.statusText)
-    if (res.status === 401 && opts.notifyUnauthenticated !== false) for (const l of unauthenticatedListeners) l()
+    if (res.status === 401 && opts.notifyUnauthenticated !== false)
+      for (const l of unauthenticatedListeners) l()
     throw new ApiError(problem)
   }
   return (text ? parsed : undefined) as T
@@ -274,10 +286,16 @@ export const toolPath = (id: string) => `/v1/tools/${enc(id)}`
 
 /** A field's options below a declaration's address (`/v1/tools/{id}` or `/v1/triggers/{id}`). */
 const fieldOptions = (base: string, field: string, params: Record<string, string>, signal?: AbortSignal) =>
-  request<ToolFieldOptions>('GET', `${base}/options/${enc(field)}?${new URLSearchParams(params)}`, undefined, { signal })
+  request<ToolFieldOptions>(
+    'GET',
+    `${base}/options/${enc(field)}?${new URLSearchParams(params)}`,
+    undefined,
+    { signal },
+  )
 
 export const api = {
-  signIn: (apiKey: string) => request<void>('POST', '/v1/session', { api_key: apiKey }, { notifyUnauthenticated: false }),
+  signIn: (apiKey: string) =>
+    request<void>('POST', '/v1/session', { api_key: apiKey }, { notifyUnauthenticated: false }),
   signOut: () => request<void>('DELETE', '/v1/session', undefined, { notifyUnauthenticated: false }),
   me: (opts?: RequestOptions) => request<Me>('GET', '/v1/me', undefined, opts),
 
@@ -287,28 +305,41 @@ export const api = {
 
   listPlatforms: () => request<{ platforms: Platform[] }>('GET', '/v1/platforms').then((r) => r.platforms),
 
-  listIntegrations: () => request<{ integrations: Integration[] }>('GET', '/v1/integrations').then((r) => r.integrations),
+  listIntegrations: () =>
+    request<{ integrations: Integration[] }>('GET', '/v1/integrations').then((r) => r.integrations),
   getIntegration: (id: string) => request<Integration>('GET', `/v1/integrations/${enc(id)}`),
   connect: (platform: string, fields: Record<string, string>) =>
     request<ConnectStart>('POST', '/v1/integrations/connect', { platform, fields }),
   /** Pasted credentials, checked with the platform at once. They travel only in this request's body. */
-  connectWithCredentials: (platform: string, fields: Record<string, string>, credentials: Record<string, string>) =>
-    request<Integration>('POST', '/v1/integrations', { platform, fields, credentials }),
+  connectWithCredentials: (
+    platform: string,
+    fields: Record<string, string>,
+    credentials: Record<string, string>,
+  ) => request<Integration>('POST', '/v1/integrations', { platform, fields, credentials }),
   /** Where to create the missing value, given the query from credentialHelpQuery (for Trello: the token page of a key). */
   credentialHelp: (platform: string, query: string, signal?: AbortSignal) =>
-    request<{ url: string | null }>('GET', `/v1/platforms/${enc(platform)}/credential-help?${query}`, undefined, { signal }),
+    request<{ url: string | null }>(
+      'GET',
+      `/v1/platforms/${enc(platform)}/credential-help?${query}`,
+      undefined,
+      { signal },
+    ),
   reconnect: (id: string) => request<ConnectStart>('POST', `/v1/integrations/${enc(id)}/reconnect`),
   /** Reconnects with new pasted credentials, which must be the same account's. */
-  replaceCredentials: (id: string, credentials: Record<string, string>) => request<Integration>('PUT', `/v1/integrations/${enc(id)}/credentials`, { credentials }),
+  replaceCredentials: (id: string, credentials: Record<string, string>) =>
+    request<Integration>('PUT', `/v1/integrations/${enc(id)}/credentials`, { credentials }),
   disconnect: (id: string) => request<Integration>('POST', `/v1/integrations/${enc(id)}/disconnect`),
   deleteIntegration: (id: string) => request<void>('DELETE', `/v1/integrations/${enc(id)}`),
 
   searchTools: (q: string, signal?: AbortSignal) =>
-    request<{ tools: Tool[] }>('GET', q.trim() ? `/v1/tools?q=${enc(q.trim())}` : '/v1/tools', undefined, { signal }).then((r) => r.tools),
+    request<{ tools: Tool[] }>('GET', q.trim() ? `/v1/tools?q=${enc(q.trim())}` : '/v1/tools', undefined, {
+      signal,
+    }).then((r) => r.tools),
   getTool: (id: string) => request<Tool>('GET', `/v1/tools/${enc(id)}`),
   runTool: (id: string, integration: string, input: Record<string, unknown>) =>
     request<RunResult>('POST', `/v1/tools/${enc(id)}/run`, { integration, input }),
   /** `params` holds integration, q, cursor and the values of the fields the options depend on. */
-  toolOptions: (id: string, field: string, params: Record<string, string>, signal?: AbortSignal) => fieldOptions(toolPath(id), field, params, signal),
+  toolOptions: (id: string, field: string, params: Record<string, string>, signal?: AbortSignal) =>
+    fieldOptions(toolPath(id), field, params, signal),
   fieldOptions,
 }

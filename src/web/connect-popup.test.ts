@@ -16,11 +16,19 @@ const q = (params: Record<string, string>) => `?${new URLSearchParams(params)}`
 
 describe('buildConnectResultMessage', () => {
   it('carries a successful connection', () => {
-    expect(buildConnectResultMessage('?connected=int_1')).toEqual({ type: CONNECT_RESULT_TYPE, connected: 'int_1' })
+    expect(buildConnectResultMessage('?connected=int_1')).toEqual({
+      type: CONNECT_RESULT_TYPE,
+      connected: 'int_1',
+    })
   })
 
   it('carries an error with its code, rules and the indexes that apply, as the callback sends them', () => {
-    const search = q({ error: 'Access was denied', code: 'connect_failed', troubleshooting: '["Press Allow","Pick the team"]', applies: '[0, 5, "x"]' })
+    const search = q({
+      error: 'Access was denied',
+      code: 'connect_failed',
+      troubleshooting: '["Press Allow","Pick the team"]',
+      applies: '[0, 5, "x"]',
+    })
     expect(buildConnectResultMessage(search)).toEqual({
       type: CONNECT_RESULT_TYPE,
       error: 'Access was denied',
@@ -37,32 +45,63 @@ describe('buildConnectResultMessage', () => {
   })
 
   it('still sends an empty error', () => {
-    expect(buildConnectResultMessage('?error=')).toEqual({ type: CONNECT_RESULT_TYPE, error: '', troubleshooting: [], applies: [] })
+    expect(buildConnectResultMessage('?error=')).toEqual({
+      type: CONNECT_RESULT_TYPE,
+      error: '',
+      troubleshooting: [],
+      applies: [],
+    })
   })
 })
 
 describe('parseConnectResultMessage', () => {
   it('accepts what buildConnectResultMessage builds, after structured cloning', () => {
-    for (const search of ['?connected=int_9', q({ error: 'denied', code: 'connect_failed', troubleshooting: '["a","b"]', applies: '[1]' })]) {
+    for (const search of [
+      '?connected=int_9',
+      q({ error: 'denied', code: 'connect_failed', troubleshooting: '["a","b"]', applies: '[1]' }),
+    ]) {
       const built = buildConnectResultMessage(search)
       expect(parseConnectResultMessage(structuredClone(built))).toEqual(built)
     }
   })
 
-  it.each([null, undefined, 'switchyard:connect-result', 42, [], {}, { type: 'other', connected: 'x' }, { type: CONNECT_RESULT_TYPE }, { type: CONNECT_RESULT_TYPE, connected: 7 }])(
-    'ignores %j',
-    (data) => {
-      expect(parseConnectResultMessage(data)).toBeNull()
-    },
-  )
+  it.each([
+    null,
+    undefined,
+    'switchyard:connect-result',
+    42,
+    [],
+    {},
+    { type: 'other', connected: 'x' },
+    { type: CONNECT_RESULT_TYPE },
+    { type: CONNECT_RESULT_TYPE, connected: 7 },
+  ])('ignores %j', (data) => {
+    expect(parseConnectResultMessage(data)).toBeNull()
+  })
 
   it('keeps only well-typed members', () => {
-    const data = { type: CONNECT_RESULT_TYPE, error: 'nope', code: 3, troubleshooting: ['a', 1, '', 'b', null], applies: [0, 1, 2, -1, 1.5, '0'], extra: '<script>' }
-    expect(parseConnectResultMessage(data)).toEqual({ type: CONNECT_RESULT_TYPE, error: 'nope', troubleshooting: ['a', 'b'], applies: [0, 1] })
+    const data = {
+      type: CONNECT_RESULT_TYPE,
+      error: 'nope',
+      code: 3,
+      troubleshooting: ['a', 1, '', 'b', null],
+      applies: [0, 1, 2, -1, 1.5, '0'],
+      extra: '<script>',
+    }
+    expect(parseConnectResultMessage(data)).toEqual({
+      type: CONNECT_RESULT_TYPE,
+      error: 'nope',
+      troubleshooting: ['a', 'b'],
+      applies: [0, 1],
+    })
   })
 
   it('caps what it keeps', () => {
-    const parsed = parseConnectResultMessage({ type: CONNECT_RESULT_TYPE, error: 'x'.repeat(10_000), troubleshooting: Array.from({ length: 500 }, (_, i) => `rule ${i}`) })
+    const parsed = parseConnectResultMessage({
+      type: CONNECT_RESULT_TYPE,
+      error: 'x'.repeat(10_000),
+      troubleshooting: Array.from({ length: 500 }, (_, i) => `rule ${i}`),
+    })
     expect(parsed?.error?.length).toBe(4000)
     expect(parsed?.troubleshooting?.length).toBe(50)
   })
@@ -88,8 +127,15 @@ describe('origin checks', () => {
 
 describe('connectResultPath', () => {
   it('lands where the redirect flow lands, so the page shows the same banner', () => {
-    expect(connectResultPath({ type: CONNECT_RESULT_TYPE, connected: 'int 1' })).toBe('/integrations?connected=int+1')
-    const search = q({ error: 'Access was denied', code: 'connect_failed', troubleshooting: '["a","b"]', applies: '[1]' })
+    expect(connectResultPath({ type: CONNECT_RESULT_TYPE, connected: 'int 1' })).toBe(
+      '/integrations?connected=int+1',
+    )
+    const search = q({
+      error: 'Access was denied',
+      code: 'connect_failed',
+      troubleshooting: '["a","b"]',
+      applies: '[1]',
+    })
     const path = connectResultPath(buildConnectResultMessage(search)!)
     expect(path.startsWith('/integrations?')).toBe(true)
     expect(parseConnectResult(path.slice('/integrations'.length))).toEqual(parseConnectResult(search))
@@ -97,7 +143,9 @@ describe('connectResultPath', () => {
 
   it('keeps an empty error an error', () => {
     const path = connectResultPath({ type: CONNECT_RESULT_TYPE, error: '' })
-    expect(parseConnectResult(path.slice('/integrations'.length)).error?.message).toBe('The connection was not completed.')
+    expect(parseConnectResult(path.slice('/integrations'.length)).error?.message).toBe(
+      'The connection was not completed.',
+    )
   })
 
   it('prefers the error when both are present', () => {
@@ -110,9 +158,11 @@ function fakeOpener(origin: string | (() => string), closed = false) {
   return {
     closed,
     get location() {
-      return { get origin() {
-        return typeof origin === 'function' ? origin() : origin
-      } }
+      return {
+        get origin() {
+          return typeof origin === 'function' ? origin() : origin
+        },
+      }
     },
     postMessage: vi.fn(),
   }
@@ -152,8 +202,16 @@ describe('relayConnectResultToOpener', () => {
 
   it('relays errors with their rules', () => {
     const opener = fakeOpener(ORIGIN)
-    relayConnectResultToOpener(win(q({ error: 'denied', code: 'connect_failed', troubleshooting: '["a"]', applies: '[0]' }), opener))
-    expect(opener.postMessage.mock.calls[0][0]).toEqual({ type: CONNECT_RESULT_TYPE, error: 'denied', code: 'connect_failed', troubleshooting: ['a'], applies: [0] })
+    relayConnectResultToOpener(
+      win(q({ error: 'denied', code: 'connect_failed', troubleshooting: '["a"]', applies: '[0]' }), opener),
+    )
+    expect(opener.postMessage.mock.calls[0][0]).toEqual({
+      type: CONNECT_RESULT_TYPE,
+      error: 'denied',
+      code: 'connect_failed',
+      troubleshooting: ['a'],
+      applies: [0],
+    })
   })
 
   it('leaves the window alone without a same-origin opener, a result, or on another page', () => {

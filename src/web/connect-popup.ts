@@ -61,10 +61,15 @@ export function parseConnectResultMessage(data: unknown): ConnectResultMessage |
     const code = text(d.code)
     if (code) message.code = code
     const troubleshooting = Array.isArray(d.troubleshooting)
-      ? d.troubleshooting.filter((t): t is string => typeof t === 'string' && t.trim() !== '').slice(0, MAX_RULES).map((t) => t.slice(0, MAX_TEXT))
+      ? d.troubleshooting
+          .filter((t): t is string => typeof t === 'string' && t.trim() !== '')
+          .slice(0, MAX_RULES)
+          .map((t) => t.slice(0, MAX_TEXT))
       : []
     message.troubleshooting = troubleshooting
-    message.applies = Array.isArray(d.applies) ? d.applies.filter((n): n is number => Number.isInteger(n) && n >= 0 && n < troubleshooting.length) : []
+    message.applies = Array.isArray(d.applies)
+      ? d.applies.filter((n): n is number => Number.isInteger(n) && n >= 0 && n < troubleshooting.length)
+      : []
   }
   return message
 }
@@ -75,7 +80,10 @@ export function isTrustedOrigin(eventOrigin: string, ownOrigin: string): boolean
 }
 
 /** The connect result carried by a message event, or null when the event is not one to believe. */
-export function connectResultFromEvent(event: { origin: string; data: unknown }, ownOrigin: string): ConnectResultMessage | null {
+export function connectResultFromEvent(
+  event: { origin: string; data: unknown },
+  ownOrigin: string,
+): ConnectResultMessage | null {
   return isTrustedOrigin(event.origin, ownOrigin) ? parseConnectResultMessage(event.data) : null
 }
 
@@ -103,7 +111,6 @@ export function sameOriginOpener(win: { opener: unknown }, ownOrigin: string): W
     return null
   }
 }
-
 
 interface RelayWindow {
   location: { origin: string; pathname: string; search: string }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { connectMethodsOf, credentialHelpQuery, credentialsToSend, emptyCredentials, isPlausibleKey, safeHttpUrl, splitLinks } from './credentials.ts'
+import {
+  connectMethodsOf,
+  credentialHelpQuery,
+  credentialsToSend,
+  emptyCredentials,
+  isPlausibleKey,
+  safeHttpUrl,
+  splitLinks,
+} from './credentials.ts'
 
 const KEY = '0123456789abcdef0123456789abcdef'
 const TOKEN_PAGE = `http://127.0.0.1:4010/trello/1/authorize?expiration=never&name=Switchyard&scope=read%2Cwrite&response_type=token&key=${KEY}`
@@ -10,7 +18,9 @@ const fields = [
 
 describe('connectMethodsOf', () => {
   it('offers both ways when the platform takes pasted credentials', () => {
-    expect(connectMethodsOf({ connect_methods: ['authorize', 'credentials'], credential_fields: fields })).toEqual(['authorize', 'credentials'])
+    expect(
+      connectMethodsOf({ connect_methods: ['authorize', 'credentials'], credential_fields: fields }),
+    ).toEqual(['authorize', 'credentials'])
   })
 
   it('offers only the authorization page otherwise, including for servers that predate connect_methods', () => {
@@ -19,9 +29,13 @@ describe('connectMethodsOf', () => {
   })
 
   it('ignores credentials without fields to paste, and unknown methods', () => {
-    expect(connectMethodsOf({ connect_methods: ['authorize', 'credentials'], credential_fields: [] })).toEqual(['authorize'])
+    expect(
+      connectMethodsOf({ connect_methods: ['authorize', 'credentials'], credential_fields: [] }),
+    ).toEqual(['authorize'])
     expect(connectMethodsOf({ connect_methods: ['magic'] })).toEqual(['authorize'])
-    expect(connectMethodsOf({ connect_methods: ['credentials'], credential_fields: fields })).toEqual(['credentials'])
+    expect(connectMethodsOf({ connect_methods: ['credentials'], credential_fields: fields })).toEqual([
+      'credentials',
+    ])
   })
 })
 
@@ -33,7 +47,14 @@ describe('isPlausibleKey and credentialHelpQuery', () => {
   })
 
   it('refuses partial, longer or non-hexadecimal keys', () => {
-    for (const v of ['', undefined, KEY.slice(0, 31), `${KEY}0`, `${KEY.slice(0, 31)}g`, 'fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210'])
+    for (const v of [
+      '',
+      undefined,
+      KEY.slice(0, 31),
+      `${KEY}0`,
+      `${KEY.slice(0, 31)}g`,
+      'fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210',
+    ])
       expect(isPlausibleKey(v), String(v)).toBe(false)
   })
 
@@ -52,7 +73,10 @@ describe('emptyCredentials and credentialsToSend', () => {
   })
 
   it('sends only the platform fields, trimmed', () => {
-    expect(credentialsToSend(fields, { key: ` ${KEY}\n`, token: 'abc\n', extra: 'x' })).toEqual({ key: KEY, token: 'abc' })
+    expect(credentialsToSend(fields, { key: ` ${KEY}\n`, token: 'abc\n', extra: 'x' })).toEqual({
+      key: KEY,
+      token: 'abc',
+    })
     expect(credentialsToSend(fields, {})).toEqual({ key: '', token: '' })
   })
 })
@@ -60,7 +84,9 @@ describe('emptyCredentials and credentialsToSend', () => {
 describe('safeHttpUrl', () => {
   it('keeps http(s) addresses and refuses other schemes and junk', () => {
     expect(safeHttpUrl(TOKEN_PAGE)).toBe(TOKEN_PAGE)
-    expect(safeHttpUrl('https://trello.com/1/authorize?key=abc')).toBe('https://trello.com/1/authorize?key=abc')
+    expect(safeHttpUrl('https://trello.com/1/authorize?key=abc')).toBe(
+      'https://trello.com/1/authorize?key=abc',
+    )
     expect(safeHttpUrl('javascript:alert(1)')).toBeNull()
     expect(safeHttpUrl('data:text/html,hi')).toBeNull()
     expect(safeHttpUrl('/relative')).toBeNull()
@@ -84,7 +110,11 @@ describe('splitLinks', () => {
   })
 
   it('leaves sentence punctuation and unbalanced brackets outside the address', () => {
-    expect(splitLinks('Go to https://example.com/a?b=c.')).toEqual([{ text: 'Go to ' }, { text: 'https://example.com/a?b=c', url: 'https://example.com/a?b=c' }, { text: '.' }])
+    expect(splitLinks('Go to https://example.com/a?b=c.')).toEqual([
+      { text: 'Go to ' },
+      { text: 'https://example.com/a?b=c', url: 'https://example.com/a?b=c' },
+      { text: '.' },
+    ])
     expect(splitLinks('(see https://example.com/x), then retry')).toEqual([
       { text: '(see ' },
       { text: 'https://example.com/x', url: 'https://example.com/x' },
@@ -96,12 +126,17 @@ describe('splitLinks', () => {
 
   it('finds several addresses and keeps text without any as one part', () => {
     const parts = splitLinks('a http://x.test/1 b https://y.test/2')
-    expect(parts.filter((p) => 'url' in p).map((p) => p.text)).toEqual(['http://x.test/1', 'https://y.test/2'])
+    expect(parts.filter((p) => 'url' in p).map((p) => p.text)).toEqual([
+      'http://x.test/1',
+      'https://y.test/2',
+    ])
     expect(splitLinks('no address here')).toEqual([{ text: 'no address here' }])
     expect(splitLinks('')).toEqual([])
   })
 
   it('links only http(s) addresses', () => {
-    expect(splitLinks('javascript:alert(1) ftp://x.test https://')).toEqual([{ text: 'javascript:alert(1) ftp://x.test https://' }])
+    expect(splitLinks('javascript:alert(1) ftp://x.test https://')).toEqual([
+      { text: 'javascript:alert(1) ftp://x.test https://' },
+    ])
   })
 })

@@ -9,11 +9,14 @@ export type ConnectMethod = 'authorize' | 'credentials'
  * `connect_methods` connect through their authorization page; `credentials` is only offered when
  * the platform also says which values to paste.
  */
-export function connectMethodsOf(platform: Pick<Platform, 'connect_methods' | 'credential_fields'>): ConnectMethod[] {
+export function connectMethodsOf(
+  platform: Pick<Platform, 'connect_methods' | 'credential_fields'>,
+): ConnectMethod[] {
   const listed = Array.isArray(platform.connect_methods) ? platform.connect_methods : ['authorize']
   const methods: ConnectMethod[] = []
   if (listed.includes('authorize')) methods.push('authorize')
-  if (listed.includes('credentials') && (platform.credential_fields?.length ?? 0) > 0) methods.push('credentials')
+  if (listed.includes('credentials') && (platform.credential_fields?.length ?? 0) > 0)
+    methods.push('credentials')
   return methods.length > 0 ? methods : ['authorize']
 }
 
@@ -39,7 +42,10 @@ export function emptyCredentials(fields: readonly Pick<CredentialField, 'name'>[
 }
 
 /** The values to send: only the platform's fields, each trimmed (pastes often carry a newline). */
-export function credentialsToSend(fields: readonly Pick<CredentialField, 'name'>[], values: Readonly<Record<string, string>>): Record<string, string> {
+export function credentialsToSend(
+  fields: readonly Pick<CredentialField, 'name'>[],
+  values: Readonly<Record<string, string>>,
+): Record<string, string> {
   return Object.fromEntries(fields.map((f) => [f.name, (values[f.name] ?? '').trim()]))
 }
 

@@ -32,7 +32,9 @@ describe('groupFieldErrors', () => {
   })
 
   it('accepts bare field paths with an empty prefix', () => {
-    expect(groupFieldErrors([{ field: 'name', message: 'Required' }], '', ['name']).byField).toEqual({ name: ['Required'] })
+    expect(groupFieldErrors([{ field: 'name', message: 'Required' }], '', ['name']).byField).toEqual({
+      name: ['Required'],
+    })
   })
 
   it('copes with no errors', () => {
@@ -54,7 +56,10 @@ describe('groupFieldErrors', () => {
       'credentials',
       ['key', 'token'],
     )
-    expect(grouped.byField).toEqual({ key: ['an API key is 32 hexadecimal characters'], token: ['a token is 64 hexadecimal characters, or starts with ATTA'] })
+    expect(grouped.byField).toEqual({
+      key: ['an API key is 32 hexadecimal characters'],
+      token: ['a token is 64 hexadecimal characters, or starts with ATTA'],
+    })
     expect(grouped.other).toEqual([{ field: 'credentials', message: 'give the credentials' }])
   })
 })

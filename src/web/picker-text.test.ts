@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { currentEntry, entriesOf, withEntry } from './picker-text.ts'
 
-describe('a list field\'s text as a picker reads and writes it', () => {
+describe("a list field's text as a picker reads and writes it", () => {
   it.each([
     ['', [], '', 'a', 'a, '],
     ['bu', ['bu'], 'bu', 'a', 'a, '],

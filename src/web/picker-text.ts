@@ -3,7 +3,10 @@
 
 /** The entries of a comma-separated value, trimmed, empty ones left out. */
 export function entriesOf(text: string): string[] {
-  return text.split(',').map((e) => e.trim()).filter(Boolean)
+  return text
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)
 }
 
 /** The entry being typed: what follows the last comma. */

@@ -23,7 +23,8 @@ export function titlesOf(platforms: readonly Platform[] | null): Record<string, 
 }
 
 /** Whether the platform's authorize page opens in a pop-up window (`authorize_in: 'popup'`). */
-export const authorizesInPopup = (platform: Pick<Platform, 'authorize_in'> | undefined): boolean => platform?.authorize_in === 'popup'
+export const authorizesInPopup = (platform: Pick<Platform, 'authorize_in'> | undefined): boolean =>
+  platform?.authorize_in === 'popup'
 
 export function usePlatformTitles(): Record<string, string> {
   const platforms = usePlatforms()

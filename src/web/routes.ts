@@ -27,7 +27,8 @@ export function matchRoute(path: string): Route | null {
     const id = decode(seg[1])
     if (!id) return null
     if (seg.length === 2) return { page: 'agent', id, tab: 'overview' }
-    if (seg.length === 3 && (seg[2] === 'triggers' || seg[2] === 'runs')) return { page: 'agent', id, tab: seg[2] }
+    if (seg.length === 3 && (seg[2] === 'triggers' || seg[2] === 'runs'))
+      return { page: 'agent', id, tab: seg[2] }
     if (seg.length === 3 && seg[2] === 'edit') return { page: 'agent-edit', id }
     return null
   }
@@ -40,6 +41,7 @@ export function matchRoute(path: string): Route | null {
 }
 
 const enc = encodeURIComponent
-export const agentPath = (id: string, tab: AgentTab = 'overview') => (tab === 'overview' ? `/agents/${enc(id)}` : `/agents/${enc(id)}/${tab}`)
+export const agentPath = (id: string, tab: AgentTab = 'overview') =>
+  tab === 'overview' ? `/agents/${enc(id)}` : `/agents/${enc(id)}/${tab}`
 export const agentEditPath = (id: string) => `/agents/${enc(id)}/edit`
 export const runPath = (id: string) => `/runs/${enc(id)}`

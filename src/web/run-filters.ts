@@ -34,7 +34,12 @@ export function filtersFromSearch(search: string): RunFilters {
 
 /** The address for `path` with these filters. */
 export function filtersToPath(path: string, filters: RunFilters): string {
-  return withQuery(path, { agent: filters.agent, status: filters.status, trigger: filters.trigger, range: filters.range })
+  return withQuery(path, {
+    agent: filters.agent,
+    status: filters.status,
+    trigger: filters.trigger,
+    range: filters.range,
+  })
 }
 
 /** The REST query (GET /v1/runs) for the filters, at time `now`. */

@@ -13,14 +13,20 @@ export function formatDuration(ms: number | null | undefined): string {
 }
 
 /** A run's duration: the finished one's, or the time it has been running so far. */
-export function runDuration(run: Pick<Run, 'duration_ms' | 'started_at' | 'finished_at'>, now: number): number | null {
+export function runDuration(
+  run: Pick<Run, 'duration_ms' | 'started_at' | 'finished_at'>,
+  now: number,
+): number | null {
   if (run.duration_ms !== null && run.duration_ms !== undefined) return run.duration_ms
   if (run.started_at && !run.finished_at) return Math.max(0, now - Date.parse(run.started_at))
   return null
 }
 
 /** Who or what started the run, in words; `triggerTitle` names the trigger where it is known. */
-export function startedByText(run: Pick<Run, 'started_by' | 'trigger_id' | 'trigger_title'>, triggerTitle?: string): string {
+export function startedByText(
+  run: Pick<Run, 'started_by' | 'trigger_id' | 'trigger_title'>,
+  triggerTitle?: string,
+): string {
   switch (run.started_by) {
     case 'trigger':
       return triggerTitle ?? run.trigger_title ?? 'A trigger'
@@ -35,7 +41,8 @@ export function startedByText(run: Pick<Run, 'started_by' | 'trigger_id' | 'trig
   }
 }
 
-const sameDay = (a: Date, b: Date) => a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate()
+const sameDay = (a: Date, b: Date) =>
+  a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate()
 
 /** A time as people read it in a list: today's as a clock time, others with the date. */
 export function formatTime(iso: string | null | undefined, now = Date.now()): string {
@@ -43,7 +50,9 @@ export function formatTime(iso: string | null | undefined, now = Date.now()): st
   const d = new Date(iso)
   if (Number.isNaN(d.getTime())) return ''
   const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })
-  return sameDay(d, new Date(now)) ? time : `${d.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' })} ${time}`
+  return sameDay(d, new Date(now))
+    ? time
+    : `${d.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' })} ${time}`
 }
 
 /** "3 min ago", "2 h ago", "5 days ago" (for last events). */
@@ -77,7 +86,10 @@ const MACHINE_ID = /^[0-9a-f]{16,}$|^[A-Za-z]+_[0-9A-Za-z]{10,}$/i
 /** A run's inputs in a few words, for a list row: the text values a person would recognise. */
 export function inputsPreview(inputs: Record<string, unknown> | null | undefined): string {
   const words = Object.values(inputs ?? {})
-    .filter((v): v is string | number => (typeof v === 'string' && v.trim() !== '' && !MACHINE_ID.test(v.trim())) || typeof v === 'number')
+    .filter(
+      (v): v is string | number =>
+        (typeof v === 'string' && v.trim() !== '' && !MACHINE_ID.test(v.trim())) || typeof v === 'number',
+    )
     .map((v) => String(v).replace(/\s+/g, ' ').trim())
   const text = words.join(' · ')
   return text.length > PREVIEW_LENGTH ? `${text.slice(0, PREVIEW_LENGTH - 1)}…` : text

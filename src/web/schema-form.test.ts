@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { coerceValues, fieldsFromSchema, humanize, initialValues, resolveSchema, visibleFields, type FormField } from './schema-form.ts'
+import {
+  coerceValues,
+  fieldsFromSchema,
+  humanize,
+  initialValues,
+  resolveSchema,
+  visibleFields,
+  type FormField,
+} from './schema-form.ts'
 
 // The server describes tool input with zod's toJSONSchema, so the mapping is tested on its real output.
 const createTicketInput = z.object({
@@ -72,7 +80,9 @@ describe('fieldsFromSchema', () => {
     expect(byName('requesterEmail').label).toBe('Requester email')
     expect(byName('requesterEmail').description).toBe('Who asked')
     expect(byName('requesterEmail').inputMode).toBe('email')
-    expect(fieldsFromSchema({ type: 'object', properties: { x: { type: 'string', title: 'Custom' } } })[0].label).toBe('Custom')
+    expect(
+      fieldsFromSchema({ type: 'object', properties: { x: { type: 'string', title: 'Custom' } } })[0].label,
+    ).toBe('Custom')
   })
 
   it('keeps enum value types in options', () => {
@@ -85,16 +95,28 @@ describe('fieldsFromSchema', () => {
   })
 
   it('shows an object example as the JSON to type', () => {
-    const mapSchema = z.toJSONSchema(z.object({ map: z.record(z.string(), z.string()).optional().meta({ examples: [{ ticket_id: 'body.ticket.id' }] }) })) as Record<string, unknown>
+    const mapSchema = z.toJSONSchema(
+      z.object({
+        map: z
+          .record(z.string(), z.string())
+          .optional()
+          .meta({ examples: [{ ticket_id: 'body.ticket.id' }] }),
+      }),
+    ) as Record<string, unknown>
     expect(fieldsFromSchema(mapSchema)[0].placeholder).toBe('{"ticket_id":"body.ticket.id"}')
   })
 
-    it('marks writeOnly strings as secrets, typed into a password box', () => {
-    const secretSchema = z.toJSONSchema(z.object({ token: z.string().optional().meta({ writeOnly: true }), name: z.string() })) as Record<string, unknown>
-    expect(fieldsFromSchema(secretSchema).map((f) => [f.name, f.secret === true])).toEqual([['token', true], ['name', false]])
+  it('marks writeOnly strings as secrets, typed into a password box', () => {
+    const secretSchema = z.toJSONSchema(
+      z.object({ token: z.string().optional().meta({ writeOnly: true }), name: z.string() }),
+    ) as Record<string, unknown>
+    expect(fieldsFromSchema(secretSchema).map((f) => [f.name, f.secret === true])).toEqual([
+      ['token', true],
+      ['name', false],
+    ])
   })
 
-    it('marks integer-only unions', () => {
+  it('marks integer-only unions', () => {
     expect(byName('assignee').integerOnly).toBe(true)
   })
 
@@ -115,7 +137,13 @@ describe('fieldsFromSchema', () => {
     expect(fieldsFromSchema({ type: 'object' })).toEqual([])
     expect(fieldsFromSchema({ type: 'object', properties: { x: true } })[0].kind).toBe('json')
     // A self-referencing $ref does not loop forever.
-    expect(fieldsFromSchema({ type: 'object', properties: { x: { $ref: '#/$defs/A' } }, $defs: { A: { $ref: '#/$defs/A' } } })[0].kind).toBe('json')
+    expect(
+      fieldsFromSchema({
+        type: 'object',
+        properties: { x: { $ref: '#/$defs/A' } },
+        $defs: { A: { $ref: '#/$defs/A' } },
+      })[0].kind,
+    ).toBe('json')
   })
 })
 
@@ -129,7 +157,13 @@ describe('initialValues', () => {
   })
 
   it('renders complex defaults as JSON and lists as comma-separated', () => {
-    const f = fieldsFromSchema({ type: 'object', properties: { q: { type: 'object', default: { a: 1 } }, t: { type: 'array', items: { type: 'string' }, default: ['a', 'b'] } } })
+    const f = fieldsFromSchema({
+      type: 'object',
+      properties: {
+        q: { type: 'object', default: { a: 1 } },
+        t: { type: 'array', items: { type: 'string' }, default: ['a', 'b'] },
+      },
+    })
     expect(initialValues(f)).toEqual({ q: '{\n  "a": 1\n}', t: 'a, b' })
   })
 })
@@ -172,7 +206,9 @@ describe('coerceValues', () => {
   })
 
   it('keeps text-or-number values that are not numbers as text', () => {
-    expect(coerceValues(fields, { ...base, assignee: 'agent@acme.test' }).input.assignee).toBe('agent@acme.test')
+    expect(coerceValues(fields, { ...base, assignee: 'agent@acme.test' }).input.assignee).toBe(
+      'agent@acme.test',
+    )
     expect(coerceValues(fields, { ...base, assignee: '1.5' }).input.assignee).toBe('1.5')
   })
 
@@ -232,26 +268,45 @@ describe('fields shown only while another field holds a value (shownWhen)', () =
   })
 
   it('does not send what was typed into a field that no longer applies', () => {
-    expect(coerceValues(fields, { auth: '"integration"', key: 'typed before switching back' }).input).toEqual({ auth: 'integration' })
+    expect(coerceValues(fields, { auth: '"integration"', key: 'typed before switching back' }).input).toEqual(
+      { auth: 'integration' },
+    )
     expect(coerceValues(fields, { auth: '"api_key"', key: 'k' }).input).toEqual({ auth: 'api_key', key: 'k' })
   })
 })
 
 describe('a select shows its choices in words where the values are codes (optionLabels)', () => {
-  it('labels Trello API Call\'s auth choices as the catalogue serves them', async () => {
+  it("labels Trello API Call's auth choices as the catalogue serves them", async () => {
     const { platforms } = await import('../platforms/index.ts')
     const apiCall = platforms.find((p) => p.id === 'trello')!.tools.find((t) => t.id === 'trello.api_call')!
-    const fields = fieldsFromSchema(z.toJSONSchema(apiCall.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>)
+    const fields = fieldsFromSchema(
+      z.toJSONSchema(apiCall.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+    )
     const auth = fields.find((f) => f.name === 'auth')!
     expect(auth.options).toEqual([
       { label: 'The connected account', value: '"integration"' },
       { label: 'A key and token given here', value: '"api_key"' },
     ])
-    expect(coerceValues(fields, { ...initialValues(fields), auth: '"api_key"', key: 'k', token: 't', method: '"GET"', endpoint: '/1/members/me' }).input).toMatchObject({ auth: 'api_key' })
+    expect(
+      coerceValues(fields, {
+        ...initialValues(fields),
+        auth: '"api_key"',
+        key: 'k',
+        token: 't',
+        method: '"GET"',
+        endpoint: '/1/members/me',
+      }).input,
+    ).toMatchObject({ auth: 'api_key' })
   })
 
   it('keeps the code as the label where no word is given', () => {
-    const fields = fieldsFromSchema({ type: 'object', properties: { mode: { type: 'string', enum: ['a', 'b'], optionLabels: { a: 'First' } } } })
-    expect(fields[0]!.options).toEqual([{ label: 'First', value: '"a"' }, { label: 'b', value: '"b"' }])
+    const fields = fieldsFromSchema({
+      type: 'object',
+      properties: { mode: { type: 'string', enum: ['a', 'b'], optionLabels: { a: 'First' } } },
+    })
+    expect(fields[0]!.options).toEqual([
+      { label: 'First', value: '"a"' },
+      { label: 'b', value: '"b"' },
+    ])
   })
 })

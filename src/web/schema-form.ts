@@ -49,7 +49,17 @@ export type FormValues = Record<string, FormValue>
 const MAX_REF_DEPTH = 16
 /** Strings allowed to be at least this long get a multi-line box (a 255-character subject does not). */
 const TEXTAREA_MIN_LENGTH = 1000
-const LONG_TEXT_NAMES = new Set(['description', 'body', 'comment', 'content', 'text', 'message', 'html_body', 'desc', 'notes'])
+const LONG_TEXT_NAMES = new Set([
+  'description',
+  'body',
+  'comment',
+  'content',
+  'text',
+  'message',
+  'html_body',
+  'desc',
+  'notes',
+])
 
 const isRecord = (v: unknown): v is JsonSchema => typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -74,7 +84,8 @@ export function resolveSchema(schema: unknown, root: JsonSchema, depth = 0): Jso
       .reduce<unknown>((node, seg) => (isRecord(node) ? node[seg] : undefined), root)
     return { ...resolveSchema(target, root, depth + 1), ...rest }
   }
-  if (Array.isArray(allOf) && allOf.length === 1) return { ...resolveSchema(allOf[0], root, depth + 1), ...rest }
+  if (Array.isArray(allOf) && allOf.length === 1)
+    return { ...resolveSchema(allOf[0], root, depth + 1), ...rest }
   return schema
 }
 
@@ -88,7 +99,9 @@ function withoutNull(schema: JsonSchema, root: JsonSchema): JsonSchema {
   for (const key of ['anyOf', 'oneOf'] as const) {
     const alts = schema[key]
     if (!Array.isArray(alts)) continue
-    const members = alts.map((a) => resolveSchema(a, root)).filter((a) => !(typesOf(a).length === 1 && typesOf(a)[0] === 'null'))
+    const members = alts
+      .map((a) => resolveSchema(a, root))
+      .filter((a) => !(typesOf(a).length === 1 && typesOf(a)[0] === 'null'))
     if (members.length === alts.length) continue
     const { [key]: _dropped, ...rest } = schema
     if (members.length === 1) return { ...withoutNull(members[0], root), ...rest }
@@ -135,11 +148,19 @@ function enumValues(s: JsonSchema): unknown[] | undefined {
 
 const isPrimitiveType = (t: string) => t === 'string' || t === 'integer' || t === 'number' || t === 'boolean'
 
-function classify(s: JsonSchema, name: string, required: boolean, root: JsonSchema): Pick<FormField, 'kind' | 'options' | 'integerOnly' | 'inputMode' | 'placeholder'> {
+function classify(
+  s: JsonSchema,
+  name: string,
+  required: boolean,
+  root: JsonSchema,
+): Pick<FormField, 'kind' | 'options' | 'integerOnly' | 'inputMode' | 'placeholder'> {
   const values = enumValues(s)
-  if (values) return { kind: 'enum', options: values.map((v) => ({ label: optionLabel(v), value: JSON.stringify(v) })) }
+  if (values)
+    return { kind: 'enum', options: values.map((v) => ({ label: optionLabel(v), value: JSON.stringify(v) })) }
 
-  const alts = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined)?.map((a) => resolveSchema(a, root))
+  const alts = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined)?.map((a) =>
+    resolveSchema(a, root),
+  )
   if (alts && alts.length > 0) {
     // A union of constants (zod literals) is a select.
     const constants = alts.map(enumValues)
@@ -163,9 +184,12 @@ function classify(s: JsonSchema, name: string, required: boolean, root: JsonSche
   switch (types[0]) {
     case 'string': {
       const format = typeof s.format === 'string' ? s.format : undefined
-      const inputMode = format === 'email' ? 'email' : format === 'uri' || format === 'url' ? 'url' : undefined
+      const inputMode =
+        format === 'email' ? 'email' : format === 'uri' || format === 'url' ? 'url' : undefined
       const maxLength = typeof s.maxLength === 'number' ? s.maxLength : Infinity
-      const long = (LONG_TEXT_NAMES.has(name.toLowerCase()) && maxLength > 80) || (maxLength !== Infinity && maxLength >= TEXTAREA_MIN_LENGTH)
+      const long =
+        (LONG_TEXT_NAMES.has(name.toLowerCase()) && maxLength > 80) ||
+        (maxLength !== Infinity && maxLength >= TEXTAREA_MIN_LENGTH)
       return { kind: long && !format ? 'textarea' : 'text', ...(inputMode ? { inputMode } : {}) }
     }
     case 'integer':
@@ -175,12 +199,19 @@ function classify(s: JsonSchema, name: string, required: boolean, root: JsonSche
     case 'boolean':
       return required
         ? { kind: 'boolean' }
-        : { kind: 'enum', options: [true, false].map((v) => ({ label: optionLabel(v), value: JSON.stringify(v) })) }
+        : {
+            kind: 'enum',
+            options: [true, false].map((v) => ({ label: optionLabel(v), value: JSON.stringify(v) })),
+          }
     case 'array': {
       const items = withoutNull(resolveSchema(s.items, root), root)
       const itemValues = enumValues(items)
-      const stringItems = itemValues ? itemValues.every((v) => typeof v === 'string') : typesOf(items).length === 1 && typesOf(items)[0] === 'string'
-      return stringItems ? { kind: 'string-list', placeholder: 'Comma-separated, e.g. first, second' } : { kind: 'json', placeholder: '[ … ]' }
+      const stringItems = itemValues
+        ? itemValues.every((v) => typeof v === 'string')
+        : typesOf(items).length === 1 && typesOf(items)[0] === 'string'
+      return stringItems
+        ? { kind: 'string-list', placeholder: 'Comma-separated, e.g. first, second' }
+        : { kind: 'json', placeholder: '[ … ]' }
     }
     case 'object':
       return { kind: 'json', placeholder: '{ … }' }
@@ -204,7 +235,9 @@ export function fieldsFromSchema(schema: unknown): FormField[] {
   const root = schema
   const obj = resolveSchema(schema, root)
   const properties = isRecord(obj.properties) ? obj.properties : {}
-  const required = new Set(Array.isArray(obj.required) ? obj.required.filter((r): r is string => typeof r === 'string') : [])
+  const required = new Set(
+    Array.isArray(obj.required) ? obj.required.filter((r): r is string => typeof r === 'string') : [],
+  )
   return Object.entries(properties).map(([name, raw]) => {
     const s = withoutNull(resolveSchema(raw, root), root)
     const isRequired = required.has(name)
@@ -216,7 +249,8 @@ export function fieldsFromSchema(schema: unknown): FormField[] {
     }
     if (typeof s.description === 'string' && s.description.trim()) field.description = s.description
     const example = examplePlaceholder(s)
-    if (example !== undefined) field.placeholder = field.kind === 'json' && !/^[{[]/.test(example) ? JSON.stringify(example) : example
+    if (example !== undefined)
+      field.placeholder = field.kind === 'json' && !/^[{[]/.test(example) ? JSON.stringify(example) : example
     if ('default' in s) field.default = s.default
     if (s.writeOnly === true) field.secret = true
     if (isRecord(s.shownWhen)) field.shownWhen = s.shownWhen
@@ -234,7 +268,13 @@ export function fieldsFromSchema(schema: unknown): FormField[] {
 
 /** The fields that apply to the values as they are (see FormField.shownWhen); an enum's form value is its JSON. */
 export function visibleFields(fields: readonly FormField[], values: FormValues): FormField[] {
-  return fields.filter((f) => !f.shownWhen || Object.entries(f.shownWhen).every(([name, wanted]) => values[name] === JSON.stringify(wanted) || values[name] === wanted))
+  return fields.filter(
+    (f) =>
+      !f.shownWhen ||
+      Object.entries(f.shownWhen).every(
+        ([name, wanted]) => values[name] === JSON.stringify(wanted) || values[name] === wanted,
+      ),
+  )
 }
 
 /** The form's starting values: schema defaults where given, otherwise empty. */

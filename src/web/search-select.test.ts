@@ -15,9 +15,15 @@ describe('matchesQuery', () => {
 })
 
 describe('integrationsFor', () => {
-  const integration = (id: string, platform: string, status: string) => ({ id, platform, status, account_name: id }) as Integration
+  const integration = (id: string, platform: string, status: string) =>
+    ({ id, platform, status, account_name: id }) as Integration
   it('keeps the platform’s integrations, usable ones first, disconnected ones last', () => {
-    const all = [integration('a', 'trello', 'disconnected'), integration('b', 'zendesk', 'active'), integration('c', 'trello', 'active'), integration('d', 'trello', 'needs_reconnection')]
+    const all = [
+      integration('a', 'trello', 'disconnected'),
+      integration('b', 'zendesk', 'active'),
+      integration('c', 'trello', 'active'),
+      integration('d', 'trello', 'needs_reconnection'),
+    ]
     expect(integrationsFor(all, 'trello').map((i) => i.id)).toEqual(['c', 'd', 'a'])
     expect(integrationsFor(all, undefined)).toEqual([])
   })

@@ -7,7 +7,14 @@ describe('formValuesOf', () => {
   it('gives the config form the values that coerce back to the stored config', () => {
     const fields = fieldsFromSchema({
       type: 'object',
-      properties: { idBoard: { type: 'string' }, lists: { type: 'array', items: { type: 'string' } }, mine: { type: 'boolean' }, kind: { enum: ['a', 'b'] }, n: { type: 'integer' }, extra: { type: 'object' } },
+      properties: {
+        idBoard: { type: 'string' },
+        lists: { type: 'array', items: { type: 'string' } },
+        mine: { type: 'boolean' },
+        kind: { enum: ['a', 'b'] },
+        n: { type: 'integer' },
+        extra: { type: 'object' },
+      },
       required: ['idBoard', 'mine'],
     })
     const stored = { idBoard: 'b1', lists: ['l1', 'l2'], mine: true, kind: 'b', n: 3, extra: { x: 1 } }
@@ -49,13 +56,61 @@ describe('healthVerdict', () => {
   const active = { status: 'active' as const, last_event_at: null }
 
   it('answers why a trigger does not fire, most basic cause first', () => {
-    expect(healthVerdict(active, { ...healthy, integration: { ...healthy.integration, connected: false } }, 'Trello', now)).toMatchObject({ tone: 'error', text: expect.stringMatching(/not connected/) })
-    expect(healthVerdict({ ...active, status: 'inactive' }, healthy, 'Trello', now)).toMatchObject({ tone: 'warning', text: expect.stringMatching(/inactive/) })
-    expect(healthVerdict(active, { ...healthy, webhooks: [{ ...healthy.webhooks[0], present: false }] }, 'Trello', now)).toMatchObject({ tone: 'error', text: expect.stringMatching(/webhook at Trello is gone/) })
-    expect(healthVerdict(active, { ...healthy, last_error: 'Mapping failed', last_error_at: '2026-01-01T11:00:00Z', last_event_at: '2026-01-01T10:00:00Z' }, 'Trello', now)).toMatchObject({ tone: 'error', text: expect.stringMatching(/Mapping failed/) })
-    expect(healthVerdict(active, healthy, 'Trello', now)).toMatchObject({ tone: 'ok', text: expect.stringMatching(/No event has arrived yet.*as someone other than Ada \(changes made by the integration's own account start nothing\)/) })
-    expect(healthVerdict({ ...active, start_on_own_changes: true }, healthy, 'Trello', now).text).not.toMatch(/someone other/)
-    expect(healthVerdict({ ...active, webhook_address: 'https://sy.test/v1/hooks/x' }, { ...healthy, webhooks: [] }, 'Zendesk', now)).toMatchObject({ tone: 'warning', text: expect.stringMatching(/Check that Zendesk has a webhook sending to the address/) })
-    expect(healthVerdict(active, { ...healthy, last_event_at: '2026-01-01T11:30:00Z' }, 'Trello', now)).toEqual({ tone: 'ok', text: 'Working: the last event arrived 30 min ago.' })
+    expect(
+      healthVerdict(
+        active,
+        { ...healthy, integration: { ...healthy.integration, connected: false } },
+        'Trello',
+        now,
+      ),
+    ).toMatchObject({ tone: 'error', text: expect.stringMatching(/not connected/) })
+    expect(healthVerdict({ ...active, status: 'inactive' }, healthy, 'Trello', now)).toMatchObject({
+      tone: 'warning',
+      text: expect.stringMatching(/inactive/),
+    })
+    expect(
+      healthVerdict(
+        active,
+        { ...healthy, webhooks: [{ ...healthy.webhooks[0], present: false }] },
+        'Trello',
+        now,
+      ),
+    ).toMatchObject({ tone: 'error', text: expect.stringMatching(/webhook at Trello is gone/) })
+    expect(
+      healthVerdict(
+        active,
+        {
+          ...healthy,
+          last_error: 'Mapping failed',
+          last_error_at: '2026-01-01T11:00:00Z',
+          last_event_at: '2026-01-01T10:00:00Z',
+        },
+        'Trello',
+        now,
+      ),
+    ).toMatchObject({ tone: 'error', text: expect.stringMatching(/Mapping failed/) })
+    expect(healthVerdict(active, healthy, 'Trello', now)).toMatchObject({
+      tone: 'ok',
+      text: expect.stringMatching(
+        /No event has arrived yet.*as someone other than Ada \(changes made by the integration's own account start nothing\)/,
+      ),
+    })
+    expect(healthVerdict({ ...active, start_on_own_changes: true }, healthy, 'Trello', now).text).not.toMatch(
+      /someone other/,
+    )
+    expect(
+      healthVerdict(
+        { ...active, webhook_address: 'https://sy.test/v1/hooks/x' },
+        { ...healthy, webhooks: [] },
+        'Zendesk',
+        now,
+      ),
+    ).toMatchObject({
+      tone: 'warning',
+      text: expect.stringMatching(/Check that Zendesk has a webhook sending to the address/),
+    })
+    expect(
+      healthVerdict(active, { ...healthy, last_event_at: '2026-01-01T11:30:00Z' }, 'Trello', now),
+    ).toEqual({ tone: 'ok', text: 'Working: the last event arrived 30 min ago.' })
   })
 })

@@ -39,7 +39,10 @@ export function formValuesOf(fields: readonly FormField[], stored: Record<string
  * Sorts mapping errors (from a preview, a test or a save) onto the agent's input variables: the field
  * may be `mapping.subject`, `inputs.subject`, `inputs[0]`-style or the bare name.
  */
-export function routeMappingErrors(errors: readonly FieldError[] | undefined, variables: readonly string[]): { byVariable: Record<string, string[]>; other: FieldError[] } {
+export function routeMappingErrors(
+  errors: readonly FieldError[] | undefined,
+  variables: readonly string[],
+): { byVariable: Record<string, string[]>; other: FieldError[] } {
   const byVariable: Record<string, string[]> = {}
   const other: FieldError[] = []
   const known = new Set(variables)
@@ -58,23 +61,46 @@ export interface Verdict {
 }
 
 /** The answer to "why does my trigger not fire?", from the subscription and its health. */
-export function healthVerdict(sub: Pick<Subscription, 'status' | 'last_event_at' | 'webhook_address'> & Partial<Pick<Subscription, 'start_on_own_changes'>>, health: SubscriptionHealth, platformTitle: string, now = Date.now()): Verdict {
+export function healthVerdict(
+  sub: Pick<Subscription, 'status' | 'last_event_at' | 'webhook_address'> &
+    Partial<Pick<Subscription, 'start_on_own_changes'>>,
+  health: SubscriptionHealth,
+  platformTitle: string,
+  now = Date.now(),
+): Verdict {
   if (!health.integration.connected) {
-    return { tone: 'error', text: `The ${platformTitle} integration “${health.integration.name}” is not connected, so no event can reach this trigger. Reconnect it on the Integrations page.` }
+    return {
+      tone: 'error',
+      text: `The ${platformTitle} integration “${health.integration.name}” is not connected, so no event can reach this trigger. Reconnect it on the Integrations page.`,
+    }
   }
-  if (sub.status !== 'active') return { tone: 'warning', text: 'This trigger is inactive: it starts no runs. Activate it when the mapping looks right.' }
+  if (sub.status !== 'active')
+    return {
+      tone: 'warning',
+      text: 'This trigger is inactive: it starts no runs. Activate it when the mapping looks right.',
+    }
   const missing = health.webhooks.filter((w) => w.present === false)
   if (missing.length > 0) {
-    return { tone: 'error', text: `The webhook at ${platformTitle} is gone, so ${platformTitle} sends no events. Deactivate and activate the trigger to create it again.` }
+    return {
+      tone: 'error',
+      text: `The webhook at ${platformTitle} is gone, so ${platformTitle} sends no events. Deactivate and activate the trigger to create it again.`,
+    }
   }
   const failing = health.webhooks.find((w) => w.last_error)
-  if (failing) return { tone: 'error', text: `Setting up the webhook at ${platformTitle} failed: ${failing.last_error}` }
+  if (failing)
+    return { tone: 'error', text: `Setting up the webhook at ${platformTitle} failed: ${failing.last_error}` }
   const lastEvent = health.last_event_at ?? sub.last_event_at
-  if (health.last_error && (!lastEvent || (health.last_error_at && Date.parse(health.last_error_at) >= Date.parse(lastEvent)))) {
+  if (
+    health.last_error &&
+    (!lastEvent || (health.last_error_at && Date.parse(health.last_error_at) >= Date.parse(lastEvent)))
+  ) {
     return { tone: 'error', text: `The last event did not start a run: ${health.last_error}` }
   }
   if (!lastEvent && sub.webhook_address) {
-    return { tone: 'warning', text: `No event has arrived yet. Check that ${platformTitle} has a webhook sending to the address shown here, for the events this trigger watches.` }
+    return {
+      tone: 'warning',
+      text: `No event has arrived yet. Check that ${platformTitle} has a webhook sending to the address shown here, for the events this trigger watches.`,
+    }
   }
   if (!lastEvent) {
     return {

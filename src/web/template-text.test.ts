@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { eventFields, expressionOf, flattenFields, insertAt, insertChoices, templateOf } from './template-text.ts'
+import {
+  eventFields,
+  expressionOf,
+  flattenFields,
+  insertAt,
+  insertChoices,
+  templateOf,
+} from './template-text.ts'
 
 describe('templates', () => {
   it('names a field as a JSONata path, quoting names that are not identifiers', () => {
@@ -19,15 +26,30 @@ describe('eventFields', () => {
   const schema = {
     type: 'object',
     properties: {
-      card: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string', description: 'The card title' }, labels: { type: 'array', items: { $ref: '#/$defs/label' } } } },
+      card: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string', description: 'The card title' },
+          labels: { type: 'array', items: { $ref: '#/$defs/label' } },
+        },
+      },
       list: { anyOf: [{ type: 'object', properties: { name: { type: 'string' } } }, { type: 'null' }] },
     },
     $defs: { label: { type: 'object', properties: { name: { type: 'string' } } } },
   }
-  const sample = { card: { id: 'c1', name: 'Fix the login page', labels: [{ name: 'bug' }] }, list: { name: 'To do' } }
+  const sample = {
+    card: { id: 'c1', name: 'Fix the login page', labels: [{ name: 'bug' }] },
+    list: { name: 'To do' },
+  }
 
   it('lists the schema’s fields with the sample’s values', () => {
-    const flat = flattenFields(eventFields(schema, sample)).map(({ field, depth }) => [field.path.join('.'), depth, field.type, field.example ?? null])
+    const flat = flattenFields(eventFields(schema, sample)).map(({ field, depth }) => [
+      field.path.join('.'),
+      depth,
+      field.type,
+      field.example ?? null,
+    ])
     expect(flat).toEqual([
       ['card', 0, 'object', null],
       ['card.id', 1, 'string', '“c1”'],
@@ -41,7 +63,9 @@ describe('eventFields', () => {
   })
 
   it('falls back to the sample when the schema names no properties', () => {
-    const flat = flattenFields(eventFields({}, { ticket: { id: 7, subject: 'x'.repeat(80) } })).map(({ field }) => [field.path.join('.'), field.example ?? null])
+    const flat = flattenFields(eventFields({}, { ticket: { id: 7, subject: 'x'.repeat(80) } })).map(
+      ({ field }) => [field.path.join('.'), field.example ?? null],
+    )
     expect(flat[0]).toEqual(['ticket', null])
     expect(flat[1]).toEqual(['ticket.id', '7'])
     expect(flat[2][1]).toMatch(/…$/)
@@ -50,7 +74,16 @@ describe('eventFields', () => {
 
 describe('insertChoices', () => {
   it('offers the inputs, then each earlier step’s output and its fields', () => {
-    const choices = insertChoices(['subject', 'due date'], [{ key: 'find', outputSchema: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } } }, { key: '' }])
+    const choices = insertChoices(
+      ['subject', 'due date'],
+      [
+        {
+          key: 'find',
+          outputSchema: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } },
+        },
+        { key: '' },
+      ],
+    )
     expect(choices.map((c) => c.template)).toEqual([
       '{{ inputs.subject }}',
       '{{ inputs.`due date` }}',

@@ -2,7 +2,8 @@
 // names one, and inserting it where the cursor is. Templates are JSONata (docs/agents.md, "Templates").
 import { resolveSchema, type JsonSchema } from './schema-form.ts'
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
@@ -14,7 +15,12 @@ export function expressionOf(path: readonly string[]): string {
 export const templateOf = (path: readonly string[]) => `{{ ${expressionOf(path)} }}`
 
 /** The text with `snippet` in place of the selection; `caret` is where the cursor goes after it. */
-export function insertAt(text: string, start: number | null | undefined, end: number | null | undefined, snippet: string): { text: string; caret: number } {
+export function insertAt(
+  text: string,
+  start: number | null | undefined,
+  end: number | null | undefined,
+  snippet: string,
+): { text: string; caret: number } {
   const from = clamp(start ?? text.length, 0, text.length)
   const to = clamp(end ?? from, from, text.length)
   return { text: text.slice(0, from) + snippet + text.slice(to), caret: from + snippet.length }
@@ -59,7 +65,8 @@ function normal(schema: unknown, root: JsonSchema): JsonSchema {
     const alts = s[key]
     if (!Array.isArray(alts)) continue
     const members = alts.map((a) => resolveSchema(a, root)).filter((a) => a.type !== 'null')
-    if (members.length === 1) return { ...members[0], ...(typeof s.description === 'string' ? { description: s.description } : {}) }
+    if (members.length === 1)
+      return { ...members[0], ...(typeof s.description === 'string' ? { description: s.description } : {}) }
   }
   return s
 }
@@ -74,7 +81,13 @@ export function eventFields(schema: unknown, sample: unknown): EventField[] {
   return fieldsOf(root, sample, [], root, 0)
 }
 
-function fieldsOf(schema: unknown, sample: unknown, path: string[], root: JsonSchema, depth: number): EventField[] {
+function fieldsOf(
+  schema: unknown,
+  sample: unknown,
+  path: string[],
+  root: JsonSchema,
+  depth: number,
+): EventField[] {
   if (depth >= MAX_DEPTH) return []
   let s = normal(schema, root)
   let value = sample
@@ -94,7 +107,8 @@ function fieldsOf(schema: unknown, sample: unknown, path: string[], root: JsonSc
       type: typeOf(child, childValue),
       children: fieldsOf(child, childValue, childPath, root, depth + 1),
     }
-    if (typeof child.description === 'string' && child.description.trim()) field.description = child.description
+    if (typeof child.description === 'string' && child.description.trim())
+      field.description = child.description
     const example = exampleOf(childValue)
     if (example !== undefined) field.example = example
     return field
@@ -102,7 +116,10 @@ function fieldsOf(schema: unknown, sample: unknown, path: string[], root: JsonSc
 }
 
 /** Every field of the tree, depth first, with its depth (for a flat, indented list). */
-export function flattenFields(fields: readonly EventField[], depth = 0): Array<{ field: EventField; depth: number }> {
+export function flattenFields(
+  fields: readonly EventField[],
+  depth = 0,
+): Array<{ field: EventField; depth: number }> {
   return fields.flatMap((f) => [{ field: f, depth }, ...flattenFields(f.children, depth + 1)])
 }
 
@@ -118,14 +135,22 @@ const MAX_OUTPUT_FIELDS = 8
  * What a step's input may name: the run's input variables, then each earlier step's output (as a
  * whole, and its first top-level fields from the tool's output schema).
  */
-export function insertChoices(variables: readonly string[], earlierSteps: ReadonlyArray<{ key: string; outputSchema?: unknown }>): InsertChoice[] {
-  const choices: InsertChoice[] = variables.filter(Boolean).map((name) => ({ label: expressionOf(['inputs', name]), template: templateOf(['inputs', name]) }))
+export function insertChoices(
+  variables: readonly string[],
+  earlierSteps: ReadonlyArray<{ key: string; outputSchema?: unknown }>,
+): InsertChoice[] {
+  const choices: InsertChoice[] = variables
+    .filter(Boolean)
+    .map((name) => ({ label: expressionOf(['inputs', name]), template: templateOf(['inputs', name]) }))
   for (const step of earlierSteps) {
     if (!step.key) continue
     const base = ['steps', step.key, 'output']
     choices.push({ label: expressionOf(base), template: templateOf(base) })
     for (const field of eventFields(step.outputSchema, undefined).slice(0, MAX_OUTPUT_FIELDS)) {
-      choices.push({ label: expressionOf([...base, ...field.path]), template: templateOf([...base, ...field.path]) })
+      choices.push({
+        label: expressionOf([...base, ...field.path]),
+        template: templateOf([...base, ...field.path]),
+      })
     }
   }
   return choices

@@ -14,7 +14,16 @@ import { connectVercel, VERCEL, vercelControl } from '../../test/helpers/vercel.
 import { actAs, ZENDESK_AGENT } from '../../test/helpers/zendesk-triggers.ts'
 
 const CHROMIUM_PATH = '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const APP_MODULE = join(REPO_ROOT, 'src/server/app.ts')
 const SHOTS = '/work/tmp/shots'
@@ -34,7 +43,10 @@ interface TestStack {
 }
 
 const hasChromium = existsSync(CHROMIUM_PATH)
-if (!hasChromium) console.warn(`Skipping the triggers browser test: ${CHROMIUM_PATH} does not exist (install Debian's chromium package).`)
+if (!hasChromium)
+  console.warn(
+    `Skipping the triggers browser test: ${CHROMIUM_PATH} does not exist (install Debian's chromium package).`,
+  )
 
 describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
   let stack: TestStack
@@ -50,10 +62,13 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
     c.setDefaultTimeout(STEP_TIMEOUT_MS)
     // Every page reports what its Content Security Policy blocked (docs/security.md).
     await c.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`))
+      document.addEventListener('securitypolicyviolation', (e) =>
+        console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`),
+      )
     })
     c.on('console', (message) => {
-      if (/CSP violation|Content Security Policy/i.test(message.text())) cspViolations.push(`${message.page()?.url()}: ${message.text()}`)
+      if (/CSP violation|Content Security Policy/i.test(message.text()))
+        cspViolations.push(`${message.page()?.url()}: ${message.text()}`)
     })
     c.on('page', (p) => p.on('pageerror', (err) => pageErrors.push(`${p.url()}: ${err.message}`)))
     return c
@@ -62,8 +77,14 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
   beforeAll(async () => {
     // A build of its own, so this file never races the other browser tests over web-dist/.
     webDist = mkdtempSync(join(tmpdir(), 'switchyard-triggers-web-'))
-    execFileSync(join(REPO_ROOT, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn', '--outDir', webDist, '--emptyOutDir'], { cwd: REPO_ROOT, stdio: 'pipe', timeout: BUILD_TIMEOUT_MS })
-    const app = (await import(/* @vite-ignore */ APP_MODULE)) as { startTestStack: (opts?: object) => Promise<TestStack> }
+    execFileSync(
+      join(REPO_ROOT, 'node_modules/.bin/vite'),
+      ['build', '--logLevel', 'warn', '--outDir', webDist, '--emptyOutDir'],
+      { cwd: REPO_ROOT, stdio: 'pipe', timeout: BUILD_TIMEOUT_MS },
+    )
+    const app = (await import(/* @vite-ignore */ APP_MODULE)) as {
+      startTestStack: (opts?: object) => Promise<TestStack>
+    }
     stack = await app.startTestStack({ webDist })
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
     context = await newContext()
@@ -79,11 +100,17 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
 
   /** A run that did not succeed in time says why: each of the agent's runs with its error and timeline. */
   async function runsAsTheApiHasThem(agentId: string): Promise<string> {
-    const get = async (path: string) => (await fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${stack.apiKey}` } })).json()
+    const get = async (path: string) =>
+      (await fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${stack.apiKey}` } })).json()
     const { runs } = await get(`/v1/runs?agent_id=${agentId}`)
-    return JSON.stringify(await Promise.all(runs.map((r: { id: string }) => get(`/v1/runs/${r.id}`))), null, 1)
+    return JSON.stringify(
+      await Promise.all(runs.map((r: { id: string }) => get(`/v1/runs/${r.id}`))),
+      null,
+      1,
+    )
   }
-  const shot = (name: string, on: Page = page) => on.screenshot({ path: `${SHOTS}/triggers-${name}.png`, fullPage: true })
+  const shot = (name: string, on: Page = page) =>
+    on.screenshot({ path: `${SHOTS}/triggers-${name}.png`, fullPage: true })
 
   async function openSignedIn(path: string, apiKey = stack.apiKey, on: Page = page): Promise<void> {
     await on.goto(path)
@@ -97,7 +124,12 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
   }
 
   /** Chooses an option of a SearchSelect (tool steps, triggers) by typing and clicking it. */
-  async function searchSelect(selector: string, query: string, option: string | RegExp, on: Page = page): Promise<void> {
+  async function searchSelect(
+    selector: string,
+    query: string,
+    option: string | RegExp,
+    on: Page = page,
+  ): Promise<void> {
     const box = on.locator(selector)
     await box.click()
     await box.fill(query)
@@ -106,7 +138,13 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
   }
 
   /** Makes an agent in the editor with the given string inputs and one List Tickets step; answers its id. */
-  async function newAgent(on: Page, name: string, inputs: string[], tool: { query: string; option: string | RegExp; condition?: string }, types: Record<string, string> = {}): Promise<string> {
+  async function newAgent(
+    on: Page,
+    name: string,
+    inputs: string[],
+    tool: { query: string; option: string | RegExp; condition?: string },
+    types: Record<string, string> = {},
+  ): Promise<string> {
     await on.goto('/agents/new')
     await on.locator('#agent-name').fill(name)
     for (const [i, input] of inputs.entries()) {
@@ -125,191 +163,233 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
     return decodeURIComponent(new URL(on.url()).pathname.split('/')[2])
   }
 
-  it('Zendesk: an Enterprise user maps Ticket priority updated, activates it, and a priority change runs the agent', async () => {
-    await connectZendesk(stack)
-    await openSignedIn('/agents')
-    const agentId = await newAgent(page, 'Priority watcher', ['subject', 'description', 'requester', 'priority'], { query: 'list tickets', option: /^List Tickets/ }, { requester: 'number' })
-    await page.getByRole('heading', { name: 'Priority watcher', level: 1 }).waitFor()
-    await shot('zendesk-01-agent')
+  it(
+    'Zendesk: an Enterprise user maps Ticket priority updated, activates it, and a priority change runs the agent',
+    async () => {
+      await connectZendesk(stack)
+      await openSignedIn('/agents')
+      const agentId = await newAgent(
+        page,
+        'Priority watcher',
+        ['subject', 'description', 'requester', 'priority'],
+        { query: 'list tickets', option: /^List Tickets/ },
+        { requester: 'number' },
+      )
+      await page.getByRole('heading', { name: 'Priority watcher', level: 1 }).waitFor()
+      await shot('zendesk-01-agent')
 
-    await page.locator('nav.tabs').getByRole('link', { name: 'Triggers' }).click()
-    await page.waitForURL((u) => u.pathname.endsWith('/triggers'))
-    await page.getByRole('button', { name: 'Add trigger' }).click()
-    await searchSelect('#subscription-trigger', 'priority', /^Ticket priority updated/i)
-    await page.locator('#mapping-subject').waitFor()
-    await shot('zendesk-02-trigger-chosen')
-    expect(await page.getByRole('link', { name: 'Zendesk triggers' }).getAttribute('href')).toBe('/docs/triggers/zendesk.md')
-    // Fields clicked in the event's tree, or typed.
-    await page.locator('#mapping-subject').click()
-    await page.getByRole('button', { name: 'Insert ticket.subject', exact: true }).click()
-    expect(await page.locator('#mapping-subject').inputValue()).toBe('{{ ticket.subject }}')
-    await page.locator('#mapping-description').click()
-    // A field inserted, then another box chosen before the next frame: focus stays in the box chosen,
-    // so what is typed next goes there. (Once, the inserting box took focus back and the requester's
-    // template landed in the description.)
-    const focusedAfterQuickMove = await page.evaluate(async () => {
-      document.querySelector<HTMLButtonElement>('button[aria-label="Insert ticket.description"]')!.click()
-      document.getElementById('mapping-requester')!.focus()
-      await new Promise((frame) => requestAnimationFrame(() => requestAnimationFrame(frame)))
-      return document.activeElement?.id
-    })
-    expect(focusedAfterQuickMove).toBe('mapping-requester')
-    expect(await page.locator('#mapping-description').inputValue()).toBe('{{ ticket.description }}')
-    await page.locator('#mapping-requester').fill('{{ ticket.requester.id }}')
-    await page.locator('#mapping-priority').fill('{{ current }}')
-    await shot('zendesk-03-mapping')
-    await page.getByRole('button', { name: 'Save trigger' }).click()
+      await page.locator('nav.tabs').getByRole('link', { name: 'Triggers' }).click()
+      await page.waitForURL((u) => u.pathname.endsWith('/triggers'))
+      await page.getByRole('button', { name: 'Add trigger' }).click()
+      await searchSelect('#subscription-trigger', 'priority', /^Ticket priority updated/i)
+      await page.locator('#mapping-subject').waitFor()
+      await shot('zendesk-02-trigger-chosen')
+      expect(await page.getByRole('link', { name: 'Zendesk triggers' }).getAttribute('href')).toBe(
+        '/docs/triggers/zendesk.md',
+      )
+      // Fields clicked in the event's tree, or typed.
+      await page.locator('#mapping-subject').click()
+      await page.getByRole('button', { name: 'Insert ticket.subject', exact: true }).click()
+      expect(await page.locator('#mapping-subject').inputValue()).toBe('{{ ticket.subject }}')
+      await page.locator('#mapping-description').click()
+      // A field inserted, then another box chosen before the next frame: focus stays in the box chosen,
+      // so what is typed next goes there. (Once, the inserting box took focus back and the requester's
+      // template landed in the description.)
+      const focusedAfterQuickMove = await page.evaluate(async () => {
+        document.querySelector<HTMLButtonElement>('button[aria-label="Insert ticket.description"]')!.click()
+        document.getElementById('mapping-requester')!.focus()
+        await new Promise((frame) => requestAnimationFrame(() => requestAnimationFrame(frame)))
+        return document.activeElement?.id
+      })
+      expect(focusedAfterQuickMove).toBe('mapping-requester')
+      expect(await page.locator('#mapping-description').inputValue()).toBe('{{ ticket.description }}')
+      await page.locator('#mapping-requester').fill('{{ ticket.requester.id }}')
+      await page.locator('#mapping-priority').fill('{{ current }}')
+      await shot('zendesk-03-mapping')
+      await page.getByRole('button', { name: 'Save trigger' }).click()
 
-    const sub = page.getByTestId('subscription').filter({ hasText: /Ticket priority updated/i })
-    await sub.waitFor()
-    await page.getByText(/Saved\. It starts no runs until you activate it/).waitFor()
-    await page.getByTestId('mapping-preview').locator('.mapped-inputs').waitFor()
-    await shot('zendesk-04-saved-preview')
+      const sub = page.getByTestId('subscription').filter({ hasText: /Ticket priority updated/i })
+      await sub.waitFor()
+      await page.getByText(/Saved\. It starts no runs until you activate it/).waitFor()
+      await page.getByTestId('mapping-preview').locator('.mapped-inputs').waitFor()
+      await shot('zendesk-04-saved-preview')
 
-    await page.getByTestId('test-panel').getByRole('button', { name: 'Test', exact: true }).click()
-    const testResult = page.getByTestId('test-panel').locator('.test-result')
-    await testResult.waitFor()
-    expect(await testResult.innerText()).toMatch(/recent real event|sample event/)
-    await shot('zendesk-05-tested')
+      await page.getByTestId('test-panel').getByRole('button', { name: 'Test', exact: true }).click()
+      const testResult = page.getByTestId('test-panel').locator('.test-result')
+      await testResult.waitFor()
+      expect(await testResult.innerText()).toMatch(/recent real event|sample event/)
+      await shot('zendesk-05-tested')
 
-    await sub.getByRole('button', { name: 'Activate' }).click()
-    await sub.locator('.badge-run', { hasText: 'Active' }).waitFor()
-    await shot('zendesk-06-active')
+      await sub.getByRole('button', { name: 'Activate' }).click()
+      await sub.locator('.badge-run', { hasText: 'Active' }).waitFor()
+      await shot('zendesk-06-active')
 
-    // A person in Zendesk's agent UI raises a ticket's priority.
-    const created = await actAs(stack as never, ZENDESK_AGENT, 'POST', '/api/v2/tickets.json', { ticket: { subject: 'Checkout page is down', comment: { body: 'Customers cannot pay since the last release.' }, priority: 'normal' } })
-    const ticketId = created.ticket.id as number
-    await actAs(stack as never, ZENDESK_AGENT, 'PUT', `/api/v2/tickets/${ticketId}.json`, { ticket: { priority: 'urgent' } })
+      // A person in Zendesk's agent UI raises a ticket's priority.
+      const created = await actAs(stack as never, ZENDESK_AGENT, 'POST', '/api/v2/tickets.json', {
+        ticket: {
+          subject: 'Checkout page is down',
+          comment: { body: 'Customers cannot pay since the last release.' },
+          priority: 'normal',
+        },
+      })
+      const ticketId = created.ticket.id as number
+      await actAs(stack as never, ZENDESK_AGENT, 'PUT', `/api/v2/tickets/${ticketId}.json`, {
+        ticket: { priority: 'urgent' },
+      })
 
-    await page.locator('nav.tabs').getByRole('link', { name: 'Runs' }).click()
-    await page.waitForURL((u) => u.pathname.endsWith('/runs'))
-    await page.getByTestId('run-row').first().waitFor({ timeout: RUN_WAIT_MS })
-    const row = page.getByTestId('run-row').filter({ hasNot: page.locator('.tag', { hasText: 'test' }) }).and(page.locator('[data-run-status="succeeded"]')).first()
-    await row.waitFor({ timeout: RUN_WAIT_MS }).catch(async (err) => {
-      throw new Error(`${err.message}\nthe agent's runs, as the API has them: ${await runsAsTheApiHasThem(agentId)}`)
-    })
-    await shot('zendesk-07-runs')
-    await row.locator('a.run-row-link').click()
-    await page.waitForURL((u) => u.pathname.startsWith('/runs/'))
-    await page.getByTestId('run-status').getByText('Succeeded').waitFor()
-    // The trigger's title comes from the catalogue once the run is shown.
-    await page.locator('.run-header', { hasText: /Ticket priority updated/i }).waitFor()
-    const body = await page.locator('body').innerText()
-    expect(body).toContain('Checkout page is down')
-    expect(body).toMatch(/urgent/i)
-    await shot('zendesk-08-run')
-    expect(agentId).toBeTruthy()
-    expect(pageErrors).toEqual([])
-    expect(cspViolations).toEqual([])
-  }, JOURNEY_TIMEOUT_MS)
+      await page.locator('nav.tabs').getByRole('link', { name: 'Runs' }).click()
+      await page.waitForURL((u) => u.pathname.endsWith('/runs'))
+      await page.getByTestId('run-row').first().waitFor({ timeout: RUN_WAIT_MS })
+      const row = page
+        .getByTestId('run-row')
+        .filter({ hasNot: page.locator('.tag', { hasText: 'test' }) })
+        .and(page.locator('[data-run-status="succeeded"]'))
+        .first()
+      await row.waitFor({ timeout: RUN_WAIT_MS }).catch(async (err) => {
+        throw new Error(
+          `${err.message}\nthe agent's runs, as the API has them: ${await runsAsTheApiHasThem(agentId)}`,
+        )
+      })
+      await shot('zendesk-07-runs')
+      await row.locator('a.run-row-link').click()
+      await page.waitForURL((u) => u.pathname.startsWith('/runs/'))
+      await page.getByTestId('run-status').getByText('Succeeded').waitFor()
+      // The trigger's title comes from the catalogue once the run is shown.
+      await page.locator('.run-header', { hasText: /Ticket priority updated/i }).waitFor()
+      const body = await page.locator('body').innerText()
+      expect(body).toContain('Checkout page is down')
+      expect(body).toMatch(/urgent/i)
+      await shot('zendesk-08-run')
+      expect(agentId).toBeTruthy()
+      expect(pageErrors).toEqual([])
+      expect(cspViolations).toEqual([])
+    },
+    JOURNEY_TIMEOUT_MS,
+  )
 
-  it('Zendesk: a Pro user is told that Zendesk triggers need the Enterprise plan', async () => {
-    const user = await stack.createUser('pro')
-    await connectZendesk({ url: stack.url, apiKey: user.apiKey }, { email: ZENDESK_AGENT })
-    const pro = await newContext()
-    const on = await pro.newPage()
-    await openSignedIn('/agents', user.apiKey, on)
-    await newAgent(on, 'Pro priority watcher', ['priority'], { query: 'list tickets', option: /^List Tickets/ })
-    await on.locator('nav.tabs').getByRole('link', { name: 'Triggers' }).click()
-    await on.getByRole('button', { name: 'Add trigger' }).click()
-    await searchSelect('#subscription-trigger', 'priority', /^Ticket priority updated/i, on)
-    await on.locator('#mapping-priority').waitFor()
-    // The plan is said when the trigger is chosen, before any refusal.
-    await on.locator('#subscription-trigger-help', { hasText: 'Needs the Enterprise plan.' }).waitFor()
-    await shot('zendesk-10-pro-chosen', on)
-    await on.locator('#mapping-priority').fill('{{ current }}')
-    await on.getByRole('button', { name: 'Save trigger' }).click()
-    await on.locator('.problem', { hasText: /need the Enterprise plan/ }).waitFor()
-    await shot('zendesk-11-pro-refused', on)
-    expect(await on.getByTestId('subscription').count()).toBe(0)
-    await pro.close()
-    expect(pageErrors).toEqual([])
-    expect(cspViolations).toEqual([])
-  }, JOURNEY_TIMEOUT_MS)
+  it(
+    'Zendesk: a Pro user is told that Zendesk triggers need the Enterprise plan',
+    async () => {
+      const user = await stack.createUser('pro')
+      await connectZendesk({ url: stack.url, apiKey: user.apiKey }, { email: ZENDESK_AGENT })
+      const pro = await newContext()
+      const on = await pro.newPage()
+      await openSignedIn('/agents', user.apiKey, on)
+      await newAgent(on, 'Pro priority watcher', ['priority'], {
+        query: 'list tickets',
+        option: /^List Tickets/,
+      })
+      await on.locator('nav.tabs').getByRole('link', { name: 'Triggers' }).click()
+      await on.getByRole('button', { name: 'Add trigger' }).click()
+      await searchSelect('#subscription-trigger', 'priority', /^Ticket priority updated/i, on)
+      await on.locator('#mapping-priority').waitFor()
+      // The plan is said when the trigger is chosen, before any refusal.
+      await on.locator('#subscription-trigger-help', { hasText: 'Needs the Enterprise plan.' }).waitFor()
+      await shot('zendesk-10-pro-chosen', on)
+      await on.locator('#mapping-priority').fill('{{ current }}')
+      await on.getByRole('button', { name: 'Save trigger' }).click()
+      await on.locator('.problem', { hasText: /need the Enterprise plan/ }).waitFor()
+      await shot('zendesk-11-pro-refused', on)
+      expect(await on.getByTestId('subscription').count()).toBe(0)
+      await pro.close()
+      expect(pageErrors).toEqual([])
+      expect(cspViolations).toEqual([])
+    },
+    JOURNEY_TIMEOUT_MS,
+  )
 
-  it('Vercel: a person adds the webhook on the project settings page, pastes its secret, sends a sample, and a failed deployment runs the agent', async () => {
-    await connectVercel(stack)
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url })
-    await openSignedIn('/agents')
-    await newAgent(page, 'Failed deploy triage', ['url', 'state', 'deployment_id'], { query: 'list deployments', option: /^List Deployments/ })
-    await page.locator('nav.tabs').getByRole('link', { name: 'Triggers' }).click()
-    await page.waitForURL((u) => u.pathname.endsWith('/triggers'))
-    await page.getByRole('button', { name: 'Add trigger' }).click()
-    await searchSelect('#subscription-trigger', 'failed', /^Deployment failed/i)
-    await page.locator('#mapping-url').waitFor()
-    await page.locator('#mapping-url').fill('{{ deployment.url }}')
-    await page.locator('#mapping-state').fill('{{ deployment.state }}')
-    await page.locator('#mapping-deployment_id').click()
-    await page.getByRole('button', { name: 'Insert deployment.id', exact: true }).click()
-    expect(await page.locator('#mapping-deployment_id').inputValue()).toBe('{{ deployment.id }}')
-    await shot('vercel-01-mapping')
-    await page.getByRole('button', { name: 'Save trigger' }).click()
-    const sub = page.getByTestId('subscription').filter({ hasText: /Deployment failed/i })
-    await sub.waitFor()
-    const address = page.getByTestId('webhook-address')
-    await address.waitFor()
-    expect(await page.locator('.webhook-setup').innerText()).toContain('deployment.error')
-    await shot('vercel-02-webhook-setup')
+  it(
+    'Vercel: a person adds the webhook on the project settings page, pastes its secret, sends a sample, and a failed deployment runs the agent',
+    async () => {
+      await connectVercel(stack)
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url })
+      await openSignedIn('/agents')
+      await newAgent(page, 'Failed deploy triage', ['url', 'state', 'deployment_id'], {
+        query: 'list deployments',
+        option: /^List Deployments/,
+      })
+      await page.locator('nav.tabs').getByRole('link', { name: 'Triggers' }).click()
+      await page.waitForURL((u) => u.pathname.endsWith('/triggers'))
+      await page.getByRole('button', { name: 'Add trigger' }).click()
+      await searchSelect('#subscription-trigger', 'failed', /^Deployment failed/i)
+      await page.locator('#mapping-url').waitFor()
+      await page.locator('#mapping-url').fill('{{ deployment.url }}')
+      await page.locator('#mapping-state').fill('{{ deployment.state }}')
+      await page.locator('#mapping-deployment_id').click()
+      await page.getByRole('button', { name: 'Insert deployment.id', exact: true }).click()
+      expect(await page.locator('#mapping-deployment_id').inputValue()).toBe('{{ deployment.id }}')
+      await shot('vercel-01-mapping')
+      await page.getByRole('button', { name: 'Save trigger' }).click()
+      const sub = page.getByTestId('subscription').filter({ hasText: /Deployment failed/i })
+      await sub.waitFor()
+      const address = page.getByTestId('webhook-address')
+      await address.waitFor()
+      expect(await page.locator('.webhook-setup').innerText()).toContain('deployment.error')
+      await shot('vercel-02-webhook-setup')
 
-    // Copy the address with the Copy button, as a person would.
-    await page.locator('.webhook-setup').getByRole('button', { name: /Copy/ }).first().click()
-    const copied = await page.evaluate(() => navigator.clipboard.readText())
-    expect(copied).toBe(await address.innerText())
+      // Copy the address with the Copy button, as a person would.
+      await page.locator('.webhook-setup').getByRole('button', { name: /Copy/ }).first().click()
+      const copied = await page.evaluate(() => navigator.clipboard.readText())
+      expect(copied).toBe(await address.innerText())
 
-    // The Vercel project's settings page in a second tab: sign in, paste, tick, create.
-    const vercelTab = await context.newPage()
-    await vercelTab.goto(`${stack.sandboxUrl}/vercel/projects/ada-blog/settings/webhooks`)
-    await vercelTab.locator('input[name="email"]').fill(VERCEL.user.email)
-    await vercelTab.locator('input[name="password"]').fill(VERCEL.password)
-    await vercelTab.getByRole('button', { name: 'Continue' }).click()
-    await vercelTab.locator('input[name="url"]').waitFor()
-    await vercelTab.locator('input[name="url"]').fill(copied)
-    await vercelTab.locator('input[name="events"][value="deployment.error"]').check()
-    await shot('vercel-03-vercel-settings', vercelTab)
-    await vercelTab.getByRole('button', { name: 'Create Webhook' }).click()
-    const shownSecret = await vercelTab.locator('#webhook-secret').innerText()
-    expect(shownSecret).toBeTruthy()
-    await shot('vercel-04-vercel-secret-shown', vercelTab)
+      // The Vercel project's settings page in a second tab: sign in, paste, tick, create.
+      const vercelTab = await context.newPage()
+      await vercelTab.goto(`${stack.sandboxUrl}/vercel/projects/ada-blog/settings/webhooks`)
+      await vercelTab.locator('input[name="email"]').fill(VERCEL.user.email)
+      await vercelTab.locator('input[name="password"]').fill(VERCEL.password)
+      await vercelTab.getByRole('button', { name: 'Continue' }).click()
+      await vercelTab.locator('input[name="url"]').waitFor()
+      await vercelTab.locator('input[name="url"]').fill(copied)
+      await vercelTab.locator('input[name="events"][value="deployment.error"]').check()
+      await shot('vercel-03-vercel-settings', vercelTab)
+      await vercelTab.getByRole('button', { name: 'Create Webhook' }).click()
+      const shownSecret = await vercelTab.locator('#webhook-secret').innerText()
+      expect(shownSecret).toBeTruthy()
+      await shot('vercel-04-vercel-secret-shown', vercelTab)
 
-    // Back in Switchyard: paste the secret, save, activate.
-    await page.bringToFront()
-    await page.getByLabel('The signing secret Vercel shows for it').fill(shownSecret)
-    await page.getByRole('button', { name: 'Save secret' }).click()
-    await page.getByText(/A secret is saved/).waitFor()
-    expect(await page.locator('body').innerText()).not.toContain(shownSecret)
-    await sub.getByRole('button', { name: 'Activate' }).click()
-    await sub.locator('.badge-run', { hasText: 'Active' }).waitFor()
-    await shot('vercel-05-active')
+      // Back in Switchyard: paste the secret, save, activate.
+      await page.bringToFront()
+      await page.getByLabel('The signing secret Vercel shows for it').fill(shownSecret)
+      await page.getByRole('button', { name: 'Save secret' }).click()
+      await page.getByText(/A secret is saved/).waitFor()
+      expect(await page.locator('body').innerText()).not.toContain(shownSecret)
+      await sub.getByRole('button', { name: 'Activate' }).click()
+      await sub.locator('.badge-run', { hasText: 'Active' }).waitFor()
+      await shot('vercel-05-active')
 
-    // Send sample event, before any deployment: a run with the mapped inputs.
-    await page.getByRole('button', { name: 'Send sample event' }).click()
-    const sample = page.getByTestId('sample-result')
-    await sample.waitFor()
-    expect(await sample.innerText()).toMatch(/answered 200; a run started/)
-    expect(await sample.innerText()).toMatch(/"state":"ERROR"/)
-    await shot('vercel-06-sample-sent')
+      // Send sample event, before any deployment: a run with the mapped inputs.
+      await page.getByRole('button', { name: 'Send sample event' }).click()
+      const sample = page.getByTestId('sample-result')
+      await sample.waitFor()
+      expect(await sample.innerText()).toMatch(/answered 200; a run started/)
+      expect(await sample.innerText()).toMatch(/"state":"ERROR"/)
+      await shot('vercel-06-sample-sent')
 
-    // A deployment is created on Vercel and its build fails.
-    const control = vercelControl(stack)
-    const adaToken = (await control.call('POST', '/tokens', { user: 'ada' })).body.token as string
-    const created = await fetch(`${stack.sandboxUrl}/vercel/v13/deployments`, {
-      method: 'POST', headers: { authorization: `Bearer ${adaToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ada-blog', target: 'production' }),
-    })
-    const deployment = (await created.json()) as { id: string }
-    const finished = await control.call('POST', `/deployments/${deployment.id}/finish`, { state: 'ERROR' })
-    expect(finished.status, JSON.stringify(finished.body)).toBe(200)
+      // A deployment is created on Vercel and its build fails.
+      const control = vercelControl(stack)
+      const adaToken = (await control.call('POST', '/tokens', { user: 'ada' })).body.token as string
+      const created = await fetch(`${stack.sandboxUrl}/vercel/v13/deployments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adaToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'ada-blog', target: 'production' }),
+      })
+      const deployment = (await created.json()) as { id: string }
+      const finished = await control.call('POST', `/deployments/${deployment.id}/finish`, { state: 'ERROR' })
+      expect(finished.status, JSON.stringify(finished.body)).toBe(200)
 
-    await page.locator('nav.tabs').getByRole('link', { name: 'Runs' }).click()
-    await page.waitForURL((u) => u.pathname.endsWith('/runs'))
-    await expect.poll(() => page.getByTestId('run-row').count(), { timeout: RUN_WAIT_MS }).toBe(2)
-    await shot('vercel-07-runs')
-    await page.getByTestId('run-row').first().locator('a.run-row-link').click()
-    await page.waitForURL((u) => u.pathname.startsWith('/runs/'))
-    await page.getByTestId('run-status').waitFor()
-    expect(await page.locator('body').innerText()).toContain(deployment.id)
-    await page.locator('.run-header', { hasText: /Deployment failed/i }).waitFor()
-    await shot('vercel-08-run')
-    expect(pageErrors).toEqual([])
-    expect(cspViolations).toEqual([])
-  }, JOURNEY_TIMEOUT_MS)
+      await page.locator('nav.tabs').getByRole('link', { name: 'Runs' }).click()
+      await page.waitForURL((u) => u.pathname.endsWith('/runs'))
+      await expect.poll(() => page.getByTestId('run-row').count(), { timeout: RUN_WAIT_MS }).toBe(2)
+      await shot('vercel-07-runs')
+      await page.getByTestId('run-row').first().locator('a.run-row-link').click()
+      await page.waitForURL((u) => u.pathname.startsWith('/runs/'))
+      await page.getByTestId('run-status').waitFor()
+      expect(await page.locator('body').innerText()).toContain(deployment.id)
+      await page.locator('.run-header', { hasText: /Deployment failed/i }).waitFor()
+      await shot('vercel-08-run')
+      expect(pageErrors).toEqual([])
+      expect(cspViolations).toEqual([])
+    },
+    JOURNEY_TIMEOUT_MS,
+  )
 })

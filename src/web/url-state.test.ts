@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { parseApplies, parseConnectResult, parseTroubleshooting, safeNextPath, withQuery } from './url-state.ts'
+import {
+  parseApplies,
+  parseConnectResult,
+  parseTroubleshooting,
+  safeNextPath,
+  withQuery,
+} from './url-state.ts'
 
 describe('parseConnectResult', () => {
   it('reads a successful connection', () => {
@@ -8,12 +14,23 @@ describe('parseConnectResult', () => {
 
   it('reads an error with its troubleshooting rules', () => {
     const search = `?${new URLSearchParams({ error: 'Access was denied', troubleshooting: JSON.stringify(['Click Allow', 'Use an admin account']) })}`
-    expect(parseConnectResult(search)).toEqual({ error: { message: 'Access was denied', troubleshooting: ['Click Allow', 'Use an admin account'], applies: [] } })
+    expect(parseConnectResult(search)).toEqual({
+      error: {
+        message: 'Access was denied',
+        troubleshooting: ['Click Allow', 'Use an admin account'],
+        applies: [],
+      },
+    })
   })
 
   it('reads the error code and which rules apply, as the OAuth callback sends them', () => {
     const search = `?${new URLSearchParams({ error: 'denied', code: 'connect_failed', troubleshooting: '["a","b"]', applies: '[1, 7, "x", -1]' })}`
-    expect(parseConnectResult(search).error).toEqual({ message: 'denied', code: 'connect_failed', troubleshooting: ['a', 'b'], applies: [1] })
+    expect(parseConnectResult(search).error).toEqual({
+      message: 'denied',
+      code: 'connect_failed',
+      troubleshooting: ['a', 'b'],
+      applies: [1],
+    })
   })
 
   it('gives an empty error a message', () => {

@@ -32,7 +32,8 @@ export function parseTroubleshooting(raw: string | null): string[] {
   if (!raw || !raw.trim()) return []
   try {
     const parsed: unknown = JSON.parse(raw)
-    if (Array.isArray(parsed)) return parsed.filter((s): s is string => typeof s === 'string' && s.trim() !== '')
+    if (Array.isArray(parsed))
+      return parsed.filter((s): s is string => typeof s === 'string' && s.trim() !== '')
     if (typeof parsed === 'string') return parsed.trim() ? [parsed] : []
     return []
   } catch {

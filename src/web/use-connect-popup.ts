@@ -1,5 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { connectResultFromEvent, POPUP_FEATURES, POPUP_NAME, type ConnectResultMessage } from './connect-popup.ts'
+import {
+  connectResultFromEvent,
+  POPUP_FEATURES,
+  POPUP_NAME,
+  type ConnectResultMessage,
+} from './connect-popup.ts'
 
 export type PopupConnectStatus =
   | { state: 'idle' }

@@ -32,7 +32,9 @@ const enc = encodeURIComponent
 
 export const usersApi = {
   list: () => request<{ users: UserListing[] }>('GET', '/v1/users').then((r) => r.users),
-  create: (email: string, plan: Plan, role: Role) => request<CreatedUser>('POST', '/v1/users', { email, plan, role }),
-  change: (id: string, change: { plan?: Plan; role?: Role }) => request<UserListing>('PATCH', `/v1/users/${enc(id)}`, change),
+  create: (email: string, plan: Plan, role: Role) =>
+    request<CreatedUser>('POST', '/v1/users', { email, plan, role }),
+  change: (id: string, change: { plan?: Plan; role?: Role }) =>
+    request<UserListing>('PATCH', `/v1/users/${enc(id)}`, change),
   remove: (id: string) => request<RemovedUser>('DELETE', `/v1/users/${enc(id)}`),
 }

@@ -7,7 +7,9 @@ import { isFinished, startEngineStack, STORES, waitForRunState, type EngineStack
 
 describe.each(STORES)('cancelling runs, on $name', ({ open }) => {
   let e: EngineStack
-  beforeAll(async () => { e = await startEngineStack(await open('cancel'), { config: { runConcurrency: 1 } }) })
+  beforeAll(async () => {
+    e = await startEngineStack(await open('cancel'), { config: { runConcurrency: 1 } })
+  })
   afterAll(async () => e?.close())
   beforeEach(async () => {
     await e.control.clearFaults()
@@ -25,8 +27,14 @@ describe.each(STORES)('cancelling runs, on $name', ({ open }) => {
     return run.body.id as string
   }
   const slowRead = () => ({ key: 'slow', tool: 'trello.get_boards', integration: e.integrationId, input: {} })
-  const write = (name: string) => ({ key: 'write', tool: 'trello.create_card', integration: e.integrationId, input: { list_id: e.listId, name } })
-  const slowBoards = () => e.control.fault({ latency_ms: 2_000, match: { method: 'GET', path: '/1/members/me/boards' }, times: 1 })
+  const write = (name: string) => ({
+    key: 'write',
+    tool: 'trello.create_card',
+    integration: e.integrationId,
+    input: { list_id: e.listId, name },
+  })
+  const slowBoards = () =>
+    e.control.fault({ latency_ms: 2_000, match: { method: 'GET', path: '/1/members/me/boards' }, times: 1 })
   const inSlowStep = (run: any) => run.timeline?.[0]?.key === 'slow' && run.timeline[0].status === 'running'
 
   it('a queued run is cancelled at once and never executes', async () => {
@@ -86,7 +94,9 @@ describe.each(STORES)('cancelling a run during a retry wait, on $name', ({ open 
   let e: EngineStack
   // The first wait is long enough (2.25 s or more, with jitter) for the cancel to land inside it; the
   // second is past the longest inline wait, so the run goes back to the queue for it.
-  beforeAll(async () => { e = await startEngineStack(await open('cancelwait'), { backoff: { stepMs: [3_000, 40_000] } }) })
+  beforeAll(async () => {
+    e = await startEngineStack(await open('cancelwait'), { backoff: { stepMs: [3_000, 40_000] } })
+  })
   afterAll(async () => e?.close())
 
   beforeEach(async () => {
@@ -96,7 +106,11 @@ describe.each(STORES)('cancelling a run during a retry wait, on $name', ({ open 
 
   it('stops before the next attempt: the platform sees no more requests', async () => {
     await e.control.fault({ status: 503, match: { method: 'GET', path: '/1/members/me/boards' } })
-    const agent = await e.api.post('/v1/agents', { name: 'Cancel in a wait', kind: 'steps', steps: [{ key: 'read', tool: 'trello.get_boards', integration: e.integrationId, input: {} }] })
+    const agent = await e.api.post('/v1/agents', {
+      name: 'Cancel in a wait',
+      kind: 'steps',
+      steps: [{ key: 'read', tool: 'trello.get_boards', integration: e.integrationId, input: {} }],
+    })
     const runId = (await e.api.post(`/v1/agents/${agent.body.id}/runs`, { inputs: {} })).body.id
     await waitForRunState(e.api, runId, (r) => r.timeline?.[0]?.attempts?.[0]?.retry_in_ms !== undefined)
     expect((await e.api.post(`/v1/runs/${runId}/cancel`)).status).toBe(200)
@@ -107,14 +121,24 @@ describe.each(STORES)('cancelling a run during a retry wait, on $name', ({ open 
     expect(run.timeline[0].attempts).toHaveLength(1)
     expect(run.timeline[0].attempts[0].retry_in_ms).toBeUndefined()
     // One attempt is the API client's own 4 requests (core/limits/retry.ts); a second would be 4 more.
-    expect((await e.control.requests()).filter((r) => r.path.includes('/1/members/me/boards'))).toHaveLength(4)
+    expect((await e.control.requests()).filter((r) => r.path.includes('/1/members/me/boards'))).toHaveLength(
+      4,
+    )
   })
 
   it('a run back in the queue for its next attempt cancels at once, and its step ends with it', async () => {
     await e.control.fault({ status: 503, match: { method: 'GET', path: '/1/members/me/boards' } })
-    const agent = await e.api.post('/v1/agents', { name: 'Cancel while queued for a retry', kind: 'steps', steps: [{ key: 'read', tool: 'trello.get_boards', integration: e.integrationId, input: {} }] })
+    const agent = await e.api.post('/v1/agents', {
+      name: 'Cancel while queued for a retry',
+      kind: 'steps',
+      steps: [{ key: 'read', tool: 'trello.get_boards', integration: e.integrationId, input: {} }],
+    })
     const runId = (await e.api.post(`/v1/agents/${agent.body.id}/runs`, { inputs: {} })).body.id
-    await waitForRunState(e.api, runId, (r) => r.status === 'queued' && r.timeline?.[0]?.attempts?.length === 2)
+    await waitForRunState(
+      e.api,
+      runId,
+      (r) => r.status === 'queued' && r.timeline?.[0]?.attempts?.length === 2,
+    )
     const cancelled = await e.api.post(`/v1/runs/${runId}/cancel`)
     expect(cancelled.body.status).toBe('cancelled')
     const entry = cancelled.body.timeline[0]

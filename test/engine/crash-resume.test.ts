@@ -31,7 +31,8 @@ describe.each(STORES)('a run survives kill -9 of its service, on $name', ({ open
     at = fresh.databaseUrl ? { databaseUrl: fresh.databaseUrl, dataDir } : { dataDir }
     sandbox = await startSandboxServer({ port: 0 })
     sandbox.app.server.on('request', (req: IncomingMessage) => {
-      if (req.url?.startsWith('/trello/1/')) arrivals.push(`${req.method} ${req.url.split('?')[0].replace('/trello', '')}`)
+      if (req.url?.startsWith('/trello/1/'))
+        arrivals.push(`${req.method} ${req.url.split('?')[0].replace('/trello', '')}`)
     })
     apiKey = (await createUserIn(at)).apiKey
     instance = await startInstance(at, sandbox.url)
@@ -50,12 +51,19 @@ describe.each(STORES)('a run survives kill -9 of its service, on $name', ({ open
   const until = async (what: string, check: () => boolean, timeoutMs = 30_000) => {
     const deadline = Date.now() + timeoutMs
     while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; arrivals: ${arrivals.join(', ')}\n${instance?.output()}`)
+      if (Date.now() > deadline)
+        throw new Error(
+          `timed out waiting for ${what}; arrivals: ${arrivals.join(', ')}\n${instance?.output()}`,
+        )
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
   }
   const cardsNamed = async (name: string) => {
-    const { body } = await control().call('POST', '/act', { member: 'ada', method: 'GET', path: `/1/lists/${listId}/cards` })
+    const { body } = await control().call('POST', '/act', {
+      member: 'ada',
+      method: 'GET',
+      path: `/1/lists/${listId}/cards`,
+    })
     return (body.body as Array<{ name: string }>).filter((c) => c.name === name).length
   }
   const startRun = async (name: string, steps: unknown[]) => {
@@ -75,20 +83,44 @@ describe.each(STORES)('a run survives kill -9 of its service, on $name', ({ open
     await control().fault({ latency_ms: 20_000, match: { method: 'GET', path: '/1/cards/' }, times: 1 })
     arrivals.length = 0
     const runId = await startRun('Crash during a read', [
-      { key: 'first', tool: 'trello.create_card', integration: integrationId, input: { list_id: listId, name: 'crash-read first' } },
-      { key: 'slow', tool: 'trello.get_card', integration: integrationId, input: { card_id: '{{ steps.first.output.id }}' } },
-      { key: 'third', tool: 'trello.create_card', integration: integrationId, input: { list_id: listId, name: 'crash-read third' } },
+      {
+        key: 'first',
+        tool: 'trello.create_card',
+        integration: integrationId,
+        input: { list_id: listId, name: 'crash-read first' },
+      },
+      {
+        key: 'slow',
+        tool: 'trello.get_card',
+        integration: integrationId,
+        input: { card_id: '{{ steps.first.output.id }}' },
+      },
+      {
+        key: 'third',
+        tool: 'trello.create_card',
+        integration: integrationId,
+        input: { list_id: listId, name: 'crash-read third' },
+      },
     ])
-    await until('the slow read to reach the sandbox', () => arrivals.some((a) => a.startsWith('GET /1/cards/')))
+    await until('the slow read to reach the sandbox', () =>
+      arrivals.some((a) => a.startsWith('GET /1/cards/')),
+    )
     // The first step's result is stored the moment it completed, before the run goes on.
     const midway = (await api().get(`/v1/runs/${runId}`)).body
-    expect(midway.timeline.map((s: any) => [s.key, s.status])).toEqual([['first', 'succeeded'], ['slow', 'running']])
+    expect(midway.timeline.map((s: any) => [s.key, s.status])).toEqual([
+      ['first', 'succeeded'],
+      ['slow', 'running'],
+    ])
     expect(midway.timeline[0].output.name).toBe('crash-read first')
     await crashAndRestart()
 
     const run = await waitForRunState(api(), runId, isFinished, 60_000)
     expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
-    expect(run.timeline.map((s: any) => [s.key, s.status])).toEqual([['first', 'succeeded'], ['slow', 'succeeded'], ['third', 'succeeded']])
+    expect(run.timeline.map((s: any) => [s.key, s.status])).toEqual([
+      ['first', 'succeeded'],
+      ['slow', 'succeeded'],
+      ['third', 'succeeded'],
+    ])
     expect(run.timeline[0].attempts).toHaveLength(1)
     expect(run.timeline[0].output.id).toBe(midway.timeline[0].output.id) // kept, not made again
     const slow = run.timeline[1].attempts
@@ -103,7 +135,12 @@ describe.each(STORES)('a run survives kill -9 of its service, on $name', ({ open
     await control().fault({ latency_ms: 3_000, match: { method: 'POST', path: '/1/cards' }, times: 1 })
     arrivals.length = 0
     const runId = await startRun('Crash during a write', [
-      { key: 'write', tool: 'trello.create_card', integration: integrationId, input: { list_id: listId, name: 'crash-write' } },
+      {
+        key: 'write',
+        tool: 'trello.create_card',
+        integration: integrationId,
+        input: { list_id: listId, name: 'crash-write' },
+      },
       { key: 'after', tool: 'trello.get_boards', integration: integrationId, input: {} },
     ])
     await until('the write to reach the sandbox', () => arrivals.includes('POST /1/cards'))

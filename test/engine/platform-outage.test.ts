@@ -9,7 +9,9 @@ const CLIENT_ATTEMPTS = 4
 
 describe.each(STORES)('a platform outage, on $name', ({ open }) => {
   let e: EngineStack
-  beforeAll(async () => { e = await startEngineStack(await open('outage')) })
+  beforeAll(async () => {
+    e = await startEngineStack(await open('outage'))
+  })
   afterAll(async () => e?.close())
   beforeEach(async () => {
     await e.control.clearFaults()
@@ -23,13 +25,22 @@ describe.each(STORES)('a platform outage, on $name', ({ open }) => {
     expect(run.status, run.text).toBe(201)
     return waitForRunState(e.api, run.body.id, isFinished)
   }
-  const cardPosts = async () => (await e.control.requests()).filter((r) => r.method === 'POST' && /\/1\/cards$/.test(r.path))
-  const newCard = async () => (await e.api.run('trello.create_card', e.integrationId, { list_id: e.listId, name: 'outage target' })).body.output.id as string
+  const cardPosts = async () =>
+    (await e.control.requests()).filter((r) => r.method === 'POST' && /\/1\/cards$/.test(r.path))
+  const newCard = async () =>
+    (await e.api.run('trello.create_card', e.integrationId, { list_id: e.listId, name: 'outage target' }))
+      .body.output.id as string
 
   it('a read step retries with backoff after 503s, and every attempt is on the timeline', async () => {
     const cardId = await newCard()
-    await e.control.fault({ status: 503, match: { method: 'GET', path: '/1/cards/' }, times: 2 * CLIENT_ATTEMPTS })
-    const run = await startRun([{ key: 'read', tool: 'trello.get_card', integration: e.integrationId, input: { card_id: cardId } }])
+    await e.control.fault({
+      status: 503,
+      match: { method: 'GET', path: '/1/cards/' },
+      times: 2 * CLIENT_ATTEMPTS,
+    })
+    const run = await startRun([
+      { key: 'read', tool: 'trello.get_card', integration: e.integrationId, input: { card_id: cardId } },
+    ])
     expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
     const attempts = run.timeline[0].attempts
     expect(attempts.map((a: any) => a.outcome)).toEqual(['failed', 'failed', 'succeeded'])
@@ -44,7 +55,9 @@ describe.each(STORES)('a platform outage, on $name', ({ open }) => {
   it('a read step that never gets through fails after its last attempt, each one recorded', async () => {
     const cardId = await newCard()
     await e.control.fault({ status: 503, match: { method: 'GET', path: '/1/cards/' } })
-    const run = await startRun([{ key: 'read', tool: 'trello.get_card', integration: e.integrationId, input: { card_id: cardId } }])
+    const run = await startRun([
+      { key: 'read', tool: 'trello.get_card', integration: e.integrationId, input: { card_id: cardId } },
+    ])
     expect(run.status).toBe('failed')
     expect(run.error).toMatchObject({ code: 'upstream_error', step: 'read' })
     const attempts = run.timeline[0].attempts
@@ -56,7 +69,14 @@ describe.each(STORES)('a platform outage, on $name', ({ open }) => {
 
   it('a write step answered 500 is not retried: it fails, and the platform saw it once', async () => {
     await e.control.fault({ status: 500, match: { method: 'POST', path: '/1/cards' }, times: 1 })
-    const run = await startRun([{ key: 'write', tool: 'trello.create_card', integration: e.integrationId, input: { list_id: e.listId, name: 'only once' } }])
+    const run = await startRun([
+      {
+        key: 'write',
+        tool: 'trello.create_card',
+        integration: e.integrationId,
+        input: { list_id: e.listId, name: 'only once' },
+      },
+    ])
     expect(run.status).toBe('failed')
     expect(run.error).toMatchObject({ step: 'write' })
     expect(run.timeline[0].attempts).toHaveLength(1)
@@ -66,8 +86,19 @@ describe.each(STORES)('a platform outage, on $name', ({ open }) => {
   })
 
   it('a write step refused with 429 and Retry-After is retried after that wait, and creates one card', async () => {
-    await e.control.fault({ rate_limit: { retry_after: 1 }, match: { method: 'POST', path: '/1/cards' }, times: CLIENT_ATTEMPTS })
-    const run = await startRun([{ key: 'write', tool: 'trello.create_card', integration: e.integrationId, input: { list_id: e.listId, name: 'after the limit' } }])
+    await e.control.fault({
+      rate_limit: { retry_after: 1 },
+      match: { method: 'POST', path: '/1/cards' },
+      times: CLIENT_ATTEMPTS,
+    })
+    const run = await startRun([
+      {
+        key: 'write',
+        tool: 'trello.create_card',
+        integration: e.integrationId,
+        input: { list_id: e.listId, name: 'after the limit' },
+      },
+    ])
     expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
     const attempts = run.timeline[0].attempts
     expect(attempts.map((a: any) => a.outcome)).toEqual(['failed', 'succeeded'])

@@ -17,7 +17,8 @@ import { connectTrelloWithToken, trelloControl } from '../helpers/trello.ts'
 const RUNS = 100
 const CONCURRENCY = 4
 const postgres = process.env.TEST_DATABASE_URL ? describe : describe.skip
-if (!process.env.TEST_DATABASE_URL) console.warn('several-instances: skipped, it needs PostgreSQL (set TEST_DATABASE_URL)')
+if (!process.env.TEST_DATABASE_URL)
+  console.warn('several-instances: skipped, it needs PostgreSQL (set TEST_DATABASE_URL)')
 
 postgres('several instances on one PostgreSQL', () => {
   let fresh: FreshStore
@@ -39,12 +40,19 @@ postgres('several instances on one PostgreSQL', () => {
   })
 
   it('execute each of 100 runs once, enqueued through either, and lose none when one is killed', async () => {
-    const at = (n: number) => ({ databaseUrl: fresh.databaseUrl!, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), `sy-inst${n}-`)) })
+    const at = (n: number) => ({
+      databaseUrl: fresh.databaseUrl!,
+      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), `sy-inst${n}-`)),
+    })
     const { apiKey } = await createUserIn(at(0))
     const env = { SWITCHYARD_RUN_CONCURRENCY: String(CONCURRENCY) }
     instances.push(await startInstance(at(1), sandbox.url, env), await startInstance(at(2), sandbox.url, env))
     const [a, b] = instances.map((instance) => client(instance, apiKey))
-    const integrationId = await connectTrelloWithToken({ url: instances[0].url, apiKey, sandboxUrl: sandbox.url })
+    const integrationId = await connectTrelloWithToken({
+      url: instances[0].url,
+      apiKey,
+      sandboxUrl: sandbox.url,
+    })
     const listId = (await a.run('trello.get_boards', integrationId, {})).body.output.boards[0].lists[0].id
     const agent = await b.post('/v1/agents', {
       name: 'One card per run',
@@ -52,20 +60,41 @@ postgres('several instances on one PostgreSQL', () => {
       inputs: [{ name: 'n', type: 'string', required: true }],
       steps: [
         { key: 'boards', tool: 'trello.get_boards', integration: integrationId, input: {} },
-        { key: 'card', tool: 'trello.create_card', integration: integrationId, input: { list_id: listId, name: 'multi {{ inputs.n }}' } },
+        {
+          key: 'card',
+          tool: 'trello.create_card',
+          integration: integrationId,
+          input: { list_id: listId, name: 'multi {{ inputs.n }}' },
+        },
       ],
     })
     expect(agent.status, agent.text).toBe(201)
     // Slow writes keep runs in flight long enough for the kill to land among them.
-    await trelloControl({ sandboxUrl: sandbox.url }).fault({ latency_ms: 400, match: { method: 'POST', path: '/1/cards' } })
+    await trelloControl({ sandboxUrl: sandbox.url }).fault({
+      latency_ms: 400,
+      match: { method: 'POST', path: '/1/cards' },
+    })
 
-    const started = await Promise.all(Array.from({ length: RUNS }, (_, i) => (i % 2 ? a : b).post(`/v1/agents/${agent.body.id}/runs`, { inputs: { n: String(i) } })))
+    const started = await Promise.all(
+      Array.from({ length: RUNS }, (_, i) =>
+        (i % 2 ? a : b).post(`/v1/agents/${agent.body.id}/runs`, { inputs: { n: String(i) } }),
+      ),
+    )
     expect(started.map((r) => r.status)).toEqual(Array(RUNS).fill(201))
-    const finishedCount = async () => Number((await db.query(`select count(*) from runs where status in ('succeeded', 'failed', 'cancelled')`)).rows[0].count)
+    const finishedCount = async () =>
+      Number(
+        (await db.query(`select count(*) from runs where status in ('succeeded', 'failed', 'cancelled')`))
+          .rows[0].count,
+      )
     const holders = new Set<string>()
     const deadline = Date.now() + 60_000
     while ((await finishedCount()) < RUNS / 5 && Date.now() < deadline) {
-      for (const row of (await db.query(`select distinct lease_holder from runs where status = 'running' and lease_holder is not null`)).rows) holders.add(row.lease_holder)
+      for (const row of (
+        await db.query(
+          `select distinct lease_holder from runs where status = 'running' and lease_holder is not null`,
+        )
+      ).rows)
+        holders.add(row.lease_holder)
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
     expect(holders.size, 'both instances execute runs').toBe(2)
@@ -74,9 +103,16 @@ postgres('several instances on one PostgreSQL', () => {
 
     const runs = []
     for (const r of started) runs.push(await waitForRunState(b, r.body.id, isFinished, 60_000))
-    const { body: cards } = await trelloControl({ sandboxUrl: sandbox.url }).call('POST', '/act', { member: 'ada', method: 'GET', path: `/1/lists/${listId}/cards` })
-    const cardsNamed = (name: string) => (cards.body as Array<{ name: string }>).filter((c) => c.name === name).length
-    const executions = new Map((await db.query('select id, executions from runs')).rows.map((row) => [row.id, Number(row.executions)]))
+    const { body: cards } = await trelloControl({ sandboxUrl: sandbox.url }).call('POST', '/act', {
+      member: 'ada',
+      method: 'GET',
+      path: `/1/lists/${listId}/cards`,
+    })
+    const cardsNamed = (name: string) =>
+      (cards.body as Array<{ name: string }>).filter((c) => c.name === name).length
+    const executions = new Map(
+      (await db.query('select id, executions from runs')).rows.map((row) => [row.id, Number(row.executions)]),
+    )
 
     let reclaimed = 0
     for (const [i, run] of runs.entries()) {
@@ -90,9 +126,15 @@ postgres('several instances on one PostgreSQL', () => {
       }
       if (card) expect(card.attempts, `run ${i}`).toHaveLength(1)
       if (executions.get(run.id)! > 1) reclaimed++
-      else expect(run.timeline.every((s: any) => s.attempts.length === 1), JSON.stringify(run.timeline)).toBe(true)
+      else
+        expect(
+          run.timeline.every((s: any) => s.attempts.length === 1),
+          JSON.stringify(run.timeline),
+        ).toBe(true)
     }
-    console.info(`several-instances: ${reclaimed} runs taken over, ${runs.filter((r) => r.status === 'failed').length} writes interrupted`)
+    console.info(
+      `several-instances: ${reclaimed} runs taken over, ${runs.filter((r) => r.status === 'failed').length} writes interrupted`,
+    )
     // Only the runs the killed instance held were executed again.
     expect(reclaimed).toBeLessThanOrEqual(CONCURRENCY)
     expect(runs.filter((r) => r.status === 'failed').length).toBeLessThanOrEqual(CONCURRENCY)

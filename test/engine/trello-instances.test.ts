@@ -4,7 +4,15 @@ import { freePort } from '../../bench/processes.ts'
 import { startSandboxServer } from '../../src/sandboxes/server.ts'
 import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
 import { CARD_MAPPING, createAgent, subscribe, waitFor } from '../helpers/trello-engine.ts'
-import { adminKey, removeDataDir, serviceEnv, startBalancer, startService, type ServiceEnv, type ServiceProcess } from '../helpers/service-process.ts'
+import {
+  adminKey,
+  removeDataDir,
+  serviceEnv,
+  startBalancer,
+  startService,
+  type ServiceEnv,
+  type ServiceProcess,
+} from '../helpers/service-process.ts'
 import { client, controlCaller } from '../helpers/stack.ts'
 import { TRELLO } from '../helpers/trello.ts'
 import { scratchDatabase } from '../../src/core/store/scratch-database.ts'
@@ -44,7 +52,10 @@ describe.skipIf(!PG)('several instances on one PostgreSQL (PostgreSQL only)', ()
     await control('PUT', '/rate-limits', { disabled: true })
     base = await serviceEnv(sandbox.url, database.url)
     const envOf = async (): Promise<ServiceEnv> => ({
-      ...base!, port: await freePort(), publicUrl: balancer.url, extra: { SWITCHYARD_POLL_INTERVAL_SECONDS: '1' },
+      ...base!,
+      port: await freePort(),
+      publicUrl: balancer.url,
+      extra: { SWITCHYARD_POLL_INTERVAL_SECONDS: '1' },
     })
     alive.push(await startService(await envOf())) // the first start makes the admin and its key file
     alive.push(await startService(await envOf()))
@@ -54,48 +65,107 @@ describe.skipIf(!PG)('several instances on one PostgreSQL (PostgreSQL only)', ()
     const stack = { url: balancer.url, apiKey: adminKey(base!) }
     const api = client(stack, stack.apiKey)
     const ada = (await connectTrelloOAuth(stack)).integrationId!
-    const board = (await control('POST', '/boards', { name: 'Shared', owner: 'ada', members: ['grace'] })).body.board
+    const board = (await control('POST', '/boards', { name: 'Shared', owner: 'ada', members: ['grace'] }))
+      .body.board
     const agent = await createAgent(api, {
       name: 'Reader',
-      inputs: [{ name: 'title', type: 'string', required: true }, { name: 'card_id', type: 'string', required: true }],
+      inputs: [
+        { name: 'title', type: 'string', required: true },
+        { name: 'card_id', type: 'string', required: true },
+      ],
       kind: 'steps',
-      steps: [{ key: 'card', tool: 'trello.get_card', integration: ada, input: { card_id: '{{ inputs.card_id }}' } }],
+      steps: [
+        {
+          key: 'card',
+          tool: 'trello.get_card',
+          integration: ada,
+          input: { card_id: '{{ inputs.card_id }}' },
+        },
+      ],
     })
-    const cards = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
+    const cards = await subscribe(api, agent, {
+      trigger: 'trello.new_card',
+      integration: ada,
+      config: { board_ids: [board.id] },
+      mapping: CARD_MAPPING,
+    })
     const notified = await subscribe(api, agent, {
-      trigger: 'trello.new_notification', integration: ada, config: {}, mapping: { title: '{{ text }}', card_id: '{{ card.id }}' },
+      trigger: 'trello.new_notification',
+      integration: ada,
+      config: {},
+      mapping: { title: '{{ text }}', card_id: '{{ card.id }}' },
     })
-    await waitFor('the first poll', async () => (await db.query('select poll_cursor from subscriptions where id = $1', [notified.id])).rows[0].poll_cursor)
+    await waitFor(
+      'the first poll',
+      async () =>
+        (await db.query('select poll_cursor from subscriptions where id = $1', [notified.id])).rows[0]
+          .poll_cursor,
+    )
 
     const made: string[] = []
     const mentions: string[] = []
     const burst = async (phase: string) => {
       for (let i = 0; i < CARDS_PER_PHASE; i += 25) {
-        const created = await Promise.all(Array.from({ length: 25 }, (_, j) =>
-          control('POST', '/act', { member: 'grace', method: 'POST', path: '/1/cards', params: { idList: board.lists[0].id, name: `${phase} ${i + j}` } })))
+        const created = await Promise.all(
+          Array.from({ length: 25 }, (_, j) =>
+            control('POST', '/act', {
+              member: 'grace',
+              method: 'POST',
+              path: '/1/cards',
+              params: { idList: board.lists[0].id, name: `${phase} ${i + j}` },
+            }),
+          ),
+        )
         made.push(...created.map((c) => c.body.body.id))
       }
       for (let i = 0; i < MENTIONS_PER_PHASE; i++) {
         const text = `@ada ${phase} mention ${i}`
-        await control('POST', '/act', { member: 'grace', method: 'POST', path: `/1/cards/${TRELLO.cards.api.id}/actions/comments`, params: { text } })
+        await control('POST', '/act', {
+          member: 'grace',
+          method: 'POST',
+          path: `/1/cards/${TRELLO.cards.api.id}/actions/comments`,
+          params: { text },
+        })
         mentions.push(text)
       }
     }
-    const runs = async () => (await db.query<{ subscription_id: string; inputs: any; status: string; executions: number; event: any }>(
-      'select subscription_id, inputs, status, executions, event from runs where not test')).rows
+    const runs = async () =>
+      (
+        await db.query<{
+          subscription_id: string
+          inputs: any
+          status: string
+          executions: number
+          event: any
+        }>('select subscription_id, inputs, status, executions, event from runs where not test')
+      ).rows
     const check = async (expectFinished: boolean) => {
-      const all = await waitFor('every run', async () => {
-        const found = await runs()
-        const enough = found.filter((r) => r.subscription_id === cards.id).length >= made.length &&
-          found.filter((r) => r.subscription_id === notified.id).length >= mentions.length
-        return enough && (!expectFinished || found.every((r) => r.status === 'succeeded')) ? found : undefined
-      }, 90_000)
+      const all = await waitFor(
+        'every run',
+        async () => {
+          const found = await runs()
+          const enough =
+            found.filter((r) => r.subscription_id === cards.id).length >= made.length &&
+            found.filter((r) => r.subscription_id === notified.id).length >= mentions.length
+          return enough && (!expectFinished || found.every((r) => r.status === 'succeeded'))
+            ? found
+            : undefined
+        },
+        90_000,
+      )
       const perCard = count(all.filter((r) => r.subscription_id === cards.id).map((r) => r.inputs.card_id))
       expect([...perCard.entries()].filter(([, n]) => n !== 1)).toEqual([])
       expect(made.filter((id) => !perCard.has(id))).toEqual([])
-      const perNotification = count(all.filter((r) => r.subscription_id === notified.id).map((r) => r.event.notification.id))
+      const perNotification = count(
+        all.filter((r) => r.subscription_id === notified.id).map((r) => r.event.notification.id),
+      )
       expect([...perNotification.values()].filter((n) => n !== 1)).toEqual([])
-      expect(all.filter((r) => r.subscription_id === notified.id).map((r) => r.inputs.title).sort()).toEqual([...mentions].sort())
+      expect(
+        all
+          .filter((r) => r.subscription_id === notified.id)
+          .map((r) => r.inputs.title)
+          .sort(),
+      ).toEqual([...mentions].sort())
       return all
     }
 
@@ -107,7 +177,13 @@ describe.skipIf(!PG)('several instances on one PostgreSQL (PostgreSQL only)', ()
     expect(alive.map((s) => balancer.answered.get(s.url) ?? 0).every((n) => n > 0)).toBe(true) // each took deliveries
     expect(both.filter((r) => r.executions !== 1)).toEqual([])
     // The two pollers never polled the subscription at the same moment: its claims are serialised by the database.
-    const reads = ((await control('GET', '/requests?limit=1000')).body.requests as Array<{ path: string; at: string; duration_ms: number }>)
+    const reads = (
+      (await control('GET', '/requests?limit=1000')).body.requests as Array<{
+        path: string
+        at: string
+        duration_ms: number
+      }>
+    )
       .filter((r) => r.path.includes('/1/members/me/notifications'))
       .map((r) => ({ from: Date.parse(r.at), to: Date.parse(r.at) + r.duration_ms }))
       .sort((a, b) => a.from - b.from)

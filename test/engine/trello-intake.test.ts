@@ -2,8 +2,20 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../../src/server/app.ts'
 import {
-  CARD_MAPPING, commentingAgent, connectAda, createAgent, deliveriesSettled, freshBoard, hookOf, personCreatesCard, postHook, runsOf,
-  sign, subscribe, waitFor, type Api,
+  CARD_MAPPING,
+  commentingAgent,
+  connectAda,
+  createAgent,
+  deliveriesSettled,
+  freshBoard,
+  hookOf,
+  personCreatesCard,
+  postHook,
+  runsOf,
+  sign,
+  subscribe,
+  waitFor,
+  type Api,
 } from '../helpers/trello-engine.ts'
 import { client } from '../helpers/stack.ts'
 import { trelloControl } from '../helpers/trello.ts'
@@ -28,7 +40,13 @@ describe('the webhook intake on Trello deliveries', () => {
     return JSON.stringify(body)
   }
   const stored = async () => ({
-    events: (await stack.services.store.db.selectFrom('events').select('id').where('source', '=', `webhook:${hook.id}`).execute()).length,
+    events: (
+      await stack.services.store.db
+        .selectFrom('events')
+        .select('id')
+        .where('source', '=', `webhook:${hook.id}`)
+        .execute()
+    ).length,
     runs: (await runsOf(stack, sub.id)).length,
   })
 
@@ -38,11 +56,17 @@ describe('the webhook intake on Trello deliveries', () => {
     ada = await connectAda(stack)
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
-    sub = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
+    sub = await subscribe(api, agent, {
+      trigger: 'trello.new_card',
+      integration: ada,
+      config: { board_ids: [board.id] },
+      mapping: CARD_MAPPING,
+    })
     hook = await hookOf(stack, sub.id)
     await personCreatesCard(stack, board.lists[0]!.id, 'Template')
     await deliveriesSettled(stack)
-    const [delivery] = (await trelloControl(stack).call('GET', `/deliveries?webhook=${hook.remote_id}`)).body.deliveries
+    const [delivery] = (await trelloControl(stack).call('GET', `/deliveries?webhook=${hook.remote_id}`)).body
+      .deliveries
     template = JSON.parse(delivery.body)
     await waitFor('the template run', async () => (await runsOf(stack, sub.id)).length === 1)
   })
@@ -52,11 +76,23 @@ describe('the webhook intake on Trello deliveries', () => {
     for (let i = 0; i < 5; i++) {
       const body = freshBody(`Durable ${i}`)
       const id = JSON.parse(body).action.id
-      const res = await postHook(stack.url, hook.path, body, { 'x-trello-webhook': sign(stack, body, hook.callbackUrl) })
+      const res = await postHook(stack.url, hook.path, body, {
+        'x-trello-webhook': sign(stack, body, hook.callbackUrl),
+      })
       expect(res.status, res.text).toBe(200)
-      const event = await stack.services.store.db.selectFrom('events').select('id').where('source', '=', `webhook:${hook.id}`).where('dedupe_key', '=', id).executeTakeFirst()
+      const event = await stack.services.store.db
+        .selectFrom('events')
+        .select('id')
+        .where('source', '=', `webhook:${hook.id}`)
+        .where('dedupe_key', '=', id)
+        .executeTakeFirst()
       expect(event, `event of ${id}`).toBeDefined()
-      const run = await stack.services.store.db.selectFrom('runs').select(['id', 'inputs']).where('event_id', '=', event!.id).where('subscription_id', '=', sub.id).executeTakeFirst()
+      const run = await stack.services.store.db
+        .selectFrom('runs')
+        .select(['id', 'inputs'])
+        .where('event_id', '=', event!.id)
+        .where('subscription_id', '=', sub.id)
+        .executeTakeFirst()
       expect((run?.inputs as { title?: string } | undefined)?.title).toBe(`Durable ${i}`)
     }
   })
@@ -69,7 +105,9 @@ describe('the webhook intake on Trello deliveries', () => {
         if new.inputs->>'title' = 'Refused by the database' then raise exception 'refused by the test'; end if;
         return new;
       end $$`.execute(db)
-    await sql`create trigger intake_test_refuse before insert on runs for each row execute function intake_test_refuse()`.execute(db)
+    await sql`create trigger intake_test_refuse before insert on runs for each row execute function intake_test_refuse()`.execute(
+      db,
+    )
     const body = freshBody('Refused by the database')
     const headers = { 'x-trello-webhook': sign(stack, body, hook.callbackUrl) }
     const before = await stored()
@@ -94,10 +132,14 @@ describe('the webhook intake on Trello deliveries', () => {
     const before = await stored()
     const body = freshBody('Nul\u0000card')
     expect(body).toContain('\\u0000')
-    const res = await postHook(stack.url, hook.path, body, { 'x-trello-webhook': sign(stack, body, hook.callbackUrl) })
+    const res = await postHook(stack.url, hook.path, body, {
+      'x-trello-webhook': sign(stack, body, hook.callbackUrl),
+    })
     expect(res.status, res.text).toBe(200)
     expect(await stored()).toEqual({ events: before.events + 1, runs: before.runs + 1 })
-    const run = (await runsOf(stack, sub.id)).find((r) => (r.inputs as { title?: string }).title?.startsWith('Nul'))
+    const run = (await runsOf(stack, sub.id)).find((r) =>
+      (r.inputs as { title?: string }).title?.startsWith('Nul'),
+    )
     expect((run!.inputs as { title: string }).title).toBe('Nul\ufffdcard')
   })
 
@@ -113,17 +155,42 @@ describe('the webhook intake on Trello deliveries', () => {
       ['no signature header', body, {}, 401],
       ['an empty signature header', body, { 'x-trello-webhook': '' }, 401],
       ['a signature that is not base64', body, { 'x-trello-webhook': 'not base64!' }, 401],
-      ['a wrong signature', body, { 'x-trello-webhook': sign(stack, 'something else', hook.callbackUrl) }, 401],
-      ['a signature over another callback URL', body, { 'x-trello-webhook': sign(stack, body, `${stack.url}/hooks/${'x'.repeat(32)}`) }, 401],
+      [
+        'a wrong signature',
+        body,
+        { 'x-trello-webhook': sign(stack, 'something else', hook.callbackUrl) },
+        401,
+      ],
+      [
+        'a signature over another callback URL',
+        body,
+        { 'x-trello-webhook': sign(stack, body, `${stack.url}/hooks/${'x'.repeat(32)}`) },
+        401,
+      ],
       ['a body changed by one byte', oneByte, { 'x-trello-webhook': good }, 401],
-      ['the body re-serialised under the original signature', reserialised, { 'x-trello-webhook': good }, 401],
-      ['a signature over a re-serialised body', body, { 'x-trello-webhook': sign(stack, reserialised, hook.callbackUrl) }, 401],
+      [
+        'the body re-serialised under the original signature',
+        reserialised,
+        { 'x-trello-webhook': good },
+        401,
+      ],
+      [
+        'a signature over a re-serialised body',
+        body,
+        { 'x-trello-webhook': sign(stack, reserialised, hook.callbackUrl) },
+        401,
+      ],
       ['an empty body, unsigned', '', {}, 401],
       ['non-JSON, unsigned', 'not json', {}, 401],
       ['an empty body, validly signed', '', signed(''), 400],
       ['non-JSON, validly signed', 'not json', signed('not json'), 400],
       ['JSON without action, validly signed', '{"model":{}}', signed('{"model":{}}'), 400],
-      ['an action without an id, validly signed', JSON.stringify({ action: { ...template.action, id: undefined } }), signed(JSON.stringify({ action: { ...template.action, id: undefined } })), 400],
+      [
+        'an action without an id, validly signed',
+        JSON.stringify({ action: { ...template.action, id: undefined } }),
+        signed(JSON.stringify({ action: { ...template.action, id: undefined } })),
+        400,
+      ],
     ]
     for (const [name, raw, headers, status] of cases) {
       const res = await postHook(stack.url, hook.path, raw, headers)
@@ -134,32 +201,52 @@ describe('the webhook intake on Trello deliveries', () => {
 
   it('an unknown token answers 404; a webhook being removed answers 410, so Trello deletes it', async () => {
     const body = freshBody('Nobody')
-    expect((await postHook(stack.url, `/hooks/${'u'.repeat(32)}`, body, { 'x-trello-webhook': sign(stack, body, `${stack.url}/hooks/${'u'.repeat(32)}`) })).status).toBe(404)
+    expect(
+      (
+        await postHook(stack.url, `/hooks/${'u'.repeat(32)}`, body, {
+          'x-trello-webhook': sign(stack, body, `${stack.url}/hooks/${'u'.repeat(32)}`),
+        })
+      ).status,
+    ).toBe(404)
     expect((await postHook(stack.url, '/hooks/short', body)).status).toBe(404)
     expect((await fetch(`${stack.url}/hooks/${'u'.repeat(32)}`, { method: 'HEAD' })).status).toBe(404)
 
     // A removal that failed at Trello leaves the webhook delivering; its address answers 410.
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
-    const doomed = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
+    const doomed = await subscribe(api, agent, {
+      trigger: 'trello.new_card',
+      integration: ada,
+      config: { board_ids: [board.id] },
+      mapping: CARD_MAPPING,
+    })
     const doomedHook = await hookOf(stack, doomed.id)
     const control = trelloControl(stack)
-    await control.fault({ status: 500, match: { method: 'DELETE', path: `/1/webhooks/${doomedHook.remote_id}` } })
+    await control.fault({
+      status: 500,
+      match: { method: 'DELETE', path: `/1/webhooks/${doomedHook.remote_id}` },
+    })
     try {
       expect((await api.post(`/v1/subscriptions/${doomed.id}/deactivate`)).status).toBe(200)
     } finally {
       await control.clearFaults()
     }
-    const row = await stack.services.store.db.selectFrom('webhooks').selectAll().where('id', '=', doomedHook.id).executeTakeFirstOrThrow()
+    const row = await stack.services.store.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', doomedHook.id)
+      .executeTakeFirstOrThrow()
     expect(row.status).toBe('remove_failed')
     const signedBody = sign(stack, body, doomedHook.callbackUrl)
-    expect((await postHook(stack.url, doomedHook.path, body, { 'x-trello-webhook': signedBody })).status).toBe(410)
+    expect(
+      (await postHook(stack.url, doomedHook.path, body, { 'x-trello-webhook': signedBody })).status,
+    ).toBe(410)
     expect((await fetch(doomedHook.callbackUrl, { method: 'HEAD' })).status).toBe(404)
     // Trello itself: a change on the board is delivered, answered 410, and the webhook is deleted there.
     await personCreatesCard(stack, board.lists[0]!.id, 'Into the void')
     await deliveriesSettled(stack)
     const webhooks = (await control.call('GET', '/webhooks')).body.webhooks
     expect(webhooks.find((w: { id: string }) => w.id === doomedHook.remote_id)).toBeUndefined()
-    expect((await runsOf(stack, doomed.id))).toHaveLength(0)
+    expect(await runsOf(stack, doomed.id)).toHaveLength(0)
   })
 })

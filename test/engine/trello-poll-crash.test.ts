@@ -4,7 +4,14 @@ import { startSandboxServer } from '../../src/sandboxes/server.ts'
 import { startTestStack, type TestStack } from '../../src/server/app.ts'
 import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
 import { connectAda, createAgent, runsOf, subscribe, waitFor, type Api } from '../helpers/trello-engine.ts'
-import { adminKey, removeDataDir, serviceEnv, startService, type ServiceEnv, type ServiceProcess } from '../helpers/service-process.ts'
+import {
+  adminKey,
+  removeDataDir,
+  serviceEnv,
+  startService,
+  type ServiceEnv,
+  type ServiceProcess,
+} from '../helpers/service-process.ts'
 import { client, controlCaller } from '../helpers/stack.ts'
 import { act } from '../helpers/trello-triggers.ts'
 import { TRELLO } from '../helpers/trello.ts'
@@ -32,22 +39,42 @@ describe('crash during a Trello poll', () => {
       name: 'Notified',
       inputs: [{ name: 'text', type: 'string', required: true }],
       kind: 'steps',
-      steps: [{ key: 'me', tool: 'trello.get_card', integration: ada, input: { card_id: TRELLO.cards.api.id } }],
+      steps: [
+        { key: 'me', tool: 'trello.get_card', integration: ada, input: { card_id: TRELLO.cards.api.id } },
+      ],
     })
-    const sub = await subscribe(api, agent, { trigger: 'trello.new_notification', integration: ada, config: {}, mapping: { text: '{{ text }}' } })
-    const row = () => db.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow()
-    const pollNow = () => db.updateTable('subscriptions').set({ next_poll_at: new Date(Date.now() - 1000) }).where('id', '=', sub.id).execute()
+    const sub = await subscribe(api, agent, {
+      trigger: 'trello.new_notification',
+      integration: ada,
+      config: {},
+      mapping: { text: '{{ text }}' },
+    })
+    const row = () =>
+      db.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow()
+    const pollNow = () =>
+      db
+        .updateTable('subscriptions')
+        .set({ next_poll_at: new Date(Date.now() - 1000) })
+        .where('id', '=', sub.id)
+        .execute()
     // The first poll only sets the cursor.
-    const baseline = await waitFor('the first poll', async () => ((await row()).poll_cursor ? row() : undefined))
+    const baseline = await waitFor('the first poll', async () =>
+      (await row()).poll_cursor ? row() : undefined,
+    )
     expect(await runsOf(stack, sub.id)).toEqual([])
 
     const texts = ['@ada one', '@ada two', '@ada three']
-    for (const text of texts) await act(stack, 'grace', 'POST', `/1/cards/${TRELLO.cards.api.id}/actions/comments`, { text })
+    for (const text of texts)
+      await act(stack, 'grace', 'POST', `/1/cards/${TRELLO.cards.api.id}/actions/comments`, { text })
 
     await sql`create or replace function poll_test_refuse() returns trigger language plpgsql as $$
       begin raise exception 'the cursor commit failed (test)'; end $$`.execute(db)
-    await sql.raw(`create trigger poll_test_refuse before update of poll_cursor on subscriptions for each row
-      when (new.id = '${sub.id}' and new.poll_cursor is distinct from old.poll_cursor) execute function poll_test_refuse()`).execute(db)
+    await sql
+      .raw(
+        `create trigger poll_test_refuse before update of poll_cursor on subscriptions for each row
+      when (new.id = '${sub.id}' and new.poll_cursor is distinct from old.poll_cursor) execute function poll_test_refuse()`,
+      )
+      .execute(db)
     try {
       const failedAt = new Date()
       await pollNow()
@@ -58,7 +85,11 @@ describe('crash during a Trello poll', () => {
       expect((await row()).last_error).toMatch(/cursor commit failed/) // it failed there, after finding the three
       expect((await row()).poll_cursor).toEqual(baseline.poll_cursor)
       expect(await runsOf(stack, sub.id)).toEqual([]) // the runs went with the cursor
-      const events = await db.selectFrom('events').select('id').where('source', '=', `poll:${sub.id}`).execute()
+      const events = await db
+        .selectFrom('events')
+        .select('id')
+        .where('source', '=', `poll:${sub.id}`)
+        .execute()
       expect(events).toEqual([])
     } finally {
       await sql`drop trigger if exists poll_test_refuse on subscriptions`.execute(db)
@@ -67,11 +98,17 @@ describe('crash during a Trello poll', () => {
 
     await pollNow()
     await waitFor('three runs', async () => (await runsOf(stack, sub.id)).length >= 3)
-    await waitFor('the cursor moved', async () => JSON.stringify((await row()).poll_cursor) !== JSON.stringify(baseline.poll_cursor))
+    await waitFor(
+      'the cursor moved',
+      async () => JSON.stringify((await row()).poll_cursor) !== JSON.stringify(baseline.poll_cursor),
+    )
     // One more poll finds nothing new.
     const again = new Date()
     await pollNow()
-    await waitFor('another poll claimed', async () => (await row()).next_poll_at! > new Date(again.getTime() + 5_000))
+    await waitFor(
+      'another poll claimed',
+      async () => (await row()).next_poll_at! > new Date(again.getTime() + 5_000),
+    )
     await stack.services.poller.stop() // waits for the poll in hand to commit
     const runs = await runsOf(stack, sub.id)
     expect(runs.map((r) => (r.inputs as { text: string }).text).sort()).toEqual([...texts].sort())
@@ -90,8 +127,12 @@ describe('kill -9 during a Trello poll', () => {
 
   beforeAll(async () => {
     sandbox = await startSandboxServer({ port: 0 })
-    if (process.env.TEST_DATABASE_URL) database = await scratchDatabase(process.env.TEST_DATABASE_URL, 'sy_intake_tests_poll')
-    env = { ...(await serviceEnv(sandbox.url, database?.url)), extra: { SWITCHYARD_POLL_INTERVAL_SECONDS: '1' } }
+    if (process.env.TEST_DATABASE_URL)
+      database = await scratchDatabase(process.env.TEST_DATABASE_URL, 'sy_intake_tests_poll')
+    env = {
+      ...(await serviceEnv(sandbox.url, database?.url)),
+      extra: { SWITCHYARD_POLL_INTERVAL_SECONDS: '1' },
+    }
   })
   afterAll(async () => {
     await service?.kill9()
@@ -110,23 +151,48 @@ describe('kill -9 during a Trello poll', () => {
       name: 'Notified',
       inputs: [{ name: 'text', type: 'string', required: true }],
       kind: 'steps',
-      steps: [{ key: 'me', tool: 'trello.get_card', integration: ada, input: { card_id: TRELLO.cards.api.id } }],
+      steps: [
+        { key: 'me', tool: 'trello.get_card', integration: ada, input: { card_id: TRELLO.cards.api.id } },
+      ],
     })
-    const sub = await subscribe(api, agent, { trigger: 'trello.new_notification', integration: ada, config: {}, mapping: { text: '{{ text }}' } })
-    const reads = async () => ((await control('GET', '/requests?limit=1000')).body.requests as Array<{ path: string; status: number | null }>)
-      .filter((r) => r.path.includes('/1/members/me/notifications') && r.status === 200).length
+    const sub = await subscribe(api, agent, {
+      trigger: 'trello.new_notification',
+      integration: ada,
+      config: {},
+      mapping: { text: '{{ text }}' },
+    })
+    const reads = async () =>
+      (
+        (await control('GET', '/requests?limit=1000')).body.requests as Array<{
+          path: string
+          status: number | null
+        }>
+      ).filter((r) => r.path.includes('/1/members/me/notifications') && r.status === 200).length
     // A second read means the first poll (which only sets the cursor) has committed.
     await waitFor('two polls', async () => (await reads()) >= 2)
 
     const texts = ['@ada first', '@ada second', '@ada third']
-    for (const text of texts) await control('POST', '/act', { member: 'grace', method: 'POST', path: `/1/cards/${TRELLO.cards.api.id}/actions/comments`, params: { text } })
-    await control('POST', '/faults', { latency_ms: 5000, times: 1, match: { method: 'GET', path: '/1/members/me/notifications' } })
+    for (const text of texts)
+      await control('POST', '/act', {
+        member: 'grace',
+        method: 'POST',
+        path: `/1/cards/${TRELLO.cards.api.id}/actions/comments`,
+        params: { text },
+      })
+    await control('POST', '/faults', {
+      latency_ms: 5000,
+      times: 1,
+      match: { method: 'GET', path: '/1/members/me/notifications' },
+    })
     // The fault is used up once a poll's read is waiting on it: that poll is in flight.
     await waitFor('a poll in flight', async () => (await control('GET', '/faults')).body.faults.length === 0)
     await service.kill9()
     service = await startService(env!)
 
-    const runsOf = async () => (await api.get(`/v1/runs?subscription_id=${sub.id}&limit=200`)).body.runs as Array<{ inputs: { text: string } }>
+    const runsOf = async () =>
+      (await api.get(`/v1/runs?subscription_id=${sub.id}&limit=200`)).body.runs as Array<{
+        inputs: { text: string }
+      }>
     await waitFor('a run per notification', async () => (await runsOf()).length >= texts.length, 120_000)
     // Two more polls after the runs: still one run each.
     const after = await reads()

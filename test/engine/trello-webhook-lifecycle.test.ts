@@ -2,7 +2,18 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../../src/server/app.ts'
 import { trello } from '../../src/platforms/trello/platform.ts'
-import { CARD_MAPPING, commentingAgent, connectAda, createAgent, freshBoard, hookOf, sandboxHooks, subscribe, waitFor, type Api } from '../helpers/trello-engine.ts'
+import {
+  CARD_MAPPING,
+  commentingAgent,
+  connectAda,
+  createAgent,
+  freshBoard,
+  hookOf,
+  sandboxHooks,
+  subscribe,
+  waitFor,
+  type Api,
+} from '../helpers/trello-engine.ts'
 import { client } from '../helpers/stack.ts'
 import { triggerContext } from '../helpers/trello-triggers.ts'
 import { trelloControl } from '../helpers/trello.ts'
@@ -23,8 +34,14 @@ describe('Trello webhooks follow their subscriptions', () => {
   afterAll(async () => stack?.close())
 
   const onBoard = (agent: string, board: string, trigger = 'trello.new_card') =>
-    subscribe(api, agent, { trigger, integration: ada, config: { board_ids: [board] }, mapping: CARD_MAPPING })
-  const hookRow = (id: string) => stack.services.store.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()
+    subscribe(api, agent, {
+      trigger,
+      integration: ada,
+      config: { board_ids: [board] },
+      mapping: CARD_MAPPING,
+    })
+  const hookRow = (id: string) =>
+    stack.services.store.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst()
 
   it('deactivating one of two keeps the webhook; the last deactivation deletes it at Trello', async () => {
     const board = await freshBoard(stack)
@@ -37,7 +54,9 @@ describe('Trello webhooks follow their subscriptions', () => {
     expect((await api.post(`/v1/subscriptions/${one.id}/deactivate`)).body.status).toBe('inactive')
     expect((await sandboxHooks(stack, board.id)).map((w) => w.id)).toEqual([hook.remote_id])
     expect((await api.get(`/v1/subscriptions/${one.id}/health`)).body.webhooks).toEqual([])
-    expect((await api.get(`/v1/subscriptions/${two.id}/health`)).body.webhooks).toMatchObject([{ remote_id: hook.remote_id, status: 'active', present: true }])
+    expect((await api.get(`/v1/subscriptions/${two.id}/health`)).body.webhooks).toMatchObject([
+      { remote_id: hook.remote_id, status: 'active', present: true },
+    ])
 
     await api.post(`/v1/subscriptions/${two.id}/deactivate`)
     expect(await sandboxHooks(stack, board.id)).toEqual([])
@@ -62,15 +81,24 @@ describe('Trello webhooks follow their subscriptions', () => {
 
     const health = (await api.get(`/v1/subscriptions/${sub.id}/health`)).body
     expect(health.webhooks).toHaveLength(1)
-    expect(health.webhooks[0]).toMatchObject({ remote_id: hook.remote_id, status: 'remove_failed', present: true })
+    expect(health.webhooks[0]).toMatchObject({
+      remote_id: hook.remote_id,
+      status: 'remove_failed',
+      present: true,
+    })
     expect(health.webhooks[0].last_error).toMatch(/503|fail/i)
     expect((await sandboxHooks(stack, board.id)).map((w) => w.id)).toEqual([hook.remote_id])
 
     // Still failing: the retry records another attempt and keeps the webhook listed.
-    const due = () => stack.services.store.db.updateTable('webhooks').set({ cleanup_at: new Date(Date.now() - 1000) }).where('id', '=', hook.id).execute()
+    const due = () =>
+      stack.services.store.db
+        .updateTable('webhooks')
+        .set({ cleanup_at: new Date(Date.now() - 1000) })
+        .where('id', '=', hook.id)
+        .execute()
     await due() // the backoff's first wait, passed
     await stack.services.webhooks.retryCleanups()
-    expect((await hookRow(hook.id))).toMatchObject({ status: 'remove_failed', cleanup_attempts: 2 })
+    expect(await hookRow(hook.id)).toMatchObject({ status: 'remove_failed', cleanup_attempts: 2 })
 
     await control.clearFaults()
     await due()
@@ -86,7 +114,11 @@ describe('Trello webhooks follow their subscriptions', () => {
     const board = await freshBoard(stack)
     const other = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
-    const subs = [await onBoard(agent, board.id), await onBoard(agent, board.id, 'trello.card_moved'), await onBoard(agent, other.id)]
+    const subs = [
+      await onBoard(agent, board.id),
+      await onBoard(agent, board.id, 'trello.card_moved'),
+      await onBoard(agent, other.id),
+    ]
     const hooks = await Promise.all(subs.map((s) => hookOf(stack, s.id)))
     expect(new Set(hooks.map((h) => h.id)).size).toBe(2)
 
@@ -107,7 +139,11 @@ describe('Trello webhooks follow their subscriptions', () => {
     expect((await api.delete(`/v1/agents/${agent}`)).status).toBe(204)
     expect((await hookRow(hook.id))?.status).toBe('remove_failed')
     await control.clearFaults()
-    await stack.services.store.db.updateTable('webhooks').set({ cleanup_at: new Date(Date.now() - 1000) }).where('id', '=', hook.id).execute()
+    await stack.services.store.db
+      .updateTable('webhooks')
+      .set({ cleanup_at: new Date(Date.now() - 1000) })
+      .where('id', '=', hook.id)
+      .execute()
     await stack.services.webhooks.retryCleanups()
     expect(await hookRow(hook.id)).toBeUndefined()
     expect(await sandboxHooks(stack, board.id)).toEqual([])
@@ -117,12 +153,26 @@ describe('Trello webhooks follow their subscriptions', () => {
     const db = stack.services.store.db
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
-    const sub = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING }, false)
+    const sub = await subscribe(
+      api,
+      agent,
+      {
+        trigger: 'trello.new_card',
+        integration: ada,
+        config: { board_ids: [board.id] },
+        mapping: CARD_MAPPING,
+      },
+      false,
+    )
     // The database refuses to record the webhook as active, after Trello made it.
     await sql`create or replace function lifecycle_test_refuse() returns trigger language plpgsql as $$
       begin raise exception 'recording the webhook failed (test)'; end $$`.execute(db)
-    await sql.raw(`create trigger lifecycle_test_refuse before update on webhooks for each row
-      when (new.integration_id = '${ada}' and new.status = 'active') execute function lifecycle_test_refuse()`).execute(db)
+    await sql
+      .raw(
+        `create trigger lifecycle_test_refuse before update on webhooks for each row
+      when (new.integration_id = '${ada}' and new.status = 'active') execute function lifecycle_test_refuse()`,
+      )
+      .execute(db)
     try {
       const refused = await api.post(`/v1/subscriptions/${sub.id}/activate`)
       expect(refused.status).toBeGreaterThanOrEqual(500)
@@ -130,7 +180,12 @@ describe('Trello webhooks follow their subscriptions', () => {
       // The retrier may already have run (the poller ticks every second). It removes the webhook at
       // Trello before its row, so the row is read first: while the row is there it names the remote
       // webhook for removal, and once it is gone, so is the webhook at Trello.
-      const row = await db.selectFrom('webhooks').selectAll().where('integration_id', '=', ada).where('model_key', '=', board.id).executeTakeFirst()
+      const row = await db
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('integration_id', '=', ada)
+        .where('model_key', '=', board.id)
+        .executeTakeFirst()
       const remote = await sandboxHooks(stack, board.id)
       if (row) {
         expect(row).toMatchObject({ status: 'remove_failed', integration_id: ada })
@@ -143,7 +198,14 @@ describe('Trello webhooks follow their subscriptions', () => {
       await sql`drop function if exists lifecycle_test_refuse()`.execute(db)
     }
     await stack.services.webhooks.retryCleanups()
-    expect(await db.selectFrom('webhooks').select('id').where('integration_id', '=', ada).where('model_key', '=', board.id).execute()).toEqual([])
+    expect(
+      await db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('integration_id', '=', ada)
+        .where('model_key', '=', board.id)
+        .execute(),
+    ).toEqual([])
     expect(await sandboxHooks(stack, board.id)).toEqual([])
     // Activating again works as usual.
     expect((await api.post(`/v1/subscriptions/${sub.id}/activate`)).status).toBe(200)
@@ -158,7 +220,11 @@ describe('Trello webhooks follow their subscriptions', () => {
     const sub = await onBoard(agent, board.id)
     const hook = await hookOf(stack, sub.id)
     const ctx = await triggerContext(stack, ada)
-    const adopted = await trello.webhooks!.subscribe!(ctx, { modelKey: board.id, callbackUrl: hook.callbackUrl, description: 'Switchyard' })
+    const adopted = await trello.webhooks!.subscribe!(ctx, {
+      modelKey: board.id,
+      callbackUrl: hook.callbackUrl,
+      description: 'Switchyard',
+    })
     expect(adopted.remoteId).toBe(hook.remote_id)
     expect(await sandboxHooks(stack, board.id)).toHaveLength(1)
   })

@@ -1,8 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../../src/server/app.ts'
 import {
-  CARD_MAPPING, commentingAgent, connectAda, createAgent, deliveriesSettled, freshBoard, hookOf, personCreatesCard, postHook, runsOf,
-  sandboxHooks, sign, subscribe, waitFor, type Api,
+  CARD_MAPPING,
+  commentingAgent,
+  connectAda,
+  createAgent,
+  deliveriesSettled,
+  freshBoard,
+  hookOf,
+  personCreatesCard,
+  postHook,
+  runsOf,
+  sandboxHooks,
+  sign,
+  subscribe,
+  waitFor,
+  type Api,
 } from '../helpers/trello-engine.ts'
 import { waitForRun } from '../helpers/runs.ts'
 import { client } from '../helpers/stack.ts'
@@ -28,7 +41,17 @@ describe('Trello events reach agents', () => {
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
     const earlier = await personCreatesCard(stack, board.lists[0]!.id, 'Before the trigger')
-    const sub = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING }, false)
+    const sub = await subscribe(
+      api,
+      agent,
+      {
+        trigger: 'trello.new_card',
+        integration: ada,
+        config: { board_ids: [board.id] },
+        mapping: CARD_MAPPING,
+      },
+      false,
+    )
     expect(sub.status).toBe('inactive')
 
     // The test shows a recent real event, mapped as a run would be.
@@ -74,17 +97,31 @@ describe('Trello events reach agents', () => {
     const board = await freshBoard(stack)
     const card = await personCreatesCard(stack, board.lists[0]!.id, 'Movable')
     const agent = await createAgent(api, commentingAgent(ada))
-    const updated = await subscribe(api, agent, { trigger: 'trello.card_updated', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
-    const moved = await subscribe(api, agent, { trigger: 'trello.card_moved', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
+    const updated = await subscribe(api, agent, {
+      trigger: 'trello.card_updated',
+      integration: ada,
+      config: { board_ids: [board.id] },
+      mapping: CARD_MAPPING,
+    })
+    const moved = await subscribe(api, agent, {
+      trigger: 'trello.card_moved',
+      integration: ada,
+      config: { board_ids: [board.id] },
+      mapping: CARD_MAPPING,
+    })
     expect(await sandboxHooks(stack, board.id)).toHaveLength(1)
     expect((await hookOf(stack, updated.id)).id).toBe((await hookOf(stack, moved.id)).id)
 
     await act(stack, 'grace', 'PUT', `/1/cards/${card.id}`, { idList: board.lists[1]!.id })
-    await waitFor('a run on each', async () => (await runsOf(stack, updated.id)).length === 1 && (await runsOf(stack, moved.id)).length === 1)
+    await waitFor(
+      'a run on each',
+      async () =>
+        (await runsOf(stack, updated.id)).length === 1 && (await runsOf(stack, moved.id)).length === 1,
+    )
     await act(stack, 'grace', 'PUT', `/1/cards/${card.id}`, { name: 'Renamed' })
     await waitFor('the second Card Updated run', async () => (await runsOf(stack, updated.id)).length === 2)
     await deliveriesSettled(stack)
-    expect((await runsOf(stack, moved.id))).toHaveLength(1)
+    expect(await runsOf(stack, moved.id)).toHaveLength(1)
     const titles = (await runsOf(stack, updated.id)).map((r) => (r.inputs as { title: string }).title).sort()
     expect(titles).toEqual(['Movable', 'Renamed'])
   })
@@ -92,17 +129,30 @@ describe('Trello events reach agents', () => {
   it('duplicates: one delivery sent three times at once gives one run per subscription on its webhook', async () => {
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
-    const first = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
-    const second = await subscribe(api, agent, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: CARD_MAPPING })
+    const first = await subscribe(api, agent, {
+      trigger: 'trello.new_card',
+      integration: ada,
+      config: { board_ids: [board.id] },
+      mapping: CARD_MAPPING,
+    })
+    const second = await subscribe(api, agent, {
+      trigger: 'trello.new_card',
+      integration: ada,
+      config: { board_ids: [board.id] },
+      mapping: CARD_MAPPING,
+    })
     const hook = await hookOf(stack, first.id)
     expect((await hookOf(stack, second.id)).id).toBe(hook.id)
 
     await personCreatesCard(stack, board.lists[0]!.id, 'Twice told')
     await deliveriesSettled(stack)
-    const [sent] = (await trelloControl(stack).call('GET', `/deliveries?webhook=${hook.remote_id}`)).body.deliveries
+    const [sent] = (await trelloControl(stack).call('GET', `/deliveries?webhook=${hook.remote_id}`)).body
+      .deliveries
     expect(sent.state).toBe('delivered')
     // The platform retries: the same bytes and signature arrive again, three at once.
-    const again = await Promise.all([1, 2, 3].map(() => postHook(stack.url, hook.path, sent.body, { 'x-trello-webhook': sent.signature })))
+    const again = await Promise.all(
+      [1, 2, 3].map(() => postHook(stack.url, hook.path, sent.body, { 'x-trello-webhook': sent.signature })),
+    )
     expect(again.map((r) => r.status)).toEqual([200, 200, 200])
     expect(sign(stack, sent.body, hook.callbackUrl)).toBe(sent.signature)
     for (const sub of [first, second]) {
@@ -115,27 +165,47 @@ describe('Trello events reach agents', () => {
     fresh.action.id = 'a'.repeat(24)
     fresh.action.data.card.name = 'Thrice told'
     const body = JSON.stringify(fresh)
-    const racing = await Promise.all([1, 2, 3].map(() => postHook(stack.url, hook.path, body, { 'x-trello-webhook': sign(stack, body, hook.callbackUrl) })))
+    const racing = await Promise.all(
+      [1, 2, 3].map(() =>
+        postHook(stack.url, hook.path, body, { 'x-trello-webhook': sign(stack, body, hook.callbackUrl) }),
+      ),
+    )
     expect(racing.map((r) => r.status)).toEqual([200, 200, 200])
     for (const sub of [first, second]) {
       const titles = (await runsOf(stack, sub.id)).map((r) => (r.inputs as { title: string }).title).sort()
       expect(titles, sub.id).toEqual(['Thrice told', 'Twice told'])
     }
-    const events = await stack.services.store.db.selectFrom('events').selectAll().where('source', '=', `webhook:${hook.id}`).execute()
+    const events = await stack.services.store.db
+      .selectFrom('events')
+      .selectAll()
+      .where('source', '=', `webhook:${hook.id}`)
+      .execute()
     expect(events).toHaveLength(2)
   })
 
-  it('no loops: a run\'s own write through the watched integration starts nothing, unless start_on_own_changes', async () => {
+  it("no loops: a run's own write through the watched integration starts nothing, unless start_on_own_changes", async () => {
     const board = await freshBoard(stack)
     const list = board.lists[0]!.id
     const filer = (name: string) => ({
       name,
       inputs: [{ name: 'title', type: 'string', required: true }],
       kind: 'steps',
-      steps: [{ key: 'card', tool: 'trello.create_card', integration: ada, input: { list_id: list, name: 'Echo of {{ inputs.title }}' } }],
+      steps: [
+        {
+          key: 'card',
+          tool: 'trello.create_card',
+          integration: ada,
+          input: { list_id: list, name: 'Echo of {{ inputs.title }}' },
+        },
+      ],
     })
     const guarded = await createAgent(api, filer(`Guarded ${Math.random()}`))
-    const sub = await subscribe(api, guarded, { trigger: 'trello.new_card', integration: ada, config: { board_ids: [board.id] }, mapping: { title: '{{ card.name }}' } })
+    const sub = await subscribe(api, guarded, {
+      trigger: 'trello.new_card',
+      integration: ada,
+      config: { board_ids: [board.id] },
+      mapping: { title: '{{ card.name }}' },
+    })
     await personCreatesCard(stack, list, 'Seed')
     const [run] = await waitFor('the first run', async () => {
       const runs = await runsOf(stack, sub.id)
@@ -150,12 +220,24 @@ describe('Trello events reach agents', () => {
 
     // The same step through ANOTHER integration (Grace's) is someone else's change: it starts a run.
     const grace = await connectAda(stack, 'grace@trello.test')
-    const viaGrace = await createAgent(api, { ...filer(`Via Grace ${Math.random()}`), steps: [{ key: 'card', tool: 'trello.create_card', integration: grace, input: { list_id: list, name: '{{ inputs.title }}' } }] })
+    const viaGrace = await createAgent(api, {
+      ...filer(`Via Grace ${Math.random()}`),
+      steps: [
+        {
+          key: 'card',
+          tool: 'trello.create_card',
+          integration: grace,
+          input: { list_id: list, name: '{{ inputs.title }}' },
+        },
+      ],
+    })
     const started = await api.post(`/v1/agents/${viaGrace}/runs`, { inputs: { title: 'Filed by Grace' } })
     expect((await waitForRun(api, started.body.id)).status).toBe('succeeded')
-    const [, second] = await waitFor('the run for Grace\'s card', async () => {
+    const [, second] = await waitFor("the run for Grace's card", async () => {
       const runs = await runsOf(stack, sub.id)
-      return runs.length === 2 ? runs.sort((a, b) => a.created_at.getTime() - b.created_at.getTime()) : undefined
+      return runs.length === 2
+        ? runs.sort((a, b) => a.created_at.getTime() - b.created_at.getTime())
+        : undefined
     })
     expect(second!.inputs).toEqual({ title: 'Filed by Grace' })
 
@@ -164,10 +246,22 @@ describe('Trello events reach agents', () => {
     const list2 = board2.lists[0]!.id
     const echoing = await createAgent(api, {
       ...filer(`Echoing ${Math.random()}`),
-      steps: [{ key: 'card', tool: 'trello.create_card', integration: ada, input: { list_id: list2, name: 'Echo of {{ inputs.title }}' }, condition: '$not($contains(inputs.title, "Echo"))' }],
+      steps: [
+        {
+          key: 'card',
+          tool: 'trello.create_card',
+          integration: ada,
+          input: { list_id: list2, name: 'Echo of {{ inputs.title }}' },
+          condition: '$not($contains(inputs.title, "Echo"))',
+        },
+      ],
     })
     const own = await subscribe(api, echoing, {
-      trigger: 'trello.new_card', integration: ada, config: { board_ids: [board2.id] }, mapping: { title: '{{ card.name }}' }, start_on_own_changes: true,
+      trigger: 'trello.new_card',
+      integration: ada,
+      config: { board_ids: [board2.id] },
+      mapping: { title: '{{ card.name }}' },
+      start_on_own_changes: true,
     })
     expect(own.start_on_own_changes).toBe(true)
     await personCreatesCard(stack, list2, 'Seed')

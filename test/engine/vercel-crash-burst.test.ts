@@ -20,7 +20,9 @@ describeCrashBurst('crash during a burst of Vercel deliveries', {
     let token = ''
     const vercelApi = async (path: string, body: unknown) => {
       const res = await fetch(`${sandboxUrl}/vercel${path}`, {
-        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
       })
       const json = await res.json()
       expect(res.status, JSON.stringify(json)).toBe(200)
@@ -40,21 +42,37 @@ describeCrashBurst('crash during a burst of Vercel deliveries', {
           output: {},
         })
         expect(agent.status, agent.text).toBe(201)
-        const sub = await api.post(`/v1/agents/${agent.body.id}/subscriptions`, { trigger: 'vercel.deployment_failed', integration, config: {}, mapping: { deployment_id: '{{ deployment.id }}' } })
+        const sub = await api.post(`/v1/agents/${agent.body.id}/subscriptions`, {
+          trigger: 'vercel.deployment_failed',
+          integration,
+          config: {},
+          mapping: { deployment_id: '{{ deployment.id }}' },
+        })
         expect(sub.status, sub.text).toBe(201)
-        const hook = await vercelApi('/v1/webhooks', { url: sub.body.webhook_address, events: ['deployment.error'], projectIds: [VERCEL.personalProject.id] })
-        expect((await api.call('PATCH', `/v1/subscriptions/${sub.body.id}`, { webhook_secret: hook.secret })).status).toBe(200)
+        const hook = await vercelApi('/v1/webhooks', {
+          url: sub.body.webhook_address,
+          events: ['deployment.error'],
+          projectIds: [VERCEL.personalProject.id],
+        })
+        expect(
+          (await api.call('PATCH', `/v1/subscriptions/${sub.body.id}`, { webhook_secret: hook.secret }))
+            .status,
+        ).toBe(200)
         const activated = await api.post(`/v1/subscriptions/${sub.body.id}/activate`)
         expect(activated.status, activated.text).toBe(200)
         return sub.body.id as string
       },
       async make(_from, count) {
-        return Promise.all(Array.from({ length: count }, async () => {
-          const deployment = await vercelApi('/v13/deployments', { name: 'ada-blog' })
-          const failed = await control.call('POST', `/deployments/${deployment.id}/finish`, { state: 'ERROR' })
-          expect(failed.status, JSON.stringify(failed.body)).toBe(200)
-          return deployment.id as string
-        }))
+        return Promise.all(
+          Array.from({ length: count }, async () => {
+            const deployment = await vercelApi('/v13/deployments', { name: 'ada-blog' })
+            const failed = await control.call('POST', `/deployments/${deployment.id}/finish`, {
+              state: 'ERROR',
+            })
+            expect(failed.status, JSON.stringify(failed.body)).toBe(200)
+            return deployment.id as string
+          }),
+        )
       },
       async settled() {
         const res = await control.call('GET', '/deliveries?wait=true&timeout_ms=60000')

@@ -21,26 +21,47 @@ describeCrashBurst('crash during a burst of Zendesk deliveries', {
     return {
       async setUp(stack, api) {
         // The agent's reads are not what is tested: the account's rate limit is out of the way.
-        expect((await control.call('PATCH', '/accounts/acme', { rate_limit_per_minute: 1_000_000 })).status).toBe(200)
+        expect(
+          (await control.call('PATCH', '/accounts/acme', { rate_limit_per_minute: 1_000_000 })).status,
+        ).toBe(200)
         const integration = (await connectZendesk(stack)).integrationId!
         const agent = await api.post('/v1/agents', {
           name: 'Ticket reader',
           inputs: [{ name: 'ticket_id', type: 'number', required: true }],
           kind: 'steps',
-          steps: [{ key: 'look', tool: 'zendesk.get_ticket', integration, input: { ticket_id: '{{ inputs.ticket_id }}' } }],
+          steps: [
+            {
+              key: 'look',
+              tool: 'zendesk.get_ticket',
+              integration,
+              input: { ticket_id: '{{ inputs.ticket_id }}' },
+            },
+          ],
           output: {},
         })
         expect(agent.status, agent.text).toBe(201)
-        const sub = await api.post(`/v1/agents/${agent.body.id}/subscriptions`, { trigger: 'zendesk.new_ticket', integration, config: {}, mapping: { ticket_id: '{{ ticket.id }}' } })
+        const sub = await api.post(`/v1/agents/${agent.body.id}/subscriptions`, {
+          trigger: 'zendesk.new_ticket',
+          integration,
+          config: {},
+          mapping: { ticket_id: '{{ ticket.id }}' },
+        })
         expect(sub.status, sub.text).toBe(201)
         const activated = await api.post(`/v1/subscriptions/${sub.body.id}/activate`)
         expect(activated.status, activated.text).toBe(200)
         return sub.body.id as string
       },
       async make(from, count) {
-        const made = await Promise.all(Array.from({ length: count }, (_, i) => control.call('POST', '/accounts/acme/act', {
-          email: ZENDESK_AGENT, method: 'POST', path: '/api/v2/tickets.json', body: { ticket: { subject: `Burst ${from + i}`, comment: { body: 'One of many' } } },
-        })))
+        const made = await Promise.all(
+          Array.from({ length: count }, (_, i) =>
+            control.call('POST', '/accounts/acme/act', {
+              email: ZENDESK_AGENT,
+              method: 'POST',
+              path: '/api/v2/tickets.json',
+              body: { ticket: { subject: `Burst ${from + i}`, comment: { body: 'One of many' } } },
+            }),
+          ),
+        )
         return made.map((m) => {
           expect(m.body.status, JSON.stringify(m.body)).toBeLessThan(300)
           return String(m.body.body.ticket.id)

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandboxServer } from '../../src/sandboxes/server.ts'
 import { waitFor } from './trello-engine.ts'
-import { adminKey, removeDataDir, serviceEnv, startService, type ServiceEnv, type ServiceProcess } from './service-process.ts'
+import {
+  adminKey,
+  removeDataDir,
+  serviceEnv,
+  startService,
+  type ServiceEnv,
+  type ServiceProcess,
+} from './service-process.ts'
 import { client } from './stack.ts'
 import { scratchDatabase } from '../../src/core/store/scratch-database.ts'
 
@@ -25,7 +32,10 @@ export interface BurstPlatform {
   /** Makes events `from`..`from + count - 1` on the sandbox at once; answers their keys (see `keyOf`). */
   make(from: number, count: number): Promise<string[]>
   /** Waits until the sandbox has nothing pending; answers its deliveries to this service. */
-  settled(serviceUrl: string): Promise<{ settled: boolean; deliveries: Array<{ state: string; attempts: Array<{ status: number | null }> }> }>
+  settled(serviceUrl: string): Promise<{
+    settled: boolean
+    deliveries: Array<{ state: string; attempts: Array<{ status: number | null }> }>
+  }>
   /** The key of the event a run came from (one of `make`'s). */
   keyOf(run: any): string
 }
@@ -52,7 +62,8 @@ export function describeCrashBurst(title: string, options: CrashBurst): void {
 
     beforeAll(async () => {
       sandbox = await startSandboxServer({ port: 0 })
-      if (process.env.TEST_DATABASE_URL) database = await scratchDatabase(process.env.TEST_DATABASE_URL, options.dbPrefix)
+      if (process.env.TEST_DATABASE_URL)
+        database = await scratchDatabase(process.env.TEST_DATABASE_URL, options.dbPrefix)
       // More runs at once than the default 8: the burst's runs are what takes the time here.
       env = { ...(await serviceEnv(sandbox.url, database?.url)), extra: { SWITCHYARD_RUN_CONCURRENCY: '32' } }
     })
@@ -63,58 +74,73 @@ export function describeCrashBurst(title: string, options: CrashBurst): void {
       removeDataDir(env)
     })
 
-    it(`every ${options.event} made during a kill -9 and restart produced exactly one run`, async () => {
-      const platform = options.platform(sandbox.url)
-      service = await startService(env)
-      const stack = { url: service.url, apiKey: adminKey(env) }
-      const api = client(stack, stack.apiKey)
-      const subscriptionId = await platform.setUp(stack, api)
+    it(
+      `every ${options.event} made during a kill -9 and restart produced exactly one run`,
+      async () => {
+        const platform = options.platform(sandbox.url)
+        service = await startService(env)
+        const stack = { url: service.url, apiKey: adminKey(env) }
+        const api = client(stack, stack.apiKey)
+        const subscriptionId = await platform.setUp(stack, api)
 
-      // Events are made in parallel batches; the service dies a third of the way in and is started
-      // again at once while the rest are still being made and delivered.
-      const keys: string[] = []
-      let restarted: Promise<ServiceProcess> | undefined
-      for (let made = 0; made < burst;) {
-        const batch = Math.min(50, burst - made)
-        keys.push(...(await platform.make(made, batch)))
-        made += batch
-        if (!restarted && made >= killAfter) {
-          const dying = service
-          restarted = dying.kill9().then(() => startService(env))
+        // Events are made in parallel batches; the service dies a third of the way in and is started
+        // again at once while the rest are still being made and delivered.
+        const keys: string[] = []
+        let restarted: Promise<ServiceProcess> | undefined
+        for (let made = 0; made < burst;) {
+          const batch = Math.min(50, burst - made)
+          keys.push(...(await platform.make(made, batch)))
+          made += batch
+          if (!restarted && made >= killAfter) {
+            const dying = service
+            restarted = dying.kill9().then(() => startService(env))
+          }
         }
-      }
-      const t0 = Date.now()
-      service = await restarted!
-      const phase = (name: string) => console.info(`${name}: ${Date.now() - t0} ms`)
-      phase('restarted')
-      expect(new Set(keys).size).toBe(burst)
+        const t0 = Date.now()
+        service = await restarted!
+        const phase = (name: string) => console.info(`${name}: ${Date.now() - t0} ms`)
+        phase('restarted')
+        expect(new Set(keys).size).toBe(burst)
 
-      const settled = await platform.settled(service.url)
-      expect(settled.settled).toBe(true)
-      phase('settled')
-      // Some deliveries met the dead service; the retries got through.
-      const failedAttempts = settled.deliveries.filter((d) => d.attempts.some((a) => a.status !== 200)).length
-      expect(failedAttempts).toBeGreaterThan(0)
-      expect(settled.deliveries.filter((d) => d.state !== 'delivered')).toEqual([])
+        const settled = await platform.settled(service.url)
+        expect(settled.settled).toBe(true)
+        phase('settled')
+        // Some deliveries met the dead service; the retries got through.
+        const failedAttempts = settled.deliveries.filter((d) =>
+          d.attempts.some((a) => a.status !== 200),
+        ).length
+        expect(failedAttempts).toBeGreaterThan(0)
+        expect(settled.deliveries.filter((d) => d.state !== 'delivered')).toEqual([])
 
-      const runs = await waitFor(`${burst} runs`, async () => {
-        const all = await allRuns(api, subscriptionId)
-        return all.length >= burst ? all : undefined
-      }, 60_000).catch(async (err) => {
-        const seen = new Set((await allRuns(api, subscriptionId)).map((r) => platform.keyOf(r)))
-        console.error(`runs ${seen.size}, missing ${keys.filter((k) => !seen.has(k)).length}`)
-        throw err
-      })
-      const perEvent = new Map<string, number>()
-      for (const run of runs) perEvent.set(platform.keyOf(run), (perEvent.get(platform.keyOf(run)) ?? 0) + 1)
-      expect([...perEvent.values()].filter((n) => n !== 1)).toEqual([]) // none twice
-      expect(keys.filter((k) => !perEvent.has(k))).toEqual([]) // none lost
-      expect(runs).toHaveLength(burst)
-      phase('counted')
-      // The runs cut off by the kill are taken over once their lease lapses; all of them finish.
-      await waitFor('every run finished', async () => (await allRuns(api, subscriptionId)).every((r) => r.status === 'succeeded'), 90_000)
-      console.info(`burst of ${burst}: ${failedAttempts} deliveries needed a retry`)
-    }, options.timeoutMs)
+        const runs = await waitFor(
+          `${burst} runs`,
+          async () => {
+            const all = await allRuns(api, subscriptionId)
+            return all.length >= burst ? all : undefined
+          },
+          60_000,
+        ).catch(async (err) => {
+          const seen = new Set((await allRuns(api, subscriptionId)).map((r) => platform.keyOf(r)))
+          console.error(`runs ${seen.size}, missing ${keys.filter((k) => !seen.has(k)).length}`)
+          throw err
+        })
+        const perEvent = new Map<string, number>()
+        for (const run of runs)
+          perEvent.set(platform.keyOf(run), (perEvent.get(platform.keyOf(run)) ?? 0) + 1)
+        expect([...perEvent.values()].filter((n) => n !== 1)).toEqual([]) // none twice
+        expect(keys.filter((k) => !perEvent.has(k))).toEqual([]) // none lost
+        expect(runs).toHaveLength(burst)
+        phase('counted')
+        // The runs cut off by the kill are taken over once their lease lapses; all of them finish.
+        await waitFor(
+          'every run finished',
+          async () => (await allRuns(api, subscriptionId)).every((r) => r.status === 'succeeded'),
+          90_000,
+        )
+        console.info(`burst of ${burst}: ${failedAttempts} deliveries needed a retry`)
+      },
+      options.timeoutMs,
+    )
   })
 }
 
@@ -122,7 +148,9 @@ export async function allRuns(api: Api, subscriptionId: string): Promise<any[]> 
   const out: any[] = []
   let cursor: string | null = null
   do {
-    const res: { status: number; body: any; text: string } = await api.get(`/v1/runs?subscription_id=${subscriptionId}&limit=200${cursor ? `&cursor=${cursor}` : ''}`)
+    const res: { status: number; body: any; text: string } = await api.get(
+      `/v1/runs?subscription_id=${subscriptionId}&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+    )
     if (res.status !== 200) throw new Error(`runs: ${res.status} ${res.text}`)
     out.push(...res.body.runs)
     cursor = res.body.next_cursor

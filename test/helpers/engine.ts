@@ -41,7 +41,10 @@ export interface EngineStack {
 }
 
 /** A test stack with Trello connected for its first user. */
-export async function startEngineStack(store: FreshStore, options: Parameters<typeof startTestStack>[0] = {}): Promise<EngineStack> {
+export async function startEngineStack(
+  store: FreshStore,
+  options: Parameters<typeof startTestStack>[0] = {},
+): Promise<EngineStack> {
   const stack = await startTestStack({ databaseUrl: store.databaseUrl, backoff: FAST_BACKOFF, ...options })
   const api = client(stack, stack.apiKey)
   const integrationId = await connectTrelloWithToken(stack)
@@ -51,11 +54,23 @@ export async function startEngineStack(store: FreshStore, options: Parameters<ty
     await stack.close()
     await store.drop()
   }
-  return { stack, close, api, control: trelloControl(stack), integrationId, listId: boards.body.output.boards[0].lists[0].id }
+  return {
+    stack,
+    close,
+    api,
+    control: trelloControl(stack),
+    integrationId,
+    listId: boards.body.output.boards[0].lists[0].id,
+  }
 }
 
 /** Polls a run until `done` holds for it, or fails with the last state seen once the deadline passes. */
-export async function waitForRunState(api: ReturnType<typeof client>, runId: string, done: (run: any) => boolean, timeoutMs = 20_000): Promise<any> {
+export async function waitForRunState(
+  api: ReturnType<typeof client>,
+  runId: string,
+  done: (run: any) => boolean,
+  timeoutMs = 20_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs
   let last: any
   while (Date.now() < deadline) {
@@ -65,7 +80,9 @@ export async function waitForRunState(api: ReturnType<typeof client>, runId: str
     if (done(last)) return last
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  throw new Error(`run ${runId} did not reach the awaited state in ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`)
+  throw new Error(
+    `run ${runId} did not reach the awaited state in ${timeoutMs} ms; last seen: ${JSON.stringify(last)}`,
+  )
 }
 
 export const isFinished = (run: any) => ['succeeded', 'failed', 'cancelled'].includes(run.status)

@@ -25,7 +25,11 @@ export async function createUserIn(at: StoreAt): Promise<{ id: string; apiKey: s
   const store = await openStore(at.databaseUrl ? { databaseUrl: at.databaseUrl } : { dataDir: at.dataDir })
   try {
     const users = new Users(store.db)
-    const user = await users.create({ email: `engine-${Math.random().toString(36).slice(2)}@example.test`, plan: 'enterprise', role: 'member' })
+    const user = await users.create({
+      email: `engine-${Math.random().toString(36).slice(2)}@example.test`,
+      plan: 'enterprise',
+      role: 'member',
+    })
     return { id: user.id, apiKey: (await users.createApiKey(user.id)).key }
   } finally {
     await store.close()
@@ -37,7 +41,11 @@ export async function createUserIn(at: StoreAt): Promise<{ id: string; apiKey: s
  * test runs (so the sandbox's state outlives the instance), with a short run lease so that a
  * killed instance's runs are taken over within the test.
  */
-export async function startInstance(at: StoreAt, sandboxUrl: string, env: Record<string, string> = {}): Promise<Instance> {
+export async function startInstance(
+  at: StoreAt,
+  sandboxUrl: string,
+  env: Record<string, string> = {},
+): Promise<Instance> {
   const port = await freePort()
   const child = spawn(process.execPath, [BIN, 'start'], {
     env: {

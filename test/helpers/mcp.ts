@@ -16,7 +16,12 @@ export async function httpClient(baseUrl: string, apiKey: string): Promise<Clien
     if (init?.method === 'GET') streams.push(response.catch(() => undefined))
     return response
   }
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } }, fetch: tracked }))
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+      fetch: tracked,
+    }),
+  )
   const close = client.close.bind(client)
   client.close = async () => {
     await Promise.all(streams)
@@ -51,15 +56,19 @@ export async function listAll(client: Client): Promise<{ tools: Tool[]; pages: n
 
 /** Calls a tool and expects success; returns its structured result, which the SDK checked against the output schema. */
 export async function callOk(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const result = await client.callTool({ name, arguments: args }) as CallToolResult
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult
   expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy()
   expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent)
   return result.structuredContent
 }
 
 /** Calls a tool and expects a tool error; returns its problem detail (the same in _meta and in the text). */
-export async function callFails(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
-  const result = await client.callTool({ name, arguments: args }) as CallToolResult
+export async function callFails(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<any> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult
   expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBe(true)
   expect(result.structuredContent).toBeUndefined()
   const problem = result._meta?.[PROBLEM_META]

@@ -13,7 +13,8 @@ import yaml from 'js-yaml'
  */
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../..')
-export const VENDOR_OPENAPI_DIR = process.env.VENDOR_OPENAPI_DIR ?? path.resolve(REPO_ROOT, '../shared/reference/openapi')
+export const VENDOR_OPENAPI_DIR =
+  process.env.VENDOR_OPENAPI_DIR ?? path.resolve(REPO_ROOT, '../shared/reference/openapi')
 
 /** Why the vendor file is unusable, or undefined when it is there. Throws under CI=true. */
 export function missingVendorFile(relative: string): string | undefined {
@@ -99,20 +100,30 @@ export class VendorSpec {
   /** A union member with the definitions its refs need, made once so its validator is compiled once. */
   private readonly memberSchemas = new Map<Json, Json>()
 
-  constructor(relative: string, private readonly reading: Reading = {}) {
+  constructor(
+    relative: string,
+    private readonly reading: Reading = {},
+  ) {
     const where = path.resolve(VENDOR_OPENAPI_DIR, relative)
     const files = fs.statSync(where).isDirectory()
-      ? fs.readdirSync(where).filter((f) => /\.(ya?ml|json)$/.test(f)).sort().map((f) => path.join(where, f))
+      ? fs
+          .readdirSync(where)
+          .filter((f) => /\.(ya?ml|json)$/.test(f))
+          .sort()
+          .map((f) => path.join(where, f))
       : [where]
     for (const file of files) {
       const text = fs.readFileSync(file, 'utf8')
       const doc = file.endsWith('.json') ? JSON.parse(text) : yaml.load(text)
       for (const [p, item] of Object.entries<Record<string, Json>>(doc.paths ?? {})) {
         this.paths[p] ??= {}
-        for (const [key, value] of Object.entries(item)) mergeOnce(this.paths[p], key, value, `${file}: paths ${p} ${key}`)
+        for (const [key, value] of Object.entries(item))
+          mergeOnce(this.paths[p], key, value, `${file}: paths ${p} ${key}`)
       }
-      for (const [name, value] of Object.entries(doc.components?.schemas ?? {})) mergeOnce(this.schemas, name, value, `${file}: schema ${name}`)
-      for (const [name, value] of Object.entries(doc.components?.parameters ?? {})) mergeOnce(this.parameters, name, value, `${file}: parameter ${name}`)
+      for (const [name, value] of Object.entries(doc.components?.schemas ?? {}))
+        mergeOnce(this.schemas, name, value, `${file}: schema ${name}`)
+      for (const [name, value] of Object.entries(doc.components?.parameters ?? {}))
+        mergeOnce(this.parameters, name, value, `${file}: parameter ${name}`)
     }
     addFormats(this.ajv)
   }
@@ -121,9 +132,16 @@ export class VendorSpec {
     const item = this.paths[template]
     const op = item?.[method.toLowerCase()]
     if (!op) return undefined
-    const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])]
-      .map((p: Json) => (p.$ref ? this.parameters[refName(p.$ref)] ?? { name: refName(p.$ref), in: 'unknown' } : p))
-    return { path: template, method: method.toUpperCase(), operationId: op.operationId, parameters, responses: op.responses ?? {} }
+    const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) =>
+      p.$ref ? (this.parameters[refName(p.$ref)] ?? { name: refName(p.$ref), in: 'unknown' }) : p,
+    )
+    return {
+      path: template,
+      method: method.toUpperCase(),
+      operationId: op.operationId,
+      parameters,
+      responses: op.responses ?? {},
+    }
   }
 
   /** A component schema as the vendor file gives it. */
@@ -144,8 +162,16 @@ export class VendorSpec {
     if (!op) return { errors: [`${where}: no such operation in the vendor file`], absent: [] }
     const documented = op.responses[String(answer.status)]
     if (!documented) {
-      if (Object.hasOwn(this.reading.tolerated?.statuses ?? {}, `${method} ${answer.template} ${answer.status}`)) return { errors: [], absent: [] }
-      return { errors: [`${where}: status not documented (documented: ${Object.keys(op.responses).join(', ') || 'none'})`], absent: [] }
+      if (
+        Object.hasOwn(this.reading.tolerated?.statuses ?? {}, `${method} ${answer.template} ${answer.status}`)
+      )
+        return { errors: [], absent: [] }
+      return {
+        errors: [
+          `${where}: status not documented (documented: ${Object.keys(op.responses).join(', ') || 'none'})`,
+        ],
+        absent: [],
+      }
     }
     const errors = Object.keys(documented.headers ?? {})
       .filter((name) => answer.headers && !answer.headers.has(name))
@@ -154,12 +180,18 @@ export class VendorSpec {
     if (!schema) {
       const judged = !(this.reading.errorBodiesUndocumented && answer.status >= 400)
       if (judged && answer.body !== undefined && answer.body !== '') {
-        errors.push(`${where}: documented without a body, answered ${JSON.stringify(answer.body).slice(0, 200)}`)
+        errors.push(
+          `${where}: documented without a body, answered ${JSON.stringify(answer.body).slice(0, 200)}`,
+        )
       }
       return { errors, absent: [] }
     }
     const { prepared, absent } = this.prepared(`${method} ${answer.template} ${answer.status}`, schema)
-    errors.push(...this.explain(prepared, answer.body).map((e) => `${where}: body${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`))
+    errors.push(
+      ...this.explain(prepared, answer.body).map(
+        (e) => `${where}: body${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`,
+      ),
+    )
     return { errors, absent }
   }
 
@@ -199,13 +231,17 @@ export class VendorSpec {
         const memberSchema = this.memberSchemas.get(member) ?? { ...member, definitions: schema.definitions }
         this.memberSchemas.set(member, memberSchema)
         const validateMember = this.compiled(memberSchema)
-        const raw = validateMember(union.data) ? 0 : validateMember.errors?.length ?? 0
-        const reduced = this.explain(memberSchema, union.data).map((e) => ({ ...e, instancePath: union.instancePath + e.instancePath }))
+        const raw = validateMember(union.data) ? 0 : (validateMember.errors?.length ?? 0)
+        const reduced = this.explain(memberSchema, union.data).map((e) => ({
+          ...e,
+          instancePath: union.instancePath + e.instancePath,
+        }))
         return { raw, reduced }
       })
       const block = tries.reduce((sum, t) => sum + t.raw, 0)
       const start = i - block
-      const below = (e: ErrorObject) => e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`)
+      const below = (e: ErrorObject) =>
+        e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`)
       if (start < 0 || !errors.slice(start, i).every(below)) continue
       const closest = tries.map((t) => t.reduced).sort((a, b) => a.length - b.length)[0] ?? []
       errors.splice(start, block + 1, ...closest)
@@ -217,7 +253,8 @@ export class VendorSpec {
 
 /** Files of one split document repeat some paths and schemas; a repeat must say the same thing. */
 function mergeOnce(into: Record<string, Json>, key: string, value: Json, where: string): void {
-  if (key in into && JSON.stringify(into[key]) !== JSON.stringify(value)) throw new Error(`${where} differs from an earlier file's`)
+  if (key in into && JSON.stringify(into[key]) !== JSON.stringify(value))
+    throw new Error(`${where} differs from an earlier file's`)
   into[key] = value
 }
 
@@ -226,12 +263,25 @@ function refName(ref: string): string {
 }
 
 /** OpenAPI annotations that JSON Schema validation does not use. */
-const ANNOTATIONS = new Set(['example', 'examples', 'readOnly', 'writeOnly', 'xml', 'externalDocs', 'deprecated', 'discriminator'])
+const ANNOTATIONS = new Set([
+  'example',
+  'examples',
+  'readOnly',
+  'writeOnly',
+  'xml',
+  'externalDocs',
+  'deprecated',
+  'discriminator',
+])
 /**
  * Format names the vendor files use that are not JSON Schema's. `datetime` and `url` mean
  * `date-time` and `uri`; `string` says nothing beyond the type.
  */
-const FORMAT_ALIASES: Record<string, string | undefined> = { datetime: 'date-time', url: 'uri', string: undefined }
+const FORMAT_ALIASES: Record<string, string | undefined> = {
+  datetime: 'date-time',
+  url: 'uri',
+  string: undefined,
+}
 /** Where a schema that is an `allOf` part is kept, open at its top (see Reading.closed). */
 const OPEN_PART = '.allOf-part'
 
@@ -247,14 +297,18 @@ class Preparation {
   private readonly absent = new Set<string>()
   private readonly pending: Array<{ name: string; open: boolean }> = []
 
-  constructor(private readonly components: Record<string, Json>, private readonly reading: Reading) {}
+  constructor(
+    private readonly components: Record<string, Json>,
+    private readonly reading: Reading,
+  ) {}
 
   run(schema: Json): { schema: Json; absent: string[] } {
     const root = this.prepare(schema, false)
     for (let next = this.pending.pop(); next; next = this.pending.pop()) {
       const target = this.components[next.name]
       if (target === undefined) this.absent.add(next.name)
-      this.definitions[next.name + (next.open ? OPEN_PART : '')] = target === undefined ? { type: 'object' } : this.prepare(target, next.open)
+      this.definitions[next.name + (next.open ? OPEN_PART : '')] =
+        target === undefined ? { type: 'object' } : this.prepare(target, next.open)
     }
     return { schema: { ...root, definitions: this.definitions }, absent: [...this.absent].sort() }
   }
@@ -281,13 +335,23 @@ class Preparation {
         const format = value in FORMAT_ALIASES ? FORMAT_ALIASES[value] : value
         if (format) out.format = format
       } else if (key === 'properties' || key === 'patternProperties') {
-        out[key] = Object.fromEntries(Object.entries<Json>(value).map(([k, v]) => [k, this.prepare(v, false)]))
+        out[key] = Object.fromEntries(
+          Object.entries<Json>(value).map(([k, v]) => [k, this.prepare(v, false)]),
+        )
       } else if (key === 'allOf') out.allOf = value.map((part: Json) => this.prepare(part, true))
-      else if (key === 'oneOf' || key === 'anyOf') out[key === 'oneOf' && this.reading.oneOfAsAnyOf ? 'anyOf' : key] = this.union(value)
+      else if (key === 'oneOf' || key === 'anyOf')
+        out[key === 'oneOf' && this.reading.oneOfAsAnyOf ? 'anyOf' : key] = this.union(value)
       else if (key === 'enum') out.enum = [...new Set(value)]
       else out[key] = this.prepare(value, false)
     }
-    if (this.reading.closed && !open && out.properties && out.additionalProperties === undefined && !out.allOf) out.additionalProperties = false
+    if (
+      this.reading.closed &&
+      !open &&
+      out.properties &&
+      out.additionalProperties === undefined &&
+      !out.allOf
+    )
+      out.additionalProperties = false
     if (out.additionalProperties === false) this.tolerate(out)
     return node.nullable === true ? nullable(out) : out
   }
@@ -308,7 +372,8 @@ class Preparation {
 
 function nullable(schema: Json): Json {
   if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null]
-  if (typeof schema.type === 'string' && !schema.anyOf && !schema.oneOf && !schema.allOf && !schema.$ref) return { ...schema, type: [schema.type, 'null'] }
+  if (typeof schema.type === 'string' && !schema.anyOf && !schema.oneOf && !schema.allOf && !schema.$ref)
+    return { ...schema, type: [schema.type, 'null'] }
   return { anyOf: [schema, { type: 'null' }] }
 }
 
@@ -320,7 +385,8 @@ function nullable(schema: Json): Json {
 export function shapeLike(value: Json, example: Json, where: string): string[] {
   const errors: string[] = []
   for (const [key, sample] of Object.entries<Json>(example)) {
-    if (!(key in value)) errors.push(`${where}.${key}: missing (the vendor example has ${JSON.stringify(sample)})`)
+    if (!(key in value))
+      errors.push(`${where}.${key}: missing (the vendor example has ${JSON.stringify(sample)})`)
     else if (value[key] !== null && sample !== null && kindOf(value[key]) !== kindOf(sample)) {
       errors.push(`${where}.${key}: ${kindOf(value[key])} where the vendor example has ${kindOf(sample)}`)
     }

@@ -9,12 +9,15 @@ import path from 'node:path'
  * compare this list with their endpoint table, so a new request in a tool step needs a new row.
  */
 export function productEndpoints(platformDir: string): string[] {
-  const files = (fs.readdirSync(platformDir, { recursive: true }) as string[]).map((f) => path.join(platformDir, f))
+  const files = (fs.readdirSync(platformDir, { recursive: true }) as string[])
+    .map((f) => path.join(platformDir, f))
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
   const found = new Set<string>()
   for (const file of files) {
     const source = fs.readFileSync(file, 'utf8')
-    for (const m of source.matchAll(/\b(?:api|client)\.(get|post|put|patch|delete)\(\s*(['`])(\/[^'`]*)\2/g)) {
+    for (const m of source.matchAll(
+      /\b(?:api|client)\.(get|post|put|patch|delete)\(\s*(['`])(\/[^'`]*)\2/g,
+    )) {
       found.add(`${m[1]!.toUpperCase()} ${template(m[3]!)}`)
     }
     // OAuth facts: `tokenUrl: (base) => `${base}/oauth/tokens``; authorize pages are opened in a browser (GET).

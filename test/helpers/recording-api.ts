@@ -20,13 +20,21 @@ export interface SentRequest {
  * each request sends. Contract tests run the real tool steps through it to learn which parameters
  * the product sends to which endpoint.
  */
-export function recordingApiClient(platform: PlatformDefinition, baseUrl: string, headers: Record<string, string>): { api: ApiClient; sent: SentRequest[] } {
+export function recordingApiClient(
+  platform: PlatformDefinition,
+  baseUrl: string,
+  headers: Record<string, string>,
+): { api: ApiClient; sent: SentRequest[] } {
   const real = createApiClient({
     baseUrl,
     pathPrefix: platform.api.pathPrefix,
     authorize: async () => headers,
     rateLimit: platform.rateLimit,
-    budget: { budget: new RateBudget(new MemoryBudgetStore()), windows: [{ key: 'contract', limit: Number.POSITIVE_INFINITY, windowMs: 0 }], agentId: 'contract' },
+    budget: {
+      budget: new RateBudget(new MemoryBudgetStore()),
+      windows: [{ key: 'contract', limit: Number.POSITIVE_INFINITY, windowMs: 0 }],
+      agentId: 'contract',
+    },
     // The product's own reading of failures, so code that branches on them (a 404 counted as gone) runs as it does live.
     toError: (r) => upstreamError(platform, r),
   })
@@ -40,11 +48,26 @@ export function recordingApiClient(platform: PlatformDefinition, baseUrl: string
   }
   const api: ApiClient = {
     request: (req, options) => real.request(req, options),
-    get: (path, query?: Record<string, QueryValue>) => { note('GET', path, query); return real.get(path, query) },
-    post: (path, body) => { note('POST', path, body as Record<string, unknown>); return real.post(path, body) },
-    put: (path, body) => { note('PUT', path, body as Record<string, unknown>); return real.put(path, body) },
-    patch: (path, body) => { note('PATCH', path, body as Record<string, unknown>); return real.patch(path, body) },
-    delete: (path) => { note('DELETE', path, undefined); return real.delete(path) },
+    get: (path, query?: Record<string, QueryValue>) => {
+      note('GET', path, query)
+      return real.get(path, query)
+    },
+    post: (path, body) => {
+      note('POST', path, body as Record<string, unknown>)
+      return real.post(path, body)
+    },
+    put: (path, body) => {
+      note('PUT', path, body as Record<string, unknown>)
+      return real.put(path, body)
+    },
+    patch: (path, body) => {
+      note('PATCH', path, body as Record<string, unknown>)
+      return real.patch(path, body)
+    },
+    delete: (path) => {
+      note('DELETE', path, undefined)
+      return real.delete(path)
+    },
   }
   return { api, sent }
 }
@@ -53,5 +76,9 @@ export function recordingApiClient(platform: PlatformDefinition, baseUrl: string
 export function paramNames(params: Record<string, unknown> | undefined, dropNull = false): string[] {
   return Object.entries(params ?? {})
     .filter(([, v]) => v !== undefined && !(v === null && dropNull))
-    .flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) ? paramNames(v as Record<string, unknown>).map((inner) => `${k}.${inner}`) : [k]))
+    .flatMap(([k, v]) =>
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? paramNames(v as Record<string, unknown>).map((inner) => `${k}.${inner}`)
+        : [k],
+    )
 }

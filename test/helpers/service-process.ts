@@ -34,7 +34,12 @@ export interface ServiceEnv {
 }
 
 export async function serviceEnv(sandboxUrl: string, databaseUrl?: string): Promise<ServiceEnv> {
-  return { port: await freePort(), dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'sy-engine-')), sandboxUrl, databaseUrl }
+  return {
+    port: await freePort(),
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'sy-engine-')),
+    sandboxUrl,
+    databaseUrl,
+  }
 }
 
 export async function startService(env: ServiceEnv, timeoutMs = 60_000): Promise<ServiceProcess> {
@@ -56,7 +61,10 @@ export async function startService(env: ServiceEnv, timeoutMs = 60_000): Promise
   let output = ''
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`switchyard start did not get ready:\n${output}`)), timeoutMs)
+    const timer = setTimeout(
+      () => reject(new Error(`switchyard start did not get ready:\n${output}`)),
+      timeoutMs,
+    )
     const onData = (chunk: Buffer) => {
       output += String(chunk)
       if (/Switchyard is running at/.test(output)) {
@@ -99,7 +107,9 @@ export function adminKey(env: ServiceEnv): string {
  * A load balancer in front of several instances, as a deployment puts one: each request goes to the
  * next instance in turn, and to another one when that instance does not answer (it was killed).
  */
-export async function startBalancer(backends: () => string[]): Promise<{ url: string; answered: Map<string, number>; close(): Promise<void> }> {
+export async function startBalancer(
+  backends: () => string[],
+): Promise<{ url: string; answered: Map<string, number>; close(): Promise<void> }> {
   let next = 0
   /** Successful answers to webhook deliveries, per instance. */
   const answered = new Map<string, number>()
@@ -114,16 +124,22 @@ export async function startBalancer(backends: () => string[]): Promise<{ url: st
         try {
           const answer = await fetch(`${target}${req.url}`, {
             method: req.method,
-            headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)).map(([k, v]) => [k, String(v)])),
+            headers: Object.fromEntries(
+              Object.entries(req.headers)
+                .filter(([k]) => !['host', 'connection', 'content-length'].includes(k))
+                .map(([k, v]) => [k, String(v)]),
+            ),
             body: req.method === 'GET' || req.method === 'HEAD' ? undefined : new Uint8Array(body),
             redirect: 'manual',
           })
           const bytes = Buffer.from(await answer.arrayBuffer())
           const headers: Record<string, string> = {}
           answer.headers.forEach((value, name) => {
-            if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name)) headers[name] = value
+            if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name))
+              headers[name] = value
           })
-          if (req.method === 'POST' && req.url?.startsWith('/hooks/') && answer.ok) answered.set(target, (answered.get(target) ?? 0) + 1)
+          if (req.method === 'POST' && req.url?.startsWith('/hooks/') && answer.ok)
+            answered.set(target, (answered.get(target) ?? 0) + 1)
           res.writeHead(answer.status, headers)
           res.end(bytes)
           return
@@ -138,9 +154,10 @@ export async function startBalancer(backends: () => string[]): Promise<{ url: st
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     answered,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

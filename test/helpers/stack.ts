@@ -6,7 +6,10 @@ export function client(stack: { url: string }, apiKey: string) {
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${stack.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     })
     const text = await res.text()
@@ -24,7 +27,8 @@ export function client(stack: { url: string }, apiKey: string) {
     post: (path: string, body?: unknown) => call('POST', path, body ?? {}),
     put: (path: string, body?: unknown) => call('PUT', path, body ?? {}),
     delete: (path: string) => call('DELETE', path),
-    run: (tool: string, integration: string, input: unknown) => call('POST', `/v1/tools/${tool}/run`, { integration, input }),
+    run: (tool: string, integration: string, input: unknown) =>
+      call('POST', `/v1/tools/${tool}/run`, { integration, input }),
   }
 }
 
@@ -53,13 +57,18 @@ export function zendeskControl(stack: { sandboxUrl: string }) {
     clearRequests: () => call('DELETE', '/requests'),
     fault: (fault: Record<string, unknown>) => call('POST', '/faults', fault),
     clearFaults: () => call('DELETE', '/faults'),
-    mintToken: async (email: string, account = 'acme'): Promise<string> => (await call('POST', `/accounts/${account}/tokens`, { email })).body.access_token,
+    mintToken: async (email: string, account = 'acme'): Promise<string> =>
+      (await call('POST', `/accounts/${account}/tokens`, { email })).body.access_token,
   }
 }
 
 /** The stored OAuth 2.0 tokens of an integration, decrypted (tests only). */
 export async function storedTokens(stack: TestStack, integrationId: string): Promise<OAuth2Credential> {
-  const row = await stack.services.store.db.selectFrom('integrations').select('credentials').where('id', '=', integrationId).executeTakeFirstOrThrow()
+  const row = await stack.services.store.db
+    .selectFrom('integrations')
+    .select('credentials')
+    .where('id', '=', integrationId)
+    .executeTakeFirstOrThrow()
   const credential = stack.services.credentials.open(row.credentials!)
   if (credential.kind !== 'oauth2') throw new Error(`expected OAuth 2.0 tokens, found ${credential.kind}`)
   return credential

@@ -15,7 +15,11 @@ import { trelloControl } from './trello.ts'
 export type Api = ReturnType<typeof client>
 
 /** Polls `probe` until it answers something truthy; throws with `what` after the deadline. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()
@@ -26,7 +30,10 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 }
 
 /** A board made silently at the sandbox (no actions, no webhooks), with Ada as owner and Grace as member. */
-export async function freshBoard(stack: { sandboxUrl: string }, name = `board ${Math.random().toString(36).slice(2, 8)}`) {
+export async function freshBoard(
+  stack: { sandboxUrl: string },
+  name = `board ${Math.random().toString(36).slice(2, 8)}`,
+) {
   const res = await trelloControl(stack).call('POST', '/boards', { name, owner: 'ada', members: ['grace'] })
   if (res.status !== 201) throw new Error(`board: ${res.status} ${JSON.stringify(res.body)}`)
   const board = res.body.board
@@ -38,12 +45,25 @@ export const personCreatesCard = (stack: TestStack, idList: string, name: string
   act(stack, member, 'POST', '/1/cards', { idList, name })
 
 /** An agent that comments on the card its event names: inputs `title` and `card_id`. */
-export function commentingAgent(integration: string, name = `Commenter ${Math.random().toString(36).slice(2, 8)}`) {
+export function commentingAgent(
+  integration: string,
+  name = `Commenter ${Math.random().toString(36).slice(2, 8)}`,
+) {
   return {
     name,
-    inputs: [{ name: 'title', type: 'string', required: true }, { name: 'card_id', type: 'string', required: true }],
+    inputs: [
+      { name: 'title', type: 'string', required: true },
+      { name: 'card_id', type: 'string', required: true },
+    ],
     kind: 'steps',
-    steps: [{ key: 'note', tool: 'trello.add_comment_to_card', integration, input: { card_id: '{{ inputs.card_id }}', text: 'Seen: {{ inputs.title }}' } }],
+    steps: [
+      {
+        key: 'note',
+        tool: 'trello.add_comment_to_card',
+        integration,
+        input: { card_id: '{{ inputs.card_id }}', text: 'Seen: {{ inputs.title }}' },
+      },
+    ],
     output: { comment: '{{ steps.note.output.id }}' },
   }
 }
@@ -57,7 +77,12 @@ export async function createAgent(api: Api, definition: unknown): Promise<string
 }
 
 /** A subscription made and (unless told otherwise) activated over REST. */
-export async function subscribe(api: Api, agentId: string, body: Record<string, unknown>, activate = true): Promise<any> {
+export async function subscribe(
+  api: Api,
+  agentId: string,
+  body: Record<string, unknown>,
+  activate = true,
+): Promise<any> {
   const created = await api.post(`/v1/agents/${agentId}/subscriptions`, body)
   if (created.status !== 201) throw new Error(`subscription: ${created.status} ${created.text}`)
   if (!activate) return created.body
@@ -67,7 +92,10 @@ export async function subscribe(api: Api, agentId: string, body: Record<string, 
 }
 
 /** The sandbox's webhooks on one model. */
-export async function sandboxHooks(stack: { sandboxUrl: string }, idModel: string): Promise<Array<{ id: string; callbackURL: string; idModel: string; active: boolean }>> {
+export async function sandboxHooks(
+  stack: { sandboxUrl: string },
+  idModel: string,
+): Promise<Array<{ id: string; callbackURL: string; idModel: string; active: boolean }>> {
   const res = await trelloControl(stack).call('GET', '/webhooks')
   const all = Array.isArray(res.body) ? res.body : res.body.webhooks
   return all.filter((w: { idModel: string }) => w.idModel === idModel)
@@ -81,11 +109,18 @@ export async function deliveriesSettled(stack: { sandboxUrl: string }, timeoutMs
 
 /** Runs of a subscription, straight from the database (not test runs). */
 export async function runsOf(stack: TestStack, subscriptionId: string) {
-  return stack.services.store.db.selectFrom('runs').selectAll().where('subscription_id', '=', subscriptionId).where('test', '=', false).execute()
+  return stack.services.store.db
+    .selectFrom('runs')
+    .selectAll()
+    .where('subscription_id', '=', subscriptionId)
+    .where('test', '=', false)
+    .execute()
 }
 
 export async function count(stack: TestStack, table: 'events' | 'runs'): Promise<number> {
-  const { rows } = await sql<{ n: string | number }>`select count(*) as n from ${sql.table(table)}`.execute(stack.services.store.db)
+  const { rows } = await sql<{ n: string | number }>`select count(*) as n from ${sql.table(table)}`.execute(
+    stack.services.store.db,
+  )
   return Number(rows[0]!.n)
 }
 
@@ -103,8 +138,17 @@ export function sign(stack: TestStack, body: Buffer | string, callbackUrl: strin
 }
 
 /** Posts raw bytes to the intake as a platform would. */
-export async function postHook(base: string, path: string, body: Buffer | string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : new Uint8Array(body) })
+export async function postHook(
+  base: string,
+  path: string,
+  body: Buffer | string,
+  headers: Record<string, string> = {},
+) {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+  })
   return { status: res.status, text: await res.text() }
 }
 

@@ -1,4 +1,11 @@
-import { ActionSchema, BoardSchema, CardSchema, ChecklistSchema, MemberSchema, TrelloListSchema } from 'trello.js/models'
+import {
+  ActionSchema,
+  BoardSchema,
+  CardSchema,
+  ChecklistSchema,
+  MemberSchema,
+  TrelloListSchema,
+} from 'trello.js/models'
 import { z } from 'zod'
 
 /**
@@ -17,7 +24,9 @@ const avatar = { avatarHash: z.string().nullish(), avatarUrl: z.string().nullish
 export const Member = MemberSchema.extend(avatar)
 export const Board = BoardSchema.extend({ idOrganization: z.string().nullish() })
 export const BoardWithLists = Board.extend({ lists: z.array(TrelloListSchema) })
-export const CommentAction = ActionSchema.extend({ memberCreator: ActionSchema.shape.memberCreator.unwrap().extend(avatar) })
+export const CommentAction = ActionSchema.extend({
+  memberCreator: ActionSchema.shape.memberCreator.unwrap().extend(avatar),
+})
 /** A card with `checklists=all`, `members=true`, `list=true` and `board=true`. */
 export const CardWithRelations = CardSchema.extend({
   checklists: z.array(ChecklistSchema),

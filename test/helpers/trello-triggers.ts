@@ -19,7 +19,8 @@ export async function startHookReceiver(): Promise<HookReceiver> {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
-      if (req.method === 'POST') posts.push({ path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks) })
+      if (req.method === 'POST')
+        posts.push({ path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks) })
       res.statusCode = 200
       res.end()
     })
@@ -28,10 +29,11 @@ export async function startHookReceiver(): Promise<HookReceiver> {
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     posts,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 
@@ -42,17 +44,31 @@ export async function triggerContext(stack: TestStack, integration: string): Pro
 }
 
 /** Acts on the sandbox as a member, as Trello's web UI would (`POST /_control/act`); answers the API's body. */
-export async function act(stack: TestStack, member: string, method: string, path: string, params: Record<string, unknown> = {}): Promise<any> {
+export async function act(
+  stack: TestStack,
+  member: string,
+  method: string,
+  path: string,
+  params: Record<string, unknown> = {},
+): Promise<any> {
   const answer = await trelloControl(stack).call('POST', '/act', { member, method, path, params })
-  if (answer.status !== 200 || answer.body.status !== 200) throw new Error(`act ${method} ${path}: ${JSON.stringify(answer.body)}`)
+  if (answer.status !== 200 || answer.body.status !== 200)
+    throw new Error(`act ${method} ${path}: ${JSON.stringify(answer.body)}`)
   return answer.body.body
 }
 
 /** Waits until the sandbox has no delivery pending, then answers the POSTs to `path` received since `mark`, oldest action first. */
-export async function deliveriesSince(stack: TestStack, receiver: HookReceiver, mark: number, path: string, callbackUrl: string): Promise<Delivery[]> {
+export async function deliveriesSince(
+  stack: TestStack,
+  receiver: HookReceiver,
+  mark: number,
+  path: string,
+  callbackUrl: string,
+): Promise<Delivery[]> {
   const settled = await trelloControl(stack).call('GET', '/deliveries?settled=1&timeout_ms=10000')
   if (!settled.body.settled) throw new Error('deliveries did not settle')
-  return receiver.posts.slice(mark)
+  return receiver.posts
+    .slice(mark)
     .filter((p) => p.path === path)
     .map((p) => ({ rawBody: p.rawBody, headers: lowerCased(p.headers), callbackUrl }))
     .sort((a, b) => actionId(a).localeCompare(actionId(b)))
@@ -62,6 +78,7 @@ const actionId = (d: Delivery): string => JSON.parse(d.rawBody.toString('utf8'))
 
 function lowerCased(headers: IncomingHttpHeaders): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {}
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
+  for (const [name, value] of Object.entries(headers))
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
   return out
 }

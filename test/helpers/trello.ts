@@ -8,8 +8,10 @@ export function trelloControl(stack: { sandboxUrl: string }) {
   const call = controlCaller(`${stack.sandboxUrl}/trello/_control`)
   return {
     call,
-    mintToken: async (member = 'ada', scope = 'read,write'): Promise<string> => (await call('POST', '/tokens', { member, key: SEED.app.key, scope, expiration: 'never' })).body.token,
-    requests: async (): Promise<Array<{ method: string; path: string; status: number }>> => (await call('GET', '/requests?limit=100000')).body.requests,
+    mintToken: async (member = 'ada', scope = 'read,write'): Promise<string> =>
+      (await call('POST', '/tokens', { member, key: SEED.app.key, scope, expiration: 'never' })).body.token,
+    requests: async (): Promise<Array<{ method: string; path: string; status: number }>> =>
+      (await call('GET', '/requests?limit=100000')).body.requests,
     clearRequests: () => call('DELETE', '/requests'),
     fault: (fault: Record<string, unknown>) => call('POST', '/faults', fault),
     clearFaults: () => call('DELETE', '/faults'),
@@ -19,9 +21,15 @@ export function trelloControl(stack: { sandboxUrl: string }) {
 }
 
 /** Connects Trello with an API key plus token minted for `member`; returns the integration id. */
-export async function connectTrelloWithToken(stack: { url: string; apiKey: string; sandboxUrl: string }, member = 'ada'): Promise<string> {
+export async function connectTrelloWithToken(
+  stack: { url: string; apiKey: string; sandboxUrl: string },
+  member = 'ada',
+): Promise<string> {
   const token = await trelloControl(stack).mintToken(member)
-  const res = await client(stack, stack.apiKey).post('/v1/integrations', { platform: 'trello', credentials: { key: SEED.app.key, token } })
+  const res = await client(stack, stack.apiKey).post('/v1/integrations', {
+    platform: 'trello',
+    credentials: { key: SEED.app.key, token },
+  })
   if (res.status !== 201) throw new Error(`connect failed: ${res.status} ${res.text}`)
   return res.body.id
 }

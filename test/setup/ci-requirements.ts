@@ -9,7 +9,8 @@ import pg from 'pg'
 export default async function checkCiRequirements(): Promise<void> {
   if (process.env.CI !== 'true') return
   const problems: string[] = []
-  if (!fs.existsSync('/usr/bin/chromium')) problems.push('Chromium is missing at /usr/bin/chromium (apt-get install chromium)')
+  if (!fs.existsSync('/usr/bin/chromium'))
+    problems.push('Chromium is missing at /usr/bin/chromium (apt-get install chromium)')
   const url = process.env.TEST_DATABASE_URL
   if (!url) problems.push('TEST_DATABASE_URL is not set')
   else {
@@ -23,5 +24,6 @@ export default async function checkCiRequirements(): Promise<void> {
       await client.end().catch(() => {})
     }
   }
-  if (problems.length) throw new Error(`CI=true but the test requirements are missing:\n- ${problems.join('\n- ')}`)
+  if (problems.length)
+    throw new Error(`CI=true but the test requirements are missing:\n- ${problems.join('\n- ')}`)
 }

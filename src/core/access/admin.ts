@@ -28,8 +28,13 @@ export interface RemovedUser {
   revoked_at_platform: number
 }
 
-const UserChange = z.object({ plan: PlanField.optional(), role: RoleField.optional() }).strict()
-  .refine((c) => c.plan !== undefined || c.role !== undefined, { message: 'give a plan or a role to change', path: ['plan'] })
+const UserChange = z
+  .object({ plan: PlanField.optional(), role: RoleField.optional() })
+  .strict()
+  .refine((c) => c.plan !== undefined || c.role !== undefined, {
+    message: 'give a plan or a role to change',
+    path: ['plan'],
+  })
 
 // Ids are `usr_` plus 16 base64url characters (core/ids.ts): anything else names no user, and is
 // answered without a query (a NUL byte, for one, is refused by PostgreSQL).
@@ -48,19 +53,42 @@ export class UserAdmin {
   ) {}
 
   async list(): Promise<UserListing[]> {
-    const rows = await this.db.selectFrom('users')
+    const rows = await this.db
+      .selectFrom('users')
       .leftJoin('integrations', 'integrations.user_id', 'users.id')
-      .select((eb) => ['users.id', 'users.email', 'users.name', 'users.plan', 'users.role', 'users.created_at', eb.fn.count<string>('integrations.id').as('integrations')])
-      .groupBy('users.id').orderBy('users.created_at').orderBy('users.id').execute()
+      .select((eb) => [
+        'users.id',
+        'users.email',
+        'users.name',
+        'users.plan',
+        'users.role',
+        'users.created_at',
+        eb.fn.count<string>('integrations.id').as('integrations'),
+      ])
+      .groupBy('users.id')
+      .orderBy('users.created_at')
+      .orderBy('users.id')
+      .execute()
     return rows.map(listing)
   }
 
   async get(id: string): Promise<UserListing> {
     if (!USER_ID.test(id)) throw notFound('user')
-    const row = await this.db.selectFrom('users')
+    const row = await this.db
+      .selectFrom('users')
       .leftJoin('integrations', 'integrations.user_id', 'users.id')
-      .select((eb) => ['users.id', 'users.email', 'users.name', 'users.plan', 'users.role', 'users.created_at', eb.fn.count<string>('integrations.id').as('integrations')])
-      .where('users.id', '=', id).groupBy('users.id').executeTakeFirst()
+      .select((eb) => [
+        'users.id',
+        'users.email',
+        'users.name',
+        'users.plan',
+        'users.role',
+        'users.created_at',
+        eb.fn.count<string>('integrations.id').as('integrations'),
+      ])
+      .where('users.id', '=', id)
+      .groupBy('users.id')
+      .executeTakeFirst()
     if (!row) throw notFound('user')
     return listing(row)
   }
@@ -100,14 +128,20 @@ export class UserAdmin {
     // Checked here too so that refusing the last admin revokes nothing at the platforms.
     if (user.role === 'admin') assertAnotherAdmin(await lockTarget(this.db, id), 'remove')
     const held = await this.integrations.list(id)
-    const revoked = (await Promise.all(held.map((integration) => this.revoker.revoke(integration)))).filter(Boolean).length
+    const revoked = (await Promise.all(held.map((integration) => this.revoker.revoke(integration)))).filter(
+      Boolean,
+    ).length
     const { integrationIds, keyIds } = await this.db.transaction().execute(async (trx) => {
       const target = await lockTarget(trx, id)
       if (target.role === 'admin') assertAnotherAdmin(target, 'remove')
       // Erase the sealed credentials explicitly before the rows go, so no code path that reads
       // between the two statements (or a replica behind) can still find them.
-      const erased = await trx.updateTable('integrations').set({ credentials: null, status: 'disconnected', expires_at: null, updated_at: new Date() })
-        .where('user_id', '=', id).returning('id').execute()
+      const erased = await trx
+        .updateTable('integrations')
+        .set({ credentials: null, status: 'disconnected', expires_at: null, updated_at: new Date() })
+        .where('user_id', '=', id)
+        .returning('id')
+        .execute()
       const keys = await trx.deleteFrom('api_keys').where('user_id', '=', id).returning('id').execute()
       await trx.deleteFrom('sessions').where('user_id', '=', id).execute()
       await trx.deleteFrom('connect_sessions').where('user_id', '=', id).execute()
@@ -117,7 +151,12 @@ export class UserAdmin {
     })
     await this.users.keysChanged(id, keyIds)
     for (const integrationId of integrationIds) await this.integrations.changed(integrationId)
-    return { id, email: user.email, integrations_disconnected: integrationIds.length, revoked_at_platform: revoked }
+    return {
+      id,
+      email: user.email,
+      integrations_disconnected: integrationIds.length,
+      revoked_at_platform: revoked,
+    }
   }
 }
 
@@ -133,19 +172,43 @@ interface LockedTarget {
  * second sees the first's change.
  */
 async function lockTarget(trx: Db, id: string): Promise<LockedTarget> {
-  const admins = await trx.selectFrom('users').select('id').where('role', '=', 'admin').orderBy('id').forUpdate().execute()
-  const target = await trx.selectFrom('users').select('role').where('id', '=', id).forUpdate().executeTakeFirst()
+  const admins = await trx
+    .selectFrom('users')
+    .select('id')
+    .where('role', '=', 'admin')
+    .orderBy('id')
+    .forUpdate()
+    .execute()
+  const target = await trx
+    .selectFrom('users')
+    .select('role')
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
   if (!target) throw notFound('user')
   return { role: target.role, otherAdmins: admins.filter((a) => a.id !== id).length }
 }
 
 function assertAnotherAdmin(target: LockedTarget, action: 'demote' | 'remove'): void {
-  if (target.otherAdmins === 0) throw new AppError('conflict', `cannot ${action} the last admin: make another user an admin first`)
+  if (target.otherAdmins === 0)
+    throw new AppError('conflict', `cannot ${action} the last admin: make another user an admin first`)
 }
 
-function listing(row: { id: string; email: string; name: string; plan: Plan; role: Role; created_at: Date | string; integrations: string | number }): UserListing {
+function listing(row: {
+  id: string
+  email: string
+  name: string
+  plan: Plan
+  role: Role
+  created_at: Date | string
+  integrations: string | number
+}): UserListing {
   return {
-    id: row.id, email: row.email, name: row.name, plan: row.plan, role: row.role,
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    plan: row.plan,
+    role: row.role,
     created_at: new Date(row.created_at).toISOString(),
     integrations: Number(row.integrations),
   }

@@ -22,6 +22,8 @@ export function planAtLeast(plan: Plan, required: Plan): boolean {
 
 export function requirePlan(plan: Plan, required: Plan, what: string): void {
   if (!planAtLeast(plan, required)) {
-    throw new AppError('plan_required', `${what} needs the ${required} plan; this account is on ${plan}`, { requiredPlan: required })
+    throw new AppError('plan_required', `${what} needs the ${required} plan; this account is on ${plan}`, {
+      requiredPlan: required,
+    })
   }
 }

@@ -5,17 +5,34 @@ import { Users } from './users.ts'
 
 // Web sessions stay bounded: expired ones are purged, and one user cannot pile up sessions for ever.
 let store: Store
-beforeAll(async () => { store = await openStore({ memory: true }) })
-afterAll(async () => { await store?.close() })
+beforeAll(async () => {
+  store = await openStore({ memory: true })
+})
+afterAll(async () => {
+  await store?.close()
+})
 
-const aUser = async () => (await new Users(store.db).create({ email: `s-${Math.random().toString(36).slice(2)}@example.test` })).id
+const aUser = async () =>
+  (await new Users(store.db).create({ email: `s-${Math.random().toString(36).slice(2)}@example.test` })).id
 const countOf = async (userId: string) =>
-  Number((await store.db.selectFrom('sessions').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow()).n)
+  Number(
+    (
+      await store.db
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
 
 describe('web sessions', () => {
   it('expired sessions of every user are purged on a sign-in', async () => {
     const [idle, active] = [await aUser(), await aUser()]
-    const expired = Array.from({ length: 50 }, (_, i) => ({ id_hash: `expired-${idle}-${i}`, user_id: idle, expires_at: new Date(Date.now() - 1000) }))
+    const expired = Array.from({ length: 50 }, (_, i) => ({
+      id_hash: `expired-${idle}-${i}`,
+      user_id: idle,
+      expires_at: new Date(Date.now() - 1000),
+    }))
     await store.db.insertInto('sessions').values(expired).execute()
     expect(await countOf(idle)).toBe(50)
     await new Sessions(store.db).create(active)

@@ -22,17 +22,33 @@ export class Sessions {
     await this.purgeExpiredIfDue()
     const id = randomToken(32)
     const expiresAt = new Date(Date.now() + SESSION_TTL_MS)
-    await this.db.insertInto('sessions').values({ id_hash: sha256(id), user_id: userId, expires_at: expiresAt }).execute()
-    const keep = this.db.selectFrom('sessions').select('id_hash').where('user_id', '=', userId)
-      .orderBy('created_at', 'desc').orderBy('expires_at', 'desc').limit(MAX_SESSIONS_PER_USER)
-    await this.db.deleteFrom('sessions').where('user_id', '=', userId).where('id_hash', 'not in', keep).execute()
+    await this.db
+      .insertInto('sessions')
+      .values({ id_hash: sha256(id), user_id: userId, expires_at: expiresAt })
+      .execute()
+    const keep = this.db
+      .selectFrom('sessions')
+      .select('id_hash')
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'desc')
+      .orderBy('expires_at', 'desc')
+      .limit(MAX_SESSIONS_PER_USER)
+    await this.db
+      .deleteFrom('sessions')
+      .where('user_id', '=', userId)
+      .where('id_hash', 'not in', keep)
+      .execute()
     return { id, expiresAt }
   }
 
   async resolve(id: string): Promise<User | undefined> {
-    return this.db.selectFrom('sessions').innerJoin('users', 'users.id', 'sessions.user_id')
+    return this.db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
       .select(['users.id', 'users.email', 'users.name', 'users.plan', 'users.role'])
-      .where('sessions.id_hash', '=', sha256(id)).where('sessions.expires_at', '>', new Date()).executeTakeFirst()
+      .where('sessions.id_hash', '=', sha256(id))
+      .where('sessions.expires_at', '>', new Date())
+      .executeTakeFirst()
   }
 
   async destroy(id: string): Promise<void> {

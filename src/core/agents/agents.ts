@@ -42,11 +42,20 @@ export class Agents {
     const signingSecret = def.kind === 'external' ? newSigningSecret() : undefined
     await this.db.transaction().execute(async (trx) => {
       await this.ensureNameFree(trx, user.id, def.name)
-      await trx.insertInto('agents').values({
-        id, user_id: user.id, name: def.name, current_version: 1,
-        signing_secret: signingSecret ? this.sealer.seal(signingSecret) : null,
-      }).execute()
-      await trx.insertInto('agent_versions').values({ agent_id: id, version: 1, definition: JSON.stringify(def) }).execute()
+      await trx
+        .insertInto('agents')
+        .values({
+          id,
+          user_id: user.id,
+          name: def.name,
+          current_version: 1,
+          signing_secret: signingSecret ? this.sealer.seal(signingSecret) : null,
+        })
+        .execute()
+      await trx
+        .insertInto('agent_versions')
+        .values({ agent_id: id, version: 1, definition: JSON.stringify(def) })
+        .execute()
     })
     return { agent: await this.get(user.id, id), signingSecret }
   }
@@ -57,17 +66,32 @@ export class Agents {
     const def = await this.validate(user, raw)
     let signingSecret: string | undefined
     await this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('agents').select(['current_version', 'signing_secret']).where('id', '=', id).where('user_id', '=', user.id).forUpdate().executeTakeFirst()
+      const row = await trx
+        .selectFrom('agents')
+        .select(['current_version', 'signing_secret'])
+        .where('id', '=', id)
+        .where('user_id', '=', user.id)
+        .forUpdate()
+        .executeTakeFirst()
       if (!row) throw notFound('agent')
       await this.ensureNameFree(trx, user.id, def.name, id)
       // An agent that becomes external needs a secret to sign with; one it already has is kept.
       if (def.kind === 'external' && !row.signing_secret) signingSecret = newSigningSecret()
       const version = row.current_version + 1
-      await trx.insertInto('agent_versions').values({ agent_id: id, version, definition: JSON.stringify(def) }).execute()
-      await trx.updateTable('agents').set({
-        name: def.name, current_version: version, updated_at: new Date(),
-        ...(signingSecret ? { signing_secret: this.sealer.seal(signingSecret) } : {}),
-      }).where('id', '=', id).execute()
+      await trx
+        .insertInto('agent_versions')
+        .values({ agent_id: id, version, definition: JSON.stringify(def) })
+        .execute()
+      await trx
+        .updateTable('agents')
+        .set({
+          name: def.name,
+          current_version: version,
+          updated_at: new Date(),
+          ...(signingSecret ? { signing_secret: this.sealer.seal(signingSecret) } : {}),
+        })
+        .where('id', '=', id)
+        .execute()
     })
     return { agent: await this.get(user.id, id), signingSecret }
   }
@@ -75,31 +99,74 @@ export class Agents {
   /** A new signing secret for an external agent; the old one stops working at once. */
   async rotateSecret(userId: string, id: string): Promise<string> {
     const secret = newSigningSecret()
-    const updated = await this.db.updateTable('agents').set({ signing_secret: this.sealer.seal(secret) }).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst()
+    const updated = await this.db
+      .updateTable('agents')
+      .set({ signing_secret: this.sealer.seal(secret) })
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
     if (!updated.numUpdatedRows) throw notFound('agent')
     return secret
   }
 
   async list(userId: string): Promise<AgentView[]> {
-    const rows = await this.db.selectFrom('agents').innerJoin('agent_versions', (j) => j.onRef('agent_versions.agent_id', '=', 'agents.id').onRef('agent_versions.version', '=', 'agents.current_version'))
-      .select(['agents.id', 'agents.created_at', 'agents.updated_at', 'agents.current_version', 'agent_versions.definition'])
-      .where('agents.user_id', '=', userId).orderBy('agents.created_at', 'desc').execute()
+    const rows = await this.db
+      .selectFrom('agents')
+      .innerJoin('agent_versions', (j) =>
+        j
+          .onRef('agent_versions.agent_id', '=', 'agents.id')
+          .onRef('agent_versions.version', '=', 'agents.current_version'),
+      )
+      .select([
+        'agents.id',
+        'agents.created_at',
+        'agents.updated_at',
+        'agents.current_version',
+        'agent_versions.definition',
+      ])
+      .where('agents.user_id', '=', userId)
+      .orderBy('agents.created_at', 'desc')
+      .execute()
     const names = await this.integrationNames(userId)
-    return rows.map((r) => this.view(r.id, r.current_version, r.definition as AgentDefinition, r.created_at, r.updated_at, names))
+    return rows.map((r) =>
+      this.view(r.id, r.current_version, r.definition as AgentDefinition, r.created_at, r.updated_at, names),
+    )
   }
 
   async get(userId: string, id: string, version?: number): Promise<AgentView> {
-    const agent = await this.db.selectFrom('agents').select(['id', 'current_version', 'created_at', 'updated_at']).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst()
+    const agent = await this.db
+      .selectFrom('agents')
+      .select(['id', 'current_version', 'created_at', 'updated_at'])
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
     if (!agent) throw notFound('agent')
     const wanted = version ?? agent.current_version
-    const row = await this.db.selectFrom('agent_versions').select('definition').where('agent_id', '=', id).where('version', '=', wanted).executeTakeFirst()
+    const row = await this.db
+      .selectFrom('agent_versions')
+      .select('definition')
+      .where('agent_id', '=', id)
+      .where('version', '=', wanted)
+      .executeTakeFirst()
     if (!row) throw notFound(`version ${wanted} of the agent`)
-    return this.view(id, wanted, row.definition as AgentDefinition, agent.created_at, agent.updated_at, await this.integrationNames(userId))
+    return this.view(
+      id,
+      wanted,
+      row.definition as AgentDefinition,
+      agent.created_at,
+      agent.updated_at,
+      await this.integrationNames(userId),
+    )
   }
 
   async versions(userId: string, id: string): Promise<Array<{ version: number; created_at: Date }>> {
     await this.get(userId, id)
-    return this.db.selectFrom('agent_versions').select(['version', 'created_at']).where('agent_id', '=', id).orderBy('version', 'desc').execute()
+    return this.db
+      .selectFrom('agent_versions')
+      .select(['version', 'created_at'])
+      .where('agent_id', '=', id)
+      .orderBy('version', 'desc')
+      .execute()
   }
 
   /** A version never changes once saved, so the worker reads each one from storage once. */
@@ -111,24 +178,38 @@ export class Agents {
     const cached = this.versionCache.get(key)
     if (cached) return cached
     const def = await this.readVersion(agentId, version)
-    if (this.versionCache.size >= MAX_CACHED_VERSIONS) this.versionCache.delete(this.versionCache.keys().next().value!)
+    if (this.versionCache.size >= MAX_CACHED_VERSIONS)
+      this.versionCache.delete(this.versionCache.keys().next().value!)
     this.versionCache.set(key, def)
     return def
   }
 
   private async readVersion(agentId: string, version: number): Promise<AgentDefinition> {
-    const row = await this.db.selectFrom('agent_versions').select('definition').where('agent_id', '=', agentId).where('version', '=', version).executeTakeFirst()
+    const row = await this.db
+      .selectFrom('agent_versions')
+      .select('definition')
+      .where('agent_id', '=', agentId)
+      .where('version', '=', version)
+      .executeTakeFirst()
     if (!row) throw notFound(`version ${version} of agent ${agentId}`)
     return row.definition as AgentDefinition
   }
 
   async signingSecret(agentId: string): Promise<string | null> {
-    const row = await this.db.selectFrom('agents').select('signing_secret').where('id', '=', agentId).executeTakeFirst()
+    const row = await this.db
+      .selectFrom('agents')
+      .select('signing_secret')
+      .where('id', '=', agentId)
+      .executeTakeFirst()
     return row?.signing_secret ? this.sealer.open(row.signing_secret) : null
   }
 
   async delete(userId: string, id: string): Promise<void> {
-    const deleted = await this.db.deleteFrom('agents').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst()
+    const deleted = await this.db
+      .deleteFrom('agents')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
     if (!deleted.numDeletedRows) throw notFound('agent')
   }
 
@@ -141,7 +222,10 @@ export class Agents {
     for (const [i, step] of def.steps.entries()) {
       const registered = this.registry.get(step.tool)
       if (!registered) {
-        errors.push({ field: `steps[${i}].tool`, message: `there is no tool step ${step.tool}; GET /v1/tools lists them` })
+        errors.push({
+          field: `steps[${i}].tool`,
+          message: `there is no tool step ${step.tool}; GET /v1/tools lists them`,
+        })
         continue
       }
       // Its values are templates, checked when a run fills them in; a field the step does not have
@@ -150,10 +234,15 @@ export class Agents {
       if (known) errors.push(...undeclaredFields(step.input, known, `steps[${i}].input`))
       try {
         // Stored by id, so renaming an account never breaks an agent.
-        step.integration = (await this.integrations.resolve(user.id, registered.platform.id, step.integration)).id
+        step.integration = (
+          await this.integrations.resolve(user.id, registered.platform.id, step.integration)
+        ).id
       } catch (err) {
         if (!(err instanceof AppError)) throw err
-        errors.push({ field: `steps[${i}].integration`, message: err.extras.errors?.[0]?.message ?? err.message })
+        errors.push({
+          field: `steps[${i}].integration`,
+          message: err.extras.errors?.[0]?.message ?? err.message,
+        })
       }
     }
     if (errors.length) throw invalidInput(errors)
@@ -163,19 +252,31 @@ export class Agents {
   private async ensureNameFree(trx: Db, userId: string, name: string, except?: string): Promise<void> {
     let query = trx.selectFrom('agents').select('id').where('user_id', '=', userId).where('name', '=', name)
     if (except) query = query.where('id', '!=', except)
-    if (await query.executeTakeFirst()) throw invalidInput([{ field: 'name', message: `you already have an agent named "${name}"` }])
+    if (await query.executeTakeFirst())
+      throw invalidInput([{ field: 'name', message: `you already have an agent named "${name}"` }])
   }
 
   private async integrationNames(userId: string): Promise<Map<string, string>> {
     return new Map((await this.integrations.list(userId)).map((i) => [i.id, i.account_name]))
   }
 
-  private view(id: string, version: number, def: AgentDefinition, created_at: Date, updated_at: Date, names: Map<string, string>): AgentView {
+  private view(
+    id: string,
+    version: number,
+    def: AgentDefinition,
+    created_at: Date,
+    updated_at: Date,
+    names: Map<string, string>,
+  ): AgentView {
     return {
       ...def,
       id,
       version,
-      steps: def.steps.map((s) => ({ ...s, tool_title: this.registry.get(s.tool)?.tool.title ?? s.tool, integration_name: names.get(s.integration) ?? null })),
+      steps: def.steps.map((s) => ({
+        ...s,
+        tool_title: this.registry.get(s.tool)?.tool.title ?? s.tool,
+        integration_name: names.get(s.integration) ?? null,
+      })),
       created_at,
       updated_at,
     }

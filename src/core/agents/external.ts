@@ -12,7 +12,9 @@ export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000
  * Waits after each failed delivery: Standard Webhooks' suggested schedule (immediately, 5 s, 5 min,
  * 30 min, 2 h, 5 h, 10 h, 10 h), which reaches a day in eight attempts.
  */
-export const DELIVERY_BACKOFF_MS: readonly number[] = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
+export const DELIVERY_BACKOFF_MS: readonly number[] = [
+  5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+]
 const DELIVERY_TIMEOUT_MS = 15_000
 const DELIVERY_SEQ = 0
 const MAX_RESPONSE_NOTE = 200
@@ -38,19 +40,33 @@ export class ExternalDelivery {
   async execute(run: RunRow, def: AgentDefinition, lease: Lease): Promise<void> {
     const secret = await this.signingSecret(run.agent_id)
     if (!def.external || !secret) {
-      await this.state.finish(run.id, lease, 'failed', { error: { code: 'invalid_input', message: 'the agent has no address or signing secret to deliver to' } })
+      await this.state.finish(run.id, lease, 'failed', {
+        error: { code: 'invalid_input', message: 'the agent has no address or signing secret to deliver to' },
+      })
       return
     }
     const previous = (await this.state.steps(run.id)).find((s) => s.kind === 'delivery')
     const attempts = (previous?.attempts as Attempt[] | undefined) ?? []
-    if (!previous) await this.state.begin(run.id, { seq: DELIVERY_SEQ, key: 'delivery', kind: 'delivery', input: { url: def.external.url } })
+    if (!previous)
+      await this.state.begin(run.id, {
+        seq: DELIVERY_SEQ,
+        key: 'delivery',
+        kind: 'delivery',
+        input: { url: def.external.url },
+      })
 
     const token = await this.runs.tokenFor(run.id)
     const body = JSON.stringify({
       type: 'run.started',
       run: {
-        id: run.id, agent_id: run.agent_id, agent_version: run.agent_version, started_by: run.started_by,
-        subscription_id: run.subscription_id, test: run.test, inputs: run.inputs, event: run.event,
+        id: run.id,
+        agent_id: run.agent_id,
+        agent_version: run.agent_version,
+        started_by: run.started_by,
+        subscription_id: run.subscription_id,
+        test: run.test,
+        inputs: run.inputs,
+        event: run.event,
       },
       run_token: token,
       api: {
@@ -67,19 +83,28 @@ export class ExternalDelivery {
       const response = await fetch(def.external.url, {
         ...reachable(def.external.url, this.networks),
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'webhook-id': run.id, 'webhook-timestamp': String(Math.floor(started / 1000)), 'webhook-signature': headers },
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': run.id,
+          'webhook-timestamp': String(Math.floor(started / 1000)),
+          'webhook-signature': headers,
+        },
         body,
         redirect: 'manual',
         signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
       })
       attempt.status = response.status
       if (response.ok) attempt.outcome = 'succeeded'
-      else attempt.error = `the agent answered ${response.status} ${(await response.text().catch(() => '')).slice(0, MAX_RESPONSE_NOTE)}`.trim()
+      else
+        attempt.error =
+          `the agent answered ${response.status} ${(await response.text().catch(() => '')).slice(0, MAX_RESPONSE_NOTE)}`.trim()
       await response.body?.cancel().catch(() => undefined)
     } catch (err) {
       const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err
       refused = cause instanceof AddressRefused
-      attempt.error = refused ? (cause as Error).message : `could not reach the agent: ${cause instanceof Error ? cause.message || cause.name : String(cause)}`
+      attempt.error = refused
+        ? (cause as Error).message
+        : `could not reach the agent: ${cause instanceof Error ? cause.message || cause.name : String(cause)}`
     }
     attempt.duration_ms = Date.now() - started
     attempts.push(attempt)
@@ -97,13 +122,30 @@ export class ExternalDelivery {
     const acceptedAt = await this.state.acceptedAt(run.id)
     // An address outside the allowed networks is refused on every attempt: the run fails now.
     if (refused) {
-      await this.state.end(run.id, DELIVERY_SEQ, { status: 'failed', error: { code: 'forbidden', message: attempt.error! } }, attempts)
-      await this.state.finish(run.id, lease, 'failed', { error: { code: 'forbidden', message: attempt.error! } })
+      await this.state.end(
+        run.id,
+        DELIVERY_SEQ,
+        { status: 'failed', error: { code: 'forbidden', message: attempt.error! } },
+        attempts,
+      )
+      await this.state.finish(run.id, lease, 'failed', {
+        error: { code: 'forbidden', message: attempt.error! },
+      })
       return
     }
     if (waitMs === undefined || Date.now() + waitMs - acceptedAt.getTime() > DELIVERY_WINDOW_MS) {
-      await this.state.end(run.id, DELIVERY_SEQ, { status: 'failed', error: { code: 'delivery_failed', message: attempt.error ?? 'delivery failed' } }, attempts)
-      await this.state.finish(run.id, lease, 'failed', { error: { code: 'delivery_failed', message: `the agent could not be reached for a day: ${attempt.error}` } })
+      await this.state.end(
+        run.id,
+        DELIVERY_SEQ,
+        { status: 'failed', error: { code: 'delivery_failed', message: attempt.error ?? 'delivery failed' } },
+        attempts,
+      )
+      await this.state.finish(run.id, lease, 'failed', {
+        error: {
+          code: 'delivery_failed',
+          message: `the agent could not be reached for a day: ${attempt.error}`,
+        },
+      })
       return
     }
     attempt.retry_in_ms = waitMs
@@ -113,7 +155,18 @@ export class ExternalDelivery {
     // delivery, and no retry will come, so the timeline must not promise one.
     if (await this.state.finished(run.id)) {
       delete attempt.retry_in_ms
-      await this.state.end(run.id, DELIVERY_SEQ, { status: 'failed', error: { code: 'delivery_failed', message: `${attempt.error ?? 'delivery failed'}; the run had already ended, so it is not delivered again` } }, attempts)
+      await this.state.end(
+        run.id,
+        DELIVERY_SEQ,
+        {
+          status: 'failed',
+          error: {
+            code: 'delivery_failed',
+            message: `${attempt.error ?? 'delivery failed'}; the run had already ended, so it is not delivered again`,
+          },
+        },
+        attempts,
+      )
     }
   }
 }

@@ -33,13 +33,17 @@ export class AgentRunHandler implements RunHandler {
   async execute(run: RunRow, lease: Lease): Promise<void> {
     try {
       if (run.cancel_requested) {
-        await this.state.finish(run.id, lease, 'cancelled', { error: { code: 'cancelled', message: 'cancelled by a person' } })
+        await this.state.finish(run.id, lease, 'cancelled', {
+          error: { code: 'cancelled', message: 'cancelled by a person' },
+        })
         return
       }
       const def = await this.agents.definitionAt(run.agent_id, run.agent_version)
       const user = await this.user(run.user_id)
       if (!user) {
-        await this.state.finish(run.id, lease, 'failed', { error: { code: 'not_found', message: 'the agent\'s owner no longer exists' } })
+        await this.state.finish(run.id, lease, 'failed', {
+          error: { code: 'not_found', message: "the agent's owner no longer exists" },
+        })
         return
       }
       if (def.kind === 'external') await this.external.execute(run, def, lease)

@@ -49,19 +49,39 @@ interface RunEnd {
 }
 
 const stepRow = (runId: string, step: StepStart) => ({
-  run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null, input: json(step.input),
+  run_id: runId,
+  seq: step.seq,
+  key: step.key,
+  kind: step.kind,
+  tool_id: step.toolId ?? null,
+  integration_id: step.integrationId ?? null,
+  input: json(step.input),
 })
 
 /** A settled entry's row as JSON values (for jsonb_to_recordset). */
 const settledEntry = (runId: string, { step, end }: Settled) => ({
-  run_id: runId, seq: step.seq, key: step.key, kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
-  input: step.input ?? null, status: end.status, output: end.output ?? null, summary: end.summary ?? null, error: end.error ?? null,
+  run_id: runId,
+  seq: step.seq,
+  key: step.key,
+  kind: step.kind,
+  tool_id: step.toolId ?? null,
+  integration_id: step.integrationId ?? null,
+  input: step.input ?? null,
+  status: end.status,
+  output: end.output ?? null,
+  summary: end.summary ?? null,
+  error: end.error ?? null,
 })
 
 /** A settled entry's row for an insert. */
 const settledRow = (runId: string, { step, end }: Settled) => ({
-  ...stepRow(runId, step), status: end.status, output: json(end.output), summary: json(end.summary ?? null), error: json(end.error ?? null),
-  attempts: '[]', finished_at: new Date(),
+  ...stepRow(runId, step),
+  status: end.status,
+  output: json(end.output),
+  summary: json(end.summary ?? null),
+  error: json(end.error ?? null),
+  attempts: '[]',
+  finished_at: new Date(),
 })
 
 /**
@@ -72,7 +92,10 @@ const settledRow = (runId: string, { step, end }: Settled) => ({
 export class RunState {
   private readonly ends: GroupCommit<RunEnd, boolean>
 
-  constructor(private readonly db: Db, private readonly metrics: Metrics = noMetrics) {
+  constructor(
+    private readonly db: Db,
+    private readonly metrics: Metrics = noMetrics,
+  ) {
     this.ends = new GroupCommit((ends) => this.writeEnds(ends))
   }
 
@@ -84,13 +107,37 @@ export class RunState {
    * A step's call is about to go out: its entry is stored as running first, so a crash during the
    * call is seen on resume. Entries that ended without a call before it are written with it.
    */
-  async begin(runId: string, step: StepStart, attempts: Attempt[] = [], settled: Settled[] = []): Promise<void> {
-    const running = { ...stepRow(runId, step), status: 'running' as const, attempts: JSON.stringify(attempts), output: null, summary: null, error: null, finished_at: null }
-    await this.db.insertInto('run_steps').values([...settled.map((s) => settledRow(runId, s)), running])
-      .onConflict((oc) => oc.columns(['run_id', 'seq']).doUpdateSet((eb) => ({
-        key: eb.ref('excluded.key'), input: eb.ref('excluded.input'), status: eb.ref('excluded.status'), attempts: eb.ref('excluded.attempts'),
-        output: eb.ref('excluded.output'), summary: eb.ref('excluded.summary'), error: eb.ref('excluded.error'), finished_at: eb.ref('excluded.finished_at'),
-      }))).execute()
+  async begin(
+    runId: string,
+    step: StepStart,
+    attempts: Attempt[] = [],
+    settled: Settled[] = [],
+  ): Promise<void> {
+    const running = {
+      ...stepRow(runId, step),
+      status: 'running' as const,
+      attempts: JSON.stringify(attempts),
+      output: null,
+      summary: null,
+      error: null,
+      finished_at: null,
+    }
+    await this.db
+      .insertInto('run_steps')
+      .values([...settled.map((s) => settledRow(runId, s)), running])
+      .onConflict((oc) =>
+        oc.columns(['run_id', 'seq']).doUpdateSet((eb) => ({
+          key: eb.ref('excluded.key'),
+          input: eb.ref('excluded.input'),
+          status: eb.ref('excluded.status'),
+          attempts: eb.ref('excluded.attempts'),
+          output: eb.ref('excluded.output'),
+          summary: eb.ref('excluded.summary'),
+          error: eb.ref('excluded.error'),
+          finished_at: eb.ref('excluded.finished_at'),
+        })),
+      )
+      .execute()
   }
 
   /**
@@ -98,29 +145,62 @@ export class RunState {
    * tool calls add take their places one at a time, under the run's row lock: reading the last place
    * and taking the next without it let simultaneous calls collide, and the losers were refused.
    */
-  async append(runId: string, step: Omit<StepStart, 'seq' | 'key'>, key: (seq: number) => string): Promise<number> {
+  async append(
+    runId: string,
+    step: Omit<StepStart, 'seq' | 'key'>,
+    key: (seq: number) => string,
+  ): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
       await trx.selectFrom('runs').select('id').where('id', '=', runId).forUpdate().executeTakeFirst()
-      const last = await trx.selectFrom('run_steps').select((eb) => eb.fn.max('seq').as('max')).where('run_id', '=', runId).executeTakeFirst()
+      const last = await trx
+        .selectFrom('run_steps')
+        .select((eb) => eb.fn.max('seq').as('max'))
+        .where('run_id', '=', runId)
+        .executeTakeFirst()
       const seq = last?.max === null || last?.max === undefined ? 0 : Number(last.max) + 1
-      await trx.insertInto('run_steps').values({
-        run_id: runId, seq, key: key(seq), kind: step.kind, tool_id: step.toolId ?? null, integration_id: step.integrationId ?? null,
-        input: json(step.input), status: 'running', attempts: '[]',
-      }).execute()
+      await trx
+        .insertInto('run_steps')
+        .values({
+          run_id: runId,
+          seq,
+          key: key(seq),
+          kind: step.kind,
+          tool_id: step.toolId ?? null,
+          integration_id: step.integrationId ?? null,
+          input: json(step.input),
+          status: 'running',
+          attempts: '[]',
+        })
+        .execute()
       return seq
     })
   }
 
   /** The attempts of an entry still in progress; one that ended meanwhile (its run did) keeps its end. */
   async attempts(runId: string, seq: number, attempts: Attempt[]): Promise<void> {
-    await this.db.updateTable('run_steps').set({ attempts: JSON.stringify(attempts) }).where('run_id', '=', runId).where('seq', '=', seq).where('status', '=', 'running').execute()
+    await this.db
+      .updateTable('run_steps')
+      .set({ attempts: JSON.stringify(attempts) })
+      .where('run_id', '=', runId)
+      .where('seq', '=', seq)
+      .where('status', '=', 'running')
+      .execute()
   }
 
   async end(runId: string, seq: number, end: StepEnd, attempts?: Attempt[]): Promise<void> {
-    await this.db.updateTable('run_steps').set({
-      status: end.status, output: json(end.output), summary: json(end.summary ?? null), error: json(end.error ?? null), finished_at: new Date(),
-      ...(attempts ? { attempts: JSON.stringify(attempts) } : {}),
-    }).where('run_id', '=', runId).where('seq', '=', seq).execute()
+    await this.db
+      .updateTable('run_steps')
+      .set({
+        status: end.status,
+        output: json(end.output),
+        summary: json(end.summary ?? null),
+        error: json(end.error ?? null),
+        finished_at: new Date(),
+        ...(attempts ? { attempts: JSON.stringify(attempts) } : {}),
+      })
+      .where('run_id', '=', runId)
+      .where('seq', '=', seq)
+      .execute()
   }
 
   /**
@@ -129,8 +209,21 @@ export class RunState {
    * the same moment share one statement (a group commit), so a worker finishing many short runs
    * pays a fraction of a round trip for each.
    */
-  async finish(runId: string, lease: Lease, status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>, outcome: { result?: unknown; error?: RunError | null }, settled: Settled[] = []): Promise<boolean> {
-    const ended = await this.ends.submit({ runId, holder: lease.holder, status, result: outcome.result, error: outcome.error ?? null, settled })
+  async finish(
+    runId: string,
+    lease: Lease,
+    status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>,
+    outcome: { result?: unknown; error?: RunError | null },
+    settled: Settled[] = [],
+  ): Promise<boolean> {
+    const ended = await this.ends.submit({
+      runId,
+      holder: lease.holder,
+      status,
+      result: outcome.result,
+      error: outcome.error ?? null,
+      settled,
+    })
     if (ended) this.metrics.runFinished(status)
     return ended
   }
@@ -166,8 +259,13 @@ export class RunState {
    * while its delivery was in flight, or another worker took it over.
    */
   async later(runId: string, lease: Lease, at: Date): Promise<boolean> {
-    const moved = await this.db.updateTable('runs').set({ status: 'queued', available_at: at, lease_holder: null, lease_expires_at: null })
-      .where('id', '=', runId).where('lease_holder', '=', lease.holder).where('status', '=', 'running').executeTakeFirst()
+    const moved = await this.db
+      .updateTable('runs')
+      .set({ status: 'queued', available_at: at, lease_holder: null, lease_expires_at: null })
+      .where('id', '=', runId)
+      .where('lease_holder', '=', lease.holder)
+      .where('status', '=', 'running')
+      .executeTakeFirst()
     return moved.numUpdatedRows > 0n
   }
 
@@ -178,8 +276,18 @@ export class RunState {
    */
   async handOver(runId: string, lease: Lease): Promise<boolean> {
     // available_at, unused while running, holds the deadline by which the agent must report (the worker's sweep fails it after).
-    const handed = await this.db.updateTable('runs').set({ lease_holder: null, lease_expires_at: null, available_at: new Date(Date.now() + EXTERNAL_RUN_DEADLINE_MS) })
-      .where('id', '=', runId).where('lease_holder', '=', lease.holder).where('status', '=', 'running').where('cancel_requested', '=', false).executeTakeFirst()
+    const handed = await this.db
+      .updateTable('runs')
+      .set({
+        lease_holder: null,
+        lease_expires_at: null,
+        available_at: new Date(Date.now() + EXTERNAL_RUN_DEADLINE_MS),
+      })
+      .where('id', '=', runId)
+      .where('lease_holder', '=', lease.holder)
+      .where('status', '=', 'running')
+      .where('cancel_requested', '=', false)
+      .executeTakeFirst()
     return handed.numUpdatedRows > 0n
   }
 
@@ -190,13 +298,21 @@ export class RunState {
   }
 
   async cancelRequested(runId: string): Promise<boolean> {
-    const row = await this.db.selectFrom('runs').select(['cancel_requested']).where('id', '=', runId).executeTakeFirst()
+    const row = await this.db
+      .selectFrom('runs')
+      .select(['cancel_requested'])
+      .where('id', '=', runId)
+      .executeTakeFirst()
     return row?.cancel_requested ?? true
   }
 
   /** When the run was accepted: deliveries to an external agent are retried for a day from then. */
   async acceptedAt(runId: string): Promise<Date> {
-    const row = await this.db.selectFrom('runs').select(sql<Date>`created_at`.as('created_at')).where('id', '=', runId).executeTakeFirstOrThrow()
+    const row = await this.db
+      .selectFrom('runs')
+      .select(sql<Date>`created_at`.as('created_at'))
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow()
     return row.created_at
   }
 }

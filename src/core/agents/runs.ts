@@ -97,9 +97,18 @@ const ListFilter = z.object({
   subscription_id: z.string().optional(),
   trigger_id: z.string().optional(),
   status: z.enum(RUN_STATUSES, { error: `choose one of ${RUN_STATUSES.join(', ')}` }).optional(),
-  since: z.iso.datetime({ offset: true, error: 'give an ISO 8601 time, for example 2026-11-23T10:00:00Z' }).optional(),
-  until: z.iso.datetime({ offset: true, error: 'give an ISO 8601 time, for example 2026-11-23T10:00:00Z' }).optional(),
-  limit: z.coerce.number({ error: 'give a number' }).int('give a whole number').min(1, 'at least 1').max(MAX_PAGE, `at most ${MAX_PAGE}`).default(50),
+  since: z.iso
+    .datetime({ offset: true, error: 'give an ISO 8601 time, for example 2026-11-23T10:00:00Z' })
+    .optional(),
+  until: z.iso
+    .datetime({ offset: true, error: 'give an ISO 8601 time, for example 2026-11-23T10:00:00Z' })
+    .optional(),
+  limit: z.coerce
+    .number({ error: 'give a number' })
+    .int('give a whole number')
+    .min(1, 'at least 1')
+    .max(MAX_PAGE, `at most ${MAX_PAGE}`)
+    .default(50),
   cursor: z.string().max(200).optional(),
 })
 
@@ -133,31 +142,54 @@ export class Runs {
   async insertMany(trx: Db, runs: Array<NewRun & { id: string }>): Promise<void> {
     if (runs.length === 0) return
     const now = new Date()
-    await trx.insertInto('runs').values(runs.map((run) => ({
-      id: run.id,
-      user_id: run.userId,
-      agent_id: run.agentId,
-      agent_version: run.agentVersion,
-      started_by: run.startedBy,
-      subscription_id: run.subscriptionId ?? null,
-      event_id: run.eventId ?? null,
-      event: run.event === undefined ? null : JSON.stringify(run.event),
-      test: run.test ?? false,
-      rerun_of: run.rerunOf ?? null,
-      inputs: JSON.stringify(run.inputs),
-      status: run.failed ? 'failed' as const : 'queued' as const,
-      error: run.failed ? JSON.stringify(run.failed) : null,
-      finished_at: run.failed ? now : null,
-    }))).execute()
+    await trx
+      .insertInto('runs')
+      .values(
+        runs.map((run) => ({
+          id: run.id,
+          user_id: run.userId,
+          agent_id: run.agentId,
+          agent_version: run.agentVersion,
+          started_by: run.startedBy,
+          subscription_id: run.subscriptionId ?? null,
+          event_id: run.eventId ?? null,
+          event: run.event === undefined ? null : JSON.stringify(run.event),
+          test: run.test ?? false,
+          rerun_of: run.rerunOf ?? null,
+          inputs: JSON.stringify(run.inputs),
+          status: run.failed ? ('failed' as const) : ('queued' as const),
+          error: run.failed ? JSON.stringify(run.failed) : null,
+          finished_at: run.failed ? now : null,
+        })),
+      )
+      .execute()
   }
 
   /** Starts the agent's current version by hand (a person in the web app, or an API call). */
-  async start(user: User, agentId: string, rawInputs: unknown, startedBy: RunStartedBy, extra: Partial<NewRun> = {}): Promise<RunView> {
-    const inputs = parseOrThrow(z.record(z.string(), z.unknown(), { error: 'give the inputs as an object of names and values' }).default({}), rawInputs)
+  async start(
+    user: User,
+    agentId: string,
+    rawInputs: unknown,
+    startedBy: RunStartedBy,
+    extra: Partial<NewRun> = {},
+  ): Promise<RunView> {
+    const inputs = parseOrThrow(
+      z
+        .record(z.string(), z.unknown(), { error: 'give the inputs as an object of names and values' })
+        .default({}),
+      rawInputs,
+    )
     const agent = await this.agents.get(user.id, agentId)
     const problems = inputProblems(agent.inputs, inputs)
     if (problems.length) throw invalidInput(problems)
-    const id = await this.insert(this.db, { userId: user.id, agentId, agentVersion: agent.version, startedBy, inputs, ...extra })
+    const id = await this.insert(this.db, {
+      userId: user.id,
+      agentId,
+      agentVersion: agent.version,
+      startedBy,
+      inputs,
+      ...extra,
+    })
     this.onReady()
     return this.get(user.id, id)
   }
@@ -165,19 +197,45 @@ export class Runs {
   async rerun(user: User, runId: string): Promise<RunView> {
     const run = await this.row(user.id, runId)
     // The agent's current version, with the same inputs and event: a rerun is for after a fix.
-    return this.start(user, run.agent_id, run.inputs, 'rerun', { rerunOf: run.id, subscriptionId: run.subscription_id, event: run.event ?? undefined, test: run.test })
+    return this.start(user, run.agent_id, run.inputs, 'rerun', {
+      rerunOf: run.id,
+      subscriptionId: run.subscription_id,
+      event: run.event ?? undefined,
+      test: run.test,
+    })
   }
 
   async cancel(userId: string, runId: string): Promise<RunView> {
     const run = await this.row(userId, runId)
-    if (run.status !== 'queued' && run.status !== 'running') throw new AppError('conflict', `the run has already ${run.status === 'cancelled' ? 'been cancelled' : run.status}`)
+    if (run.status !== 'queued' && run.status !== 'running')
+      throw new AppError(
+        'conflict',
+        `the run has already ${run.status === 'cancelled' ? 'been cancelled' : run.status}`,
+      )
     // The request first, then the run that no worker holds stops at once; one a worker is executing
     // stops before its next step. In this order a worker that claims the run, or hands it to an
     // external agent, between the two writes still sees the request (RunState.handOver).
-    await this.db.updateTable('runs').set({ cancel_requested: true }).where('id', '=', runId).where('status', 'in', ['queued', 'running']).execute()
+    await this.db
+      .updateTable('runs')
+      .set({ cancel_requested: true })
+      .where('id', '=', runId)
+      .where('status', 'in', ['queued', 'running'])
+      .execute()
     const error = { code: 'cancelled', message: 'cancelled by a person' }
-    const stopped = await this.db.updateTable('runs').set({ status: 'cancelled', finished_at: new Date(), token_hash: null, token_sealed: null, error: JSON.stringify(error) })
-      .where('id', '=', runId).where('user_id', '=', userId).where('status', 'in', ['queued', 'running']).where('lease_holder', 'is', null).executeTakeFirst()
+    const stopped = await this.db
+      .updateTable('runs')
+      .set({
+        status: 'cancelled',
+        finished_at: new Date(),
+        token_hash: null,
+        token_sealed: null,
+        error: JSON.stringify(error),
+      })
+      .where('id', '=', runId)
+      .where('user_id', '=', userId)
+      .where('status', 'in', ['queued', 'running'])
+      .where('lease_holder', 'is', null)
+      .executeTakeFirst()
     if (stopped.numUpdatedRows > 0n) await this.closeWaitingEntries(runId, error)
     return this.get(userId, runId)
   }
@@ -187,12 +245,32 @@ export class Runs {
    * a step's or a delivery's next attempt: that entry ends with the run, without the retry its last
    * attempt announced.
    */
-  private async closeWaitingEntries(runId: string, error: RunError, kinds: Array<StepRow['kind']> = ['step', 'delivery']): Promise<void> {
-    const waiting = await this.db.selectFrom('run_steps').select(['seq', 'attempts']).where('run_id', '=', runId).where('status', '=', 'running').where('kind', 'in', kinds).execute()
+  private async closeWaitingEntries(
+    runId: string,
+    error: RunError,
+    kinds: Array<StepRow['kind']> = ['step', 'delivery'],
+  ): Promise<void> {
+    const waiting = await this.db
+      .selectFrom('run_steps')
+      .select(['seq', 'attempts'])
+      .where('run_id', '=', runId)
+      .where('status', '=', 'running')
+      .where('kind', 'in', kinds)
+      .execute()
     for (const entry of waiting) {
       const attempts = (entry.attempts as Attempt[]).map(({ retry_in_ms: _wait, ...attempt }) => attempt)
-      await this.db.updateTable('run_steps').set({ status: 'failed', error: JSON.stringify(error), attempts: JSON.stringify(attempts), finished_at: new Date() })
-        .where('run_id', '=', runId).where('seq', '=', entry.seq).where('status', '=', 'running').execute()
+      await this.db
+        .updateTable('run_steps')
+        .set({
+          status: 'failed',
+          error: JSON.stringify(error),
+          attempts: JSON.stringify(attempts),
+          finished_at: new Date(),
+        })
+        .where('run_id', '=', runId)
+        .where('seq', '=', entry.seq)
+        .where('status', '=', 'running')
+        .execute()
     }
   }
 
@@ -201,28 +279,54 @@ export class Runs {
     let query = this.db.selectFrom('runs').selectAll('runs').where('runs.user_id', '=', userId)
     if (filter.agent_id) query = query.where('runs.agent_id', '=', filter.agent_id)
     if (filter.subscription_id) query = query.where('runs.subscription_id', '=', filter.subscription_id)
-    if (filter.trigger_id) query = query.where('runs.subscription_id', 'in', this.db.selectFrom('subscriptions').select('id').where('user_id', '=', userId).where('trigger_id', '=', filter.trigger_id))
+    if (filter.trigger_id)
+      query = query.where(
+        'runs.subscription_id',
+        'in',
+        this.db
+          .selectFrom('subscriptions')
+          .select('id')
+          .where('user_id', '=', userId)
+          .where('trigger_id', '=', filter.trigger_id),
+      )
     if (filter.status) query = query.where('runs.status', '=', filter.status)
     if (filter.since) query = query.where('runs.created_at', '>=', new Date(filter.since))
     if (filter.until) query = query.where('runs.created_at', '<', new Date(filter.until))
     if (filter.cursor) {
       const [micros, id] = decodeCursor(filter.cursor)
       const at = sql<Date>`timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond'`
-      query = query.where((eb) => eb.or([eb('runs.created_at', '<', at), eb.and([eb('runs.created_at', '=', at), eb('runs.id', '<', id)])]))
+      query = query.where((eb) =>
+        eb.or([
+          eb('runs.created_at', '<', at),
+          eb.and([eb('runs.created_at', '=', at), eb('runs.id', '<', id)]),
+        ]),
+      )
     }
     // The cursor keeps the database's microseconds: a JavaScript Date has only milliseconds, and a
     // page boundary inside one millisecond would skip the runs of that millisecond after it.
-    const rows = await query.select(sql<string>`(extract(epoch from runs.created_at) * 1000000)::bigint::text`.as('created_us'))
-      .orderBy('runs.created_at', 'desc').orderBy('runs.id', 'desc').limit(filter.limit + 1).execute()
+    const rows = await query
+      .select(sql<string>`(extract(epoch from runs.created_at) * 1000000)::bigint::text`.as('created_us'))
+      .orderBy('runs.created_at', 'desc')
+      .orderBy('runs.id', 'desc')
+      .limit(filter.limit + 1)
+      .execute()
     const page = rows.slice(0, filter.limit)
     const views = await this.views(userId, page)
     const last = page.at(-1)
-    return { runs: views, next_cursor: rows.length > filter.limit && last ? encodeCursor(last.created_us, last.id) : null }
+    return {
+      runs: views,
+      next_cursor: rows.length > filter.limit && last ? encodeCursor(last.created_us, last.id) : null,
+    }
   }
 
   async get(userId: string, runId: string): Promise<RunView> {
     const [view] = await this.views(userId, [await this.row(userId, runId)])
-    const steps = await this.db.selectFrom('run_steps').selectAll().where('run_id', '=', runId).orderBy('seq').execute()
+    const steps = await this.db
+      .selectFrom('run_steps')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('seq')
+      .execute()
     const names = new Map((await this.integrations.list(userId)).map((i) => [i.id, i.account_name]))
     view.timeline = steps.map((s) => this.entry(s, names))
     return view
@@ -230,16 +334,29 @@ export class Runs {
 
   /** The run a token belongs to, while the run is not finished; undefined otherwise. */
   async byToken(token: string): Promise<{ runId: string; userId: string } | undefined> {
-    const row = await this.db.selectFrom('runs').select(['id', 'user_id']).where('token_hash', '=', sha256(token)).where('status', 'in', ['queued', 'running']).executeTakeFirst()
+    const row = await this.db
+      .selectFrom('runs')
+      .select(['id', 'user_id'])
+      .where('token_hash', '=', sha256(token))
+      .where('status', 'in', ['queued', 'running'])
+      .executeTakeFirst()
     return row ? { runId: row.id, userId: row.user_id } : undefined
   }
 
   /** The token an external agent calls with, made once per run and sealed so a retried delivery carries the same one. */
   async tokenFor(runId: string): Promise<string> {
-    const row = await this.db.selectFrom('runs').select('token_sealed').where('id', '=', runId).executeTakeFirstOrThrow()
+    const row = await this.db
+      .selectFrom('runs')
+      .select('token_sealed')
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow()
     if (row.token_sealed) return this.sealer.open(row.token_sealed)
     const token = `syr_${randomToken(24)}`
-    await this.db.updateTable('runs').set({ token_hash: sha256(token), token_sealed: this.sealer.seal(token) }).where('id', '=', runId).execute()
+    await this.db
+      .updateTable('runs')
+      .set({ token_hash: sha256(token), token_sealed: this.sealer.seal(token) })
+      .where('id', '=', runId)
+      .execute()
     return token
   }
 
@@ -247,20 +364,51 @@ export class Runs {
   async complete(runId: string, tokenRunId: string, raw: unknown): Promise<RunView> {
     if (runId !== tokenRunId) throw notFound('run')
     const body = parseOrThrow(Completion, raw)
-    const row = await this.db.selectFrom('runs').select('user_id').where('id', '=', runId).executeTakeFirstOrThrow()
-    const error = body.status === 'failed' ? { code: 'agent_failed', message: body.error?.message ?? 'the agent reported a failure' } : null
-    const done = await this.db.updateTable('runs').set({
-      status: body.status, result: body.result === undefined ? null : JSON.stringify(body.result), error: error ? JSON.stringify(error) : null,
-      finished_at: new Date(), token_hash: null, token_sealed: null, lease_holder: null, lease_expires_at: null,
-    }).where('id', '=', runId).where('status', 'in', ['queued', 'running']).executeTakeFirst()
+    const row = await this.db
+      .selectFrom('runs')
+      .select('user_id')
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow()
+    const error =
+      body.status === 'failed'
+        ? { code: 'agent_failed', message: body.error?.message ?? 'the agent reported a failure' }
+        : null
+    const done = await this.db
+      .updateTable('runs')
+      .set({
+        status: body.status,
+        result: body.result === undefined ? null : JSON.stringify(body.result),
+        error: error ? JSON.stringify(error) : null,
+        finished_at: new Date(),
+        token_hash: null,
+        token_sealed: null,
+        lease_holder: null,
+        lease_expires_at: null,
+      })
+      .where('id', '=', runId)
+      .where('status', 'in', ['queued', 'running'])
+      .executeTakeFirst()
     if (!done.numUpdatedRows) throw new AppError('conflict', 'the run has already finished')
     // Reported back while its delivery waited for a retry: the agent had the run, so none will come.
-    await this.closeWaitingEntries(runId, { code: 'delivery_failed', message: 'the agent reported the run finished before a delivery was answered with success; it is not delivered again' }, ['delivery'])
+    await this.closeWaitingEntries(
+      runId,
+      {
+        code: 'delivery_failed',
+        message:
+          'the agent reported the run finished before a delivery was answered with success; it is not delivered again',
+      },
+      ['delivery'],
+    )
     return this.get(row.user_id, runId)
   }
 
   async row(userId: string, runId: string): Promise<RunRow> {
-    const row = await this.db.selectFrom('runs').selectAll().where('id', '=', runId).where('user_id', '=', userId).executeTakeFirst()
+    const row = await this.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('id', '=', runId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
     if (!row) throw notFound('run')
     return row
   }
@@ -269,9 +417,26 @@ export class Runs {
     if (rows.length === 0) return []
     const agentIds = [...new Set(rows.map((r) => r.agent_id))]
     const subIds = [...new Set(rows.flatMap((r) => (r.subscription_id ? [r.subscription_id] : [])))]
-    const agents = new Map((await this.db.selectFrom('agents').select(['id', 'name']).where('user_id', '=', userId).where('id', 'in', agentIds).execute()).map((a) => [a.id, a.name]))
+    const agents = new Map(
+      (
+        await this.db
+          .selectFrom('agents')
+          .select(['id', 'name'])
+          .where('user_id', '=', userId)
+          .where('id', 'in', agentIds)
+          .execute()
+      ).map((a) => [a.id, a.name]),
+    )
     const triggers = subIds.length
-      ? new Map((await this.db.selectFrom('subscriptions').select(['id', 'trigger_id']).where('id', 'in', subIds).execute()).map((s) => [s.id, s.trigger_id]))
+      ? new Map(
+          (
+            await this.db
+              .selectFrom('subscriptions')
+              .select(['id', 'trigger_id'])
+              .where('id', 'in', subIds)
+              .execute()
+          ).map((s) => [s.id, s.trigger_id]),
+        )
       : new Map<string, string>()
     return rows.map((r) => ({
       id: r.id,
@@ -281,7 +446,7 @@ export class Runs {
       status: r.status,
       started_by: r.started_by,
       subscription_id: r.subscription_id,
-      trigger_id: r.subscription_id ? triggers.get(r.subscription_id) ?? null : null,
+      trigger_id: r.subscription_id ? (triggers.get(r.subscription_id) ?? null) : null,
       test: r.test,
       rerun_of: r.rerun_of,
       inputs: r.inputs as Record<string, unknown>,
@@ -301,9 +466,9 @@ export class Runs {
       key: s.key,
       kind: s.kind,
       tool_id: s.tool_id,
-      tool_title: s.tool_id ? this.registry.get(s.tool_id)?.tool.title ?? s.tool_id : null,
+      tool_title: s.tool_id ? (this.registry.get(s.tool_id)?.tool.title ?? s.tool_id) : null,
       integration_id: s.integration_id,
-      integration_name: s.integration_id ? names.get(s.integration_id) ?? null : null,
+      integration_name: s.integration_id ? (names.get(s.integration_id) ?? null) : null,
       status: s.status,
       input: s.input,
       output: s.output,

@@ -27,7 +27,11 @@ export function retryable(effect: Effect, err: unknown): boolean {
 }
 
 /** Honours the platform's Retry-After where it gave one; else backs off with jitter. */
-export function retryDelayMs(attempt: number, err: unknown, backoffMs: readonly number[] = STEP_BACKOFF_MS): number {
+export function retryDelayMs(
+  attempt: number,
+  err: unknown,
+  backoffMs: readonly number[] = STEP_BACKOFF_MS,
+): number {
   const retryAfter = err instanceof AppError ? err.extras.retryAfterSeconds : undefined
   if (retryAfter !== undefined) return Math.max(0, retryAfter * 1000)
   const base = backoffMs[Math.min(attempt - 1, backoffMs.length - 1)]

@@ -6,7 +6,13 @@ import type { ToolExecutor } from '../tools/executor.ts'
 import type { AgentDefinition, StepDefinition } from './definition.ts'
 import type { RunState, Settled } from './run-state.ts'
 import type { Attempt, RunError, RunRow, StepRow } from './runs.ts'
-import { MAX_INLINE_WAIT_MS, MAX_STEP_ATTEMPTS, retryable, retryDelayMs, STEP_BACKOFF_MS } from './step-retry.ts'
+import {
+  MAX_INLINE_WAIT_MS,
+  MAX_STEP_ATTEMPTS,
+  retryable,
+  retryDelayMs,
+  STEP_BACKOFF_MS,
+} from './step-retry.ts'
 import type { Lease } from './worker.ts'
 
 /** What the expressions of a run see: `inputs`, earlier `steps.<key>.output`, the trigger's `event`, and the `run`. */
@@ -21,7 +27,8 @@ const CANCELLED: RunError = { code: 'cancelled', message: 'cancelled by a person
 
 const INTERRUPTED: RunError = {
   code: 'interrupted',
-  message: 'the service stopped while this write was in flight; it is not repeated, because the platform may already have done it',
+  message:
+    'the service stopped while this write was in flight; it is not repeated, because the platform may already have done it',
 }
 
 export function errorOf(err: unknown, step?: string): RunError {
@@ -53,8 +60,10 @@ export class StepRunner {
     }
     // Entries that ended without a call, not yet written: they go with the next write (Settled).
     const settled: Settled[] = []
-    const finish = (status: 'succeeded' | 'failed' | 'cancelled', outcome: { result?: unknown; error?: RunError }) =>
-      this.state.finish(run.id, lease, status, outcome, settled.splice(0))
+    const finish = (
+      status: 'succeeded' | 'failed' | 'cancelled',
+      outcome: { result?: unknown; error?: RunError },
+    ) => this.state.finish(run.id, lease, status, outcome, settled.splice(0))
     for (const [seq, step] of def.steps.entries()) {
       if (!lease.held()) return
       // The claim read the run just now; before later steps, a person may have cancelled it since.
@@ -69,14 +78,22 @@ export class StepRunner {
         return
       }
       if (outcome.status === 'failed' && step.on_failure === 'stop') {
-        await finish('failed', { error: { ...outcome.error!, message: `step ${step.key} failed: ${outcome.error!.message}`, step: step.key } })
+        await finish('failed', {
+          error: {
+            ...outcome.error!,
+            message: `step ${step.key} failed: ${outcome.error!.message}`,
+            step: step.key,
+          },
+        })
         return
       }
       scope.steps[step.key] = { output: outcome.output ?? null, status: outcome.status }
     }
     let result: unknown
     try {
-      result = Object.keys(def.output).length ? await renderValue(def.output, scope, 'output') : lastOutput(scope)
+      result = Object.keys(def.output).length
+        ? await renderValue(def.output, scope, 'output')
+        : lastOutput(scope)
     } catch (err) {
       await finish('failed', { error: errorOf(err) })
       return
@@ -85,8 +102,24 @@ export class StepRunner {
   }
 
   /** One step to its end; 'later' when it waits for a retry in the queue, 'cancelled' when a cancel came during a retry wait. */
-  private async step(run: RunRow, seq: number, step: StepDefinition, scope: Scope, user: User, previous: StepRow | undefined, lease: Lease, settled: Settled[]): Promise<{ status: 'succeeded' | 'failed' | 'skipped'; output?: unknown; error?: RunError } | 'later' | 'cancelled'> {
-    if (previous && previous.status !== 'running') return { status: previous.status, output: previous.output, error: previous.error as RunError | undefined }
+  private async step(
+    run: RunRow,
+    seq: number,
+    step: StepDefinition,
+    scope: Scope,
+    user: User,
+    previous: StepRow | undefined,
+    lease: Lease,
+    settled: Settled[],
+  ): Promise<
+    { status: 'succeeded' | 'failed' | 'skipped'; output?: unknown; error?: RunError } | 'later' | 'cancelled'
+  > {
+    if (previous && previous.status !== 'running')
+      return {
+        status: previous.status,
+        output: previous.output,
+        error: previous.error as RunError | undefined,
+      }
     const registered = this.registry.get(step.tool)
     const attempts: Attempt[] = (previous?.attempts as Attempt[] | undefined) ?? []
     const inFlight = attempts.at(-1)?.outcome === 'running'
@@ -95,11 +128,25 @@ export class StepRunner {
       await this.state.end(run.id, seq, { status: 'failed', error: INTERRUPTED }, attempts)
       return { status: 'failed', error: INTERRUPTED }
     }
-    if (inFlight) attempts[attempts.length - 1] = { ...attempts.at(-1)!, outcome: 'failed', error: 'interrupted: the service stopped during this read, so it is read again' }
+    if (inFlight)
+      attempts[attempts.length - 1] = {
+        ...attempts.at(-1)!,
+        outcome: 'failed',
+        error: 'interrupted: the service stopped during this read, so it is read again',
+      }
 
-    const base = { seq, key: step.key, kind: 'step' as const, toolId: step.tool, integrationId: step.integration }
+    const base = {
+      seq,
+      key: step.key,
+      kind: 'step' as const,
+      toolId: step.tool,
+      integrationId: step.integration,
+    }
     try {
-      if (step.condition?.trim() && !(await evaluateCondition(step.condition, scope, `steps.${step.key}.condition`))) {
+      if (
+        step.condition?.trim() &&
+        !(await evaluateCondition(step.condition, scope, `steps.${step.key}.condition`))
+      ) {
         settled.push({ step: base, end: { status: 'skipped' } })
         return { status: 'skipped' }
       }
@@ -112,7 +159,12 @@ export class StepRunner {
     } catch (err) {
       return failBeforeCall(settled, base, err)
     }
-    if (!registered) return failBeforeCall(settled, { ...base, input }, new AppError('not_found', `the tool step ${step.tool} no longer exists`))
+    if (!registered)
+      return failBeforeCall(
+        settled,
+        { ...base, input },
+        new AppError('not_found', `the tool step ${step.tool} no longer exists`),
+      )
     await this.state.begin(run.id, { ...base, input }, attempts, settled.splice(0))
 
     while (attempts.filter((a) => a.outcome === 'failed').length < MAX_STEP_ATTEMPTS) {
@@ -120,8 +172,18 @@ export class StepRunner {
       attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
       await this.state.attempts(run.id, seq, attempts)
       try {
-        const { output, summary } = await this.executor.runAndSummarize(user, step.tool, step.integration, input, `run:${run.id}`)
-        attempts[attempts.length - 1] = { ...attempts.at(-1)!, outcome: 'succeeded', duration_ms: Date.now() - started }
+        const { output, summary } = await this.executor.runAndSummarize(
+          user,
+          step.tool,
+          step.integration,
+          input,
+          `run:${run.id}`,
+        )
+        attempts[attempts.length - 1] = {
+          ...attempts.at(-1)!,
+          outcome: 'succeeded',
+          duration_ms: Date.now() - started,
+        }
         await this.state.end(run.id, seq, { status: 'succeeded', output, summary }, attempts)
         return { status: 'succeeded', output }
       } catch (err) {
@@ -129,8 +191,13 @@ export class StepRunner {
         const again = retryable(registered.tool.effect, err) && failedCount < MAX_STEP_ATTEMPTS
         const waitMs = again ? retryDelayMs(failedCount, err, this.backoffMs) : undefined
         attempts[attempts.length - 1] = {
-          ...attempts.at(-1)!, outcome: 'failed', error: errorOf(err).message, duration_ms: Date.now() - started,
-          ...(err instanceof AppError && err.extras.upstreamStatus ? { status: err.extras.upstreamStatus } : {}),
+          ...attempts.at(-1)!,
+          outcome: 'failed',
+          error: errorOf(err).message,
+          duration_ms: Date.now() - started,
+          ...(err instanceof AppError && err.extras.upstreamStatus
+            ? { status: err.extras.upstreamStatus }
+            : {}),
           ...(waitMs !== undefined ? { retry_in_ms: waitMs } : {}),
         }
         if (waitMs === undefined) {
@@ -161,7 +228,11 @@ export class StepRunner {
 }
 
 /** A template or condition that fails is the step's failure, on the timeline like any other. */
-function failBeforeCall(settled: Settled[], step: Settled['step'], err: unknown): { status: 'failed'; error: RunError } {
+function failBeforeCall(
+  settled: Settled[],
+  step: Settled['step'],
+  err: unknown,
+): { status: 'failed'; error: RunError } {
   const error = err instanceof TemplateError ? { code: 'invalid_input', message: err.message } : errorOf(err)
   settled.push({ step, end: { status: 'failed', error } })
   return { status: 'failed', error }

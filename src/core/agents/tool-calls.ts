@@ -10,23 +10,57 @@ import { errorOf } from './step-runner.ts'
 export class ToolCallRecorder {
   constructor(private readonly state: RunState) {}
 
-  async record(runId: string, toolId: string, integration: unknown, input: unknown, call: () => Promise<{ output: unknown; summary: Summary | null }>): Promise<{ output: unknown; summary: Summary | null }> {
+  async record(
+    runId: string,
+    toolId: string,
+    integration: unknown,
+    input: unknown,
+    call: () => Promise<{ output: unknown; summary: Summary | null }>,
+  ): Promise<{ output: unknown; summary: Summary | null }> {
     const started = Date.now()
-    const seq = await this.claimSeq(runId, toolId, typeof integration === 'string' ? integration : null, input)
+    const seq = await this.claimSeq(
+      runId,
+      toolId,
+      typeof integration === 'string' ? integration : null,
+      input,
+    )
     try {
       const result = await call()
-      const attempts: Attempt[] = [{ at: new Date(started).toISOString(), outcome: 'succeeded', duration_ms: Date.now() - started }]
-      await this.state.end(runId, seq, { status: 'succeeded', output: result.output, summary: result.summary }, attempts)
+      const attempts: Attempt[] = [
+        { at: new Date(started).toISOString(), outcome: 'succeeded', duration_ms: Date.now() - started },
+      ]
+      await this.state.end(
+        runId,
+        seq,
+        { status: 'succeeded', output: result.output, summary: result.summary },
+        attempts,
+      )
       return result
     } catch (err) {
       const error = errorOf(err)
-      const attempts: Attempt[] = [{ at: new Date(started).toISOString(), outcome: 'failed', error: error.message, duration_ms: Date.now() - started }]
+      const attempts: Attempt[] = [
+        {
+          at: new Date(started).toISOString(),
+          outcome: 'failed',
+          error: error.message,
+          duration_ms: Date.now() - started,
+        },
+      ]
       await this.state.end(runId, seq, { status: 'failed', error }, attempts)
       throw err
     }
   }
 
-  private claimSeq(runId: string, toolId: string, integration: string | null, input: unknown): Promise<number> {
-    return this.state.append(runId, { kind: 'tool_call', toolId, input, integrationId: integration }, (seq) => `${toolId}#${seq}`)
+  private claimSeq(
+    runId: string,
+    toolId: string,
+    integration: string | null,
+    input: unknown,
+  ): Promise<number> {
+    return this.state.append(
+      runId,
+      { kind: 'tool_call', toolId, input, integrationId: integration },
+      (seq) => `${toolId}#${seq}`,
+    )
   }
 }

@@ -19,13 +19,27 @@ describe('the run worker', () => {
     store = await openStore({ memory: true })
     userId = (await new Users(store.db).create({ email: 'worker@example.test' })).id
     agentId = newId('agt')
-    await store.db.insertInto('agents').values({ id: agentId, user_id: userId, name: 'worker test', current_version: 1 }).execute()
+    await store.db
+      .insertInto('agents')
+      .values({ id: agentId, user_id: userId, name: 'worker test', current_version: 1 })
+      .execute()
   })
   afterAll(async () => store?.close())
 
   const enqueue = async () => {
     const id = newId('run')
-    await store.db.insertInto('runs').values({ id, user_id: userId, agent_id: agentId, agent_version: 1, started_by: 'api', inputs: '{}', status: 'queued' }).execute()
+    await store.db
+      .insertInto('runs')
+      .values({
+        id,
+        user_id: userId,
+        agent_id: agentId,
+        agent_version: 1,
+        started_by: 'api',
+        inputs: '{}',
+        status: 'queued',
+      })
+      .execute()
     return id
   }
 
@@ -36,10 +50,25 @@ describe('the run worker', () => {
       async execute(run: RunRow, lease: Lease) {
         started.push(run.id)
         await new Promise<void>((resolve) => release.set(run.id, resolve))
-        await store.db.updateTable('runs').set({ status: 'succeeded', lease_holder: null }).where('id', '=', run.id).where('lease_holder', '=', lease.holder).execute()
+        await store.db
+          .updateTable('runs')
+          .set({ status: 'succeeded', lease_holder: null })
+          .where('id', '=', run.id)
+          .where('lease_holder', '=', lease.holder)
+          .execute()
       },
     }
-    const worker = new RunWorker(store.db, handler, 2, (err) => { throw err }, 30_000, undefined, AN_HOUR_MS)
+    const worker = new RunWorker(
+      store.db,
+      handler,
+      2,
+      (err) => {
+        throw err
+      },
+      30_000,
+      undefined,
+      AN_HOUR_MS,
+    )
     const until = async (what: string, ok: () => boolean) => {
       for (let i = 0; i < 2_000 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
       expect(ok(), what).toBe(true)
@@ -73,16 +102,32 @@ describe('the run worker', () => {
     const handler = {
       async execute(run: RunRow, lease: Lease) {
         started.push(run.id)
-        await store.db.updateTable('runs').set({ status: 'succeeded', lease_holder: null }).where('id', '=', run.id).where('lease_holder', '=', lease.holder).execute()
+        await store.db
+          .updateTable('runs')
+          .set({ status: 'succeeded', lease_holder: null })
+          .where('id', '=', run.id)
+          .where('lease_holder', '=', lease.holder)
+          .execute()
       },
     }
-    const worker = new RunWorker(store.db, handler, 1, (err) => { throw err }, 30_000, undefined, AN_HOUR_MS)
+    const worker = new RunWorker(
+      store.db,
+      handler,
+      1,
+      (err) => {
+        throw err
+      },
+      30_000,
+      undefined,
+      AN_HOUR_MS,
+    )
     worker.intakeBusy = () => true
     worker.start()
     try {
       const queued = [await enqueue(), await enqueue(), await enqueue()]
       worker.wake()
-      for (let i = 0; i < 2_000 && started.length < queued.length; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+      for (let i = 0; i < 2_000 && started.length < queued.length; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5))
       expect([...started].sort()).toEqual([...queued].sort())
     } finally {
       await worker.stop()

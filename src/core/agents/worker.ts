@@ -101,7 +101,9 @@ export class RunWorker {
    */
   private async sweep(): Promise<void> {
     while (this.running) {
-      await this.reclaim().then((requeued) => { if (requeued) this.wake() }, this.onError)
+      await this.reclaim().then((requeued) => {
+        if (requeued) this.wake()
+      }, this.onError)
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, RECLAIM_EVERY_MS)
         this.endSweepWait = () => {
@@ -127,7 +129,8 @@ export class RunWorker {
         this.lastClaimAt = Date.now()
       }
       for (const run of claimed) {
-        if (run.executions === 1 && run.started_at) this.metrics.runStarted(Math.max(0, run.started_at.getTime() - run.created_at.getTime()) / 1000)
+        if (run.executions === 1 && run.started_at)
+          this.metrics.runStarted(Math.max(0, run.started_at.getTime() - run.created_at.getTime()) / 1000)
         this.track(run)
       }
       this.saturated = claimed.length === free
@@ -159,14 +162,19 @@ export class RunWorker {
   private track(run: RunRow): void {
     let held = true
     const heartbeat = setInterval(() => {
-      void this.renew(run.id).then((ok) => { if (!ok) held = false }, this.onError)
+      void this.renew(run.id).then((ok) => {
+        if (!ok) held = false
+      }, this.onError)
     }, this.leaseMs / 3)
     const lease: Lease = { holder: this.holder, held: () => held }
-    const work = this.handler.execute(run, lease).catch(this.onError).finally(() => {
-      clearInterval(heartbeat)
-      this.active.delete(work)
-      if (this.saturated) this.wake()
-    })
+    const work = this.handler
+      .execute(run, lease)
+      .catch(this.onError)
+      .finally(() => {
+        clearInterval(heartbeat)
+        this.active.delete(work)
+        if (this.saturated) this.wake()
+      })
     this.active.add(work)
   }
 
@@ -193,18 +201,27 @@ export class RunWorker {
   private async reclaim(): Promise<number> {
     const requeued = await sql`
       update runs set status = 'queued', lease_holder = null, lease_expires_at = null
-      where id in (select id from runs where status = 'running' and lease_expires_at < now() for update skip locked)`.execute(this.db)
+      where id in (select id from runs where status = 'running' and lease_expires_at < now() for update skip locked)`.execute(
+      this.db,
+    )
     // An external agent that never reported its run finished: the run ends rather than stays running for ever.
     await sql`
       update runs set status = 'failed', finished_at = now(), token_hash = null, token_sealed = null,
         error = ${JSON.stringify({ code: 'timed_out', message: 'the external agent did not report the run finished within a day of its delivery' })}::jsonb
-      where id in (select id from runs where status = 'running' and lease_holder is null and available_at < now() for update skip locked)`.execute(this.db)
+      where id in (select id from runs where status = 'running' and lease_holder is null and available_at < now() for update skip locked)`.execute(
+      this.db,
+    )
     return Number(requeued.numAffectedRows ?? 0n)
   }
 
   private async renew(runId: string): Promise<boolean> {
-    const result = await this.db.updateTable('runs').set({ lease_expires_at: sql`now() + ${this.leaseMs} * interval '1 millisecond'` })
-      .where('id', '=', runId).where('lease_holder', '=', this.holder).where('status', '=', 'running').executeTakeFirst()
+    const result = await this.db
+      .updateTable('runs')
+      .set({ lease_expires_at: sql`now() + ${this.leaseMs} * interval '1 millisecond'` })
+      .where('id', '=', runId)
+      .where('lease_holder', '=', this.holder)
+      .where('status', '=', 'running')
+      .executeTakeFirst()
     return result.numUpdatedRows > 0n
   }
 }

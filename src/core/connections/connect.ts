@@ -82,7 +82,12 @@ export class ConnectFlows {
     return `${this.publicUrl}${CALLBACK_PATH}`
   }
 
-  async start(user: User, platformId: unknown, rawFields: unknown, integrationId?: string): Promise<ConnectStart> {
+  async start(
+    user: User,
+    platformId: unknown,
+    rawFields: unknown,
+    integrationId?: string,
+  ): Promise<ConnectStart> {
     const runtime = this.runtime(platformId)
     void runtime.client // answers not_configured now, not after the person has opened the link
     const fields = validateFields(runtime, rawFields)
@@ -91,18 +96,21 @@ export class ConnectFlows {
     const secret: FlowSecret = { state: randomToken(STATE_BYTES), verifier: generateRandomCodeVerifier() }
     const expiresAt = new Date(Date.now() + CONNECT_SESSION_TTL_MS)
     await this.db.deleteFrom('connect_sessions').where('expires_at', '<', new Date()).execute()
-    await this.db.insertInto('connect_sessions').values({
-      state_hash: sha256(secret.state),
-      start_hash: sha256(startToken),
-      binding_hash: null,
-      user_id: user.id,
-      platform: runtime.definition.id,
-      integration_id: integrationId ?? null,
-      fields: JSON.stringify(fields),
-      secret: this.sealer.seal(JSON.stringify(secret)),
-      redirect_uri: this.redirectUri,
-      expires_at: expiresAt,
-    }).execute()
+    await this.db
+      .insertInto('connect_sessions')
+      .values({
+        state_hash: sha256(secret.state),
+        start_hash: sha256(startToken),
+        binding_hash: null,
+        user_id: user.id,
+        platform: runtime.definition.id,
+        integration_id: integrationId ?? null,
+        fields: JSON.stringify(fields),
+        secret: this.sealer.seal(JSON.stringify(secret)),
+        redirect_uri: this.redirectUri,
+        expires_at: expiresAt,
+      })
+      .execute()
     return { connect_url: `${this.publicUrl}/oauth/start/${startToken}`, expires_at: expiresAt.toISOString() }
   }
 
@@ -111,25 +119,41 @@ export class ConnectFlows {
    * (docs/security.md): whose Switchyard account the platform account will join. `bindingOf` reads
    * the browser's binding cookie for a flow key; `binding` says whether this browser holds the link.
    */
-  async pending(startToken: string, bindingOf: (flowKey: string) => string | undefined): Promise<PendingFlow> {
-    const session = await this.db.selectFrom('connect_sessions')
+  async pending(
+    startToken: string,
+    bindingOf: (flowKey: string) => string | undefined,
+  ): Promise<PendingFlow> {
+    const session = await this.db
+      .selectFrom('connect_sessions')
       .innerJoin('users', 'users.id', 'connect_sessions.user_id')
-      .select(['connect_sessions.platform', 'connect_sessions.fields', 'connect_sessions.secret', 'connect_sessions.binding_hash',
-        'connect_sessions.integration_id', 'connect_sessions.user_id', 'users.email'])
-      .where('connect_sessions.start_hash', '=', sha256(startToken)).where('connect_sessions.expires_at', '>', new Date())
+      .select([
+        'connect_sessions.platform',
+        'connect_sessions.fields',
+        'connect_sessions.secret',
+        'connect_sessions.binding_hash',
+        'connect_sessions.integration_id',
+        'connect_sessions.user_id',
+        'users.email',
+      ])
+      .where('connect_sessions.start_hash', '=', sha256(startToken))
+      .where('connect_sessions.expires_at', '>', new Date())
       .executeTakeFirst()
     if (!session) throw expiredFlow()
     const runtime = this.runtime(session.platform)
     const { state } = JSON.parse(this.sealer.open(session.secret)) as FlowSecret
     const cookie = session.binding_hash ? bindingOf(state) : undefined
-    const binding = !session.binding_hash ? 'unbound' as const
-      : cookie && constantTimeEqual(session.binding_hash, sha256(cookie)) ? 'this_browser' as const : 'another_browser' as const
+    const binding = !session.binding_hash
+      ? ('unbound' as const)
+      : cookie && constantTimeEqual(session.binding_hash, sha256(cookie))
+        ? ('this_browser' as const)
+        : ('another_browser' as const)
     return {
       flowKey: state,
       ownerId: session.user_id,
       ownerEmail: session.email,
       platformTitle: runtime.definition.title,
-      fields: runtime.definition.connectionFields.filter((f) => session.fields[f.name] !== undefined)
+      fields: runtime.definition.connectionFields
+        .filter((f) => session.fields[f.name] !== undefined)
         .map((f) => ({ label: f.label, value: session.fields[f.name] })),
       reconnect: session.integration_id !== null,
       binding,
@@ -142,9 +166,14 @@ export class ConnectFlows {
    */
   async bind(startToken: string): Promise<string> {
     const binding = randomToken(STATE_BYTES)
-    const bound = await this.db.updateTable('connect_sessions').set({ binding_hash: sha256(binding) })
-      .where('start_hash', '=', sha256(startToken)).where('binding_hash', 'is', null).where('expires_at', '>', new Date())
-      .returning('state_hash').executeTakeFirst()
+    const bound = await this.db
+      .updateTable('connect_sessions')
+      .set({ binding_hash: sha256(binding) })
+      .where('start_hash', '=', sha256(startToken))
+      .where('binding_hash', 'is', null)
+      .where('expires_at', '>', new Date())
+      .returning('state_hash')
+      .executeTakeFirst()
     if (!bound) throw expiredFlow()
     return binding
   }
@@ -168,12 +197,22 @@ export class ConnectFlows {
       try {
         // Our state rides in the callback URL: a refusal comes back without the request token, and
         // the flow must still be found (and consumed) then.
-        requestToken = await getRequestToken(runtime, base, `${session.redirect_uri}?state=${encodeURIComponent(secret.state)}`)
+        requestToken = await getRequestToken(
+          runtime,
+          base,
+          `${session.redirect_uri}?state=${encodeURIComponent(secret.state)}`,
+        )
       } catch (err) {
-        throw authError(runtime, 'the platform refused to start the authorization', { stage: 'authorize', status: err instanceof OAuthError ? err.status : undefined })
+        throw authError(runtime, 'the platform refused to start the authorization', {
+          stage: 'authorize',
+          status: err instanceof OAuthError ? err.status : undefined,
+        })
       }
-      await this.db.updateTable('connect_sessions').set({ secret: this.sealer.seal(JSON.stringify({ ...secret, requestToken })) })
-        .where('state_hash', '=', session.state_hash).execute()
+      await this.db
+        .updateTable('connect_sessions')
+        .set({ secret: this.sealer.seal(JSON.stringify({ ...secret, requestToken })) })
+        .where('state_hash', '=', session.state_hash)
+        .execute()
       const url = new URL(facts.authorizeUrl(base, runtime.client))
       url.searchParams.set('oauth_token', requestToken.token)
       for (const [k, v] of Object.entries(facts.authorizeParams ?? {})) url.searchParams.set(k, v)
@@ -192,23 +231,41 @@ export class ConnectFlows {
   }
 
   private async boundSession(startToken: string, binding: string | undefined) {
-    const session = await this.db.selectFrom('connect_sessions').selectAll()
-      .where('start_hash', '=', sha256(startToken)).where('expires_at', '>', new Date()).executeTakeFirst()
+    const session = await this.db
+      .selectFrom('connect_sessions')
+      .selectAll()
+      .where('start_hash', '=', sha256(startToken))
+      .where('expires_at', '>', new Date())
+      .executeTakeFirst()
     if (!session) throw expiredFlow()
-    if (!session.binding_hash || !binding || !constantTimeEqual(session.binding_hash, sha256(binding))) throw otherBrowser()
+    if (!session.binding_hash || !binding || !constantTimeEqual(session.binding_hash, sha256(binding)))
+      throw otherBrowser()
     return session
   }
 
   /** The platform redirected back. Consumes the flow (once), gets the credential and saves the integration. */
   async complete(params: CallbackParams): Promise<IntegrationRow> {
     if (!params.flowKey) throw expiredFlow()
-    const session = await this.db.deleteFrom('connect_sessions').where('state_hash', '=', sha256(params.flowKey)).returningAll().executeTakeFirst()
+    const session = await this.db
+      .deleteFrom('connect_sessions')
+      .where('state_hash', '=', sha256(params.flowKey))
+      .returningAll()
+      .executeTakeFirst()
     if (!session || new Date(session.expires_at).getTime() < Date.now()) throw expiredFlow()
-    if (!session.binding_hash || !params.binding || !constantTimeEqual(session.binding_hash, sha256(params.binding))) throw otherBrowser()
+    if (
+      !session.binding_hash ||
+      !params.binding ||
+      !constantTimeEqual(session.binding_hash, sha256(params.binding))
+    )
+      throw otherBrowser()
     const runtime = this.runtime(session.platform)
     if (params.error === 'access_denied') throw denied(runtime)
     if (params.error) {
-      throw authError(runtime, `${runtime.definition.title} did not authorize the connection: ${params.error_description ?? params.error}`, { stage: 'authorize', error: params.error })
+      throw authError(
+        runtime,
+        `${runtime.definition.title} did not authorize the connection: ${params.error_description ?? params.error}`,
+        { stage: 'authorize', error: params.error },
+      )
     }
     const secret = JSON.parse(this.sealer.open(session.secret)) as FlowSecret
     const credential = await this.exchange(runtime, session.fields, session.redirect_uri, secret, params)
@@ -219,10 +276,22 @@ export class ConnectFlows {
    * Pasted credentials (for example an API key plus token) are checked with the platform at once.
    * With `integrationId` they replace that integration's credentials, and must be the same account's.
    */
-  async connectPasted(user: User, platformId: unknown, rawFields: unknown, rawValues: unknown, integrationId: string | null = null): Promise<IntegrationRow> {
+  async connectPasted(
+    user: User,
+    platformId: unknown,
+    rawFields: unknown,
+    rawValues: unknown,
+    integrationId: string | null = null,
+  ): Promise<IntegrationRow> {
     const runtime = this.runtime(platformId)
     const pasted = runtime.definition.auth.pasted
-    if (!pasted) throw invalidInput([{ field: 'credentials', message: `${runtime.definition.title} connects through its authorization page only` }])
+    if (!pasted)
+      throw invalidInput([
+        {
+          field: 'credentials',
+          message: `${runtime.definition.title} connects through its authorization page only`,
+        },
+      ])
     const fields = validateFields(runtime, rawFields)
     const given = isRecord(rawValues) ? rawValues : {}
     const values: Record<string, string> = {}
@@ -230,7 +299,11 @@ export class ConnectFlows {
     for (const field of pasted.fields) {
       const result = safeParseForPeople(field.schema, given[field.name])
       if (result.success) values[field.name] = result.data
-      else errors.push({ field: `credentials.${field.name}`, message: result.error.issues[0]?.message ?? 'is invalid' })
+      else
+        errors.push({
+          field: `credentials.${field.name}`,
+          message: result.error.issues[0]?.message ?? 'is invalid',
+        })
     }
     if (errors.length) throw invalidInput(errors)
     const credential: Credential = { kind: 'pasted', values, issued_at: Date.now() }
@@ -238,26 +311,50 @@ export class ConnectFlows {
       return await this.save(runtime, user.id, fields, credential, integrationId)
     } catch (err) {
       // Another account's credentials: the error already says what to correct.
-      if (!(err instanceof AppError) || err.code !== 'connect_failed' || err.extras.upstreamMessage === ACCOUNT_MISMATCH) throw err
+      if (
+        !(err instanceof AppError) ||
+        err.code !== 'connect_failed' ||
+        err.extras.upstreamMessage === ACCOUNT_MISMATCH
+      )
+        throw err
       const explained = await pasted.explainRejection?.(values, runtime.baseUrl(fields))
-      if (explained) throw authError(runtime, explained.message, { stage: 'identify', error: explained.error })
-      throw authError(runtime, `${runtime.definition.title} refused these credentials: ${err.extras.upstreamMessage ?? err.message}`,
-        { stage: 'identify', status: err.extras.upstreamStatus, error: err.extras.upstreamMessage })
+      if (explained)
+        throw authError(runtime, explained.message, { stage: 'identify', error: explained.error })
+      throw authError(
+        runtime,
+        `${runtime.definition.title} refused these credentials: ${err.extras.upstreamMessage ?? err.message}`,
+        { stage: 'identify', status: err.extras.upstreamStatus, error: err.extras.upstreamMessage },
+      )
     }
   }
 
-  private async exchange(runtime: PlatformRuntime, fields: Record<string, string>, redirectUri: string, secret: FlowSecret, params: CallbackParams): Promise<Credential> {
+  private async exchange(
+    runtime: PlatformRuntime,
+    fields: Record<string, string>,
+    redirectUri: string,
+    secret: FlowSecret,
+    params: CallbackParams,
+  ): Promise<Credential> {
     const facts = runtime.definition.auth.interactive
     const fail = (message: string, failure: AuthFailure) => authError(runtime, message, failure)
     try {
       if (facts.kind === 'oauth1') {
         // OAuth 1.0a has no error code for a refusal: coming back without a verifier is one.
         if (!params.verifier || !secret.requestToken) throw denied(runtime)
-        if (params.requestToken !== secret.requestToken.token) throw fail('the platform sent back a different request token than this flow asked for', { stage: 'authorize' })
-        const pair = await getAccessToken(runtime, runtime.baseUrl(fields), secret.requestToken, params.verifier)
+        if (params.requestToken !== secret.requestToken.token)
+          throw fail('the platform sent back a different request token than this flow asked for', {
+            stage: 'authorize',
+          })
+        const pair = await getAccessToken(
+          runtime,
+          runtime.baseUrl(fields),
+          secret.requestToken,
+          params.verifier,
+        )
         return { kind: 'oauth1', token: pair.token, token_secret: pair.secret, issued_at: Date.now() }
       }
-      if (!params.code) throw fail('the platform redirected back without an authorization code', { stage: 'authorize' })
+      if (!params.code)
+        throw fail('the platform redirected back without an authorization code', { stage: 'authorize' })
       const tokens = await requestToken(runtime, fields, {
         grant_type: 'authorization_code',
         code: params.code,
@@ -267,31 +364,59 @@ export class ConnectFlows {
       return { kind: 'oauth2', ...tokens }
     } catch (err) {
       if (err instanceof AppError) throw err
-      if (err instanceof OAuthError) throw fail(`the token exchange failed: ${err.error}`, { stage: 'token', status: err.status, error: err.error })
+      if (err instanceof OAuthError)
+        throw fail(`the token exchange failed: ${err.error}`, {
+          stage: 'token',
+          status: err.status,
+          error: err.error,
+        })
       throw fail('the platform could not be reached to finish the connection', { stage: 'token' })
     }
   }
 
   /** Asks the platform who this is, then creates or updates that account's integration. */
-  private async save(runtime: PlatformRuntime, userId: string, fields: Record<string, string>, credential: Credential, integrationId: string | null): Promise<IntegrationRow> {
+  private async save(
+    runtime: PlatformRuntime,
+    userId: string,
+    fields: Record<string, string>,
+    credential: Credential,
+    integrationId: string | null,
+  ): Promise<IntegrationRow> {
     const api = this.clients.forCredential(runtime, fields, credential, `connect:${userId}`)
     let identity: Identity
     try {
-      identity = await runtime.definition.identify(api, fields, credential.kind === 'oauth2' ? credential.extra ?? {} : {})
+      identity = await runtime.definition.identify(
+        api,
+        fields,
+        credential.kind === 'oauth2' ? (credential.extra ?? {}) : {},
+      )
     } catch (err) {
       const extras = err instanceof AppError ? err.extras : {}
-      throw authError(runtime, 'the platform refused to say who authorized the connection', { stage: 'identify', status: extras.upstreamStatus, error: extras.upstreamMessage })
+      throw authError(runtime, 'the platform refused to say who authorized the connection', {
+        stage: 'identify',
+        status: extras.upstreamStatus,
+        error: extras.upstreamMessage,
+      })
     }
-    if (identity.unusable) throw authError(runtime, 'the authorizing account cannot use this integration', identity.unusable)
+    if (identity.unusable)
+      throw authError(runtime, 'the authorizing account cannot use this integration', identity.unusable)
     if (integrationId) {
       const previous = await this.integrations.get(userId, integrationId)
       if (previous.external_id !== identity.externalId) {
         // The person chose the wrong account, which they can correct.
-        throw authError(runtime, `${runtime.definition.title} says these credentials are for ${identity.accountName}, but this integration is for ${previous.account_name}. `
-          + `Reconnect it as ${previous.account_name}, or add ${identity.accountName} as a new integration`, { stage: 'identify', error: ACCOUNT_MISMATCH })
+        throw authError(
+          runtime,
+          `${runtime.definition.title} says these credentials are for ${identity.accountName}, but this integration is for ${previous.account_name}. ` +
+            `Reconnect it as ${previous.account_name}, or add ${identity.accountName} as a new integration`,
+          { stage: 'identify', error: ACCOUNT_MISMATCH },
+        )
       }
     }
-    const owner = await this.db.selectFrom('users').select(['id', 'email', 'name', 'plan', 'role']).where('id', '=', userId).executeTakeFirstOrThrow()
+    const owner = await this.db
+      .selectFrom('users')
+      .select(['id', 'email', 'name', 'plan', 'role'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow()
     return this.integrations.save({
       user: owner,
       platform: runtime.definition.id,
@@ -306,7 +431,10 @@ export class ConnectFlows {
 
   private runtime(platformId: unknown): PlatformRuntime {
     const runtime = typeof platformId === 'string' ? this.runtimes.get(platformId) : undefined
-    if (!runtime) throw invalidInput([{ field: 'platform', message: `must be one of ${[...this.runtimes.keys()].join(', ')}` }])
+    if (!runtime)
+      throw invalidInput([
+        { field: 'platform', message: `must be one of ${[...this.runtimes.keys()].join(', ')}` },
+      ])
     return runtime
   }
 }
@@ -322,7 +450,8 @@ function validateFields(runtime: PlatformRuntime, raw: unknown): Record<string, 
   for (const field of runtime.definition.connectionFields) {
     const result = safeParseForPeople(field.schema, given[field.name])
     if (result.success) fields[field.name] = result.data
-    else errors.push({ field: `fields.${field.name}`, message: result.error.issues[0]?.message ?? 'is invalid' })
+    else
+      errors.push({ field: `fields.${field.name}`, message: result.error.issues[0]?.message ?? 'is invalid' })
   }
   if (errors.length) throw invalidInput(errors)
   return fields
@@ -336,9 +465,13 @@ const ACCOUNT_MISMATCH = 'account_mismatch'
  */
 function denied(runtime: PlatformRuntime): AppError {
   const { title } = runtime.definition
-  return new AppError('connect_failed', `You chose Deny on ${title}'s authorization page, so nothing was connected. Connect again and choose Allow to add the account.`, {
-    upstreamMessage: 'access_denied',
-  })
+  return new AppError(
+    'connect_failed',
+    `You chose Deny on ${title}'s authorization page, so nothing was connected. Connect again and choose Allow to add the account.`,
+    {
+      upstreamMessage: 'access_denied',
+    },
+  )
 }
 
 /** Only the troubleshooting rules the failure points at are given: a list of guesses helps nobody. */
@@ -353,9 +486,15 @@ function authError(runtime: PlatformRuntime, message: string, failure: AuthFailu
 }
 
 function otherBrowser(): AppError {
-  return new AppError('connect_failed', 'this authorization was started in another browser; start connecting again from this one')
+  return new AppError(
+    'connect_failed',
+    'this authorization was started in another browser; start connecting again from this one',
+  )
 }
 
 function expiredFlow(): AppError {
-  return new AppError('connect_failed', 'this connection attempt expired or was already used; start connecting again')
+  return new AppError(
+    'connect_failed',
+    'this connection attempt expired or was already used; start connecting again',
+  )
 }

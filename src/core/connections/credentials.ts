@@ -58,12 +58,17 @@ export class Credentials {
     if (integration.status !== 'active' || !integration.credentials) {
       // Nothing was sent: the platform cannot have refused anything, so no troubleshooting either.
       const { title } = runtime.definition
-      const why = integration.status === 'disconnected'
-        ? `is disconnected, so ${title} was not contacted`
-        : `needs reconnecting: ${title} no longer accepts its authorization (it expired or was revoked), so ${title} was not contacted`
-      throw new AppError('reconnect_required', `integration "${integration.account_name}" ${why}. Reconnect it to run steps on it`, {
-        integrationId: integration.id,
-      })
+      const why =
+        integration.status === 'disconnected'
+          ? `is disconnected, so ${title} was not contacted`
+          : `needs reconnecting: ${title} no longer accepts its authorization (it expired or was revoked), so ${title} was not contacted`
+      throw new AppError(
+        'reconnect_required',
+        `integration "${integration.account_name}" ${why}. Reconnect it to run steps on it`,
+        {
+          integrationId: integration.id,
+        },
+      )
     }
     const sealed = integration.credentials
     const tokens = memoized(this.opened, integration, () => this.open(sealed))
@@ -76,7 +81,11 @@ export class Credentials {
    * was revoked): a replacement to retry with, or undefined when there is none to try. The
    * replacement is the stored credential if someone has replaced it already, else a refresh.
    */
-  async replaceRefused(integration: IntegrationRow, runtime: PlatformRuntime, refused: Credential): Promise<Credential | undefined> {
+  async replaceRefused(
+    integration: IntegrationRow,
+    runtime: PlatformRuntime,
+    refused: Credential,
+  ): Promise<Credential | undefined> {
     const stored = await this.integrations.credentialsOf(integration.id)
     if (!stored?.credentials || stored.status !== 'active') return undefined
     const current = this.open(stored.credentials)
@@ -86,17 +95,27 @@ export class Credentials {
   }
 
   /** One refresh per integration at a time in this process; callers meanwhile share its result. */
-  private singleFlight(integration: IntegrationRow, runtime: PlatformRuntime, refused?: Credential): Promise<Credential> {
+  private singleFlight(
+    integration: IntegrationRow,
+    runtime: PlatformRuntime,
+    refused?: Credential,
+  ): Promise<Credential> {
     let pending = this.inFlight.get(integration.id)
     if (!pending) {
-      pending = this.refresh(integration, runtime, refused).finally(() => this.inFlight.delete(integration.id))
+      pending = this.refresh(integration, runtime, refused).finally(() =>
+        this.inFlight.delete(integration.id),
+      )
       this.inFlight.set(integration.id, pending)
     }
     return pending
   }
 
   /** Refreshes when the stored credential is about to expire, or is still the `refused` one. */
-  private async refresh(integration: IntegrationRow, runtime: PlatformRuntime, refused?: Credential): Promise<Credential> {
+  private async refresh(
+    integration: IntegrationRow,
+    runtime: PlatformRuntime,
+    refused?: Credential,
+  ): Promise<Credential> {
     return this.store.withLock(`refresh:${integration.id}`, async () => {
       const stored = await this.integrations.credentialsOf(integration.id)
       if (!stored?.credentials || stored.status !== 'active') throw this.broken(integration, runtime)
@@ -108,9 +127,16 @@ export class Credentials {
       }
       if (current.kind !== 'oauth2' || !current.refresh_token) throw this.broken(integration, runtime)
       try {
-        const fresh = await requestToken(runtime, integration.fields, { grant_type: 'refresh_token', refresh_token: current.refresh_token })
+        const fresh = await requestToken(runtime, integration.fields, {
+          grant_type: 'refresh_token',
+          refresh_token: current.refresh_token,
+        })
         // Some platforms do not rotate refresh tokens; keep the old one then.
-        const next: Credential = { kind: 'oauth2', ...fresh, refresh_token: fresh.refresh_token ?? current.refresh_token }
+        const next: Credential = {
+          kind: 'oauth2',
+          ...fresh,
+          refresh_token: fresh.refresh_token ?? current.refresh_token,
+        }
         await this.integrations.storeCredentials(integration.id, this.seal(next), expiryOf(next))
         return next
       } catch (err) {
@@ -124,7 +150,8 @@ export class Credentials {
           await this.integrations.markNeedsReconnection(integration.id, stored.credentials)
           throw this.broken(integration, runtime)
         }
-        if (err instanceof OAuthError) throw new AppError('upstream_error', `token refresh failed: ${err.error}`)
+        if (err instanceof OAuthError)
+          throw new AppError('upstream_error', `token refresh failed: ${err.error}`)
         throw err
       }
     })
@@ -132,10 +159,17 @@ export class Credentials {
 
   private broken(integration: IntegrationRow, runtime: PlatformRuntime): AppError {
     const { rules } = runtime.definition.troubleshooting
-    return new AppError('reconnect_required', `integration "${integration.account_name}" needs reconnection: its refresh token was refused`, {
-      integrationId: integration.id,
-      troubleshooting: { rules, applies: runtime.definition.troubleshooting.diagnose({ stage: 'refresh', error: 'invalid_grant' }) },
-    })
+    return new AppError(
+      'reconnect_required',
+      `integration "${integration.account_name}" needs reconnection: its refresh token was refused`,
+      {
+        integrationId: integration.id,
+        troubleshooting: {
+          rules,
+          applies: runtime.definition.troubleshooting.diagnose({ stage: 'refresh', error: 'invalid_grant' }),
+        },
+      },
+    )
   }
 }
 

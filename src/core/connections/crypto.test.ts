@@ -31,7 +31,9 @@ describe('credentials are encrypted at rest with AES-256-GCM', () => {
 
   it('production refuses to start without a key', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-key-'))
-    expect(() => loadEncryptionKey({ production: true, dataDir })).toThrow(/SWITCHYARD_ENCRYPTION_KEY is required/)
+    expect(() => loadEncryptionKey({ production: true, dataDir })).toThrow(
+      /SWITCHYARD_ENCRYPTION_KEY is required/,
+    )
     expect(fs.existsSync(path.join(dataDir, KEY_FILE_NAME))).toBe(false)
   })
 

@@ -21,12 +21,20 @@ export function createSealer(key: Buffer): Sealer {
       const iv = randomBytes(IV_BYTES)
       const cipher = createCipheriv('aes-256-gcm', key, iv)
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
-      return [FORMAT_VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join('.')
+      return [
+        FORMAT_VERSION,
+        iv.toString('base64'),
+        cipher.getAuthTag().toString('base64'),
+        body.toString('base64'),
+      ].join('.')
     },
     open(sealed) {
       const [version, iv, tag, body] = sealed.split('.')
-      if (version !== FORMAT_VERSION || !iv || !tag || body === undefined) throw new Error('unrecognised sealed value')
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'), { authTagLength: TAG_BYTES })
+      if (version !== FORMAT_VERSION || !iv || !tag || body === undefined)
+        throw new Error('unrecognised sealed value')
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'), {
+        authTagLength: TAG_BYTES,
+      })
       decipher.setAuthTag(Buffer.from(tag, 'base64'))
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8')
     },
@@ -38,7 +46,9 @@ export function parseKey(text: string): Buffer {
   const trimmed = text.trim()
   const key = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64')
   if (key.length !== KEY_BYTES) {
-    throw new Error('SWITCHYARD_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64 (try: openssl rand -hex 32)')
+    throw new Error(
+      'SWITCHYARD_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64 (try: openssl rand -hex 32)',
+    )
   }
   return key
 }
@@ -48,10 +58,15 @@ export function parseKey(text: string): Buffer {
  * silently make every credential unreadable after a redeploy onto a fresh disk. The embedded default
  * creates a 0600 key file on first start so a newcomer needs no setup.
  */
-export function loadEncryptionKey(opts: { key?: string; production: boolean; dataDir: string }): { key: Buffer; source: 'env' | 'file' | 'generated' } {
+export function loadEncryptionKey(opts: { key?: string; production: boolean; dataDir: string }): {
+  key: Buffer
+  source: 'env' | 'file' | 'generated'
+} {
   if (opts.key) return { key: parseKey(opts.key), source: 'env' }
   if (opts.production) {
-    throw new Error('SWITCHYARD_ENCRYPTION_KEY is required in production (generate one with: openssl rand -hex 32)')
+    throw new Error(
+      'SWITCHYARD_ENCRYPTION_KEY is required in production (generate one with: openssl rand -hex 32)',
+    )
   }
   const file = path.join(opts.dataDir, KEY_FILE_NAME)
   if (fs.existsSync(file)) return { key: parseKey(fs.readFileSync(file, 'utf8')), source: 'file' }

@@ -60,7 +60,10 @@ export class Integrations {
   // disconnect, each of which goes through this class and forgets it.
   private readonly resolved: SharedCache<IntegrationRow>
 
-  constructor(private readonly db: Db, cache: SharedCacheOptions = {}) {
+  constructor(
+    private readonly db: Db,
+    cache: SharedCacheOptions = {},
+  ) {
     this.resolved = new SharedCache('integration', (row) => row.id, INTEGRATION_CACHE_TTL_MS, cache)
   }
 
@@ -81,7 +84,12 @@ export class Integrations {
   }
 
   async get(userId: string, id: string): Promise<IntegrationRow> {
-    const row = await this.db.selectFrom('integrations').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
+    const row = await this.db
+      .selectFrom('integrations')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .executeTakeFirst()
     if (!row) throw notFound('integration')
     return row
   }
@@ -98,20 +106,34 @@ export class Integrations {
   }
 
   private async lookup(userId: string, platform: string, ref: string): Promise<IntegrationRow> {
-    const rows = await this.db.selectFrom('integrations').selectAll()
-      .where('user_id', '=', userId).where('platform', '=', platform)
+    const rows = await this.db
+      .selectFrom('integrations')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('platform', '=', platform)
       .where((eb) => eb.or([eb('id', '=', ref), eb('account_name', '=', ref)]))
       .execute()
     const byId = rows.find((r) => r.id === ref)
     if (byId) return byId
     if (rows.length > 1) {
-      throw invalidInput([{ field: 'integration', message: `several ${platform} integrations are named "${ref}"; give one of their ids: ${describe(rows)}` }])
+      throw invalidInput([
+        {
+          field: 'integration',
+          message: `several ${platform} integrations are named "${ref}"; give one of their ids: ${describe(rows)}`,
+        },
+      ])
     }
     if (rows.length === 0) {
       // Name what there is, so a near miss ("acme" for "Ada Admin (acme)") can be corrected at once.
       const yours = await this.list(userId, platform)
-      const hint = yours.length === 0 ? 'you have none yet' : `yours are ${describe(yours.slice(0, MAX_NAMED))}${yours.length > MAX_NAMED ? ', …' : ''}`
-      throw new AppError('not_found', `no ${platform} integration has the id or account name "${ref}"; ${hint}`)
+      const hint =
+        yours.length === 0
+          ? 'you have none yet'
+          : `yours are ${describe(yours.slice(0, MAX_NAMED))}${yours.length > MAX_NAMED ? ', …' : ''}`
+      throw new AppError(
+        'not_found',
+        `no ${platform} integration has the id or account name "${ref}"; ${hint}`,
+      )
     }
     return rows[0]
   }
@@ -125,49 +147,77 @@ export class Integrations {
 
   private async insertOrUpdate(connection: SaveConnection): Promise<IntegrationRow> {
     return this.db.transaction().execute(async (trx) => {
-      const existing = await trx.selectFrom('integrations').select('id')
-        .where('user_id', '=', connection.user.id).where('platform', '=', connection.platform)
-        .where('external_id', '=', connection.externalId).executeTakeFirst()
+      const existing = await trx
+        .selectFrom('integrations')
+        .select('id')
+        .where('user_id', '=', connection.user.id)
+        .where('platform', '=', connection.platform)
+        .where('external_id', '=', connection.externalId)
+        .executeTakeFirst()
       if (!existing) {
-        const count = await trx.selectFrom('integrations').select((eb) => eb.fn.countAll<string>().as('n'))
-          .where('user_id', '=', connection.user.id).executeTakeFirstOrThrow()
+        const count = await trx
+          .selectFrom('integrations')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('user_id', '=', connection.user.id)
+          .executeTakeFirstOrThrow()
         const limit = PLAN_LIMITS[connection.user.plan].maxIntegrations
         if (Number(count.n) >= limit) {
-          throw new AppError('plan_required', `the ${connection.user.plan} plan allows ${limit} integrations; upgrade to connect more`, { requiredPlan: 'pro' })
+          throw new AppError(
+            'plan_required',
+            `the ${connection.user.plan} plan allows ${limit} integrations; upgrade to connect more`,
+            { requiredPlan: 'pro' },
+          )
         }
       }
       const now = new Date()
-      return trx.insertInto('integrations').values({
-        id: newId('int'),
-        user_id: connection.user.id,
-        platform: connection.platform,
-        external_id: connection.externalId,
-        account_name: connection.accountName,
-        status: 'active',
-        fields: JSON.stringify(connection.fields),
-        connected_with: connection.connectedWith,
-        credentials: connection.sealedCredentials,
-        expires_at: connection.expiresAt,
-        updated_at: now,
-      }).onConflict((oc) => oc.constraint('integrations_one_per_account').doUpdateSet({
-        account_name: connection.accountName,
-        status: 'active',
-        fields: JSON.stringify(connection.fields),
-        connected_with: connection.connectedWith,
-        credentials: connection.sealedCredentials,
-        expires_at: connection.expiresAt,
-        updated_at: now,
-      })).returningAll().executeTakeFirstOrThrow()
+      return trx
+        .insertInto('integrations')
+        .values({
+          id: newId('int'),
+          user_id: connection.user.id,
+          platform: connection.platform,
+          external_id: connection.externalId,
+          account_name: connection.accountName,
+          status: 'active',
+          fields: JSON.stringify(connection.fields),
+          connected_with: connection.connectedWith,
+          credentials: connection.sealedCredentials,
+          expires_at: connection.expiresAt,
+          updated_at: now,
+        })
+        .onConflict((oc) =>
+          oc.constraint('integrations_one_per_account').doUpdateSet({
+            account_name: connection.accountName,
+            status: 'active',
+            fields: JSON.stringify(connection.fields),
+            connected_with: connection.connectedWith,
+            credentials: connection.sealedCredentials,
+            expires_at: connection.expiresAt,
+            updated_at: now,
+          }),
+        )
+        .returningAll()
+        .executeTakeFirstOrThrow()
     })
   }
 
   /** Reads the sealed credentials afresh (used under the refresh lock). */
-  async credentialsOf(id: string): Promise<{ credentials: string | null; status: IntegrationStatus } | undefined> {
-    return this.db.selectFrom('integrations').select(['credentials', 'status']).where('id', '=', id).executeTakeFirst()
+  async credentialsOf(
+    id: string,
+  ): Promise<{ credentials: string | null; status: IntegrationStatus } | undefined> {
+    return this.db
+      .selectFrom('integrations')
+      .select(['credentials', 'status'])
+      .where('id', '=', id)
+      .executeTakeFirst()
   }
 
   async storeCredentials(id: string, sealed: string, expiresAt: Date | null): Promise<void> {
-    await this.db.updateTable('integrations').set({ credentials: sealed, expires_at: expiresAt, updated_at: new Date() }).where('id', '=', id).execute()
+    await this.db
+      .updateTable('integrations')
+      .set({ credentials: sealed, expires_at: expiresAt, updated_at: new Date() })
+      .where('id', '=', id)
+      .execute()
     await this.resolved.changed(id)
   }
 
@@ -176,23 +226,35 @@ export class Integrations {
    * failed: another process may have refreshed them in the meantime.
    */
   async markNeedsReconnection(id: string, failedCredentials: string): Promise<boolean> {
-    const result = await this.db.updateTable('integrations').set({ status: 'needs_reconnection', updated_at: new Date() })
-      .where('id', '=', id).where('credentials', '=', failedCredentials).executeTakeFirst()
+    const result = await this.db
+      .updateTable('integrations')
+      .set({ status: 'needs_reconnection', updated_at: new Date() })
+      .where('id', '=', id)
+      .where('credentials', '=', failedCredentials)
+      .executeTakeFirst()
     await this.resolved.changed(id)
     return Number(result.numUpdatedRows) > 0
   }
 
   async disconnect(userId: string, id: string): Promise<IntegrationRow> {
-    const row = await this.db.updateTable('integrations')
+    const row = await this.db
+      .updateTable('integrations')
       .set({ status: 'disconnected', credentials: null, expires_at: null, updated_at: new Date() })
-      .where('user_id', '=', userId).where('id', '=', id).returningAll().executeTakeFirst()
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst()
     await this.resolved.changed(id)
     if (!row) throw notFound('integration')
     return row
   }
 
   async delete(userId: string, id: string): Promise<void> {
-    const result = await this.db.deleteFrom('integrations').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
+    const result = await this.db
+      .deleteFrom('integrations')
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .executeTakeFirst()
     await this.resolved.changed(id)
     if (Number(result.numDeletedRows) === 0) throw notFound('integration')
   }

@@ -18,17 +18,34 @@ export function oauth1Facts(runtime: PlatformRuntime): OAuth1Facts {
 }
 
 /** Step 1 of RFC 5849 §2: a temporary credential, bound to our callback. */
-export async function getRequestToken(runtime: PlatformRuntime, base: string, callback: string): Promise<TokenPair> {
-  return tokenRequest(runtime, oauth1Facts(runtime).requestTokenUrl(base), undefined, { oauth_callback: callback })
+export async function getRequestToken(
+  runtime: PlatformRuntime,
+  base: string,
+  callback: string,
+): Promise<TokenPair> {
+  return tokenRequest(runtime, oauth1Facts(runtime).requestTokenUrl(base), undefined, {
+    oauth_callback: callback,
+  })
 }
 
 /** Step 3: trade the approved temporary credential and its verifier for token credentials. */
-export async function getAccessToken(runtime: PlatformRuntime, base: string, requestToken: TokenPair, verifier: string): Promise<TokenPair> {
-  return tokenRequest(runtime, oauth1Facts(runtime).accessTokenUrl(base), requestToken, { oauth_verifier: verifier })
+export async function getAccessToken(
+  runtime: PlatformRuntime,
+  base: string,
+  requestToken: TokenPair,
+  verifier: string,
+): Promise<TokenPair> {
+  return tokenRequest(runtime, oauth1Facts(runtime).accessTokenUrl(base), requestToken, {
+    oauth_verifier: verifier,
+  })
 }
 
 /** Asks for a request token with any consumer secret: the cheapest way to learn whether a value is an app secret. */
-export async function consumerSecretWorks(url: string, consumerKey: string, consumerSecret: string): Promise<boolean> {
+export async function consumerSecretWorks(
+  url: string,
+  consumerKey: string,
+  consumerSecret: string,
+): Promise<boolean> {
   try {
     await signedPost(url, { consumerKey, consumerSecret }, { oauth_callback: 'oob' })
     return true
@@ -37,20 +54,38 @@ export async function consumerSecretWorks(url: string, consumerKey: string, cons
   }
 }
 
-async function tokenRequest(runtime: PlatformRuntime, url: string, token: TokenPair | undefined, extra: Record<string, string>): Promise<TokenPair> {
-  const body = await signedPost(url, {
-    consumerKey: runtime.client.clientId,
-    consumerSecret: runtime.client.clientSecret,
-    token: token?.token,
-    tokenSecret: token?.secret,
-  }, extra)
+async function tokenRequest(
+  runtime: PlatformRuntime,
+  url: string,
+  token: TokenPair | undefined,
+  extra: Record<string, string>,
+): Promise<TokenPair> {
+  const body = await signedPost(
+    url,
+    {
+      consumerKey: runtime.client.clientId,
+      consumerSecret: runtime.client.clientSecret,
+      token: token?.token,
+      tokenSecret: token?.secret,
+    },
+    extra,
+  )
   const token_ = body.get('oauth_token')
   const secret = body.get('oauth_token_secret')
-  if (!token_ || secret === null) throw new OAuthError('invalid_token_response', 200, 'the platform answered without oauth_token and oauth_token_secret')
+  if (!token_ || secret === null)
+    throw new OAuthError(
+      'invalid_token_response',
+      200,
+      'the platform answered without oauth_token and oauth_token_secret',
+    )
   return { token: token_, secret }
 }
 
-async function signedPost(url: string, credentials: Parameters<typeof oauth1Authorization>[2], extra: Record<string, string>): Promise<URLSearchParams> {
+async function signedPost(
+  url: string,
+  credentials: Parameters<typeof oauth1Authorization>[2],
+  extra: Record<string, string>,
+): Promise<URLSearchParams> {
   const res = await request(url, {
     method: 'POST',
     headers: { authorization: oauth1Authorization('POST', url, credentials, { extra }) },
@@ -60,7 +95,11 @@ async function signedPost(url: string, credentials: Parameters<typeof oauth1Auth
   const text = await res.body.text()
   if (res.statusCode !== 200) {
     // OAuth 1.0a providers answer errors in plain text; keep it short and never echo secrets.
-    throw new OAuthError(res.statusCode === 401 ? 'invalid_client' : `http_${res.statusCode}`, res.statusCode, text.slice(0, 200))
+    throw new OAuthError(
+      res.statusCode === 401 ? 'invalid_client' : `http_${res.statusCode}`,
+      res.statusCode,
+      text.slice(0, 200),
+    )
   }
   return new URLSearchParams(text)
 }

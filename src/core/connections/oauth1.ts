@@ -29,7 +29,12 @@ export interface SignOptions {
 export type ParamPair = [name: string, value: string]
 
 /** An HMAC-SHA1 signed `Authorization: OAuth …` header for one request. */
-export function oauth1Authorization(method: string, url: string, credentials: OAuth1Credentials, options: SignOptions = {}): string {
+export function oauth1Authorization(
+  method: string,
+  url: string,
+  credentials: OAuth1Credentials,
+  options: SignOptions = {},
+): string {
   const protocol: Record<string, string> = {
     oauth_consumer_key: credentials.consumerKey,
     oauth_nonce: options.nonce ?? randomBytes(16).toString('hex'),
@@ -39,7 +44,10 @@ export function oauth1Authorization(method: string, url: string, credentials: OA
     ...(credentials.token === undefined ? {} : { oauth_token: credentials.token }),
     ...options.extra,
   }
-  const base = signatureBaseString(method, url, [...Object.entries(options.form ?? {}), ...Object.entries(protocol)])
+  const base = signatureBaseString(method, url, [
+    ...Object.entries(options.form ?? {}),
+    ...Object.entries(protocol),
+  ])
   const key = `${percentEncode(credentials.consumerSecret)}&${percentEncode(credentials.tokenSecret ?? '')}`
   const signature = createHmac('sha1', key).update(base).digest('base64')
   // Body parameters are signed but travel in the body, not in the header (§3.5.1).
@@ -56,7 +64,11 @@ export function signatureBaseString(method: string, url: string, pairs: ParamPai
   const parsed = new URL(url)
   // §3.4.1.3.1: the query is parsed as application/x-www-form-urlencoded, names and values decoded.
   const query = [...new URLSearchParams(parsed.search)] as ParamPair[]
-  return [method.toUpperCase(), percentEncode(baseStringUri(parsed)), percentEncode(normalizeParameters([...query, ...pairs]))].join('&')
+  return [
+    method.toUpperCase(),
+    percentEncode(baseStringUri(parsed)),
+    percentEncode(normalizeParameters([...query, ...pairs])),
+  ].join('&')
 }
 
 /** §3.4.1.3.2: encode every name and value, sort by name then value (byte order), join. */
@@ -70,11 +82,17 @@ export function normalizeParameters(pairs: ParamPair[]): string {
 
 /** §3.4.1.2: lower-case scheme and host, default port left out, no query or fragment. */
 function baseStringUri(url: URL): string {
-  const defaultPort = url.port === '' || (url.protocol === 'http:' && url.port === '80') || (url.protocol === 'https:' && url.port === '443')
+  const defaultPort =
+    url.port === '' ||
+    (url.protocol === 'http:' && url.port === '80') ||
+    (url.protocol === 'https:' && url.port === '443')
   return `${url.protocol}//${url.hostname.toLowerCase()}${defaultPort ? '' : `:${url.port}`}${url.pathname}`
 }
 
 /** §3.6: UTF-8, then every octet outside the RFC 3986 unreserved set (ALPHA DIGIT - . _ ~) as %XX. */
 export function percentEncode(value: string): string {
-  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  )
 }

@@ -23,8 +23,12 @@ export class CredentialRefusals {
   ) {}
 
   /** The handler of one run, which reads and replaces the run's credential through `credential`. */
-  forRun(integration: IntegrationRow, runtime: PlatformRuntime, agentId: string,
-    credential: { get(): Credential; set(next: Credential): void }): () => Promise<RefusalVerdict> {
+  forRun(
+    integration: IntegrationRow,
+    runtime: PlatformRuntime,
+    agentId: string,
+    credential: { get(): Credential; set(next: Credential): void },
+  ): () => Promise<RefusalVerdict> {
     let replaced = false
     return async () => {
       if (!replaced) {
@@ -41,15 +45,26 @@ export class CredentialRefusals {
   }
 
   /** Flags the integration only if the platform refuses its stored credential to its identify call. */
-  private async confirm(integration: IntegrationRow, runtime: PlatformRuntime, agentId: string): Promise<void> {
+  private async confirm(
+    integration: IntegrationRow,
+    runtime: PlatformRuntime,
+    agentId: string,
+  ): Promise<void> {
     const stored = await this.integrations.credentialsOf(integration.id)
     if (!stored?.credentials || stored.status !== 'active') return
     // Refreshed first if it is about to expire; the flag below then finds the stored credential
     // changed and leaves the integration alone.
-    const credential = await this.credentials.current({ ...integration, credentials: stored.credentials, status: stored.status }, runtime)
+    const credential = await this.credentials.current(
+      { ...integration, credentials: stored.credentials, status: stored.status },
+      runtime,
+    )
     const api = this.clients.forCredential(runtime, integration.fields, credential, agentId)
     try {
-      await runtime.definition.identify(api, integration.fields, credential.kind === 'oauth2' ? credential.extra ?? {} : {})
+      await runtime.definition.identify(
+        api,
+        integration.fields,
+        credential.kind === 'oauth2' ? (credential.extra ?? {}) : {},
+      )
     } catch (err) {
       // Anything else (the platform down, a timeout) proves nothing about the credential.
       if (err instanceof AppError && err.extras.credentialFailure) {

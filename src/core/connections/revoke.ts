@@ -16,10 +16,16 @@ export class Revoker {
 
   async revoke(integration: IntegrationRow): Promise<boolean> {
     const runtime = this.runtimes.get(integration.platform)
-    if (!runtime?.definition.revoke || !integration.credentials || integration.status !== 'active') return false
+    if (!runtime?.definition.revoke || !integration.credentials || integration.status !== 'active')
+      return false
     try {
       const credential = this.credentials.open(integration.credentials)
-      const api = this.clients.forCredential(runtime, integration.fields, credential, `disconnect:${integration.id}`)
+      const api = this.clients.forCredential(
+        runtime,
+        integration.fields,
+        credential,
+        `disconnect:${integration.id}`,
+      )
       await runtime.definition.revoke(api)
       return true
     } catch {

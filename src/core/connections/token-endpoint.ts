@@ -14,11 +14,22 @@ export interface TokenSet {
   extra?: Record<string, string>
 }
 
-const STANDARD_FIELDS = new Set(['access_token', 'refresh_token', 'scope', 'expires_in', 'token_type', 'refresh_token_expires_in'])
+const STANDARD_FIELDS = new Set([
+  'access_token',
+  'refresh_token',
+  'scope',
+  'expires_in',
+  'token_type',
+  'refresh_token_expires_in',
+])
 
 /** An RFC 6749 §5.2 error from the token endpoint, such as invalid_grant. */
 export class OAuthError extends Error {
-  constructor(readonly error: string, readonly status: number, readonly description?: string) {
+  constructor(
+    readonly error: string,
+    readonly status: number,
+    readonly description?: string,
+  ) {
     super(description ? `${error}: ${description}` : error)
     this.name = 'OAuthError'
   }
@@ -33,7 +44,11 @@ const TokenResponse = z.object({
 
 const TOKEN_TIMEOUT_MS = 15_000
 
-export async function requestToken(runtime: PlatformRuntime, fields: Record<string, string>, params: Record<string, string>): Promise<TokenSet> {
+export async function requestToken(
+  runtime: PlatformRuntime,
+  fields: Record<string, string>,
+  params: Record<string, string>,
+): Promise<TokenSet> {
   const oauth2 = runtime.definition.auth.interactive
   if (oauth2.kind !== 'oauth2') throw new Error(`${runtime.definition.id} does not use OAuth 2.0`)
   const url = oauth2.tokenUrl(runtime.baseUrl(fields))
@@ -51,7 +66,10 @@ export async function requestToken(runtime: PlatformRuntime, fields: Record<stri
   try {
     res = await request(url, {
       method: 'POST',
-      headers: { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded', accept: 'application/json' },
+      headers: {
+        'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      },
       body: json ? JSON.stringify(withNumbers(payload)) : new URLSearchParams(payload).toString(),
       headersTimeout: TOKEN_TIMEOUT_MS,
       bodyTimeout: TOKEN_TIMEOUT_MS,
@@ -59,7 +77,12 @@ export async function requestToken(runtime: PlatformRuntime, fields: Record<stri
     })
     text = await res.body.text()
   } catch (err) {
-    if (signal.aborted) throw new OAuthError('timeout', 0, `the token endpoint did not answer within ${TOKEN_TIMEOUT_MS / 1000} s`)
+    if (signal.aborted)
+      throw new OAuthError(
+        'timeout',
+        0,
+        `the token endpoint did not answer within ${TOKEN_TIMEOUT_MS / 1000} s`,
+      )
     throw err
   }
   let body: any
@@ -70,15 +93,25 @@ export async function requestToken(runtime: PlatformRuntime, fields: Record<stri
   }
   // Zendesk documents 201 for a successful exchange (vendor OAS, oauth.yml); RFC 6749 says 200.
   if (res.statusCode !== 200 && res.statusCode !== 201) {
-    throw new OAuthError(typeof body?.error === 'string' ? body.error : `http_${res.statusCode}`, res.statusCode,
-      typeof body?.error_description === 'string' ? body.error_description : undefined)
+    throw new OAuthError(
+      typeof body?.error === 'string' ? body.error : `http_${res.statusCode}`,
+      res.statusCode,
+      typeof body?.error_description === 'string' ? body.error_description : undefined,
+    )
   }
   const parsed = TokenResponse.safeParse(body)
-  if (!parsed.success) throw new OAuthError('invalid_token_response', res.statusCode, 'the token endpoint answered without an access token')
+  if (!parsed.success)
+    throw new OAuthError(
+      'invalid_token_response',
+      res.statusCode,
+      'the token endpoint answered without an access token',
+    )
   const now = Date.now()
-  const extra = Object.fromEntries(Object.entries(body as Record<string, unknown>)
-    .filter(([k, v]) => !STANDARD_FIELDS.has(k) && (typeof v === 'string' || typeof v === 'number'))
-    .map(([k, v]) => [k, String(v)]))
+  const extra = Object.fromEntries(
+    Object.entries(body as Record<string, unknown>)
+      .filter(([k, v]) => !STANDARD_FIELDS.has(k) && (typeof v === 'string' || typeof v === 'number'))
+      .map(([k, v]) => [k, String(v)]),
+  )
   return {
     extra: Object.keys(extra).length ? extra : undefined,
     access_token: parsed.data.access_token,
@@ -91,5 +124,7 @@ export async function requestToken(runtime: PlatformRuntime, fields: Record<stri
 
 /** JSON token bodies carry numeric parameters (expires_in) as numbers, as the vendor examples do. */
 function withNumbers(payload: Record<string, string>): Record<string, string | number> {
-  return Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, /^\d+$/.test(v) && k.endsWith('expires_in') ? Number(v) : v]))
+  return Object.fromEntries(
+    Object.entries(payload).map(([k, v]) => [k, /^\d+$/.test(v) && k.endsWith('expires_in') ? Number(v) : v]),
+  )
 }

@@ -38,7 +38,10 @@ function split(template: string): Part[] {
 }
 
 /** The expression after `{{` ends at the first `}}` that closes a valid expression (an object constructor may hold `}}`). */
-function firstExpression(text: string, start: number): { expr: jsonata.Expression; source: string; end: number } {
+function firstExpression(
+  text: string,
+  start: number,
+): { expr: jsonata.Expression; source: string; end: number } {
   let lastError = 'an expression is not closed with }}'
   for (let end = text.indexOf('}}', start); end >= 0; end = text.indexOf('}}', end + 1)) {
     const source = text.slice(start, end).trim()
@@ -89,12 +92,20 @@ export function checkExpression(source: string, field: string): FieldError | nul
 
 /** A failure while evaluating: the step or mapping fails with it, naming where. */
 export class TemplateError extends AppError {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super('invalid_input', `${field}: ${message}`, { errors: [{ field, message }] })
   }
 }
 
-async function evaluate(expr: jsonata.Expression, source: string, scope: Record<string, unknown>, field: string): Promise<unknown> {
+async function evaluate(
+  expr: jsonata.Expression,
+  source: string,
+  scope: Record<string, unknown>,
+  field: string,
+): Promise<unknown> {
   try {
     return plain(await expr.evaluate(scope))
   } catch (err) {
@@ -113,7 +124,11 @@ function asText(value: unknown): string {
 }
 
 /** Renders one template string; a lone `{{ expression }}` keeps its type, and a missing value is undefined. */
-export async function renderString(template: string, scope: Record<string, unknown>, field: string): Promise<unknown> {
+export async function renderString(
+  template: string,
+  scope: Record<string, unknown>,
+  field: string,
+): Promise<unknown> {
   let parts: Part[]
   try {
     parts = partsOf(template)
@@ -122,14 +137,20 @@ export async function renderString(template: string, scope: Record<string, unkno
   }
   if (parts.length === 1 && 'expr' in parts[0]) return evaluate(parts[0].expr, parts[0].source, scope, field)
   let out = ''
-  for (const part of parts) out += 'text' in part ? part.text : asText(await evaluate(part.expr, part.source, scope, field))
+  for (const part of parts)
+    out += 'text' in part ? part.text : asText(await evaluate(part.expr, part.source, scope, field))
   return out
 }
 
 /** Renders every template in a value; object keys whose value renders to undefined are left out. */
-export async function renderValue(value: unknown, scope: Record<string, unknown>, field: string): Promise<unknown> {
+export async function renderValue(
+  value: unknown,
+  scope: Record<string, unknown>,
+  field: string,
+): Promise<unknown> {
   if (typeof value === 'string') return isTemplate(value) ? renderString(value, scope, field) : value
-  if (Array.isArray(value)) return Promise.all(value.map((item, i) => renderValue(item, scope, `${field}[${i}]`)))
+  if (Array.isArray(value))
+    return Promise.all(value.map((item, i) => renderValue(item, scope, `${field}[${i}]`)))
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     for (const [key, item] of Object.entries(value)) {
@@ -142,7 +163,11 @@ export async function renderValue(value: unknown, scope: Record<string, unknown>
 }
 
 /** A condition is a bare expression (braces allowed); JSONata's truthiness decides, and an empty result is false. */
-export async function evaluateCondition(source: string, scope: Record<string, unknown>, field: string): Promise<boolean> {
+export async function evaluateCondition(
+  source: string,
+  scope: Record<string, unknown>,
+  field: string,
+): Promise<boolean> {
   const result = await renderString(`{{ ${stripBraces(source)} }}`, scope, field)
   return jsonataBoolean(result)
 }

@@ -13,13 +13,21 @@ let elsewhereHits = 0
 const seen: Array<{ url: string; authorization?: string }> = []
 const stalled: http.ServerResponse[] = []
 
-const listen = (server: http.Server) => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)))
+const listen = (server: http.Server) =>
+  new Promise<string>((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    ),
+  )
 
 let platformUrl: string
 let elsewhereUrl: string
 
 beforeAll(async () => {
-  elsewhere = http.createServer((_req, res) => { elsewhereHits++; res.end('{}') })
+  elsewhere = http.createServer((_req, res) => {
+    elsewhereHits++
+    res.end('{}')
+  })
   elsewhereUrl = await listen(elsewhere)
   platform = http.createServer((req, res) => {
     seen.push({ url: req.url!, authorization: req.headers.authorization })
@@ -40,7 +48,10 @@ beforeAll(async () => {
     }
     if (req.url!.startsWith('/acct/api/declared-huge')) {
       // Declares more than the bound, then sends a little and waits: only the declaration can refuse it.
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_RESPONSE_BYTES + 1) })
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': String(MAX_RESPONSE_BYTES + 1),
+      })
       return res.write('{"a":')
     }
     if (req.url!.startsWith('/acct/api/silent')) {
@@ -78,14 +89,22 @@ const clientOptions = () => ({
   pathPrefix: '/api/',
   authorize: async () => ({ authorization: 'Bearer platform-token' }),
   rateLimit: { defaultRetryAfterSeconds: 1 },
-  budget: { budget: new RateBudget(new MemoryBudgetStore()), windows: [{ key: 'k', limit: Number.POSITIVE_INFINITY, windowMs: 0 }], agentId: 'test' },
+  budget: {
+    budget: new RateBudget(new MemoryBudgetStore()),
+    windows: [{ key: 'k', limit: Number.POSITIVE_INFINITY, windowMs: 0 }],
+    agentId: 'test',
+  },
   toError: (r: { status: number }) => new AppError('upstream_error', `status ${r.status}`),
 })
 const client = () => createApiClient(clientOptions())
 
 describe('host-pinned API client', () => {
   it('sends relative paths to the account base with its own auth, overriding any caller header', async () => {
-    const res = await client().request({ method: 'GET', path: '/api/things?x=1', headers: { authorization: 'Bearer caller' } })
+    const res = await client().request({
+      method: 'GET',
+      path: '/api/things?x=1',
+      headers: { authorization: 'Bearer caller' },
+    })
     expect(res.status).toBe(200)
     expect(seen.at(-1)).toEqual({ url: '/acct/api/things?x=1', authorization: 'Bearer platform-token' })
   })
@@ -97,16 +116,25 @@ describe('host-pinned API client', () => {
   })
 
   it('refuses an answer larger than the bound instead of buffering it', async () => {
-    await expect(client().request({ method: 'GET', path: '/api/huge' })).rejects.toMatchObject({ code: 'upstream_error' })
+    await expect(client().request({ method: 'GET', path: '/api/huge' })).rejects.toMatchObject({
+      code: 'upstream_error',
+    })
   })
 
   it('refuses an answer that declares a length over the bound without waiting for its body', async () => {
-    await expect(client().request({ method: 'GET', path: '/api/declared-huge' })).rejects.toMatchObject({ code: 'upstream_error', message: expect.stringContaining('larger than') })
+    await expect(client().request({ method: 'GET', path: '/api/declared-huge' })).rejects.toMatchObject({
+      code: 'upstream_error',
+      message: expect.stringContaining('larger than'),
+    })
   })
 
   it('joins a body that arrives in pieces, multi-byte characters included', async () => {
     const res = await client().request({ method: 'GET', path: '/api/chunked' })
-    expect(res).toMatchObject({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: { name: 'café ☕', n: 1 } })
+    expect(res).toMatchObject({
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: { name: 'café ☕', n: 1 },
+    })
   })
 
   it('says the platform could not be reached when nothing listens', async () => {
@@ -114,7 +142,10 @@ describe('host-pinned API client', () => {
     const url = await listen(closed)
     await new Promise((resolve) => closed.close(resolve))
     const unreachable = createApiClient({ ...clientOptions(), baseUrl: `${url}/acct` })
-    await expect(unreachable.get('/api/things')).rejects.toMatchObject({ code: 'upstream_error', message: expect.stringContaining('ECONNREFUSED') })
+    await expect(unreachable.get('/api/things')).rejects.toMatchObject({
+      code: 'upstream_error',
+      message: expect.stringContaining('ECONNREFUSED'),
+    })
   })
 
   it('refuses a path outside the prefix before sending anything', async () => {

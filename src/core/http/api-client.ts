@@ -1,7 +1,14 @@
 import { Agent } from 'undici'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from '../config.ts'
 import { AppError } from '../errors.ts'
-import { pauseAfter, rateLimited, retryAfterMs, sleep, type RateLimitFacts, type WaitMode } from '../limits/rate-limit-headers.ts'
+import {
+  pauseAfter,
+  rateLimited,
+  retryAfterMs,
+  sleep,
+  type RateLimitFacts,
+  type WaitMode,
+} from '../limits/rate-limit-headers.ts'
 import type { BudgetWindow, RateBudget } from '../limits/budget.ts'
 import { backoffMs, MAX_ATTEMPTS, MAX_RETRY_WAIT_MS, shouldRetry, type Outcome } from '../limits/retry.ts'
 import type { HttpMethod } from '../platforms/types.ts'
@@ -17,7 +24,12 @@ const REQUEST_TIMEOUT_MS = 30_000
 export const UPSTREAM_TIMEOUT_MS = DEFAULT_UPSTREAM_TIMEOUT_MS
 
 // One keep-alive pool for every upstream origin; undici's `request` never follows redirects.
-const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64, headersTimeout: REQUEST_TIMEOUT_MS, bodyTimeout: REQUEST_TIMEOUT_MS })
+const dispatcher = new Agent({
+  keepAliveTimeout: 10_000,
+  connections: 64,
+  headersTimeout: REQUEST_TIMEOUT_MS,
+  bodyTimeout: REQUEST_TIMEOUT_MS,
+})
 
 export type QueryValue = string | number | boolean | undefined | null
 export interface ApiRequest {
@@ -65,7 +77,12 @@ export interface ApiClientOptions {
    * The budget every request on this credential draws on, shared across processes: its windows
    * count requests, and pauses the platform announces (a 429, a reset time) hold them all back.
    */
-  budget: { budget: RateBudget; windows: BudgetWindow[]; agentId: string; /** Labels its rate-limit waits in the metrics. */ platform?: string }
+  budget: {
+    budget: RateBudget
+    windows: BudgetWindow[]
+    agentId: string
+    /** Labels its rate-limit waits in the metrics. */ platform?: string
+  }
   /**
    * Told when the platform refuses the credential itself (not one request), whichever step sent the
    * request: a pre-built step that fails, or an API Call that returns the refusal as data. `retry`:
@@ -91,11 +108,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const mode = requestOptions.rateLimit ?? DEFAULT_WAIT
     const deadline = Date.now() + (mode.kind === 'wait' ? mode.maxWaitMs : 0)
     const file = req.body instanceof Blob ? req.body : undefined
-    const body = file ? new Uint8Array(await file.arrayBuffer()) : req.body === undefined ? undefined : JSON.stringify(req.body)
+    const body = file
+      ? new Uint8Array(await file.arrayBuffer())
+      : req.body === undefined
+        ? undefined
+        : JSON.stringify(req.body)
 
     const { budget, windows, agentId, platform } = options.budget
     for (let attempt = 1; ; attempt++) {
-      const remaining: WaitMode = mode.kind === 'wait' ? { kind: 'wait', maxWaitMs: Math.max(0, deadline - Date.now()) } : mode
+      const remaining: WaitMode =
+        mode.kind === 'wait' ? { kind: 'wait', maxWaitMs: Math.max(0, deadline - Date.now()) } : mode
       await budget.take(windows, agentId, remaining, platform)
       const headers: Record<string, string> = {
         accept: 'application/json',
@@ -103,7 +125,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         ...req.headers,
         ...(await options.authorize(req.method, url.toString())),
       }
-      if (body !== undefined) headers['content-type'] = file ? file.type || 'application/octet-stream' : 'application/json'
+      if (body !== undefined)
+        headers['content-type'] = file ? file.type || 'application/octet-stream' : 'application/json'
 
       let outcome: Outcome
       let response: ApiResponse | undefined
@@ -112,15 +135,23 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         response = await sendOnce(url, req.method, headers, body, options.timeoutMs ?? UPSTREAM_TIMEOUT_MS)
         pauseMs = pauseAfter(options.rateLimit, response.status, response.headers)
         // A 429, or nothing left until the reset: every process holds this credential back.
-        if (pauseMs > 0) await budget.block(windows.map((w) => w.key), Date.now() + pauseMs)
+        if (pauseMs > 0)
+          await budget.block(
+            windows.map((w) => w.key),
+            Date.now() + pauseMs,
+          )
         if (response.status === 429) {
           if (mode.kind === 'fail') throw rateLimited(pauseMs)
           outcome = { kind: 'rate_limited' }
         } else if (response.status >= 500) {
           outcome = { kind: 'server_error', status: response.status }
         } else {
-          if ((response.status === 401 || response.status === 403) && options.onCredentialRefused && options.toError(response).extras.credentialFailure) {
-            if (await options.onCredentialRefused() === 'retry') continue
+          if (
+            (response.status === 401 || response.status === 403) &&
+            options.onCredentialRefused &&
+            options.toError(response).extras.credentialFailure
+          ) {
+            if ((await options.onCredentialRefused()) === 'retry') continue
           }
           return response
         }
@@ -132,7 +163,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         }
       }
 
-      const delay = outcome.kind === 'rate_limited' ? pauseMs : (response && retryAfterMs(response.headers)) ?? backoffMs(attempt)
+      const delay =
+        outcome.kind === 'rate_limited'
+          ? pauseMs
+          : ((response && retryAfterMs(response.headers)) ?? backoffMs(attempt))
       const canWait = mode.kind === 'wait' && Date.now() + delay <= deadline
       if (attempt >= MAX_ATTEMPTS || !shouldRetry(req.method, outcome) || !canWait) {
         if (outcome.kind === 'rate_limited') throw rateLimited(pauseMs)
@@ -143,7 +177,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  const call = async (method: HttpMethod, path: string, body?: unknown, query?: Record<string, QueryValue>) => {
+  const call = async (
+    method: HttpMethod,
+    path: string,
+    body?: unknown,
+    query?: Record<string, QueryValue>,
+  ) => {
     const response = await send({ method, path, body, query })
     if (response.status >= 200 && response.status < 300) return response.body as any
     throw options.toError(response)
@@ -164,48 +203,66 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
  * `request` hands every answer over as a stream; nothing here needs one, since every body is read
  * whole, and in the bench the stream cost about a tenth of a millisecond per call.
  */
-function sendOnce(url: URL, method: HttpMethod, headers: Record<string, string>, body: string | Uint8Array | undefined, timeoutMs: number): Promise<ApiResponse> {
+function sendOnce(
+  url: URL,
+  method: HttpMethod,
+  headers: Record<string, string>,
+  body: string | Uint8Array | undefined,
+  timeoutMs: number,
+): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
     let status = 0
     let responseHeaders: Record<string, string> = {}
     const chunks: Buffer[] = []
     let size = 0
     let timer: NodeJS.Timeout | undefined
-    dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method, headers, body }, {
-      // undici tells handler styles apart by this method: without it the others go unheard.
-      onRequestStart(controller) {
-        timer = setTimeout(() => {
-          const timedOut = new AppError('upstream_error', `the platform did not answer within ${timeoutMs / 1000} s`)
-          reject(timedOut)
-          controller.abort(timedOut)
-        }, timeoutMs)
+    dispatcher.dispatch(
+      { origin: url.origin, path: url.pathname + url.search, method, headers, body },
+      {
+        // undici tells handler styles apart by this method: without it the others go unheard.
+        onRequestStart(controller) {
+          timer = setTimeout(() => {
+            const timedOut = new AppError(
+              'upstream_error',
+              `the platform did not answer within ${timeoutMs / 1000} s`,
+            )
+            reject(timedOut)
+            controller.abort(timedOut)
+          }, timeoutMs)
+        },
+        onResponseStart(controller, statusCode, received) {
+          status = statusCode
+          responseHeaders = flattenHeaders(received)
+          // A declared length over the bound is refused before a byte of the body is read.
+          if (Number(responseHeaders['content-length']) > MAX_RESPONSE_BYTES) controller.abort(tooLarge())
+        },
+        onResponseData(controller, chunk) {
+          if (controller.aborted) return
+          size += chunk.length
+          if (size > MAX_RESPONSE_BYTES) return controller.abort(tooLarge())
+          chunks.push(chunk)
+        },
+        onResponseEnd() {
+          clearTimeout(timer)
+          const text =
+            chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')
+          resolve({
+            status,
+            headers: responseHeaders,
+            body: parseBody(text, responseHeaders['content-type']),
+          })
+        },
+        onResponseError(_controller, err) {
+          clearTimeout(timer)
+          reject(err)
+        },
       },
-      onResponseStart(controller, statusCode, received) {
-        status = statusCode
-        responseHeaders = flattenHeaders(received)
-        // A declared length over the bound is refused before a byte of the body is read.
-        if (Number(responseHeaders['content-length']) > MAX_RESPONSE_BYTES) controller.abort(tooLarge())
-      },
-      onResponseData(controller, chunk) {
-        if (controller.aborted) return
-        size += chunk.length
-        if (size > MAX_RESPONSE_BYTES) return controller.abort(tooLarge())
-        chunks.push(chunk)
-      },
-      onResponseEnd() {
-        clearTimeout(timer)
-        const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')
-        resolve({ status, headers: responseHeaders, body: parseBody(text, responseHeaders['content-type']) })
-      },
-      onResponseError(_controller, err) {
-        clearTimeout(timer)
-        reject(err)
-      },
-    })
+    )
   })
 }
 
-const tooLarge = () => new AppError('upstream_error', `the platform's response is larger than ${MAX_RESPONSE_BYTES} bytes`)
+const tooLarge = () =>
+  new AppError('upstream_error', `the platform's response is larger than ${MAX_RESPONSE_BYTES} bytes`)
 
 function parseBody(text: string, contentType: string | undefined): unknown {
   if (text === '') return null
@@ -238,4 +295,3 @@ function describeNetworkError(err: unknown): string {
   const code = (err as any)?.code ?? (err as any)?.cause?.code
   return code ? String(code) : 'connection failed'
 }
-

@@ -14,17 +14,24 @@ export type AgentNetworks = 'public' | 'any'
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false
   let parsed = ipaddr.parse(address)
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address()
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address()
   return parsed.range() === 'unicast'
 }
 
 export class AddressRefused extends Error {
   constructor(host: string, address: string) {
-    super(`${host === address ? address : `${host} resolves to ${address}, which`} is not a public address; Switchyard delivers only to public addresses unless SWITCHYARD_AGENT_NETWORKS=any`)
+    super(
+      `${host === address ? address : `${host} resolves to ${address}, which`} is not a public address; Switchyard delivers only to public addresses unless SWITCHYARD_AGENT_NETWORKS=any`,
+    )
   }
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void
 
 /**
  * The address check happens at connect time, on the address actually connected to: checking the
@@ -35,7 +42,11 @@ function publicLookup(hostname: string, options: dns.LookupOptions, callback: Lo
   dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, '')
     const refused = addresses.find((a) => !isPublicAddress(a.address))
-    if (refused) return callback(Object.assign(new AddressRefused(hostname, refused.address), { code: 'EADDRREFUSED' }), '')
+    if (refused)
+      return callback(
+        Object.assign(new AddressRefused(hostname, refused.address), { code: 'EADDRREFUSED' }),
+        '',
+      )
     if (options.all) return callback(null, addresses)
     callback(null, addresses[0]!.address, addresses[0]!.family)
   })
@@ -50,7 +61,10 @@ const publicDispatcher = new Agent({ connect: { lookup: publicLookup as never } 
  */
 export function refusedWithoutLookup(url: string, networks: AgentNetworks): AddressRefused | null {
   if (networks === 'any') return null
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
+  const host = new URL(url).hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase()
   if (ipaddr.isValid(host) && !isPublicAddress(host)) return new AddressRefused(host, host)
   if (host === 'localhost' || host.endsWith('.localhost')) return new AddressRefused(host, '127.0.0.1')
   return null

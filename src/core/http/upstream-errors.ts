@@ -11,7 +11,9 @@ export function upstreamError(platform: PlatformDefinition, response: ApiRespons
   switch (true) {
     case response.status === 400 || response.status === 422:
       return new AppError('invalid_input', message, {
-        errors: problem.fieldErrors?.length ? problem.fieldErrors : [{ field: 'input', message: problem.message }],
+        errors: problem.fieldErrors?.length
+          ? problem.fieldErrors
+          : [{ field: 'input', message: problem.message }],
         upstreamStatus: response.status,
       })
     case response.status === 401 || response.status === 403:
@@ -19,8 +21,13 @@ export function upstreamError(platform: PlatformDefinition, response: ApiRespons
       return new AppError('platform_refused', message, {
         upstreamStatus: response.status,
         upstreamMessage: problem.message,
-        credentialFailure: platform.isCredentialFailure ? platform.isCredentialFailure(response.status, problem) : response.status === 401,
-        troubleshooting: { rules, applies: diagnose({ stage: 'call', status: response.status, error: problem.message }) },
+        credentialFailure: platform.isCredentialFailure
+          ? platform.isCredentialFailure(response.status, problem)
+          : response.status === 401,
+        troubleshooting: {
+          rules,
+          applies: diagnose({ stage: 'call', status: response.status, error: problem.message }),
+        },
       })
     case response.status === 404:
       return new AppError('not_found', message, { upstreamStatus: 404 })

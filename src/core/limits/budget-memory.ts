@@ -56,7 +56,8 @@ export class MemoryBudgetStore implements BudgetStore {
     if (now - this.lastSweep < SWEEP_EVERY_MS && this.logs.size + this.blocks.size < SWEEP_AT_KEYS) return
     this.lastSweep = now
     for (const [key, log] of this.logs) {
-      if (log.times.length === 0 || log.times[log.times.length - 1] <= now - log.windowMs) this.logs.delete(key)
+      if (log.times.length === 0 || log.times[log.times.length - 1] <= now - log.windowMs)
+        this.logs.delete(key)
     }
     for (const [key, until] of this.blocks) if (until <= now) this.blocks.delete(key)
   }

@@ -2,7 +2,14 @@ import { sql } from 'kysely'
 import type { ChangeFeed } from '../store/changes.ts'
 import type { Db } from '../store/database.ts'
 import { TtlCache } from '../ttl-cache.ts'
-import { MAX_WINDOW_MS, SWEEP_EVERY_MS, WINDOW_MARGIN_MS, type BudgetStore, type BudgetWindow, type TakeResult } from './budget.ts'
+import {
+  MAX_WINDOW_MS,
+  SWEEP_EVERY_MS,
+  WINDOW_MARGIN_MS,
+  type BudgetStore,
+  type BudgetWindow,
+  type TakeResult,
+} from './budget.ts'
 
 /**
  * How long a process may miss a pause another process learned of, for tokens without a fixed
@@ -29,7 +36,11 @@ export class PostgresBudgetStore implements BudgetStore {
    * With a change feed, a pause one process learns of reaches the others at once. `sweepEveryMs`:
    * how often this process sweeps out requests older than any window and pauses that have ended.
    */
-  constructor(private readonly db: Db, private readonly changes?: ChangeFeed, private readonly sweepEveryMs = SWEEP_EVERY_MS) {
+  constructor(
+    private readonly db: Db,
+    private readonly changes?: ChangeFeed,
+    private readonly sweepEveryMs = SWEEP_EVERY_MS,
+  ) {
     changes?.subscribe((kind, id) => {
       if (kind !== PAUSE) return
       const space = id.indexOf(' ')
@@ -44,23 +55,41 @@ export class PostgresBudgetStore implements BudgetStore {
     await this.sweepIfDue()
     const sorted = [...windows].sort((a, b) => a.key.localeCompare(b.key))
     return this.db.transaction().execute(async (trx) => {
-      for (const w of sorted) await sql`select pg_advisory_xact_lock(hashtextextended(${`budget:${w.key}`}, 0))`.execute(trx)
-      const { rows } = await sql<{ now: string }>`select floor(extract(epoch from clock_timestamp()) * 1000)::bigint as now`.execute(trx)
+      for (const w of sorted)
+        await sql`select pg_advisory_xact_lock(hashtextextended(${`budget:${w.key}`}, 0))`.execute(trx)
+      const { rows } = await sql<{
+        now: string
+      }>`select floor(extract(epoch from clock_timestamp()) * 1000)::bigint as now`.execute(trx)
       const now = Number(rows[0].now)
       let retryInMs = 0
       for (const w of sorted) {
-        const block = await trx.selectFrom('rate_blocks').select('until_ms').where('key', '=', w.key).executeTakeFirst()
-        if (block && Number(block.until_ms) > now) retryInMs = Math.max(retryInMs, Number(block.until_ms) - now)
+        const block = await trx
+          .selectFrom('rate_blocks')
+          .select('until_ms')
+          .where('key', '=', w.key)
+          .executeTakeFirst()
+        if (block && Number(block.until_ms) > now)
+          retryInMs = Math.max(retryInMs, Number(block.until_ms) - now)
         if (!Number.isFinite(w.limit)) continue // no fixed budget: only pauses apply
-        await trx.deleteFrom('rate_events').where('key', '=', w.key).where('at_ms', '<=', String(now - w.windowMs)).execute()
+        await trx
+          .deleteFrom('rate_events')
+          .where('key', '=', w.key)
+          .where('at_ms', '<=', String(now - w.windowMs))
+          .execute()
         const { rows: recent } = await sql<{ at_ms: string }>`
-          select at_ms from rate_events where key = ${w.key} order by at_ms desc offset ${w.limit - 1} limit 1`.execute(trx)
+          select at_ms from rate_events where key = ${w.key} order by at_ms desc offset ${w.limit - 1} limit 1`.execute(
+          trx,
+        )
         // The limit-th most recent request must leave the window before another may go.
         if (recent.length > 0) retryInMs = Math.max(retryInMs, Number(recent[0].at_ms) + w.windowMs - now)
       }
       if (retryInMs > 0) return { granted: false, retryInMs }
       const counted = sorted.filter((w) => Number.isFinite(w.limit))
-      if (counted.length) await trx.insertInto('rate_events').values(counted.map((w) => ({ key: w.key, at_ms: String(now) }))).execute()
+      if (counted.length)
+        await trx
+          .insertInto('rate_events')
+          .values(counted.map((w) => ({ key: w.key, at_ms: String(now) })))
+          .execute()
       return { granted: true }
     })
   }
@@ -100,8 +129,12 @@ export class PostgresBudgetStore implements BudgetStore {
   private async sweepIfDue(): Promise<void> {
     if (Date.now() - this.lastSweep < this.sweepEveryMs) return
     this.lastSweep = Date.now()
-    await sql`delete from rate_events where at_ms <= floor(extract(epoch from clock_timestamp()) * 1000)::bigint - ${MAX_WINDOW_MS + WINDOW_MARGIN_MS}`.execute(this.db)
-    await sql`delete from rate_blocks where until_ms <= floor(extract(epoch from clock_timestamp()) * 1000)::bigint`.execute(this.db)
+    await sql`delete from rate_events where at_ms <= floor(extract(epoch from clock_timestamp()) * 1000)::bigint - ${MAX_WINDOW_MS + WINDOW_MARGIN_MS}`.execute(
+      this.db,
+    )
+    await sql`delete from rate_blocks where until_ms <= floor(extract(epoch from clock_timestamp()) * 1000)::bigint`.execute(
+      this.db,
+    )
   }
 
   async block(keys: string[], untilMs: number): Promise<void> {
@@ -109,8 +142,12 @@ export class PostgresBudgetStore implements BudgetStore {
     // untilMs is on this process's clock; close enough for a platform-announced pause of seconds.
     for (const key of keys) {
       this.remember(key, untilMs)
-      await this.db.insertInto('rate_blocks').values({ key, until_ms: String(untilMs) })
-        .onConflict((oc) => oc.column('key').doUpdateSet({ until_ms: sql`greatest(rate_blocks.until_ms, excluded.until_ms)` }))
+      await this.db
+        .insertInto('rate_blocks')
+        .values({ key, until_ms: String(untilMs) })
+        .onConflict((oc) =>
+          oc.column('key').doUpdateSet({ until_ms: sql`greatest(rate_blocks.until_ms, excluded.until_ms)` }),
+        )
         .execute()
       await this.changes?.publish(PAUSE, `${Math.max(0, untilMs - Date.now())} ${key}`)
     }

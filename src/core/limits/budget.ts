@@ -50,7 +50,10 @@ export class RateBudget {
   /** Callers pass the same windows array for one credential call after call: prepare it once. */
   private readonly prepared = new WeakMap<BudgetWindow[], { stretched: BudgetWindow[]; laneKey: string }>()
 
-  constructor(private readonly store: BudgetStore, private readonly metrics: Metrics = noMetrics) {}
+  constructor(
+    private readonly store: BudgetStore,
+    private readonly metrics: Metrics = noMetrics,
+  ) {}
 
   /** `platform` labels the waits this take reports to the metrics (docs/operating.md). */
   async take(windows: BudgetWindow[], agentId: string, mode: WaitMode, platform = 'unknown'): Promise<void> {
@@ -80,7 +83,8 @@ export class RateBudget {
       this.metrics.rateLimitWait(platform, 'granted', secondsSince(waitStart))
     } catch (err) {
       // A wait that ran out; a store that failed meanwhile is an error of its own, not a rate limit.
-      if ((err as { code?: unknown }).code === 'rate_limited') this.metrics.rateLimitWait(platform, 'rate_limited', secondsSince(waitStart))
+      if ((err as { code?: unknown }).code === 'rate_limited')
+        this.metrics.rateLimitWait(platform, 'rate_limited', secondsSince(waitStart))
       throw err
     }
   }
@@ -96,7 +100,10 @@ function prepare(windows: BudgetWindow[]): { stretched: BudgetWindow[]; laneKey:
   if (tooLong) throw new Error(`budget window ${tooLong.key} is longer than MAX_WINDOW_MS`)
   return {
     stretched: windows.map((w) => ({ ...w, windowMs: w.windowMs + WINDOW_MARGIN_MS })),
-    laneKey: windows.map((w) => w.key).sort().join('|'),
+    laneKey: windows
+      .map((w) => w.key)
+      .sort()
+      .join('|'),
   }
 }
 
@@ -106,7 +113,11 @@ class Lane {
   private readonly order: string[] = []
   private pumping = false
 
-  constructor(private readonly store: BudgetStore, private readonly windows: BudgetWindow[], private readonly onIdle: () => void) {}
+  constructor(
+    private readonly store: BudgetStore,
+    private readonly windows: BudgetWindow[],
+    private readonly onIdle: () => void,
+  ) {}
 
   enqueue(agentId: string, deadline: number): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -141,7 +152,8 @@ class Lane {
         }
         this.expire(Date.now() + result.retryInMs)
         if (this.order.length === 0) break
-        if (waiter === this.queues.get(this.order[0])?.[0]) await sleep(Math.max(MIN_RETRY_MS, result.retryInMs))
+        if (waiter === this.queues.get(this.order[0])?.[0])
+          await sleep(Math.max(MIN_RETRY_MS, result.retryInMs))
       }
     } finally {
       this.pumping = false

@@ -19,18 +19,32 @@ export type WaitMode = { kind: 'wait'; maxWaitMs: number } | { kind: 'fail' }
  * How long a response says the credential must rest: the Retry-After (or reset) of a 429, or the
  * time to the reset when the remaining count reached zero. 0 when it may go on.
  */
-export function pauseAfter(facts: RateLimitFacts, status: number, headers: Record<string, string | string[] | undefined>, now = Date.now()): number {
-  if (status === 429) return retryAfterMs(headers) ?? resetMs(facts, headers, now) ?? facts.defaultRetryAfterSeconds * 1000
-  if (facts.remainingHeader && Number(header(headers, facts.remainingHeader)) === 0) return resetMs(facts, headers, now) ?? 0
+export function pauseAfter(
+  facts: RateLimitFacts,
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  now = Date.now(),
+): number {
+  if (status === 429)
+    return retryAfterMs(headers) ?? resetMs(facts, headers, now) ?? facts.defaultRetryAfterSeconds * 1000
+  if (facts.remainingHeader && Number(header(headers, facts.remainingHeader)) === 0)
+    return resetMs(facts, headers, now) ?? 0
   return 0
 }
 
 export function rateLimited(waitMs: number): AppError {
   const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000))
-  return new AppError('rate_limited', `the platform's rate limit is exhausted; retry after ${retryAfterSeconds} s`, { retryAfterSeconds })
+  return new AppError(
+    'rate_limited',
+    `the platform's rate limit is exhausted; retry after ${retryAfterSeconds} s`,
+    { retryAfterSeconds },
+  )
 }
 
-export function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+export function header(
+  headers: Record<string, string | string[] | undefined>,
+  name: string,
+): string | undefined {
   const value = headers[name.toLowerCase()]
   return Array.isArray(value) ? value[0] : value
 }
@@ -52,14 +66,21 @@ export function retryAfterMs(headers: Record<string, string | string[] | undefin
  */
 export const CLOCK_SKEW_MARGIN_MS = 250
 
-function resetMs(facts: RateLimitFacts, headers: Record<string, string | string[] | undefined>, now: number): number | undefined {
+function resetMs(
+  facts: RateLimitFacts,
+  headers: Record<string, string | string[] | undefined>,
+  now: number,
+): number | undefined {
   if (!facts.resetHeader) return undefined
   const value = Number(header(headers, facts.resetHeader))
   if (!Number.isFinite(value) || value < 0) return undefined
   switch (facts.resetUnit ?? 'delta-seconds') {
-    case 'delta-seconds': return value * 1000
-    case 'epoch-seconds': return Math.max(0, value * 1000 - now) + CLOCK_SKEW_MARGIN_MS
-    case 'epoch-ms': return Math.max(0, value - now) + CLOCK_SKEW_MARGIN_MS
+    case 'delta-seconds':
+      return value * 1000
+    case 'epoch-seconds':
+      return Math.max(0, value * 1000 - now) + CLOCK_SKEW_MARGIN_MS
+    case 'epoch-ms':
+      return Math.max(0, value - now) + CLOCK_SKEW_MARGIN_MS
   }
 }
 

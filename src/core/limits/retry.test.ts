@@ -18,7 +18,12 @@ describe('retry policy', () => {
 })
 
 describe('pauses read from response headers', () => {
-  const facts = { remainingHeader: 'x-rate-limit-remaining', resetHeader: 'ratelimit-reset', resetUnit: 'delta-seconds' as const, defaultRetryAfterSeconds: 60 }
+  const facts = {
+    remainingHeader: 'x-rate-limit-remaining',
+    resetHeader: 'ratelimit-reset',
+    resetUnit: 'delta-seconds' as const,
+    defaultRetryAfterSeconds: 60,
+  }
 
   it('honours Retry-After on a 429', () => {
     expect(pauseAfter(facts, 429, { 'retry-after': '7' })).toBe(7000)
@@ -35,8 +40,15 @@ describe('pauses read from response headers', () => {
   })
 
   it('reads epoch-second resets (Vercel) against the current time', () => {
-    const vercel = { remainingHeader: 'x-ratelimit-remaining', resetHeader: 'x-ratelimit-reset', resetUnit: 'epoch-seconds' as const, defaultRetryAfterSeconds: 60 }
+    const vercel = {
+      remainingHeader: 'x-ratelimit-remaining',
+      resetHeader: 'x-ratelimit-reset',
+      resetUnit: 'epoch-seconds' as const,
+      defaultRetryAfterSeconds: 60,
+    }
     // A moment on the platform's clock: waited out with a margin for the difference between clocks.
-    expect(pauseAfter(vercel, 200, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1010' }, 1_000_000)).toBe(10_000 + CLOCK_SKEW_MARGIN_MS)
+    expect(
+      pauseAfter(vercel, 200, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1010' }, 1_000_000),
+    ).toBe(10_000 + CLOCK_SKEW_MARGIN_MS)
   })
 })

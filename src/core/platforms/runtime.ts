@@ -30,7 +30,11 @@ export interface PlatformRuntime {
  * against its sandbox when the composition root serves one; anything else is `not_configured`. The code path is the same: only base
  * URL and credentials differ (docs/architecture.md, "Live, sandbox, not configured").
  */
-export function resolveRuntime(definition: PlatformDefinition, env: NodeJS.ProcessEnv, sandbox: SandboxBinding | undefined): PlatformRuntime {
+export function resolveRuntime(
+  definition: PlatformDefinition,
+  env: NodeJS.ProcessEnv,
+  sandbox: SandboxBinding | undefined,
+): PlatformRuntime {
   const oauth = definition.auth.interactive
   const clientId = env[oauth.clientIdEnv]
   const clientSecret = env[oauth.clientSecretEnv]
@@ -39,16 +43,26 @@ export function resolveRuntime(definition: PlatformDefinition, env: NodeJS.Proce
   const required = [oauth.clientIdEnv, oauth.clientSecretEnv, ...(oauth.appNameEnv ? [oauth.appNameEnv] : [])]
   const missing = required.filter((name) => !env[name])
   if (clientId && clientSecret && missing.length === 0) {
-    return { definition, mode: 'live', client: { clientId, clientSecret, appName }, baseUrl: liveBaseUrl, missing: [] }
+    return {
+      definition,
+      mode: 'live',
+      client: { clientId, clientSecret, appName },
+      baseUrl: liveBaseUrl,
+      missing: [],
+    }
   }
   // A half-configured platform is a mistake to report, never a reason to fall back to the sandbox.
   const partlyConfigured = missing.length < required.length
-  if (sandbox && !partlyConfigured) return { definition, mode: 'sandbox', client: sandbox.client, baseUrl: sandbox.baseUrl, missing: [] }
+  if (sandbox && !partlyConfigured)
+    return { definition, mode: 'sandbox', client: sandbox.client, baseUrl: sandbox.baseUrl, missing: [] }
   return {
     definition,
     mode: 'not_configured',
     get client(): never {
-      throw new AppError('not_configured', `${definition.title} is not configured on this Switchyard: set ${missing.join(' and ')} (see docs/configuration.md).`)
+      throw new AppError(
+        'not_configured',
+        `${definition.title} is not configured on this Switchyard: set ${missing.join(' and ')} (see docs/configuration.md).`,
+      )
     },
     baseUrl: liveBaseUrl,
     missing,

@@ -63,14 +63,23 @@ export interface OAuth1Facts extends ClientFacts {
 export interface PastedCredentialFacts {
   /** How the API Call step's `auth.method` names this way of authenticating, for example "api_key". */
   methodName: string
-  fields: Array<{ name: string; label: string; help: string; secret: boolean; schema: z.ZodType<string, string> }>
+  fields: Array<{
+    name: string
+    label: string
+    help: string
+    secret: boolean
+    schema: z.ZodType<string, string>
+  }>
   /** Headers that authenticate a request with the pasted values. */
   headers(values: Record<string, string>): Record<string, string>
   /**
    * Explains a rejected pair in the person's terms (for example "that is the app secret, not a
    * token") with an error code for `diagnose`; undefined when there is nothing more specific to say.
    */
-  explainRejection?(values: Record<string, string>, base: string): Promise<{ message: string; error: string } | undefined>
+  explainRejection?(
+    values: Record<string, string>,
+    base: string,
+  ): Promise<{ message: string; error: string } | undefined>
   /** Which pasted values identify the token and the app, for rate budgets. */
   identity: { token: string; app?: string }
   /** Where to get the missing values, given what was typed so far (for example a token page for a key). */
@@ -141,7 +150,10 @@ export interface PlatformDefinition {
    * request on a credential draws on them, across processes; platforms whose limits depend on the
    * account (Zendesk's plan) rely on `rateLimit` headers instead.
    */
-  rateBudget?: { perToken?: { limit: number; windowMs: number }; perApp?: { limit: number; windowMs: number } }
+  rateBudget?: {
+    perToken?: { limit: number; windowMs: number }
+    perApp?: { limit: number; windowMs: number }
+  }
   /**
    * Who authorised: called right after the token exchange with the new credentials. `grant` holds
    * what the token response said beyond the token itself (for example the team it was granted for).

@@ -20,7 +20,9 @@ describe('API Call endpoint parsing', () => {
 
   it('keeps the account path of a sandbox base URL', () => {
     const parsed = parseEndpoint('/api/v2/tickets.json', PREFIX)
-    expect(pinnedUrl('http://127.0.0.1:4010/zendesk/acme', PREFIX, parsed.path, parsed.query).pathname).toBe('/zendesk/acme/api/v2/tickets.json')
+    expect(pinnedUrl('http://127.0.0.1:4010/zendesk/acme', PREFIX, parsed.path, parsed.query).pathname).toBe(
+      '/zendesk/acme/api/v2/tickets.json',
+    )
   })
 
   it('refuses with a field-named error', () => {

@@ -19,7 +19,10 @@ export function startsWithPrefix(path: string, prefix: PathPrefix): boolean {
 export function describePrefix(prefix: PathPrefix): string {
   if (typeof prefix === 'string') return prefix
   // A pattern such as ^\/v\d{1,2}\/ reads as /v{N}/.
-  return prefix.source.replace(/^\^/, '').replace(/\\d(\{[\d,]+\}|\+)/g, '{N}').replace(/\\\//g, '/')
+  return prefix.source
+    .replace(/^\^/, '')
+    .replace(/\\d(\{[\d,]+\}|\+)/g, '{N}')
+    .replace(/\\\//g, '/')
 }
 
 export interface SafeEndpoint {
@@ -35,7 +38,12 @@ export interface SafeEndpoint {
  * encoded separators, empty segments, userinfo, fragments, backslashes, control characters,
  * non-ASCII look-alikes and absolute or protocol-relative URLs.
  */
-export function parseEndpoint(raw: unknown, prefix: PathPrefix, field = 'endpoint', help?: { prefix: string; example: string }): SafeEndpoint {
+export function parseEndpoint(
+  raw: unknown,
+  prefix: PathPrefix,
+  field = 'endpoint',
+  help?: { prefix: string; example: string },
+): SafeEndpoint {
   const refuse = (message: string) => invalidInput([{ field, message }])
   if (typeof raw !== 'string' || raw.length === 0) throw refuse('must be a non-empty string')
   if (raw.length > MAX_ENDPOINT_LENGTH) throw refuse(`must be at most ${MAX_ENDPOINT_LENGTH} characters`)
@@ -48,10 +56,15 @@ export function parseEndpoint(raw: unknown, prefix: PathPrefix, field = 'endpoin
   const search = questionMark === -1 ? '' : raw.slice(questionMark + 1)
 
   if (!startsWithPrefix(path, prefix)) {
-    throw refuse(help ? `start the path with ${help.prefix}, for example ${help.example}` : `must be a relative path starting with ${describePrefix(prefix)}`)
+    throw refuse(
+      help
+        ? `start the path with ${help.prefix}, for example ${help.example}`
+        : `must be a relative path starting with ${describePrefix(prefix)}`,
+    )
   }
   if (CONTROL_OR_SPACE.test(path)) throw refuse('the path must not contain spaces; percent-encode them')
-  if (!PATH_CHARS.test(path)) throw refuse('the path contains characters that are not allowed (such as @ or non-ASCII)')
+  if (!PATH_CHARS.test(path))
+    throw refuse('the path contains characters that are not allowed (such as @ or non-ASCII)')
   if (path.includes('//')) throw refuse('the path must not contain empty segments (//)')
 
   for (const segment of path.split('/').slice(1)) {
@@ -87,8 +100,17 @@ export function pinnedUrl(baseUrl: string, prefix: PathPrefix, path: string, que
   const search = query?.toString()
   const url = new URL(`${origin}${basePath}${path}${search ? `?${search}` : ''}`)
   const underBase = url.pathname.startsWith(`${basePath}/`)
-  if (url.origin !== origin || url.username || url.password || url.hash || !underBase || !startsWithPrefix(url.pathname.slice(basePath.length), prefix)) {
-    throw invalidInput([{ field: 'endpoint', message: `must stay under ${describePrefix(prefix)} on the platform's host` }])
+  if (
+    url.origin !== origin ||
+    url.username ||
+    url.password ||
+    url.hash ||
+    !underBase ||
+    !startsWithPrefix(url.pathname.slice(basePath.length), prefix)
+  ) {
+    throw invalidInput([
+      { field: 'endpoint', message: `must stay under ${describePrefix(prefix)} on the platform's host` },
+    ])
   }
   return url
 }

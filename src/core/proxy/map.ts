@@ -10,7 +10,8 @@ export function resolvePath(root: unknown, path: string): unknown {
       if (!Array.isArray(current)) return undefined
       current = current[Number(step.slice(1, -1))]
     } else {
-      if (typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, step)) return undefined
+      if (typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, step))
+        return undefined
       current = (current as Record<string, unknown>)[step]
     }
   }

@@ -8,7 +8,10 @@ export const RateLimitStatus = z.object({
 })
 
 /** The rate-limit state a response's headers report, in the platform's own header names. */
-export function rateLimitStatus(facts: RateLimitFacts, headers: Record<string, string>): z.infer<typeof RateLimitStatus> | null {
+export function rateLimitStatus(
+  facts: RateLimitFacts,
+  headers: Record<string, string>,
+): z.infer<typeof RateLimitStatus> | null {
   const number = (name?: string) => {
     const value = name ? Number(header(headers, name)) : Number.NaN
     return Number.isFinite(value) ? value : null
@@ -17,9 +20,13 @@ export function rateLimitStatus(facts: RateLimitFacts, headers: Record<string, s
   const remaining = number(facts.remainingHeader)
   const reset = number(facts.resetHeader)
   if (limit === null && remaining === null && reset === null) return null
-  const resetMs = reset === null ? null
-    : facts.resetUnit === 'epoch-seconds' ? reset * 1000
-    : facts.resetUnit === 'epoch-ms' ? reset
-    : Date.now() + reset * 1000
+  const resetMs =
+    reset === null
+      ? null
+      : facts.resetUnit === 'epoch-seconds'
+        ? reset * 1000
+        : facts.resetUnit === 'epoch-ms'
+          ? reset
+          : Date.now() + reset * 1000
   return { limit, remaining, reset_at: resetMs === null ? null : new Date(resetMs).toISOString() }
 }

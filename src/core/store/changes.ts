@@ -39,7 +39,10 @@ export class PostgresChangeFeed implements ChangeFeed {
   private listener: pg.Client | null = null
   private closed = false
 
-  private constructor(private readonly databaseUrl: string, private readonly pool: pg.Pool) {}
+  private constructor(
+    private readonly databaseUrl: string,
+    private readonly pool: pg.Pool,
+  ) {}
 
   static async open(databaseUrl: string, pool: pg.Pool): Promise<PostgresChangeFeed> {
     const feed = new PostgresChangeFeed(databaseUrl, pool)

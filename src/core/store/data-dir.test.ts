@@ -23,7 +23,7 @@ function looseModes(dir: string): string[] {
   return loose
 }
 
-describe('the embedded data directory is the owner\'s alone', () => {
+describe("the embedded data directory is the owner's alone", () => {
   const dataDir = path.join(root, 'data')
 
   it('a new data directory is 0700 and its files 0600 once the store is open', async () => {

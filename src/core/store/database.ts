@@ -52,7 +52,10 @@ async function openPGlite(options: { dataDir: string } | { memory: true }): Prom
     await initialisePGliteDataDir(options.dataDir)
     secureDataDir(options.dataDir)
   }
-  const pglite = 'dataDir' in options ? new PGlite(options.dataDir, { postgresqlconf: PGLITE_CONF }) : new PGlite({ postgresqlconf: PGLITE_CONF })
+  const pglite =
+    'dataDir' in options
+      ? new PGlite(options.dataDir, { postgresqlconf: PGLITE_CONF })
+      : new PGlite({ postgresqlconf: PGLITE_CONF })
   await pglite.waitReady
   const mutex = new Mutex()
   const locks = new KeyedMutex()
@@ -80,7 +83,11 @@ async function openPGlite(options: { dataDir: string } | { memory: true }): Prom
 export const POOL_ACQUIRE_TIMEOUT_MS = 10_000
 
 async function openPostgres(databaseUrl: string): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, connectionTimeoutMillis: POOL_ACQUIRE_TIMEOUT_MS })
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    connectionTimeoutMillis: POOL_ACQUIRE_TIMEOUT_MS,
+  })
   // An idle pooled connection that the server ends (a restart, a failover, an administrator) is
   // dropped by the pool and replaced on the next query; unheard, its 'error' would end the process.
   pool.on('error', () => {})
@@ -105,9 +112,13 @@ async function migrate(db: Db): Promise<void> {
   await db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(7400001)`.execute(conn)
     try {
-      const { error, results } = await new Migrator({ db: conn, provider: migrationProvider }).migrateToLatest()
+      const { error, results } = await new Migrator({
+        db: conn,
+        provider: migrationProvider,
+      }).migrateToLatest()
       const failed = results?.find((r) => r.status === 'Error')
-      if (error || failed) throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`)
+      if (error || failed)
+        throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`)
     } finally {
       await sql`select pg_advisory_unlock(7400001)`.execute(conn)
     }

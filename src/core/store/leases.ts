@@ -17,10 +17,19 @@ const MAX_POLL_MS = 250
  * through the same pool can never deadlock on it. The lease ends after LEASE_MS even if its holder
  * never releases it.
  */
-export async function withLease<T>(db: Db, key: string, fn: () => Promise<T>, options: { leaseMs?: number } = {}): Promise<T> {
+export async function withLease<T>(
+  db: Db,
+  key: string,
+  fn: () => Promise<T>,
+  options: { leaseMs?: number } = {},
+): Promise<T> {
   const holder = randomToken(12)
   const leaseMs = options.leaseMs ?? LEASE_MS
-  for (let pollMs = FIRST_POLL_MS; !(await claim(db, key, holder, leaseMs)); pollMs = Math.min(MAX_POLL_MS, pollMs * 2)) {
+  for (
+    let pollMs = FIRST_POLL_MS;
+    !(await claim(db, key, holder, leaseMs));
+    pollMs = Math.min(MAX_POLL_MS, pollMs * 2)
+  ) {
     await new Promise((resolve) => setTimeout(resolve, pollMs * (0.5 + Math.random() / 2)))
   }
   try {

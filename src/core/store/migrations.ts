@@ -4,14 +4,16 @@ import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely
 const migrations: Record<string, Migration> = {
   '0001_access_and_integrations': {
     async up(db: Kysely<any>) {
-      await db.schema.createTable('users')
+      await db.schema
+        .createTable('users')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('email', 'text', (c) => c.notNull().unique())
         .addColumn('name', 'text', (c) => c.notNull())
         .addColumn('plan', 'text', (c) => c.notNull().check(sql`plan in ('free','pro','enterprise')`))
         .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .execute()
-      await db.schema.createTable('api_keys')
+      await db.schema
+        .createTable('api_keys')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('name', 'text', (c) => c.notNull())
@@ -20,13 +22,15 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .addColumn('last_used_at', 'timestamptz')
         .execute()
-      await db.schema.createTable('sessions')
+      await db.schema
+        .createTable('sessions')
         .addColumn('id_hash', 'text', (c) => c.primaryKey())
         .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
         .execute()
-      await db.schema.createTable('integrations')
+      await db.schema
+        .createTable('integrations')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('platform', 'text', (c) => c.notNull())
@@ -40,8 +44,13 @@ const migrations: Record<string, Migration> = {
         .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .addUniqueConstraint('integrations_one_per_account', ['user_id', 'platform', 'external_id'])
         .execute()
-      await db.schema.createIndex('integrations_by_user').on('integrations').columns(['user_id', 'platform']).execute()
-      await db.schema.createTable('connect_sessions')
+      await db.schema
+        .createIndex('integrations_by_user')
+        .on('integrations')
+        .columns(['user_id', 'platform'])
+        .execute()
+      await db.schema
+        .createTable('connect_sessions')
         .addColumn('state_hash', 'text', (c) => c.primaryKey())
         .addColumn('start_hash', 'text', (c) => c.notNull().unique())
         .addColumn('binding_hash', 'text')
@@ -54,7 +63,8 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
         .execute()
-      await db.schema.createTable('settings')
+      await db.schema
+        .createTable('settings')
         .addColumn('key', 'text', (c) => c.primaryKey())
         .addColumn('value', 'text', (c) => c.notNull())
         .execute()
@@ -63,12 +73,18 @@ const migrations: Record<string, Migration> = {
   '0002_rate_budget': {
     async up(db: Kysely<any>) {
       // The shared request log of every rate budget (see core/limits/budget-postgres.ts).
-      await db.schema.createTable('rate_events')
+      await db.schema
+        .createTable('rate_events')
         .addColumn('key', 'text', (c) => c.notNull())
         .addColumn('at_ms', 'bigint', (c) => c.notNull())
         .execute()
-      await db.schema.createIndex('rate_events_by_key_time').on('rate_events').columns(['key', 'at_ms']).execute()
-      await db.schema.createTable('rate_blocks')
+      await db.schema
+        .createIndex('rate_events_by_key_time')
+        .on('rate_events')
+        .columns(['key', 'at_ms'])
+        .execute()
+      await db.schema
+        .createTable('rate_blocks')
         .addColumn('key', 'text', (c) => c.primaryKey())
         .addColumn('until_ms', 'bigint', (c) => c.notNull())
         .execute()
@@ -77,7 +93,8 @@ const migrations: Record<string, Migration> = {
   '0003_connected_with': {
     async up(db: Kysely<any>) {
       // How the credential was obtained, so a reconnect can offer the same way again.
-      await db.schema.alterTable('integrations')
+      await db.schema
+        .alterTable('integrations')
         .addColumn('connected_with', 'text', (c) => c.notNull().defaultTo('authorization'))
         .execute()
     },
@@ -86,16 +103,25 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<any>) {
       // Admins manage users (docs/security.md). An upgraded database makes its oldest user the admin,
       // as a fresh one makes its first user one: there is always someone who can manage the others.
-      await db.schema.alterTable('users')
-        .addColumn('role', 'text', (c) => c.notNull().defaultTo('member').check(sql`role in ('admin','member')`))
+      await db.schema
+        .alterTable('users')
+        .addColumn('role', 'text', (c) =>
+          c
+            .notNull()
+            .defaultTo('member')
+            .check(sql`role in ('admin','member')`),
+        )
         .execute()
-      await sql`update users set role = 'admin' where id = (select id from users order by created_at, id limit 1)`.execute(db)
+      await sql`update users set role = 'admin' where id = (select id from users order by created_at, id limit 1)`.execute(
+        db,
+      )
     },
   },
   '0005_leases': {
     async up(db: Kysely<any>) {
       // Locks that hold no connection while held: the token refresh lock (docs/scaling.md).
-      await db.schema.createTable('leases')
+      await db.schema
+        .createTable('leases')
         .addColumn('key', 'text', (c) => c.primaryKey())
         .addColumn('holder', 'text', (c) => c.notNull())
         .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
@@ -105,7 +131,8 @@ const migrations: Record<string, Migration> = {
   '0006_agents_runs_triggers': {
     async up(db: Kysely<any>) {
       // Agents and their versions (docs/agents.md): a run keeps the version current when its event was accepted.
-      await db.schema.createTable('agents')
+      await db.schema
+        .createTable('agents')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('name', 'text', (c) => c.notNull())
@@ -115,7 +142,8 @@ const migrations: Record<string, Migration> = {
         .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .addUniqueConstraint('agents_one_name_per_user', ['user_id', 'name'])
         .execute()
-      await db.schema.createTable('agent_versions')
+      await db.schema
+        .createTable('agent_versions')
         .addColumn('agent_id', 'text', (c) => c.notNull().references('agents.id').onDelete('cascade'))
         .addColumn('version', 'integer', (c) => c.notNull())
         .addColumn('definition', 'jsonb', (c) => c.notNull())
@@ -124,7 +152,8 @@ const migrations: Record<string, Migration> = {
         .execute()
       // A platform-side webhook: shared by the subscriptions watching one model of one integration
       // when Switchyard manages it, or one per subscription when the user pastes the address.
-      await db.schema.createTable('webhooks')
+      await db.schema
+        .createTable('webhooks')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('integration_id', 'text', (c) => c.notNull())
@@ -134,15 +163,20 @@ const migrations: Record<string, Migration> = {
         .addColumn('token', 'text', (c) => c.notNull().unique())
         .addColumn('remote_id', 'text')
         .addColumn('secret', 'text')
-        .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('pending','active','removing','remove_failed')`))
+        .addColumn('status', 'text', (c) =>
+          c.notNull().check(sql`status in ('pending','active','removing','remove_failed')`),
+        )
         .addColumn('last_error', 'text')
         .addColumn('cleanup_attempts', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('cleanup_at', 'timestamptz')
         .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .execute()
-      await sql`create unique index webhooks_one_per_model on webhooks (integration_id, model_key) where managed and status in ('pending','active')`.execute(db)
-      await db.schema.createTable('subscriptions')
+      await sql`create unique index webhooks_one_per_model on webhooks (integration_id, model_key) where managed and status in ('pending','active')`.execute(
+        db,
+      )
+      await db.schema
+        .createTable('subscriptions')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('agent_id', 'text', (c) => c.notNull().references('agents.id').onDelete('cascade'))
@@ -160,15 +194,27 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .execute()
-      await db.schema.createIndex('subscriptions_polled_due').on('subscriptions').columns(['status', 'next_poll_at']).execute()
-      await db.schema.createTable('subscription_webhooks')
-        .addColumn('subscription_id', 'text', (c) => c.notNull().references('subscriptions.id').onDelete('cascade'))
+      await db.schema
+        .createIndex('subscriptions_polled_due')
+        .on('subscriptions')
+        .columns(['status', 'next_poll_at'])
+        .execute()
+      await db.schema
+        .createTable('subscription_webhooks')
+        .addColumn('subscription_id', 'text', (c) =>
+          c.notNull().references('subscriptions.id').onDelete('cascade'),
+        )
         .addColumn('webhook_id', 'text', (c) => c.notNull().references('webhooks.id'))
         .addPrimaryKeyConstraint('subscription_webhooks_pk', ['subscription_id', 'webhook_id'])
         .execute()
-      await db.schema.createIndex('subscription_webhooks_by_hook').on('subscription_webhooks').column('webhook_id').execute()
+      await db.schema
+        .createIndex('subscription_webhooks_by_hook')
+        .on('subscription_webhooks')
+        .column('webhook_id')
+        .execute()
       // Every accepted event, deduplicated on the platform's own id within its source (a webhook or a poll).
-      await db.schema.createTable('events')
+      await db.schema
+        .createTable('events')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('source', 'text', (c) => c.notNull())
         .addColumn('dedupe_key', 'text', (c) => c.notNull())
@@ -177,7 +223,8 @@ const migrations: Record<string, Migration> = {
         .addUniqueConstraint('events_once_per_source', ['source', 'dedupe_key'])
         .execute()
       // A run is also its own queue entry: status, available_at and the lease say who may work on it.
-      await db.schema.createTable('runs')
+      await db.schema
+        .createTable('runs')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('agent_id', 'text', (c) => c.notNull().references('agents.id').onDelete('cascade'))
@@ -189,7 +236,9 @@ const migrations: Record<string, Migration> = {
         .addColumn('rerun_of', 'text')
         .addColumn('test', 'boolean', (c) => c.notNull().defaultTo(false))
         .addColumn('inputs', 'jsonb', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('queued','running','succeeded','failed','cancelled')`))
+        .addColumn('status', 'text', (c) =>
+          c.notNull().check(sql`status in ('queued','running','succeeded','failed','cancelled')`),
+        )
         .addColumn('result', 'jsonb')
         .addColumn('error', 'jsonb')
         .addColumn('token_hash', 'text')
@@ -203,13 +252,18 @@ const migrations: Record<string, Migration> = {
         .addColumn('started_at', 'timestamptz')
         .addColumn('finished_at', 'timestamptz')
         .execute()
-      await sql`create unique index runs_once_per_event on runs (subscription_id, event_id) where event_id is not null and not test`.execute(db)
+      await sql`create unique index runs_once_per_event on runs (subscription_id, event_id) where event_id is not null and not test`.execute(
+        db,
+      )
       await sql`create index runs_ready on runs (available_at) where status = 'queued'`.execute(db)
       await sql`create index runs_leased on runs (lease_expires_at) where status = 'running'`.execute(db)
       await db.schema.createIndex('runs_by_user_time').on('runs').columns(['user_id', 'created_at']).execute()
-      await sql`create unique index runs_by_token on runs (token_hash) where token_hash is not null`.execute(db)
+      await sql`create unique index runs_by_token on runs (token_hash) where token_hash is not null`.execute(
+        db,
+      )
       // The timeline: a step's result is stored when it completes, so a resumed run skips it.
-      await db.schema.createTable('run_steps')
+      await db.schema
+        .createTable('run_steps')
         .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id').onDelete('cascade'))
         .addColumn('seq', 'integer', (c) => c.notNull())
         .addColumn('key', 'text', (c) => c.notNull())
@@ -220,7 +274,9 @@ const migrations: Record<string, Migration> = {
         .addColumn('output', 'jsonb')
         .addColumn('summary', 'jsonb')
         .addColumn('error', 'jsonb')
-        .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('running','succeeded','failed','skipped')`))
+        .addColumn('status', 'text', (c) =>
+          c.notNull().check(sql`status in ('running','succeeded','failed','skipped')`),
+        )
         .addColumn('attempts', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`))
         .addColumn('started_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .addColumn('finished_at', 'timestamptz')
@@ -271,5 +327,7 @@ const migrations: Record<string, Migration> = {
 }
 
 export const migrationProvider: MigrationProvider = {
-  async getMigrations() { return migrations },
+  async getMigrations() {
+    return migrations
+  },
 }

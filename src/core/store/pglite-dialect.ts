@@ -16,16 +16,30 @@ import { Mutex } from './mutex.ts'
 // user of the connection must take turns through one mutex; otherwise a
 // query from elsewhere would land inside someone else's open transaction.
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite, private readonly mutex: Mutex) {}
-  createAdapter() { return new PostgresAdapter() }
-  createDriver(): Driver { return new PGliteDriver(this.pglite, this.mutex) }
-  createIntrospector(db: Kysely<any>) { return new PostgresIntrospector(db) }
-  createQueryCompiler() { return new PostgresQueryCompiler() }
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly mutex: Mutex,
+  ) {}
+  createAdapter() {
+    return new PostgresAdapter()
+  }
+  createDriver(): Driver {
+    return new PGliteDriver(this.pglite, this.mutex)
+  }
+  createIntrospector(db: Kysely<any>) {
+    return new PostgresIntrospector(db)
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler()
+  }
 }
 
 class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection
-  constructor(pglite: PGlite, private readonly mutex: Mutex) {
+  constructor(
+    pglite: PGlite,
+    private readonly mutex: Mutex,
+  ) {
     this.connection = new PGliteConnection(pglite)
   }
   async init() {}
@@ -33,10 +47,18 @@ class PGliteDriver implements Driver {
     await this.mutex.lock()
     return this.connection
   }
-  async beginTransaction(conn: DatabaseConnection) { await conn.executeQuery(CompiledQuery.raw('begin')) }
-  async commitTransaction(conn: DatabaseConnection) { await conn.executeQuery(CompiledQuery.raw('commit')) }
-  async rollbackTransaction(conn: DatabaseConnection) { await conn.executeQuery(CompiledQuery.raw('rollback')) }
-  async releaseConnection() { this.mutex.unlock() }
+  async beginTransaction(conn: DatabaseConnection) {
+    await conn.executeQuery(CompiledQuery.raw('begin'))
+  }
+  async commitTransaction(conn: DatabaseConnection) {
+    await conn.executeQuery(CompiledQuery.raw('commit'))
+  }
+  async rollbackTransaction(conn: DatabaseConnection) {
+    await conn.executeQuery(CompiledQuery.raw('rollback'))
+  }
+  async releaseConnection() {
+    this.mutex.unlock()
+  }
   async destroy() {}
 }
 

@@ -19,8 +19,14 @@ describe('the embedded store vacuums a table once it has a few thousand dead row
 
   const stats = async (table: string) => {
     const { rows } = await pglite.query<{ vacuum_count: string; analyze_count: string; n_dead_tup: string }>(
-      'select vacuum_count, analyze_count, n_dead_tup from pg_stat_user_tables where relname = $1', [table])
-    return { vacuums: Number(rows[0].vacuum_count), analyzes: Number(rows[0].analyze_count), dead: Number(rows[0].n_dead_tup) }
+      'select vacuum_count, analyze_count, n_dead_tup from pg_stat_user_tables where relname = $1',
+      [table],
+    )
+    return {
+      vacuums: Number(rows[0].vacuum_count),
+      analyzes: Number(rows[0].analyze_count),
+      dead: Number(rows[0].n_dead_tup),
+    }
   }
 
   it('vacuums a large table after 5,000 dead rows (not a fifth of it), and leaves one with fewer alone', async () => {
@@ -32,7 +38,9 @@ describe('the embedded store vacuums a table once it has a few thousand dead row
       insert into events select g from generate_series(1, 60000) g;`)
     await maintainPGlite(pglite, new Mutex())
     // 6,000 dead rows in 60,000 is a tenth: under autovacuum's threshold (a fifth), over the embedded store's.
-    await pglite.exec(`update runs set status = 'succeeded' where id <= 6000; delete from events where id <= 4000`)
+    await pglite.exec(
+      `update runs set status = 'succeeded' where id <= 6000; delete from events where id <= 4000`,
+    )
     await settle(pglite)
     expect((await stats('runs')).dead).toBe(6000)
 

@@ -38,8 +38,13 @@ export async function maintainPGlite(pglite: PGlite, mutex: Mutex): Promise<void
       `select quote_ident(schemaname) || '.' || quote_ident(relname) as name, n_dead_tup >= $1 as vacuum,
               n_mod_since_analyze > $2::float8 + $3::float8 * n_live_tup as analyze
          from pg_stat_user_tables`,
-      [VACUUM_DEAD_ROWS, ANALYZE_THRESHOLD, ANALYZE_SCALE_FACTOR])
-    const tables = (which: 'vacuum' | 'analyze') => rows.filter((r) => r[which]).map((r) => r.name).join(', ')
+      [VACUUM_DEAD_ROWS, ANALYZE_THRESHOLD, ANALYZE_SCALE_FACTOR],
+    )
+    const tables = (which: 'vacuum' | 'analyze') =>
+      rows
+        .filter((r) => r[which])
+        .map((r) => r.name)
+        .join(', ')
     const toVacuum = tables('vacuum')
     const toAnalyze = tables('analyze')
     if (toVacuum) await pglite.exec(`VACUUM ${toVacuum}`)

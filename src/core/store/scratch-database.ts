@@ -6,7 +6,10 @@ import pg from 'pg'
  * benches that start services on PostgreSQL each take their own: every process on a database
  * executes any queued run in it, so suites sharing one would take each other's runs.
  */
-export async function scratchDatabase(baseUrl: string, prefix = 'sy_test'): Promise<{ url: string; drop(): Promise<void> }> {
+export async function scratchDatabase(
+  baseUrl: string,
+  prefix = 'sy_test',
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`
   await onServer(baseUrl, (admin) => admin.query(`create database "${name}"`))
   const url = new URL(baseUrl)

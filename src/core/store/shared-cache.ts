@@ -17,7 +17,12 @@ export class SharedCache<V> {
   private readonly changes: ChangeFeed
 
   /** `kind` names the rows in announcements; `idOf` says which row a cached value is a copy of. */
-  constructor(private readonly kind: string, private readonly idOf: (value: V) => string, defaultTtlMs: number, options: SharedCacheOptions = {}) {
+  constructor(
+    private readonly kind: string,
+    private readonly idOf: (value: V) => string,
+    defaultTtlMs: number,
+    options: SharedCacheOptions = {},
+  ) {
     this.entries = new TtlCache(options.ttlMs ?? defaultTtlMs)
     this.changes = options.changes ?? new LocalChangeFeed()
     this.changes.subscribe((kind, id) => {

@@ -7,10 +7,17 @@ const registry = new ToolRegistry(platforms)
 describe('catalogue', () => {
   it('lists every tool step with JSON Schemas for input and output', () => {
     const entries = registry.list()
-    expect(entries.map((e) => e.id)).toEqual(expect.arrayContaining([
-      'zendesk.create_ticket', 'zendesk.get_ticket', 'zendesk.list_tickets', 'zendesk.search_tickets',
-      'zendesk.update_ticket', 'zendesk.delete_ticket', 'zendesk.api_call',
-    ]))
+    expect(entries.map((e) => e.id)).toEqual(
+      expect.arrayContaining([
+        'zendesk.create_ticket',
+        'zendesk.get_ticket',
+        'zendesk.list_tickets',
+        'zendesk.search_tickets',
+        'zendesk.update_ticket',
+        'zendesk.delete_ticket',
+        'zendesk.api_call',
+      ]),
+    )
     for (const entry of entries) {
       expect(entry.inputSchema.type).toBe('object')
       expect(entry.outputSchema.type).toBe('object')
@@ -19,8 +26,17 @@ describe('catalogue', () => {
   })
 
   it('search by the platform kind finds every step of that platform', () => {
-    const zendeskIds = registry.list().filter((e) => e.platform === 'zendesk').map((e) => e.id).sort()
-    expect(registry.search('ticketing').map((e) => e.id).sort()).toEqual(zendeskIds)
+    const zendeskIds = registry
+      .list()
+      .filter((e) => e.platform === 'zendesk')
+      .map((e) => e.id)
+      .sort()
+    expect(
+      registry
+        .search('ticketing')
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual(zendeskIds)
   })
 
   it.each([
@@ -36,9 +52,18 @@ describe('catalogue', () => {
   })
 
   it('search by the platform kind "board" finds every Trello step', () => {
-    const trelloIds = registry.list().filter((e) => e.platform === 'trello').map((e) => e.id).sort()
+    const trelloIds = registry
+      .list()
+      .filter((e) => e.platform === 'trello')
+      .map((e) => e.id)
+      .sort()
     expect(trelloIds.length).toBe(12)
-    expect(registry.search('board').map((e) => e.id).sort()).toEqual(expect.arrayContaining(trelloIds))
+    expect(
+      registry
+        .search('board')
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual(expect.arrayContaining(trelloIds))
   })
 
   it('the legacy Add Comment is marked legacy and ranks below Add Comment to Card', () => {

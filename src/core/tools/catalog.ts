@@ -60,8 +60,16 @@ export class ToolRegistry {
             legacy: tool.legacy ?? false,
             ...confirmationOf(tool),
             inputSchema: declaredInputSchema(tool.input),
-            outputSchema: z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>,
-            fieldOptions: Object.fromEntries(Object.entries(tool.options ?? {}).map(([field, source]) => [field, { dependsOn: source.dependsOn ?? [] }])),
+            outputSchema: z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<
+              string,
+              unknown
+            >,
+            fieldOptions: Object.fromEntries(
+              Object.entries(tool.options ?? {}).map(([field, source]) => [
+                field,
+                { dependsOn: source.dependsOn ?? [] },
+              ]),
+            ),
           },
           parseInput: inputParser(tool.input),
           checkOutput: outputCheck(tool.output),
@@ -92,18 +100,29 @@ export class ToolRegistry {
    */
   search(query: string): CatalogEntry[] {
     // Legacy steps stay findable for old workflows, but after every current match.
-    const found = searchByWords([...this.byId.values()].map((t) => ({ item: t.entry, haystack: t.haystack, last: t.entry.legacy, id: t.entry.id })), query)
+    const found = searchByWords(
+      [...this.byId.values()].map((t) => ({
+        item: t.entry,
+        haystack: t.haystack,
+        last: t.entry.legacy,
+        id: t.entry.id,
+      })),
+      query,
+    )
     return found ?? this.list()
   }
 }
 
 /** A declaration's options must name its own input fields, or the catalogue would promise a picker no form shows. */
 function checkOptionFields(tool: AnyTool) {
-  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> }
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as {
+    properties?: Record<string, unknown>
+  }
   const fields = Object.keys(schema.properties ?? {})
   for (const [field, source] of Object.entries(tool.options ?? {})) {
     for (const name of [field, ...(source.dependsOn ?? [])]) {
-      if (!fields.includes(name)) throw new Error(`${tool.id}: options name ${name}, which is not an input field`)
+      if (!fields.includes(name))
+        throw new Error(`${tool.id}: options name ${name}, which is not an input field`)
     }
   }
 }

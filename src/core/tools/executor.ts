@@ -18,12 +18,24 @@ export class ToolExecutor {
   ) {}
 
   /** `agentId` names who is calling (an API key, a session, an agent run): budgets are fair between them. */
-  async run(user: User, toolId: string, integrationRef: unknown, rawInput: unknown, agentId: string = user.id): Promise<unknown> {
+  async run(
+    user: User,
+    toolId: string,
+    integrationRef: unknown,
+    rawInput: unknown,
+    agentId: string = user.id,
+  ): Promise<unknown> {
     return (await this.runAndSummarize(user, toolId, integrationRef, rawInput, agentId)).output
   }
 
   /** A run with the one line a person reads first; `summary` is null for steps that declare none. */
-  async runAndSummarize(user: User, toolId: string, integrationRef: unknown, rawInput: unknown, agentId: string = user.id): Promise<{ output: unknown; summary: Summary | null }> {
+  async runAndSummarize(
+    user: User,
+    toolId: string,
+    integrationRef: unknown,
+    rawInput: unknown,
+    agentId: string = user.id,
+  ): Promise<{ output: unknown; summary: Summary | null }> {
     const registered = this.registry.get(toolId)
     // An unknown id is not counted: labels come from the catalogue, never from what a caller typed.
     if (!registered) throw notFound(`tool ${toolId}`)
@@ -39,7 +51,13 @@ export class ToolExecutor {
     }
   }
 
-  private async runRegistered(registered: RegisteredTool, user: User, integrationRef: unknown, rawInput: unknown, agentId: string): Promise<{ output: unknown; summary: Summary | null }> {
+  private async runRegistered(
+    registered: RegisteredTool,
+    user: User,
+    integrationRef: unknown,
+    rawInput: unknown,
+    agentId: string,
+  ): Promise<{ output: unknown; summary: Summary | null }> {
     const { tool, platform } = registered
     const ref = integrationRefOf(platform, integrationRef)
     const input = registered.parseInput(rawInput ?? {})
@@ -50,9 +68,19 @@ export class ToolExecutor {
     const checked = registered.checkOutput(output)
     if (!checked.success) {
       // The platform answered in a shape we do not know: say so rather than pass on garbage.
-      throw new AppError('upstream_error', `${platform.title} answered ${tool.title} in an unexpected shape: ${checked.message}`)
+      throw new AppError(
+        'upstream_error',
+        `${platform.title} answered ${tool.title} in an unexpected shape: ${checked.message}`,
+      )
     }
-    return { output: checked.data, summary: summarize(tool, checked.data, { input, integration: ctx.integration, baseUrl: runtime.baseUrl(ctx.integration.fields) }) }
+    return {
+      output: checked.data,
+      summary: summarize(tool, checked.data, {
+        input,
+        integration: ctx.integration,
+        baseUrl: runtime.baseUrl(ctx.integration.fields),
+      }),
+    }
   }
 }
 

@@ -9,8 +9,12 @@ const noOptions: OptionsSource = { list: async () => ({ options: [], next_cursor
 
 function registryWith(options: Record<string, OptionsSource>) {
   const tool = defineTool({
-    id: 'test.step', title: 'Step', description: 'A step', effect: 'read',
-    input: z.object({ board: z.string(), list: z.string() }), output: z.object({}),
+    id: 'test.step',
+    title: 'Step',
+    description: 'A step',
+    effect: 'read',
+    input: z.object({ board: z.string(), list: z.string() }),
+    output: z.object({}),
     options,
     run: async () => ({}),
   })
@@ -19,20 +23,32 @@ function registryWith(options: Record<string, OptionsSource>) {
 
 describe('declared options', () => {
   it('the catalogue says which fields have options and what they depend on', () => {
-    const entry = registryWith({ board: noOptions, list: { ...noOptions, dependsOn: ['board'] } }).get('test.step')!.entry
+    const entry = registryWith({ board: noOptions, list: { ...noOptions, dependsOn: ['board'] } }).get(
+      'test.step',
+    )!.entry
     expect(entry.fieldOptions).toEqual({ board: { dependsOn: [] }, list: { dependsOn: ['board'] } })
   })
 
   it.each([
     ['a field the step does not take', { card: noOptions }, 'card'],
-    ['a dependency the step does not take', { list: { ...noOptions, dependsOn: ['workspace'] } }, 'workspace'],
+    [
+      'a dependency the step does not take',
+      { list: { ...noOptions, dependsOn: ['workspace'] } },
+      'workspace',
+    ],
   ])('refuses options naming %s', (_name, options, named) => {
-    expect(() => registryWith(options)).toThrow(new RegExp(`options name ${named}, which is not an input field`))
+    expect(() => registryWith(options)).toThrow(
+      new RegExp(`options name ${named}, which is not an input field`),
+    )
   })
 })
 
 describe('options paged in memory', () => {
-  const lists: FieldOption[] = Array.from({ length: 7 }, (_, i) => ({ value: `id${i}`, label: `Board / List ${i}`, description: i % 2 ? 'odd' : 'even' }))
+  const lists: FieldOption[] = Array.from({ length: 7 }, (_, i) => ({
+    value: `id${i}`,
+    label: `Board / List ${i}`,
+    description: i % 2 ? 'odd' : 'even',
+  }))
 
   it('pages without loss or repetition', () => {
     const first = pageOptions(lists, { q: '', depends: {} }, 3)

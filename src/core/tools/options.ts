@@ -28,19 +28,44 @@ export class ToolOptions {
     private readonly contexts: StepContexts,
   ) {}
 
-  async list(user: User, toolId: string, field: string, request: OptionsRequest, agentId: string = user.id): Promise<OptionsPage> {
+  async list(
+    user: User,
+    toolId: string,
+    field: string,
+    request: OptionsRequest,
+    agentId: string = user.id,
+  ): Promise<OptionsPage> {
     const registered = this.registry.get(toolId)
     if (!registered) throw notFound(`tool ${toolId}`)
-    return this.listFrom(user, { platform: registered.platform, title: registered.tool.title, sources: registered.tool.options }, field, request, agentId)
+    return this.listFrom(
+      user,
+      { platform: registered.platform, title: registered.tool.title, sources: registered.tool.options },
+      field,
+      request,
+      agentId,
+    )
   }
 
   /** The same for any declaration with option sources: a tool step's input or a trigger's configuration. */
-  async listFrom(user: User, owner: { platform: PlatformDefinition; title: string; sources?: Record<string, OptionsSource> }, field: string, request: OptionsRequest, agentId: string = user.id): Promise<OptionsPage> {
+  async listFrom(
+    user: User,
+    owner: { platform: PlatformDefinition; title: string; sources?: Record<string, OptionsSource> },
+    field: string,
+    request: OptionsRequest,
+    agentId: string = user.id,
+  ): Promise<OptionsPage> {
     const { platform, title } = owner
     const source = owner.sources?.[field]
     if (!source) {
       const fields = Object.keys(owner.sources ?? {})
-      throw invalidInput([{ field, message: fields.length ? `has no options; ${title} has options for ${fields.join(', ')}` : `has no options; ${title} has no fields with options` }])
+      throw invalidInput([
+        {
+          field,
+          message: fields.length
+            ? `has no options; ${title} has options for ${fields.join(', ')}`
+            : `has no options; ${title} has no fields with options`,
+        },
+      ])
     }
     const ref = integrationRefOf(platform, request.integration)
     const query: OptionsQuery = { q: textParam('q', request.q, MAX_QUERY_LENGTH), depends: {} }
@@ -48,7 +73,10 @@ export class ToolOptions {
     if (cursor) query.cursor = cursor
     for (const name of source.dependsOn ?? []) {
       const value = textParam(name, request.values[name], MAX_DEPENDENCY_LENGTH)
-      if (!value) throw invalidInput([{ field: name, message: `choose the ${name} first: the options of ${field} depend on it` }])
+      if (!value)
+        throw invalidInput([
+          { field: name, message: `choose the ${name} first: the options of ${field} depend on it` },
+        ])
       query.depends[name] = value
     }
 
@@ -72,21 +100,32 @@ const DEFAULT_PAGE_SIZE = 50
  * pages (Trello's boards and lists): every word of q must appear in the label or description,
  * or be the whole value; the cursor is an offset.
  */
-export function pageOptions(options: FieldOption[], query: OptionsQuery, pageSize = DEFAULT_PAGE_SIZE): OptionsPage {
+export function pageOptions(
+  options: FieldOption[],
+  query: OptionsQuery,
+  pageSize = DEFAULT_PAGE_SIZE,
+): OptionsPage {
   const words = query.q.toLowerCase().split(/\s+/).filter(Boolean)
-  const matching = words.length === 0 ? options : options.filter((o) => {
-    const text = `${o.label} ${o.description ?? ''}`.toLowerCase()
-    const value = String(o.value).toLowerCase()
-    return words.every((w) => value === w || text.includes(w))
-  })
+  const matching =
+    words.length === 0
+      ? options
+      : options.filter((o) => {
+          const text = `${o.label} ${o.description ?? ''}`.toLowerCase()
+          const value = String(o.value).toLowerCase()
+          return words.every((w) => value === w || text.includes(w))
+        })
   const offset = offsetOf(query.cursor)
   const page = matching.slice(offset, offset + pageSize)
-  return { options: page, next_cursor: offset + pageSize < matching.length ? String(offset + pageSize) : null }
+  return {
+    options: page,
+    next_cursor: offset + pageSize < matching.length ? String(offset + pageSize) : null,
+  }
 }
 
 function offsetOf(cursor: string | undefined): number {
   if (cursor === undefined) return 0
-  if (!/^\d{1,9}$/.test(cursor)) throw invalidInput([{ field: 'cursor', message: 'must be a next_cursor returned by these options' }])
+  if (!/^\d{1,9}$/.test(cursor))
+    throw invalidInput([{ field: 'cursor', message: 'must be a next_cursor returned by these options' }])
   return Number(cursor)
 }
 
@@ -101,7 +140,11 @@ const listings = new TtlCache<Promise<FieldOption[]>>(LISTING_TTL_MS, 1_000)
  * request per board), so the listing fetched when a picker opens (no q, no cursor) is kept for 30 s per
  * integration and serves the searches and pages that follow. Opening a picker fetches afresh.
  */
-export function wholeListing(name: string, load: (ctx: ToolContext, depends: Record<string, string>) => Promise<FieldOption[]>, dependsOn?: string[]): OptionsSource {
+export function wholeListing(
+  name: string,
+  load: (ctx: ToolContext, depends: Record<string, string>) => Promise<FieldOption[]>,
+  dependsOn?: string[],
+): OptionsSource {
   return {
     ...(dependsOn ? { dependsOn } : {}),
     async list(ctx, query) {

@@ -46,7 +46,7 @@ describe('outputCheck', () => {
     ['a string where an object belongs', { ...ticket(), requester: 'Ada' }],
     ['no object at all', null],
   ]
-  it.each(wrongShapes)('refuses %s with Zod\'s message', (_name, output) => {
+  it.each(wrongShapes)("refuses %s with Zod's message", (_name, output) => {
     const checked = check(output)
     const reference = Ticket.safeParse(output)
     expect(reference.success).toBe(false)
@@ -61,7 +61,10 @@ describe('outputCheck', () => {
   it('leaves formats Zod gives no pattern for to Zod', () => {
     const url = outputCheck(z.object({ link: z.url() }))
     expect(url({ link: 'not a url' }).success).toBe(false)
-    expect(url({ link: 'https://example.com/' })).toEqual({ success: true, data: { link: 'https://example.com/' } })
+    expect(url({ link: 'https://example.com/' })).toEqual({
+      success: true,
+      data: { link: 'https://example.com/' },
+    })
   })
 
   it('leaves refinements to Zod: JSON Schema cannot carry their code', () => {
@@ -72,7 +75,11 @@ describe('outputCheck', () => {
 })
 
 describe('inputParser', () => {
-  const Input = z.object({ ticket_id: z.number().int().positive(), note: z.string().optional(), public: z.boolean().default(false) })
+  const Input = z.object({
+    ticket_id: z.number().int().positive(),
+    note: z.string().optional(),
+    public: z.boolean().default(false),
+  })
   const parse = inputParser(Input)
 
   it('returns a conforming input as it is, without copying it', () => {
@@ -93,19 +100,27 @@ describe('inputParser', () => {
   ]
   it.each(bad)('refuses %s with invalid_input naming %s', (_name, input, field) => {
     let thrown: unknown
-    try { parse(input) } catch (err) { thrown = err }
+    try {
+      parse(input)
+    } catch (err) {
+      thrown = err
+    }
     expect(thrown).toBeInstanceOf(AppError)
     expect((thrown as AppError).extras.errors?.map((e) => e.field)).toContain(field)
   })
 
   it('trims where the schema says so, though JSON Schema cannot say it', () => {
-    expect(inputParser(z.object({ name: z.string().trim().min(1) }))({ name: '  Ada ' })).toEqual({ name: 'Ada' })
+    expect(inputParser(z.object({ name: z.string().trim().min(1) }))({ name: '  Ada ' })).toEqual({
+      name: 'Ada',
+    })
   })
 
   it('runs refinements on inputs the fast validator would accept', () => {
-    const strict = inputParser(z.object({ a: z.string() }).superRefine((v, ctx) => {
-      if (v.a === 'forbidden') ctx.addIssue({ code: 'custom', path: ['a'], message: 'is forbidden' })
-    }))
+    const strict = inputParser(
+      z.object({ a: z.string() }).superRefine((v, ctx) => {
+        if (v.a === 'forbidden') ctx.addIssue({ code: 'custom', path: ['a'], message: 'is forbidden' })
+      }),
+    )
     expect(() => strict({ a: 'forbidden' })).toThrow(AppError)
     expect(strict({ a: 'fine' })).toEqual({ a: 'fine' })
   })

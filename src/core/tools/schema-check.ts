@@ -34,7 +34,9 @@ export function outputCheck(schema: z.ZodType): (output: unknown) => OutputCheck
   return (output) => {
     if (unchanged(output)) return { success: true, data: output }
     const checked = schema.safeParse(output)
-    return checked.success ? { success: true, data: checked.data } : { success: false, message: checked.error.issues[0]?.message ?? '' }
+    return checked.success
+      ? { success: true, data: checked.data }
+      : { success: false, message: checked.error.issues[0]?.message ?? '' }
   }
 }
 
@@ -51,7 +53,9 @@ function compileFast(schema: z.ZodType): ValidateFunction | null {
     const json = z.toJSONSchema(schema, {
       io: 'output',
       unrepresentable: 'throw',
-      override: ({ zodSchema }) => { unwritten ||= hasUnwrittenCheck(zodSchema) },
+      override: ({ zodSchema }) => {
+        unwritten ||= hasUnwrittenCheck(zodSchema)
+      },
     }) as Record<string, unknown>
     if (unwritten || hasFormatWithoutPattern(json)) return null
     delete json.$schema
@@ -67,12 +71,24 @@ function compileFast(schema: z.ZodType): ValidateFunction | null {
  * ("overwrite"), which change the value. A kind not listed here keeps its schema on Zod alone.
  */
 const WRITTEN_CHECKS = new Set([
-  'less_than', 'greater_than', 'multiple_of', 'number_format', 'bigint_format',
-  'max_size', 'min_size', 'size_equals', 'max_length', 'min_length', 'length_equals', 'string_format',
+  'less_than',
+  'greater_than',
+  'multiple_of',
+  'number_format',
+  'bigint_format',
+  'max_size',
+  'min_size',
+  'size_equals',
+  'max_length',
+  'min_length',
+  'length_equals',
+  'string_format',
 ])
 
 function hasUnwrittenCheck(schema: unknown): boolean {
-  const checks = (schema as { _zod?: { def?: { checks?: Array<{ _zod?: { def?: { check?: string } } }> } } })._zod?.def?.checks ?? []
+  const checks =
+    (schema as { _zod?: { def?: { checks?: Array<{ _zod?: { def?: { check?: string } } }> } } })._zod?.def
+      ?.checks ?? []
   return checks.some((check) => !WRITTEN_CHECKS.has(check._zod?.def?.check ?? ''))
 }
 

@@ -11,7 +11,9 @@ import type { ToolContext } from './define.ts'
 /** The integration a caller named: an id or account name, checked before anything else is done. */
 export function integrationRefOf(platform: PlatformDefinition, ref: unknown): string {
   if (typeof ref !== 'string' || ref.trim() === '') {
-    throw invalidInput([{ field: 'integration', message: `give the id or account name of a ${platform.title} integration` }])
+    throw invalidInput([
+      { field: 'integration', message: `give the id or account name of a ${platform.title} integration` },
+    ])
   }
   return ref.trim()
 }
@@ -32,16 +34,34 @@ export class StepContexts {
   ) {}
 
   /** `agentId` names who is calling (an API key, a session, an agent run): budgets are fair between them. */
-  async open(user: User, platform: PlatformDefinition, integrationRef: string, agentId: string): Promise<{ ctx: ToolContext; runtime: PlatformRuntime }> {
+  async open(
+    user: User,
+    platform: PlatformDefinition,
+    integrationRef: string,
+    agentId: string,
+  ): Promise<{ ctx: ToolContext; runtime: PlatformRuntime }> {
     const integration = await this.integrations.resolve(user.id, platform.id, integrationRef)
     const runtime = this.runtimes.get(platform.id)!
     // Fails early and clearly when disconnected; later attempts reuse the token until it needs refreshing.
     let credential = await this.credentials.current(integration, runtime)
-    const fresh = async () => (needsRefresh(credential) ? (credential = await this.credentials.current(integration, runtime)) : credential)
-    const onRefused = this.refusals.forRun(integration, runtime, agentId, { get: () => credential, set: (next) => { credential = next } })
+    const fresh = async () =>
+      needsRefresh(credential)
+        ? (credential = await this.credentials.current(integration, runtime))
+        : credential
+    const onRefused = this.refusals.forRun(integration, runtime, agentId, {
+      get: () => credential,
+      set: (next) => {
+        credential = next
+      },
+    })
     const api = this.clients.create(runtime, integration.fields, credential, fresh, agentId, onRefused)
     const withPastedCredentials = (values: Record<string, string>) =>
-      this.clients.forCredential(runtime, integration.fields, { kind: 'pasted', values, issued_at: Date.now() }, agentId)
+      this.clients.forCredential(
+        runtime,
+        integration.fields,
+        { kind: 'pasted', values, issued_at: Date.now() },
+        agentId,
+      )
     const seen = { id: integration.id, accountName: integration.account_name, fields: integration.fields }
     return { ctx: { api, integration: seen, withPastedCredentials }, runtime }
   }

@@ -33,24 +33,41 @@ export interface Accepted {
  * statement is the database function `accept_events` (store/migrations.ts, 0007), so that each
  * connection plans it once rather than once per batch.
  */
-export async function acceptEvents(db: Db, items: Accepted[]): Promise<Array<{ duplicate: boolean; runIds: string[] }>> {
+export async function acceptEvents(
+  db: Db,
+  items: Accepted[],
+): Promise<Array<{ duplicate: boolean; runIds: string[] }>> {
   if (items.length === 0) return []
-  const events = items.map((item) => ({ id: newId('evt'), source: item.source, dedupe_key: item.candidate.dedupeKey, type: item.candidate.type }))
-  const runs = items.flatMap((item, i) => item.matches.map((match) => ({
-    id: newId('run'),
-    event_id: events[i]!.id,
-    user_id: match.userId,
-    agent_id: match.agentId,
-    subscription_id: match.subscriptionId,
-    event: match.event,
-    inputs: match.inputs,
-    error: match.mappingError ? { code: 'mapping_failed', message: match.mappingError } : null,
-  })))
+  const events = items.map((item) => ({
+    id: newId('evt'),
+    source: item.source,
+    dedupe_key: item.candidate.dedupeKey,
+    type: item.candidate.type,
+  }))
+  const runs = items.flatMap((item, i) =>
+    item.matches.map((match) => ({
+      id: newId('run'),
+      event_id: events[i]!.id,
+      user_id: match.userId,
+      agent_id: match.agentId,
+      subscription_id: match.subscriptionId,
+      event: match.event,
+      inputs: match.inputs,
+      error: match.mappingError ? { code: 'mapping_failed', message: match.mappingError } : null,
+    })),
+  )
   const { rows } = await sql<{ kind: 'event' | 'run'; id: string }>`
-    select kind, id from accept_events(${JSON.stringify(events)}::jsonb, ${JSON.stringify(runs)}::jsonb)`.execute(db)
+    select kind, id from accept_events(${JSON.stringify(events)}::jsonb, ${JSON.stringify(runs)}::jsonb)`.execute(
+    db,
+  )
   const fresh = new Set(rows.filter((r) => r.kind === 'event').map((r) => r.id))
   const started = new Set(rows.filter((r) => r.kind === 'run').map((r) => r.id))
   const runIdsOf = new Map<string, string[]>()
-  for (const run of runs) if (started.has(run.id)) runIdsOf.set(run.event_id, [...(runIdsOf.get(run.event_id) ?? []), run.id])
-  return events.map((event) => (fresh.has(event.id) ? { duplicate: false, runIds: runIdsOf.get(event.id) ?? [] } : { duplicate: true, runIds: [] }))
+  for (const run of runs)
+    if (started.has(run.id)) runIdsOf.set(run.event_id, [...(runIdsOf.get(run.event_id) ?? []), run.id])
+  return events.map((event) =>
+    fresh.has(event.id)
+      ? { duplicate: false, runIds: runIdsOf.get(event.id) ?? [] }
+      : { duplicate: true, runIds: [] },
+  )
 }

@@ -39,8 +39,10 @@ export class TriggerRegistry {
     for (const platform of platforms) {
       for (const trigger of platform.triggers) {
         if (this.byId.has(trigger.id)) throw new Error(`duplicate trigger id ${trigger.id}`)
-        if (trigger.mode === 'instant' && (!platform.webhooks || !trigger.match)) throw new Error(`${trigger.id}: an instant trigger needs its platform's webhooks and a match`)
-        if (trigger.mode === 'polled' && !trigger.poll) throw new Error(`${trigger.id}: a polled trigger needs a poll`)
+        if (trigger.mode === 'instant' && (!platform.webhooks || !trigger.match))
+          throw new Error(`${trigger.id}: an instant trigger needs its platform's webhooks and a match`)
+        if (trigger.mode === 'polled' && !trigger.poll)
+          throw new Error(`${trigger.id}: a polled trigger needs a poll`)
         const configSchema = declaredInputSchema(trigger.config)
         checkOptionFields(trigger, configSchema)
         this.byId.set(trigger.id, {
@@ -54,13 +56,25 @@ export class TriggerRegistry {
             kind: platform.kind,
             mode: trigger.mode,
             configSchema,
-            eventSchema: z.toJSONSchema(trigger.event, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>,
+            eventSchema: z.toJSONSchema(trigger.event, { io: 'output', unrepresentable: 'any' }) as Record<
+              string,
+              unknown
+            >,
             sample: trigger.sample,
-            fieldOptions: Object.fromEntries(Object.entries(trigger.configOptions ?? {}).map(([field, source]) => [field, { dependsOn: source.dependsOn ?? [] }])),
+            fieldOptions: Object.fromEntries(
+              Object.entries(trigger.configOptions ?? {}).map(([field, source]) => [
+                field,
+                { dependsOn: source.dependsOn ?? [] },
+              ]),
+            ),
             requiredPlan: trigger.requiredPlan ?? null,
-            manualWebhook: trigger.mode === 'instant' && platform.webhooks?.managed === false
-              ? { events: trigger.webhookEvents ?? [], sendSample: Boolean(platform.webhooks.signSample && trigger.sampleBody) }
-              : null,
+            manualWebhook:
+              trigger.mode === 'instant' && platform.webhooks?.managed === false
+                ? {
+                    events: trigger.webhookEvents ?? [],
+                    sendSample: Boolean(platform.webhooks.signSample && trigger.sampleBody),
+                  }
+                : null,
           },
           haystack: [
             { words: wordsOf(trigger.title), weight: 8 },
@@ -84,7 +98,12 @@ export class TriggerRegistry {
 
   /** The search bar's logic (core/word-search.ts): "board" finds every Trello trigger, "card moved" one. */
   search(query: string): TriggerEntry[] {
-    return searchByWords([...this.byId.values()].map((t) => ({ item: t.entry, haystack: t.haystack, id: t.entry.id })), query) ?? this.list()
+    return (
+      searchByWords(
+        [...this.byId.values()].map((t) => ({ item: t.entry, haystack: t.haystack, id: t.entry.id })),
+        query,
+      ) ?? this.list()
+    )
   }
 }
 
@@ -92,7 +111,8 @@ function checkOptionFields(trigger: AnyTrigger, schema: { properties?: Record<st
   const fields = Object.keys(schema.properties ?? {})
   for (const [field, source] of Object.entries(trigger.configOptions ?? {})) {
     for (const name of [field, ...(source.dependsOn ?? [])]) {
-      if (!fields.includes(name)) throw new Error(`${trigger.id}: options name ${name}, which is not a configuration field`)
+      if (!fields.includes(name))
+        throw new Error(`${trigger.id}: options name ${name}, which is not a configuration field`)
     }
   }
 }

@@ -39,7 +39,10 @@ export type Verification = 'valid' | 'invalid' | 'unverifiable'
 export interface WebhookFacts {
   managed: boolean
   /** Creates the remote webhook; an "already exists" answer is adopted, not an error. */
-  subscribe?(ctx: ToolContext, hook: { modelKey: string; callbackUrl: string; description: string }): Promise<{ remoteId: string; secret?: string }>
+  subscribe?(
+    ctx: ToolContext,
+    hook: { modelKey: string; callbackUrl: string; description: string },
+  ): Promise<{ remoteId: string; secret?: string }>
   /** Deletes it; a webhook that is already gone counts as deleted. */
   unsubscribe?(ctx: ToolContext, remoteId: string): Promise<void>
   /** Whether the remote webhook is still there (a subscription's health, checked live). */

@@ -26,7 +26,10 @@ const NUL_IN_JSON = /(?<!\\)((?:\\\\)*)\\u0000/g
  */
 function withoutNul(delivery: Delivery): Delivery {
   if (!delivery.rawBody.includes(NUL_ESCAPE)) return delivery
-  return { ...delivery, rawBody: Buffer.from(delivery.rawBody.toString('utf8').replace(NUL_IN_JSON, '$1\\ufffd')) }
+  return {
+    ...delivery,
+    rawBody: Buffer.from(delivery.rawBody.toString('utf8').replace(NUL_IN_JSON, '$1\\ufffd')),
+  }
 }
 
 /** Deliveries in flight at once from which the intake counts as busy (a burst, not a steady pace). */
@@ -89,7 +92,11 @@ export class Intake {
     return route !== undefined && (route.hook.status === 'pending' || route.hook.status === 'active')
   }
 
-  async receive(token: string, rawBody: Buffer, headers: Record<string, string | undefined>): Promise<{ accepted: number; duplicates: number }> {
+  async receive(
+    token: string,
+    rawBody: Buffer,
+    headers: Record<string, string | undefined>,
+  ): Promise<{ accepted: number; duplicates: number }> {
     if (++this.inFlight >= BUSY_DELIVERIES) this.busyAt = Date.now()
     try {
       return await this.receiveOne(token, rawBody, headers)
@@ -98,7 +105,11 @@ export class Intake {
     }
   }
 
-  private async receiveOne(token: string, rawBody: Buffer, headers: Record<string, string | undefined>): Promise<{ accepted: number; duplicates: number }> {
+  private async receiveOne(
+    token: string,
+    rawBody: Buffer,
+    headers: Record<string, string | undefined>,
+  ): Promise<{ accepted: number; duplicates: number }> {
     const route = await this.route(token)
     // An address no webhook row has is 404, not 410 (docs/triggers.md): Trello deletes a webhook
     // that answers 410, and an instance started on the wrong or a restored database would then
@@ -106,14 +117,18 @@ export class Intake {
     // removing itself answers 410 below.
     if (!route) throw new AppError('not_found', 'no webhook has this address')
     const { hook, integration } = route
-    if (hook.status !== 'active' && hook.status !== 'pending') throw new AppError('gone', 'this webhook was removed; stop sending to it')
+    if (hook.status !== 'active' && hook.status !== 'pending')
+      throw new AppError('gone', 'this webhook was removed; stop sending to it')
     const runtime = this.runtimes.get(hook.platform)
     const facts = runtime?.definition.webhooks
     if (!runtime || !facts) throw new AppError('gone', 'this platform no longer sends events here')
     if (!integration) throw new AppError('gone', 'the integration of this webhook was removed')
 
     const delivery: Delivery = { rawBody, headers, callbackUrl: this.webhooks.addressOf(hook.token) }
-    const appSecret = integration.connected_with === 'authorization' && runtime.mode !== 'not_configured' ? runtime.client.clientSecret : undefined
+    const appSecret =
+      integration.connected_with === 'authorization' && runtime.mode !== 'not_configured'
+        ? runtime.client.clientSecret
+        : undefined
     const verdict = await facts.verify(delivery, { hookSecret: this.hookSecret(route), appSecret })
     if (verdict === 'invalid') throw new AppError('unauthenticated', 'the webhook signature does not match')
     const candidates = facts.parse(withoutNul(delivery))
@@ -126,7 +141,8 @@ export class Intake {
     }
     const outcomes = await Promise.all(items.map((item) => this.commits.submit(item)))
     const accepted = outcomes.filter((o) => !o.duplicate).length
-    for (let i = 0; i < candidates.length - items.length; i++) this.metrics.triggerEvent(hook.platform, 'unmatched')
+    for (let i = 0; i < candidates.length - items.length; i++)
+      this.metrics.triggerEvent(hook.platform, 'unmatched')
     for (const o of outcomes) this.metrics.triggerEvent(hook.platform, o.duplicate ? 'duplicate' : 'accepted')
     if (accepted) this.runs.onReady()
     return { accepted, duplicates: outcomes.length - accepted }
@@ -136,10 +152,21 @@ export class Intake {
     const matches: Match[] = []
     for (const sub of route.subscriptions) {
       // No loops: a change the integration's own account made (a run acting through it) starts nothing, unless asked.
-      if (!sub.start_on_own_changes && candidate.actorId !== undefined && candidate.actorId === route.integration?.external_id) continue
+      if (
+        !sub.start_on_own_changes &&
+        candidate.actorId !== undefined &&
+        candidate.actorId === route.integration?.external_id
+      )
+        continue
       const event = this.triggers.get(sub.trigger_id)?.trigger.match?.(candidate, sub.config)
       if (!event) continue
-      matches.push({ subscriptionId: sub.id, userId: route.hook.user_id, agentId: sub.agent_id, event, ...(await runInputs(sub.mapping, event, sub.inputs)) })
+      matches.push({
+        subscriptionId: sub.id,
+        userId: route.hook.user_id,
+        agentId: sub.agent_id,
+        event,
+        ...(await runInputs(sub.mapping, event, sub.inputs)),
+      })
     }
     return matches
   }
@@ -150,13 +177,28 @@ export class Intake {
   }
 
   /** Without a secret, an event counts only once the platform itself confirms it happened. */
-  private async confirm(userId: string, runtime: PlatformRuntime, integrationId: string, candidates: EventCandidate[]): Promise<void> {
+  private async confirm(
+    userId: string,
+    runtime: PlatformRuntime,
+    integrationId: string,
+    candidates: EventCandidate[],
+  ): Promise<void> {
     const facts = runtime.definition.webhooks!
     const user = await this.users.get(userId)
-    if (!facts.confirm || !user) throw new AppError('unauthenticated', 'no secret is known to verify this webhook, and the platform cannot confirm its events')
-    const { ctx } = await this.contexts.open(user, runtime.definition, integrationId, `trigger:${integrationId}`)
+    if (!facts.confirm || !user)
+      throw new AppError(
+        'unauthenticated',
+        'no secret is known to verify this webhook, and the platform cannot confirm its events',
+      )
+    const { ctx } = await this.contexts.open(
+      user,
+      runtime.definition,
+      integrationId,
+      `trigger:${integrationId}`,
+    )
     for (const candidate of candidates) {
-      if (!(await facts.confirm(ctx, candidate))) throw new AppError('unauthenticated', 'the platform does not confirm this event')
+      if (!(await facts.confirm(ctx, candidate)))
+        throw new AppError('unauthenticated', 'the platform does not confirm this event')
     }
   }
 

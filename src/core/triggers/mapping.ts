@@ -11,8 +11,13 @@ export function mappingProblems(mapping: Mapping, variables: AgentDefinition['in
   const names = new Set(variables.map((v) => v.name))
   const errors: FieldError[] = []
   for (const [name, template] of Object.entries(mapping)) {
-    if (!names.has(name)) errors.push({ field: `mapping.${name}`, message: `the agent has no input named ${name}${names.size ? `; its inputs are ${[...names].join(', ')}` : ''}` })
-    if (typeof template !== 'string') errors.push({ field: `mapping.${name}`, message: 'give a template, for example {{ card.name }}' })
+    if (!names.has(name))
+      errors.push({
+        field: `mapping.${name}`,
+        message: `the agent has no input named ${name}${names.size ? `; its inputs are ${[...names].join(', ')}` : ''}`,
+      })
+    if (typeof template !== 'string')
+      errors.push({ field: `mapping.${name}`, message: 'give a template, for example {{ card.name }}' })
   }
   return errors.length ? errors : checkTemplates(mapping, 'mapping')
 }
@@ -21,7 +26,11 @@ export function mappingProblems(mapping: Mapping, variables: AgentDefinition['in
  * An event's fields mapped to the agent's inputs: each template is evaluated with the normalised
  * event as its root (`{{ card.name }}`), and the result is checked against the input variables.
  */
-export async function mapEvent(mapping: Mapping, event: TriggerEvent, variables: AgentDefinition['inputs']): Promise<{ inputs: Record<string, unknown>; errors: FieldError[] }> {
+export async function mapEvent(
+  mapping: Mapping,
+  event: TriggerEvent,
+  variables: AgentDefinition['inputs'],
+): Promise<{ inputs: Record<string, unknown>; errors: FieldError[] }> {
   const inputs: Record<string, unknown> = {}
   const errors: FieldError[] = []
   for (const [name, template] of Object.entries(mapping)) {
@@ -29,7 +38,10 @@ export async function mapEvent(mapping: Mapping, event: TriggerEvent, variables:
       const value = await renderValue(template, event, `mapping.${name}`)
       if (value !== undefined) inputs[name] = value
     } catch (err) {
-      errors.push({ field: `mapping.${name}`, message: err instanceof Error ? err.message.replace(/^mapping\.[^:]+: /, '') : String(err) })
+      errors.push({
+        field: `mapping.${name}`,
+        message: err instanceof Error ? err.message.replace(/^mapping\.[^:]+: /, '') : String(err),
+      })
     }
   }
   errors.push(...inputProblems(variables, inputs, 'inputs'))
@@ -37,8 +49,15 @@ export async function mapEvent(mapping: Mapping, event: TriggerEvent, variables:
 }
 
 /** mapEvent for an event that starts a run: the inputs, and why the run fails at once when they fall short. */
-export async function runInputs(mapping: Mapping, event: TriggerEvent, variables: AgentDefinition['inputs']): Promise<{ inputs: Record<string, unknown>; mappingError?: string }> {
+export async function runInputs(
+  mapping: Mapping,
+  event: TriggerEvent,
+  variables: AgentDefinition['inputs'],
+): Promise<{ inputs: Record<string, unknown>; mappingError?: string }> {
   const { inputs, errors } = await mapEvent(mapping, event, variables)
   if (errors.length === 0) return { inputs }
-  return { inputs, mappingError: `the trigger's mapping did not give the agent's inputs: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}` }
+  return {
+    inputs,
+    mappingError: `the trigger's mapping did not give the agent's inputs: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+  }
 }

@@ -46,9 +46,11 @@ export class Poller {
     this.stopped = false
     const loop = () => {
       if (this.stopped) return
-      this.ticking = this.tick().catch(this.onError).finally(() => {
-        if (!this.stopped) this.timer = setTimeout(loop, TICK_MS)
-      })
+      this.ticking = this.tick()
+        .catch(this.onError)
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(loop, TICK_MS)
+        })
     }
     this.timer = setTimeout(loop, 0)
   }
@@ -61,7 +63,10 @@ export class Poller {
 
   /** One round: every due subscription polled once, and due webhook removals tried. */
   async tick(): Promise<void> {
-    const polled = this.triggers.list().filter((t) => t.mode === 'polled').map((t) => t.id)
+    const polled = this.triggers
+      .list()
+      .filter((t) => t.mode === 'polled')
+      .map((t) => t.id)
     if (polled.length) {
       const due = await this.claim(polled)
       await Promise.all(due.map((row) => this.pollOne(row)))
@@ -87,29 +92,67 @@ export class Poller {
     if (!registered?.trigger.poll || !user) return
     try {
       const agent = await this.agents.get(user.id, row.agent_id)
-      const { ctx } = await this.contexts.open(user, registered.platform, row.integration_id, `trigger:${row.integration_id}`)
+      const { ctx } = await this.contexts.open(
+        user,
+        registered.platform,
+        row.integration_id,
+        `trigger:${row.integration_id}`,
+      )
       const config = registered.trigger.config.parse(row.config)
-      const result = await registered.trigger.poll(ctx, config, row.poll_cursor as Record<string, unknown> | null, Date.now())
-      const own = row.start_on_own_changes ? undefined : (await this.integrations.get(user.id, row.integration_id)).external_id
+      const result = await registered.trigger.poll(
+        ctx,
+        config,
+        row.poll_cursor as Record<string, unknown> | null,
+        Date.now(),
+      )
+      const own = row.start_on_own_changes
+        ? undefined
+        : (await this.integrations.get(user.id, row.integration_id)).external_id
       // No loops, as in the intake: what the integration's own account did starts nothing, unless asked.
-      const wanted = result.events.filter(({ candidate }) => own === undefined || candidate.actorId === undefined || candidate.actorId !== own)
-      const prepared = await Promise.all(wanted.map(async ({ candidate, event }) => {
-        const match: Match = { subscriptionId: row.id, userId: user.id, agentId: row.agent_id, event, ...(await runInputs(row.mapping as Mapping, event, agent.inputs)) }
-        return { candidate, match }
-      }))
+      const wanted = result.events.filter(
+        ({ candidate }) => own === undefined || candidate.actorId === undefined || candidate.actorId !== own,
+      )
+      const prepared = await Promise.all(
+        wanted.map(async ({ candidate, event }) => {
+          const match: Match = {
+            subscriptionId: row.id,
+            userId: user.id,
+            agentId: row.agent_id,
+            event,
+            ...(await runInputs(row.mapping as Mapping, event, agent.inputs)),
+          }
+          return { candidate, match }
+        }),
+      )
       let started = 0
       await this.db.transaction().execute(async (trx) => {
-        const outcomes = await acceptEvents(trx, prepared.map(({ candidate, match }) => ({ source: `poll:${row.id}`, candidate, matches: [match] })))
+        const outcomes = await acceptEvents(
+          trx,
+          prepared.map(({ candidate, match }) => ({ source: `poll:${row.id}`, candidate, matches: [match] })),
+        )
         started = outcomes.reduce((n, o) => n + o.runIds.length, 0)
         // The cursor moves with the runs it started, and only while the subscription is still active.
-        await trx.updateTable('subscriptions').set({
-          poll_cursor: JSON.stringify(result.cursor), next_poll_at: new Date(Date.now() + this.intervalMs), last_error: null, last_error_at: null,
-        }).where('id', '=', row.id).where('status', '=', 'active').execute()
+        await trx
+          .updateTable('subscriptions')
+          .set({
+            poll_cursor: JSON.stringify(result.cursor),
+            next_poll_at: new Date(Date.now() + this.intervalMs),
+            last_error: null,
+            last_error_at: null,
+          })
+          .where('id', '=', row.id)
+          .where('status', '=', 'active')
+          .execute()
       })
       if (started) this.runs.onReady()
     } catch (err) {
       await this.subscriptions.recordError(row.id, err)
-      await this.db.updateTable('subscriptions').set({ next_poll_at: new Date(Date.now() + this.intervalMs) }).where('id', '=', row.id).where('status', '=', 'active').execute()
+      await this.db
+        .updateTable('subscriptions')
+        .set({ next_poll_at: new Date(Date.now() + this.intervalMs) })
+        .where('id', '=', row.id)
+        .where('status', '=', 'active')
+        .execute()
     }
   }
 }

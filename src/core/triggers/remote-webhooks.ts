@@ -42,26 +42,59 @@ export class RemoteWebhooks {
   }
 
   /** The webhook this subscription needs on `modelKey`, created at the platform unless an active one is there to share. */
-  async ensure(user: User, platform: PlatformDefinition, integration: IntegrationRow, modelKey: string): Promise<string> {
+  async ensure(
+    user: User,
+    platform: PlatformDefinition,
+    integration: IntegrationRow,
+    modelKey: string,
+  ): Promise<string> {
     return this.store.withLock(`webhook:${integration.id}:${modelKey}`, async () => {
-      const existing = await this.db.selectFrom('webhooks').select('id').where('integration_id', '=', integration.id)
-        .where('model_key', '=', modelKey).where('managed', '=', true).where('status', '=', 'active').executeTakeFirst()
+      const existing = await this.db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('integration_id', '=', integration.id)
+        .where('model_key', '=', modelKey)
+        .where('managed', '=', true)
+        .where('status', '=', 'active')
+        .executeTakeFirst()
       if (existing) return existing.id
       const facts = platform.webhooks
-      if (!facts?.subscribe) throw new AppError('internal', `${platform.title} webhooks cannot be created by Switchyard`)
+      if (!facts?.subscribe)
+        throw new AppError('internal', `${platform.title} webhooks cannot be created by Switchyard`)
       const id = newId('whk')
       const token = randomToken(24)
       // The row exists first, so the platform's check of the address (Trello's HEAD) meets a 200.
-      await this.db.insertInto('webhooks').values({
-        id, user_id: user.id, integration_id: integration.id, platform: platform.id, model_key: modelKey, managed: true, token, status: 'pending',
-      }).execute()
+      await this.db
+        .insertInto('webhooks')
+        .values({
+          id,
+          user_id: user.id,
+          integration_id: integration.id,
+          platform: platform.id,
+          model_key: modelKey,
+          managed: true,
+          token,
+          status: 'pending',
+        })
+        .execute()
       let created: Awaited<ReturnType<NonNullable<typeof facts.subscribe>>> | undefined
       try {
         const { ctx } = await this.contexts.open(user, platform, integration.id, `trigger:${integration.id}`)
-        created = await facts.subscribe(ctx, { modelKey, callbackUrl: this.addressOf(token), description: DESCRIPTION })
-        await this.db.updateTable('webhooks').set({
-          remote_id: created.remoteId, secret: created.secret ? this.sealer.seal(created.secret) : null, status: 'active', updated_at: new Date(),
-        }).where('id', '=', id).execute()
+        created = await facts.subscribe(ctx, {
+          modelKey,
+          callbackUrl: this.addressOf(token),
+          description: DESCRIPTION,
+        })
+        await this.db
+          .updateTable('webhooks')
+          .set({
+            remote_id: created.remoteId,
+            secret: created.secret ? this.sealer.seal(created.secret) : null,
+            status: 'active',
+            updated_at: new Date(),
+          })
+          .where('id', '=', id)
+          .execute()
         await this.routes.changed()
         return id
       } catch (err) {
@@ -71,32 +104,71 @@ export class RemoteWebhooks {
         }
         // Made at the platform but not recorded: kept as a removal to retry at once, never an orphan
         // that keeps delivering to an address nobody answers (its address answers 410 meanwhile).
-        await this.db.updateTable('webhooks').set({
-          remote_id: created.remoteId, status: 'remove_failed', last_error: err instanceof Error ? err.message : String(err), cleanup_at: new Date(), updated_at: new Date(),
-        }).where('id', '=', id).execute().catch(() => this.unsubscribe({ user_id: user.id, platform: platform.id, integration_id: integration.id, remote_id: created!.remoteId }).catch(() => undefined))
+        await this.db
+          .updateTable('webhooks')
+          .set({
+            remote_id: created.remoteId,
+            status: 'remove_failed',
+            last_error: err instanceof Error ? err.message : String(err),
+            cleanup_at: new Date(),
+            updated_at: new Date(),
+          })
+          .where('id', '=', id)
+          .execute()
+          .catch(() =>
+            this.unsubscribe({
+              user_id: user.id,
+              platform: platform.id,
+              integration_id: integration.id,
+              remote_id: created!.remoteId,
+            }).catch(() => undefined),
+          )
         throw err
       }
     })
   }
 
   /** An address the user pastes into the platform's settings, with the secret the platform showed them. */
-  async createUnmanaged(user: User, integration: IntegrationRow, subscriptionId: string, secret: string | null): Promise<string> {
+  async createUnmanaged(
+    user: User,
+    integration: IntegrationRow,
+    subscriptionId: string,
+    secret: string | null,
+  ): Promise<string> {
     const id = newId('whk')
-    await this.db.insertInto('webhooks').values({
-      id, user_id: user.id, integration_id: integration.id, platform: integration.platform, model_key: subscriptionId, managed: false,
-      token: randomToken(24), status: 'active', secret: secret ? this.sealer.seal(secret) : null,
-    }).execute()
+    await this.db
+      .insertInto('webhooks')
+      .values({
+        id,
+        user_id: user.id,
+        integration_id: integration.id,
+        platform: integration.platform,
+        model_key: subscriptionId,
+        managed: false,
+        token: randomToken(24),
+        status: 'active',
+        secret: secret ? this.sealer.seal(secret) : null,
+      })
+      .execute()
     return id
   }
 
   async setSecret(webhookId: string, secret: string | null): Promise<void> {
-    await this.db.updateTable('webhooks').set({ secret: secret ? this.sealer.seal(secret) : null, updated_at: new Date() }).where('id', '=', webhookId).execute()
+    await this.db
+      .updateTable('webhooks')
+      .set({ secret: secret ? this.sealer.seal(secret) : null, updated_at: new Date() })
+      .where('id', '=', webhookId)
+      .execute()
     await this.routes.changed()
   }
 
   async forSubscription(subscriptionId: string) {
-    return this.db.selectFrom('webhooks').innerJoin('subscription_webhooks', 'subscription_webhooks.webhook_id', 'webhooks.id')
-      .selectAll('webhooks').where('subscription_webhooks.subscription_id', '=', subscriptionId).execute()
+    return this.db
+      .selectFrom('webhooks')
+      .innerJoin('subscription_webhooks', 'subscription_webhooks.webhook_id', 'webhooks.id')
+      .selectAll('webhooks')
+      .where('subscription_webhooks.subscription_id', '=', subscriptionId)
+      .execute()
   }
 
   /**
@@ -107,13 +179,29 @@ export class RemoteWebhooks {
    */
   async release(webhookId: string, subscriptionId?: string): Promise<void> {
     const unlink = async () => {
-      if (subscriptionId) await this.db.deleteFrom('subscription_webhooks').where('subscription_id', '=', subscriptionId).where('webhook_id', '=', webhookId).execute()
+      if (subscriptionId)
+        await this.db
+          .deleteFrom('subscription_webhooks')
+          .where('subscription_id', '=', subscriptionId)
+          .where('webhook_id', '=', webhookId)
+          .execute()
     }
-    const users = await this.db.selectFrom('subscription_webhooks').innerJoin('subscriptions', 'subscriptions.id', 'subscription_webhooks.subscription_id')
-      .select('subscriptions.id').where('subscription_webhooks.webhook_id', '=', webhookId).where('subscriptions.status', '=', 'active').executeTakeFirst()
+    const users = await this.db
+      .selectFrom('subscription_webhooks')
+      .innerJoin('subscriptions', 'subscriptions.id', 'subscription_webhooks.subscription_id')
+      .select('subscriptions.id')
+      .where('subscription_webhooks.webhook_id', '=', webhookId)
+      .where('subscriptions.status', '=', 'active')
+      .executeTakeFirst()
     if (users) return unlink()
-    const row = await this.db.updateTable('webhooks').set({ status: 'removing', updated_at: new Date() })
-      .where('id', '=', webhookId).where('managed', '=', true).where('status', 'in', ['active', 'pending', 'remove_failed']).returningAll().executeTakeFirst()
+    const row = await this.db
+      .updateTable('webhooks')
+      .set({ status: 'removing', updated_at: new Date() })
+      .where('id', '=', webhookId)
+      .where('managed', '=', true)
+      .where('status', 'in', ['active', 'pending', 'remove_failed'])
+      .returningAll()
+      .executeTakeFirst()
     if (row) {
       await this.routes.changed()
       await this.remove(row)
@@ -122,11 +210,24 @@ export class RemoteWebhooks {
 
   /** Removals that failed before and are due again. */
   async retryCleanups(limit = 20): Promise<void> {
-    const due = await this.db.selectFrom('webhooks').selectAll().where('status', '=', 'remove_failed').where('cleanup_at', '<=', new Date()).limit(limit).execute()
+    const due = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('status', '=', 'remove_failed')
+      .where('cleanup_at', '<=', new Date())
+      .limit(limit)
+      .execute()
     for (const row of due) await this.remove(row)
   }
 
-  private async remove(row: { id: string; user_id: string; platform: string; integration_id: string; remote_id: string | null; cleanup_attempts: number }): Promise<void> {
+  private async remove(row: {
+    id: string
+    user_id: string
+    platform: string
+    integration_id: string
+    remote_id: string | null
+    cleanup_attempts: number
+  }): Promise<void> {
     try {
       // A deleted integration's token was revoked, and a platform deletes a revoked token's webhooks
       // with it (sources: Trello actions and webhooks): there is nothing left to remove.
@@ -135,22 +236,42 @@ export class RemoteWebhooks {
       await this.db.deleteFrom('webhooks').where('id', '=', row.id).execute()
     } catch (err) {
       const wait = CLEANUP_BACKOFF_MS[Math.min(row.cleanup_attempts, CLEANUP_BACKOFF_MS.length - 1)]
-      await this.db.updateTable('webhooks').set({
-        status: 'remove_failed', last_error: err instanceof Error ? err.message : String(err),
-        cleanup_attempts: row.cleanup_attempts + 1, cleanup_at: new Date(Date.now() + wait), updated_at: new Date(),
-      }).where('id', '=', row.id).execute()
+      await this.db
+        .updateTable('webhooks')
+        .set({
+          status: 'remove_failed',
+          last_error: err instanceof Error ? err.message : String(err),
+          cleanup_attempts: row.cleanup_attempts + 1,
+          cleanup_at: new Date(Date.now() + wait),
+          updated_at: new Date(),
+        })
+        .where('id', '=', row.id)
+        .execute()
     }
   }
 
   private async integrationExists(id: string): Promise<boolean> {
-    return (await this.db.selectFrom('integrations').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+    return (
+      (await this.db.selectFrom('integrations').select('id').where('id', '=', id).executeTakeFirst()) !==
+      undefined
+    )
   }
 
-  private async unsubscribe(row: { user_id: string; platform: string; integration_id: string; remote_id: string | null }): Promise<void> {
+  private async unsubscribe(row: {
+    user_id: string
+    platform: string
+    integration_id: string
+    remote_id: string | null
+  }): Promise<void> {
     const user = await this.users.get(row.user_id)
     const platform = this.runtimes.get(row.platform)?.definition
     if (!user || !platform?.webhooks?.unsubscribe) return
-    const { ctx } = await this.contexts.open(user, platform, row.integration_id, `trigger:${row.integration_id}`)
+    const { ctx } = await this.contexts.open(
+      user,
+      platform,
+      row.integration_id,
+      `trigger:${row.integration_id}`,
+    )
     await platform.webhooks.unsubscribe(ctx, row.remote_id!)
   }
 }

@@ -7,7 +7,15 @@ import type { Mapping } from './mapping.ts'
 
 /** What the intake needs to route one delivery: the webhook, its integration, the active subscriptions on it. */
 export interface Route {
-  hook: { id: string; user_id: string; platform: string; integration_id: string; token: string; secret: string | null; status: WebhookStatus }
+  hook: {
+    id: string
+    user_id: string
+    platform: string
+    integration_id: string
+    token: string
+    secret: string | null
+    status: WebhookStatus
+  }
   integration: { external_id: string; connected_with: string } | null
   subscriptions: Array<{
     id: string
@@ -36,7 +44,10 @@ const ALL = 'all'
 export class TriggerRoutes {
   private readonly cache: SharedCache<Route>
 
-  constructor(private readonly db: Db, changes: ChangeFeed) {
+  constructor(
+    private readonly db: Db,
+    changes: ChangeFeed,
+  ) {
     this.cache = new SharedCache<Route>('trigger_routes', () => ALL, ROUTE_TTL_MS, { changes })
   }
 
@@ -49,20 +60,49 @@ export class TriggerRoutes {
     const cached = this.cache.get(token)
     if (cached) return cached
     const generation = this.cache.generation()
-    const hook = await this.db.selectFrom('webhooks').select(['id', 'user_id', 'platform', 'integration_id', 'token', 'secret', 'status']).where('token', '=', token).executeTakeFirst()
+    const hook = await this.db
+      .selectFrom('webhooks')
+      .select(['id', 'user_id', 'platform', 'integration_id', 'token', 'secret', 'status'])
+      .where('token', '=', token)
+      .executeTakeFirst()
     if (!hook) return undefined
-    const integration = await this.db.selectFrom('integrations').select(['external_id', 'connected_with']).where('id', '=', hook.integration_id).executeTakeFirst()
-    const rows = await this.db.selectFrom('subscriptions').innerJoin('subscription_webhooks', 'subscription_webhooks.subscription_id', 'subscriptions.id')
+    const integration = await this.db
+      .selectFrom('integrations')
+      .select(['external_id', 'connected_with'])
+      .where('id', '=', hook.integration_id)
+      .executeTakeFirst()
+    const rows = await this.db
+      .selectFrom('subscriptions')
+      .innerJoin('subscription_webhooks', 'subscription_webhooks.subscription_id', 'subscriptions.id')
       .innerJoin('agents', 'agents.id', 'subscriptions.agent_id')
-      .innerJoin('agent_versions', (j) => j.onRef('agent_versions.agent_id', '=', 'agents.id').onRef('agent_versions.version', '=', 'agents.current_version'))
-      .select(['subscriptions.id', 'subscriptions.agent_id', 'subscriptions.trigger_id', 'subscriptions.config', 'subscriptions.mapping', 'subscriptions.start_on_own_changes', 'agent_versions.definition'])
-      .where('subscription_webhooks.webhook_id', '=', hook.id).where('subscriptions.status', '=', 'active').execute()
+      .innerJoin('agent_versions', (j) =>
+        j
+          .onRef('agent_versions.agent_id', '=', 'agents.id')
+          .onRef('agent_versions.version', '=', 'agents.current_version'),
+      )
+      .select([
+        'subscriptions.id',
+        'subscriptions.agent_id',
+        'subscriptions.trigger_id',
+        'subscriptions.config',
+        'subscriptions.mapping',
+        'subscriptions.start_on_own_changes',
+        'agent_versions.definition',
+      ])
+      .where('subscription_webhooks.webhook_id', '=', hook.id)
+      .where('subscriptions.status', '=', 'active')
+      .execute()
     const route: Route = {
       hook,
       integration: integration ?? null,
       subscriptions: rows.map((r) => ({
-        id: r.id, agent_id: r.agent_id, trigger_id: r.trigger_id, config: r.config as Record<string, unknown>, mapping: r.mapping as Mapping,
-        start_on_own_changes: r.start_on_own_changes, inputs: (r.definition as AgentDefinition).inputs,
+        id: r.id,
+        agent_id: r.agent_id,
+        trigger_id: r.trigger_id,
+        config: r.config as Record<string, unknown>,
+        mapping: r.mapping as Mapping,
+        start_on_own_changes: r.start_on_own_changes,
+        inputs: (r.definition as AgentDefinition).inputs,
       })),
     }
     this.cache.set(token, route, generation)

@@ -11,7 +11,11 @@ const FORMATS = {
  * is missing, empty or not in its encoding is invalid: Buffer.from would skip the characters it
  * cannot read, so a malformed header must not reach the comparison.
  */
-export function matchesSignature(header: string | undefined, expected: Buffer, encoding: keyof typeof FORMATS): Verification {
+export function matchesSignature(
+  header: string | undefined,
+  expected: Buffer,
+  encoding: keyof typeof FORMATS,
+): Verification {
   const given = header?.trim()
   if (!given || !FORMATS[encoding].test(given)) return 'invalid'
   const bytes = Buffer.from(given, encoding)

@@ -43,7 +43,11 @@ export interface SubscriptionView {
   updated_at: Date
 }
 
-const MappingSchema = z.record(z.string(), z.string({ error: 'give a template, for example {{ card.name }}' }), { error: 'give the mapping as an object of agent inputs and templates' })
+const MappingSchema = z.record(
+  z.string(),
+  z.string({ error: 'give a template, for example {{ card.name }}' }),
+  { error: 'give the mapping as an object of agent inputs and templates' },
+)
 
 const Create = z.object({
   trigger: z.string({ error: 'name the trigger, for example trello.new_card' }),
@@ -96,13 +100,31 @@ export class Subscriptions {
     const problems = mappingProblems(body.mapping, agent.inputs)
     if (problems.length) throw invalidInput(problems)
     const id = newId('sub')
-    await this.db.insertInto('subscriptions').values({
-      id, user_id: user.id, agent_id: agentId, trigger_id: registered.trigger.id, integration_id: integration.id,
-      config: JSON.stringify(config), mapping: JSON.stringify(body.mapping), status: 'inactive', start_on_own_changes: body.start_on_own_changes,
-    }).execute()
+    await this.db
+      .insertInto('subscriptions')
+      .values({
+        id,
+        user_id: user.id,
+        agent_id: agentId,
+        trigger_id: registered.trigger.id,
+        integration_id: integration.id,
+        config: JSON.stringify(config),
+        mapping: JSON.stringify(body.mapping),
+        status: 'inactive',
+        start_on_own_changes: body.start_on_own_changes,
+      })
+      .execute()
     if (this.unmanaged(registered)) {
-      const hookId = await this.webhooks.createUnmanaged(user, integration, id, body.webhook_secret?.trim() || null)
-      await this.db.insertInto('subscription_webhooks').values({ subscription_id: id, webhook_id: hookId }).execute()
+      const hookId = await this.webhooks.createUnmanaged(
+        user,
+        integration,
+        id,
+        body.webhook_secret?.trim() || null,
+      )
+      await this.db
+        .insertInto('subscription_webhooks')
+        .values({ subscription_id: id, webhook_id: hookId })
+        .execute()
     }
     return this.get(user.id, id)
   }
@@ -112,7 +134,9 @@ export class Subscriptions {
     const row = await this.row(user.id, id)
     const registered = this.trigger(row.trigger_id, 'trigger')
     const agent = await this.agents.get(user.id, row.agent_id)
-    const integration = body.integration ? await this.integration(user, registered, body.integration) : undefined
+    const integration = body.integration
+      ? await this.integration(user, registered, body.integration)
+      : undefined
     const config = body.config ? this.parseConfig(registered, body.config) : undefined
     if (body.mapping) {
       const problems = mappingProblems(body.mapping, agent.inputs)
@@ -121,15 +145,22 @@ export class Subscriptions {
     // What the platform watches changes with the integration or configuration: set it up again.
     const rewire = row.status === 'active' && (integration || config)
     if (rewire) await this.deactivate(user, id)
-    await this.db.updateTable('subscriptions').set({
-      ...(integration ? { integration_id: integration.id } : {}),
-      ...(config ? { config: JSON.stringify(config) } : {}),
-      ...(body.mapping ? { mapping: JSON.stringify(body.mapping) } : {}),
-      ...(body.start_on_own_changes !== undefined ? { start_on_own_changes: body.start_on_own_changes } : {}),
-      updated_at: new Date(),
-    }).where('id', '=', id).execute()
+    await this.db
+      .updateTable('subscriptions')
+      .set({
+        ...(integration ? { integration_id: integration.id } : {}),
+        ...(config ? { config: JSON.stringify(config) } : {}),
+        ...(body.mapping ? { mapping: JSON.stringify(body.mapping) } : {}),
+        ...(body.start_on_own_changes !== undefined
+          ? { start_on_own_changes: body.start_on_own_changes }
+          : {}),
+        updated_at: new Date(),
+      })
+      .where('id', '=', id)
+      .execute()
     if (body.webhook_secret !== undefined && this.unmanaged(registered)) {
-      for (const hook of await this.webhooks.forSubscription(id)) await this.webhooks.setSecret(hook.id, body.webhook_secret?.trim() || null)
+      for (const hook of await this.webhooks.forSubscription(id))
+        await this.webhooks.setSecret(hook.id, body.webhook_secret?.trim() || null)
     }
     if (rewire) await this.activate(user, id)
     await this.routes.changed()
@@ -142,7 +173,11 @@ export class Subscriptions {
     this.checkPlan(user, registered)
     const integration = await this.integrations.get(user.id, row.integration_id)
     if (integration.status !== 'active') {
-      throw new AppError('reconnect_required', `the integration ${integration.account_name} is ${integration.status === 'disconnected' ? 'disconnected' : 'in need of reconnection'}; reconnect it before activating the trigger`, { integrationId: integration.id })
+      throw new AppError(
+        'reconnect_required',
+        `the integration ${integration.account_name} is ${integration.status === 'disconnected' ? 'disconnected' : 'in need of reconnection'}; reconnect it before activating the trigger`,
+        { integrationId: integration.id },
+      )
     }
     if (row.status === 'active') return this.get(user.id, id)
     const config = row.config as Record<string, unknown>
@@ -152,7 +187,11 @@ export class Subscriptions {
       try {
         for (const model of models) {
           const hookId = await this.webhooks.ensure(user, registered.platform, integration, model)
-          await this.db.insertInto('subscription_webhooks').values({ subscription_id: id, webhook_id: hookId }).onConflict((oc) => oc.doNothing()).execute()
+          await this.db
+            .insertInto('subscription_webhooks')
+            .values({ subscription_id: id, webhook_id: hookId })
+            .onConflict((oc) => oc.doNothing())
+            .execute()
           linked.push(hookId)
         }
       } catch (err) {
@@ -163,10 +202,17 @@ export class Subscriptions {
         throw err
       }
     }
-    await this.db.updateTable('subscriptions').set({
-      status: 'active', updated_at: new Date(), last_error: null, last_error_at: null,
-      ...(registered.trigger.mode === 'polled' ? { next_poll_at: new Date(), poll_cursor: null } : {}),
-    }).where('id', '=', id).execute()
+    await this.db
+      .updateTable('subscriptions')
+      .set({
+        status: 'active',
+        updated_at: new Date(),
+        last_error: null,
+        last_error_at: null,
+        ...(registered.trigger.mode === 'polled' ? { next_poll_at: new Date(), poll_cursor: null } : {}),
+      })
+      .where('id', '=', id)
+      .execute()
     await this.routes.changed()
     return this.get(user.id, id)
   }
@@ -175,13 +221,21 @@ export class Subscriptions {
   async deactivate(user: User, id: string): Promise<SubscriptionView> {
     const row = await this.row(user.id, id)
     const registered = this.triggers.get(row.trigger_id)
-    await this.db.updateTable('subscriptions').set({ status: 'inactive', next_poll_at: null, updated_at: new Date() }).where('id', '=', id).execute()
+    await this.db
+      .updateTable('subscriptions')
+      .set({ status: 'inactive', next_poll_at: null, updated_at: new Date() })
+      .where('id', '=', id)
+      .execute()
     // The intake stops routing to it at once, in every process, before the platform's webhook is touched.
     await this.routes.changed()
     if (!registered || !this.unmanaged(registered)) {
       // The link goes with a successful removal (or at once when others still use the webhook), so a
       // removal that failed stays visible in this subscription's health until the retry succeeds.
-      const links = await this.db.selectFrom('subscription_webhooks').select('webhook_id').where('subscription_id', '=', id).execute()
+      const links = await this.db
+        .selectFrom('subscription_webhooks')
+        .select('webhook_id')
+        .where('subscription_id', '=', id)
+        .execute()
       for (const link of links) await this.webhooks.release(link.webhook_id, id)
     }
     return this.get(user.id, id)
@@ -191,11 +245,17 @@ export class Subscriptions {
     await this.deactivate(user, id)
     const hooks = await this.webhooks.forSubscription(id)
     await this.db.deleteFrom('subscriptions').where('id', '=', id).execute()
-    for (const hook of hooks.filter((h) => !h.managed)) await this.db.deleteFrom('webhooks').where('id', '=', hook.id).execute()
+    for (const hook of hooks.filter((h) => !h.managed))
+      await this.db.deleteFrom('webhooks').where('id', '=', hook.id).execute()
   }
 
   async deleteForAgent(user: User, agentId: string): Promise<void> {
-    const rows = await this.db.selectFrom('subscriptions').select('id').where('user_id', '=', user.id).where('agent_id', '=', agentId).execute()
+    const rows = await this.db
+      .selectFrom('subscriptions')
+      .select('id')
+      .where('user_id', '=', user.id)
+      .where('agent_id', '=', agentId)
+      .execute()
     for (const row of rows) await this.delete(user, row.id)
   }
 
@@ -211,7 +271,11 @@ export class Subscriptions {
   }
 
   /** The live preview: the given (or stored) mapping over the given event, or the trigger's sample. */
-  async preview(user: User, id: string, raw: unknown): Promise<{ event: TriggerEvent; inputs: Record<string, unknown>; errors: FieldError[] }> {
+  async preview(
+    user: User,
+    id: string,
+    raw: unknown,
+  ): Promise<{ event: TriggerEvent; inputs: Record<string, unknown>; errors: FieldError[] }> {
     const body = parseOrThrow(Preview, raw ?? {})
     const row = await this.row(user.id, id)
     const registered = this.trigger(row.trigger_id, 'trigger')
@@ -227,7 +291,17 @@ export class Subscriptions {
    * A test with a recent real event where the platform keeps them (else the sample), mapped as a run
    * would be; with `start_run`, one run marked as a test is started.
    */
-  async test(user: User, id: string, raw: unknown): Promise<{ source: 'recent' | 'sample'; event: TriggerEvent; inputs: Record<string, unknown>; errors: FieldError[]; run: RunView | null }> {
+  async test(
+    user: User,
+    id: string,
+    raw: unknown,
+  ): Promise<{
+    source: 'recent' | 'sample'
+    event: TriggerEvent
+    inputs: Record<string, unknown>
+    errors: FieldError[]
+    run: RunView | null
+  }> {
     const { start_run } = parseOrThrow(Test, raw ?? {})
     const row = await this.row(user.id, id)
     const registered = this.trigger(row.trigger_id, 'trigger')
@@ -235,16 +309,25 @@ export class Subscriptions {
     const agent = await this.agents.get(user.id, row.agent_id)
     let event: TriggerEvent | undefined
     if (registered.trigger.recent) {
-      const { ctx } = await this.contexts.open(user, registered.platform, row.integration_id, `trigger:${row.integration_id}`)
+      const { ctx } = await this.contexts.open(
+        user,
+        registered.platform,
+        row.integration_id,
+        `trigger:${row.integration_id}`,
+      )
       event = (await registered.trigger.recent(ctx, registered.trigger.config.parse(row.config)))[0]
     }
-    const source = event ? 'recent' as const : 'sample' as const
+    const source = event ? ('recent' as const) : ('sample' as const)
     const chosen = event ?? registered.trigger.sample
     const { inputs, errors } = await mapEvent(row.mapping as Mapping, chosen, agent.inputs)
     let run: RunView | null = null
     if (start_run) {
       if (errors.length) throw invalidInput(errors)
-      run = await this.runs.start(user, row.agent_id, inputs, 'trigger', { subscriptionId: row.id, event: chosen, test: true })
+      run = await this.runs.start(user, row.agent_id, inputs, 'trigger', {
+        subscriptionId: row.id,
+        event: chosen,
+        test: true,
+      })
     }
     return { source, event: chosen, inputs, errors, run }
   }
@@ -260,27 +343,49 @@ export class Subscriptions {
     let reachError: string | undefined
     if (hooks.some((h) => h.managed && h.remote_id) && facts?.exists && integration?.status === 'active') {
       try {
-        ctx = (await this.contexts.open(user, registered.platform, row.integration_id, `trigger:${row.integration_id}`)).ctx
+        ctx = (
+          await this.contexts.open(
+            user,
+            registered.platform,
+            row.integration_id,
+            `trigger:${row.integration_id}`,
+          )
+        ).ctx
       } catch (err) {
         reachError = err instanceof Error ? err.message : String(err)
       }
     }
-    const webhooks = await Promise.all(hooks.map(async (h) => {
-      let present: boolean | null = null
-      let error = h.last_error
-      if (h.managed && h.remote_id && ctx && facts?.exists) {
-        try {
-          present = await facts.exists(ctx, h.remote_id)
-        } catch (err) {
-          error = err instanceof Error ? err.message : String(err)
+    const webhooks = await Promise.all(
+      hooks.map(async (h) => {
+        let present: boolean | null = null
+        let error = h.last_error
+        if (h.managed && h.remote_id && ctx && facts?.exists) {
+          try {
+            present = await facts.exists(ctx, h.remote_id)
+          } catch (err) {
+            error = err instanceof Error ? err.message : String(err)
+          }
         }
-      }
-      return { model_key: h.model_key, remote_id: h.remote_id, managed: h.managed, status: h.status, present, last_error: error ?? reachError ?? null, ...(h.managed ? {} : { address: this.webhooks.addressOf(h.token), secret_set: h.secret !== null }) }
-    }))
+        return {
+          model_key: h.model_key,
+          remote_id: h.remote_id,
+          managed: h.managed,
+          status: h.status,
+          present,
+          last_error: error ?? reachError ?? null,
+          ...(h.managed ? {} : { address: this.webhooks.addressOf(h.token), secret_set: h.secret !== null }),
+        }
+      }),
+    )
     return {
       status: row.status,
       integration: integration
-        ? { id: integration.id, name: integration.account_name, status: integration.status, connected: integration.status === 'active' }
+        ? {
+            id: integration.id,
+            name: integration.account_name,
+            status: integration.status,
+            connected: integration.status === 'active',
+          }
         : { id: row.integration_id, name: null, status: 'deleted', connected: false },
       webhooks,
       polled: registered.trigger.mode === 'polled',
@@ -292,18 +397,28 @@ export class Subscriptions {
   }
 
   async recordError(id: string, err: unknown): Promise<void> {
-    await this.db.updateTable('subscriptions').set({ last_error: err instanceof Error ? err.message : String(err), last_error_at: new Date() }).where('id', '=', id).execute()
+    await this.db
+      .updateTable('subscriptions')
+      .set({ last_error: err instanceof Error ? err.message : String(err), last_error_at: new Date() })
+      .where('id', '=', id)
+      .execute()
   }
 
   private async row(userId: string, id: string): Promise<SubscriptionRow> {
-    const row = await this.db.selectFrom('subscriptions').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst()
+    const row = await this.db
+      .selectFrom('subscriptions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
     if (!row) throw notFound('subscription')
     return row
   }
 
   private trigger(id: string, field: string): RegisteredTrigger {
     const registered = this.triggers.get(id)
-    if (!registered) throw invalidInput([{ field, message: `there is no trigger ${id}; GET /v1/triggers lists them` }])
+    if (!registered)
+      throw invalidInput([{ field, message: `there is no trigger ${id}; GET /v1/triggers lists them` }])
     return registered
   }
 
@@ -312,7 +427,11 @@ export class Subscriptions {
     const required = registered.trigger.requiredPlan
     if (!required || planAtLeast(user.plan, required)) return
     const plan = (name: string) => name[0].toUpperCase() + name.slice(1)
-    throw new AppError('plan_required', `${registered.platform.title} triggers such as ${registered.trigger.title} need the ${plan(required)} plan of Switchyard; this account is on ${plan(user.plan)}. ${registered.platform.title} tool steps stay open to every plan.`, { requiredPlan: required })
+    throw new AppError(
+      'plan_required',
+      `${registered.platform.title} triggers such as ${registered.trigger.title} need the ${plan(required)} plan of Switchyard; this account is on ${plan(user.plan)}. ${registered.platform.title} tool steps stay open to every plan.`,
+      { requiredPlan: required },
+    )
   }
 
   private async integration(user: User, registered: RegisteredTrigger, ref: string): Promise<IntegrationRow> {
@@ -320,7 +439,9 @@ export class Subscriptions {
       return await this.integrations.resolve(user.id, registered.platform.id, ref)
     } catch (err) {
       if (err instanceof AppError && (err.code === 'not_found' || err.code === 'invalid_input')) {
-        throw invalidInput([{ field: 'integration', message: err.extras.errors?.[0]?.message ?? err.message }])
+        throw invalidInput([
+          { field: 'integration', message: err.extras.errors?.[0]?.message ?? err.message },
+        ])
       }
       throw err
     }
@@ -337,7 +458,8 @@ export class Subscriptions {
   private async view(row: SubscriptionRow): Promise<SubscriptionView> {
     const registered = this.triggers.get(row.trigger_id)
     const integration = await this.integrations.get(row.user_id, row.integration_id).catch(() => undefined)
-    const unmanaged = registered && this.unmanaged(registered) ? (await this.webhooks.forSubscription(row.id))[0] : undefined
+    const unmanaged =
+      registered && this.unmanaged(registered) ? (await this.webhooks.forSubscription(row.id))[0] : undefined
     return {
       id: row.id,
       agent_id: row.agent_id,

@@ -8,9 +8,13 @@ const OBJECT_ID = /^[0-9a-f]{24}$/
 
 /** A Trello id of the named kind, e.g. `trelloId('card')`. */
 export const trelloId = (kind: string) =>
-  z.string({ error: `must be a ${kind} id (24 lowercase hexadecimal characters)` })
+  z
+    .string({ error: `must be a ${kind} id (24 lowercase hexadecimal characters)` })
     .trim()
-    .regex(OBJECT_ID, `must be a ${kind} id: 24 lowercase hexadecimal characters, like 5f2b8c0e9d1a4b3c2d1e0f9a`)
+    .regex(
+      OBJECT_ID,
+      `must be a ${kind} id: 24 lowercase hexadecimal characters, like 5f2b8c0e9d1a4b3c2d1e0f9a`,
+    )
 
 export const TrelloId = trelloId('Trello')
 
@@ -18,12 +22,17 @@ export const TrelloId = trelloId('Trello')
 const Id = z.string().regex(OBJECT_ID)
 
 /** Where an item goes among its siblings; answers always carry the resulting number. */
-export const Pos = z.union([z.enum(['top', 'bottom']), z.number().positive()], {
-  error: 'must be "top", "bottom" or a positive number',
-}).describe('"top", "bottom" or a positive number; items sort by ascending pos')
+export const Pos = z
+  .union([z.enum(['top', 'bottom']), z.number().positive()], {
+    error: 'must be "top", "bottom" or a positive number',
+  })
+  .describe('"top", "bottom" or a positive number; items sort by ascending pos')
 
 /** Trello accepts and answers ISO 8601 date-times; a date alone would be read in the server's zone. */
-export const DateTimeInput = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time such as 2025-03-01T17:00:00Z' })
+export const DateTimeInput = z.iso.datetime({
+  offset: true,
+  error: 'must be an ISO 8601 date-time such as 2025-03-01T17:00:00Z',
+})
 const IsoDate = z.iso.datetime({ offset: true })
 
 /** A one-line name (card, list, checklist, check item): not blank, within Trello's bound. */
@@ -52,7 +61,13 @@ export const Card = z.looseObject({
   url: z.string(),
 })
 
-export const List = z.looseObject({ id: Id, name: z.string(), closed: z.boolean(), idBoard: Id, pos: z.number() })
+export const List = z.looseObject({
+  id: Id,
+  name: z.string(),
+  closed: z.boolean(),
+  idBoard: Id,
+  pos: z.number(),
+})
 
 export const Board = z.looseObject({
   id: Id,

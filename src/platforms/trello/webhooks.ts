@@ -17,7 +17,11 @@ export const SIGNATURE_HEADER = 'x-trello-webhook'
 /** Trello's answer to a second webhook with the same callback, model and token (sources: Trello actions and webhooks). */
 const ALREADY_EXISTS = /already exists/i
 
-interface RemoteWebhook { id: string; idModel: string; callbackURL: string }
+interface RemoteWebhook {
+  id: string
+  idModel: string
+  callbackURL: string
+}
 
 const isNotFound = (err: unknown) => err instanceof AppError && err.code === 'not_found'
 
@@ -34,9 +38,17 @@ async function modelId(ctx: ToolContext, modelKey: string): Promise<string> {
  * lists the member's tokens with their webhooks and needs no token in the path. A callback URL is
  * Switchyard's own address for one integration and model, so a match on it and the model is ours.
  */
-async function findOwn(ctx: ToolContext, idModel: string, callbackUrl: string): Promise<RemoteWebhook | undefined> {
-  const tokens: Array<{ webhooks?: RemoteWebhook[] }> = await ctx.api.get('/1/members/me/tokens', { webhooks: 'true' })
-  return tokens.flatMap((t) => t.webhooks ?? []).find((w) => w.idModel === idModel && w.callbackURL === callbackUrl)
+async function findOwn(
+  ctx: ToolContext,
+  idModel: string,
+  callbackUrl: string,
+): Promise<RemoteWebhook | undefined> {
+  const tokens: Array<{ webhooks?: RemoteWebhook[] }> = await ctx.api.get('/1/members/me/tokens', {
+    webhooks: 'true',
+  })
+  return tokens
+    .flatMap((t) => t.webhooks ?? [])
+    .find((w) => w.idModel === idModel && w.callbackURL === callbackUrl)
 }
 
 export function signature(appSecret: string, rawBody: Buffer, callbackUrl: string): Buffer {
@@ -44,10 +56,17 @@ export function signature(appSecret: string, rawBody: Buffer, callbackUrl: strin
 }
 
 /** Checks `X-Trello-Webhook` over the raw bytes and the callback URL as stored; never throws. */
-async function verify(delivery: Delivery, secrets: { hookSecret?: string; appSecret?: string }): Promise<Verification> {
+async function verify(
+  delivery: Delivery,
+  secrets: { hookSecret?: string; appSecret?: string },
+): Promise<Verification> {
   // Trello signs with the app's secret; a webhook has no secret of its own.
   if (!secrets.appSecret) return 'unverifiable'
-  return matchesSignature(delivery.headers[SIGNATURE_HEADER], signature(secrets.appSecret, delivery.rawBody, delivery.callbackUrl), 'base64')
+  return matchesSignature(
+    delivery.headers[SIGNATURE_HEADER],
+    signature(secrets.appSecret, delivery.rawBody, delivery.callbackUrl),
+    'base64',
+  )
 }
 
 /** `{action, model}` → one candidate, keyed by the action id (a redelivery is a duplicate). */
@@ -56,12 +75,22 @@ function parse(delivery: Delivery): EventCandidate[] {
   try {
     body = JSON.parse(delivery.rawBody.toString('utf8'))
   } catch {
-    throw invalidInput([{ field: 'body', message: 'is not JSON; Trello sends {"action": ..., "model": ...}' }])
+    throw invalidInput([
+      { field: 'body', message: 'is not JSON; Trello sends {"action": ..., "model": ...}' },
+    ])
   }
   const action = typeof body === 'object' && body !== null ? (body as { action?: unknown }).action : undefined
-  if (!isAction(action)) throw invalidInput([{ field: 'action', message: 'is missing or is not a Trello action (id, type, date, idMemberCreator, data)' }])
+  if (!isAction(action))
+    throw invalidInput([
+      {
+        field: 'action',
+        message: 'is missing or is not a Trello action (id, type, date, idMemberCreator, data)',
+      },
+    ])
   const model = (body as { model?: unknown }).model ?? null
-  return [{ dedupeKey: action.id, type: action.type, raw: { action, model }, actorId: action.idMemberCreator }]
+  return [
+    { dedupeKey: action.id, type: action.type, raw: { action, model }, actorId: action.idMemberCreator },
+  ]
 }
 
 /** Reads the action back: it happened if Trello has it, with the same type, author, board and card. */
@@ -70,17 +99,21 @@ async function confirm(ctx: ToolContext, candidate: EventCandidate): Promise<boo
   if (!claimed) return false
   let real: unknown
   try {
-    real = await ctx.api.get(`/1/actions/${encodeURIComponent(claimed.id)}`, { fields: 'type,idMemberCreator,data,date' })
+    real = await ctx.api.get(`/1/actions/${encodeURIComponent(claimed.id)}`, {
+      fields: 'type,idMemberCreator,data,date',
+    })
   } catch (err) {
     if (isNotFound(err) || (err instanceof AppError && err.code === 'invalid_input')) return false
     throw err
   }
   if (!isAction({ ...(real as object), id: claimed.id })) return false
   const action = real as typeof claimed
-  return action.type === claimed.type &&
+  return (
+    action.type === claimed.type &&
     action.idMemberCreator === claimed.idMemberCreator &&
     action.data.board?.id === claimed.data.board?.id &&
     action.data.card?.id === claimed.data.card?.id
+  )
 }
 
 export const trelloWebhooks: WebhookFacts = {
@@ -88,12 +121,22 @@ export const trelloWebhooks: WebhookFacts = {
   async subscribe(ctx, hook) {
     const idModel = await modelId(ctx, hook.modelKey)
     try {
-      const created: RemoteWebhook = await ctx.api.post('/1/webhooks', { callbackURL: hook.callbackUrl, idModel, description: hook.description })
+      const created: RemoteWebhook = await ctx.api.post('/1/webhooks', {
+        callbackURL: hook.callbackUrl,
+        idModel,
+        description: hook.description,
+      })
       return { remoteId: created.id }
     } catch (err) {
-      if (!(err instanceof AppError && err.extras.upstreamStatus === 400 && ALREADY_EXISTS.test(err.message))) throw err
+      if (!(err instanceof AppError && err.extras.upstreamStatus === 400 && ALREADY_EXISTS.test(err.message)))
+        throw err
       const existing = await findOwn(ctx, idModel, hook.callbackUrl)
-      if (!existing) throw new AppError('conflict', 'Trello says a webhook for this board and address already exists, but it is not among this connection\'s webhooks', { cause: err })
+      if (!existing)
+        throw new AppError(
+          'conflict',
+          "Trello says a webhook for this board and address already exists, but it is not among this connection's webhooks",
+          { cause: err },
+        )
       return { remoteId: existing.id }
     }
   },

@@ -18,7 +18,12 @@ export function inspectorUrl(baseUrl: string, deployment: Record<string, unknown
 export { plural } from '../../core/tools/plural.ts'
 
 /** "ada-blog (preview, BUILDING)". */
-export function deploymentLabel(d: { name: string; target?: string | null; readyState?: string; state?: string }): string {
+export function deploymentLabel(d: {
+  name: string
+  target?: string | null
+  readyState?: string
+  state?: string
+}): string {
   const state = d.readyState ?? d.state
   return `${d.name} (${d.target ?? 'preview'}${state ? `, ${state}` : ''})`
 }

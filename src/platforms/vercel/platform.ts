@@ -55,11 +55,20 @@ export const vercel: PlatformDefinition = {
   async identify(client, _fields, grant) {
     if (grant.team_id) {
       // A team grant: the integration is the team's, listed under its name, and scoped to it.
-      const team = await client.get(`/v2/teams/${encodeURIComponent(grant.team_id)}`, { teamId: grant.team_id })
-      return { externalId: `team:${team.id}`, accountName: accountName(team.name, team.slug), fields: { teamId: team.id } }
+      const team = await client.get(`/v2/teams/${encodeURIComponent(grant.team_id)}`, {
+        teamId: grant.team_id,
+      })
+      return {
+        externalId: `team:${team.id}`,
+        accountName: accountName(team.name, team.slug),
+        fields: { teamId: team.id },
+      }
     }
     const { user } = await client.get('/v2/user')
-    return { externalId: `user:${user.id ?? user.uid}`, accountName: accountName(user.name, user.username || user.email) }
+    return {
+      externalId: `user:${user.id ?? user.uid}`,
+      accountName: accountName(user.name, user.username || user.email),
+    }
   },
   troubleshooting: { rules: TROUBLESHOOTING_RULES, diagnose },
   describeError,

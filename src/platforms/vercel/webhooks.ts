@@ -19,11 +19,18 @@ export function signature(secret: string, rawBody: Buffer): string {
 }
 
 /** Checks the signature over the raw bytes with the pasted secret, in constant time; never throws. */
-async function verify(delivery: Delivery, secrets: { hookSecret?: string; appSecret?: string }): Promise<Verification> {
+async function verify(
+  delivery: Delivery,
+  secrets: { hookSecret?: string; appSecret?: string },
+): Promise<Verification> {
   // An account webhook is signed with its own secret, never the integration's client secret; and
   // Vercel cannot be asked whether an event happened, so without the secret nothing is accepted.
   if (!secrets.hookSecret) return 'unverifiable'
-  return matchesSignature(delivery.headers[SIGNATURE_HEADER], Buffer.from(signature(secrets.hookSecret, delivery.rawBody), 'hex'), 'hex')
+  return matchesSignature(
+    delivery.headers[SIGNATURE_HEADER],
+    Buffer.from(signature(secrets.hookSecret, delivery.rawBody), 'hex'),
+    'hex',
+  )
 }
 
 export interface VercelEvent {
@@ -34,10 +41,15 @@ export interface VercelEvent {
   payload: Record<string, unknown>
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export const isVercelEvent = (value: unknown): value is VercelEvent =>
-  isRecord(value) && typeof value.id === 'string' && value.id.length > 0 && typeof value.type === 'string' && isRecord(value.payload)
+  isRecord(value) &&
+  typeof value.id === 'string' &&
+  value.id.length > 0 &&
+  typeof value.type === 'string' &&
+  isRecord(value.payload)
 
 /** One delivery is one event, keyed by its id: a retried delivery carries the same id and is a duplicate. */
 function parse(delivery: Delivery): EventCandidate[] {
@@ -45,9 +57,17 @@ function parse(delivery: Delivery): EventCandidate[] {
   try {
     body = JSON.parse(delivery.rawBody.toString('utf8'))
   } catch {
-    throw invalidInput([{ field: 'body', message: 'is not JSON; Vercel sends {"id", "type", "createdAt", "payload"}' }])
+    throw invalidInput([
+      { field: 'body', message: 'is not JSON; Vercel sends {"id", "type", "createdAt", "payload"}' },
+    ])
   }
-  if (!isVercelEvent(body)) throw invalidInput([{ field: 'body', message: 'is not a Vercel webhook event: it needs an id, a type and a payload object' }])
+  if (!isVercelEvent(body))
+    throw invalidInput([
+      {
+        field: 'body',
+        message: 'is not a Vercel webhook event: it needs an id, a type and a payload object',
+      },
+    ])
   // No actorId: a deployment's creator is the account's own user for every git push, so comparing
   // it with the integration's account would silence every event, not only the agent's own.
   return [{ dedupeKey: body.id, type: body.type, raw: body }]

@@ -27,25 +27,47 @@ function isBase64(value: string): boolean {
 }
 
 export const AttachmentInput = z.strictObject({
-  file_name: z.string().trim().min(1, 'must not be empty').max(255)
+  file_name: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(255)
     // eslint-disable-next-line no-control-regex
     .regex(/^[^/\\\u0000-\u001f\u007f]+$/, 'must be a file name, without slashes or control characters'),
-  content_type: z.string().trim().toLowerCase().max(100)
-    .regex(/^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/, 'must be a MIME type such as image/png')
+  content_type: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(100)
+    .regex(
+      /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/,
+      'must be a MIME type such as image/png',
+    )
     .default('application/octet-stream'),
   content_base64: z.string().superRefine((value, ctx) => {
-    const problem = value === '' ? 'must not be empty: Zendesk takes no empty files'
-      : decodedSize(value) > MAX_ATTACHMENT_BYTES ? `must decode to at most ${MAX_ATTACHMENT_BYTES / MB} MB`
-        : !isBase64(value) ? 'must be standard base64 (A-Z, a-z, 0-9, +, /, with = padding)'
-          : undefined
+    const problem =
+      value === ''
+        ? 'must not be empty: Zendesk takes no empty files'
+        : decodedSize(value) > MAX_ATTACHMENT_BYTES
+          ? `must decode to at most ${MAX_ATTACHMENT_BYTES / MB} MB`
+          : !isBase64(value)
+            ? 'must be standard base64 (A-Z, a-z, 0-9, +, /, with = padding)'
+            : undefined
     if (problem) ctx.addIssue({ code: 'custom', message: problem })
   }),
 })
 
-export const AttachmentsInput = z.array(AttachmentInput).min(1).max(MAX_ATTACHMENTS)
+export const AttachmentsInput = z
+  .array(AttachmentInput)
+  .min(1)
+  .max(MAX_ATTACHMENTS)
   .superRefine((files, ctx) => {
     const total = files.reduce((sum, f) => sum + decodedSize(f.content_base64), 0)
-    if (total > MAX_ATTACHMENTS_TOTAL_BYTES) ctx.addIssue({ code: 'custom', message: `the files together must be at most ${MAX_ATTACHMENTS_TOTAL_BYTES / MB} MB` })
+    if (total > MAX_ATTACHMENTS_TOTAL_BYTES)
+      ctx.addIssue({
+        code: 'custom',
+        message: `the files together must be at most ${MAX_ATTACHMENTS_TOTAL_BYTES / MB} MB`,
+      })
   })
 
 /**

@@ -11,7 +11,8 @@ const RECONNECT = 2
 
 export function diagnose(failure: AuthFailure): number[] {
   if (failure.role === 'end-user' || failure.status === 403) return [ROLE]
-  if (failure.status === 404 || (failure.stage === 'token' && failure.status === undefined)) return [SUBDOMAIN]
+  if (failure.status === 404 || (failure.stage === 'token' && failure.status === undefined))
+    return [SUBDOMAIN]
   if (failure.error === 'invalid_grant' || failure.status === 401) return [RECONNECT]
   return []
 }
@@ -20,10 +21,16 @@ export function diagnose(failure: AuthFailure): number[] {
 export function describeError(status: number, body: unknown): UpstreamProblem {
   if (typeof body === 'string') return { message: body.trim() || `HTTP ${status}` }
   const b = (body ?? {}) as Record<string, any>
-  const error = typeof b.error === 'string' ? b.error : typeof b.error?.title === 'string' ? b.error.title : undefined
-  const description = typeof b.description === 'string' ? b.description
-    : typeof b.error_description === 'string' ? b.error_description
-    : typeof b.error?.message === 'string' ? b.error.message : undefined
+  const error =
+    typeof b.error === 'string' ? b.error : typeof b.error?.title === 'string' ? b.error.title : undefined
+  const description =
+    typeof b.description === 'string'
+      ? b.description
+      : typeof b.error_description === 'string'
+        ? b.error_description
+        : typeof b.error?.message === 'string'
+          ? b.error.message
+          : undefined
   const fieldErrors: Array<{ field: string; message: string }> = []
   if (b.details && typeof b.details === 'object') {
     for (const [field, problems] of Object.entries(b.details as Record<string, unknown>)) {
@@ -37,9 +44,16 @@ export function describeError(status: number, body: unknown): UpstreamProblem {
   if (Array.isArray(b.errors)) {
     for (const e of b.errors) {
       const text = [e?.title, e?.detail].filter((t) => typeof t === 'string').join(': ')
-      if (text) fieldErrors.push({ field: typeof e?.source?.pointer === 'string' ? e.source.pointer : 'input', message: text })
+      if (text)
+        fieldErrors.push({
+          field: typeof e?.source?.pointer === 'string' ? e.source.pointer : 'input',
+          message: text,
+        })
     }
   }
   const message = [error, description].filter(Boolean).join(': ') || `HTTP ${status}`
-  return { message: fieldErrors.length ? `${message} (${fieldErrors.map((f) => f.message).join('; ')})` : message, fieldErrors }
+  return {
+    message: fieldErrors.length ? `${message} (${fieldErrors.map((f) => f.message).join('; ')})` : message,
+    fieldErrors,
+  }
 }

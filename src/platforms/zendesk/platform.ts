@@ -19,7 +19,12 @@ const api: ApiFacts = {
   pathHelp: { prefix: '/api/v2/', example: '/api/v2/tickets/7.json' },
   mapExample: { name: 'ticket_id', path: 'body.ticket.id' },
   apiCallMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-  usefulHeaders: ['x-rate-limit', 'x-rate-limit-remaining', 'zendesk-ratelimit-tickets-index', 'x-zendesk-api-version'],
+  usefulHeaders: [
+    'x-rate-limit',
+    'x-rate-limit-remaining',
+    'zendesk-ratelimit-tickets-index',
+    'x-zendesk-api-version',
+  ],
 }
 
 const rateLimit: RateLimitFacts = {
@@ -34,25 +39,29 @@ export const zendesk: PlatformDefinition = {
   id: 'zendesk',
   title: 'Zendesk',
   kind: 'ticketing',
-  connectionFields: [{
-    name: 'subdomain',
-    label: 'Account subdomain',
-    help: 'The part of your Zendesk address before .zendesk.com: for https://acme.zendesk.com enter acme.',
-    example: 'acme',
-    schema: Subdomain,
-  }],
-  auth: { interactive: {
-    kind: 'oauth2',
-    authorizeUrl: (base) => `${base}/oauth/authorizations/new`,
-    tokenUrl: (base) => `${base}/oauth/tokens`,
-    scopes: ['read', 'write'],
-    tokenRequestBody: 'json', // the vendor OAS documents a JSON body for /oauth/tokens
-    // Zendesk is moving to short-lived tokens with refresh tokens (docs/platforms/zendesk.md, "Facts"); ask for them,
-    // one day long, rather than for a token that never expires.
-    extraTokenParams: { expires_in: 86_400 },
-    clientIdEnv: 'ZENDESK_CLIENT_ID',
-    clientSecretEnv: 'ZENDESK_CLIENT_SECRET',
-  } },
+  connectionFields: [
+    {
+      name: 'subdomain',
+      label: 'Account subdomain',
+      help: 'The part of your Zendesk address before .zendesk.com: for https://acme.zendesk.com enter acme.',
+      example: 'acme',
+      schema: Subdomain,
+    },
+  ],
+  auth: {
+    interactive: {
+      kind: 'oauth2',
+      authorizeUrl: (base) => `${base}/oauth/authorizations/new`,
+      tokenUrl: (base) => `${base}/oauth/tokens`,
+      scopes: ['read', 'write'],
+      tokenRequestBody: 'json', // the vendor OAS documents a JSON body for /oauth/tokens
+      // Zendesk is moving to short-lived tokens with refresh tokens (docs/platforms/zendesk.md, "Facts"); ask for them,
+      // one day long, rather than for a token that never expires.
+      extraTokenParams: { expires_in: 86_400 },
+      clientIdEnv: 'ZENDESK_CLIENT_ID',
+      clientSecretEnv: 'ZENDESK_CLIENT_SECRET',
+    },
+  },
   api,
   rateLimit,
   async identify(client, fields) {
@@ -71,11 +80,22 @@ export const zendesk: PlatformDefinition = {
   // an address with no help desk answers 404 "No help desk at {subdomain}.zendesk.com".
   accountProbe: {
     path: '/api/v2/users/me.json',
-    missing: (fields) => ({ field: 'fields.subdomain', message: `no Zendesk help desk at ${fields.subdomain}.zendesk.com: check the subdomain` }),
+    missing: (fields) => ({
+      field: 'fields.subdomain',
+      message: `no Zendesk help desk at ${fields.subdomain}.zendesk.com: check the subdomain`,
+    }),
   },
   troubleshooting: { rules: TROUBLESHOOTING_RULES, diagnose },
   describeError,
-  tools: [createTicket, getTicketInfo, listTickets, searchTickets, updateTicket, deleteTicket, defineApiCallTool({ id: 'zendesk', title: 'Zendesk', api, rateLimit })],
+  tools: [
+    createTicket,
+    getTicketInfo,
+    listTickets,
+    searchTickets,
+    updateTicket,
+    deleteTicket,
+    defineApiCallTool({ id: 'zendesk', title: 'Zendesk', api, rateLimit }),
+  ],
   triggers: zendeskTriggers,
   webhooks: zendeskWebhooks,
 }

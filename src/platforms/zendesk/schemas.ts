@@ -9,7 +9,10 @@ export const TicketType = z.enum(['problem', 'incident', 'question', 'task'])
  * Not z.coerce: that would turn true into 1 and [] into 0.
  */
 export const positiveInt = (message: string) =>
-  z.preprocess((v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v), z.number({ error: message }).int(message).positive(message))
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v),
+    z.number({ error: message }).int(message).positive(message),
+  )
 
 export const TicketId = positiveInt('must be a ticket id (a positive integer)')
 /** Zendesk users are named by id or by email. */

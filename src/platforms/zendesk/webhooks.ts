@@ -26,9 +26,13 @@ export const MAX_SKEW_MS = 300_000
 /** Answers to a webhook that is already there [UNV: Zendesk's wording is not in the reference]. */
 const ALREADY_EXISTS = /already|exists|taken|duplicate/i
 
-interface RemoteWebhook { id: string; endpoint: string }
+interface RemoteWebhook {
+  id: string
+  endpoint: string
+}
 
-const isNotFound = (err: unknown) => err instanceof AppError && (err.code === 'not_found' || err.extras.upstreamStatus === 404)
+const isNotFound = (err: unknown) =>
+  err instanceof AppError && (err.code === 'not_found' || err.extras.upstreamStatus === 404)
 
 export function signature(secret: string, timestamp: string, rawBody: Buffer): Buffer {
   return createHmac('sha256', secret).update(Buffer.from(timestamp, 'utf8')).update(rawBody).digest()
@@ -38,7 +42,10 @@ export function signature(secret: string, timestamp: string, rawBody: Buffer): B
 async function findOwn(ctx: ToolContext, endpoint: string): Promise<RemoteWebhook | undefined> {
   let after: string | undefined
   for (let page = 0; page < 20; page++) {
-    const body = await ctx.api.get('/api/v2/webhooks', { 'page[size]': 100, ...(after ? { 'page[after]': after } : {}) })
+    const body = await ctx.api.get('/api/v2/webhooks', {
+      'page[size]': 100,
+      ...(after ? { 'page[after]': after } : {}),
+    })
     const found = (body.webhooks as RemoteWebhook[] | undefined)?.find((w) => w.endpoint === endpoint)
     if (found || !body.meta?.has_more) return found
     after = body.meta.after_cursor
@@ -49,7 +56,8 @@ async function findOwn(ctx: ToolContext, endpoint: string): Promise<RemoteWebhoo
 async function signingSecret(ctx: ToolContext, id: string): Promise<string> {
   const body = await ctx.api.get(`/api/v2/webhooks/${encodeURIComponent(id)}/signing_secret`)
   const secret = body?.signing_secret?.secret
-  if (typeof secret !== 'string' || !secret) throw new AppError('upstream_error', 'Zendesk did not give the webhook\'s signing secret')
+  if (typeof secret !== 'string' || !secret)
+    throw new AppError('upstream_error', "Zendesk did not give the webhook's signing secret")
   return secret
 }
 
@@ -61,7 +69,11 @@ async function verify(delivery: Delivery, secrets: { hookSecret?: string }): Pro
   if (!timestamp) return 'invalid'
   const at = Date.parse(timestamp)
   if (Number.isNaN(at) || Math.abs(Date.now() - at) > MAX_SKEW_MS) return 'invalid'
-  return matchesSignature(delivery.headers[SIGNATURE_HEADER], signature(secrets.hookSecret, timestamp, delivery.rawBody), 'base64')
+  return matchesSignature(
+    delivery.headers[SIGNATURE_HEADER],
+    signature(secrets.hookSecret, timestamp, delivery.rawBody),
+    'base64',
+  )
 }
 
 /** One event per delivery, keyed by its event id (else the invocation id): a retry is a duplicate. */
@@ -70,18 +82,35 @@ function parse(delivery: Delivery): EventCandidate[] {
   try {
     body = JSON.parse(delivery.rawBody.toString('utf8'))
   } catch {
-    throw invalidInput([{ field: 'body', message: 'is not JSON; Zendesk sends one event as {"type", "id", "detail", "event"}' }])
+    throw invalidInput([
+      { field: 'body', message: 'is not JSON; Zendesk sends one event as {"type", "id", "detail", "event"}' },
+    ])
   }
-  if (!isTicketEvent(body)) throw invalidInput([{ field: 'body', message: 'is not a Zendesk ticket event (type, id, detail with the ticket, event)' }])
+  if (!isTicketEvent(body))
+    throw invalidInput([
+      { field: 'body', message: 'is not a Zendesk ticket event (type, id, detail with the ticket, event)' },
+    ])
   const invocation = delivery.headers[INVOCATION_HEADER]?.trim()
   const dedupeKey = body.id || (invocation ? `invocation:${invocation}` : '')
-  if (!dedupeKey) throw invalidInput([{ field: 'id', message: 'is empty, and there is no x-zendesk-webhook-invocation-id to tell this event from others' }])
+  if (!dedupeKey)
+    throw invalidInput([
+      {
+        field: 'id',
+        message: 'is empty, and there is no x-zendesk-webhook-invocation-id to tell this event from others',
+      },
+    ])
   const subdomain = delivery.headers[ACCOUNT_HEADER]?.trim()
   const actor = body.detail.actor_id
-  return [{
-    dedupeKey, type: body.type, raw: body,
-    ...(subdomain && (typeof actor === 'string' || typeof actor === 'number') && String(actor) ? { actorId: `${subdomain}:${actor}` } : {}),
-  }]
+  return [
+    {
+      dedupeKey,
+      type: body.type,
+      raw: body,
+      ...(subdomain && (typeof actor === 'string' || typeof actor === 'number') && String(actor)
+        ? { actorId: `${subdomain}:${actor}` }
+        : {}),
+    },
+  ]
 }
 
 export const zendeskWebhooks: WebhookFacts = {
@@ -101,9 +130,19 @@ export const zendeskWebhooks: WebhookFacts = {
     try {
       id = (await ctx.api.post('/api/v2/webhooks', { webhook })).webhook.id
     } catch (err) {
-      if (!(err instanceof AppError && [409, 422].includes(err.extras.upstreamStatus as number) && (err.extras.upstreamStatus === 409 || ALREADY_EXISTS.test(err.message)))) throw err
+      if (!(
+        err instanceof AppError &&
+        [409, 422].includes(err.extras.upstreamStatus as number) &&
+        (err.extras.upstreamStatus === 409 || ALREADY_EXISTS.test(err.message))
+      ))
+        throw err
       const existing = await findOwn(ctx, hook.callbackUrl)
-      if (!existing) throw new AppError('conflict', 'Zendesk says this webhook already exists, but it is not among the account\'s webhooks', { cause: err })
+      if (!existing)
+        throw new AppError(
+          'conflict',
+          "Zendesk says this webhook already exists, but it is not among the account's webhooks",
+          { cause: err },
+        )
       id = existing.id
     }
     return { remoteId: id, secret: await signingSecret(ctx, id) }

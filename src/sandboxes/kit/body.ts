@@ -25,13 +25,17 @@ export function isFormBody(req: BodyOf): boolean {
   return (header(req, 'content-type') ?? '').toLowerCase().includes(FORM_TYPE)
 }
 
-function formValues(raw: string, repeated: BodyRules['repeatedFormNames']): Record<string, string | string[]> {
+function formValues(
+  raw: string,
+  repeated: BodyRules['repeatedFormNames'],
+): Record<string, string | string[]> {
   const params = new URLSearchParams(raw)
   if (repeated === 'last') return Object.fromEntries(params)
   const out: Record<string, string | string[]> = {}
   for (const [name, value] of params) {
     const previous = out[name]
-    out[name] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value]
+    out[name] =
+      previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value]
   }
   return out
 }
@@ -57,7 +61,8 @@ export function parseBody(req: BodyOf, rules: BodyRules): ParsedBody {
   if (contentType.includes('json')) return json(raw)
   if (contentType === '') {
     const parsed = json(raw)
-    if (!parsed.ok && rules.untyped === 'json-or-form' && !raw.trim().startsWith('{')) return { ok: true, value: formValues(raw, rules.repeatedFormNames) }
+    if (!parsed.ok && rules.untyped === 'json-or-form' && !raw.trim().startsWith('{'))
+      return { ok: true, value: formValues(raw, rules.repeatedFormNames) }
     return parsed
   }
   return rules.otherTypes === 'json' ? json(raw) : { ok: true, value: undefined }

@@ -1,7 +1,14 @@
 import { parseBody } from './body.ts'
 import type { SandboxClock } from './clock.ts'
 import { faultName, parseFaultSpec, type FaultRules } from './faults.ts'
-import { decodeOrKeep, emptyResponse, isRecord, jsonResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
+import {
+  decodeOrKeep,
+  emptyResponse,
+  isRecord,
+  jsonResponse,
+  type IncomingRequest,
+  type SandboxResponse,
+} from './http.ts'
 import type { LoggedRequest } from './request-log.ts'
 import type { SandboxMachinery } from './plugin.ts'
 
@@ -19,8 +26,10 @@ export interface ControlErrors {
 }
 
 /** The `{error, description}` errors of the Zendesk and Trello control APIs. */
-export const problem = (status: number, error: string, description: string): SandboxResponse => jsonResponse(status, { error, description })
-export const badRequest = (description: string): SandboxResponse => problem(400, 'invalid_request', description)
+export const problem = (status: number, error: string, description: string): SandboxResponse =>
+  jsonResponse(status, { error, description })
+export const badRequest = (description: string): SandboxResponse =>
+  problem(400, 'invalid_request', description)
 export const notFound = (description: string): SandboxResponse => problem(404, 'not_found', description)
 export const describedErrors: ControlErrors = { badRequest, notFound }
 
@@ -73,12 +82,15 @@ export class MachineryControl {
     const { advance_ms: advance } = body
     const at = body.now ?? body.set
     if (advance !== undefined) {
-      if (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0) return this.options.errors.badRequest('advance_ms must be a non-negative number')
+      if (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0)
+        return this.options.errors.badRequest('advance_ms must be a non-negative number')
       this.sandbox.clock.advance(advance)
     } else if (instant(at) !== undefined) {
       this.sandbox.clock.set(instant(at) as number)
     } else {
-      return this.options.errors.badRequest('give advance_ms (milliseconds) or now (ISO 8601 or epoch milliseconds)')
+      return this.options.errors.badRequest(
+        'give advance_ms (milliseconds) or now (ISO 8601 or epoch milliseconds)',
+      )
     }
     this.options.clockMoved?.()
     return this.clockJson()
@@ -165,5 +177,7 @@ export async function routeControl<C>(
     const body = (parsed.value as Record<string, unknown> | undefined) ?? {}
     return route.handle(context({ req, params: found.slice(1).map(decodeOrKeep), body }))
   }
-  return methodMismatch ? problem(405, 'method_not_allowed', `${req.method} is not supported here`) : notFound(`no control route ${path}`)
+  return methodMismatch
+    ? problem(405, 'method_not_allowed', `${req.method} is not supported here`)
+    : notFound(`no control route ${path}`)
 }

@@ -10,7 +10,11 @@ export function incomingRequest(request: FastifyRequest): IncomingRequest {
     path: queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt),
     query: new URLSearchParams(queryAt < 0 ? '' : rawUrl.slice(queryAt + 1)),
     headers: request.headers,
-    rawBody: Buffer.isBuffer(request.body) ? request.body.toString('utf8') : typeof request.body === 'string' ? request.body : undefined,
+    rawBody: Buffer.isBuffer(request.body)
+      ? request.body.toString('utf8')
+      : typeof request.body === 'string'
+        ? request.body
+        : undefined,
     rawBytes: Buffer.isBuffer(request.body) ? request.body : undefined,
     origin: `${request.protocol}://${request.headers.host ?? 'localhost'}`,
     remoteAddress: request.ip,

@@ -32,25 +32,33 @@ export interface FaultRules {
 
 export type FaultParse = { ok: true; spec: FaultSpec } | { ok: false; problem: string }
 
-const nonNegativeInt = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const nonNegativeInt = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export function parseFaultSpec(body: unknown, rules: FaultRules = {}): FaultParse {
   if (!isRecord(body)) return { ok: false, problem: 'body must be a JSON object' }
   const minStatus = rules.minStatus ?? 500
   const spec: FaultSpec = {}
   if (body.latency_ms !== undefined) {
-    if (!nonNegativeInt(body.latency_ms)) return { ok: false, problem: 'latency_ms must be a non-negative integer' }
+    if (!nonNegativeInt(body.latency_ms))
+      return { ok: false, problem: 'latency_ms must be a non-negative integer' }
     spec.latency_ms = body.latency_ms
   }
   if (body.status !== undefined) {
     if (!nonNegativeInt(body.status) || body.status < minStatus || body.status > 599) {
-      return { ok: false, problem: minStatus === 400 ? 'status must be a 4xx or 5xx status code' : 'status must be a 5xx status code' }
+      return {
+        ok: false,
+        problem:
+          minStatus === 400 ? 'status must be a 4xx or 5xx status code' : 'status must be a 5xx status code',
+      }
     }
     spec.status = body.status
   }
   if (body.retry_after !== undefined) {
-    if (!nonNegativeInt(body.retry_after)) return { ok: false, problem: 'retry_after must be a non-negative integer' }
+    if (!nonNegativeInt(body.retry_after))
+      return { ok: false, problem: 'retry_after must be a non-negative integer' }
     spec.retry_after = body.retry_after
   }
   if (body.drop !== undefined) {
@@ -59,18 +67,29 @@ export function parseFaultSpec(body: unknown, rules: FaultRules = {}): FaultPars
   }
   if (body.rate_limit !== undefined && body.rate_limit !== false) {
     const given = isRecord(body.rate_limit) ? body.rate_limit.retry_after : undefined
-    if (given !== undefined && given !== null && !nonNegativeInt(given)) return { ok: false, problem: 'rate_limit.retry_after must be a non-negative integer' }
-    spec.rate_limit = { retry_after: given === undefined ? (rules.defaultRetryAfter === undefined ? 1 : rules.defaultRetryAfter) : (given as number | null) }
+    if (given !== undefined && given !== null && !nonNegativeInt(given))
+      return { ok: false, problem: 'rate_limit.retry_after must be a non-negative integer' }
+    spec.rate_limit = {
+      retry_after:
+        given === undefined
+          ? rules.defaultRetryAfter === undefined
+            ? 1
+            : rules.defaultRetryAfter
+          : (given as number | null),
+    }
   }
   if (body.match !== undefined) {
     if (!isRecord(body.match)) return { ok: false, problem: 'match must be an object' }
     const { method, path } = body.match
-    if (method !== undefined && typeof method !== 'string') return { ok: false, problem: 'match.method must be a string' }
-    if (path !== undefined && typeof path !== 'string') return { ok: false, problem: 'match.path must be a string' }
+    if (method !== undefined && typeof method !== 'string')
+      return { ok: false, problem: 'match.method must be a string' }
+    if (path !== undefined && typeof path !== 'string')
+      return { ok: false, problem: 'match.path must be a string' }
     spec.match = { method: method?.toUpperCase(), path }
   }
   if (body.times !== undefined) {
-    if (!nonNegativeInt(body.times) || body.times === 0) return { ok: false, problem: 'times must be a positive integer' }
+    if (!nonNegativeInt(body.times) || body.times === 0)
+      return { ok: false, problem: 'times must be a positive integer' }
     spec.times = body.times
   }
   if (spec.latency_ms === undefined && spec.status === undefined && !spec.drop && !spec.rate_limit) {

@@ -17,7 +17,10 @@ export interface IncomingRequest {
 }
 
 /** A header's first value; names are matched case-insensitively. */
-export function header(req: { headers: Record<string, string | string[] | undefined> }, name: string): string | undefined {
+export function header(
+  req: { headers: Record<string, string | string[] | undefined> },
+  name: string,
+): string | undefined {
   const value = req.headers[name.toLowerCase()]
   return Array.isArray(value) ? value[0] : value
 }
@@ -32,7 +35,10 @@ export function decodeOrKeep(text: string): string {
 }
 
 /** A cookie's value (percent-decoded where the encoding is sound), or undefined when it is not sent. */
-export function cookieValue(req: { headers: Record<string, string | string[] | undefined> }, name: string): string | undefined {
+export function cookieValue(
+  req: { headers: Record<string, string | string[] | undefined> },
+  name: string,
+): string | undefined {
   for (const part of (header(req, 'cookie') ?? '').split(';')) {
     const at = part.indexOf('=')
     if (at > 0 && part.slice(0, at).trim() === name) return decodeOrKeep(part.slice(at + 1).trim())
@@ -47,15 +53,31 @@ export interface SandboxResponse {
   payload?: string
 }
 
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): SandboxResponse {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, payload: JSON.stringify(body) }
+export function jsonResponse(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): SandboxResponse {
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    payload: JSON.stringify(body),
+  }
 }
 
-export function textResponse(status: number, text: string, headers: Record<string, string> = {}): SandboxResponse {
+export function textResponse(
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): SandboxResponse {
   return { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers }, payload: text }
 }
 
-export function htmlResponse(status: number, html: string, headers: Record<string, string> = {}): SandboxResponse {
+export function htmlResponse(
+  status: number,
+  html: string,
+  headers: Record<string, string> = {},
+): SandboxResponse {
   return { status, headers: { 'content-type': 'text/html; charset=utf-8', ...headers }, payload: html }
 }
 

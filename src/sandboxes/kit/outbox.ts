@@ -13,15 +13,36 @@ export interface PostOutcome {
   durationMs: number
 }
 
-export async function postDelivery(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostOutcome> {
+export async function postDelivery(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<PostOutcome> {
   const started = Date.now()
   try {
-    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    })
     await response.body?.cancel().catch(() => undefined)
-    return { status: response.status, error: null, retryAfter: response.headers.get('retry-after'), durationMs: Date.now() - started }
+    return {
+      status: response.status,
+      error: null,
+      retryAfter: response.headers.get('retry-after'),
+      durationMs: Date.now() - started,
+    }
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
-    return { status: null, error: cause instanceof Error ? cause.message || cause.name : String(cause), retryAfter: null, durationMs: Date.now() - started }
+    return {
+      status: null,
+      error: cause instanceof Error ? cause.message || cause.name : String(cause),
+      retryAfter: null,
+      durationMs: Date.now() - started,
+    }
   }
 }
 

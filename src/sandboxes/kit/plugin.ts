@@ -46,7 +46,9 @@ export interface SandboxSite<R extends RoutedRequest = RoutedRequest> {
  * sandbox's own router, so unknown paths get the platform's 404 rather than Fastify's. Each
  * request goes: control API, or fault taken → latency → drop → route → record → send.
  */
-export function sandboxPlugin<R extends RoutedRequest>(build: (prefix: string) => SandboxSite<R>): FastifyPluginAsync {
+export function sandboxPlugin<R extends RoutedRequest>(
+  build: (prefix: string) => SandboxSite<R>,
+): FastifyPluginAsync {
   return async (app) => {
     const prefix = app.prefix
     const site = build(prefix)
@@ -64,13 +66,25 @@ export function sandboxPlugin<R extends RoutedRequest>(build: (prefix: string) =
       const relative = req.path.slice(prefix.length) || '/'
       const root = `${req.origin}${prefix}`
       if (relative === '/_control' || relative.startsWith('/_control/')) {
-        return sendSandboxResponse(reply, await site.control(req, relative.slice('/_control'.length) || '/', root))
+        return sendSandboxResponse(
+          reply,
+          await site.control(req, relative.slice('/_control'.length) || '/', root),
+        )
       }
       const startedAt = machinery.now()
       const routed = site.route(req, relative, root)
-      const fault = routed.faultPath === undefined ? undefined : machinery.faults.take(req.method, req.path, routed.faultPath)
+      const fault =
+        routed.faultPath === undefined
+          ? undefined
+          : machinery.faults.take(req.method, req.path, routed.faultPath)
       const record = (status: number | null) =>
-        machinery.requestLog.record(req, { status, startedAt, finishedAt: machinery.now(), fault: fault ? faultName(fault) : null, account: routed.account })
+        machinery.requestLog.record(req, {
+          status,
+          startedAt,
+          finishedAt: machinery.now(),
+          fault: fault ? faultName(fault) : null,
+          account: routed.account,
+        })
 
       if (fault?.latency_ms) await sleep(fault.latency_ms)
       if (fault?.drop) {
@@ -95,5 +109,7 @@ export function sandboxPlugin<R extends RoutedRequest>(build: (prefix: string) =
 
 /** The answer an injected error status gets: the platform's body, plus Retry-After when the fault gives one. */
 export function withRetryAfter(fault: Fault, response: SandboxResponse): SandboxResponse {
-  return fault.retry_after === undefined ? response : { ...response, headers: { ...response.headers, 'retry-after': String(fault.retry_after) } }
+  return fault.retry_after === undefined
+    ? response
+    : { ...response, headers: { ...response.headers, 'retry-after': String(fault.retry_after) } }
 }

@@ -57,7 +57,8 @@ export function redactHeaders(headers: RawHeaders): Record<string, string> {
     if (raw === undefined) continue
     const value = Array.isArray(raw) ? raw.join(', ') : raw
     const lower = name.toLowerCase()
-    if (lower === 'authorization' || lower === 'proxy-authorization') out[lower] = `${value.trim().split(/\s+/)[0] ?? ''} ${REDACTED}`
+    if (lower === 'authorization' || lower === 'proxy-authorization')
+      out[lower] = `${value.trim().split(/\s+/)[0] ?? ''} ${REDACTED}`
     else if (lower === 'cookie') out[lower] = REDACTED
     else out[lower] = value
   }
@@ -65,7 +66,10 @@ export function redactHeaders(headers: RawHeaders): Record<string, string> {
 }
 
 /** A query as a plain object (repeated names become arrays), with the named secrets redacted. */
-export function redactQuery(query: URLSearchParams, secrets: ReadonlySet<string> = new Set()): Record<string, string | string[]> {
+export function redactQuery(
+  query: URLSearchParams,
+  secrets: ReadonlySet<string> = new Set(),
+): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {}
   for (const [name, raw] of query) {
     const value = secrets.has(name) ? REDACTED : raw
@@ -100,7 +104,8 @@ export class RequestLog {
       fault: outcome.fault,
     }
     this.entries.push(entry)
-    if (this.entries.length > MAX_LOGGED_REQUESTS) this.entries.splice(0, this.entries.length - MAX_LOGGED_REQUESTS)
+    if (this.entries.length > MAX_LOGGED_REQUESTS)
+      this.entries.splice(0, this.entries.length - MAX_LOGGED_REQUESTS)
   }
 
   /** Oldest first; `limit` keeps the most recent N of those `matching`. */

@@ -28,10 +28,13 @@ export class PathRouter<R extends RouteShape> {
     const end = options.trailingSlash ? '/?$' : '$'
     this.compiled = routes.map((route) => {
       const names: string[] = []
-      const source = route.path.replace(/:(\w+)|\{(\w+)\}/g, (_, integer: string | undefined, any: string | undefined) => {
-        names.push((integer ?? any) as string)
-        return integer ? '(\\d+)' : '([^/]+)'
-      })
+      const source = route.path.replace(
+        /:(\w+)|\{(\w+)\}/g,
+        (_, integer: string | undefined, any: string | undefined) => {
+          names.push((integer ?? any) as string)
+          return integer ? '(\\d+)' : '([^/]+)'
+        },
+      )
       return { route, pattern: new RegExp(`^${source}${end}`), names }
     })
   }
@@ -52,6 +55,8 @@ export class PathRouter<R extends RouteShape> {
 
   /** The methods some route serves at this path: for a 405's Allow list when `match` found none. */
   allowedMethods(path: string): string[] {
-    return [...new Set(this.compiled.filter(({ pattern }) => pattern.test(path)).map(({ route }) => route.method))]
+    return [
+      ...new Set(this.compiled.filter(({ pattern }) => pattern.test(path)).map(({ route }) => route.method)),
+    ]
   }
 }

@@ -13,7 +13,10 @@ export interface SandboxAccounts {
 export function sandboxAccountsBox(accounts: SandboxAccounts): string {
   if (accounts.people.length === 0) return ''
   const items = accounts.people
-    .map((p) => `<li><code class="email">${escapeHtml(p.email)}</code> ${escapeHtml(p.name)}${p.note ? ` (${escapeHtml(p.note)})` : ''}</li>`)
+    .map(
+      (p) =>
+        `<li><code class="email">${escapeHtml(p.email)}</code> ${escapeHtml(p.name)}${p.note ? ` (${escapeHtml(p.note)})` : ''}</li>`,
+    )
     .join('\n')
   return `<aside class="sandbox-accounts" id="sandbox-accounts">
 <h2>Sandbox accounts</h2>

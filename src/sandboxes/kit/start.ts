@@ -21,7 +21,10 @@ export interface ServedSandboxes {
 }
 
 /** Serves sandbox plugins on one Fastify server, each under its own prefix. */
-export async function serveSandboxes(mounts: SandboxMount[], options: ListenOptions = {}): Promise<ServedSandboxes> {
+export async function serveSandboxes(
+  mounts: SandboxMount[],
+  options: ListenOptions = {},
+): Promise<ServedSandboxes> {
   const { port = 0, host = '127.0.0.1' } = options
   const app = Fastify({ logger: false })
   for (const { plugin, prefix } of mounts) await app.register(plugin, { prefix })
@@ -38,7 +41,11 @@ export interface StartedSandbox {
 }
 
 /** Starts one sandbox on its own server, e.g. `startSandbox(zendeskSandbox(), '/zendesk', { port: 4010 })`. */
-export async function startSandbox(plugin: FastifyPluginAsync, prefix: string, options: ListenOptions = {}): Promise<StartedSandbox> {
+export async function startSandbox(
+  plugin: FastifyPluginAsync,
+  prefix: string,
+  options: ListenOptions = {},
+): Promise<StartedSandbox> {
   const served = await serveSandboxes([{ plugin, prefix }], options)
   return { url: `${served.origin}${prefix}`, close: served.close }
 }

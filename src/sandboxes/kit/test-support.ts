@@ -38,7 +38,12 @@ export async function call(url: string, init: CallInit = {}): Promise<JsonCall> 
     headers['content-type'] = 'application/x-www-form-urlencoded'
     body = new URLSearchParams(init.form).toString()
   }
-  const response = await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, redirect: 'manual' })
+  const response = await fetch(url, {
+    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+    redirect: 'manual',
+  })
   const text = await response.text()
   let parsed: unknown
   try {
@@ -50,7 +55,10 @@ export async function call(url: string, init: CallInit = {}): Promise<JsonCall> 
 }
 
 /** A JSON call to the sandbox's `/_control` API; POST when a body is given. */
-export type ControlCall = (path: string, init?: { method?: string; body?: unknown }) => Promise<{ status: number; body: any }>
+export type ControlCall = (
+  path: string,
+  init?: { method?: string; body?: unknown },
+) => Promise<{ status: number; body: any }>
 
 export interface SandboxControl {
   control: ControlCall
@@ -75,7 +83,13 @@ export function withControl<S extends { url: string }>(started: S): S & SandboxC
  * POSTs a setup step (minting a token, acting as someone) that a test cannot go on without,
  * and throws with the answer when it does not come back with `expected`, so the failure says why.
  */
-export async function controlOrThrow(control: ControlCall, path: string, body: unknown, expected: number, what: string): Promise<any> {
+export async function controlOrThrow(
+  control: ControlCall,
+  path: string,
+  body: unknown,
+  expected: number,
+  what: string,
+): Promise<any> {
   const answer = await control(path, { body })
   if (answer.status !== expected) throw new Error(`${what} failed: ${JSON.stringify(answer.body)}`)
   return answer.body
@@ -91,7 +105,12 @@ export interface ParsedForm {
 
 // The sandboxes' pages escape only these five, so this is all a test needs to undo.
 const decodeEntities = (s: string) =>
-  s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
 
 /** Every `<form method="post" action="...">` of a sandbox page. */
 export function parseForms(html: string): ParsedForm[] {
@@ -101,7 +120,9 @@ export function parseForms(html: string): ParsedForm[] {
     for (const input of inner.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
       fields[decodeEntities(input[1] as string)] = decodeEntities(input[2] as string)
     }
-    const options = [...inner.matchAll(/<option value="([^"]*)">/g)].map((option) => decodeEntities(option[1] as string))
+    const options = [...inner.matchAll(/<option value="([^"]*)">/g)].map((option) =>
+      decodeEntities(option[1] as string),
+    )
     return { action: decodeEntities(form[1] as string), fields, options }
   })
 }
@@ -114,7 +135,11 @@ export function parseForm(html: string, index = 0): ParsedForm {
 }
 
 /** POSTs a form body without following redirects (tests assert on the redirect itself). */
-export async function postForm(url: string, fields: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}): Promise<Response> {
+export async function postForm(
+  url: string,
+  fields: Record<string, string> | URLSearchParams,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -142,12 +167,23 @@ export interface Receiver {
 
 /** A local HTTP server standing in for a webhook receiver; it answers with an empty body. */
 export async function startReceiver(): Promise<Receiver> {
-  const receiver: Receiver = { url: '', received: [], respond: () => 200, gate: null, close: async () => undefined }
+  const receiver: Receiver = {
+    url: '',
+    received: [],
+    respond: () => 200,
+    gate: null,
+    close: async () => undefined,
+  }
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', async () => {
-      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }
+      const request = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      }
       const index = receiver.received.length
       receiver.received.push(request)
       if (receiver.gate) await receiver.gate
@@ -170,6 +206,9 @@ export async function startReceiver(): Promise<Receiver> {
  * Starts a sandbox plugin on 127.0.0.1 (ephemeral port) for a test, with `control()` bound to it:
  * each platform's `startTestSandbox` is this plus its own helpers.
  */
-export async function startSandboxForTest(plugin: FastifyPluginAsync, prefix: string): Promise<StartedSandbox & SandboxControl> {
+export async function startSandboxForTest(
+  plugin: FastifyPluginAsync,
+  prefix: string,
+): Promise<StartedSandbox & SandboxControl> {
   return withControl(await startSandbox(plugin, prefix))
 }

@@ -10,7 +10,8 @@ export const USERNAME = /^[a-z0-9_]{3,100}$/
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/
 export const MIN_PASSWORD_LENGTH = 6
 
-export type Created<T> = { ok: true; value: T } | { ok: false; problem: string; field: string; conflict?: boolean }
+export type Created<T> =
+  { ok: true; value: T } | { ok: false; problem: string; field: string; conflict?: boolean }
 
 export function createMember(
   sb: TrelloSandbox,
@@ -20,14 +21,38 @@ export function createMember(
   const email = input.email.trim().toLowerCase()
   const fullName = input.fullName.trim()
   if (!fullName) return { ok: false, field: 'fullName', problem: 'Full name is required.' }
-  if (!USERNAME.test(username)) return { ok: false, field: 'username', problem: 'Username must be at least 3 lower-case letters, digits or underscores.' }
+  if (!USERNAME.test(username))
+    return {
+      ok: false,
+      field: 'username',
+      problem: 'Username must be at least 3 lower-case letters, digits or underscores.',
+    }
   if (!EMAIL.test(email)) return { ok: false, field: 'email', problem: 'Email address is not valid.' }
   if (input.password !== null && input.password.length < MIN_PASSWORD_LENGTH) {
-    return { ok: false, field: 'password', problem: `Password must be at least ${MIN_PASSWORD_LENGTH} characters.` }
+    return {
+      ok: false,
+      field: 'password',
+      problem: `Password must be at least ${MIN_PASSWORD_LENGTH} characters.`,
+    }
   }
-  if (sb.store.memberByUsername(username)) return { ok: false, field: 'username', problem: 'That username is already taken.', conflict: true }
-  if (sb.store.memberByEmail(email)) return { ok: false, field: 'email', problem: 'An account with that email already exists.', conflict: true }
-  const member: Member = { id: sb.newId(), username, fullName, initials: initials(fullName), email, password: input.password, createdAt: sb.now() }
+  if (sb.store.memberByUsername(username))
+    return { ok: false, field: 'username', problem: 'That username is already taken.', conflict: true }
+  if (sb.store.memberByEmail(email))
+    return {
+      ok: false,
+      field: 'email',
+      problem: 'An account with that email already exists.',
+      conflict: true,
+    }
+  const member: Member = {
+    id: sb.newId(),
+    username,
+    fullName,
+    initials: initials(fullName),
+    email,
+    password: input.password,
+    createdAt: sb.now(),
+  }
   sb.store.members.set(member.id, member)
   return { ok: true, value: member }
 }

@@ -18,7 +18,9 @@ export interface ActionInput {
   alsoTouches?: string[]
 }
 
-function isStub(value: unknown): value is { id: string; name?: string; shortLink?: string; username?: string } {
+function isStub(
+  value: unknown,
+): value is { id: string; name?: string; shortLink?: string; username?: string } {
   return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string'
 }
 
@@ -29,21 +31,36 @@ function isStub(value: unknown): value is { id: string; name?: string; shortLink
  * `{type, color, text}` and no id, and label actions carry no comment even though their `data`
  * has a `text` [CAP addLabelToCard webhook, 2020].
  */
-function entities(data: Record<string, unknown>, creator: { id: string; username: string; fullName: string }, type: string): Record<string, DisplayEntity> {
+function entities(
+  data: Record<string, unknown>,
+  creator: { id: string; username: string; fullName: string },
+  type: string,
+): Record<string, DisplayEntity> {
   const isComment = type === 'commentCard'
   const out: Record<string, DisplayEntity> = {}
   if (isComment && isStub(data.card)) {
-    out.contextOn = { type: 'translatable', translationKey: 'action_on', hideIfContext: true, idContext: data.card.id }
+    out.contextOn = {
+      type: 'translatable',
+      translationKey: 'action_on',
+      hideIfContext: true,
+      idContext: data.card.id,
+    }
   }
   for (const [key, value] of Object.entries(data)) {
     if (key === 'board' || key === 'old' || !isStub(value)) continue
     if (isComment && key !== 'card') continue
     if (key === 'label') {
-      out.label = { type: 'label', color: (value as { color?: unknown }).color ?? null, text: value.name ?? '' }
+      out.label = {
+        type: 'label',
+        color: (value as { color?: unknown }).color ?? null,
+        text: value.name ?? '',
+      }
       continue
     }
     const entityType = key === 'listBefore' || key === 'listAfter' ? 'list' : key
-    const entity: DisplayEntity = isComment ? { type: entityType, hideIfContext: true, id: value.id } : { type: entityType, id: value.id }
+    const entity: DisplayEntity = isComment
+      ? { type: entityType, hideIfContext: true, id: value.id }
+      : { type: entityType, id: value.id }
     if (value.shortLink) entity.shortLink = value.shortLink
     entity.text = value.name ?? ''
     out[key] = entity
@@ -56,7 +73,18 @@ function entities(data: Record<string, unknown>, creator: { id: string; username
 function touchedIds(action: Pick<Action, 'data' | 'idMemberCreator' | 'idMember'>, also: string[]): string[] {
   const ids = new Set<string>([action.idMemberCreator, ...also])
   if (action.idMember) ids.add(action.idMember)
-  for (const key of ['board', 'boardSource', 'boardTarget', 'list', 'listBefore', 'listAfter', 'card', 'checklist', 'label', 'member']) {
+  for (const key of [
+    'board',
+    'boardSource',
+    'boardTarget',
+    'list',
+    'listBefore',
+    'listAfter',
+    'card',
+    'checklist',
+    'label',
+    'member',
+  ]) {
     const value = action.data[key]
     if (isStub(value)) ids.add(value.id)
   }
@@ -64,7 +92,12 @@ function touchedIds(action: Pick<Action, 'data' | 'idMemberCreator' | 'idMember'
 }
 
 /** The action record itself, without side effects (the seed builds its history with it). */
-export function buildAction(id: string, date: number, actor: Pick<Actor, 'member' | 'app'>, input: ActionInput): Action {
+export function buildAction(
+  id: string,
+  date: number,
+  actor: Pick<Actor, 'member' | 'app'>,
+  input: ActionInput,
+): Action {
   const partial = { data: input.data, idMemberCreator: actor.member.id, idMember: input.idMember ?? null }
   return {
     id,
@@ -80,7 +113,11 @@ export function buildAction(id: string, date: number, actor: Pick<Actor, 'member
   }
 }
 
-export function recordAction(sb: TrelloSandbox, actor: Pick<Actor, 'member' | 'app'>, input: ActionInput): Action {
+export function recordAction(
+  sb: TrelloSandbox,
+  actor: Pick<Actor, 'member' | 'app'>,
+  input: ActionInput,
+): Action {
   const action = buildAction(sb.newId(), sb.now(), actor, input)
   sb.store.addAction(action)
   const boardId = (input.data.board as { id?: string } | undefined)?.id
@@ -117,7 +154,10 @@ export const WEBHOOK_ONLY_TYPES = new Set([
 export function actionFilter(filter: string | undefined, fallback: string): (action: Action) => boolean {
   const spec = (filter ?? fallback).trim()
   if (spec === 'all') return (a) => !WEBHOOK_ONLY_TYPES.has(a.type)
-  const wanted = spec.split(',').map((s) => s.trim()).filter(Boolean)
+  const wanted = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   return (action) =>
     wanted.some((entry) => {
       const [type, field] = entry.split(':')

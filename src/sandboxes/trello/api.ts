@@ -24,7 +24,12 @@ function withHeaders(response: SandboxResponse, headers: Record<string, string>)
   return { ...response, headers: { ...headers, ...response.headers } }
 }
 
-export async function handleApi(sb: TrelloSandbox, req: IncomingRequest, path: string, as?: Actor): Promise<SandboxResponse> {
+export async function handleApi(
+  sb: TrelloSandbox,
+  req: IncomingRequest,
+  path: string,
+  as?: Actor,
+): Promise<SandboxResponse> {
   if (req.method === 'OPTIONS') return emptyResponse(204, PREFLIGHT)
   const matched = apiRouter.match(req.method, path)
   if (!matched) return withHeaders(routeNotFound(), CORS)

@@ -1,5 +1,13 @@
 import { checkPassword, createApp } from './accounts.ts'
-import { escapeHtml, htmlResponse, isRecord, parseBody, textResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
+import {
+  escapeHtml,
+  htmlResponse,
+  isRecord,
+  parseBody,
+  textResponse,
+  type IncomingRequest,
+  type SandboxResponse,
+} from './http.ts'
 import type { App, Member } from './model.ts'
 import { validOriginPattern } from './origins.ts'
 import { hiddenInputs, layout, signInPage } from './grant/pages.ts'
@@ -27,7 +35,15 @@ function appRows(apps: App[]): string {
   return `<table>\n<tr><th>App</th><th>API key</th><th>Secret</th><th>Allowed origins</th></tr>\n${rows}\n</table>`
 }
 
-function dashboard(sb: TrelloSandbox, action: string, root: string, member: Member, sessionId: string, created?: App, error?: string): string {
+function dashboard(
+  sb: TrelloSandbox,
+  action: string,
+  root: string,
+  member: Member,
+  sessionId: string,
+  created?: App,
+  error?: string,
+): string {
   const fresh = created
     ? `<section id="created">
 <h2>${escapeHtml(created.name)} is registered</h2>
@@ -55,13 +71,31 @@ ${hiddenInputs({ step: 'create', session: sessionId })}
 
 function signIn(sb: TrelloSandbox, action: string, error?: string, email?: string): SandboxResponse {
   const intro = 'Sign in with your sandbox Trello account.'
-  return htmlResponse(200, signInPage({ heading: 'Log in to see your API keys', intro, action, fields: {}, accounts: sandboxAccounts(sb), error, email }))
+  return htmlResponse(
+    200,
+    signInPage({
+      heading: 'Log in to see your API keys',
+      intro,
+      action,
+      fields: {},
+      accounts: sandboxAccounts(sb),
+      error,
+      email,
+    }),
+  )
 }
 
-export function handleAppKey(sb: TrelloSandbox, req: IncomingRequest, action: string, root: string): SandboxResponse {
+export function handleAppKey(
+  sb: TrelloSandbox,
+  req: IncomingRequest,
+  action: string,
+  root: string,
+): SandboxResponse {
   if (req.method === 'GET' || req.method === 'HEAD') {
     const session = sessionMember(sb, req)
-    return session ? htmlResponse(200, dashboard(sb, action, root, session.member, session.id)) : signIn(sb, action)
+    return session
+      ? htmlResponse(200, dashboard(sb, action, root, session.member, session.id))
+      : signIn(sb, action)
   }
   if (req.method !== 'POST') return textResponse(404, 'The requested resource was not found.')
   const parsed = parseBody(req)
@@ -71,21 +105,42 @@ export function handleAppKey(sb: TrelloSandbox, req: IncomingRequest, action: st
     const member = checkPassword(sb, field('email'), field('password'))
     if (!member) return signIn(sb, action, 'Incorrect email address and/or password.', field('email'))
     const session = startSession(sb, member)
-    return htmlResponse(200, dashboard(sb, action, root, member, session.id), { 'set-cookie': session.cookie })
+    return htmlResponse(200, dashboard(sb, action, root, member, session.id), {
+      'set-cookie': session.cookie,
+    })
   }
   if (field('step') === 'create') {
     const session = sessionMember(sb, req, field('session'))
     if (!session) return signIn(sb, action, 'Please log in again.')
     const name = field('name').trim()
-    if (!name) return htmlResponse(200, dashboard(sb, action, root, session.member, session.id, undefined, 'App name is required.'))
+    if (!name)
+      return htmlResponse(
+        200,
+        dashboard(sb, action, root, session.member, session.id, undefined, 'App name is required.'),
+      )
     const origins = field('allowed_origins')
       .split(/[\s,]+/)
       .map((o) => o.trim())
       .filter(Boolean)
     if (!origins.every(validOriginPattern)) {
-      return htmlResponse(200, dashboard(sb, action, root, session.member, session.id, undefined, 'Allowed origins must be origins like https://app.example or http://localhost:*.'))
+      return htmlResponse(
+        200,
+        dashboard(
+          sb,
+          action,
+          root,
+          session.member,
+          session.id,
+          undefined,
+          'Allowed origins must be origins like https://app.example or http://localhost:*.',
+        ),
+      )
     }
-    const app = createApp(sb, { name, owner: session.member, allowedOrigins: origins.length > 0 ? origins : undefined })
+    const app = createApp(sb, {
+      name,
+      owner: session.member,
+      allowedOrigins: origins.length > 0 ? origins : undefined,
+    })
     return htmlResponse(200, dashboard(sb, action, root, session.member, session.id, app))
   }
   return textResponse(400, 'invalid value for step')

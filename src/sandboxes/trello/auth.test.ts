@@ -20,15 +20,21 @@ describe('API credentials', () => {
   })
 
   it('key and token in a form body or a JSON body', async () => {
-    const form = await call(`${sandbox.url}/1/lists`, { form: { key: KEY, token, name: 'Form list', idBoard: '659200805eed000000000010' } })
+    const form = await call(`${sandbox.url}/1/lists`, {
+      form: { key: KEY, token, name: 'Form list', idBoard: '659200805eed000000000010' },
+    })
     expect(form.status).toBe(200)
-    const json = await call(`${sandbox.url}/1/lists`, { json: { key: KEY, token, name: 'JSON list', idBoard: '659200805eed000000000010' } })
+    const json = await call(`${sandbox.url}/1/lists`, {
+      json: { key: KEY, token, name: 'JSON list', idBoard: '659200805eed000000000010' },
+    })
     expect(json.status).toBe(200)
     expect(json.body.name).toBe('JSON list')
   })
 
   it('the unsigned OAuth header TrelloDotNet sends', async () => {
-    const me = await call(`${sandbox.url}/1/members/me`, { headers: { authorization: `OAuth oauth_consumer_key="${KEY}", oauth_token="${token}"` } })
+    const me = await call(`${sandbox.url}/1/members/me`, {
+      headers: { authorization: `OAuth oauth_consumer_key="${KEY}", oauth_token="${token}"` },
+    })
     expect(me.status).toBe(200)
     expect(me.body.username).toBe('ada')
   })
@@ -68,11 +74,15 @@ describe("Trello's plain-text errors", () => {
     const other = await sandbox.control('/apps', { body: { name: 'Other', owner: 'ada' } })
     const foreign = await sandbox.token('ada', { key: other.body.key })
     expect((await call(`${sandbox.url}/1/members/me?key=${KEY}&token=${foreign}`)).text).toBe('invalid token')
-    expect((await call(`${sandbox.url}/1/members/me?key=${other.body.key}&token=${foreign}`)).status).toBe(200)
+    expect((await call(`${sandbox.url}/1/members/me?key=${other.body.key}&token=${foreign}`)).status).toBe(
+      200,
+    )
   })
 
   it('boards of other members are not visible (401)', async () => {
-    const lin = await sandbox.control('/members', { body: { username: 'linus', fullName: 'Linus T', email: 'linus@trello.test' } })
+    const lin = await sandbox.control('/members', {
+      body: { username: 'linus', fullName: 'Linus T', email: 'linus@trello.test' },
+    })
     expect(lin.status).toBe(201)
     const linToken = await sandbox.token('linus')
     const answer = await sandbox.api('/1/boards/Rdmp2024', linToken)
@@ -93,7 +103,11 @@ describe("Trello's plain-text errors", () => {
     const readOnly = await sandbox.token('grace', { scope: 'read', expiration: '1day' })
     const info = await sandbox.api(`/1/tokens/${readOnly}`, readOnly)
     expect(info.status).toBe(200)
-    expect(info.body).toMatchObject({ identifier: 'Switchyard', idMember: '659200805eed000000000002', dateExpires: expect.stringMatching(/Z$/) })
+    expect(info.body).toMatchObject({
+      identifier: 'Switchyard',
+      idMember: '659200805eed000000000002',
+      dateExpires: expect.stringMatching(/Z$/),
+    })
     expect(info.body.permissions[0]).toEqual({ idModel: '*', modelType: 'Board', read: true, write: false })
     expect((await sandbox.api(`/1/tokens/${token}`, readOnly)).text).toBe('unauthorized token')
   })

@@ -18,7 +18,8 @@ import { isExpired } from './tokens.ts'
  *      token secret, '' for tokens that did not come from OAuthGetAccessToken).
  * The header wins over parameters. Checks run key → token → signature.
  */
-export type AuthResult = { ok: true; actor: Actor; key: string; token: string } | { ok: false; response: SandboxResponse }
+export type AuthResult =
+  { ok: true; actor: Actor; key: string; token: string } | { ok: false; response: SandboxResponse }
 
 export function authenticate(sb: TrelloSandbox, req: IncomingRequest, params: Params): AuthResult {
   const oauth = parseOAuthHeader(header(req, 'authorization'))
@@ -38,8 +39,19 @@ export function authenticate(sb: TrelloSandbox, req: IncomingRequest, params: Pa
   const member = store.members.get(token.idMember)
   if (!member) return { ok: false, response: invalidToken() }
   if (oauth?.oauth_signature !== undefined) {
-    const problem = verifySignature(req, { oauth, fromHeader: true }, { consumer: app.secret, token: token.secret }, sb.nonces, sb.now())
+    const problem = verifySignature(
+      req,
+      { oauth, fromHeader: true },
+      { consumer: app.secret, token: token.secret },
+      sb.nonces,
+      sb.now(),
+    )
     if (problem) return { ok: false, response: problem }
   }
-  return { ok: true, actor: { member, app, token, scopes: new Set<Scope>(token.scopes) }, key, token: token.value }
+  return {
+    ok: true,
+    actor: { member, app, token, scopes: new Set<Scope>(token.scopes) },
+    key,
+    token: token.value,
+  }
 }

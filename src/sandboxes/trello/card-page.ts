@@ -13,12 +13,15 @@ export function cardPage(sb: TrelloSandbox, shortLink: string): SandboxResponse 
   if (!card) return undefined
   const list = sb.store.lists.get(card.idList)
   const board = sb.store.boards.get(card.idBoard)
-  return htmlResponse(200, `<!doctype html>
+  return htmlResponse(
+    200,
+    `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(card.name)} · Trello sandbox</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}.desc{white-space:pre-wrap}</style></head>
 <body><p>Trello sandbox · ${escapeHtml(board?.name ?? '')} · ${escapeHtml(list?.name ?? '')}</p>
 <h1>${escapeHtml(card.name)}${card.closed ? ' (archived)' : ''}</h1>
 <p class="desc">${escapeHtml(card.desc)}</p>
 </body></html>
-`)
+`,
+  )
 }

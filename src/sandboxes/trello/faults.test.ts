@@ -20,7 +20,11 @@ describe('fault injection', () => {
   it('answers an injected status for `times` requests, then recovers', async () => {
     const added = await fault({ status: 503, times: 2 })
     expect(added.status).toBe(201)
-    expect(added.body).toMatchObject({ id: expect.any(String), kind: 'status_503', fault: { status: 503, remaining: 2 } })
+    expect(added.body).toMatchObject({
+      id: expect.any(String),
+      kind: 'status_503',
+      fault: { status: 503, remaining: 2 },
+    })
     for (let i = 0; i < 2; i += 1) {
       const answer = await sandbox.api('/1/members/me', token)
       expect(answer.status).toBe(503)
@@ -34,7 +38,9 @@ describe('fault injection', () => {
     await fault({ status: 500, match: { method: 'post', path: '/1/cards' } })
     expect((await sandbox.api(`/1/cards/${SEED.cards.api.id}`, token)).status).toBe(200)
     expect((await sandbox.api('/1/cards', token, { form: { idList: SEED.lists.todo.id } })).status).toBe(500)
-    expect((await sandbox.api('/1/lists', token, { form: { idBoard: SEED.board.id, name: 'ok' } })).status).toBe(200)
+    expect(
+      (await sandbox.api('/1/lists', token, { form: { idBoard: SEED.board.id, name: 'ok' } })).status,
+    ).toBe(200)
   })
 
   it("forces Trello's 429 with an optional Retry-After", async () => {

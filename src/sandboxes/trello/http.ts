@@ -2,11 +2,25 @@ import { parseBody as parseWithRules, type BodyRules } from '../kit/body.ts'
 import { isRecord, type IncomingRequest, type SandboxResponse } from '../kit/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header, cookieValue } from '../kit/http.ts'
+export {
+  jsonResponse,
+  textResponse,
+  htmlResponse,
+  emptyResponse,
+  redirectResponse,
+  isRecord,
+  escapeHtml,
+  header,
+  cookieValue,
+} from '../kit/http.ts'
 export type { IncomingRequest, SandboxResponse } from '../kit/http.ts'
 export { isFormBody } from '../kit/body.ts'
 
-export function formResponse(status: number, values: Record<string, string>, headers: Record<string, string> = {}): SandboxResponse {
+export function formResponse(
+  status: number,
+  values: Record<string, string>,
+  headers: Record<string, string> = {},
+): SandboxResponse {
   return {
     status,
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -28,5 +42,7 @@ export function parseBody(req: IncomingRequest): ParsedBody {
   const parsed = parseWithRules(req, TRELLO_BODIES)
   if (!parsed.ok) return parsed
   if (parsed.value === undefined) return { ok: true, value: {} }
-  return isRecord(parsed.value) ? { ok: true, value: parsed.value } : { ok: false, reason: 'body must be a JSON object' }
+  return isRecord(parsed.value)
+    ? { ok: true, value: parsed.value }
+    : { ok: false, reason: 'body must be a JSON object' }
 }

@@ -44,7 +44,10 @@ export function trelloSandbox(opts: TrelloSandboxOptions = {}): FastifyPluginAsy
     const control = new ControlApi(sb, prefix)
     const flows = new Map<string, (origin: string) => GrantFlow>([
       ['/1/authorize', (origin) => authorizeFlow(sb, `${origin}${prefix}/1/authorize`)],
-      ['/1/OAuthAuthorizeToken', (origin) => authorizeTokenFlow(sb, `${origin}${prefix}/1/OAuthAuthorizeToken`)],
+      [
+        '/1/OAuthAuthorizeToken',
+        (origin) => authorizeTokenFlow(sb, `${origin}${prefix}/1/OAuthAuthorizeToken`),
+      ],
     ])
 
     const answer = async (req: IncomingRequest, relative: string, root: string): Promise<SandboxResponse> => {
@@ -54,10 +57,13 @@ export function trelloSandbox(opts: TrelloSandboxOptions = {}): FastifyPluginAsy
         if (req.method === 'POST') return postGrant(sb, req, flow(req.origin))
         return routeNotFound()
       }
-      if (relative === '/1/OAuthGetRequestToken' && (req.method === 'GET' || req.method === 'POST')) return getRequestToken(sb, req)
-      if (relative === '/1/OAuthGetAccessToken' && (req.method === 'GET' || req.method === 'POST')) return getAccessToken(sb, req)
+      if (relative === '/1/OAuthGetRequestToken' && (req.method === 'GET' || req.method === 'POST'))
+        return getRequestToken(sb, req)
+      if (relative === '/1/OAuthGetAccessToken' && (req.method === 'GET' || req.method === 'POST'))
+        return getAccessToken(sb, req)
       if (relative.startsWith('/1/')) return handleApi(sb, req, relative)
-      if (relative === '/app-key' || relative === '/app-key/') return handleAppKey(sb, req, `${root}/app-key`, root)
+      if (relative === '/app-key' || relative === '/app-key/')
+        return handleAppKey(sb, req, `${root}/app-key`, root)
       const card = req.method === 'GET' ? CARD_PAGE_PATH.exec(relative) : null
       return (card && cardPage(sb, card[1] as string)) || routeNotFound()
     }

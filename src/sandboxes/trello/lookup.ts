@@ -39,19 +39,30 @@ export function cardFor(ctx: ApiContext, ref: string, write = isWrite(ctx)): Car
   return card
 }
 
-function byId<T extends { idBoard: string }>(ctx: ApiContext, id: string, found: T | undefined, write: boolean): T {
+function byId<T extends { idBoard: string }>(
+  ctx: ApiContext,
+  id: string,
+  found: T | undefined,
+  write: boolean,
+): T {
   if (!OBJECT_ID.test(id)) return fail(invalidId())
   if (!found) return fail(modelNotFound())
   guard(ctx, ctx.store.boards.get(found.idBoard), write)
   return found
 }
 
-export const listFor = (ctx: ApiContext, id: string, write = isWrite(ctx)): List => byId(ctx, id, ctx.store.lists.get(id), write)
-export const labelFor = (ctx: ApiContext, id: string, write = isWrite(ctx)): Label => byId(ctx, id, ctx.store.labels.get(id), write)
+export const listFor = (ctx: ApiContext, id: string, write = isWrite(ctx)): List =>
+  byId(ctx, id, ctx.store.lists.get(id), write)
+export const labelFor = (ctx: ApiContext, id: string, write = isWrite(ctx)): Label =>
+  byId(ctx, id, ctx.store.labels.get(id), write)
 export const checklistFor = (ctx: ApiContext, id: string, write = isWrite(ctx)): Checklist =>
   byId(ctx, id, ctx.store.checklists.get(id), write)
 
-export function checkItemOn(ctx: ApiContext, card: Card, id: string): { checklist: Checklist; item: CheckItem } {
+export function checkItemOn(
+  ctx: ApiContext,
+  card: Card,
+  id: string,
+): { checklist: Checklist; item: CheckItem } {
   if (!OBJECT_ID.test(id)) return fail(invalidId())
   for (const checklist of ctx.store.checklistsOf(card.id)) {
     const item = checklist.checkItems.find((i) => i.id === id)

@@ -146,7 +146,11 @@ export interface CheckItem {
 }
 
 /** A check item as created without a due date, a reminder or an assignee. */
-export const NO_CHECK_ITEM_DETAILS: Pick<CheckItem, 'due' | 'dueReminder' | 'idMember'> = { due: null, dueReminder: null, idMember: null }
+export const NO_CHECK_ITEM_DETAILS: Pick<CheckItem, 'due' | 'dueReminder' | 'idMember'> = {
+  due: null,
+  dueReminder: null,
+  idMember: null,
+}
 
 export interface Checklist {
   id: string

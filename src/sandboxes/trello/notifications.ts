@@ -10,7 +10,13 @@ import type { TrelloSandbox } from './sandbox.ts'
  */
 const MENTION = /(?:^|[^\w@])@([a-z0-9_]{1,64})\b/gi
 
-export function notifyMember(sb: TrelloSandbox, action: Action, idMember: string, type: string, data: Record<string, unknown>): void {
+export function notifyMember(
+  sb: TrelloSandbox,
+  action: Action,
+  idMember: string,
+  type: string,
+  data: Record<string, unknown>,
+): void {
   if (idMember === action.idMemberCreator || !sb.store.members.has(idMember)) return
   sb.store.addNotification({
     id: sb.newId(),
@@ -49,16 +55,19 @@ export function notifyFor(sb: TrelloSandbox, action: Action): void {
       const mentioned = mentions(text)
         .map((username) => sb.store.memberByUsername(username))
         .filter((m): m is Member => m !== undefined && board?.memberships.has(m.id) === true)
-      for (const member of mentioned) notifyMember(sb, action, member.id, 'mentionedOnCard', { text, ...base })
+      for (const member of mentioned)
+        notifyMember(sb, action, member.id, 'mentionedOnCard', { text, ...base })
       for (const idMember of card?.idMembers ?? []) {
-        if (!mentioned.some((m) => m.id === idMember)) notifyMember(sb, action, idMember, 'commentCard', { text, ...base })
+        if (!mentioned.some((m) => m.id === idMember))
+          notifyMember(sb, action, idMember, 'commentCard', { text, ...base })
       }
       return
     }
     case 'updateCard': {
       const extra: Record<string, unknown> = { old: data.old }
       if (data.listBefore) Object.assign(extra, { listBefore: data.listBefore, listAfter: data.listAfter })
-      for (const idMember of card?.idMembers ?? []) notifyMember(sb, action, idMember, 'changeCard', { ...base, ...extra })
+      for (const idMember of card?.idMembers ?? [])
+        notifyMember(sb, action, idMember, 'changeCard', { ...base, ...extra })
       return
     }
     default:

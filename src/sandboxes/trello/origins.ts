@@ -31,7 +31,12 @@ export function validOriginPattern(pattern: string): boolean {
   if (pattern === '*') return true
   try {
     const url = new URL(pattern.endsWith(':*') ? pattern.slice(0, -2) : pattern)
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.pathname === '/' && !url.search && !url.hash
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.pathname === '/' &&
+      !url.search &&
+      !url.hash
+    )
   } catch {
     return false
   }

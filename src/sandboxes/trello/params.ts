@@ -51,7 +51,10 @@ export class Params {
       return value as string[]
     }
     if (typeof value !== 'string') return fail(invalidValue(name))
-    return value.split(',').map((s) => s.trim()).filter((s) => s !== '')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
   }
 
   /** A nullable date: ISO string or epoch ms; `null`/`''`/`'null'` clear it. */
@@ -71,7 +74,12 @@ export class Params {
   int(name: string, fallback: number, min: number, max: number): number {
     const value = this.values[name]
     if (value === undefined || value === '') return fallback
-    const number = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : NaN
+    const number =
+      typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\d+$/.test(value)
+          ? Number(value)
+          : NaN
     if (!Number.isInteger(number) || number < min || number > max) return fail(invalidValue(name))
     return number
   }

@@ -8,7 +8,11 @@ export const POS_STEP = 16384
 export type PosArgument = 'top' | 'bottom'
 
 /** Returns the numeric position, or null when the argument is not a valid `pos`. */
-export function resolvePos(raw: unknown, siblings: ReadonlyArray<{ pos: number }>, fallback: PosArgument = 'bottom'): number | null {
+export function resolvePos(
+  raw: unknown,
+  siblings: ReadonlyArray<{ pos: number }>,
+  fallback: PosArgument = 'bottom',
+): number | null {
   const value = raw === undefined || raw === null || raw === '' ? fallback : raw
   if (value === 'top') {
     if (siblings.length === 0) return POS_STEP
@@ -18,6 +22,11 @@ export function resolvePos(raw: unknown, siblings: ReadonlyArray<{ pos: number }
     if (siblings.length === 0) return POS_STEP
     return Math.max(...siblings.map((s) => s.pos)) + POS_STEP
   }
-  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value)
+        ? Number(value)
+        : NaN
   return Number.isFinite(number) && number > 0 ? number : null
 }

@@ -1,4 +1,17 @@
-import type { Action, App, Attachment, Board, Card, CheckItem, Checklist, Label, List, Member, Notification, Webhook } from './model.ts'
+import type {
+  Action,
+  App,
+  Attachment,
+  Board,
+  Card,
+  CheckItem,
+  Checklist,
+  Label,
+  List,
+  Member,
+  Notification,
+  Webhook,
+} from './model.ts'
 import type { TrelloStore } from './state.ts'
 import { iso, isoOrNull } from './time.ts'
 
@@ -7,7 +20,18 @@ import { iso, isoOrNull } from './time.ts'
 /** URLs the sandbox returns use Trello's own fixed form, as the contract allows. */
 export const TRELLO_WEB = 'https://trello.com'
 
-export const BASE_LABEL_COLORS = ['green', 'yellow', 'orange', 'red', 'purple', 'blue', 'sky', 'lime', 'pink', 'black'] as const
+export const BASE_LABEL_COLORS = [
+  'green',
+  'yellow',
+  'orange',
+  'red',
+  'purple',
+  'blue',
+  'sky',
+  'lime',
+  'pink',
+  'black',
+] as const
 /** Every label color Trello knows: the ten base colors and their `_light` / `_dark` variants. */
 export const LABEL_COLORS: readonly string[] = [
   ...BASE_LABEL_COLORS,
@@ -17,7 +41,10 @@ export const LABEL_COLORS: readonly string[] = [
 
 /** Trello's URL slug: lower case, runs of other characters become one dash. */
 export function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
 }
 
 export function initials(fullName: string): string {
@@ -33,7 +60,12 @@ export function initials(fullName: string): string {
 
 export const boardStub = (board: Board) => ({ id: board.id, name: board.name, shortLink: board.shortLink })
 export const listStub = (list: List) => ({ id: list.id, name: list.name })
-export const cardStub = (card: Card) => ({ id: card.id, name: card.name, idShort: card.idShort, shortLink: card.shortLink })
+export const cardStub = (card: Card) => ({
+  id: card.id,
+  name: card.name,
+  idShort: card.idShort,
+  shortLink: card.shortLink,
+})
 
 /** `{id, fullName, username}`: the default member shape of nested lists [CAP Members.json]. */
 export function memberMiniJson(member: Member): Record<string, unknown> {
@@ -57,7 +89,11 @@ export function memberCreatorJson(member: Member): Record<string, unknown> {
 }
 
 /** The full member object. `email` is shown only to the member themself, with the `account` scope. */
-export function memberJson(member: Member, store: TrelloStore, viewer: { idMember: string; account: boolean }): Record<string, unknown> {
+export function memberJson(
+  member: Member,
+  store: TrelloStore,
+  viewer: { idMember: string; account: boolean },
+): Record<string, unknown> {
   const self = viewer.idMember === member.id
   const boards = store.boardsOf(member.id).filter((b) => self || b.memberships.has(viewer.idMember))
   return {
@@ -96,7 +132,11 @@ function labelNames(board: Board, store: TrelloStore): Record<string, string> {
 }
 
 /** `memberships` is not a default board field (the captured webhook `model` has none). */
-export function boardJson(board: Board, store: TrelloStore, options: { memberships?: boolean } = {}): Record<string, unknown> {
+export function boardJson(
+  board: Board,
+  store: TrelloStore,
+  options: { memberships?: boolean } = {},
+): Record<string, unknown> {
   const json: Record<string, unknown> = {
     id: board.id,
     name: board.name,
@@ -270,7 +310,14 @@ export function cardJson(card: Card, store: TrelloStore): Record<string, unknown
     start: isoOrNull(card.start),
     subscribed: false,
     url: `${TRELLO_WEB}/c/${card.shortLink}/${card.idShort}-${slug(card.name)}`,
-    cover: { idAttachment: null, color: null, idUploadedBackground: null, size: 'normal', brightness: 'dark', idPlugin: null },
+    cover: {
+      idAttachment: null,
+      color: null,
+      idUploadedBackground: null,
+      size: 'normal',
+      brightness: 'dark',
+      idPlugin: null,
+    },
     isTemplate: false,
     cardRole: null,
   }
@@ -284,7 +331,11 @@ const COMMENT_LIMITS = {
   },
 }
 
-export function actionJson(action: Action, store: TrelloStore, options: { memberCreator?: boolean } = {}): Record<string, unknown> {
+export function actionJson(
+  action: Action,
+  store: TrelloStore,
+  options: { memberCreator?: boolean } = {},
+): Record<string, unknown> {
   const creator = store.members.get(action.idMemberCreator)
   const json: Record<string, unknown> = {
     id: action.id,

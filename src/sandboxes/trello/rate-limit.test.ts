@@ -74,9 +74,14 @@ describe('rate limits', () => {
 
   it('the control API can change the window or turn limits off', async () => {
     const token = await sandbox.token('ada')
-    const set = await sandbox.control('/rate-limits', { method: 'PUT', body: { token_max: 1, interval_ms: 1000 } })
+    const set = await sandbox.control('/rate-limits', {
+      method: 'PUT',
+      body: { token_max: 1, interval_ms: 1000 },
+    })
     expect(set.body).toEqual({ token_max: 1, key_max: 300, interval_ms: 1000, disabled: false })
-    expect((await sandbox.api('/1/members/me', token)).headers.get('x-rate-limit-api-token-interval-ms')).toBe('1000')
+    expect(
+      (await sandbox.api('/1/members/me', token)).headers.get('x-rate-limit-api-token-interval-ms'),
+    ).toBe('1000')
     expect((await sandbox.api('/1/members/me', token)).status).toBe(429)
     await sandbox.control('/clock', { body: { advance_ms: 1000 } })
     expect((await sandbox.api('/1/members/me', token)).status).toBe(200)
@@ -87,7 +92,9 @@ describe('rate limits', () => {
       expect(answer.status).toBe(200)
       expect(answer.headers.get('x-rate-limit-api-token-remaining')).toBeNull()
     }
-    expect((await sandbox.control('/rate-limits', { method: 'PUT', body: { token_max: 0 } })).status).toBe(400)
+    expect((await sandbox.control('/rate-limits', { method: 'PUT', body: { token_max: 0 } })).status).toBe(
+      400,
+    )
     expect((await sandbox.control('/rate-limits', { method: 'PUT', body: { reset: true } })).body).toEqual({
       token_max: 100,
       key_max: 300,
@@ -101,6 +108,8 @@ describe('rate limits', () => {
     const token = await sandbox.token('ada')
     for (let i = 0; i < 5; i += 1) await sandbox.act('ada', 'GET', '/1/members/me')
     await sandbox.api('/1/members/me', token, { key: 'f'.repeat(32) })
-    expect((await sandbox.api('/1/members/me', token)).headers.get('x-rate-limit-api-token-remaining')).toBe('1')
+    expect((await sandbox.api('/1/members/me', token)).headers.get('x-rate-limit-api-token-remaining')).toBe(
+      '1',
+    )
   })
 })

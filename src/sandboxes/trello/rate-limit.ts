@@ -15,9 +15,15 @@ export interface RateLimitSettings {
   disabled: boolean
 }
 
-export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = { tokenMax: 100, keyMax: 300, intervalMs: 10_000, disabled: false }
+export const DEFAULT_RATE_LIMITS: Readonly<RateLimitSettings> = {
+  tokenMax: 100,
+  keyMax: 300,
+  intervalMs: 10_000,
+  disabled: false,
+}
 
-export type RateDecision = { allowed: true; headers: Record<string, string> } | { allowed: false; response: SandboxResponse }
+export type RateDecision =
+  { allowed: true; headers: Record<string, string> } | { allowed: false; response: SandboxResponse }
 
 export class RateLimiter {
   settings: RateLimitSettings = { ...DEFAULT_RATE_LIMITS }
@@ -47,7 +53,8 @@ export class RateLimiter {
     if (this.settings.disabled) return { allowed: true, headers: {} }
     const keyWindow = this.window(`key:${key}`, now)
     const tokenWindow = token ? this.window(`token:${token}`, now) : null
-    if (keyWindow.count >= this.settings.keyMax) return { allowed: false, response: rateLimited('key', this.headers(keyWindow, tokenWindow, 0)) }
+    if (keyWindow.count >= this.settings.keyMax)
+      return { allowed: false, response: rateLimited('key', this.headers(keyWindow, tokenWindow, 0)) }
     if (tokenWindow && tokenWindow.count >= this.settings.tokenMax) {
       return { allowed: false, response: rateLimited('token', this.headers(keyWindow, tokenWindow, 0)) }
     }

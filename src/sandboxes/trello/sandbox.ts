@@ -10,7 +10,15 @@ import { DeliveryQueue } from './webhooks/dispatcher.ts'
 
 /** Credentials in requests, masked in the request log: query values, and tokens in `/1/tokens/{token}/...`. */
 const REQUEST_LOG_SECRETS: LogSecrets = {
-  params: ['key', 'token', 'oauth_signature', 'oauth_token', 'oauth_verifier', 'oauth_consumer_key', 'password'],
+  params: [
+    'key',
+    'token',
+    'oauth_signature',
+    'oauth_token',
+    'oauth_verifier',
+    'oauth_consumer_key',
+    'password',
+  ],
   path: (path) => path.replace(/(\/tokens\/)[^/?]+/gi, '$1[redacted]'),
 }
 

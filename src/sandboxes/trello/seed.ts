@@ -1,5 +1,14 @@
 import { buildAction } from './actions.ts'
-import { NO_CHECK_ITEM_DETAILS, type App, type Board, type Card, type Checklist, type Label, type List, type Member } from './model.ts'
+import {
+  NO_CHECK_ITEM_DETAILS,
+  type App,
+  type Board,
+  type Card,
+  type Checklist,
+  type Label,
+  type List,
+  type Member,
+} from './model.ts'
 import { boardStub, cardStub, listStub } from './presenters.ts'
 import type { TrelloStore } from './state.ts'
 
@@ -57,7 +66,10 @@ export const SEED = {
   comment: { id: seedId(0x5a), text: 'Looks good to me, @ada' },
 } as const
 
-function member(spec: { id: string; username: string; fullName: string; email: string }, initials: string): Member {
+function member(
+  spec: { id: string; username: string; fullName: string; email: string },
+  initials: string,
+): Member {
   return { ...spec, initials, password: SEED.password, createdAt: SEED_TIME_MS }
 }
 
@@ -146,23 +158,53 @@ export function seedStore(store: TrelloStore): void {
     idCard: cards.api.id,
     pos: 16384,
     checkItems: [
-      { ...items.draft, idChecklist: SEED.checklist.id, pos: 16384, state: 'complete', ...NO_CHECK_ITEM_DETAILS },
-      { ...items.review, idChecklist: SEED.checklist.id, pos: 32768, state: 'incomplete', ...NO_CHECK_ITEM_DETAILS },
-      { ...items.publish, idChecklist: SEED.checklist.id, pos: 49152, state: 'incomplete', ...NO_CHECK_ITEM_DETAILS },
+      {
+        ...items.draft,
+        idChecklist: SEED.checklist.id,
+        pos: 16384,
+        state: 'complete',
+        ...NO_CHECK_ITEM_DETAILS,
+      },
+      {
+        ...items.review,
+        idChecklist: SEED.checklist.id,
+        pos: 32768,
+        state: 'incomplete',
+        ...NO_CHECK_ITEM_DETAILS,
+      },
+      {
+        ...items.publish,
+        idChecklist: SEED.checklist.id,
+        pos: 49152,
+        state: 'incomplete',
+        ...NO_CHECK_ITEM_DETAILS,
+      },
     ],
   }
   store.checklists.set(checklist.id, checklist)
 
   // A short history, so action lists are not empty: ada made the board and its cards,
   // grace commented on "Design the API". (No notifications or deliveries for the seed.)
-  const history = (serial: number, who: Member, type: string, translationKey: string, data: Record<string, unknown>) =>
-    store.addAction(buildAction(seedId(serial), SEED_TIME_MS, { member: who, app: null }, { type, translationKey, data }))
+  const history = (
+    serial: number,
+    who: Member,
+    type: string,
+    translationKey: string,
+    data: Record<string, unknown>,
+  ) =>
+    store.addAction(
+      buildAction(seedId(serial), SEED_TIME_MS, { member: who, app: null }, { type, translationKey, data }),
+    )
   history(0x50, ada, 'createBoard', 'action_create_board', { board: boardStub(board) })
   let serial = 0x51
   for (const spec of Object.values(cards)) {
     const seeded = store.cards.get(spec.id) as Card
     const list = store.lists.get(seeded.idList) as List
-    history(serial++, ada, 'createCard', 'action_create_card', { card: cardStub(seeded), list: listStub(list), board: boardStub(board) })
+    history(serial++, ada, 'createCard', 'action_create_card', {
+      card: cardStub(seeded),
+      list: listStub(list),
+      board: boardStub(board),
+    })
   }
   const api = store.cards.get(cards.api.id) as Card
   api.comments = 1

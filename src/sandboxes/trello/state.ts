@@ -118,7 +118,8 @@ export class TrelloStore {
 
   addNotification(notification: Notification): void {
     this.notifications.push(notification)
-    if (this.notifications.length > MAX_ACTIONS) this.notifications.splice(0, this.notifications.length - MAX_ACTIONS)
+    if (this.notifications.length > MAX_ACTIONS)
+      this.notifications.splice(0, this.notifications.length - MAX_ACTIONS)
   }
 
   /** Removes a token and, as Trello does when a token is revoked or expires, its webhooks (sources: Trello actions and webhooks). */

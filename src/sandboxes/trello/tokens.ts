@@ -1,5 +1,13 @@
 import { hex } from './ids.ts'
-import { EXPIRATIONS, SCOPES, type App, type Expiration, type Member, type Scope, type Token } from './model.ts'
+import {
+  EXPIRATIONS,
+  SCOPES,
+  type App,
+  type Expiration,
+  type Member,
+  type Scope,
+  type Token,
+} from './model.ts'
 import type { TrelloSandbox } from './sandbox.ts'
 import { MS_PER_DAY, MS_PER_HOUR } from './time.ts'
 
@@ -12,10 +20,14 @@ export const EXPIRATION_MS: Record<Expiration, number | null> = {
 }
 
 /** Parses `read,write,account` (order free, duplicates ignored); undefined when invalid. */
-export function parseScopes(raw: string | string[] | undefined, fallback: Scope[] = ['read']): Scope[] | undefined {
+export function parseScopes(
+  raw: string | string[] | undefined,
+  fallback: Scope[] = ['read'],
+): Scope[] | undefined {
   if (raw === undefined || raw === '') return [...fallback]
   const parts = (Array.isArray(raw) ? raw : raw.split(',')).map((s) => s.trim()).filter(Boolean)
-  if (parts.length === 0 || !parts.every((p): p is Scope => (SCOPES as readonly string[]).includes(p))) return undefined
+  if (parts.length === 0 || !parts.every((p): p is Scope => (SCOPES as readonly string[]).includes(p)))
+    return undefined
   return SCOPES.filter((s) => parts.includes(s))
 }
 
@@ -30,7 +42,14 @@ export function parseExpiration(raw: string | undefined, fallback: Expiration): 
  */
 export function mintToken(
   sb: TrelloSandbox,
-  input: { app: App; member: Member; scopes: Scope[]; expiration: Expiration; name?: string; secret?: string },
+  input: {
+    app: App
+    member: Member
+    scopes: Scope[]
+    expiration: Expiration
+    name?: string
+    secret?: string
+  },
 ): Token {
   const now = sb.now()
   const lifetime = EXPIRATION_MS[input.expiration]

@@ -9,7 +9,8 @@ const me = (ctx: ApiContext) => jsonResponse(200, { user: userJson(ctx.user) })
 
 /** Teams the token can see: its own team for a team token, every membership for a personal one. */
 function visibleTeams(ctx: ApiContext): Team[] {
-  if (ctx.token.teamId) return [ctx.store.teams.get(ctx.token.teamId)].filter((t): t is Team => t !== undefined)
+  if (ctx.token.teamId)
+    return [ctx.store.teams.get(ctx.token.teamId)].filter((t): t is Team => t !== undefined)
   return ctx.store.teamsOf(ctx.user.id)
 }
 
@@ -18,13 +19,19 @@ const listTeams = guarded((ctx: ApiContext) => {
   const until = queryInt(ctx.req.query, 'until')
   const since = queryInt(ctx.req.query, 'since')
   const teams = visibleTeams(ctx)
-    .filter((t) => (until === undefined || t.createdAt < until) && (since === undefined || t.createdAt > since))
+    .filter(
+      (t) => (until === undefined || t.createdAt < until) && (since === undefined || t.createdAt > since),
+    )
     .sort((a, b) => b.createdAt - a.createdAt)
   const page = teams.slice(0, limit)
   const last = page[page.length - 1]
   return jsonResponse(200, {
     teams: page.map((t) => teamJson(t, ctx.user.id)),
-    pagination: { count: page.length, next: teams.length > page.length && last ? last.createdAt : null, prev: page[0]?.createdAt ?? null },
+    pagination: {
+      count: page.length,
+      next: teams.length > page.length && last ? last.createdAt : null,
+      prev: page[0]?.createdAt ?? null,
+    },
   })
 })
 
@@ -55,7 +62,12 @@ const members = guarded((ctx: ApiContext) => {
   const hasNext = all.length > page.length
   return jsonResponse(200, {
     members: page.map((m) => memberJson(ctx.store, team, m.uid)).filter(Boolean),
-    pagination: { hasNext, count: page.length, next: hasNext && last ? last.createdAt : null, prev: page[0]?.createdAt ?? null },
+    pagination: {
+      hasNext,
+      count: page.length,
+      next: hasNext && last ? last.createdAt : null,
+      prev: page[0]?.createdAt ?? null,
+    },
   })
 })
 
@@ -66,19 +78,26 @@ const listDomains = guarded((ctx: ApiContext) => {
   const since = queryInt(q, 'since')
   const all = [...ctx.store.domains.values()]
     .filter((d) => d.ownerId === ctx.ownerId)
-    .filter((d) => (until === undefined || d.createdAt < until) && (since === undefined || d.createdAt > since))
+    .filter(
+      (d) => (until === undefined || d.createdAt < until) && (since === undefined || d.createdAt > since),
+    )
     .sort((a, b) => b.createdAt - a.createdAt || a.name.localeCompare(b.name))
   const page = all.slice(0, limit)
   const last = page[page.length - 1]
   return jsonResponse(200, {
     domains: page.map((d) => domainJson(ctx.store, d)),
-    pagination: { count: page.length, next: all.length > page.length && last ? last.createdAt : null, prev: page[0]?.createdAt ?? null },
+    pagination: {
+      count: page.length,
+      next: all.length > page.length && last ? last.createdAt : null,
+      prev: page[0]?.createdAt ?? null,
+    },
   })
 })
 
 const showDomain = (ctx: ApiContext) => {
   const domain = ctx.store.domains.get((ctx.params.domain as string).toLowerCase())
-  if (!domain || domain.ownerId !== ctx.ownerId) return notFound(`The domain "${ctx.params.domain}" was not found`)
+  if (!domain || domain.ownerId !== ctx.ownerId)
+    return notFound(`The domain "${ctx.params.domain}" was not found`)
   return jsonResponse(200, { domain: domainJson(ctx.store, domain, true) })
 }
 

@@ -1,4 +1,11 @@
-import { emptyResponse, isRecord, jsonResponse, parseBody, type IncomingRequest, type SandboxResponse } from './http.ts'
+import {
+  emptyResponse,
+  isRecord,
+  jsonResponse,
+  parseBody,
+  type IncomingRequest,
+  type SandboxResponse,
+} from './http.ts'
 import type { ControlErrors } from '../kit/control.ts'
 import { randomBase64Url } from '../kit/ids.ts'
 import { accessToken, teamId as newTeamId, userId as newUserId } from './ids.ts'
@@ -13,7 +20,10 @@ import { FRAMEWORKS, validProjectName } from './validate.ts'
 const problem = (status: number, message: string) => jsonResponse(status, { error: message })
 
 /** How the shared control routes (kit/control.ts) word Vercel's control errors. */
-export const VERCEL_CONTROL_ERRORS: ControlErrors = { badRequest: (message) => problem(400, message), notFound: (message) => problem(404, message) }
+export const VERCEL_CONTROL_ERRORS: ControlErrors = {
+  badRequest: (message) => problem(400, message),
+  notFound: (message) => problem(404, message),
+}
 
 function ownerRef(sandbox: VercelSandbox, ref: unknown): string | undefined {
   if (typeof ref !== 'string') return undefined
@@ -35,7 +45,11 @@ function parseMembers(sandbox: VercelSandbox, value: unknown): { uid: string; ro
   return out
 }
 
-export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest, path: string): Promise<SandboxResponse> {
+export async function handleControl(
+  sandbox: VercelSandbox,
+  req: IncomingRequest,
+  path: string,
+): Promise<SandboxResponse> {
   const parsed = parseBody(req)
   if (!parsed.ok) return problem(400, `invalid JSON: ${parsed.reason}`)
   const body = isRecord(parsed.value) ? parsed.value : {}
@@ -68,7 +82,8 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
 
   if (path === '/users' && m === 'POST') {
     const username = body.username
-    if (typeof username !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(username)) return problem(400, 'username is required (lowercase letters, digits, -)')
+    if (typeof username !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(username))
+      return problem(400, 'username is required (lowercase letters, digits, -)')
     if (store.user(username)) return problem(409, `user ${username} exists`)
     const email = typeof body.email === 'string' ? body.email : `${username}@vercel.test`
     if (store.user(email)) return problem(409, `email ${email} is taken`)
@@ -88,7 +103,13 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
 
   if (path === '/teams' && m === 'POST') {
     if (typeof body.name !== 'string' || !body.name) return problem(400, 'name is required')
-    const slug = typeof body.slug === 'string' ? body.slug : body.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
+    const slug =
+      typeof body.slug === 'string'
+        ? body.slug
+        : body.name
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '-')
+            .replace(/^-|-$/g, '')
     if (store.team(slug)) return problem(409, `team ${slug} exists`)
     const members = parseMembers(sandbox, body.members)
     if (typeof members === 'string') return problem(400, members)
@@ -119,26 +140,48 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
   if (path === '/projects' && m === 'POST') {
     const owner = ownerRef(sandbox, body.owner)
     if (!owner) return problem(400, 'owner (user id/username or team id/slug) is required')
-    if (typeof body.name !== 'string' || !validProjectName(body.name)) return problem(400, 'name is required (a valid project name)')
+    if (typeof body.name !== 'string' || !validProjectName(body.name))
+      return problem(400, 'name is required (a valid project name)')
     if (store.project(owner, body.name)) return problem(409, 'project name taken for this owner')
-    if (body.framework !== undefined && body.framework !== null && !FRAMEWORKS.has(String(body.framework))) return problem(400, 'unknown framework')
-    const project = createProject(sandbox, owner, body.name, { framework: (body.framework as string | null | undefined) ?? null })
+    if (body.framework !== undefined && body.framework !== null && !FRAMEWORKS.has(String(body.framework)))
+      return problem(400, 'unknown framework')
+    const project = createProject(sandbox, owner, body.name, {
+      framework: (body.framework as string | null | undefined) ?? null,
+    })
     return jsonResponse(201, projectJson(store, project))
   }
 
   if (path === '/deployments' && m === 'POST') {
     const owner = body.owner === undefined ? undefined : ownerRef(sandbox, body.owner)
-    const project = typeof body.project === 'string' ? (owner ? store.project(owner, body.project) : store.anyProject(body.project)) : undefined
-    if (!project) return problem(400, 'project (id or name; add owner for a name shared by owners) is required and must exist')
+    const project =
+      typeof body.project === 'string'
+        ? owner
+          ? store.project(owner, body.project)
+          : store.anyProject(body.project)
+        : undefined
+    if (!project)
+      return problem(
+        400,
+        'project (id or name; add owner for a name shared by owners) is required and must exist',
+      )
     const state = body.state === undefined ? undefined : String(body.state).toUpperCase()
-    if (state !== undefined && !(DEPLOYMENT_STATES as readonly string[]).includes(state)) return problem(400, `state must be one of ${DEPLOYMENT_STATES.join(', ')}`)
-    const creator = typeof body.creator === 'string' ? store.user(body.creator) : store.users.get(project.ownerId) ?? store.users.get(store.teams.get(project.ownerId)?.creatorId ?? '')
+    if (state !== undefined && !(DEPLOYMENT_STATES as readonly string[]).includes(state))
+      return problem(400, `state must be one of ${DEPLOYMENT_STATES.join(', ')}`)
+    const creator =
+      typeof body.creator === 'string'
+        ? store.user(body.creator)
+        : (store.users.get(project.ownerId) ??
+          store.users.get(store.teams.get(project.ownerId)?.creatorId ?? ''))
     if (!creator) return problem(400, 'creator (a user) is required for a team project without a creator')
     const meta: Record<string, string> = {}
     if (isRecord(body.meta)) for (const [k, v] of Object.entries(body.meta)) meta[k] = String(v)
     if (typeof body.branch === 'string') meta.githubCommitRef = body.branch
     const target = body.target === 'production' || body.target === 'staging' ? body.target : null
-    if (body.createdAt !== undefined && (typeof body.createdAt !== 'number' || !Number.isInteger(body.createdAt))) return problem(400, 'createdAt must be epoch ms')
+    if (
+      body.createdAt !== undefined &&
+      (typeof body.createdAt !== 'number' || !Number.isInteger(body.createdAt))
+    )
+      return problem(400, 'createdAt must be epoch ms')
     const d = sandbox.createDeployment({
       project,
       creatorId: creator.id,
@@ -157,7 +200,8 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
     if (!d) return problem(404, 'unknown deployment')
     const outcome = String(body.state ?? '').toUpperCase()
     if (outcome !== 'READY' && outcome !== 'ERROR') return problem(400, 'state must be READY or ERROR')
-    if (!['QUEUED', 'INITIALIZING', 'BUILDING'].includes(d.readyState)) return problem(409, `the deployment is already ${d.readyState}`)
+    if (!['QUEUED', 'INITIALIZING', 'BUILDING'].includes(d.readyState))
+      return problem(409, `the deployment is already ${d.readyState}`)
     sandbox.finishDeployment(d, outcome)
     return jsonResponse(200, deploymentJson(store, d))
   }
@@ -180,7 +224,8 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
   if (path === '/integrations' && m === 'POST') {
     if (typeof body.slug !== 'string' || !body.slug) return problem(400, 'slug is required')
     const redirectUris = body.redirect_uris ?? []
-    if (!Array.isArray(redirectUris) || !redirectUris.every((u) => typeof u === 'string')) return problem(400, 'redirect_uris must be an array of strings')
+    if (!Array.isArray(redirectUris) || !redirectUris.every((u) => typeof u === 'string'))
+      return problem(400, 'redirect_uris must be an array of strings')
     const client = {
       slug: body.slug,
       name: typeof body.name === 'string' ? body.name : body.slug,
@@ -190,7 +235,13 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
       allowLoopback: body.allow_loopback === true,
     }
     store.clients.set(client.clientId, client)
-    return jsonResponse(201, { slug: client.slug, client_id: client.clientId, client_secret: client.clientSecret, redirect_uris: client.redirectUris, allow_loopback: client.allowLoopback })
+    return jsonResponse(201, {
+      slug: client.slug,
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      redirect_uris: client.redirectUris,
+      allow_loopback: client.allowLoopback,
+    })
   }
 
   if (path === '/clock') {
@@ -216,7 +267,9 @@ export async function handleControl(sandbox: VercelSandbox, req: IncomingRequest
       let settled = true
       if (['1', 'true', 'settled'].includes(req.query.get('wait') ?? '')) {
         const timeout = Number(req.query.get('timeout_ms') ?? 10_000)
-        settled = await sandbox.dispatcher.settled(Number.isFinite(timeout) ? Math.min(timeout, 120_000) : 10_000)
+        settled = await sandbox.dispatcher.settled(
+          Number.isFinite(timeout) ? Math.min(timeout, 120_000) : 10_000,
+        )
       } else settled = !sandbox.dispatcher.list().some((d) => d.state === 'pending')
       const webhookId = req.query.get('webhookId')
       const type = req.query.get('type')

@@ -35,7 +35,10 @@ export interface DeliverySettings {
   timeout_ms: number
 }
 
-export const defaultDeliverySettings = (): DeliverySettings => ({ retry_delays_ms: [1_000, 5_000, 30_000], timeout_ms: 30_000 })
+export const defaultDeliverySettings = (): DeliverySettings => ({
+  retry_delays_ms: [1_000, 5_000, 30_000],
+  timeout_ms: 30_000,
+})
 
 export class WebhookDispatcher {
   settings = defaultDeliverySettings()
@@ -46,8 +49,24 @@ export class WebhookDispatcher {
 
   constructor(private readonly now: () => number) {}
 
-  enqueue(webhookId: string, url: string, secret: string, eventId: string, type: string, body: string): Delivery {
-    const delivery: Delivery = { id: String(this.nextId++), webhookId, eventId, type, url, body, state: 'pending', attempts: [] }
+  enqueue(
+    webhookId: string,
+    url: string,
+    secret: string,
+    eventId: string,
+    type: string,
+    body: string,
+  ): Delivery {
+    const delivery: Delivery = {
+      id: String(this.nextId++),
+      webhookId,
+      eventId,
+      type,
+      url,
+      body,
+      state: 'pending',
+      attempts: [],
+    }
     this.deliveries.push(delivery)
     trimSettled(this.deliveries)
     this.timers.schedule(0, () => this.attempt(delivery, secret))
@@ -56,8 +75,17 @@ export class WebhookDispatcher {
 
   private async attempt(delivery: Delivery, secret: string): Promise<void> {
     if (delivery.state !== 'pending') return
-    const headers = { 'content-type': 'application/json', 'x-vercel-signature': sign(secret, delivery.body), 'user-agent': 'Vercel-Webhooks/sandbox' }
-    const { status, error, durationMs } = await postDelivery(delivery.url, headers, delivery.body, this.settings.timeout_ms)
+    const headers = {
+      'content-type': 'application/json',
+      'x-vercel-signature': sign(secret, delivery.body),
+      'user-agent': 'Vercel-Webhooks/sandbox',
+    }
+    const { status, error, durationMs } = await postDelivery(
+      delivery.url,
+      headers,
+      delivery.body,
+      this.settings.timeout_ms,
+    )
     if (delivery.state !== 'pending') return
     delivery.attempts.push({ at: this.now(), status, error, duration_ms: durationMs })
     if (status !== null && status >= 200 && status < 300) delivery.state = 'delivered'
@@ -97,13 +125,17 @@ export class WebhookDispatcher {
     const next = { ...this.settings }
     if (body.retry_delays_ms !== undefined) {
       const delays = body.retry_delays_ms
-      if (!Array.isArray(delays) || !delays.every((d) => typeof d === 'number' && Number.isInteger(d) && d >= 0)) {
+      if (
+        !Array.isArray(delays) ||
+        !delays.every((d) => typeof d === 'number' && Number.isInteger(d) && d >= 0)
+      ) {
         return 'retry_delays_ms must be an array of non-negative integers'
       }
       next.retry_delays_ms = delays as number[]
     }
     if (body.timeout_ms !== undefined) {
-      if (typeof body.timeout_ms !== 'number' || !Number.isInteger(body.timeout_ms) || body.timeout_ms <= 0) return 'timeout_ms must be a positive integer'
+      if (typeof body.timeout_ms !== 'number' || !Number.isInteger(body.timeout_ms) || body.timeout_ms <= 0)
+        return 'timeout_ms must be a positive integer'
       next.timeout_ms = body.timeout_ms
     }
     this.settings = next

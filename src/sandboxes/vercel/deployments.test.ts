@@ -17,9 +17,12 @@ beforeEach(async () => {
 })
 afterAll(() => sandbox.close())
 
-const create = (body: unknown, query = '', t = token) => call(`${sandbox.url}/v13/deployments${query}`, { token: t, json: body })
-const get = (id: string, query = '', t = token) => call(`${sandbox.url}/v13/deployments/${id}${query}`, { token: t })
-const cancel = (id: string, query = '', t = token) => call(`${sandbox.url}/v12/deployments/${id}/cancel${query}`, { method: 'PATCH', token: t })
+const create = (body: unknown, query = '', t = token) =>
+  call(`${sandbox.url}/v13/deployments${query}`, { token: t, json: body })
+const get = (id: string, query = '', t = token) =>
+  call(`${sandbox.url}/v13/deployments/${id}${query}`, { token: t })
+const cancel = (id: string, query = '', t = token) =>
+  call(`${sandbox.url}/v12/deployments/${id}/cancel${query}`, { method: 'PATCH', token: t })
 
 describe('POST /v13/deployments', () => {
   it('creates a QUEUED deployment with the documented shape; the branch goes to meta.githubCommitRef', async () => {
@@ -44,7 +47,13 @@ describe('POST /v13/deployments', () => {
       version: 2,
       regions: ['iad1'],
       creator: { uid: SEED.user.id, username: 'ada' },
-      meta: { githubCommitRef: 'release', githubCommitSha: 'abc123', githubOrg: 'example', githubRepo: 'ada-blog', note: 'hi' },
+      meta: {
+        githubCommitRef: 'release',
+        githubCommitSha: 'abc123',
+        githubOrg: 'example',
+        githubRepo: 'ada-blog',
+        note: 'hi',
+      },
       aliasAssigned: false,
       source: 'git',
     })
@@ -81,7 +90,11 @@ describe('POST /v13/deployments', () => {
       expect(r.body.error.code).toBe('bad_request')
       expect(r.body.error.message).toContain(field)
     }
-    const badJson = await call(`${sandbox.url}/v13/deployments`, { token, body: '{nope', headers: { 'content-type': 'application/json' } })
+    const badJson = await call(`${sandbox.url}/v13/deployments`, {
+      token,
+      body: '{nope',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(badJson.status).toBe(400)
     expect(badJson.body.error.code).toBe('bad_request')
     expect((await create({ project: 'prj_doesNotExist' })).status).toBe(404)
@@ -90,7 +103,11 @@ describe('POST /v13/deployments', () => {
   it('team deployments need the team scope', async () => {
     const r = await create({ name: SEED.teamProject.name }, `?${team}`, teamToken)
     expect(r.status).toBe(200)
-    expect(r.body).toMatchObject({ ownerId: SEED.team.id, projectId: SEED.teamProject.id, team: { id: SEED.team.id, slug: 'acme' } })
+    expect(r.body).toMatchObject({
+      ownerId: SEED.team.id,
+      projectId: SEED.teamProject.id,
+      team: { id: SEED.team.id, slug: 'acme' },
+    })
     expect(r.body.url).toMatch(/-acme\.vercel\.app$/)
     expect((await create({ name: SEED.teamProject.name }, '', teamToken)).status).toBe(403)
   })
@@ -106,7 +123,13 @@ describe('state machine on the sandbox clock', () => {
     expect(building.buildingAt).toBe(building.createdAt + 2_000)
     await sandbox.advance(8_000)
     const ready = (await get(id)).body
-    expect(ready).toMatchObject({ readyState: 'READY', status: 'READY', ready: ready.createdAt + 10_000, aliasAssigned: true, aliasAssignedAt: ready.createdAt + 10_000 })
+    expect(ready).toMatchObject({
+      readyState: 'READY',
+      status: 'READY',
+      ready: ready.createdAt + 10_000,
+      aliasAssigned: true,
+      aliasAssignedAt: ready.createdAt + 10_000,
+    })
   })
 
   it('meta.sandboxOutcome "error" ends in ERROR', async () => {
@@ -136,8 +159,14 @@ describe('state machine on the sandbox clock', () => {
     const ready = (await create({ name: 'ada-blog' })).body.id
     const failed = (await create({ name: 'ada-blog', meta: { sandboxOutcome: 'error' } })).body.id
     await sandbox.advance(10_000)
-    const canceled = (await sandbox.control('/deployments', { body: { project: SEED.personalProject.id, state: 'CANCELED' } })).body.id
-    for (const [id, state] of [[ready, 'READY'], [failed, 'ERROR'], [canceled, 'CANCELED']]) {
+    const canceled = (
+      await sandbox.control('/deployments', { body: { project: SEED.personalProject.id, state: 'CANCELED' } })
+    ).body.id
+    for (const [id, state] of [
+      [ready, 'READY'],
+      [failed, 'ERROR'],
+      [canceled, 'CANCELED'],
+    ]) {
       const r = await cancel(id as string)
       expect(r.status).toBe(400)
       expect(r.body.error.code).toBe('bad_request')
@@ -147,7 +176,11 @@ describe('state machine on the sandbox clock', () => {
   })
 
   it('control-created deployments are pinned in their state (BUILDING can still be canceled)', async () => {
-    const d = (await sandbox.control('/deployments', { body: { project: 'ada-blog', owner: 'ada', state: 'BUILDING', branch: 'wip' } })).body
+    const d = (
+      await sandbox.control('/deployments', {
+        body: { project: 'ada-blog', owner: 'ada', state: 'BUILDING', branch: 'wip' },
+      })
+    ).body
     expect(d).toMatchObject({ readyState: 'BUILDING', meta: { githubCommitRef: 'wip' } })
     await sandbox.advance(60_000)
     expect((await get(d.id)).body.readyState).toBe('BUILDING')
@@ -158,7 +191,11 @@ describe('state machine on the sandbox clock', () => {
 describe('GET /v13/deployments/{idOrUrl} and DELETE', () => {
   it('finds by id or hostname; other owners and unknown ids are 404 not_found', async () => {
     const seeded = SEED.deployments.personalReady
-    expect((await get(seeded.id)).body).toMatchObject({ id: seeded.id, readyState: 'READY', target: 'production' })
+    expect((await get(seeded.id)).body).toMatchObject({
+      id: seeded.id,
+      readyState: 'READY',
+      target: 'production',
+    })
     expect((await get(seeded.url)).body.id).toBe(seeded.id)
     const other = await get(SEED.deployments.teamReady.id)
     expect(other.status).toBe(404)
@@ -178,7 +215,9 @@ describe('GET /v13/deployments/{idOrUrl} and DELETE', () => {
 
 describe('GET /v7/deployments (the version @vercel/sdk 1.28 calls)', () => {
   it('answers like /v6', async () => {
-    const [v6, v7] = await Promise.all(['v6', 'v7'].map((v) => call(`${sandbox.url}/${v}/deployments`, { token })))
+    const [v6, v7] = await Promise.all(
+      ['v6', 'v7'].map((v) => call(`${sandbox.url}/${v}/deployments`, { token })),
+    )
     expect(v7.status).toBe(200)
     expect(v7.body).toEqual(v6.body)
   })
@@ -188,19 +227,39 @@ describe('GET /v6/deployments', () => {
   it('lists newest first with the list-item shape', async () => {
     const list = await call(`${sandbox.url}/v6/deployments`, { token })
     expect(list.status).toBe(200)
-    expect(list.body.deployments.map((d: { uid: string }) => d.uid)).toEqual([SEED.deployments.personalError.id, SEED.deployments.personalReady.id])
-    expect(list.body.deployments[0]).toMatchObject({ uid: expect.any(String), name: 'ada-blog', url: expect.any(String), created: expect.any(Number), state: 'ERROR', readyState: 'ERROR', type: 'LAMBDAS', creator: { uid: SEED.user.id }, inspectorUrl: expect.any(String), target: null })
+    expect(list.body.deployments.map((d: { uid: string }) => d.uid)).toEqual([
+      SEED.deployments.personalError.id,
+      SEED.deployments.personalReady.id,
+    ])
+    expect(list.body.deployments[0]).toMatchObject({
+      uid: expect.any(String),
+      name: 'ada-blog',
+      url: expect.any(String),
+      created: expect.any(Number),
+      state: 'ERROR',
+      readyState: 'ERROR',
+      type: 'LAMBDAS',
+      creator: { uid: SEED.user.id },
+      inspectorUrl: expect.any(String),
+      target: null,
+    })
     expect(list.body.pagination).toEqual({ count: 2, next: null, prev: expect.any(Number) })
   })
 
   it('filters by projectId (id or name), target, state, since/until, branch', async () => {
     const p = await sandbox.control('/projects', { body: { owner: 'ada', name: 'other' } })
     const base = 1_800_000_000_000
-    const mk = (body: Record<string, unknown>) => sandbox.control('/deployments', { body: { project: 'ada-blog', owner: 'ada', ...body } })
+    const mk = (body: Record<string, unknown>) =>
+      sandbox.control('/deployments', { body: { project: 'ada-blog', owner: 'ada', ...body } })
     await mk({ state: 'READY', target: 'production', createdAt: base + 1, branch: 'main' })
     await mk({ state: 'BUILDING', createdAt: base + 2, branch: 'feat' })
-    await sandbox.control('/deployments', { body: { project: p.body.id, state: 'QUEUED', createdAt: base + 3 } })
-    const q = async (query: string) => (await call(`${sandbox.url}/v6/deployments?${query}`, { token })).body.deployments.map((d: { createdAt: number }) => d.createdAt)
+    await sandbox.control('/deployments', {
+      body: { project: p.body.id, state: 'QUEUED', createdAt: base + 3 },
+    })
+    const q = async (query: string) =>
+      (await call(`${sandbox.url}/v6/deployments?${query}`, { token })).body.deployments.map(
+        (d: { createdAt: number }) => d.createdAt,
+      )
     expect(await q(`projectId=${p.body.id}`)).toEqual([base + 3])
     expect(await q('projectId=other')).toEqual([base + 3])
     expect(await q(`since=${base}&target=production`)).toEqual([base + 1])
@@ -211,7 +270,9 @@ describe('GET /v6/deployments', () => {
     const bad = await call(`${sandbox.url}/v6/deployments?state=DONE`, { token })
     expect(bad.status).toBe(400)
     expect(bad.body.error.message).toContain('`state`')
-    expect((await call(`${sandbox.url}/v6/deployments?limit=0`, { token })).body.error.message).toContain('`limit`')
+    expect((await call(`${sandbox.url}/v6/deployments?limit=0`, { token })).body.error.message).toContain(
+      '`limit`',
+    )
   })
 
   it('paginates with until=<pagination.next>', async () => {
@@ -242,13 +303,20 @@ describe('routing', () => {
       ['GET', '/v8/projects'],
       ['GET', '/nope'],
     ]) {
-      const r = await call(`${sandbox.url}${path}`, { method, token, ...(method === 'POST' ? { json: {} } : {}) })
+      const r = await call(`${sandbox.url}${path}`, {
+        method,
+        token,
+        ...(method === 'POST' ? { json: {} } : {}),
+      })
       expect(r.status, `${method} ${path}`).toBe(404)
       expect(r.body.error.code).toBe('not_found')
     }
     const wrong = await call(`${sandbox.url}/v6/deployments`, { method: 'DELETE', token })
     expect(wrong.status).toBe(405)
-    expect(wrong.body.error).toEqual({ code: 'method_unknown', message: 'This endpoint only responds to GET' })
+    expect(wrong.body.error).toEqual({
+      code: 'method_unknown',
+      message: 'This endpoint only responds to GET',
+    })
   })
 
   it('no or unknown token → 403 forbidden "Not authorized"', async () => {

@@ -4,7 +4,17 @@ import { DEPLOYMENT_STATES, type Deployment, type Project } from './model.ts'
 import { deploymentJson, deploymentListItem } from './presenters.ts'
 import { createProject } from './projects.ts'
 import type { ApiContext, ApiRoute } from './router.ts'
-import { bodyObject, FRAMEWORKS, guarded, invalid, NODE_VERSIONS, optString, queryInt, queryList, validProjectName } from './validate.ts'
+import {
+  bodyObject,
+  FRAMEWORKS,
+  guarded,
+  invalid,
+  NODE_VERSIONS,
+  optString,
+  queryInt,
+  queryList,
+  validProjectName,
+} from './validate.ts'
 
 const deploymentNotFound = () => notFound('Deployment not found')
 
@@ -20,7 +30,9 @@ const list = guarded((ctx: ApiContext) => {
   const since = queryInt(q, 'since') ?? queryInt(q, 'from')
   const until = queryInt(q, 'until') ?? queryInt(q, 'to')
   const states = queryList(q, 'state').map((s) => s.toUpperCase())
-  for (const s of states) if (!(DEPLOYMENT_STATES as readonly string[]).includes(s)) invalid(`\`state\` should be one of ${DEPLOYMENT_STATES.join(', ')}`)
+  for (const s of states)
+    if (!(DEPLOYMENT_STATES as readonly string[]).includes(s))
+      invalid(`\`state\` should be one of ${DEPLOYMENT_STATES.join(', ')}`)
   const projectRef = q.get('projectId')
   let projectIds = queryList(q, 'projectIds')
   if (projectRef) projectIds = [ctx.store.project(ctx.ownerId, projectRef)?.id ?? projectRef]
@@ -90,11 +102,13 @@ const create = guarded((ctx: ApiContext) => {
   const name = optString(body, 'name')
   if (!projectRef && !name) invalid('missing required property `name`')
   const targetRaw = body.target
-  if (targetRaw !== undefined && targetRaw !== null && typeof targetRaw !== 'string') invalid('`target` should be string')
+  if (targetRaw !== undefined && targetRaw !== null && typeof targetRaw !== 'string')
+    invalid('`target` should be string')
   let target: string | null = null
   let customEnvironmentId: string | null = null
   if (targetRaw === 'production' || targetRaw === 'staging') target = targetRaw
-  else if (typeof targetRaw === 'string' && targetRaw !== '' && targetRaw !== 'preview') customEnvironmentId = targetRaw
+  else if (typeof targetRaw === 'string' && targetRaw !== '' && targetRaw !== 'preview')
+    customEnvironmentId = targetRaw
   const meta: Record<string, string> = {}
   if (body.meta !== undefined) {
     if (!isRecord(body.meta)) invalid('`meta` should be object')
@@ -106,7 +120,8 @@ const create = guarded((ctx: ApiContext) => {
   let gitSource: Record<string, unknown> | null = null
   if (body.gitSource !== undefined) {
     if (!isRecord(body.gitSource)) invalid('`gitSource` should be object')
-    if (!GIT_TYPES.includes(String(body.gitSource.type))) invalid(`\`gitSource.type\` should be one of ${GIT_TYPES.join(', ')}`)
+    if (!GIT_TYPES.includes(String(body.gitSource.type)))
+      invalid(`\`gitSource.type\` should be one of ${GIT_TYPES.join(', ')}`)
     if (body.files !== undefined) invalid('`files` and `gitSource` cannot be used together')
     gitSource = { ...body.gitSource }
   }
@@ -116,9 +131,11 @@ const create = guarded((ctx: ApiContext) => {
     if (!isRecord(body.projectSettings)) invalid('`projectSettings` should be object')
     settings = body.projectSettings
     const fw = settings.framework
-    if (fw !== undefined && fw !== null && (typeof fw !== 'string' || !FRAMEWORKS.has(fw))) invalid('`projectSettings.framework` should be equal to one of the allowed values')
+    if (fw !== undefined && fw !== null && (typeof fw !== 'string' || !FRAMEWORKS.has(fw)))
+      invalid('`projectSettings.framework` should be equal to one of the allowed values')
     const nv = settings.nodeVersion
-    if (nv !== undefined && (typeof nv !== 'string' || !NODE_VERSIONS.includes(nv))) invalid(`\`projectSettings.nodeVersion\` should be one of ${NODE_VERSIONS.join(', ')}`)
+    if (nv !== undefined && (typeof nv !== 'string' || !NODE_VERSIONS.includes(nv)))
+      invalid(`\`projectSettings.nodeVersion\` should be one of ${NODE_VERSIONS.join(', ')}`)
   }
   let project: Project | undefined
   if (projectRef) {
@@ -128,14 +145,19 @@ const create = guarded((ctx: ApiContext) => {
   const projectName = projectRef ?? (name as string)
   project ??= ctx.store.project(ctx.ownerId, projectName)
   if (!project) {
-    if (!validProjectName(projectName)) invalid('`name` should be lowercase, up to 100 characters of letters, digits, ".", "_", "-"')
+    if (!validProjectName(projectName))
+      invalid('`name` should be lowercase, up to 100 characters of letters, digits, ".", "_", "-"')
     project = createProject(ctx.sandbox, ctx.ownerId, projectName, {
       framework: typeof settings.framework === 'string' ? settings.framework : null,
       nodeVersion: typeof settings.nodeVersion === 'string' ? settings.nodeVersion : undefined,
     })
   }
   const gitMetadata = isRecord(body.gitMetadata) ? body.gitMetadata : {}
-  const derived = gitSource ? gitMeta(gitSource) : typeof gitMetadata.commitRef === 'string' ? { githubCommitRef: gitMetadata.commitRef } : {}
+  const derived = gitSource
+    ? gitMeta(gitSource)
+    : typeof gitMetadata.commitRef === 'string'
+      ? { githubCommitRef: gitMetadata.commitRef }
+      : {}
   const d = ctx.sandbox.createDeployment({
     project,
     creatorId: ctx.user.id,
@@ -167,7 +189,11 @@ const cancel = (ctx: ApiContext) => {
   const d = findDeployment(ctx, ctx.params.id as string)
   if (!d) return deploymentNotFound()
   if (!['QUEUED', 'INITIALIZING', 'BUILDING'].includes(d.readyState)) {
-    return vercelError(400, 'bad_request', `Deployment ${d.id} cannot be canceled because its state is ${d.readyState}`)
+    return vercelError(
+      400,
+      'bad_request',
+      `Deployment ${d.id} cannot be canceled because its state is ${d.readyState}`,
+    )
   }
   ctx.sandbox.cancelDeployment(d)
   return jsonResponse(200, deploymentJson(ctx.store, d))

@@ -2,7 +2,16 @@ import { parseBody as parseWithRules, type BodyRules, type ParsedBody } from '..
 import type { IncomingRequest as KitRequest } from '../kit/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header, cookieValue } from '../kit/http.ts'
+export {
+  jsonResponse,
+  htmlResponse,
+  emptyResponse,
+  redirectResponse,
+  isRecord,
+  escapeHtml,
+  header,
+  cookieValue,
+} from '../kit/http.ts'
 export type { SandboxResponse } from '../kit/http.ts'
 export type { ParsedBody } from '../kit/body.ts'
 

@@ -36,7 +36,12 @@ function toIncoming(req: KitRequest, relative: string, root: string): IncomingRe
 
 function faultReply(sandbox: VercelSandbox, fault: Fault): SandboxResponse | undefined {
   const now = sandbox.now()
-  if (fault.rate_limit) return rateLimited(sandbox.rateLimiter.config.default.limit, now + (fault.rate_limit.retry_after ?? 1) * 1000, now)
+  if (fault.rate_limit)
+    return rateLimited(
+      sandbox.rateLimiter.config.default.limit,
+      now + (fault.rate_limit.retry_after ?? 1) * 1000,
+      now,
+    )
   if (fault.status === undefined) return undefined
   const response =
     fault.status === 500
@@ -57,7 +62,8 @@ export function vercelSandbox(opts: VercelSandboxOptions = {}): FastifyPluginAsy
     return {
       machinery: sandbox,
       beforeRequest: () => sandbox.tick(),
-      control: (req, path, root) => handleControl(sandbox, toIncoming(req, `/_control${path === '/' ? '' : path}`, root), path),
+      control: (req, path, root) =>
+        handleControl(sandbox, toIncoming(req, `/_control${path === '/' ? '' : path}`, root), path),
       faultReply: (fault) => faultReply(sandbox, fault),
       route: (kitReq, relative, root) => {
         const req = toIncoming(kitReq, relative, root)
@@ -70,7 +76,8 @@ export function vercelSandbox(opts: VercelSandboxOptions = {}): FastifyPluginAsy
           answer: () => {
             if (install) return handleInstall(sandbox, req, decodeOrKeep(install[1] as string))
             if (settings) return handleWebhookSettings(sandbox, req, decodeOrKeep(settings[1] as string))
-            const page = inspector && !install && !settings ? inspectorPage(sandbox, inspector[3] as string) : undefined
+            const page =
+              inspector && !install && !settings ? inspectorPage(sandbox, inspector[3] as string) : undefined
             if (page) return page
             if (relative === '/v2/oauth/access_token') return handleAccessToken(sandbox, req)
             return handleApi(sandbox, router, req)

@@ -15,7 +15,9 @@ export function inspectorPage(sandbox: VercelSandbox, shortId: string): SandboxR
   const d = sandbox.store.deployments.get(`dpl_${shortId}`)
   if (!d) return undefined
   const title = `${d.name} · ${d.readyState}`
-  return htmlResponse(200, `<!doctype html>
+  return htmlResponse(
+    200,
+    `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Vercel sandbox</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}dt{font-weight:600}</style></head>
 <body><p>Vercel sandbox · deployment inspector</p>
@@ -24,5 +26,6 @@ export function inspectorPage(sandbox: VercelSandbox, shortId: string): SandboxR
 <dt>Environment</dt><dd>${escapeHtml(d.target ?? 'preview')}</dd><dt>URL</dt><dd>${escapeHtml(d.url)}</dd>
 <dt>Created</dt><dd>${new Date(d.createdAt).toISOString()}</dd></dl>
 </body></html>
-`)
+`,
+  )
 }

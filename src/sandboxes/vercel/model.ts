@@ -12,7 +12,16 @@ export interface User {
   defaultTeamId: string | null
 }
 
-export const TEAM_ROLES = ['OWNER', 'MEMBER', 'DEVELOPER', 'SECURITY', 'BILLING', 'VIEWER', 'VIEWER_FOR_PLUS', 'CONTRIBUTOR'] as const
+export const TEAM_ROLES = [
+  'OWNER',
+  'MEMBER',
+  'DEVELOPER',
+  'SECURITY',
+  'BILLING',
+  'VIEWER',
+  'VIEWER_FOR_PLUS',
+  'CONTRIBUTOR',
+] as const
 export type TeamRole = (typeof TEAM_ROLES)[number]
 
 export interface TeamMember {
@@ -85,7 +94,14 @@ export interface Project {
 }
 
 /** A new project as Vercel makes one: no build settings, no domains or env vars yet. */
-export function newProject(fields: { id: string; ownerId: string; name: string; framework: string | null; nodeVersion?: string; createdAt: number }): Project {
+export function newProject(fields: {
+  id: string
+  ownerId: string
+  name: string
+  framework: string | null
+  nodeVersion?: string
+  createdAt: number
+}): Project {
   return {
     id: fields.id,
     ownerId: fields.ownerId,

@@ -10,18 +10,31 @@ beforeAll(async () => {
 })
 afterAll(() => sandbox.close())
 
-const installUrl = (params: Record<string, string>) => `${sandbox.url}/integrations/${SEED.integration.slug}/new?${new URLSearchParams(params)}`
+const installUrl = (params: Record<string, string>) =>
+  `${sandbox.url}/integrations/${SEED.integration.slug}/new?${new URLSearchParams(params)}`
 
 /** Opens the install page, signs in as ada and returns the consent form. */
 async function signInAndConsent(params: Record<string, string> = {}) {
-  const page = await fetch(installUrl({ state: 'st-123', redirect_uri: REDIRECT, client_id: SEED.integration.clientId, code_challenge: 'ignored', ...params }))
+  const page = await fetch(
+    installUrl({
+      state: 'st-123',
+      redirect_uri: REDIRECT,
+      client_id: SEED.integration.clientId,
+      code_challenge: 'ignored',
+      ...params,
+    }),
+  )
   expect(page.status).toBe(200)
   const html = await page.text()
   expect(html).toContain('name="email"')
   expect(html).toContain('name="password"')
   const login = parseForm(html)
   expect(login.fields).not.toHaveProperty('code_challenge')
-  const signed = await postForm(login.action, { ...login.fields, email: SEED.user.email, password: SEED.password })
+  const signed = await postForm(login.action, {
+    ...login.fields,
+    email: SEED.user.email,
+    password: SEED.password,
+  })
   expect(signed.status).toBe(200)
   expect(signed.headers.get('set-cookie')).toMatch(/^vercel_sandbox_session=/)
   const consentHtml = await signed.text()
@@ -35,7 +48,13 @@ async function exchange(code: string, overrides: Record<string, string> = {}) {
   return call(`${sandbox.url}/v2/oauth/access_token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ client_id: SEED.integration.clientId, client_secret: SEED.integration.clientSecret, code, redirect_uri: REDIRECT, ...overrides }).toString(),
+    body: new URLSearchParams({
+      client_id: SEED.integration.clientId,
+      client_secret: SEED.integration.clientSecret,
+      code,
+      redirect_uri: REDIRECT,
+      ...overrides,
+    }).toString(),
   })
 }
 
@@ -63,20 +82,31 @@ describe('integration install flow', () => {
     })
     const me = await call(`${sandbox.url}/v2/user`, { token: token.body.access_token })
     expect(me.status).toBe(200)
-    expect(me.body.user).toMatchObject({ id: SEED.user.id, username: 'ada', email: SEED.user.email, name: 'Ada Lovelace' })
+    expect(me.body.user).toMatchObject({
+      id: SEED.user.id,
+      username: 'ada',
+      email: SEED.user.email,
+      name: 'Ada Lovelace',
+    })
     const projects = await call(`${sandbox.url}/v9/projects`, { token: token.body.access_token })
     expect(projects.body.projects.map((p: { name: string }) => p.name)).toEqual([SEED.personalProject.name])
   })
 
   it('team: allow → teamId on the redirect and team_id on the token; next is passed through', async () => {
     const consent = await signInAndConsent({ next: 'https://example.test/done' })
-    const allowed = await postForm(consent.action, { ...consent.fields, teamId: SEED.team.id, decision: 'allow' })
+    const allowed = await postForm(consent.action, {
+      ...consent.fields,
+      teamId: SEED.team.id,
+      decision: 'allow',
+    })
     const location = new URL(allowed.headers.get('location') as string)
     expect(location.searchParams.get('teamId')).toBe(SEED.team.id)
     expect(location.searchParams.get('next')).toBe('https://example.test/done')
     const token = await exchange(location.searchParams.get('code') as string)
     expect(token.body.team_id).toBe(SEED.team.id)
-    const projects = await call(`${sandbox.url}/v9/projects?teamId=${SEED.team.id}`, { token: token.body.access_token })
+    const projects = await call(`${sandbox.url}/v9/projects?teamId=${SEED.team.id}`, {
+      token: token.body.access_token,
+    })
     expect(projects.body.projects.map((p: { name: string }) => p.name)).toEqual([SEED.teamProject.name])
   })
 
@@ -92,7 +122,9 @@ describe('integration install flow', () => {
 
   it('a session cookie skips the sign-in form', async () => {
     const consent = await signInAndConsent()
-    const page = await fetch(installUrl({ redirect_uri: REDIRECT }), { headers: { cookie: `vercel_sandbox_session=${consent.fields.session}` } })
+    const page = await fetch(installUrl({ redirect_uri: REDIRECT }), {
+      headers: { cookie: `vercel_sandbox_session=${consent.fields.session}` },
+    })
     expect(await page.text()).toContain('<select name="teamId">')
   })
 
@@ -110,7 +142,10 @@ describe('integration install flow', () => {
     expect((await exchange(code)).status).toBe(200)
     const again = await exchange(code)
     expect(again.status).toBe(400)
-    expect(again.body).toEqual({ error: 'invalid_grant', error_description: expect.stringContaining('already been used') })
+    expect(again.body).toEqual({
+      error: 'invalid_grant',
+      error_description: expect.stringContaining('already been used'),
+    })
   })
 
   it('a code expires after 30 minutes on the sandbox clock', async () => {
@@ -131,9 +166,16 @@ describe('integration install flow', () => {
     expect(badSecret.status).toBe(401)
     expect(badSecret.body.error).toBe('invalid_client')
     expect((await exchange('not-a-code')).body.error).toBe('invalid_grant')
-    const missing = await call(`${sandbox.url}/v2/oauth/access_token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=x' })
+    const missing = await call(`${sandbox.url}/v2/oauth/access_token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'client_id=x',
+    })
     expect(missing.status).toBe(400)
-    expect(missing.body).toEqual({ error: 'invalid_request', error_description: 'Missing required parameter: client_secret' })
+    expect(missing.body).toEqual({
+      error: 'invalid_request',
+      error_description: 'Missing required parameter: client_secret',
+    })
     const mismatch = await exchange(code, { redirect_uri: 'http://localhost:1/other' })
     expect(mismatch.status).toBe(400)
     expect(mismatch.body.error).toBe('invalid_grant')
@@ -142,7 +184,10 @@ describe('integration install flow', () => {
   })
 
   it('unknown slug or unregistered redirect_uri → an HTML error page, no redirect', async () => {
-    const unknown = await fetch(`${sandbox.url}/integrations/nope/new?redirect_uri=${encodeURIComponent(REDIRECT)}`, { redirect: 'manual' })
+    const unknown = await fetch(
+      `${sandbox.url}/integrations/nope/new?redirect_uri=${encodeURIComponent(REDIRECT)}`,
+      { redirect: 'manual' },
+    )
     expect(unknown.status).toBe(404)
     expect(unknown.headers.get('content-type')).toContain('text/html')
     expect(unknown.headers.get('location')).toBeNull()
@@ -152,16 +197,29 @@ describe('integration install flow', () => {
       expect(bad.headers.get('location')).toBeNull()
       expect(await bad.text()).toContain('not registered')
     }
-    const wrongClient = await fetch(installUrl({ redirect_uri: REDIRECT, client_id: 'oac_other' }), { redirect: 'manual' })
+    const wrongClient = await fetch(installUrl({ redirect_uri: REDIRECT, client_id: 'oac_other' }), {
+      redirect: 'manual',
+    })
     expect(wrongClient.status).toBe(400)
     const loopback = await fetch(installUrl({ redirect_uri: 'http://127.0.0.1:9999/cb' }))
     expect(loopback.status).toBe(200)
   })
 
   it('a control-created integration accepts only its registered redirect URIs', async () => {
-    const created = await sandbox.control('/integrations', { body: { slug: 'other', redirect_uris: ['https://app.example/cb'] } })
+    const created = await sandbox.control('/integrations', {
+      body: { slug: 'other', redirect_uris: ['https://app.example/cb'] },
+    })
     expect(created.status).toBe(201)
-    expect((await fetch(`${sandbox.url}/integrations/other/new?redirect_uri=${encodeURIComponent('https://app.example/cb')}`)).status).toBe(200)
-    expect((await fetch(`${sandbox.url}/integrations/other/new?redirect_uri=${encodeURIComponent(REDIRECT)}`)).status).toBe(400)
+    expect(
+      (
+        await fetch(
+          `${sandbox.url}/integrations/other/new?redirect_uri=${encodeURIComponent('https://app.example/cb')}`,
+        )
+      ).status,
+    ).toBe(200)
+    expect(
+      (await fetch(`${sandbox.url}/integrations/other/new?redirect_uri=${encodeURIComponent(REDIRECT)}`))
+        .status,
+    ).toBe(400)
   })
 })

@@ -12,20 +12,26 @@ beforeAll(async () => {
 })
 afterAll(() => sandbox.close())
 
-const installUrl = () => `${sandbox.url}/integrations/${SEED.integration.slug}/new?${new URLSearchParams({ state: 'st-9', redirect_uri: REDIRECT, client_id: SEED.integration.clientId })}`
+const installUrl = () =>
+  `${sandbox.url}/integrations/${SEED.integration.slug}/new?${new URLSearchParams({ state: 'st-9', redirect_uri: REDIRECT, client_id: SEED.integration.clientId })}`
 
 function listedEmails(html: string): string[] {
-  const box = /<aside class="sandbox-accounts" id="sandbox-accounts">([\s\S]*?)<\/aside>/.exec(html)?.[1] ?? ''
+  const box =
+    /<aside class="sandbox-accounts" id="sandbox-accounts">([\s\S]*?)<\/aside>/.exec(html)?.[1] ?? ''
   return [...box.matchAll(/<code class="email">([^<]*)<\/code>/g)].map((m) => m[1] as string)
 }
 
-const hasStylesheet = (html: string) => /<head>[\s\S]*<style>body\{font-family:system-ui[\s\S]*<\/style><\/head>/.test(html)
+const hasStylesheet = (html: string) =>
+  /<head>[\s\S]*<style>body\{font-family:system-ui[\s\S]*<\/style><\/head>/.test(html)
 
 async function signIn(email: string): Promise<{ html: string; cookie: string }> {
   const login = parseForm(await (await fetch(installUrl())).text())
   const signed = await postForm(login.action, { ...login.fields, email, password: SEED.password })
   expect(signed.status).toBe(200)
-  return { html: await signed.text(), cookie: (signed.headers.get('set-cookie') ?? '').split(';')[0] as string }
+  return {
+    html: await signed.text(),
+    cookie: (signed.headers.get('set-cookie') ?? '').split(';')[0] as string,
+  }
 }
 
 describe('install pop-up pages', () => {
@@ -37,7 +43,9 @@ describe('install pop-up pages', () => {
 
   it('the sign-in form names the integration and lists the seeded users with the sandbox password', async () => {
     const html = await (await fetch(installUrl())).text()
-    expect(html).toContain(`<strong id="app-name">${SEED.integration.name}</strong> wants to be added to your Vercel account`)
+    expect(html).toContain(
+      `<strong id="app-name">${SEED.integration.name}</strong> wants to be added to your Vercel account`,
+    )
     expect(html).toContain('<h2>Sandbox accounts</h2>')
     expect(html).toContain(`<code class="password">${SEED.password}</code>`)
     expect(listedEmails(html)).toEqual([SEED.user.email, SEED.member.email])
@@ -64,7 +72,12 @@ describe('use another account', () => {
     const first = await signIn(SEED.user.email)
     expect(first.html).toContain(`Signed in as ${SEED.user.email}.`)
     const switcher = parseForm(first.html, 1)
-    expect(switcher.fields).toMatchObject({ step: 'signout', state: 'st-9', redirect_uri: REDIRECT, client_id: SEED.integration.clientId })
+    expect(switcher.fields).toMatchObject({
+      step: 'signout',
+      state: 'st-9',
+      redirect_uri: REDIRECT,
+      client_id: SEED.integration.clientId,
+    })
 
     const signedOut = await postForm(switcher.action, switcher.fields, { cookie: first.cookie })
     expect(signedOut.status).toBe(200)
@@ -74,14 +87,27 @@ describe('use another account', () => {
     expect(loginHtml).not.toContain('name="decision"')
 
     // Ada's session is over, by cookie and by hidden field alike.
-    expect(await (await fetch(installUrl(), { headers: { cookie: first.cookie } })).text()).toContain('name="password"')
+    expect(await (await fetch(installUrl(), { headers: { cookie: first.cookie } })).text()).toContain(
+      'name="password"',
+    )
     const stale = parseForm(first.html)
-    expect(await (await postForm(stale.action, { ...stale.fields, decision: 'allow' })).text()).toContain('name="password"')
+    expect(await (await postForm(stale.action, { ...stale.fields, decision: 'allow' })).text()).toContain(
+      'name="password"',
+    )
 
     // The same request, now as grace.
     const login = parseForm(loginHtml)
-    expect(login.fields).toMatchObject({ step: 'login', state: 'st-9', redirect_uri: REDIRECT, client_id: SEED.integration.clientId })
-    const consent = await postForm(login.action, { ...login.fields, email: SEED.member.email, password: SEED.password })
+    expect(login.fields).toMatchObject({
+      step: 'login',
+      state: 'st-9',
+      redirect_uri: REDIRECT,
+      client_id: SEED.integration.clientId,
+    })
+    const consent = await postForm(login.action, {
+      ...login.fields,
+      email: SEED.member.email,
+      password: SEED.password,
+    })
     const consentHtml = await consent.text()
     expect(consentHtml).toContain(`Signed in as ${SEED.member.email}.`)
     const form = parseForm(consentHtml)
@@ -90,10 +116,17 @@ describe('use another account', () => {
     const location = new URL(allowed.headers.get('location') as string)
     expect(location.searchParams.get('state')).toBe('st-9')
     const token = await call(`${sandbox.url}/v2/oauth/access_token`, {
-      form: { client_id: SEED.integration.clientId, client_secret: SEED.integration.clientSecret, code: location.searchParams.get('code') as string, redirect_uri: REDIRECT },
+      form: {
+        client_id: SEED.integration.clientId,
+        client_secret: SEED.integration.clientSecret,
+        code: location.searchParams.get('code') as string,
+        redirect_uri: REDIRECT,
+      },
     })
     expect(token.status).toBe(200)
     expect(token.body.user_id).toBe(SEED.member.id)
-    expect((await call(`${sandbox.url}/v2/user`, { token: token.body.access_token })).body.user.email).toBe(SEED.member.email)
+    expect((await call(`${sandbox.url}/v2/user`, { token: token.body.access_token })).body.user.email).toBe(
+      SEED.member.email,
+    )
   })
 })

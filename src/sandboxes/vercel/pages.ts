@@ -1,5 +1,14 @@
 import { randomBase64Url } from '../kit/ids.ts'
-import { cookieValue, escapeHtml, htmlResponse, isRecord, parseBody, redirectResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
+import {
+  cookieValue,
+  escapeHtml,
+  htmlResponse,
+  isRecord,
+  parseBody,
+  redirectResponse,
+  type IncomingRequest,
+  type SandboxResponse,
+} from './http.ts'
 import { accessToken as randomCode, configurationId } from './ids.ts'
 import { WEBHOOK_EVENTS, type IntegrationClient, type Project, type User } from './model.ts'
 import type { VercelSandbox } from './sandbox.ts'
@@ -46,7 +55,12 @@ code{background:#f2f2f2;padding:.2rem .4rem;word-break:break-all}fieldset{border
 .sandbox-accounts{background:#fafafa;border:1px solid #eaeaea;border-radius:4px;padding:0 1rem;margin:1rem 0}
 .sandbox-accounts h2{font-size:1rem}.switch-account{margin-top:1.5rem}</style>`
 
-function page(title: string, body: string, status = 200, headers: Record<string, string> = {}): SandboxResponse {
+function page(
+  title: string,
+  body: string,
+  status = 200,
+  headers: Record<string, string> = {},
+): SandboxResponse {
   return htmlResponse(
     status,
     `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} – Vercel (sandbox)</title>\n${STYLE}</head>\n<body>\n<h1>${escapeHtml(title)}</h1>\n${body}\n</body></html>\n`,
@@ -70,7 +84,10 @@ function sessionUser(sandbox: VercelSandbox, req: IncomingRequest, fields: Field
   return userId ? sandbox.store.users.get(userId) : undefined
 }
 
-function signIn(sandbox: VercelSandbox, fields: Fields): { user: User; session: string; cookie: string } | undefined {
+function signIn(
+  sandbox: VercelSandbox,
+  fields: Fields,
+): { user: User; session: string; cookie: string } | undefined {
   const user = fields.email ? sandbox.store.user(fields.email.trim()) : undefined
   if (!user || user.password !== fields.password) return undefined
   const session = randomBase64Url(18)
@@ -90,9 +107,16 @@ function sandboxAccounts(sandbox: VercelSandbox): SandboxAccounts {
 }
 
 /** `appName`: the integration asking for access, named on the install flow's sign-in form. */
-function loginPage(sandbox: VercelSandbox, action: string, carry: Fields, options: { error?: string; appName?: string } = {}): SandboxResponse {
+function loginPage(
+  sandbox: VercelSandbox,
+  action: string,
+  carry: Fields,
+  options: { error?: string; appName?: string } = {},
+): SandboxResponse {
   const { error, appName } = options
-  const intro = appName ? `<p><strong id="app-name">${escapeHtml(appName)}</strong> wants to be added to your Vercel account. Log in to continue.</p>\n` : ''
+  const intro = appName
+    ? `<p><strong id="app-name">${escapeHtml(appName)}</strong> wants to be added to your Vercel account. Log in to continue.</p>\n`
+    : ''
   return page(
     'Log in to Vercel',
     `${intro}${sandboxAccountsBox(sandboxAccounts(sandbox))}${error ? `<p class="error" id="error">${escapeHtml(error)}</p>\n` : ''}<form method="post" action="${escapeHtml(action)}">
@@ -129,10 +153,24 @@ function withParams(uri: string, params: Record<string, string | undefined>): st
   return url.toString()
 }
 
-function consentPage(sandbox: VercelSandbox, action: string, carry: Fields, client: IntegrationClient, user: User, session: string, error?: string): SandboxResponse {
+function consentPage(
+  sandbox: VercelSandbox,
+  action: string,
+  carry: Fields,
+  client: IntegrationClient,
+  user: User,
+  session: string,
+  error?: string,
+): SandboxResponse {
   const teams = sandbox.store.teamsOf(user.id)
-  const options = [`<option value="">${escapeHtml(user.name)} (${escapeHtml(user.username)}, personal account)</option>`]
-    .concat(teams.map((t) => `<option value="${escapeHtml(t.id)}">${escapeHtml(t.name)} (${escapeHtml(t.slug)})</option>`))
+  const options = [
+    `<option value="">${escapeHtml(user.name)} (${escapeHtml(user.username)}, personal account)</option>`,
+  ]
+    .concat(
+      teams.map(
+        (t) => `<option value="${escapeHtml(t.id)}">${escapeHtml(t.name)} (${escapeHtml(t.slug)})</option>`,
+      ),
+    )
     .join('\n')
   return page(
     `Add ${client.name}`,
@@ -161,10 +199,13 @@ export function handleInstall(sandbox: VercelSandbox, req: IncomingRequest, slug
   if (!client) return errorPage(`Integration "${slug}" not found.`, 404)
   const fields = req.method === 'POST' ? formFields(req) : Object.fromEntries(req.query)
   const clientId = fields.client_id
-  if (clientId && clientId !== client.clientId) return errorPage('The client_id does not belong to this integration.')
-  const redirectUri = fields.redirect_uri || (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined)
+  if (clientId && clientId !== client.clientId)
+    return errorPage('The client_id does not belong to this integration.')
+  const redirectUri =
+    fields.redirect_uri || (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined)
   if (!redirectUri) return errorPage('Missing redirect_uri.')
-  if (!redirectAllowed(client, redirectUri)) return errorPage('The redirect_uri is not registered for this integration.')
+  if (!redirectAllowed(client, redirectUri))
+    return errorPage('The redirect_uri is not registered for this integration.')
   // Unknown parameters (e.g. PKCE's code_challenge) are ignored, not carried.
   const carry: Fields = { redirect_uri: redirectUri }
   for (const k of ['state', 'next', 'client_id']) if (fields[k]) carry[k] = fields[k] as string
@@ -173,7 +214,8 @@ export function handleInstall(sandbox: VercelSandbox, req: IncomingRequest, slug
 
   if (req.method === 'POST' && fields.step === 'signout') {
     // Both the form's session and the cookie's (a browser may hold an older one) end here.
-    for (const id of [fields.session, cookieValue(req, SESSION_COOKIE)]) if (id) sandbox.store.sessions.delete(id)
+    for (const id of [fields.session, cookieValue(req, SESSION_COOKIE)])
+      if (id) sandbox.store.sessions.delete(id)
     const response = login()
     response.headers['set-cookie'] = `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`
     return response
@@ -188,17 +230,27 @@ export function handleInstall(sandbox: VercelSandbox, req: IncomingRequest, slug
   const user = sessionUser(sandbox, req, fields)
   if (!user) return login()
   const session = cookieValue(req, SESSION_COOKIE) ?? fields.session ?? ''
-  if (req.method !== 'POST' || fields.step !== 'consent') return consentPage(sandbox, action, carry, client, user, session)
+  if (req.method !== 'POST' || fields.step !== 'consent')
+    return consentPage(sandbox, action, carry, client, user, session)
 
-  if (fields.decision === 'deny') return redirectResponse(withParams(redirectUri, { error: 'access_denied', state: carry.state }))
-  if (fields.decision !== 'allow') return consentPage(sandbox, action, carry, client, user, session, 'Choose Allow or Cancel.')
+  if (fields.decision === 'deny')
+    return redirectResponse(withParams(redirectUri, { error: 'access_denied', state: carry.state }))
+  if (fields.decision !== 'allow')
+    return consentPage(sandbox, action, carry, client, user, session, 'Choose Allow or Cancel.')
   const teamId = fields.teamId ?? ''
   if (teamId) {
     const team = sandbox.store.teams.get(teamId)
-    if (!team || !sandbox.store.isMember(user.id, team)) return consentPage(sandbox, action, carry, client, user, session, 'You are not a member of that team.')
+    if (!team || !sandbox.store.isMember(user.id, team))
+      return consentPage(sandbox, action, carry, client, user, session, 'You are not a member of that team.')
   }
   const now = sandbox.now()
-  const installation = { id: configurationId(), clientId: client.clientId, userId: user.id, teamId: teamId || null, createdAt: now }
+  const installation = {
+    id: configurationId(),
+    clientId: client.clientId,
+    userId: user.id,
+    teamId: teamId || null,
+    createdAt: now,
+  }
   sandbox.store.installations.set(installation.id, installation)
   const code = randomCode()
   sandbox.store.codes.set(code, {
@@ -212,13 +264,24 @@ export function handleInstall(sandbox: VercelSandbox, req: IncomingRequest, slug
     used: false,
   })
   return redirectResponse(
-    withParams(redirectUri, { code, configurationId: installation.id, teamId: installation.teamId ?? undefined, next: carry.next, state: carry.state }),
+    withParams(redirectUri, {
+      code,
+      configurationId: installation.id,
+      teamId: installation.teamId ?? undefined,
+      next: carry.next,
+      state: carry.state,
+    }),
   )
 }
 
 // ---- project webhook settings page ------------------------------------------------------------
 
-function findProjectFor(sandbox: VercelSandbox, user: User, idOrName: string, teamRef: string | null): Project | undefined {
+function findProjectFor(
+  sandbox: VercelSandbox,
+  user: User,
+  idOrName: string,
+  teamRef: string | null,
+): Project | undefined {
   const store = sandbox.store
   const owners = teamRef
     ? [store.team(teamRef)].filter((t) => t && store.isMember(user.id, t)).map((t) => t!.id)
@@ -230,7 +293,13 @@ function findProjectFor(sandbox: VercelSandbox, user: User, idOrName: string, te
   return undefined
 }
 
-function settingsPage(sandbox: VercelSandbox, action: string, project: Project, session: string, extra: { secret?: string; webhookId?: string; error?: string } = {}): SandboxResponse {
+function settingsPage(
+  sandbox: VercelSandbox,
+  action: string,
+  project: Project,
+  session: string,
+  extra: { secret?: string; webhookId?: string; error?: string } = {},
+): SandboxResponse {
   const hooks = [...sandbox.store.webhooks.values()].filter((w) => w.projectIds.includes(project.id))
   const boxes = WEBHOOK_EVENTS.filter((e) => e.startsWith('deployment.'))
     .map((e) => `<label><input type="checkbox" name="events" value="${e}"> ${e}</label>`)
@@ -239,7 +308,12 @@ function settingsPage(sandbox: VercelSandbox, action: string, project: Project, 
     ? `<section id="created" data-webhook-id="${escapeHtml(extra.webhookId ?? '')}"><p>Webhook created. Copy the secret now: it will not be shown again.</p>
 <code id="webhook-secret">${escapeHtml(extra.secret)}</code></section>\n`
     : ''
-  const list = hooks.map((w) => `<li data-webhook-id="${escapeHtml(w.id)}">${escapeHtml(w.url)} — ${escapeHtml(w.events.join(', '))}</li>`).join('\n')
+  const list = hooks
+    .map(
+      (w) =>
+        `<li data-webhook-id="${escapeHtml(w.id)}">${escapeHtml(w.url)} — ${escapeHtml(w.events.join(', '))}</li>`,
+    )
+    .join('\n')
   return page(
     `Webhooks – ${project.name}`,
     `${extra.error ? `<p class="error" id="error">${escapeHtml(extra.error)}</p>\n` : ''}${created}<form method="post" action="${escapeHtml(action)}">
@@ -258,7 +332,11 @@ ${list}
 }
 
 /** `GET|POST /projects/{idOrName}/settings/webhooks[?teamId=]`: creates webhooks owned by the project's owner. */
-export function handleWebhookSettings(sandbox: VercelSandbox, req: IncomingRequest, idOrName: string): SandboxResponse {
+export function handleWebhookSettings(
+  sandbox: VercelSandbox,
+  req: IncomingRequest,
+  idOrName: string,
+): SandboxResponse {
   const fields = req.method === 'POST' ? formFields(req) : {}
   const teamRef = req.query.get('teamId') || req.query.get('slug')
   const action = `${req.base}${req.path}${teamRef ? `?teamId=${encodeURIComponent(teamRef)}` : ''}`
@@ -276,7 +354,12 @@ export function handleWebhookSettings(sandbox: VercelSandbox, req: IncomingReque
   let response: SandboxResponse
   if (req.method === 'POST' && fields.step === 'create') {
     try {
-      const hook = createWebhook(sandbox.store, project.ownerId, { url: fields.url ?? '', events: formList(req, 'events'), projectIds: [project.id] }, sandbox.now())
+      const hook = createWebhook(
+        sandbox.store,
+        project.ownerId,
+        { url: fields.url ?? '', events: formList(req, 'events'), projectIds: [project.id] },
+        sandbox.now(),
+      )
       response = settingsPage(sandbox, action, project, session, { secret: hook.secret, webhookId: hook.id })
     } catch (error) {
       if (!(error instanceof Invalid)) throw error

@@ -43,7 +43,14 @@ export function teamJson(team: Team, viewerId: string | null): Record<string, un
     stagingPrefix: team.slug,
     billing: { plan: 'pro' },
     membership: member
-      ? { role: member.role, confirmed: true, created: member.createdAt, createdAt: member.createdAt, uid: member.uid, teamId: team.id }
+      ? {
+          role: member.role,
+          confirmed: true,
+          created: member.createdAt,
+          createdAt: member.createdAt,
+          uid: member.uid,
+          teamId: team.id,
+        }
       : undefined,
   }
 }
@@ -94,7 +101,12 @@ export function deploymentJson(store: Store, d: Deployment): Record<string, unkn
     ownerId: d.ownerId,
     readyState: d.readyState,
     status: d.readyState,
-    readySubstate: d.readyState === 'READY' && d.target === 'production' ? 'PROMOTED' : d.readyState === 'READY' ? 'STAGED' : undefined,
+    readySubstate:
+      d.readyState === 'READY' && d.target === 'production'
+        ? 'PROMOTED'
+        : d.readyState === 'READY'
+          ? 'STAGED'
+          : undefined,
     createdAt: d.createdAt,
     buildingAt: d.buildingAt ?? 0,
     bootedAt: d.buildingAt ?? 0,
@@ -131,7 +143,13 @@ export function deploymentJson(store: Store, d: Deployment): Record<string, unkn
     isInSystemBuildsQueue: false,
     buildSkipped: false,
     projectSettings: project
-      ? { framework: project.framework, buildCommand: project.buildCommand, installCommand: project.installCommand, outputDirectory: project.outputDirectory, nodeVersion: project.nodeVersion }
+      ? {
+          framework: project.framework,
+          buildCommand: project.buildCommand,
+          installCommand: project.installCommand,
+          outputDirectory: project.outputDirectory,
+          nodeVersion: project.nodeVersion,
+        }
       : {},
   }
 }
@@ -206,12 +224,21 @@ export function projectDomainJson(domain: ProjectDomain): Record<string, unknown
     customEnvironmentId: null,
     verification: domain.verified
       ? undefined
-      : [{ type: 'TXT', domain: `_vercel.${domain.apexName}`, value: `vc-domain-verify=${domain.name},sandbox`, reason: 'pending_domain_verification' }],
+      : [
+          {
+            type: 'TXT',
+            domain: `_vercel.${domain.apexName}`,
+            value: `vc-domain-verify=${domain.name},sandbox`,
+            reason: 'pending_domain_verification',
+          },
+        ],
   }
 }
 
 export function projectJson(store: Store, project: Project): Record<string, unknown> {
-  const deployments = [...store.deployments.values()].filter((d) => d.projectId === project.id).sort((a, b) => b.createdAt - a.createdAt)
+  const deployments = [...store.deployments.values()]
+    .filter((d) => d.projectId === project.id)
+    .sort((a, b) => b.createdAt - a.createdAt)
   // A project's deployment summary, with the fields the OAS and @vercel/sdk 1.28 require of it.
   const plan = store.teams.has(project.ownerId) ? 'pro' : 'hobby'
   const short = (d: Deployment) => ({
@@ -248,8 +275,16 @@ export function projectJson(store: Store, project: Project): Record<string, unkn
     rootDirectory: project.rootDirectory,
     publicSource: project.publicSource ?? undefined,
     directoryListing: false,
-    resourceConfig: { functionDefaultMemoryType: 'standard', functionDefaultTimeout: 300, functionDefaultRegions: [project.serverlessFunctionRegion ?? 'iad1'] },
-    defaultResourceConfig: { functionDefaultMemoryType: 'standard', functionDefaultTimeout: 300, functionDefaultRegions: [project.serverlessFunctionRegion ?? 'iad1'] },
+    resourceConfig: {
+      functionDefaultMemoryType: 'standard',
+      functionDefaultTimeout: 300,
+      functionDefaultRegions: [project.serverlessFunctionRegion ?? 'iad1'],
+    },
+    defaultResourceConfig: {
+      functionDefaultMemoryType: 'standard',
+      functionDefaultTimeout: 300,
+      functionDefaultRegions: [project.serverlessFunctionRegion ?? 'iad1'],
+    },
     alias: [],
     // Retention settings; every field is optional and the reference gives no defaults.
     deploymentExpiration: {},

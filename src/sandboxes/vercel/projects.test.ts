@@ -17,7 +17,8 @@ beforeEach(async () => {
 })
 afterAll(() => sandbox.close())
 
-const api = (path: string, init: Parameters<typeof call>[1] = {}) => call(`${sandbox.url}${path}`, { token, ...init })
+const api = (path: string, init: Parameters<typeof call>[1] = {}) =>
+  call(`${sandbox.url}${path}`, { token, ...init })
 
 describe('projects', () => {
   it('GET /v9/projects/{idOrName} has the required fields and latestDeployments', async () => {
@@ -36,7 +37,10 @@ describe('projects', () => {
         createdAt: expect.any(Number),
         updatedAt: expect.any(Number),
       })
-      expect(r.body.latestDeployments.map((d: { id: string }) => d.id)).toEqual([SEED.deployments.teamCanceled.id, SEED.deployments.teamReady.id])
+      expect(r.body.latestDeployments.map((d: { id: string }) => d.id)).toEqual([
+        SEED.deployments.teamCanceled.id,
+        SEED.deployments.teamReady.id,
+      ])
       expect(r.body.targets.production.id).toBe(SEED.deployments.teamReady.id)
     }
     const missing = await api('/v9/projects/nope')
@@ -47,15 +51,31 @@ describe('projects', () => {
   })
 
   it('POST /v10/projects creates (also at /v11); names are unique per owner (409 conflict)', async () => {
-    const created = await api('/v10/projects', { json: { name: 'new-site', framework: 'astro', buildCommand: 'npm run build', environmentVariables: [{ key: 'A', value: '1', target: ['production'], type: 'plain' }] } })
+    const created = await api('/v10/projects', {
+      json: {
+        name: 'new-site',
+        framework: 'astro',
+        buildCommand: 'npm run build',
+        environmentVariables: [{ key: 'A', value: '1', target: ['production'], type: 'plain' }],
+      },
+    })
     expect(created.status).toBe(200)
-    expect(created.body).toMatchObject({ id: expect.stringMatching(/^prj_/), name: 'new-site', framework: 'astro', buildCommand: 'npm run build', accountId: SEED.user.id, latestDeployments: [] })
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^prj_/),
+      name: 'new-site',
+      framework: 'astro',
+      buildCommand: 'npm run build',
+      accountId: SEED.user.id,
+      latestDeployments: [],
+    })
     expect(created.body.env).toHaveLength(1)
     const dup = await api('/v11/projects', { json: { name: 'new-site' } })
     expect(dup.status).toBe(409)
     expect(dup.body.error.code).toBe('conflict')
     // Same name under another owner is fine.
-    expect((await api(`/v10/projects?${team}`, { token: teamToken, json: { name: 'new-site' } })).status).toBe(200)
+    expect(
+      (await api(`/v10/projects?${team}`, { token: teamToken, json: { name: 'new-site' } })).status,
+    ).toBe(200)
     for (const [body, field] of [
       [{}, '`name`'],
       [{ name: 'UPPER' }, '`name`'],
@@ -86,7 +106,10 @@ describe('projects', () => {
 
   it('PATCH updates settings and name (conflict on a taken name); DELETE is 204 and removes deployments', async () => {
     await api('/v10/projects', { json: { name: 'taken' } })
-    const patched = await api(`/v9/projects/${SEED.personalProject.id}`, { method: 'PATCH', json: { name: 'renamed', framework: 'remix', outputDirectory: 'dist' } })
+    const patched = await api(`/v9/projects/${SEED.personalProject.id}`, {
+      method: 'PATCH',
+      json: { name: 'renamed', framework: 'remix', outputDirectory: 'dist' },
+    })
     expect(patched.status).toBe(200)
     expect(patched.body).toMatchObject({ name: 'renamed', framework: 'remix', outputDirectory: 'dist' })
     expect((await api('/v9/projects/renamed')).status).toBe(200)
@@ -103,15 +126,30 @@ describe('environment variables', () => {
   const env = (query = '') => `/v10/projects/${SEED.personalProject.name}/env${query}`
 
   it('creates one (201 {created, failed}); plain shown, encrypted hidden unless decrypt=true, sensitive never', async () => {
-    const one = await api(env(), { json: { key: 'PLAIN', value: 'p-value', type: 'plain', target: ['production', 'preview'] } })
+    const one = await api(env(), {
+      json: { key: 'PLAIN', value: 'p-value', type: 'plain', target: ['production', 'preview'] },
+    })
     expect(one.status).toBe(201)
     expect(one.body.failed).toEqual([])
-    expect(one.body.created).toMatchObject({ id: expect.any(String), key: 'PLAIN', value: 'p-value', type: 'plain', target: ['production', 'preview'] })
+    expect(one.body.created).toMatchObject({
+      id: expect.any(String),
+      key: 'PLAIN',
+      value: 'p-value',
+      type: 'plain',
+      target: ['production', 'preview'],
+    })
     const many = await api(env(), {
       json: [
         { key: 'ENC', value: 'e-value', type: 'encrypted', target: ['production'] },
         { key: 'SENS', value: 's-value', type: 'sensitive', target: ['production'] },
-        { key: 'BRANCHY', value: 'b', type: 'plain', target: ['preview'], gitBranch: 'feature-1', comment: 'c' },
+        {
+          key: 'BRANCHY',
+          value: 'b',
+          type: 'plain',
+          target: ['preview'],
+          gitBranch: 'feature-1',
+          comment: 'c',
+        },
       ],
     })
     expect(many.status).toBe(201)
@@ -131,20 +169,31 @@ describe('environment variables', () => {
     expect(dByKey.SENS.value).toBe('')
     expect(JSON.stringify(decrypted.body)).not.toContain('s-value')
     // The single-variable read decrypts encrypted values but never sensitive ones.
-    expect((await api(`/v1/projects/${SEED.personalProject.name}/env/${byKey.ENC.id}`)).body.value).toBe('e-value')
+    expect((await api(`/v1/projects/${SEED.personalProject.name}/env/${byKey.ENC.id}`)).body.value).toBe(
+      'e-value',
+    )
     expect((await api(`/v1/projects/${SEED.personalProject.name}/env/${byKey.SENS.id}`)).body.value).toBe('')
   })
 
   it('conflicts go to failed (array) or 409 (single); upsert=true replaces', async () => {
     await api(env(), { json: { key: 'K', value: 'v1', type: 'plain', target: ['production'] } })
-    const arr = await api(env(), { json: [{ key: 'K', value: 'v2', type: 'plain', target: ['production', 'preview'] }, { key: 'J', value: 'x', type: 'plain', target: ['development'] }] })
+    const arr = await api(env(), {
+      json: [
+        { key: 'K', value: 'v2', type: 'plain', target: ['production', 'preview'] },
+        { key: 'J', value: 'x', type: 'plain', target: ['development'] },
+      ],
+    })
     expect(arr.status).toBe(201)
     expect(arr.body.created).toHaveLength(1)
     expect(arr.body.failed[0].error).toMatchObject({ code: 'ENV_CONFLICT', key: 'K' })
-    const single = await api(env(), { json: { key: 'K', value: 'v2', type: 'plain', target: ['production'] } })
+    const single = await api(env(), {
+      json: { key: 'K', value: 'v2', type: 'plain', target: ['production'] },
+    })
     expect(single.status).toBe(409)
     expect(single.body.error.code).toBe('ENV_CONFLICT')
-    const upserted = await api(env('?upsert=true'), { json: { key: 'K', value: 'v3', type: 'encrypted', target: ['production'] } })
+    const upserted = await api(env('?upsert=true'), {
+      json: { key: 'K', value: 'v3', type: 'encrypted', target: ['production'] },
+    })
     expect(upserted.status).toBe(201)
     const list = await api(env('?decrypt=true'))
     const ks = list.body.envs.filter((e: { key: string }) => e.key === 'K')
@@ -168,29 +217,61 @@ describe('environment variables', () => {
       expect(r.body.error.message).toContain(field)
     }
     for (const type of ['system', 'secret', 'encrypted', 'plain', 'sensitive']) {
-      expect((await api(env(), { json: { key: `T_${type}`, value: 'v', type, target: ['development'] } })).status).toBe(201)
+      expect(
+        (await api(env(), { json: { key: `T_${type}`, value: 'v', type, target: ['development'] } })).status,
+      ).toBe(201)
     }
   })
 
   it('PATCH and DELETE /v9/projects/{idOrName}/env/{id}', async () => {
-    const { created } = (await api(env(), { json: { key: 'X', value: 'v', type: 'plain', target: ['production'] } })).body
-    const patched = await api(`/v9/projects/${SEED.personalProject.id}/env/${created.id}`, { method: 'PATCH', json: { value: 'v2', target: ['production', 'development'] } })
+    const { created } = (
+      await api(env(), { json: { key: 'X', value: 'v', type: 'plain', target: ['production'] } })
+    ).body
+    const patched = await api(`/v9/projects/${SEED.personalProject.id}/env/${created.id}`, {
+      method: 'PATCH',
+      json: { value: 'v2', target: ['production', 'development'] },
+    })
     expect(patched.status).toBe(200)
-    expect(patched.body).toMatchObject({ id: created.id, value: 'v2', target: ['production', 'development'], updatedBy: SEED.user.id })
-    expect((await api(`/v9/projects/${SEED.personalProject.id}/env/${created.id}`, { method: 'PATCH', json: { type: 'nope' } })).status).toBe(400)
+    expect(patched.body).toMatchObject({
+      id: created.id,
+      value: 'v2',
+      target: ['production', 'development'],
+      updatedBy: SEED.user.id,
+    })
+    expect(
+      (
+        await api(`/v9/projects/${SEED.personalProject.id}/env/${created.id}`, {
+          method: 'PATCH',
+          json: { type: 'nope' },
+        })
+      ).status,
+    ).toBe(400)
     const del = await api(`/v9/projects/${SEED.personalProject.id}/env/${created.id}`, { method: 'DELETE' })
     expect(del.status).toBe(200)
     expect(del.body.id).toBe(created.id)
-    expect((await api(`/v9/projects/${SEED.personalProject.id}/env/${created.id}`, { method: 'DELETE' })).status).toBe(404)
+    expect(
+      (await api(`/v9/projects/${SEED.personalProject.id}/env/${created.id}`, { method: 'DELETE' })).status,
+    ).toBe(404)
   })
 })
 
 describe('project domains', () => {
   it('adds (verified for an owned apex or *.vercel.app, else a TXT challenge), rejects duplicates, removes', async () => {
-    const owned = await api(`/v10/projects/acme-web/domains?${team}`, { token: teamToken, json: { name: 'www.acme.com' } })
+    const owned = await api(`/v10/projects/acme-web/domains?${team}`, {
+      token: teamToken,
+      json: { name: 'www.acme.com' },
+    })
     expect(owned.status).toBe(200)
-    expect(owned.body).toMatchObject({ name: 'www.acme.com', apexName: 'acme.com', projectId: SEED.teamProject.id, verified: true })
-    const foreign = await api(`/v10/projects/acme-web/domains?${team}`, { token: teamToken, json: { name: 'shop.example.org' } })
+    expect(owned.body).toMatchObject({
+      name: 'www.acme.com',
+      apexName: 'acme.com',
+      projectId: SEED.teamProject.id,
+      verified: true,
+    })
+    const foreign = await api(`/v10/projects/acme-web/domains?${team}`, {
+      token: teamToken,
+      json: { name: 'shop.example.org' },
+    })
     expect(foreign.body.verified).toBe(false)
     expect(foreign.body.verification[0]).toMatchObject({ type: 'TXT', domain: '_vercel.example.org' })
     const dup = await api(`/v10/projects/ada-blog/domains`, { json: { name: 'www.acme.com' } })
@@ -200,10 +281,23 @@ describe('project domains', () => {
     expect(bad.status).toBe(400)
     expect(bad.body.error.message).toContain('`name`')
     const listed = await api(`/v9/projects/acme-web/domains?${team}`, { token: teamToken })
-    expect(listed.body.domains.map((d: { name: string }) => d.name)).toEqual(['www.acme.com', 'shop.example.org'])
-    const removed = await api(`/v9/projects/acme-web/domains/www.acme.com?${team}`, { token: teamToken, method: 'DELETE' })
+    expect(listed.body.domains.map((d: { name: string }) => d.name)).toEqual([
+      'www.acme.com',
+      'shop.example.org',
+    ])
+    const removed = await api(`/v9/projects/acme-web/domains/www.acme.com?${team}`, {
+      token: teamToken,
+      method: 'DELETE',
+    })
     expect(removed.status).toBe(200)
     expect(removed.body).toEqual({})
-    expect((await api(`/v9/projects/acme-web/domains/www.acme.com?${team}`, { token: teamToken, method: 'DELETE' })).status).toBe(404)
+    expect(
+      (
+        await api(`/v9/projects/acme-web/domains/www.acme.com?${team}`, {
+          token: teamToken,
+          method: 'DELETE',
+        })
+      ).status,
+    ).toBe(404)
   })
 })

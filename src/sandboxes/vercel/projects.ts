@@ -1,7 +1,15 @@
 import { conflict, notFound, vercelError } from './errors.ts'
 import { emptyResponse, isRecord, jsonResponse, type SandboxResponse } from './http.ts'
 import { envId, projectId } from './ids.ts'
-import { ENV_TARGETS, ENV_TYPES, type EnvTarget, type EnvType, type EnvVar, newProject, type Project } from './model.ts'
+import {
+  ENV_TARGETS,
+  ENV_TYPES,
+  type EnvTarget,
+  type EnvType,
+  type EnvVar,
+  newProject,
+  type Project,
+} from './model.ts'
 import { envJson, listedEnvJson, projectDomainJson, projectJson } from './presenters.ts'
 import type { ApiContext, ApiRoute } from './router.ts'
 import type { VercelSandbox } from './sandbox.ts'
@@ -25,7 +33,14 @@ export function createProject(
   name: string,
   opts: { framework?: string | null; nodeVersion?: string } = {},
 ): Project {
-  const project = newProject({ id: projectId(), ownerId, name, framework: opts.framework ?? null, nodeVersion: opts.nodeVersion, createdAt: sandbox.now() })
+  const project = newProject({
+    id: projectId(),
+    ownerId,
+    name,
+    framework: opts.framework ?? null,
+    nodeVersion: opts.nodeVersion,
+    createdAt: sandbox.now(),
+  })
   sandbox.store.projects.set(project.id, project)
   return project
 }
@@ -62,12 +77,18 @@ const list = guarded((ctx: ApiContext) => {
   const last = page[page.length - 1]
   return jsonResponse(200, {
     projects: page.map((p) => projectJson(ctx.store, p)),
-    pagination: { count: page.length, next: matching.length > page.length && last ? last.updatedAt : null, prev: null },
+    pagination: {
+      count: page.length,
+      next: matching.length > page.length && last ? last.updatedAt : null,
+      prev: null,
+    },
   })
 })
 
 const nameTaken = (ctx: ApiContext, name: string, except?: string) =>
-  [...ctx.store.projects.values()].some((p) => p.ownerId === ctx.ownerId && p.name === name && p.id !== except)
+  [...ctx.store.projects.values()].some(
+    (p) => p.ownerId === ctx.ownerId && p.name === name && p.id !== except,
+  )
 
 function applySettings(project: Project, body: Record<string, unknown>): void {
   if (body.framework !== undefined) {
@@ -77,15 +98,23 @@ function applySettings(project: Project, body: Record<string, unknown>): void {
     project.framework = body.framework as string | null
   }
   if (body.nodeVersion !== undefined) {
-    if (typeof body.nodeVersion !== 'string' || !NODE_VERSIONS.includes(body.nodeVersion)) invalid(`\`nodeVersion\` should be one of ${NODE_VERSIONS.join(', ')}`)
+    if (typeof body.nodeVersion !== 'string' || !NODE_VERSIONS.includes(body.nodeVersion))
+      invalid(`\`nodeVersion\` should be one of ${NODE_VERSIONS.join(', ')}`)
     project.nodeVersion = body.nodeVersion
   }
-  for (const key of ['buildCommand', 'devCommand', 'installCommand', 'outputDirectory', 'rootDirectory'] as const) {
+  for (const key of [
+    'buildCommand',
+    'devCommand',
+    'installCommand',
+    'outputDirectory',
+    'rootDirectory',
+  ] as const) {
     const v = optNullableString(body, key)
     if (v !== undefined) project[key] = v
   }
   if (body.publicSource !== undefined) {
-    if (body.publicSource !== null && typeof body.publicSource !== 'boolean') invalid('`publicSource` should be boolean')
+    if (body.publicSource !== null && typeof body.publicSource !== 'boolean')
+      invalid('`publicSource` should be boolean')
     project.publicSource = body.publicSource as boolean | null
   }
   const region = optString(body, 'serverlessFunctionRegion')
@@ -96,14 +125,26 @@ function applySettings(project: Project, body: Record<string, unknown>): void {
 const create = guarded((ctx: ApiContext) => {
   const body = bodyObject(ctx.body)
   const name = reqString(body, 'name')
-  if (!validProjectName(name)) invalid('`name` should be lowercase, up to 100 characters of letters, digits, ".", "_", "-" and not contain "---"')
+  if (!validProjectName(name))
+    invalid(
+      '`name` should be lowercase, up to 100 characters of letters, digits, ".", "_", "-" and not contain "---"',
+    )
   if (nameTaken(ctx, name)) return conflict(`A project with the name "${name}" already exists.`)
   let link: Record<string, unknown> | null = null
   if (body.gitRepository !== undefined) {
-    if (!isRecord(body.gitRepository) || typeof body.gitRepository.repo !== 'string' || typeof body.gitRepository.type !== 'string') {
+    if (
+      !isRecord(body.gitRepository) ||
+      typeof body.gitRepository.repo !== 'string' ||
+      typeof body.gitRepository.type !== 'string'
+    ) {
       invalid('`gitRepository` should be {type, repo}')
     }
-    link = { type: body.gitRepository.type, repo: body.gitRepository.repo, productionBranch: 'main', createdAt: ctx.now }
+    link = {
+      type: body.gitRepository.type,
+      repo: body.gitRepository.repo,
+      productionBranch: 'main',
+      createdAt: ctx.now,
+    }
   }
   const envInputs = body.environmentVariables
   if (envInputs !== undefined && !Array.isArray(envInputs)) invalid('`environmentVariables` should be array')
@@ -127,7 +168,8 @@ const update = withProject((ctx, project) => {
   const body = bodyObject(ctx.body)
   const name = optString(body, 'name')
   if (name !== undefined) {
-    if (!validProjectName(name)) invalid('`name` should be lowercase, up to 100 characters of letters, digits, ".", "_", "-"')
+    if (!validProjectName(name))
+      invalid('`name` should be lowercase, up to 100 characters of letters, digits, ".", "_", "-"')
     if (nameTaken(ctx, name, project.id)) return conflict(`A project with the name "${name}" already exists.`)
   }
   const copy = { ...project }
@@ -139,8 +181,10 @@ const update = withProject((ctx, project) => {
 /** `DELETE /v9/projects/{idOrName}`: 204; the project's deployments and webhook filters go with it. */
 const remove = withProject((ctx, project) => {
   ctx.store.projects.delete(project.id)
-  for (const d of [...ctx.store.deployments.values()]) if (d.projectId === project.id) ctx.store.deployments.delete(d.id)
-  for (const hook of ctx.store.webhooks.values()) hook.projectIds = hook.projectIds.filter((id) => id !== project.id)
+  for (const d of [...ctx.store.deployments.values()])
+    if (d.projectId === project.id) ctx.store.deployments.delete(d.id)
+  for (const hook of ctx.store.webhooks.values())
+    hook.projectIds = hook.projectIds.filter((id) => id !== project.id)
   return emptyResponse(204)
 })
 
@@ -148,7 +192,11 @@ const remove = withProject((ctx, project) => {
 
 function parseTargets(value: unknown, field: string): EnvTarget[] {
   const list = typeof value === 'string' ? [value] : value
-  if (!Array.isArray(list) || list.length === 0 || !list.every((t) => (ENV_TARGETS as readonly unknown[]).includes(t))) {
+  if (
+    !Array.isArray(list) ||
+    list.length === 0 ||
+    !list.every((t) => (ENV_TARGETS as readonly unknown[]).includes(t))
+  ) {
     invalid(`\`${field}.target\` should be an array of ${ENV_TARGETS.join(', ')}`)
   }
   return [...new Set(list as EnvTarget[])]
@@ -157,17 +205,24 @@ function parseTargets(value: unknown, field: string): EnvTarget[] {
 function parseEnv(ctx: ApiContext, input: unknown, field: string, defaultType?: EnvType): EnvVar {
   if (!isRecord(input)) invalid(`\`${field}\` should be object`)
   const key = reqString(input, 'key', `${field}.key`)
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) invalid(`\`${field}.key\` may only contain letters, digits and underscores and must not start with a digit`)
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
+    invalid(
+      `\`${field}.key\` may only contain letters, digits and underscores and must not start with a digit`,
+    )
   const value = input.value
   if (typeof value !== 'string') invalid(`missing required property \`${field}.value\``)
   const type = input.type ?? defaultType
-  if (!(ENV_TYPES as readonly unknown[]).includes(type)) invalid(`\`${field}.type\` should be one of ${ENV_TYPES.join(', ')}`)
+  if (!(ENV_TYPES as readonly unknown[]).includes(type))
+    invalid(`\`${field}.type\` should be one of ${ENV_TYPES.join(', ')}`)
   const target = parseTargets(input.target, field)
   const gitBranch = optNullableString(input, 'gitBranch') ?? null
-  if (gitBranch !== null && (target.length !== 1 || target[0] !== 'preview')) invalid(`\`${field}.gitBranch\` requires target to be ["preview"]`)
-  if (gitBranch !== null && gitBranch.length > 250) invalid(`\`${field}.gitBranch\` should be at most 250 characters`)
+  if (gitBranch !== null && (target.length !== 1 || target[0] !== 'preview'))
+    invalid(`\`${field}.gitBranch\` requires target to be ["preview"]`)
+  if (gitBranch !== null && gitBranch.length > 250)
+    invalid(`\`${field}.gitBranch\` should be at most 250 characters`)
   const comment = optNullableString(input, 'comment') ?? null
-  if (comment !== null && comment.length > 500) invalid(`\`${field}.comment\` should be at most 500 characters`)
+  if (comment !== null && comment.length > 500)
+    invalid(`\`${field}.comment\` should be at most 500 characters`)
   return {
     id: envId(),
     key,
@@ -185,9 +240,16 @@ function parseEnv(ctx: ApiContext, input: unknown, field: string, defaultType?: 
 }
 
 /** An existing variable with the same key, an overlapping target and the same git branch. */
-function conflicting(project: Project, env: Pick<EnvVar, 'key' | 'target' | 'gitBranch' | 'id'>): EnvVar | undefined {
+function conflicting(
+  project: Project,
+  env: Pick<EnvVar, 'key' | 'target' | 'gitBranch' | 'id'>,
+): EnvVar | undefined {
   return project.envs.find(
-    (e) => e.id !== env.id && e.key === env.key && (e.gitBranch ?? null) === (env.gitBranch ?? null) && e.target.some((t) => env.target.includes(t)),
+    (e) =>
+      e.id !== env.id &&
+      e.key === env.key &&
+      (e.gitBranch ?? null) === (env.gitBranch ?? null) &&
+      e.target.some((t) => env.target.includes(t)),
   )
 }
 
@@ -199,7 +261,10 @@ const listEnv = withProject((ctx, project) => {
   const decrypt = queryFlag(q, 'decrypt')
   const branch = q.get('gitBranch')
   const envs = project.envs.filter((e) => !branch || e.gitBranch === branch || e.gitBranch === null)
-  return jsonResponse(200, { envs: envs.map((e) => listedEnvJson(e, decrypt)), pagination: { count: envs.length, next: null, prev: null } })
+  return jsonResponse(200, {
+    envs: envs.map((e) => listedEnvJson(e, decrypt)),
+    pagination: { count: envs.length, next: null, prev: null },
+  })
 })
 
 /**
@@ -220,11 +285,29 @@ const createEnv = withProject((ctx, project) => {
   for (const env of parsed) {
     const existing = conflicting(project, env)
     if (existing && !upsert) {
-      failed.push({ error: { code: 'ENV_CONFLICT', message: conflictMessage(env), key: env.key, envVarId: existing.id, envVarKey: existing.key, action: 'create', target: env.target, gitBranch: env.gitBranch ?? undefined } })
+      failed.push({
+        error: {
+          code: 'ENV_CONFLICT',
+          message: conflictMessage(env),
+          key: env.key,
+          envVarId: existing.id,
+          envVarKey: existing.key,
+          action: 'create',
+          target: env.target,
+          gitBranch: env.gitBranch ?? undefined,
+        },
+      })
       continue
     }
     if (existing) {
-      Object.assign(existing, { value: env.value, type: env.type, target: env.target, comment: env.comment, updatedAt: ctx.now, updatedBy: ctx.user.id })
+      Object.assign(existing, {
+        value: env.value,
+        type: env.type,
+        target: env.target,
+        comment: env.comment,
+        updatedAt: ctx.now,
+        updatedBy: ctx.user.id,
+      })
       created.push(envJson(existing, false))
       continue
     }
@@ -232,7 +315,10 @@ const createEnv = withProject((ctx, project) => {
     created.push(envJson(env, false))
   }
   project.updatedAt = ctx.now
-  if (single && failed.length) return vercelError(409, 'ENV_CONFLICT', conflictMessage(parsed[0] as EnvVar), { key: (parsed[0] as EnvVar).key })
+  if (single && failed.length)
+    return vercelError(409, 'ENV_CONFLICT', conflictMessage(parsed[0] as EnvVar), {
+      key: (parsed[0] as EnvVar).key,
+    })
   return jsonResponse(201, { created: single ? created[0] : created, failed })
 })
 
@@ -261,7 +347,16 @@ const updateEnv = withProject((ctx, project) => {
   )
   const clash = conflicting(project, { ...merged, id: env.id })
   if (clash) return vercelError(409, 'ENV_CONFLICT', conflictMessage(merged), { key: merged.key })
-  Object.assign(env, { key: merged.key, value: merged.value, type: merged.type, target: merged.target, gitBranch: merged.gitBranch, comment: merged.comment, updatedAt: ctx.now, updatedBy: ctx.user.id })
+  Object.assign(env, {
+    key: merged.key,
+    value: merged.value,
+    type: merged.type,
+    target: merged.target,
+    gitBranch: merged.gitBranch,
+    comment: merged.comment,
+    updatedAt: ctx.now,
+    updatedBy: ctx.user.id,
+  })
   project.updatedAt = ctx.now
   return jsonResponse(200, envJson(env, false))
 })
@@ -284,12 +379,17 @@ function apexOf(name: string): string {
 }
 
 const listDomains = withProject((ctx, project) =>
-  jsonResponse(200, { domains: project.domains.map(projectDomainJson), pagination: { count: project.domains.length, next: null, prev: null } }),
+  jsonResponse(200, {
+    domains: project.domains.map(projectDomainJson),
+    pagination: { count: project.domains.length, next: null, prev: null },
+  }),
 )
 
 const showDomain = withProject((ctx, project) => {
   const domain = project.domains.find((d) => d.name === ctx.params.domain)
-  return domain ? jsonResponse(200, projectDomainJson(domain)) : notFound(`The domain "${ctx.params.domain}" was not found on this project`)
+  return domain
+    ? jsonResponse(200, projectDomainJson(domain))
+    : notFound(`The domain "${ctx.params.domain}" was not found on this project`)
 })
 
 /**
@@ -303,19 +403,34 @@ const addDomain = withProject((ctx, project) => {
   if (!DOMAIN_RE.test(name)) invalid('`name` should be a valid domain name')
   const redirect = optNullableString(body, 'redirect') ?? null
   const code = body.redirectStatusCode ?? null
-  if (code !== null && ![301, 302, 307, 308].includes(code as number)) invalid('`redirectStatusCode` should be one of 301, 302, 307, 308')
+  if (code !== null && ![301, 302, 307, 308].includes(code as number))
+    invalid('`redirectStatusCode` should be one of 301, 302, 307, 308')
   if (redirect === name) invalid('A domain cannot redirect to itself')
   const gitBranch = optNullableString(body, 'gitBranch') ?? null
   for (const other of ctx.store.projects.values()) {
     if (other.domains.some((d) => d.name === name)) {
-      if (other.id === project.id) return conflict(`The domain "${name}" is already assigned to this project.`, 'domain_already_in_use')
-      return conflict(`Cannot add ${name} since it's already in use by another project.`, 'domain_already_in_use')
+      if (other.id === project.id)
+        return conflict(`The domain "${name}" is already assigned to this project.`, 'domain_already_in_use')
+      return conflict(
+        `Cannot add ${name} since it's already in use by another project.`,
+        'domain_already_in_use',
+      )
     }
   }
   const apexName = apexOf(name)
   const owned = ctx.store.domains.get(apexName)
   const verified = name.endsWith('.vercel.app') || (owned !== undefined && owned.ownerId === ctx.ownerId)
-  const domain = { name, apexName, projectId: project.id, redirect, redirectStatusCode: code as number | null, gitBranch, verified, createdAt: ctx.now, updatedAt: ctx.now }
+  const domain = {
+    name,
+    apexName,
+    projectId: project.id,
+    redirect,
+    redirectStatusCode: code as number | null,
+    gitBranch,
+    verified,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  }
   project.domains.push(domain)
   project.updatedAt = ctx.now
   return jsonResponse(200, projectDomainJson(domain))
@@ -323,7 +438,8 @@ const addDomain = withProject((ctx, project) => {
 
 const removeDomain = withProject((ctx, project) => {
   const name = (ctx.params.domain as string).toLowerCase()
-  if (!project.domains.some((d) => d.name === name)) return notFound(`The domain "${name}" was not found on this project`)
+  if (!project.domains.some((d) => d.name === name))
+    return notFound(`The domain "${name}" was not found on this project`)
   project.domains = project.domains.filter((d) => d.name !== name)
   project.updatedAt = ctx.now
   return jsonResponse(200, {})

@@ -45,8 +45,10 @@ export class RateLimiter {
       if (!isRecord(value)) return `${name} must be an object`
       const limit = value.limit ?? next.default.limit
       const windowMs = value.window_ms ?? next.default.window_ms
-      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) return `${name}.limit must be a non-negative integer`
-      if (typeof windowMs !== 'number' || !Number.isInteger(windowMs) || windowMs <= 0) return `${name}.window_ms must be a positive integer`
+      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)
+        return `${name}.limit must be a non-negative integer`
+      if (typeof windowMs !== 'number' || !Number.isInteger(windowMs) || windowMs <= 0)
+        return `${name}.window_ms must be a positive integer`
       return { limit, window_ms: windowMs }
     }
     if (body.disabled !== undefined) {
@@ -64,7 +66,8 @@ export class RateLimiter {
       next.default = r
     }
     if (body.endpoints !== undefined) {
-      if (!isRecord(body.endpoints)) return 'endpoints must be an object of "METHOD /path": {limit, window_ms}'
+      if (!isRecord(body.endpoints))
+        return 'endpoints must be an object of "METHOD /path": {limit, window_ms}'
       for (const [endpoint, value] of Object.entries(body.endpoints)) {
         if (value === null) {
           delete next.endpoints[endpoint]
@@ -107,6 +110,11 @@ export function rateLimited(limit: number, resetMs: number, now: number): Sandbo
         limit: { remaining: 0, reset, resetMs, total: limit },
       },
     },
-    { 'retry-after': String(retryAfter), 'x-ratelimit-limit': String(limit), 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) },
+    {
+      'retry-after': String(retryAfter),
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(reset),
+    },
   )
 }

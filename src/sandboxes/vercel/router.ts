@@ -50,7 +50,12 @@ export function bearerToken(req: IncomingRequest): string | undefined {
  * cover) or names another team. A personal token may act on any team its user is a member of,
  * as a personal access token can; an unknown team is also 403, not 404 (no team enumeration).
  */
-export function resolveScope(store: Store, req: IncomingRequest, token: Token, user: User): { ownerId: string; team: Team | null } | SandboxResponse {
+export function resolveScope(
+  store: Store,
+  req: IncomingRequest,
+  token: Token,
+  user: User,
+): { ownerId: string; team: Team | null } | SandboxResponse {
   const ref = req.query.get('teamId') || req.query.get('slug')
   if (!ref) {
     if (token.teamId) return forbidden()
@@ -70,7 +75,11 @@ export function handleApi(sandbox: VercelSandbox, router: ApiRouter, req: Incomi
   const routeKey = found ? `${found.route.method} ${found.route.path}` : 'unmatched'
   const tokenValue = bearerToken(req)
   const token = tokenValue ? store.tokens.get(tokenValue) : undefined
-  const decision = sandbox.rateLimiter.take(token ? `token:${token.token}` : `ip:${req.remoteAddress}`, routeKey, now)
+  const decision = sandbox.rateLimiter.take(
+    token ? `token:${token.token}` : `ip:${req.remoteAddress}`,
+    routeKey,
+    now,
+  )
   if (decision && !decision.allowed) return rateLimited(decision.limit, decision.resetMs, now)
   const response = dispatch()
   if (decision) Object.assign(response.headers, rateLimitHeaders(decision))
@@ -83,7 +92,10 @@ export function handleApi(sandbox: VercelSandbox, router: ApiRouter, req: Incomi
     }
     const user = token ? store.users.get(token.userId) : undefined
     if (!token || !user) return forbidden()
-    let scope: { ownerId: string; team: Team | null } = { ownerId: token.teamId ?? user.id, team: token.teamId ? (store.teams.get(token.teamId) ?? null) : null }
+    let scope: { ownerId: string; team: Team | null } = {
+      ownerId: token.teamId ?? user.id,
+      team: token.teamId ? (store.teams.get(token.teamId) ?? null) : null,
+    }
     if (found.route.scoped) {
       const resolved = resolveScope(store, req, token, user)
       if ('status' in resolved) return resolved
@@ -95,6 +107,17 @@ export function handleApi(sandbox: VercelSandbox, router: ApiRouter, req: Incomi
       if (!parsed.ok) return badRequest(`Invalid JSON body: ${parsed.reason}`)
       body = parsed.value
     }
-    return found.route.handle({ sandbox, store, req, params: found.params, now, token, user, ownerId: scope.ownerId, team: scope.team, body })
+    return found.route.handle({
+      sandbox,
+      store,
+      req,
+      params: found.params,
+      now,
+      token,
+      user,
+      ownerId: scope.ownerId,
+      team: scope.team,
+      body,
+    })
   }
 }

@@ -90,7 +90,8 @@ export class VercelSandbox extends SandboxInstance<Store> {
       pinned: state !== undefined,
       aliasAssigned: null,
     }
-    if (state && state !== 'QUEUED' && state !== 'INITIALIZING') deployment.buildingAt = createdAt + BUILDING_AFTER_MS
+    if (state && state !== 'QUEUED' && state !== 'INITIALIZING')
+      deployment.buildingAt = createdAt + BUILDING_AFTER_MS
     if (state === 'READY') deployment.ready = deployment.aliasAssigned = createdAt + DONE_AFTER_MS
     if (state === 'ERROR') deployment.errorAt = createdAt + DONE_AFTER_MS
     if (state === 'CANCELED') deployment.canceledAt = createdAt + BUILDING_AFTER_MS
@@ -169,7 +170,13 @@ export class VercelSandbox extends SandboxInstance<Store> {
         payload: {
           team: team ? { id: team.id } : null,
           user: { id: d.creatorId },
-          deployment: { id: d.id, name: d.name, url: d.url, meta: d.meta, inspectorUrl: inspectorUrl(this.store, d) },
+          deployment: {
+            id: d.id,
+            name: d.name,
+            url: d.url,
+            meta: d.meta,
+            inspectorUrl: inspectorUrl(this.store, d),
+          },
           links: {
             deployment: inspectorUrl(this.store, d),
             project: `https://vercel.com/${this.store.ownerSlug(d.ownerId)}/${project?.name ?? d.name}`,
@@ -189,4 +196,3 @@ export class VercelSandbox extends SandboxInstance<Store> {
     await this.dispatcher.close()
   }
 }
-

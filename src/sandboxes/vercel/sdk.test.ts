@@ -29,7 +29,9 @@ beforeEach(async () => {
   await sandbox.control('/reset', { method: 'POST' })
   vercel = new Vercel({ bearerToken: await sandbox.token(), serverURL: sandbox.url, httpClient: http })
 })
-afterAll(async () => { await sandbox?.close() })
+afterAll(async () => {
+  await sandbox?.close()
+})
 
 /**
  * Where the SDK's parsed result differs from the JSON the sandbox sent: a field dropped, a `null`
@@ -37,7 +39,8 @@ afterAll(async () => { await sandbox?.close() })
  * with a zero value. `opaque` paths are objects the SDK types as open (`{}`) and empties.
  */
 function lostBySdk(sent: unknown, read: unknown, opaque: string[], path = '$'): string[] {
-  if (opaque.includes(path)) return typeof read === 'object' && read !== null ? [] : [`${path}: SDK read ${String(read)}`]
+  if (opaque.includes(path))
+    return typeof read === 'object' && read !== null ? [] : [`${path}: SDK read ${String(read)}`]
   if (sent === null) return read === null ? [] : [`${path}: sent null, SDK read ${String(read)}`]
   if (Array.isArray(sent)) {
     if (!Array.isArray(read)) return [`${path}: sent an array, SDK read ${typeof read}`]
@@ -45,12 +48,22 @@ function lostBySdk(sent: unknown, read: unknown, opaque: string[], path = '$'): 
   }
   if (typeof sent === 'object') {
     if (read instanceof Date) return [`${path}: sent an object, SDK read a date`]
-    if (typeof read !== 'object' || read === null) return [`${path}: sent an object, SDK read ${String(read)}`]
-    const filled = Object.keys(read).filter((key) => !(key in sent)).map((key) => `${path}.${key}: missing, the SDK filled it in`)
-    return filled.concat(Object.entries(sent).flatMap(([key, value]) =>
-      key in read ? lostBySdk(value, (read as Record<string, unknown>)[key], opaque, `${path}.${key}`) : [`${path}.${key}: dropped by the SDK`]))
+    if (typeof read !== 'object' || read === null)
+      return [`${path}: sent an object, SDK read ${String(read)}`]
+    const filled = Object.keys(read)
+      .filter((key) => !(key in sent))
+      .map((key) => `${path}.${key}: missing, the SDK filled it in`)
+    return filled.concat(
+      Object.entries(sent).flatMap(([key, value]) =>
+        key in read
+          ? lostBySdk(value, (read as Record<string, unknown>)[key], opaque, `${path}.${key}`)
+          : [`${path}.${key}: dropped by the SDK`],
+      ),
+    )
   }
-  return Object.is(sent, read) ? [] : [`${path}: sent ${JSON.stringify(sent)}, SDK read ${JSON.stringify(read)}`]
+  return Object.is(sent, read)
+    ? []
+    : [`${path}: sent ${JSON.stringify(sent)}, SDK read ${JSON.stringify(read)}`]
 }
 
 /** Awaits an SDK call and fails if the SDK lost anything of the response on the way. */
@@ -76,14 +89,27 @@ describe('@vercel/sdk: account and teams (identify)', () => {
   it('getAuthUser reads the user', async () => {
     // The SDK types `billing` as an object with no fields (the reference leaves them open).
     const me = await faithfully(vercel.user.getAuthUser(), ['$.user.billing'])
-    expect(me?.user).toMatchObject({ id: SEED.user.id, username: SEED.user.username, email: SEED.user.email, name: SEED.user.name, defaultTeamId: null })
+    expect(me?.user).toMatchObject({
+      id: SEED.user.id,
+      username: SEED.user.username,
+      email: SEED.user.email,
+      name: SEED.user.name,
+      defaultTeamId: null,
+    })
   })
 
   it('getTeams, getTeam and getTeamMembers read the team, the membership and its members', async () => {
     const { teams } = await faithfully(vercel.teams.getTeams({}))
-    expect(teams).toEqual([expect.objectContaining({ id: teamId, slug: SEED.team.slug, name: SEED.team.name })])
+    expect(teams).toEqual([
+      expect.objectContaining({ id: teamId, slug: SEED.team.slug, name: SEED.team.name }),
+    ])
     const team = await faithfully(vercel.teams.getTeam({ teamId }))
-    expect(team).toMatchObject({ id: teamId, slug: SEED.team.slug, name: SEED.team.name, membership: { role: 'OWNER', confirmed: true } })
+    expect(team).toMatchObject({
+      id: teamId,
+      slug: SEED.team.slug,
+      name: SEED.team.name,
+      membership: { role: 'OWNER', confirmed: true },
+    })
     const { members } = await faithfully(vercel.teams.getTeamMembers({ teamId }))
     expect(members.map((m) => [m.username, m.role, m.email])).toEqual([
       [SEED.member.username, 'MEMBER', SEED.member.email],
@@ -94,9 +120,20 @@ describe('@vercel/sdk: account and teams (identify)', () => {
 
 describe('@vercel/sdk: deployments (the tool steps)', () => {
   it('createDeployment returns the url, status, creator, target, meta and project', async () => {
-    const created = full(await faithfully(vercel.deployments.createDeployment({
-      requestBody: { name: personal.name, project: personal.name, target: 'production', meta: { ticket: 'T-1' }, gitMetadata: { commitRef: 'release' } },
-    })), 'url')
+    const created = full(
+      await faithfully(
+        vercel.deployments.createDeployment({
+          requestBody: {
+            name: personal.name,
+            project: personal.name,
+            target: 'production',
+            meta: { ticket: 'T-1' },
+            gitMetadata: { commitRef: 'release' },
+          },
+        }),
+      ),
+      'url',
+    )
     expect(created).toMatchObject({
       name: personal.name,
       projectId: personal.id,
@@ -116,27 +153,66 @@ describe('@vercel/sdk: deployments (the tool steps)', () => {
   })
 
   it('a client polls a new deployment through BUILDING to READY with getDeployment', async () => {
-    const created = full(await faithfully(vercel.deployments.createDeployment({ requestBody: { name: personal.name } })), 'url')
+    const created = full(
+      await faithfully(vercel.deployments.createDeployment({ requestBody: { name: personal.name } })),
+      'url',
+    )
     await sandbox.advance(2_000)
     const building = await faithfully(vercel.deployments.getDeployment({ idOrUrl: created.id }))
-    expect(building).toMatchObject({ id: created.id, url: created.url, readyState: 'BUILDING', status: 'BUILDING', target: null, aliasAssigned: false })
+    expect(building).toMatchObject({
+      id: created.id,
+      url: created.url,
+      readyState: 'BUILDING',
+      status: 'BUILDING',
+      target: null,
+      aliasAssigned: false,
+    })
     await sandbox.advance(8_000)
     const ready = await faithfully(vercel.deployments.getDeployment({ idOrUrl: created.url }))
-    expect(ready).toMatchObject({ id: created.id, url: created.url, readyState: 'READY', status: 'READY', aliasAssigned: true, alias: [created.url], creator: creatorAda })
+    expect(ready).toMatchObject({
+      id: created.id,
+      url: created.url,
+      readyState: 'READY',
+      status: 'READY',
+      aliasAssigned: true,
+      alias: [created.url],
+      creator: creatorAda,
+    })
     expect(ready).toHaveProperty('ready', created.createdAt + 10_000)
   })
 
   it('getDeployment reads the seeded READY, ERROR and CANCELED deployments', async () => {
     const ready = await faithfully(vercel.deployments.getDeployment({ idOrUrl: seeded.personalReady.id }))
     expect(ready).toMatchObject({
-      id: seeded.personalReady.id, url: seeded.personalReady.url, name: personal.name, readyState: 'READY', status: 'READY',
-      target: 'production', aliasAssigned: true, alias: [seeded.personalReady.url], creator: creatorAda, meta: mainMeta,
-      project: { id: personal.id, name: personal.name }, createdAt: Date.UTC(2024, 0, 3),
+      id: seeded.personalReady.id,
+      url: seeded.personalReady.url,
+      name: personal.name,
+      readyState: 'READY',
+      status: 'READY',
+      target: 'production',
+      aliasAssigned: true,
+      alias: [seeded.personalReady.url],
+      creator: creatorAda,
+      meta: mainMeta,
+      project: { id: personal.id, name: personal.name },
+      createdAt: Date.UTC(2024, 0, 3),
     })
     const failed = await faithfully(vercel.deployments.getDeployment({ idOrUrl: seeded.personalError.id }))
-    expect(failed).toMatchObject({ readyState: 'ERROR', status: 'ERROR', errorCode: 'BUILD_FAILED', target: null, meta: { githubCommitRef: 'draft' } })
-    const canceled = await faithfully(vercel.deployments.getDeployment({ idOrUrl: seeded.teamCanceled.id, teamId }))
-    expect(canceled).toMatchObject({ readyState: 'CANCELED', status: 'CANCELED', creator: { uid: SEED.member.id, username: SEED.member.username } })
+    expect(failed).toMatchObject({
+      readyState: 'ERROR',
+      status: 'ERROR',
+      errorCode: 'BUILD_FAILED',
+      target: null,
+      meta: { githubCommitRef: 'draft' },
+    })
+    const canceled = await faithfully(
+      vercel.deployments.getDeployment({ idOrUrl: seeded.teamCanceled.id, teamId }),
+    )
+    expect(canceled).toMatchObject({
+      readyState: 'CANCELED',
+      status: 'CANCELED',
+      creator: { uid: SEED.member.id, username: SEED.member.username },
+    })
   })
 
   it('getDeployments lists with filters, newest first, with uid, url, state, target, creator and meta', async () => {
@@ -145,16 +221,33 @@ describe('@vercel/sdk: deployments (the tool steps)', () => {
       [seeded.personalError.id, seeded.personalError.url, 'ERROR', 'ERROR', null],
       [seeded.personalReady.id, seeded.personalReady.url, 'READY', 'READY', 'production'],
     ])
-    expect(deployments[1]).toMatchObject({ name: personal.name, creator: { ...creatorAda, email: SEED.user.email }, meta: mainMeta, created: Date.UTC(2024, 0, 3), aliasAssigned: Date.UTC(2024, 0, 3) + 10_000 })
+    expect(deployments[1]).toMatchObject({
+      name: personal.name,
+      creator: { ...creatorAda, email: SEED.user.email },
+      meta: mainMeta,
+      created: Date.UTC(2024, 0, 3),
+      aliasAssigned: Date.UTC(2024, 0, 3) + 10_000,
+    })
     const production = await faithfully(vercel.deployments.getDeployments({ teamId, target: 'production' }))
     expect(production.deployments.map((d) => d.uid)).toEqual([seeded.teamReady.id])
     expect(production.pagination).toMatchObject({ count: 1, next: null })
   })
 
   it('cancelDeployment cancels a queued deployment; deleteDeployment removes one', async () => {
-    const created = full(await faithfully(vercel.deployments.createDeployment({ requestBody: { name: SEED.teamProject.name }, teamId })), 'url')
+    const created = full(
+      await faithfully(
+        vercel.deployments.createDeployment({ requestBody: { name: SEED.teamProject.name }, teamId }),
+      ),
+      'url',
+    )
     const canceled = await faithfully(vercel.deployments.cancelDeployment({ id: created.id, teamId }))
-    expect(canceled).toMatchObject({ id: created.id, url: created.url, readyState: 'CANCELED', status: 'CANCELED', creator: creatorAda })
+    expect(canceled).toMatchObject({
+      id: created.id,
+      url: created.url,
+      readyState: 'CANCELED',
+      status: 'CANCELED',
+      creator: creatorAda,
+    })
     expect(canceled.canceledAt).toBeGreaterThan(0)
     const deleted = await faithfully(vercel.deployments.deleteDeployment({ id: created.id, teamId }))
     expect(deleted).toEqual({ uid: created.id, state: 'DELETED' })
@@ -164,30 +257,55 @@ describe('@vercel/sdk: deployments (the tool steps)', () => {
 describe('@vercel/sdk: projects, env and domains', () => {
   it('getProjects, createProject, getProject, updateProject and deleteProject', async () => {
     const { projects } = full(await faithfully(vercel.projects.getProjects({})), 'projects')
-    expect(projects).toEqual([expect.objectContaining({ id: personal.id, name: personal.name, framework: personal.framework, accountId: SEED.user.id })])
+    expect(projects).toEqual([
+      expect.objectContaining({
+        id: personal.id,
+        name: personal.name,
+        framework: personal.framework,
+        accountId: SEED.user.id,
+      }),
+    ])
     expect(projects[0]?.targets?.production).toMatchObject({
-      id: seeded.personalReady.id, url: seeded.personalReady.url, readyState: 'READY', readyAt: Date.UTC(2024, 0, 3) + 10_000, creator: { uid: SEED.user.id },
+      id: seeded.personalReady.id,
+      url: seeded.personalReady.url,
+      readyState: 'READY',
+      readyAt: Date.UTC(2024, 0, 3) + 10_000,
+      creator: { uid: SEED.user.id },
     })
-    const created = await faithfully(vercel.projects.createProject({ requestBody: { name: 'sdk-made', framework: 'vite' } }))
+    const created = await faithfully(
+      vercel.projects.createProject({ requestBody: { name: 'sdk-made', framework: 'vite' } }),
+    )
     expect(created).toMatchObject({ name: 'sdk-made', framework: 'vite', accountId: SEED.user.id })
     const read = await faithfully(vercel.projects.getProject({ idOrName: 'sdk-made' }))
     expect(read).toMatchObject({ id: created.id, name: 'sdk-made' })
-    const updated = await faithfully(vercel.projects.updateProject({ idOrName: created.id, requestBody: { buildCommand: 'make site' } }))
+    const updated = await faithfully(
+      vercel.projects.updateProject({ idOrName: created.id, requestBody: { buildCommand: 'make site' } }),
+    )
     expect(updated).toMatchObject({ id: created.id, buildCommand: 'make site' })
     await vercel.projects.deleteProject({ idOrName: created.id })
     await expect(vercel.projects.getProject({ idOrName: created.id })).rejects.toThrow()
   })
 
   it('createProjectEnv, filterProjectEnvs, getProjectEnv, editProjectEnv and removeProjectEnv', async () => {
-    const made = await faithfully(vercel.projects.createProjectEnv({
-      idOrName: personal.name,
-      requestBody: [
-        { key: 'PUBLIC_URL', value: 'https://ada.dev', type: 'plain', target: ['production', 'preview'] },
-        { key: 'API_KEY', value: 's3cret', type: 'encrypted', target: ['production'], comment: 'rotated monthly' },
-      ],
-    }))
+    const made = await faithfully(
+      vercel.projects.createProjectEnv({
+        idOrName: personal.name,
+        requestBody: [
+          { key: 'PUBLIC_URL', value: 'https://ada.dev', type: 'plain', target: ['production', 'preview'] },
+          {
+            key: 'API_KEY',
+            value: 's3cret',
+            type: 'encrypted',
+            target: ['production'],
+            comment: 'rotated monthly',
+          },
+        ],
+      }),
+    )
     expect(made.failed).toEqual([])
-    const { envs } = await faithfully(vercel.projects.filterProjectEnvs({ idOrName: personal.name })) as { envs: Array<Record<string, unknown>> }
+    const { envs } = (await faithfully(vercel.projects.filterProjectEnvs({ idOrName: personal.name }))) as {
+      envs: Array<Record<string, unknown>>
+    }
     expect(envs.map((e) => [e.key, e.type, e.target, e.decrypted])).toEqual([
       ['PUBLIC_URL', 'plain', ['production', 'preview'], false],
       ['API_KEY', 'encrypted', ['production'], false],
@@ -196,38 +314,73 @@ describe('@vercel/sdk: projects, env and domains', () => {
     expect(envs[1]?.value).not.toBe('s3cret')
     const id = envs[1]?.id as string
     const decrypted = await faithfully(vercel.projects.getProjectEnv({ idOrName: personal.name, id }))
-    expect(decrypted).toMatchObject({ id, key: 'API_KEY', value: 's3cret', decrypted: true, comment: 'rotated monthly' })
-    const edited = await faithfully(vercel.projects.editProjectEnv({ idOrName: personal.name, id, requestBody: { value: 'n3w' } }))
+    expect(decrypted).toMatchObject({
+      id,
+      key: 'API_KEY',
+      value: 's3cret',
+      decrypted: true,
+      comment: 'rotated monthly',
+    })
+    const edited = await faithfully(
+      vercel.projects.editProjectEnv({ idOrName: personal.name, id, requestBody: { value: 'n3w' } }),
+    )
     expect(edited).toMatchObject({ id, key: 'API_KEY', type: 'encrypted' })
     const removed = await faithfully(vercel.projects.removeProjectEnv({ idOrName: personal.name, id }))
     expect(removed).toMatchObject({ id, key: 'API_KEY' })
   })
 
   it('addProjectDomain, getProjectDomains, getProjectDomain and removeProjectDomain', async () => {
-    const added = await faithfully(vercel.projects.addProjectDomain({ idOrName: personal.name, requestBody: { name: 'www.ada.dev' } }))
-    expect(added).toMatchObject({ name: 'www.ada.dev', apexName: 'ada.dev', projectId: personal.id, verified: true })
+    const added = await faithfully(
+      vercel.projects.addProjectDomain({ idOrName: personal.name, requestBody: { name: 'www.ada.dev' } }),
+    )
+    expect(added).toMatchObject({
+      name: 'www.ada.dev',
+      apexName: 'ada.dev',
+      projectId: personal.id,
+      verified: true,
+    })
     const { domains } = await faithfully(vercel.projects.getProjectDomains({ idOrName: personal.name }))
     expect(domains.map((d) => d.name)).toEqual(['www.ada.dev'])
-    const one = await faithfully(vercel.projects.getProjectDomain({ idOrName: personal.name, domain: 'www.ada.dev' }))
+    const one = await faithfully(
+      vercel.projects.getProjectDomain({ idOrName: personal.name, domain: 'www.ada.dev' }),
+    )
     expect(one).toMatchObject({ name: 'www.ada.dev', verified: true })
     await faithfully(vercel.projects.removeProjectDomain({ idOrName: personal.name, domain: 'www.ada.dev' }))
     expect((await vercel.projects.getProjectDomains({ idOrName: personal.name })).domains).toEqual([])
   })
 
-  it('getDomains and getDomain read the scope\'s domains', async () => {
+  it("getDomains and getDomain read the scope's domains", async () => {
     const { domains } = await faithfully(vercel.domains.getDomains({}))
-    expect(domains.map((d) => [d.name, d.verified, d.serviceType])).toEqual([[SEED.domains.personal, true, 'external']])
+    expect(domains.map((d) => [d.name, d.verified, d.serviceType])).toEqual([
+      [SEED.domains.personal, true, 'external'],
+    ])
     const { domain } = await faithfully(vercel.domains.getDomain({ domain: SEED.domains.team, teamId }))
-    expect(domain).toMatchObject({ name: SEED.domains.team, verified: true, serviceType: 'zeit.world', creator: { username: SEED.user.username } })
+    expect(domain).toMatchObject({
+      name: SEED.domains.team,
+      verified: true,
+      serviceType: 'zeit.world',
+      creator: { username: SEED.user.username },
+    })
   })
 })
 
 describe('@vercel/sdk: webhooks', () => {
   it('createWebhook returns the secret once; getWebhooks, getWebhook and deleteWebhook', async () => {
-    const created = await faithfully(vercel.webhooks.createWebhook({
-      requestBody: { url: 'https://hooks.example.com/vercel', events: ['deployment.created', 'deployment.succeeded'], projectIds: [personal.id] },
-    }))
-    expect(created).toMatchObject({ url: 'https://hooks.example.com/vercel', events: ['deployment.created', 'deployment.succeeded'], projectIds: [personal.id], ownerId: SEED.user.id })
+    const created = await faithfully(
+      vercel.webhooks.createWebhook({
+        requestBody: {
+          url: 'https://hooks.example.com/vercel',
+          events: ['deployment.created', 'deployment.succeeded'],
+          projectIds: [personal.id],
+        },
+      }),
+    )
+    expect(created).toMatchObject({
+      url: 'https://hooks.example.com/vercel',
+      events: ['deployment.created', 'deployment.succeeded'],
+      projectIds: [personal.id],
+      ownerId: SEED.user.id,
+    })
     expect(created.secret).toMatch(/^[\w-]{24,}$/)
     const listed = await faithfully(vercel.webhooks.getWebhooks({}))
     expect(listed).toEqual([expect.objectContaining({ id: created.id, url: created.url })])

@@ -8,8 +8,18 @@ const DAY = 86_400_000
 /** Every fixed seeded value. Password for all seeded users: `sandbox`. */
 export const SEED = {
   password: 'sandbox',
-  user: { id: 'usr_AdaLovelaceSandbox000001', username: 'ada', name: 'Ada Lovelace', email: 'ada@vercel.test' },
-  member: { id: 'usr_GraceHopperSandbox00002', username: 'grace', name: 'Grace Hopper', email: 'grace@vercel.test' },
+  user: {
+    id: 'usr_AdaLovelaceSandbox000001',
+    username: 'ada',
+    name: 'Ada Lovelace',
+    email: 'ada@vercel.test',
+  },
+  member: {
+    id: 'usr_GraceHopperSandbox00002',
+    username: 'grace',
+    name: 'Grace Hopper',
+    email: 'grace@vercel.test',
+  },
   team: { id: 'team_AcmeSandboxTeam0000001', slug: 'acme', name: 'Acme' },
   /** ada is OWNER, grace is MEMBER. */
   teamRoles: { ada: 'OWNER', grace: 'MEMBER' },
@@ -57,8 +67,19 @@ function deployment(
     creatorId,
     target,
     customEnvironmentId: null,
-    meta: { githubCommitRef: branch, githubCommitSha: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', githubOrg: 'example', githubRepo: p.name },
-    gitSource: { type: 'github', org: 'example', repo: p.name, ref: branch, sha: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678' },
+    meta: {
+      githubCommitRef: branch,
+      githubCommitSha: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
+      githubOrg: 'example',
+      githubRepo: p.name,
+    },
+    gitSource: {
+      type: 'github',
+      org: 'example',
+      repo: p.name,
+      ref: branch,
+      sha: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678',
+    },
     source: 'git',
     regions: ['iad1'],
     createdAt,
@@ -75,8 +96,20 @@ function deployment(
 
 export function seedStore(store: Store): void {
   const { user, member, team, integration } = SEED
-  store.users.set(user.id, { ...user, password: SEED.password, avatar: null, createdAt: T0, defaultTeamId: null })
-  store.users.set(member.id, { ...member, password: SEED.password, avatar: null, createdAt: T0 + 1000, defaultTeamId: null })
+  store.users.set(user.id, {
+    ...user,
+    password: SEED.password,
+    avatar: null,
+    createdAt: T0,
+    defaultTeamId: null,
+  })
+  store.users.set(member.id, {
+    ...member,
+    password: SEED.password,
+    avatar: null,
+    createdAt: T0 + 1000,
+    defaultTeamId: null,
+  })
   store.teams.set(team.id, {
     ...team,
     description: null,
@@ -88,16 +121,55 @@ export function seedStore(store: Store): void {
       { uid: member.id, role: 'MEMBER', createdAt: T0 + 1000 },
     ],
   })
-  const personal = project(SEED.personalProject.id, user.id, SEED.personalProject.name, SEED.personalProject.framework, T0 + DAY)
-  const shared = project(SEED.teamProject.id, team.id, SEED.teamProject.name, SEED.teamProject.framework, T0 + DAY)
+  const personal = project(
+    SEED.personalProject.id,
+    user.id,
+    SEED.personalProject.name,
+    SEED.personalProject.framework,
+    T0 + DAY,
+  )
+  const shared = project(
+    SEED.teamProject.id,
+    team.id,
+    SEED.teamProject.name,
+    SEED.teamProject.framework,
+    T0 + DAY,
+  )
   store.projects.set(personal.id, personal)
   store.projects.set(shared.id, shared)
   const d = SEED.deployments
   for (const dep of [
-    deployment(d.personalReady.id, d.personalReady.url, personal, user.id, 'production', 'main', 'READY', T0 + 2 * DAY),
-    deployment(d.personalError.id, d.personalError.url, personal, user.id, null, 'draft', 'ERROR', T0 + 3 * DAY),
+    deployment(
+      d.personalReady.id,
+      d.personalReady.url,
+      personal,
+      user.id,
+      'production',
+      'main',
+      'READY',
+      T0 + 2 * DAY,
+    ),
+    deployment(
+      d.personalError.id,
+      d.personalError.url,
+      personal,
+      user.id,
+      null,
+      'draft',
+      'ERROR',
+      T0 + 3 * DAY,
+    ),
     deployment(d.teamReady.id, d.teamReady.url, shared, user.id, 'production', 'main', 'READY', T0 + 2 * DAY),
-    deployment(d.teamCanceled.id, d.teamCanceled.url, shared, member.id, null, 'feature-x', 'CANCELED', T0 + 3 * DAY),
+    deployment(
+      d.teamCanceled.id,
+      d.teamCanceled.url,
+      shared,
+      member.id,
+      null,
+      'feature-x',
+      'CANCELED',
+      T0 + 3 * DAY,
+    ),
   ]) {
     store.deployments.set(dep.id, dep)
   }

@@ -1,4 +1,15 @@
-import type { AuthCode, Deployment, Domain, Installation, IntegrationClient, Project, Team, Token, User, Webhook } from './model.ts'
+import type {
+  AuthCode,
+  Deployment,
+  Domain,
+  Installation,
+  IntegrationClient,
+  Project,
+  Team,
+  Token,
+  User,
+  Webhook,
+} from './model.ts'
 
 /** All records of one sandbox instance. */
 export class Store {
@@ -21,7 +32,8 @@ export class Store {
     const direct = this.users.get(ref)
     if (direct) return direct
     const lower = ref.toLowerCase()
-    for (const user of this.users.values()) if (user.username === ref || user.email.toLowerCase() === lower) return user
+    for (const user of this.users.values())
+      if (user.username === ref || user.email.toLowerCase() === lower) return user
     return undefined
   }
 
@@ -50,7 +62,8 @@ export class Store {
   project(ownerId: string, idOrName: string): Project | undefined {
     const byId = this.projects.get(idOrName)
     if (byId) return byId.ownerId === ownerId ? byId : undefined
-    for (const project of this.projects.values()) if (project.ownerId === ownerId && project.name === idOrName) return project
+    for (const project of this.projects.values())
+      if (project.ownerId === ownerId && project.name === idOrName) return project
     return undefined
   }
 

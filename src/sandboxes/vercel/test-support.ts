@@ -1,5 +1,15 @@
 import type { StartedSandbox } from '../kit/start.ts'
-import { call as coreCall, controlOrThrow, startReceiver as startCoreReceiver, startSandboxForTest, type CallInit, type JsonCall, type Receiver, type ReceivedRequest, type SandboxControl } from '../kit/test-support.ts'
+import {
+  call as coreCall,
+  controlOrThrow,
+  startReceiver as startCoreReceiver,
+  startSandboxForTest,
+  type CallInit,
+  type JsonCall,
+  type Receiver,
+  type ReceivedRequest,
+  type SandboxControl,
+} from '../kit/test-support.ts'
 import { DEFAULT_PREFIX, SEED, vercelSandbox } from './index.ts'
 
 /** Helpers for the sandbox's own tests (real HTTP on 127.0.0.1); the generic ones live in the kit. */
@@ -17,7 +27,8 @@ export async function startTestSandbox(options: { seed?: boolean } = {}): Promis
   const started = await startSandboxForTest(vercelSandbox(options), DEFAULT_PREFIX)
   return {
     ...started,
-    token: async (user = SEED.user.username, teamId) => (await controlOrThrow(started.control, '/tokens', { user, teamId }, 201, 'mint')).token as string,
+    token: async (user = SEED.user.username, teamId) =>
+      (await controlOrThrow(started.control, '/tokens', { user, teamId }, 201, 'mint')).token as string,
     advance: async (ms) => {
       await started.control('/clock', { body: { advance_ms: ms } })
     },

@@ -38,12 +38,18 @@ export function reqString(body: Record<string, unknown>, key: string, label = ke
 }
 
 /** A non-negative integer query parameter (ms timestamps, limits). */
-export function queryInt(query: URLSearchParams, key: string, opts: { min?: number; max?: number } = {}): number | undefined {
+export function queryInt(
+  query: URLSearchParams,
+  key: string,
+  opts: { min?: number; max?: number } = {},
+): number | undefined {
   const raw = query.get(key)
   if (raw === null || raw === '') return undefined
   const n = Number(raw)
   if (!Number.isInteger(n) || n < (opts.min ?? 0) || (opts.max !== undefined && n > opts.max)) {
-    invalid(`query parameter \`${key}\` should be an integer${opts.max !== undefined ? ` between ${opts.min ?? 0} and ${opts.max}` : ''}`)
+    invalid(
+      `query parameter \`${key}\` should be an integer${opts.max !== undefined ? ` between ${opts.min ?? 0} and ${opts.max}` : ''}`,
+    )
   }
   return n
 }
@@ -56,10 +62,13 @@ export function queryList(query: URLSearchParams, key: string): string[] {
     .filter(Boolean)
 }
 
-export const queryFlag = (query: URLSearchParams, key: string): boolean => ['1', 'true'].includes(query.get(key) ?? '')
+export const queryFlag = (query: URLSearchParams, key: string): boolean =>
+  ['1', 'true'].includes(query.get(key) ?? '')
 
 /** Wraps a handler so `invalid()` becomes the 400 response. */
-export function guarded<A extends unknown[]>(fn: (...args: A) => SandboxResponse): (...args: A) => SandboxResponse {
+export function guarded<A extends unknown[]>(
+  fn: (...args: A) => SandboxResponse,
+): (...args: A) => SandboxResponse {
   return (...args) => {
     try {
       return fn(...args)

@@ -1,7 +1,14 @@
 import { createHmac } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { SEED, vercelSignature } from './index.ts'
-import { call, parseForm, postForm, startReceiver, startTestSandbox, type TestSandbox } from './test-support.ts'
+import {
+  call,
+  parseForm,
+  postForm,
+  startReceiver,
+  startTestSandbox,
+  type TestSandbox,
+} from './test-support.ts'
 
 let sandbox: TestSandbox
 let token: string
@@ -34,9 +41,25 @@ describe('signature', () => {
 
 describe('/v1/webhooks', () => {
   it('creates (secret shown once), lists (bare array, no secret), shows, deletes (204)', async () => {
-    const created = await call(`${sandbox.url}/v1/webhooks`, { token, json: { url: 'https://example.test/hook', events: ['deployment.created'], projectIds: [SEED.personalProject.id] } })
+    const created = await call(`${sandbox.url}/v1/webhooks`, {
+      token,
+      json: {
+        url: 'https://example.test/hook',
+        events: ['deployment.created'],
+        projectIds: [SEED.personalProject.id],
+      },
+    })
     expect(created.status).toBe(200)
-    expect(created.body).toMatchObject({ id: expect.any(String), url: 'https://example.test/hook', events: ['deployment.created'], ownerId: SEED.user.id, projectIds: [SEED.personalProject.id], createdAt: expect.any(Number), updatedAt: expect.any(Number), secret: expect.any(String) })
+    expect(created.body).toMatchObject({
+      id: expect.any(String),
+      url: 'https://example.test/hook',
+      events: ['deployment.created'],
+      ownerId: SEED.user.id,
+      projectIds: [SEED.personalProject.id],
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
+      secret: expect.any(String),
+    })
     const list = await call(`${sandbox.url}/v1/webhooks`, { token })
     expect(Array.isArray(list.body)).toBe(true)
     expect(list.body).toHaveLength(1)
@@ -44,8 +67,16 @@ describe('/v1/webhooks', () => {
     const shown = await call(`${sandbox.url}/v1/webhooks/${created.body.id}`, { token })
     expect(shown.body.id).toBe(created.body.id)
     expect(shown.body).not.toHaveProperty('secret')
-    expect((await call(`${sandbox.url}/v1/webhooks/${created.body.id}?teamId=${SEED.team.id}`, { token: teamToken })).status).toBe(404)
-    expect((await call(`${sandbox.url}/v1/webhooks/${created.body.id}`, { token, method: 'DELETE' })).status).toBe(204)
+    expect(
+      (
+        await call(`${sandbox.url}/v1/webhooks/${created.body.id}?teamId=${SEED.team.id}`, {
+          token: teamToken,
+        })
+      ).status,
+    ).toBe(404)
+    expect(
+      (await call(`${sandbox.url}/v1/webhooks/${created.body.id}`, { token, method: 'DELETE' })).status,
+    ).toBe(204)
     expect((await call(`${sandbox.url}/v1/webhooks/${created.body.id}`, { token })).status).toBe(404)
   })
 
@@ -55,7 +86,10 @@ describe('/v1/webhooks', () => {
       [{ url: 'ftp://x', events: ['deployment.created'] }, '`url`'],
       [{ url: 'https://x.test', events: [] }, '`events`'],
       [{ url: 'https://x.test', events: ['deployment.exploded'] }, '`events`'],
-      [{ url: 'https://x.test', events: ['deployment.created'], projectIds: [SEED.teamProject.id] }, '`projectIds`'],
+      [
+        { url: 'https://x.test', events: ['deployment.created'], projectIds: [SEED.teamProject.id] },
+        '`projectIds`',
+      ],
     ] as const) {
       const r = await call(`${sandbox.url}/v1/webhooks`, { token, json: body })
       expect(r.status, JSON.stringify(body)).toBe(400)
@@ -67,18 +101,41 @@ describe('/v1/webhooks', () => {
 describe('delivery', () => {
   it('delivers deployment.created / succeeded with the documented payload and a valid signature', async () => {
     receiver = await startReceiver([200])
-    const hook = (await call(`${sandbox.url}/v1/webhooks?teamId=${SEED.team.id}`, { token: teamToken, json: { url: receiver.url, events: ['deployment.created', 'deployment.succeeded'], projectIds: [SEED.teamProject.id] } })).body
-    const d = (await call(`${sandbox.url}/v13/deployments?teamId=${SEED.team.id}`, { token: teamToken, json: { name: 'acme-web', target: 'production', gitSource: { type: 'github', repoId: 1, ref: 'main' } } })).body
+    const hook = (
+      await call(`${sandbox.url}/v1/webhooks?teamId=${SEED.team.id}`, {
+        token: teamToken,
+        json: {
+          url: receiver.url,
+          events: ['deployment.created', 'deployment.succeeded'],
+          projectIds: [SEED.teamProject.id],
+        },
+      })
+    ).body
+    const d = (
+      await call(`${sandbox.url}/v13/deployments?teamId=${SEED.team.id}`, {
+        token: teamToken,
+        json: {
+          name: 'acme-web',
+          target: 'production',
+          gitSource: { type: 'github', repoId: 1, ref: 'main' },
+        },
+      })
+    ).body
     // Personal deployments do not reach the team's webhook.
     await call(`${sandbox.url}/v13/deployments`, { token, json: { name: 'ada-blog' } })
     await sandbox.advance(10_000)
     const result = await settled()
     expect(result.settled).toBe(true)
-    expect(result.deliveries.map((x: { type: string }) => x.type)).toEqual(['deployment.created', 'deployment.succeeded'])
+    expect(result.deliveries.map((x: { type: string }) => x.type)).toEqual([
+      'deployment.created',
+      'deployment.succeeded',
+    ])
     expect(receiver.received).toHaveLength(2)
     const [first, second] = receiver.received
     const event = JSON.parse(first!.body)
-    expect(first!.headers['x-vercel-signature']).toBe(createHmac('sha1', hook.secret).update(first!.body).digest('hex'))
+    expect(first!.headers['x-vercel-signature']).toBe(
+      createHmac('sha1', hook.secret).update(first!.body).digest('hex'),
+    )
     expect(first!.headers['content-type']).toBe('application/json')
     expect(event).toMatchObject({
       id: expect.any(String),
@@ -101,9 +158,16 @@ describe('delivery', () => {
 
   it('emits deployment.error and deployment.canceled; personal webhooks carry team null', async () => {
     receiver = await startReceiver([200])
-    await call(`${sandbox.url}/v1/webhooks`, { token, json: { url: receiver.url, events: ['deployment.error', 'deployment.canceled'] } })
-    await call(`${sandbox.url}/v13/deployments`, { token, json: { name: 'ada-blog', meta: { sandboxOutcome: 'error' } } })
-    const toCancel = (await call(`${sandbox.url}/v13/deployments`, { token, json: { name: 'ada-blog' } })).body
+    await call(`${sandbox.url}/v1/webhooks`, {
+      token,
+      json: { url: receiver.url, events: ['deployment.error', 'deployment.canceled'] },
+    })
+    await call(`${sandbox.url}/v13/deployments`, {
+      token,
+      json: { name: 'ada-blog', meta: { sandboxOutcome: 'error' } },
+    })
+    const toCancel = (await call(`${sandbox.url}/v13/deployments`, { token, json: { name: 'ada-blog' } }))
+      .body
     await call(`${sandbox.url}/v12/deployments/${toCancel.id}/cancel`, { token, method: 'PATCH' })
     await sandbox.advance(10_000)
     await settled()
@@ -114,29 +178,50 @@ describe('delivery', () => {
 
   it('the control API ends a build now, as READY or ERROR, with the events the timeline sends', async () => {
     receiver = await startReceiver([200])
-    await call(`${sandbox.url}/v1/webhooks`, { token, json: { url: receiver.url, events: ['deployment.created', 'deployment.succeeded', 'deployment.error'] } })
+    await call(`${sandbox.url}/v1/webhooks`, {
+      token,
+      json: { url: receiver.url, events: ['deployment.created', 'deployment.succeeded', 'deployment.error'] },
+    })
     const ok = (await call(`${sandbox.url}/v13/deployments`, { token, json: { name: 'ada-blog' } })).body
     const bad = (await call(`${sandbox.url}/v13/deployments`, { token, json: { name: 'ada-blog' } })).body
     const finished = await sandbox.control(`/deployments/${ok.id}/finish`, { body: { state: 'READY' } })
     expect(finished.status).toBe(200)
     expect(finished.body).toMatchObject({ id: ok.id, readyState: 'READY' })
-    expect((await sandbox.control(`/deployments/${bad.id}/finish`, { body: { state: 'error' } })).body.readyState).toBe('ERROR')
-    expect((await sandbox.control(`/deployments/${bad.id}/finish`, { body: { state: 'READY' } })).status).toBe(409)
-    expect((await sandbox.control(`/deployments/${ok.id}/finish`, { body: { state: 'CANCELED' } })).status).toBe(400)
-    expect((await sandbox.control('/deployments/dpl_nope/finish', { body: { state: 'READY' } })).status).toBe(404)
+    expect(
+      (await sandbox.control(`/deployments/${bad.id}/finish`, { body: { state: 'error' } })).body.readyState,
+    ).toBe('ERROR')
+    expect(
+      (await sandbox.control(`/deployments/${bad.id}/finish`, { body: { state: 'READY' } })).status,
+    ).toBe(409)
+    expect(
+      (await sandbox.control(`/deployments/${ok.id}/finish`, { body: { state: 'CANCELED' } })).status,
+    ).toBe(400)
+    expect((await sandbox.control('/deployments/dpl_nope/finish', { body: { state: 'READY' } })).status).toBe(
+      404,
+    )
     // The clock moving on later changes nothing: a finished deployment stays as it ended.
     await sandbox.advance(10_000)
     await settled()
-    const events = receiver.received.map((r) => JSON.parse(r.body) as { type: string; payload: { deployment: { id: string } } })
-    expect(events.map((e) => `${e.type} ${e.payload.deployment.id === ok.id ? 'ok' : 'bad'}`).sort()).toEqual([
-      'deployment.created bad', 'deployment.created ok', 'deployment.error bad', 'deployment.succeeded ok',
-    ])
-    expect((await call(`${sandbox.url}/v13/deployments/${bad.id}`, { token })).body).toMatchObject({ readyState: 'ERROR', errorCode: 'BUILD_FAILED' })
+    const events = receiver.received.map(
+      (r) => JSON.parse(r.body) as { type: string; payload: { deployment: { id: string } } },
+    )
+    expect(events.map((e) => `${e.type} ${e.payload.deployment.id === ok.id ? 'ok' : 'bad'}`).sort()).toEqual(
+      ['deployment.created bad', 'deployment.created ok', 'deployment.error bad', 'deployment.succeeded ok'],
+    )
+    expect((await call(`${sandbox.url}/v13/deployments/${bad.id}`, { token })).body).toMatchObject({
+      readyState: 'ERROR',
+      errorCode: 'BUILD_FAILED',
+    })
   })
 
   it('retries non-2xx and connection errors with backoff, then records the outcome', async () => {
     receiver = await startReceiver([500, 503, 200])
-    const hook = (await call(`${sandbox.url}/v1/webhooks`, { token, json: { url: receiver.url, events: ['deployment.created'] } })).body
+    const hook = (
+      await call(`${sandbox.url}/v1/webhooks`, {
+        token,
+        json: { url: receiver.url, events: ['deployment.created'] },
+      })
+    ).body
     await call(`${sandbox.url}/v13/deployments`, { token, json: { name: 'ada-blog' } })
     const result = await settled()
     const [delivery] = result.deliveries
@@ -149,7 +234,10 @@ describe('delivery', () => {
     const deadUrl = dead.url
     await dead.close()
     await sandbox.control('/deliveries', { method: 'DELETE' })
-    await call(`${sandbox.url}/v1/webhooks`, { token, json: { url: deadUrl, events: ['deployment.created'] } })
+    await call(`${sandbox.url}/v1/webhooks`, {
+      token,
+      json: { url: deadUrl, events: ['deployment.created'] },
+    })
     await call(`${sandbox.url}/v13/deployments`, { token, json: { name: 'ada-blog' } })
     const failed = (await settled()).deliveries.find((x: { url: string }) => x.url === deadUrl)
     expect(failed.state).toBe('failed')
@@ -166,7 +254,11 @@ describe('project settings page', () => {
     const loginHtml = await login.text()
     expect(loginHtml).toContain('name="password"')
     const loginForm = parseForm(loginHtml)
-    const signed = await postForm(loginForm.action, { ...loginForm.fields, email: 'ada@vercel.test', password: 'sandbox' })
+    const signed = await postForm(loginForm.action, {
+      ...loginForm.fields,
+      email: 'ada@vercel.test',
+      password: 'sandbox',
+    })
     const settingsHtml = await signed.text()
     expect(settingsHtml).toContain('name="url"')
     expect(settingsHtml).toContain('<input type="checkbox" name="events" value="deployment.succeeded">')
@@ -181,24 +273,44 @@ describe('project settings page', () => {
     const id = /data-webhook-id="([^"]+)"/.exec(html)?.[1]
     expect(secret).toBeTruthy()
     const hook = await call(`${sandbox.url}/v1/webhooks/${id}?teamId=${SEED.team.id}`, { token: teamToken })
-    expect(hook.body).toMatchObject({ url: receiver.url, events: ['deployment.created', 'deployment.succeeded'], projectIds: [SEED.teamProject.id], ownerId: SEED.team.id })
+    expect(hook.body).toMatchObject({
+      url: receiver.url,
+      events: ['deployment.created', 'deployment.succeeded'],
+      projectIds: [SEED.teamProject.id],
+      ownerId: SEED.team.id,
+    })
     // Shown once: reloading the page lists the hook without the secret.
-    const again = await (await fetch(pageUrl, { headers: { cookie: `vercel_sandbox_session=${form.fields.session}` } })).text()
+    const again = await (
+      await fetch(pageUrl, { headers: { cookie: `vercel_sandbox_session=${form.fields.session}` } })
+    ).text()
     expect(again).toContain(receiver.url)
     expect(again).not.toContain(secret!)
 
-    await call(`${sandbox.url}/v13/deployments?teamId=${SEED.team.id}`, { token: teamToken, json: { name: 'acme-web' } })
+    await call(`${sandbox.url}/v13/deployments?teamId=${SEED.team.id}`, {
+      token: teamToken,
+      json: { name: 'acme-web' },
+    })
     await settled()
-    expect(receiver.received[0]!.headers['x-vercel-signature']).toBe(createHmac('sha1', secret!).update(receiver.received[0]!.body).digest('hex'))
+    expect(receiver.received[0]!.headers['x-vercel-signature']).toBe(
+      createHmac('sha1', secret!).update(receiver.received[0]!.body).digest('hex'),
+    )
   })
 
   it('an invalid URL re-renders with an error; an unknown project is a 404 page', async () => {
-    const loginForm = parseForm(await (await fetch(`${sandbox.url}/projects/ada-blog/settings/webhooks`)).text())
-    const form = parseForm(await (await postForm(loginForm.action, { ...loginForm.fields, email: 'ada', password: 'sandbox' })).text())
+    const loginForm = parseForm(
+      await (await fetch(`${sandbox.url}/projects/ada-blog/settings/webhooks`)).text(),
+    )
+    const form = parseForm(
+      await (
+        await postForm(loginForm.action, { ...loginForm.fields, email: 'ada', password: 'sandbox' })
+      ).text(),
+    )
     const bad = await postForm(form.action, { ...form.fields, url: 'nope', events: 'deployment.created' })
     expect(bad.status).toBe(400)
     expect(await bad.text()).toContain('`url`')
-    const missing = await fetch(`${sandbox.url}/projects/nope/settings/webhooks`, { headers: { cookie: `vercel_sandbox_session=${form.fields.session}` } })
+    const missing = await fetch(`${sandbox.url}/projects/nope/settings/webhooks`, {
+      headers: { cookie: `vercel_sandbox_session=${form.fields.session}` },
+    })
     expect(missing.status).toBe(404)
   })
 })

@@ -11,7 +11,12 @@ import { bodyObject, guarded, invalid, reqString } from './validate.ts'
 export const newWebhookSecret = (): string => randomBase64Url(24)
 
 /** Validates and stores a webhook; throws `Invalid` (400) naming the field. */
-export function createWebhook(store: Store, ownerId: string, input: Record<string, unknown>, now: number): Webhook {
+export function createWebhook(
+  store: Store,
+  ownerId: string,
+  input: Record<string, unknown>,
+  now: number,
+): Webhook {
   const url = reqString(input, 'url')
   if (!/^https?:\/\//.test(url)) invalid('`url` should match pattern "^https?://"')
   try {
@@ -21,9 +26,12 @@ export function createWebhook(store: Store, ownerId: string, input: Record<strin
   }
   const events = input.events
   if (!Array.isArray(events) || events.length === 0) invalid('`events` should be a non-empty array')
-  for (const e of events) if (!(WEBHOOK_EVENTS as readonly unknown[]).includes(e)) invalid(`\`events\` should be one of ${WEBHOOK_EVENTS.join(', ')}`)
+  for (const e of events)
+    if (!(WEBHOOK_EVENTS as readonly unknown[]).includes(e))
+      invalid(`\`events\` should be one of ${WEBHOOK_EVENTS.join(', ')}`)
   const projectIds = input.projectIds ?? []
-  if (!Array.isArray(projectIds) || !projectIds.every((p) => typeof p === 'string')) invalid('`projectIds` should be an array of strings')
+  if (!Array.isArray(projectIds) || !projectIds.every((p) => typeof p === 'string'))
+    invalid('`projectIds` should be an array of strings')
   for (const id of projectIds as string[]) {
     const project = store.projects.get(id)
     if (!project || project.ownerId !== ownerId) invalid(`\`projectIds\` contains an unknown project: ${id}`)
@@ -43,13 +51,20 @@ export function createWebhook(store: Store, ownerId: string, input: Record<strin
 }
 
 /** `POST /v1/webhooks` → 200 with the `secret`, the only time it is returned (sources: Vercel webhooks). */
-const create = guarded((ctx: ApiContext) => jsonResponse(200, webhookJson(createWebhook(ctx.store, ctx.ownerId, bodyObject(ctx.body), ctx.now), true)))
+const create = guarded((ctx: ApiContext) =>
+  jsonResponse(200, webhookJson(createWebhook(ctx.store, ctx.ownerId, bodyObject(ctx.body), ctx.now), true)),
+)
 
 /** `GET /v1/webhooks` is a bare array (V-OAS). `?projectId=` filters. */
 const list = (ctx: ApiContext) => {
   const projectId = ctx.req.query.get('projectId')
-  const hooks = [...ctx.store.webhooks.values()].filter((w) => w.ownerId === ctx.ownerId && (!projectId || w.projectIds.includes(projectId)))
-  return jsonResponse(200, hooks.map((w) => webhookJson(w, false)))
+  const hooks = [...ctx.store.webhooks.values()].filter(
+    (w) => w.ownerId === ctx.ownerId && (!projectId || w.projectIds.includes(projectId)),
+  )
+  return jsonResponse(
+    200,
+    hooks.map((w) => webhookJson(w, false)),
+  )
 }
 
 function find(ctx: ApiContext): Webhook | undefined {

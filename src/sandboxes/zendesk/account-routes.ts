@@ -28,14 +28,17 @@ export async function handleAccountRequest(
     const response = await handleApiRequest(sandbox, account, req, path, base)
     return { ...response, headers: { ...rateLimitHeaders(decision), ...response.headers } }
   }
-  if (path === '/oauth/authorizations/new' && req.method === 'GET') return showAuthorize(store, account, req, base, now)
-  if (path === '/oauth/authorizations/new' && req.method === 'POST') return signIn(store, account, req, base, now)
+  if (path === '/oauth/authorizations/new' && req.method === 'GET')
+    return showAuthorize(store, account, req, base, now)
+  if (path === '/oauth/authorizations/new' && req.method === 'POST')
+    return signIn(store, account, req, base, now)
   if (path === '/oauth/authorizations' && req.method === 'POST') return decide(store, account, req, base, now)
   if (path === '/oauth/tokens' && req.method === 'POST') return handleTokenRequest(store, account, req, now)
   const agentTicket = /^\/agent\/tickets\/(\d{1,15})$/.exec(path)
   if (agentTicket && req.method === 'GET') return agentTicketPage(account, Number(agentTicket[1]))
   // An attachment's content_url: the token in the URL is the credential, as on Zendesk.
   const content = /^\/attachments\/token\/([A-Za-z0-9]+)\/?$/.exec(path)
-  if (content && req.method === 'GET') return serveAttachmentContent(account, content[1] as string) ?? invalidEndpoint()
+  if (content && req.method === 'GET')
+    return serveAttachmentContent(account, content[1] as string) ?? invalidEndpoint()
   return invalidEndpoint()
 }

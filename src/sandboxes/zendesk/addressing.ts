@@ -8,7 +8,12 @@
 
 export type Address =
   | { kind: 'control'; path: string }
-  | { kind: 'account'; subdomain: string; /** path after the account, e.g. `/api/v2/tickets.json` */ rest: string; base: string }
+  | {
+      kind: 'account'
+      subdomain: string
+      /** path after the account, e.g. `/api/v2/tickets.json` */ rest: string
+      base: string
+    }
   | { kind: 'none' }
 
 const HOST_ACCOUNT = /^([a-z0-9][a-z0-9-]*)\.(zendesk\.com|localhost)$/
@@ -26,10 +31,20 @@ export function resolveAddress(relativePath: string, host: string, origin: strin
   if (first === '_control') return { kind: 'control', path: `/${segments.slice(1).join('/')}` }
   const fromHost = HOST_ACCOUNT.exec(hostname(host))
   if (fromHost && ACCOUNT_LEVEL_SEGMENTS.has(first)) {
-    return { kind: 'account', subdomain: fromHost[1] as string, rest: `/${segments.join('/')}`, base: `${origin}${prefix}` }
+    return {
+      kind: 'account',
+      subdomain: fromHost[1] as string,
+      rest: `/${segments.join('/')}`,
+      base: `${origin}${prefix}`,
+    }
   }
   const subdomain = first.toLowerCase()
-  return { kind: 'account', subdomain, rest: `/${segments.slice(1).join('/')}`, base: `${origin}${prefix}/${first}` }
+  return {
+    kind: 'account',
+    subdomain,
+    rest: `/${segments.slice(1).join('/')}`,
+    base: `${origin}${prefix}/${first}`,
+  }
 }
 
 /** `.json` is optional on every API path, as on Zendesk; trailing slashes are ignored. */

@@ -16,7 +16,16 @@ import { webhookRoutes } from './webhooks.ts'
 import { invocationRoutes } from './events/invocations.ts'
 
 const router = new ApiRouter([
-  ...ticketRoutes, ...deletedTicketRoutes, ...commentRoutes, ...userRoutes, ...organizationRoutes, ...searchRoutes, ...webhookRoutes, ...invocationRoutes, ...oauthTokenRoutes, ...uploadRoutes,
+  ...ticketRoutes,
+  ...deletedTicketRoutes,
+  ...commentRoutes,
+  ...userRoutes,
+  ...organizationRoutes,
+  ...searchRoutes,
+  ...webhookRoutes,
+  ...invocationRoutes,
+  ...oauthTokenRoutes,
+  ...uploadRoutes,
 ])
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH'])
@@ -43,13 +52,17 @@ export async function handleApiRequest(
   const anonymous = route.anonymous
   // Probe-captured: /users/me answers the anonymous user both without credentials and with a
   // wrong password, but 401 for a wrong API token.
-  if (anonymous && ((auth.ok && auth.credential.kind === 'none') || (!auth.ok && auth.failure === 'password'))) {
+  if (
+    anonymous &&
+    ((auth.ok && auth.credential.kind === 'none') || (!auth.ok && auth.failure === 'password'))
+  ) {
     return anonymous({ sandbox, store, account, req, params, base, now, body: undefined })
   }
   if (!auth.ok) return auth.failure === 'bearer' ? invalidToken() : couldNotAuthenticate()
   const credential = auth.credential
   if (credential.kind === 'none') return couldNotAuthenticate()
-  if (credential.kind === 'oauth' && !scopeAllows(credential.token.scopes, route.scope, req.method)) return forbidden()
+  if (credential.kind === 'oauth' && !scopeAllows(credential.token.scopes, route.scope, req.method))
+    return forbidden()
   if (!roleAllows(credential.user.role, route.access)) return forbidden()
 
   let body: unknown
@@ -58,14 +71,32 @@ export async function handleApiRequest(
     if (!parsed.ok) return malformedJson()
     body = parsed.value
   }
-  return route.handle({ sandbox, store, account, user: credential.user, credential, req, params, base, now, body })
+  return route.handle({
+    sandbox,
+    store,
+    account,
+    user: credential.user,
+    credential,
+    req,
+    params,
+    base,
+    now,
+    body,
+  })
 }
 
 /**
  * One API request as a signed-in person in Zendesk's agent UI (the control API's act): no
  * credentials, rate limit or faults, the person's role still applies, and writes come via `web`.
  */
-export async function handleActAs(sandbox: ZendeskSandbox, account: Account, user: User, req: IncomingRequest, apiPath: string, base: string): Promise<SandboxResponse> {
+export async function handleActAs(
+  sandbox: ZendeskSandbox,
+  account: Account,
+  user: User,
+  req: IncomingRequest,
+  apiPath: string,
+  base: string,
+): Promise<SandboxResponse> {
   const found = router.match(req.method, apiPath)
   if (!found) return invalidEndpoint()
   if (!roleAllows(user.role, found.route.access)) return forbidden()
@@ -77,6 +108,16 @@ export async function handleActAs(sandbox: ZendeskSandbox, account: Account, use
   }
   const via = { channel: 'web', source: { from: {}, to: {}, rel: null } }
   return found.route.handle({
-    sandbox, store: sandbox.store, account, user, credential: { kind: 'password', user }, req, params: found.params, base, now: sandbox.now(), body, via,
+    sandbox,
+    store: sandbox.store,
+    account,
+    user,
+    credential: { kind: 'password', user },
+    req,
+    params: found.params,
+    base,
+    now: sandbox.now(),
+    body,
+    via,
   })
 }

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN, AGENT, basic, bearer, call, CUSTOMER, PASSWORD, startTestSandbox, type TestSandbox } from './test-support.ts'
+import {
+  ADMIN,
+  AGENT,
+  basic,
+  bearer,
+  call,
+  CUSTOMER,
+  PASSWORD,
+  startTestSandbox,
+  type TestSandbox,
+} from './test-support.ts'
 
 const COULD_NOT_AUTHENTICATE = { error: "Couldn't authenticate you" }
 const INVALID_TOKEN = {
@@ -8,7 +18,8 @@ const INVALID_TOKEN = {
 }
 const FORBIDDEN = {
   error: 'Forbidden',
-  description: 'You do not have access to this page. Please contact the account owner of this help desk for further help.',
+  description:
+    'You do not have access to this page. Please contact the account owner of this help desk for further help.',
 }
 
 let sandbox: TestSandbox
@@ -69,7 +80,9 @@ describe('credentials that work', () => {
     expect(asAgent.body.user.email).toBe(AGENT)
     const asAdmin = await call(`${acme}/api/v2/users/me`, { auth: basic(`${ADMIN}/token`, token) })
     expect(asAdmin.body.user.email).toBe(ADMIN)
-    const otherAccount = await call(`${sandbox.base('globex')}/api/v2/users/me`, { auth: basic('admin@globex.test/token', token) })
+    const otherAccount = await call(`${sandbox.base('globex')}/api/v2/users/me`, {
+      auth: basic('admin@globex.test/token', token),
+    })
     expect(otherAccount.status).toBe(401)
   })
 
@@ -107,7 +120,11 @@ describe('403 for end users', () => {
     ['GET', '/api/v2/webhooks'],
   ])('%s %s', async (method, path) => {
     const token = await sandbox.token('acme', CUSTOMER)
-    const response = await call(`${acme}${path}`, { method, auth: bearer(token), json: method === 'POST' ? { ticket: {} } : undefined })
+    const response = await call(`${acme}${path}`, {
+      method,
+      auth: bearer(token),
+      json: method === 'POST' ? { ticket: {} } : undefined,
+    })
     expect(response.status).toBe(403)
     expect(response.body).toEqual(FORBIDDEN)
   })
@@ -146,7 +163,11 @@ describe('scopes', () => {
     [['["read","write"]'], 'GET', '/api/v2/users/me', 403],
   ])('%j may %s %s → %i', async (scopes, method, path, status) => {
     const token = await sandbox.token('acme', ADMIN, { scopes })
-    const response = await call(`${acme}${path}`, { method, auth: bearer(token), json: method === 'POST' ? ticket : undefined })
+    const response = await call(`${acme}${path}`, {
+      method,
+      auth: bearer(token),
+      json: method === 'POST' ? ticket : undefined,
+    })
     expect(response.status).toBe(status)
     if (status === 403) expect(response.body).toEqual(FORBIDDEN)
   })

@@ -19,7 +19,12 @@ export type AuthFailure = 'bearer' | 'api_token' | 'password'
 
 export type AuthOutcome = { ok: true; credential: Credential } | { ok: false; failure: AuthFailure }
 
-export function authenticate(store: SandboxStore, account: Account, req: IncomingRequest, now: number): AuthOutcome {
+export function authenticate(
+  store: SandboxStore,
+  account: Account,
+  req: IncomingRequest,
+  now: number,
+): AuthOutcome {
   const authorization = header(req, 'authorization')?.trim()
   if (!authorization) return { ok: true, credential: { kind: 'none' } }
   const [scheme = '', ...rest] = authorization.split(/\s+/)
@@ -124,7 +129,11 @@ export function parseScopes(raw: unknown): string[] {
  * every request with it is Forbidden (oauth.yml note), so one bad scope spoils the token.
  * `resource === null` means the route needs no scope beyond a valid token (e.g. /users/me).
  */
-export function scopeAllows(scopes: readonly string[], resource: ScopeResource | null, method: string): boolean {
+export function scopeAllows(
+  scopes: readonly string[],
+  resource: ScopeResource | null,
+  method: string,
+): boolean {
   if (scopes.length === 0 || scopes.some((scope) => !isValidScope(scope))) return false
   if (resource === null) return true
   const access = method === 'GET' || method === 'HEAD' ? 'read' : 'write'

@@ -19,7 +19,9 @@ import { isoSeconds } from './time.ts'
 
 function commentOrdering(ctx: ApiContext): Ordering<Comment> {
   const { query } = ctx.req
-  const descending = usesCursorPagination(query) ? query.get('sort') === '-created_at' : query.get('sort_order') === 'desc'
+  const descending = usesCursorPagination(query)
+    ? query.get('sort') === '-created_at'
+    : query.get('sort_order') === 'desc'
   return { key: (c) => [c.createdAt, c.id], descending }
 }
 
@@ -29,7 +31,15 @@ function listComments(ctx: ApiContext): SandboxResponse {
   const comments = ctx.account.comments.get(ticket.id) ?? []
   const page = paginate(ctx.req, comments, commentOrdering(ctx))
   if (!page.ok) return page.response
-  const users = wantsUsers(ctx) ? { users: usersSideload(ctx, ctx.account, page.items.map((c) => c.authorId)) } : {}
+  const users = wantsUsers(ctx)
+    ? {
+        users: usersSideload(
+          ctx,
+          ctx.account,
+          page.items.map((c) => c.authorId),
+        ),
+      }
+    : {}
   return jsonResponse(200, { comments: page.items.map(commentJson), ...users, ...page.fields })
 }
 
@@ -41,6 +51,18 @@ function countComments(ctx: ApiContext): SandboxResponse {
 }
 
 export const commentRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/api/v2/tickets/:id/comments', access: 'agent', scope: 'tickets', handle: listComments },
-  { method: 'GET', path: '/api/v2/tickets/:id/comments/count', access: 'agent', scope: 'tickets', handle: countComments },
+  {
+    method: 'GET',
+    path: '/api/v2/tickets/:id/comments',
+    access: 'agent',
+    scope: 'tickets',
+    handle: listComments,
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/tickets/:id/comments/count',
+    access: 'agent',
+    scope: 'tickets',
+    handle: countComments,
+  },
 ]

@@ -1,5 +1,12 @@
 import { parseScopes } from './auth.ts'
-import { badRequest, notFound, problem, routeControl, type ControlInput, type ControlRoute } from '../kit/control.ts'
+import {
+  badRequest,
+  notFound,
+  problem,
+  routeControl,
+  type ControlInput,
+  type ControlRoute,
+} from '../kit/control.ts'
 import { jsonResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
 import { randomApiToken } from './ids.ts'
 import { PLANS, ROLES, type Account, type OAuthClient, type Plan, type Role } from './model.ts'
@@ -24,7 +31,10 @@ interface ControlContext extends ControlInput {
 
 type ControlHandler = (ctx: ControlContext) => SandboxResponse
 
-function withAccount(ctx: ControlContext, fn: (account: Account, base: string) => SandboxResponse): SandboxResponse {
+function withAccount(
+  ctx: ControlContext,
+  fn: (account: Account, base: string) => SandboxResponse,
+): SandboxResponse {
   const subdomain = ctx.params[0] as string
   const account = ctx.sandbox.store.account(subdomain)
   return account ? fn(account, `${ctx.root}/${account.subdomain}`) : notFound(`no account ${subdomain}`)
@@ -65,7 +75,11 @@ const updateAccount: ControlHandler = (ctx) =>
     const plan = parsePlan(ctx.body.plan)
     if (plan === null) return badRequest(`plan must be one of ${PLANS.join(', ')}`)
     const limit = ctx.body.rate_limit_per_minute
-    if (limit !== undefined && limit !== null && !(typeof limit === 'number' && Number.isInteger(limit) && limit > 0)) {
+    if (
+      limit !== undefined &&
+      limit !== null &&
+      !(typeof limit === 'number' && Number.isInteger(limit) && limit > 0)
+    ) {
       return badRequest('rate_limit_per_minute must be a positive integer or null')
     }
     if (plan) account.plan = plan
@@ -78,15 +92,26 @@ const createUser: ControlHandler = (ctx) =>
     const { name, email, role, password, organization_id: organizationId } = ctx.body
     if (typeof name !== 'string' || !name.trim()) return badRequest('name is required')
     if (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(email)) return badRequest('email is required')
-    if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) return badRequest(`role must be one of ${ROLES.join(', ')}`)
+    if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role))
+      return badRequest(`role must be one of ${ROLES.join(', ')}`)
     if (password !== undefined && typeof password !== 'string') return badRequest('password must be a string')
-    if (organizationId !== undefined && !(typeof organizationId === 'number' && account.organizations.has(organizationId))) {
+    if (
+      organizationId !== undefined &&
+      !(typeof organizationId === 'number' && account.organizations.has(organizationId))
+    ) {
       return badRequest('organization_id does not name an organization of this account')
     }
-    if (ctx.sandbox.store.userByEmail(account, email)) return problem(409, 'conflict', `${email} is already a user of ${account.subdomain}`)
+    if (ctx.sandbox.store.userByEmail(account, email))
+      return problem(409, 'conflict', `${email} is already a user of ${account.subdomain}`)
     const user = ctx.sandbox.store.addUser(
       account,
-      { name: name.trim(), email, role: role as Role, password: (password as string | undefined) ?? null, organizationId: (organizationId as number | undefined) ?? null },
+      {
+        name: name.trim(),
+        email,
+        role: role as Role,
+        password: (password as string | undefined) ?? null,
+        organizationId: (organizationId as number | undefined) ?? null,
+      },
       ctx.sandbox.now(),
     )
     return jsonResponse(201, { user: userJson(user, base) })
@@ -96,8 +121,14 @@ const createOrganization: ControlHandler = (ctx) =>
   withAccount(ctx, (account, base) => {
     const { name, domain_names: domains } = ctx.body
     if (typeof name !== 'string' || !name.trim()) return badRequest('name is required')
-    const domainNames = Array.isArray(domains) ? domains.filter((d): d is string => typeof d === 'string') : []
-    const organization = ctx.sandbox.store.addOrganization(account, { name: name.trim(), domainNames }, ctx.sandbox.now())
+    const domainNames = Array.isArray(domains)
+      ? domains.filter((d): d is string => typeof d === 'string')
+      : []
+    const organization = ctx.sandbox.store.addOrganization(
+      account,
+      { name: name.trim(), domainNames },
+      ctx.sandbox.now(),
+    )
     return jsonResponse(201, { organization: organizationJson(organization, base) })
   })
 
@@ -106,10 +137,18 @@ const mintToken: ControlHandler = (ctx) =>
   withAccount(ctx, (account) => {
     const { email, user_id: userId, scopes: rawScopes, expires_in: expiresIn, client_id: clientId } = ctx.body
     const user =
-      typeof userId === 'number' ? account.users.get(userId) : typeof email === 'string' ? ctx.sandbox.store.userByEmail(account, email) : undefined
+      typeof userId === 'number'
+        ? account.users.get(userId)
+        : typeof email === 'string'
+          ? ctx.sandbox.store.userByEmail(account, email)
+          : undefined
     if (!user) return badRequest('give the email or user_id of a user of this account')
-    if (rawScopes !== undefined && !Array.isArray(rawScopes)) return badRequest('scopes must be an array of strings')
-    if (expiresIn !== undefined && !(typeof expiresIn === 'number' && Number.isInteger(expiresIn) && expiresIn > 0)) {
+    if (rawScopes !== undefined && !Array.isArray(rawScopes))
+      return badRequest('scopes must be an array of strings')
+    if (
+      expiresIn !== undefined &&
+      !(typeof expiresIn === 'number' && Number.isInteger(expiresIn) && expiresIn > 0)
+    ) {
       return badRequest('expires_in must be a positive integer number of seconds')
     }
     const scopes = rawScopes === undefined ? ['read', 'write'] : parseScopes(rawScopes)
@@ -135,7 +174,12 @@ const revokeToken: ControlHandler = (ctx) =>
     const { store } = ctx.sandbox
     const access = store.accessTokens.get(value)
     const refresh = store.refreshTokens.get(value)
-    const target = access?.subdomain === account.subdomain ? access : refresh?.subdomain === account.subdomain ? refresh : undefined
+    const target =
+      access?.subdomain === account.subdomain
+        ? access
+        : refresh?.subdomain === account.subdomain
+          ? refresh
+          : undefined
     if (!target) return notFound('no such token on this account')
     target.revoked = true
     return jsonResponse(200, { revoked: true })
@@ -153,7 +197,13 @@ const createApiToken: ControlHandler = (ctx) =>
     }
     account.apiTokens.set(apiToken.token, apiToken)
     return jsonResponse(201, {
-      api_token: { id: apiToken.id, token: apiToken.token, description: apiToken.description, active: true, created_at: isoSeconds(now) },
+      api_token: {
+        id: apiToken.id,
+        token: apiToken.token,
+        description: apiToken.description,
+        active: true,
+        created_at: isoSeconds(now),
+      },
     })
   })
 
@@ -162,7 +212,10 @@ function clientJson(client: OAuthClient): Record<string, unknown> {
     identifier: client.identifier,
     name: client.name,
     kind: client.kind,
-    redirect_uris: client.redirect.kind === 'exact' ? [...client.redirect.uris] : ['http://localhost:*', 'http://127.0.0.1:*'],
+    redirect_uris:
+      client.redirect.kind === 'exact'
+        ? [...client.redirect.uris]
+        : ['http://localhost:*', 'http://127.0.0.1:*'],
     subdomain: client.subdomain,
   }
 }
@@ -171,14 +224,24 @@ const createClient: ControlHandler = (ctx) => {
   const { identifier, secret, redirect_uris: uris, kind = 'confidential', name, subdomain } = ctx.body
   if (typeof identifier !== 'string' || !identifier.trim()) return badRequest('identifier is required')
   if (kind !== 'confidential' && kind !== 'public') return badRequest('kind must be confidential or public')
-  if (kind === 'confidential' && (typeof secret !== 'string' || !secret)) return badRequest('a confidential client needs a secret')
-  if (!Array.isArray(uris) || uris.length === 0 || !uris.every((u) => typeof u === 'string' && URL.canParse(u))) {
+  if (kind === 'confidential' && (typeof secret !== 'string' || !secret))
+    return badRequest('a confidential client needs a secret')
+  if (
+    !Array.isArray(uris) ||
+    uris.length === 0 ||
+    !uris.every((u) => typeof u === 'string' && URL.canParse(u))
+  ) {
     return badRequest('redirect_uris must be a non-empty array of absolute URLs')
   }
-  if (subdomain !== undefined && subdomain !== null && (typeof subdomain !== 'string' || !ctx.sandbox.store.account(subdomain))) {
+  if (
+    subdomain !== undefined &&
+    subdomain !== null &&
+    (typeof subdomain !== 'string' || !ctx.sandbox.store.account(subdomain))
+  ) {
     return badRequest('subdomain does not name an account')
   }
-  if (ctx.sandbox.store.clients.has(identifier)) return problem(409, 'conflict', `client ${identifier} exists`)
+  if (ctx.sandbox.store.clients.has(identifier))
+    return problem(409, 'conflict', `client ${identifier} exists`)
   const client = ctx.sandbox.store.addClient({
     identifier,
     name: typeof name === 'string' && name ? name : identifier,
@@ -194,21 +257,44 @@ const SEGMENT = '([^/]+)'
 const machinery = (ctx: ControlContext) => ctx.sandbox.control
 
 const routes: ControlRoute<ControlContext>[] = [
-  { method: 'GET', pattern: /^\/accounts$/, handle: (ctx) => jsonResponse(200, { accounts: [...ctx.sandbox.store.accounts.values()].map((a) => accountJson(ctx, a)) }) },
+  {
+    method: 'GET',
+    pattern: /^\/accounts$/,
+    handle: (ctx) =>
+      jsonResponse(200, {
+        accounts: [...ctx.sandbox.store.accounts.values()].map((a) => accountJson(ctx, a)),
+      }),
+  },
   { method: 'POST', pattern: /^\/accounts$/, handle: createAccount },
-  { method: 'GET', pattern: new RegExp(`^/accounts/${SEGMENT}$`), handle: (ctx) => withAccount(ctx, (a) => jsonResponse(200, { account: accountJson(ctx, a) })) },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/accounts/${SEGMENT}$`),
+    handle: (ctx) => withAccount(ctx, (a) => jsonResponse(200, { account: accountJson(ctx, a) })),
+  },
   { method: 'PATCH', pattern: new RegExp(`^/accounts/${SEGMENT}$`), handle: updateAccount },
   { method: 'POST', pattern: new RegExp(`^/accounts/${SEGMENT}/users$`), handle: createUser },
   { method: 'POST', pattern: new RegExp(`^/accounts/${SEGMENT}/organizations$`), handle: createOrganization },
   { method: 'POST', pattern: new RegExp(`^/accounts/${SEGMENT}/tokens$`), handle: mintToken },
-  { method: 'POST', pattern: new RegExp(`^/accounts/${SEGMENT}/tokens/${SEGMENT}/revoke$`), handle: revokeToken },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^/accounts/${SEGMENT}/tokens/${SEGMENT}/revoke$`),
+    handle: revokeToken,
+  },
   { method: 'POST', pattern: new RegExp(`^/accounts/${SEGMENT}/api_tokens$`), handle: createApiToken },
-  { method: 'GET', pattern: /^\/oauth_clients$/, handle: (ctx) => jsonResponse(200, { clients: [...ctx.sandbox.store.clients.values()].map(clientJson) }) },
+  {
+    method: 'GET',
+    pattern: /^\/oauth_clients$/,
+    handle: (ctx) => jsonResponse(200, { clients: [...ctx.sandbox.store.clients.values()].map(clientJson) }),
+  },
   { method: 'POST', pattern: /^\/oauth_clients$/, handle: createClient },
   { method: 'GET', pattern: /^\/faults$/, handle: (ctx) => machinery(ctx).listFaults() },
   { method: 'POST', pattern: /^\/faults$/, handle: (ctx) => machinery(ctx).addFault(ctx.body) },
   { method: 'DELETE', pattern: /^\/faults$/, handle: (ctx) => machinery(ctx).clearFaults() },
-  { method: 'DELETE', pattern: new RegExp(`^/faults/${SEGMENT}$`), handle: (ctx) => machinery(ctx).removeFault(ctx.params[0] as string) },
+  {
+    method: 'DELETE',
+    pattern: new RegExp(`^/faults/${SEGMENT}$`),
+    handle: (ctx) => machinery(ctx).removeFault(ctx.params[0] as string),
+  },
   {
     method: 'GET',
     pattern: /^\/requests$/,
@@ -232,6 +318,11 @@ const routes: ControlRoute<ControlContext>[] = [
   { method: 'POST', pattern: /^\/reset$/, handle: (ctx) => machinery(ctx).reset() },
 ]
 
-export function handleControlRequest(sandbox: ZendeskSandbox, req: IncomingRequest, path: string, root: string): Promise<SandboxResponse> {
+export function handleControlRequest(
+  sandbox: ZendeskSandbox,
+  req: IncomingRequest,
+  path: string,
+  root: string,
+): Promise<SandboxResponse> {
   return routeControl(routes, req, path, (input) => ({ ...input, sandbox, root }))
 }

@@ -29,7 +29,10 @@ function find(ctx: ApiContext): DeletedTicket | undefined {
 
 function list(ctx: ApiContext): SandboxResponse {
   const entries = [...ctx.account.deletedTickets.values()]
-  const page = paginate(ctx.req, entries, { key: (e) => [e.ticket.id], descending: ctx.req.query.get('sort_order') === 'desc' })
+  const page = paginate(ctx.req, entries, {
+    key: (e) => [e.ticket.id],
+    descending: ctx.req.query.get('sort_order') === 'desc',
+  })
   if (!page.ok) return page.response
   return jsonResponse(200, { deleted_tickets: page.items.map((e) => deletedJson(ctx, e)), ...page.fields })
 }
@@ -53,6 +56,18 @@ function destroyPermanently(ctx: ApiContext): SandboxResponse {
 
 export const deletedTicketRoutes: ApiRoute[] = [
   { method: 'GET', path: '/api/v2/deleted_tickets', access: 'agent', scope: 'tickets', handle: list },
-  { method: 'PUT', path: '/api/v2/deleted_tickets/:id/restore', access: 'agent', scope: 'tickets', handle: restore },
-  { method: 'DELETE', path: '/api/v2/deleted_tickets/:id', access: 'agent', scope: 'tickets', handle: destroyPermanently },
+  {
+    method: 'PUT',
+    path: '/api/v2/deleted_tickets/:id/restore',
+    access: 'agent',
+    scope: 'tickets',
+    handle: restore,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v2/deleted_tickets/:id',
+    access: 'agent',
+    scope: 'tickets',
+    handle: destroyPermanently,
+  },
 ]

@@ -8,7 +8,11 @@ import { jsonResponse, type SandboxResponse } from './http.ts'
 /** Basic or API-token authentication failed, or no credentials at all [CAP]. */
 export function couldNotAuthenticate(): SandboxResponse {
   // Zendesk answers Basic failures with a Basic challenge; harmless for API clients.
-  return jsonResponse(401, { error: "Couldn't authenticate you" }, { 'www-authenticate': 'Basic realm="Web Password"' })
+  return jsonResponse(
+    401,
+    { error: "Couldn't authenticate you" },
+    { 'www-authenticate': 'Basic realm="Web Password"' },
+  )
 }
 
 /** Bearer token unknown, expired, revoked, or minted for another account [CAP]. */
@@ -17,7 +21,8 @@ export function invalidToken(): SandboxResponse {
     401,
     {
       error: 'invalid_token',
-      error_description: 'The access token provided is expired, revoked, malformed or invalid for other reasons.',
+      error_description:
+        'The access token provided is expired, revoked, malformed or invalid for other reasons.',
     },
     { 'www-authenticate': 'Bearer realm="Zendesk", error="invalid_token"' },
   )
@@ -31,7 +36,8 @@ export function invalidToken(): SandboxResponse {
 export function forbidden(): SandboxResponse {
   return jsonResponse(403, {
     error: 'Forbidden',
-    description: 'You do not have access to this page. Please contact the account owner of this help desk for further help.',
+    description:
+      'You do not have access to this page. Please contact the account owner of this help desk for further help.',
   })
 }
 
@@ -96,7 +102,10 @@ export class ValidationErrors {
 
 /** Missing root object, e.g. `POST /tickets` without `{"ticket":{...}}` [UNV]. */
 export function missingParameter(name: string): SandboxResponse {
-  return jsonResponse(400, { error: 'ParameterMissing', description: `param is missing or the value is empty: ${name}` })
+  return jsonResponse(400, {
+    error: 'ParameterMissing',
+    description: `param is missing or the value is empty: ${name}`,
+  })
 }
 
 /** Offset pagination past page 100 / 10,000 records (Z-PAG2; body shape from a captured probe). */
@@ -105,7 +114,8 @@ export function invalidPaginationDepth(): SandboxResponse {
     errors: [
       {
         code: 'InvalidPaginationDepth',
-        title: 'Pagination requests using Offset Pagination are limited to page 100 or up to 10000 records (page * per_page)',
+        title:
+          'Pagination requests using Offset Pagination are limited to page 100 or up to 10000 records (page * per_page)',
         detail:
           'There are limits to how deep you can paginate with offset pagination. Use cursor pagination (page[size]) to retrieve more records.',
       },

@@ -53,7 +53,9 @@ describe('fault injection', () => {
   })
 
   it('matches on method and path, and applies to the OAuth token endpoint', async () => {
-    await sandbox.control('/faults', { body: { status: 500, match: { method: 'POST', path: '/oauth/tokens' } } })
+    await sandbox.control('/faults', {
+      body: { status: 500, match: { method: 'POST', path: '/oauth/tokens' } },
+    })
     expect((await call(`${acme}/api/v2/tickets.json`, { auth })).status).toBe(200)
     const token = await call(`${acme}/oauth/tokens`, { json: { grant_type: 'client_credentials' } })
     expect(token.status).toBe(500)
@@ -65,28 +67,36 @@ describe('fault injection', () => {
   it('never touches the control API or the authorize pages, and clears with DELETE', async () => {
     await sandbox.control('/faults', { body: { status: 500 } })
     expect((await sandbox.control('/faults')).body.faults).toHaveLength(1)
-    const page = await fetch(`${acme}/oauth/authorizations/new?response_type=code&client_id=switchyard&redirect_uri=http://127.0.0.1:1/cb&scope=read`)
+    const page = await fetch(
+      `${acme}/oauth/authorizations/new?response_type=code&client_id=switchyard&redirect_uri=http://127.0.0.1:1/cb&scope=read`,
+    )
     expect(page.status).toBe(200)
     expect((await call(`${acme}/api/v2/tickets`, { auth })).status).toBe(500)
     expect((await sandbox.control('/faults', { method: 'DELETE' })).status).toBe(204)
     expect((await call(`${acme}/api/v2/tickets`, { auth })).status).toBe(200)
   })
 
-  it.each([{}, { status: 302 }, { latency_ms: -1 }, { drop: 'yes' }, { status: 500, times: 0 }])('rejects the fault %j', async (body) => {
-    expect((await sandbox.control('/faults', { body })).status).toBe(400)
-  })
+  it.each([{}, { status: 302 }, { latency_ms: -1 }, { drop: 'yes' }, { status: 500, times: 0 }])(
+    'rejects the fault %j',
+    async (body) => {
+      expect((await sandbox.control('/faults', { body })).status).toBe(400)
+    },
+  )
 })
 
 describe('request log', () => {
-  it.each(['access_token', 'client_secret', 'code', 'password'])('redacts the %s query value, whatever the request', async (name) => {
-    const secret = `s3cret-${name}`
-    await call(`${acme}/api/v2/users/me.json?${name}=${secret}&${name}=${secret}2&per_page=1`, { auth })
-    await call(`${acme}/oauth/authorizations/new?${name}=${secret}`)
-    const log = (await sandbox.control('/requests?account=acme')).body.requests
-    expect(log.map((entry: any) => entry.query[name])).toEqual([['[redacted]', '[redacted]'], '[redacted]'])
-    expect(log[0].query.per_page).toBe('1')
-    expect(JSON.stringify(log)).not.toContain(secret)
-  })
+  it.each(['access_token', 'client_secret', 'code', 'password'])(
+    'redacts the %s query value, whatever the request',
+    async (name) => {
+      const secret = `s3cret-${name}`
+      await call(`${acme}/api/v2/users/me.json?${name}=${secret}&${name}=${secret}2&per_page=1`, { auth })
+      await call(`${acme}/oauth/authorizations/new?${name}=${secret}`)
+      const log = (await sandbox.control('/requests?account=acme')).body.requests
+      expect(log.map((entry: any) => entry.query[name])).toEqual([['[redacted]', '[redacted]'], '[redacted]'])
+      expect(log[0].query.per_page).toBe('1')
+      expect(JSON.stringify(log)).not.toContain(secret)
+    },
+  )
 
   it('records API and OAuth requests with the credentials of Authorization redacted', async () => {
     const token = await sandbox.token('acme', AGENT)

@@ -2,7 +2,17 @@ import { parseBody as parseWithRules, type BodyRules, type ParsedBody } from '..
 import type { IncomingRequest } from '../kit/http.ts'
 
 // Shared by every sandbox; re-exported so handlers import one module.
-export { jsonResponse, textResponse, htmlResponse, emptyResponse, redirectResponse, isRecord, escapeHtml, header, cookieValue } from '../kit/http.ts'
+export {
+  jsonResponse,
+  textResponse,
+  htmlResponse,
+  emptyResponse,
+  redirectResponse,
+  isRecord,
+  escapeHtml,
+  header,
+  cookieValue,
+} from '../kit/http.ts'
 export type { IncomingRequest, SandboxResponse } from '../kit/http.ts'
 export type { ParsedBody } from '../kit/body.ts'
 

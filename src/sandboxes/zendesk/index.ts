@@ -28,7 +28,14 @@ interface ZendeskRequest extends RoutedRequest {
 function faultReply(fault: Fault, routed: ZendeskRequest): SandboxResponse | undefined {
   if (fault.rate_limit) return tooManyRequests(routed.limit, fault.rate_limit.retry_after ?? 1)
   if (fault.status === 401) return invalidToken()
-  if (fault.status !== undefined) return withRetryAfter(fault, jsonResponse(fault.status, { error: 'ServerError', description: `Injected fault (status ${fault.status})` }))
+  if (fault.status !== undefined)
+    return withRetryAfter(
+      fault,
+      jsonResponse(fault.status, {
+        error: 'ServerError',
+        description: `Injected fault (status ${fault.status})`,
+      }),
+    )
   return undefined
 }
 
@@ -51,7 +58,12 @@ export function zendeskSandbox(opts: ZendeskSandboxOptions = {}): FastifyPluginA
         const relative = decodeOrKeep(raw)
         const address = resolveAddress(relative, header(req, 'host') ?? '', req.origin, prefix)
         // `{prefix}//_control` and the like still reach the control API (logged, as any other request).
-        if (address.kind === 'control') return { limit: 0, account: null, answer: () => handleControlRequest(sandbox, req, address.path, root) }
+        if (address.kind === 'control')
+          return {
+            limit: 0,
+            account: null,
+            answer: () => handleControlRequest(sandbox, req, address.path, root),
+          }
         if (address.kind === 'none') return { limit: 0, account: null, answer: invalidEndpoint }
         const account = sandbox.store.account(address.subdomain)
         const accountPath = apiPath(address.rest)
@@ -60,7 +72,10 @@ export function zendeskSandbox(opts: ZendeskSandboxOptions = {}): FastifyPluginA
           faultPath: faultable ? accountPath : undefined,
           account: account?.subdomain ?? address.subdomain,
           limit: account ? accountLimit(account) : 0,
-          answer: () => (account ? handleAccountRequest(sandbox, account, req, address.rest, address.base) : noHelpDesk(address.subdomain)),
+          answer: () =>
+            account
+              ? handleAccountRequest(sandbox, account, req, address.rest, address.base)
+              : noHelpDesk(address.subdomain),
         }
       },
     }

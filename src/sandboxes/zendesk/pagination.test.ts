@@ -9,17 +9,28 @@ let auth: string
 beforeAll(async () => {
   sandbox = await startTestSandbox()
   await sandbox.control('/accounts', { body: { subdomain: 'paging', plan: 'high_volume' } })
-  await sandbox.control('/accounts/paging/users', { body: { name: 'Pat Agent', email: 'pat@paging.test', role: 'agent' } })
-  await sandbox.control('/accounts/paging/users', { body: { name: 'Quinn Admin', email: 'quinn@paging.test', role: 'admin' } })
+  await sandbox.control('/accounts/paging/users', {
+    body: { name: 'Pat Agent', email: 'pat@paging.test', role: 'agent' },
+  })
+  await sandbox.control('/accounts/paging/users', {
+    body: { name: 'Quinn Admin', email: 'quinn@paging.test', role: 'admin' },
+  })
   base = sandbox.base('paging')
   auth = bearer(await sandbox.token('paging', 'pat@paging.test'))
   for (let i = 1; i <= TICKETS; i++) {
     // Spread updated_at so the order by updated_at differs from the order by id.
     await sandbox.control('/clock', { body: { advance_ms: 1000 } })
-    await call(`${base}/api/v2/tickets.json`, { auth, json: { ticket: { subject: `T${i}`, comment: { body: `ticket ${i}` } } } })
+    await call(`${base}/api/v2/tickets.json`, {
+      auth,
+      json: { ticket: { subject: `T${i}`, comment: { body: `ticket ${i}` } } },
+    })
   }
   await sandbox.control('/clock', { body: { advance_ms: 1000 } })
-  await call(`${base}/api/v2/tickets/3`, { method: 'PUT', auth, json: { ticket: { subject: 'T3 touched last' } } })
+  await call(`${base}/api/v2/tickets/3`, {
+    method: 'PUT',
+    auth,
+    json: { ticket: { subject: 'T3 touched last' } },
+  })
 })
 afterAll(() => sandbox.close())
 
@@ -96,7 +107,11 @@ describe('cursor pagination', () => {
 
   it('returns opaque cursors and pages backwards with page[before]', async () => {
     const first = await call(`${base}/api/v2/tickets?page[size]=10`, { auth })
-    expect(first.body.meta).toEqual({ has_more: true, after_cursor: expect.any(String), before_cursor: expect.any(String) })
+    expect(first.body.meta).toEqual({
+      has_more: true,
+      after_cursor: expect.any(String),
+      before_cursor: expect.any(String),
+    })
     expect(first.body.links.prev).toBeNull()
     expect(first.body.meta.after_cursor).not.toMatch(/^\d+$/)
     const second = await call(first.body.links.next, { auth })
@@ -130,9 +145,18 @@ describe('cursor pagination', () => {
     expect(users.body.users.length).toBe(1)
     expect(users.body.meta.has_more).toBe(true)
     const organizations = await call(`${base}/api/v2/organizations`, { auth })
-    expect(organizations.body).toMatchObject({ organizations: [], count: 0, next_page: null, previous_page: null })
+    expect(organizations.body).toMatchObject({
+      organizations: [],
+      count: 0,
+      next_page: null,
+      previous_page: null,
+    })
     for (let i = 0; i < 3; i++) {
-      await call(`${base}/api/v2/tickets/1`, { method: 'PUT', auth, json: { ticket: { comment: { body: `c${i}` } } } })
+      await call(`${base}/api/v2/tickets/1`, {
+        method: 'PUT',
+        auth,
+        json: { ticket: { comment: { body: `c${i}` } } },
+      })
     }
     const comments = await call(`${base}/api/v2/tickets/1/comments?per_page=2`, { auth })
     expect(comments.body.count).toBe(4)

@@ -22,8 +22,7 @@ export interface Ordering<T> {
 }
 
 export type Page<T> =
-  | { ok: true; items: T[]; fields: Record<string, unknown> }
-  | { ok: false; response: SandboxResponse }
+  { ok: true; items: T[]; fields: Record<string, unknown> } | { ok: false; response: SandboxResponse }
 
 export function compareKeys(a: SortKey, b: SortKey): number {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
@@ -104,7 +103,8 @@ export function decodeCursor(cursor: string): SortKey | null {
 export function paginateCursor<T>(req: IncomingRequest, sorted: T[], ordering: Ordering<T>): Page<T> {
   const rawSize = req.query.get('page[size]')
   const size = rawSize === null ? DEFAULT_PAGE_SIZE : positiveInt(rawSize)
-  if (size === null) return { ok: false, response: invalidPaginationParameter('page[size] must be a positive integer') }
+  if (size === null)
+    return { ok: false, response: invalidPaginationParameter('page[size] must be a positive integer') }
   // Zendesk caps page[size] at 100 on these endpoints; the sandbox refuses rather than clamps
   // so a client bug shows up in tests [UNV: real behaviour not captured].
   if (size > MAX_PAGE_SIZE) {
@@ -113,7 +113,10 @@ export function paginateCursor<T>(req: IncomingRequest, sorted: T[], ordering: O
   const after = req.query.get('page[after]')
   const before = req.query.get('page[before]')
   if (after !== null && before !== null) {
-    return { ok: false, response: invalidPaginationParameter('page[before] and page[after] cannot be used together') }
+    return {
+      ok: false,
+      response: invalidPaginationParameter('page[before] and page[after] cannot be used together'),
+    }
   }
   const sign = ordering.descending ? -1 : 1
   const position = (item: T, cursor: SortKey) => sign * compareKeys(ordering.key(item), cursor)
@@ -123,7 +126,8 @@ export function paginateCursor<T>(req: IncomingRequest, sorted: T[], ordering: O
   let movingBackwards = false
   if (before !== null) {
     const cursor = decodeCursor(before)
-    if (cursor === null) return { ok: false, response: invalidPaginationParameter('Invalid page[before] cursor') }
+    if (cursor === null)
+      return { ok: false, response: invalidPaginationParameter('Invalid page[before] cursor') }
     const earlier = sorted.filter((item) => position(item, cursor) < 0)
     items = earlier.slice(Math.max(0, earlier.length - size))
     hasMore = earlier.length > size
@@ -132,7 +136,8 @@ export function paginateCursor<T>(req: IncomingRequest, sorted: T[], ordering: O
     let remaining = sorted
     if (after !== null) {
       const cursor = decodeCursor(after)
-      if (cursor === null) return { ok: false, response: invalidPaginationParameter('Invalid page[after] cursor') }
+      if (cursor === null)
+        return { ok: false, response: invalidPaginationParameter('Invalid page[after] cursor') }
       remaining = sorted.filter((item) => position(item, cursor) > 0)
     }
     items = remaining.slice(0, size)
@@ -144,13 +149,27 @@ export function paginateCursor<T>(req: IncomingRequest, sorted: T[], ordering: O
   const afterCursor = last === undefined ? null : encodeCursor(ordering.key(last))
   const beforeCursor = first === undefined ? null : encodeCursor(ordering.key(first))
   const sizeParam = String(size)
-  const nextUrl = (cursor: string) => urlWith(req, { 'page[size]': sizeParam, 'page[after]': cursor, 'page[before]': null })
-  const prevUrl = (cursor: string) => urlWith(req, { 'page[size]': sizeParam, 'page[before]': cursor, 'page[after]': null })
+  const nextUrl = (cursor: string) =>
+    urlWith(req, { 'page[size]': sizeParam, 'page[after]': cursor, 'page[before]': null })
+  const prevUrl = (cursor: string) =>
+    urlWith(req, { 'page[size]': sizeParam, 'page[before]': cursor, 'page[after]': null })
   // `has_more` speaks about the direction of travel. links.next is null at the end so a client
   // that simply follows links.next terminates; links.prev is null on the first page.
-  const next = movingBackwards ? (afterCursor ? nextUrl(afterCursor) : null) : hasMore && afterCursor ? nextUrl(afterCursor) : null
+  const next = movingBackwards
+    ? afterCursor
+      ? nextUrl(afterCursor)
+      : null
+    : hasMore && afterCursor
+      ? nextUrl(afterCursor)
+      : null
   const isFirstPage = !movingBackwards && after === null
-  const prev = movingBackwards ? (hasMore && beforeCursor ? prevUrl(beforeCursor) : null) : !isFirstPage && beforeCursor ? prevUrl(beforeCursor) : null
+  const prev = movingBackwards
+    ? hasMore && beforeCursor
+      ? prevUrl(beforeCursor)
+      : null
+    : !isFirstPage && beforeCursor
+      ? prevUrl(beforeCursor)
+      : null
   return {
     ok: true,
     items,

@@ -16,7 +16,10 @@ export function customStatusId(account: Account, status: Ticket['status']): numb
 }
 
 export function viaJson(via: Via): Via {
-  return { channel: via.channel, source: { from: { ...via.source.from }, to: { ...via.source.to }, rel: via.source.rel } }
+  return {
+    channel: via.channel,
+    source: { from: { ...via.source.from }, to: { ...via.source.to }, rel: via.source.rel },
+  }
 }
 
 export function ticketJson(account: Account, ticket: Ticket, base: string): Record<string, unknown> {
@@ -154,7 +157,13 @@ export function organizationJson(organization: Organization, base: string): Reco
 }
 
 const COMMENT_METADATA = {
-  system: { client: 'Switchyard Zendesk sandbox', ip_address: '127.0.0.1', location: null, latitude: null, longitude: null },
+  system: {
+    client: 'Switchyard Zendesk sandbox',
+    ip_address: '127.0.0.1',
+    location: null,
+    latitude: null,
+    longitude: null,
+  },
   custom: {},
 }
 

@@ -31,12 +31,20 @@ describe('rate limits', () => {
   })
 
   it('uses the plan’s requests per minute', () => {
-    expect(PLAN_REQUESTS_PER_MINUTE).toEqual({ team: 200, growth: 400, professional: 400, enterprise: 700, high_volume: 2500 })
+    expect(PLAN_REQUESTS_PER_MINUTE).toEqual({
+      team: 200,
+      growth: 400,
+      professional: 400,
+      enterprise: 700,
+      high_volume: 2500,
+    })
   })
 
   it('answers 429 text/plain with Retry-After past the team plan’s 200 per minute, and recovers next window', async () => {
     const url = `${sandbox.base('globex')}/api/v2/users/me.json`
-    const statuses = await Promise.all(Array.from({ length: 200 }, () => call(url, { auth: globexAuth }).then((r) => r.status)))
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, () => call(url, { auth: globexAuth }).then((r) => r.status)),
+    )
     expect(statuses.every((s) => s === 200)).toBe(true)
 
     const limited = await call(url, { auth: globexAuth })
@@ -50,14 +58,19 @@ describe('rate limits', () => {
     // Another account has its own budget.
     expect((await call(`${sandbox.base('acme')}/api/v2/users/me.json`)).status).toBe(200)
 
-    await sandbox.control('/clock', { body: { advance_ms: Number(limited.headers.get('retry-after')) * 1000 } })
+    await sandbox.control('/clock', {
+      body: { advance_ms: Number(limited.headers.get('retry-after')) * 1000 },
+    })
     const after = await call(url, { auth: globexAuth })
     expect(after.status).toBe(200)
     expect(after.headers.get('x-rate-limit-remaining')).toBe('199')
   })
 
   it('honours a per-account override from the control API and counts down Retry-After', async () => {
-    const patched = await sandbox.control('/accounts/acme', { method: 'PATCH', body: { rate_limit_per_minute: 2 } })
+    const patched = await sandbox.control('/accounts/acme', {
+      method: 'PATCH',
+      body: { rate_limit_per_minute: 2 },
+    })
     expect(patched.body.account.rate_limit_per_minute).toBe(2)
     const url = `${sandbox.base('acme')}/api/v2/users/me`
     await call(url)
@@ -72,7 +85,9 @@ describe('rate limits', () => {
     await sandbox.control('/accounts/acme', { method: 'PATCH', body: { rate_limit_per_minute: 1 } })
     await call(`${sandbox.base('acme')}/api/v2/users/me`)
     expect((await call(`${sandbox.base('acme')}/api/v2/users/me`)).status).toBe(429)
-    const page = await fetch(`${sandbox.base('acme')}/oauth/authorizations/new?response_type=code&client_id=switchyard&redirect_uri=http://127.0.0.1:1/cb&scope=read`)
+    const page = await fetch(
+      `${sandbox.base('acme')}/oauth/authorizations/new?response_type=code&client_id=switchyard&redirect_uri=http://127.0.0.1:1/cb&scope=read`,
+    )
     expect(page.status).toBe(200)
     expect((await sandbox.control('/accounts')).status).toBe(200)
   })

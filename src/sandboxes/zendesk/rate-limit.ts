@@ -29,8 +29,18 @@ export class RateLimiter {
   private readonly windows = new FixedWindows()
 
   take(account: Account, now: number): RateLimitDecision {
-    const { allowed, limit, remaining, resetMs } = this.windows.take(account.subdomain, accountLimit(account), RATE_LIMIT_WINDOW_MS, now)
-    return { allowed, limit, remaining, resetSeconds: Math.max(1, Math.ceil((resetMs - now) / MS_PER_SECOND)) }
+    const { allowed, limit, remaining, resetMs } = this.windows.take(
+      account.subdomain,
+      accountLimit(account),
+      RATE_LIMIT_WINDOW_MS,
+      now,
+    )
+    return {
+      allowed,
+      limit,
+      remaining,
+      resetSeconds: Math.max(1, Math.ceil((resetMs - now) / MS_PER_SECOND)),
+    }
   }
 
   clear(): void {

@@ -33,18 +33,46 @@ export function seedStore(store: SandboxStore): void {
 function seedAcme(store: SandboxStore): void {
   const created = at('2023-06-01T09:00:00Z')
   const acme = store.createAccount('acme', 'enterprise', created)
-  const initech = store.addOrganization(acme, { name: 'Initech', domainNames: ['initech.test'], tags: ['customer'] }, created)
-  const umbrella = store.addOrganization(acme, { name: 'Umbrella Corp', domainNames: ['umbrella.test'], tags: ['customer', 'vip'] }, created)
-  const admin = store.addUser(acme, { name: 'Ada Admin', email: 'admin@acme.test', role: 'admin', password: SEED_PASSWORD }, created)
-  const agent = store.addUser(acme, { name: 'Alan Agent', email: 'agent@acme.test', role: 'agent', password: SEED_PASSWORD }, created)
+  const initech = store.addOrganization(
+    acme,
+    { name: 'Initech', domainNames: ['initech.test'], tags: ['customer'] },
+    created,
+  )
+  const umbrella = store.addOrganization(
+    acme,
+    { name: 'Umbrella Corp', domainNames: ['umbrella.test'], tags: ['customer', 'vip'] },
+    created,
+  )
+  const admin = store.addUser(
+    acme,
+    { name: 'Ada Admin', email: 'admin@acme.test', role: 'admin', password: SEED_PASSWORD },
+    created,
+  )
+  const agent = store.addUser(
+    acme,
+    { name: 'Alan Agent', email: 'agent@acme.test', role: 'agent', password: SEED_PASSWORD },
+    created,
+  )
   const carla = store.addUser(
     acme,
-    { name: 'Carla Customer', email: 'customer@acme.test', role: 'end-user', password: SEED_PASSWORD, organizationId: initech.id },
+    {
+      name: 'Carla Customer',
+      email: 'customer@acme.test',
+      role: 'end-user',
+      password: SEED_PASSWORD,
+      organizationId: initech.id,
+    },
     created,
   )
   const erin = store.addUser(
     acme,
-    { name: 'Erin Enduser', email: 'erin@umbrella.test', role: 'end-user', password: SEED_PASSWORD, organizationId: umbrella.id },
+    {
+      name: 'Erin Enduser',
+      email: 'erin@umbrella.test',
+      role: 'end-user',
+      password: SEED_PASSWORD,
+      organizationId: umbrella.id,
+    },
     created,
   )
 
@@ -72,8 +100,20 @@ function seedAcme(store: SandboxStore): void {
     carla,
     '2024-01-10T09:00:00Z',
   )
-  note(acme, printer, { comment: { body: 'Called facilities; extinguisher on the way.', public: false } }, agent, '2024-01-10T09:30:00Z')
-  note(acme, printer, { comment: { body: 'Help is on the way. Please leave the room.' } }, agent, '2024-01-10T10:00:00Z')
+  note(
+    acme,
+    printer,
+    { comment: { body: 'Called facilities; extinguisher on the way.', public: false } },
+    agent,
+    '2024-01-10T09:30:00Z',
+  )
+  note(
+    acme,
+    printer,
+    { comment: { body: 'Help is on the way. Please leave the room.' } },
+    agent,
+    '2024-01-10T10:00:00Z',
+  )
 
   // 2: new, unassigned question.
   ticket(
@@ -103,7 +143,13 @@ function seedAcme(store: SandboxStore): void {
     erin,
     '2024-02-15T08:30:00Z',
   )
-  note(acme, invoice, { status: 'pending', comment: { body: 'Could you send the invoice number?' } }, admin, '2024-02-15T09:00:00Z')
+  note(
+    acme,
+    invoice,
+    { status: 'pending', comment: { body: 'Could you send the invoice number?' } },
+    admin,
+    '2024-02-15T09:00:00Z',
+  )
 
   // 4: solved low-priority task with a due date.
   const laptop = ticket(
@@ -120,7 +166,13 @@ function seedAcme(store: SandboxStore): void {
     erin,
     '2024-03-01T10:00:00Z',
   )
-  note(acme, laptop, { status: 'solved', comment: { body: 'Your new laptop is at the front desk.' } }, agent, '2024-03-05T15:00:00Z')
+  note(
+    acme,
+    laptop,
+    { status: 'solved', comment: { body: 'Your new laptop is at the front desk.' } },
+    agent,
+    '2024-03-05T15:00:00Z',
+  )
 
   // 5: closed shipping question, no priority or type.
   ticket(
@@ -156,7 +208,11 @@ function seedAcme(store: SandboxStore): void {
 function seedGlobex(store: SandboxStore): void {
   const created = at('2023-06-01T09:00:00Z')
   const globex = store.createAccount('globex', 'team', created)
-  const admin = store.addUser(globex, { name: 'Gina Globex', email: 'admin@globex.test', role: 'admin', password: SEED_PASSWORD }, created)
+  const admin = store.addUser(
+    globex,
+    { name: 'Gina Globex', email: 'admin@globex.test', role: 'admin', password: SEED_PASSWORD },
+    created,
+  )
   const result = createTicket(
     store,
     globex,

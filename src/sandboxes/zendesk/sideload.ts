@@ -8,10 +8,17 @@ import type { ApiContext } from './router.ts'
  * unknown ones.
  */
 export function wantsUsers(ctx: ApiContext): boolean {
-  return (ctx.req.query.get('include') ?? '').split(',').map((s) => s.trim()).includes('users')
+  return (ctx.req.query.get('include') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .includes('users')
 }
 
-export function usersSideload(ctx: ApiContext, account: Account, ids: Iterable<number | null>): Record<string, unknown>[] {
+export function usersSideload(
+  ctx: ApiContext,
+  account: Account,
+  ids: Iterable<number | null>,
+): Record<string, unknown>[] {
   const users = new Map<number, User>()
   for (const id of ids) {
     const user = id === null ? undefined : account.users.get(id)

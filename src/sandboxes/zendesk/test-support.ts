@@ -1,5 +1,12 @@
 import type { StartedSandbox } from '../kit/start.ts'
-import { call as coreCall, controlOrThrow, startSandboxForTest, type CallInit, type JsonCall, type SandboxControl } from '../kit/test-support.ts'
+import {
+  call as coreCall,
+  controlOrThrow,
+  startSandboxForTest,
+  type CallInit,
+  type JsonCall,
+  type SandboxControl,
+} from '../kit/test-support.ts'
 import { DEFAULT_PREFIX, zendeskSandbox } from './index.ts'
 
 /** Helpers for the sandbox's own tests (over real HTTP on 127.0.0.1); the generic ones live in the kit. */
@@ -15,7 +22,11 @@ export interface TestSandbox extends StartedSandbox, SandboxControl {
   /** Account base URL, e.g. `${url}/acme`. */
   base(subdomain: string): string
   /** Mints a bearer token through the control API. */
-  token(subdomain: string, email: string, options?: { scopes?: string[]; expires_in?: number }): Promise<string>
+  token(
+    subdomain: string,
+    email: string,
+    options?: { scopes?: string[]; expires_in?: number },
+  ): Promise<string>
 }
 
 export async function startTestSandbox(options: { seed?: boolean } = {}): Promise<TestSandbox> {
@@ -24,7 +35,15 @@ export async function startTestSandbox(options: { seed?: boolean } = {}): Promis
     ...started,
     base: (subdomain) => `${started.url}/${subdomain}`,
     token: async (subdomain, email, options = {}) =>
-      (await controlOrThrow(started.control, `/accounts/${subdomain}/tokens`, { email, ...options }, 201, 'mint')).access_token as string,
+      (
+        await controlOrThrow(
+          started.control,
+          `/accounts/${subdomain}/tokens`,
+          { email, ...options },
+          201,
+          'mint',
+        )
+      ).access_token as string,
   }
 }
 

@@ -33,7 +33,10 @@ export function normalizeTags(value: unknown): string[] | undefined {
   const tags: string[] = []
   for (const entry of raw) {
     if (typeof entry !== 'string' && typeof entry !== 'number') continue
-    for (const tag of String(entry).toLowerCase().split(/[\s,]+/)) if (tag && !tags.includes(tag)) tags.push(tag)
+    for (const tag of String(entry)
+      .toLowerCase()
+      .split(/[\s,]+/))
+      if (tag && !tags.includes(tag)) tags.push(tag)
   }
   return tags
 }
@@ -61,7 +64,10 @@ function parseCustomFields(value: unknown, errors: ValidationErrors): CustomFiel
   return fields
 }
 
-export function mergeCustomFields(existing: CustomFieldValue[], changes: CustomFieldValue[]): CustomFieldValue[] {
+export function mergeCustomFields(
+  existing: CustomFieldValue[],
+  changes: CustomFieldValue[],
+): CustomFieldValue[] {
   const merged = existing.map((f) => ({ ...f }))
   for (const change of changes) {
     const current = merged.find((f) => f.id === change.id)
@@ -85,7 +91,11 @@ function parseEnum<T extends string>(
   if (typeof value === 'string' && (allowed as readonly string[]).includes(value.toLowerCase())) {
     return value.toLowerCase() as T
   }
-  errors.add(key, `${label}: ${String(value)} is not a valid value (allowed: ${allowed.join(', ')})`, 'InvalidValue')
+  errors.add(
+    key,
+    `${label}: ${String(value)} is not a valid value (allowed: ${allowed.join(', ')})`,
+    'InvalidValue',
+  )
   return undefined
 }
 
@@ -111,7 +121,10 @@ export interface CommentInput {
 
 function parseComment(value: unknown, account: Account, errors: ValidationErrors): CommentInput | undefined {
   if (value === undefined || value === null) return undefined
-  if (typeof value === 'string') return value.trim() ? { bodies: bodiesFromText(value), public: undefined, authorId: undefined, uploads: [] } : undefined
+  if (typeof value === 'string')
+    return value.trim()
+      ? { bodies: bodiesFromText(value), public: undefined, authorId: undefined, uploads: [] }
+      : undefined
   if (!isRecord(value)) {
     errors.add('comment', 'Comment: must be an object with a body', 'InvalidValue')
     return undefined
@@ -123,23 +136,43 @@ function parseComment(value: unknown, account: Account, errors: ValidationErrors
   let authorId: number | undefined
   if (has(value, 'author_id')) {
     const id = asId(value.author_id)
-    if (typeof id !== 'number' || !account.users.has(id)) errors.add('comment', 'Comment: author is invalid', 'InvalidValue')
+    if (typeof id !== 'number' || !account.users.has(id))
+      errors.add('comment', 'Comment: author is invalid', 'InvalidValue')
     else authorId = id
   }
-  const isPublic = typeof value.public === 'boolean' ? value.public : value.public === 'false' ? false : value.public === 'true' ? true : undefined
+  const isPublic =
+    typeof value.public === 'boolean'
+      ? value.public
+      : value.public === 'false'
+        ? false
+        : value.public === 'true'
+          ? true
+          : undefined
   let uploads: string[] = []
   if (has(value, 'uploads') && value.uploads !== null) {
-    if (Array.isArray(value.uploads) && value.uploads.every((t) => typeof t === 'string')) uploads = value.uploads as string[]
+    if (Array.isArray(value.uploads) && value.uploads.every((t) => typeof t === 'string'))
+      uploads = value.uploads as string[]
     else errors.add('comment', 'Comment: uploads must be a list of upload tokens', 'InvalidValue')
   }
-  return { bodies: html !== undefined ? bodiesFromHtml(html) : bodiesFromText(text as string), public: isPublic, authorId, uploads }
+  return {
+    bodies: html !== undefined ? bodiesFromHtml(html) : bodiesFromText(text as string),
+    public: isPublic,
+    authorId,
+    uploads,
+  }
 }
 
 /** Resolves `assignee_id` / `assignee_email` to an agent; end users cannot be assignees. */
-function parseAssignee(input: Fields, account: Account, store: SandboxStore, errors: ValidationErrors): number | null | undefined {
+function parseAssignee(
+  input: Fields,
+  account: Account,
+  store: SandboxStore,
+  errors: ValidationErrors,
+): number | null | undefined {
   let user: User | undefined
   if (has(input, 'assignee_email') && input.assignee_email !== null) {
-    user = typeof input.assignee_email === 'string' ? store.userByEmail(account, input.assignee_email) : undefined
+    user =
+      typeof input.assignee_email === 'string' ? store.userByEmail(account, input.assignee_email) : undefined
     if (!user) {
       errors.add('assignee', `Assignee: ${String(input.assignee_email)} is not a known user`, 'InvalidValue')
       return undefined
@@ -176,7 +209,8 @@ export function parseRequester(
     if (existing) return { id: existing.id }
     // Wording captured from zenpy #287.
     if (!name) errors.add('requester', 'Requester: Name:  is too short (minimum is 1 character)')
-    if (!/^[^@\s]+@[^@\s]+$/.test(email)) errors.add('requester', `Requester: Email: ${email} is not properly formatted`)
+    if (!/^[^@\s]+@[^@\s]+$/.test(email))
+      errors.add('requester', `Requester: Email: ${email} is not properly formatted`)
     return name && email ? { create: { name, email } } : {}
   }
   if (has(input, 'requester_id')) {
@@ -201,7 +235,11 @@ function parseSubject(input: Fields, errors: ValidationErrors): string | null | 
   return value
 }
 
-function parseOrganization(input: Fields, account: Account, errors: ValidationErrors): number | null | undefined {
+function parseOrganization(
+  input: Fields,
+  account: Account,
+  errors: ValidationErrors,
+): number | null | undefined {
   if (!has(input, 'organization_id')) return undefined
   const id = asId(input.organization_id)
   if (id === null) return null
@@ -243,7 +281,12 @@ export interface ParsedFields {
   comment?: CommentInput
 }
 
-export function parseFields(input: Fields, account: Account, store: SandboxStore, errors: ValidationErrors): ParsedFields {
+export function parseFields(
+  input: Fields,
+  account: Account,
+  store: SandboxStore,
+  errors: ValidationErrors,
+): ParsedFields {
   const externalId = has(input, 'external_id')
     ? input.external_id === null
       ? null

@@ -3,7 +3,16 @@ import { claimUploads } from './uploads.ts'
 import { ValidationErrors } from './errors.ts'
 import type { Account, Audit, AuditEvent, Comment, Ticket, User, Via } from './model.ts'
 import type { SandboxStore } from './state.ts'
-import { has, mergeCustomFields, normalizeTags, parseFields, parseRequester, asId, type CommentInput, type Fields } from './ticket-input.ts'
+import {
+  has,
+  mergeCustomFields,
+  normalizeTags,
+  parseFields,
+  parseRequester,
+  asId,
+  type CommentInput,
+  type Fields,
+} from './ticket-input.ts'
 import { isoSeconds } from './time.ts'
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : isoSeconds(ms))
@@ -19,9 +28,7 @@ export interface Actor {
   via: Via
 }
 
-export type WriteResult =
-  | { ok: true; ticket: Ticket; audit: Audit }
-  | { ok: false; errors: ValidationErrors }
+export type WriteResult = { ok: true; ticket: Ticket; audit: Audit } | { ok: false; errors: ValidationErrors }
 
 export function apiVia(): Via {
   return { channel: 'api', source: { from: {}, to: {}, rel: null } }
@@ -37,7 +44,13 @@ class AuditBuilder {
 
   changed(field: string, value: unknown, previous: unknown): void {
     if (JSON.stringify(value) === JSON.stringify(previous)) return
-    this.events.push({ id: this.store.nextId('event'), type: 'Change', field_name: field, value, previous_value: previous })
+    this.events.push({
+      id: this.store.nextId('event'),
+      type: 'Change',
+      field_name: field,
+      value,
+      previous_value: previous,
+    })
   }
 }
 
@@ -78,7 +91,11 @@ function addComment(
  */
 function settleStatus(ticket: Ticket, actor: User): void {
   if (ticket.status === 'new' && ticket.assigneeId !== null) ticket.status = 'open'
-  if ((ticket.status === 'solved' || ticket.status === 'closed') && ticket.assigneeId === null && actor.role !== 'end-user') {
+  if (
+    (ticket.status === 'solved' || ticket.status === 'closed') &&
+    ticket.assigneeId === null &&
+    actor.role !== 'end-user'
+  ) {
     ticket.assigneeId = actor.id
   }
 }
@@ -96,7 +113,8 @@ export function createTicket(
   let submitterId = actor.user.id
   if (has(input, 'submitter_id')) {
     const id = asId(input.submitter_id)
-    if (typeof id !== 'number' || !account.users.has(id)) errors.add('submitter', 'Submitter: is invalid', 'InvalidValue')
+    if (typeof id !== 'number' || !account.users.has(id))
+      errors.add('submitter', 'Submitter: is invalid', 'InvalidValue')
     else submitterId = id
   }
   // The first comment becomes the description (Z-TAP). `description` is accepted as the
@@ -126,7 +144,8 @@ export function createTicket(
     requesterId,
     submitterId,
     assigneeId: fields.assigneeId ?? null,
-    organizationId: fields.organizationId !== undefined ? fields.organizationId : requesterUser.organizationId,
+    organizationId:
+      fields.organizationId !== undefined ? fields.organizationId : requesterUser.organizationId,
     groupId: fields.groupId ?? null,
     collaboratorIds: fields.collaboratorIds ?? [],
     followerIds: fields.followerIds ?? [],
@@ -145,8 +164,25 @@ export function createTicket(
   settleStatus(ticket, actor.user)
   account.tickets.set(ticket.id, ticket)
 
-  const audit: Audit = { id: store.nextId('audit'), ticketId: ticket.id, authorId: actor.user.id, via: actor.via, events: [], createdAt: now }
-  const record = addComment(store, account, ticket, audit.id, comment, isPublic, comment.authorId ?? actor.user.id, actor.via, now)
+  const audit: Audit = {
+    id: store.nextId('audit'),
+    ticketId: ticket.id,
+    authorId: actor.user.id,
+    via: actor.via,
+    events: [],
+    createdAt: now,
+  }
+  const record = addComment(
+    store,
+    account,
+    ticket,
+    audit.id,
+    comment,
+    isPublic,
+    comment.authorId ?? actor.user.id,
+    actor.via,
+    now,
+  )
   const builder = new AuditBuilder(store)
   builder.events.push({ id: record.id, type: 'Comment', commentId: record.id })
   builder.created('subject', ticket.subject)
@@ -193,7 +229,8 @@ export function updateTicket(
   if (!errors.empty) return { ok: false, errors }
 
   const before = structuredClone(ticket)
-  if (requester.create) requester.id = store.addUser(account, { ...requester.create, role: 'end-user' }, now).id
+  if (requester.create)
+    requester.id = store.addUser(account, { ...requester.create, role: 'end-user' }, now).id
   if (requester.id !== undefined) ticket.requesterId = requester.id
   if (fields.subject !== undefined) {
     ticket.subject = fields.subject
@@ -211,20 +248,40 @@ export function updateTicket(
   if (fields.collaboratorIds !== undefined) ticket.collaboratorIds = fields.collaboratorIds
   if (fields.followerIds !== undefined) ticket.followerIds = fields.followerIds
   if (fields.emailCcIds !== undefined) ticket.emailCcIds = fields.emailCcIds
-  if (fields.customFields !== undefined) ticket.customFields = mergeCustomFields(ticket.customFields, fields.customFields)
+  if (fields.customFields !== undefined)
+    ticket.customFields = mergeCustomFields(ticket.customFields, fields.customFields)
   if (fields.tags !== undefined) ticket.tags = fields.tags
   const additional = normalizeTags(input.additional_tags) ?? []
   const removed = new Set(normalizeTags(input.remove_tags) ?? [])
-  ticket.tags = [...ticket.tags, ...additional.filter((t) => !ticket.tags.includes(t))].filter((t) => !removed.has(t))
+  ticket.tags = [...ticket.tags, ...additional.filter((t) => !ticket.tags.includes(t))].filter(
+    (t) => !removed.has(t),
+  )
   settleStatus(ticket, actor.user)
 
-  const audit: Audit = { id: store.nextId('audit'), ticketId: ticket.id, authorId: actor.user.id, via: actor.via, events: [], createdAt: now }
+  const audit: Audit = {
+    id: store.nextId('audit'),
+    ticketId: ticket.id,
+    authorId: actor.user.id,
+    via: actor.via,
+    events: [],
+    createdAt: now,
+  }
   const builder = new AuditBuilder(store)
   if (fields.comment) {
     // Vendor doc (ticket comments): the public flag set at creation persists for later comments
     // unless changed, so an omitted `public` follows the ticket (true for most tickets).
     const isPublic = fields.comment.public ?? ticket.isPublic
-    const record = addComment(store, account, ticket, audit.id, fields.comment, isPublic, fields.comment.authorId ?? actor.user.id, actor.via, now)
+    const record = addComment(
+      store,
+      account,
+      ticket,
+      audit.id,
+      fields.comment,
+      isPublic,
+      fields.comment.authorId ?? actor.user.id,
+      actor.via,
+      now,
+    )
     builder.events.push({ id: record.id, type: 'Comment', commentId: record.id })
     if (isPublic) ticket.isPublic = true
   }

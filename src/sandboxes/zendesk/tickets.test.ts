@@ -17,9 +17,31 @@ beforeAll(async () => {
 afterAll(() => sandbox.close())
 
 const TICKET_KEYS = [
-  'id', 'url', 'subject', 'raw_subject', 'description', 'status', 'priority', 'type', 'requester_id', 'submitter_id',
-  'assignee_id', 'organization_id', 'group_id', 'collaborator_ids', 'follower_ids', 'email_cc_ids', 'tags',
-  'custom_fields', 'via', 'created_at', 'updated_at', 'due_at', 'external_id', 'has_incidents', 'is_public',
+  'id',
+  'url',
+  'subject',
+  'raw_subject',
+  'description',
+  'status',
+  'priority',
+  'type',
+  'requester_id',
+  'submitter_id',
+  'assignee_id',
+  'organization_id',
+  'group_id',
+  'collaborator_ids',
+  'follower_ids',
+  'email_cc_ids',
+  'tags',
+  'custom_fields',
+  'via',
+  'created_at',
+  'updated_at',
+  'due_at',
+  'external_id',
+  'has_incidents',
+  'is_public',
 ]
 const ISO_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/
 
@@ -62,7 +84,10 @@ describe('create', () => {
     expect(ticket.url).toBe(`${acme}/api/v2/tickets/${ticket.id}.json`)
     expect(response.headers.get('location')).toBe(ticket.url)
     expect(audit.ticket_id).toBe(ticket.id)
-    expect(audit.events.find((e: { type: string }) => e.type === 'Comment')).toMatchObject({ body: 'The smoke is very colorful.', public: true })
+    expect(audit.events.find((e: { type: string }) => e.type === 'Comment')).toMatchObject({
+      body: 'The smoke is very colorful.',
+      public: true,
+    })
   })
 
   it('finds or creates the requester from {name, email} and resolves assignee_email (new → open)', async () => {
@@ -77,8 +102,15 @@ describe('create', () => {
     expect(ticket.status).toBe('open')
     expect(ticket.description).toBe('Hello there')
     const requester = await call(`${acme}/api/v2/users/${ticket.requester_id}`, { auth })
-    expect(requester.body.user).toMatchObject({ name: 'Nora New', email: 'nora@example.test', role: 'end-user' })
-    const again = await createTicket({ comment: { body: 'x' }, requester: { name: 'Nora', email: 'nora@example.test' } })
+    expect(requester.body.user).toMatchObject({
+      name: 'Nora New',
+      email: 'nora@example.test',
+      role: 'end-user',
+    })
+    const again = await createTicket({
+      comment: { body: 'x' },
+      requester: { name: 'Nora', email: 'nora@example.test' },
+    })
     expect(again.body.ticket.requester_id).toBe(ticket.requester_id)
   })
 
@@ -98,20 +130,33 @@ describe('create', () => {
     ['an end-user assignee', { comment: { body: 'x' }, assignee_email: CUSTOMER }, 'assignee'],
     ['an unknown assignee email', { comment: { body: 'x' }, assignee_email: 'ghost@acme.test' }, 'assignee'],
     ['an unknown requester', { comment: { body: 'x' }, requester_id: 999999 }, 'requester'],
-    ['a requester without a name', { comment: { body: 'x' }, requester: { email: 'anon@example.test' } }, 'requester'],
+    [
+      'a requester without a name',
+      { comment: { body: 'x' }, requester: { email: 'anon@example.test' } },
+      'requester',
+    ],
     ['an unknown organization', { comment: { body: 'x' }, organization_id: 1 }, 'organization_id'],
     ['a bad due_at', { comment: { body: 'x' }, due_at: 'tomorrow' }, 'due_at'],
   ])('answers 422 RecordInvalid for %s', async (_, ticket, field) => {
     const response = await createTicket(ticket)
     expect(response.status).toBe(422)
     expect(response.body).toMatchObject({ error: 'RecordInvalid', description: 'Record validation errors' })
-    expect(response.body.details[field]).toEqual([expect.objectContaining({ description: expect.any(String) })])
+    expect(response.body.details[field]).toEqual([
+      expect.objectContaining({ description: expect.any(String) }),
+    ])
   })
 
   it('answers 400 for malformed JSON and for a body without a ticket', async () => {
-    const malformed = await call(`${acme}/api/v2/tickets.json`, { auth, body: '{"ticket":', headers: { 'content-type': 'application/json' } })
+    const malformed = await call(`${acme}/api/v2/tickets.json`, {
+      auth,
+      body: '{"ticket":',
+      headers: { 'content-type': 'application/json' },
+    })
     expect(malformed.status).toBe(400)
-    expect(malformed.body).toEqual({ error: 'Unprocessable Entity', description: 'Server could not parse JSON' })
+    expect(malformed.body).toEqual({
+      error: 'Unprocessable Entity',
+      description: 'Server could not parse JSON',
+    })
     const rootless = await call(`${acme}/api/v2/tickets.json`, { auth, json: { subject: 'x' } })
     expect(rootless.status).toBe(400)
   })
@@ -132,7 +177,11 @@ describe('show, update, delete', () => {
 
   it('adds an internal note and a public reply through PUT (200 {ticket, audit})', async () => {
     const created = (await createTicket({ subject: 'notes', comment: { body: 'first' } })).body.ticket
-    const note = await call(`${acme}/api/v2/tickets/${created.id}.json`, { method: 'PUT', auth, json: { ticket: { comment: { body: 'internal', public: false } } } })
+    const note = await call(`${acme}/api/v2/tickets/${created.id}.json`, {
+      method: 'PUT',
+      auth,
+      json: { ticket: { comment: { body: 'internal', public: false } } },
+    })
     expect(note.status).toBe(200)
     expect(note.body.audit.events[0]).toMatchObject({ type: 'Comment', body: 'internal', public: false })
     const reply = await call(`${acme}/api/v2/tickets/${created.id}.json`, {
@@ -143,7 +192,9 @@ describe('show, update, delete', () => {
     expect(reply.status).toBe(200)
     expect(reply.body.ticket).toMatchObject({ status: 'pending', assignee_id: ids.agent })
     const changes = reply.body.audit.events.filter((e: { type: string }) => e.type === 'Change')
-    expect(changes).toContainEqual(expect.objectContaining({ field_name: 'status', value: 'pending', previous_value: 'new' }))
+    expect(changes).toContainEqual(
+      expect.objectContaining({ field_name: 'status', value: 'pending', previous_value: 'new' }),
+    )
 
     const comments = await call(`${acme}/api/v2/tickets/${created.id}/comments.json`, { auth })
     expect(comments.status).toBe(200)
@@ -153,35 +204,76 @@ describe('show, update, delete', () => {
       ['public reply', true],
     ])
     const first = comments.body.comments[0]
-    expect(first).toMatchObject({ type: 'Comment', author_id: ids.agent, plain_body: 'first', attachments: [], via: { channel: 'api' } })
+    expect(first).toMatchObject({
+      type: 'Comment',
+      author_id: ids.agent,
+      plain_body: 'first',
+      attachments: [],
+      via: { channel: 'api' },
+    })
     expect(first.html_body).toContain('<p dir="auto">first</p>')
     expect(Object.keys(first)).toEqual(
-      expect.arrayContaining(['id', 'type', 'author_id', 'body', 'html_body', 'plain_body', 'public', 'attachments', 'audit_id', 'via', 'metadata', 'created_at']),
+      expect.arrayContaining([
+        'id',
+        'type',
+        'author_id',
+        'body',
+        'html_body',
+        'plain_body',
+        'public',
+        'attachments',
+        'audit_id',
+        'via',
+        'metadata',
+        'created_at',
+      ]),
     )
     const descending = await call(`${acme}/api/v2/tickets/${created.id}/comments?sort_order=desc`, { auth })
     expect(descending.body.comments[0].body).toBe('public reply')
-    const cursorDescending = await call(`${acme}/api/v2/tickets/${created.id}/comments?page[size]=2&sort=-created_at`, { auth })
-    expect(cursorDescending.body.comments.map((c: { body: string }) => c.body)).toEqual(['public reply', 'internal'])
+    const cursorDescending = await call(
+      `${acme}/api/v2/tickets/${created.id}/comments?page[size]=2&sort=-created_at`,
+      { auth },
+    )
+    expect(cursorDescending.body.comments.map((c: { body: string }) => c.body)).toEqual([
+      'public reply',
+      'internal',
+    ])
   })
 
   it('supports additional_tags and remove_tags', async () => {
     const created = (await createTicket({ comment: { body: 'x' }, tags: ['a', 'b'] })).body.ticket
-    const updated = await call(`${acme}/api/v2/tickets/${created.id}`, { method: 'PUT', auth, json: { ticket: { additional_tags: ['c'], remove_tags: 'a' } } })
+    const updated = await call(`${acme}/api/v2/tickets/${created.id}`, {
+      method: 'PUT',
+      auth,
+      json: { ticket: { additional_tags: ['c'], remove_tags: 'a' } },
+    })
     expect(updated.body.ticket.tags).toEqual(['b', 'c'])
   })
 
   it('assigns the solving agent when a ticket is solved unassigned', async () => {
     const created = (await createTicket({ comment: { body: 'x' } })).body.ticket
-    const solved = await call(`${acme}/api/v2/tickets/${created.id}`, { method: 'PUT', auth, json: { ticket: { status: 'solved' } } })
+    const solved = await call(`${acme}/api/v2/tickets/${created.id}`, {
+      method: 'PUT',
+      auth,
+      json: { ticket: { status: 'solved' } },
+    })
     expect(solved.body.ticket).toMatchObject({ status: 'solved', assignee_id: ids.agent })
   })
 
   it('refuses any update to a closed ticket (422)', async () => {
     const created = (await createTicket({ comment: { body: 'x' }, assignee_id: ids.agent })).body.ticket
-    const closed = await call(`${acme}/api/v2/tickets/${created.id}`, { method: 'PUT', auth, json: { ticket: { status: 'closed' } } })
+    const closed = await call(`${acme}/api/v2/tickets/${created.id}`, {
+      method: 'PUT',
+      auth,
+      json: { ticket: { status: 'closed' } },
+    })
     expect(closed.status).toBe(200)
     for (const ticket of [{ status: 'open' }, { comment: { body: 'again' } }]) {
-      const refused = await call(`${acme}/api/v2/tickets/${created.id}`, { method: 'PUT', auth, json: { ticket } })
+      const refused = await call(`${acme}/api/v2/tickets/${created.id}`, {
+        method: 'PUT',
+        auth,
+        json: { ticket },
+      })
       expect(refused.status).toBe(422)
       expect(refused.body.details.status[0].description).toBe('closed prevents ticket update')
     }
@@ -209,7 +301,9 @@ describe('show, update, delete', () => {
     expect(deleted.status).toBe(204)
     expect(deleted.text).toBe('')
     expect((await call(`${acme}/api/v2/tickets/${created.id}.json`, { auth })).status).toBe(404)
-    expect((await call(`${acme}/api/v2/tickets/${created.id}.json`, { method: 'DELETE', auth })).status).toBe(404)
+    expect((await call(`${acme}/api/v2/tickets/${created.id}.json`, { method: 'DELETE', auth })).status).toBe(
+      404,
+    )
   })
 
   it('lists audits of a ticket', async () => {
@@ -230,7 +324,11 @@ describe('unknown endpoints', () => {
     ['POST', '/api/v2/tickets/1/comments.json'],
     ['GET', '/whatever'],
   ])('%s %s → 404 InvalidEndpoint', async (method, path) => {
-    const response = await call(`${acme}${path}`, { method, auth, json: method === 'GET' ? undefined : { comment: { body: 'x' } } })
+    const response = await call(`${acme}${path}`, {
+      method,
+      auth,
+      json: method === 'GET' ? undefined : { comment: { body: 'x' } },
+    })
     expect(response.status).toBe(404)
     expect(response.body).toEqual({ error: 'InvalidEndpoint', description: 'Not found' })
   })

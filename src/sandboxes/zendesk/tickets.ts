@@ -15,7 +15,16 @@ import { isoSeconds } from './time.ts'
 /** Cursor pagination sorts only by these (a probe got 400 InvalidPaginationParameter for others). */
 const CURSOR_SORTS = ['id', 'updated_at', 'status']
 /** Offset pagination `sort_by` values the sandbox honours; others fall back to id. */
-const OFFSET_SORTS = ['id', 'created_at', 'updated_at', 'status', 'priority', 'subject', 'requester', 'assignee']
+const OFFSET_SORTS = [
+  'id',
+  'created_at',
+  'updated_at',
+  'status',
+  'priority',
+  'subject',
+  'requester',
+  'assignee',
+]
 
 export function findTicket(ctx: ApiContext): Ticket | undefined {
   return ctx.account.tickets.get(Number(ctx.params.id))
@@ -31,7 +40,9 @@ function ticketOrdering(ctx: ApiContext): Ordering<Ticket> | SandboxResponse {
     const sort = query.get('sort') ?? 'id'
     const field = sort.replace(/^-/, '')
     if (!CURSOR_SORTS.includes(field)) {
-      return invalidPaginationParameter(`sort must be one of ${CURSOR_SORTS.map((s) => `${s}, -${s}`).join(', ')}`)
+      return invalidPaginationParameter(
+        `sort must be one of ${CURSOR_SORTS.map((s) => `${s}, -${s}`).join(', ')}`,
+      )
     }
     return { key: TICKET_SORT_KEYS[field] as Ordering<Ticket>['key'], descending: sort.startsWith('-') }
   }
@@ -44,19 +55,36 @@ function listTickets(ctx: ApiContext): SandboxResponse {
   const ordering = ticketOrdering(ctx)
   if ('status' in ordering) return ordering
   const externalId = ctx.req.query.get('external_id')
-  const tickets = [...ctx.account.tickets.values()].filter((t) => externalId === null || t.externalId === externalId)
+  const tickets = [...ctx.account.tickets.values()].filter(
+    (t) => externalId === null || t.externalId === externalId,
+  )
   const page = paginate(ctx.req, tickets, ordering)
   if (!page.ok) return page.response
   const users = wantsUsers(ctx)
-    ? { users: usersSideload(ctx, ctx.account, page.items.flatMap((t) => [t.requesterId, t.submitterId, t.assigneeId, ...t.collaboratorIds])) }
+    ? {
+        users: usersSideload(
+          ctx,
+          ctx.account,
+          page.items.flatMap((t) => [t.requesterId, t.submitterId, t.assigneeId, ...t.collaboratorIds]),
+        ),
+      }
     : {}
-  return jsonResponse(200, { tickets: page.items.map((t) => ticketJson(ctx.account, t, ctx.base)), ...users, ...page.fields })
+  return jsonResponse(200, {
+    tickets: page.items.map((t) => ticketJson(ctx.account, t, ctx.base)),
+    ...users,
+    ...page.fields,
+  })
 }
 
 function showMany(ctx: ApiContext): SandboxResponse {
   const ids = (ctx.req.query.get('ids') ?? '').split(',').map(Number).filter(Number.isInteger).slice(0, 100)
   const tickets = ids.map((id) => ctx.account.tickets.get(id)).filter((t): t is Ticket => t !== undefined)
-  return jsonResponse(200, { tickets: tickets.map((t) => ticketJson(ctx.account, t, ctx.base)), next_page: null, previous_page: null, count: tickets.length })
+  return jsonResponse(200, {
+    tickets: tickets.map((t) => ticketJson(ctx.account, t, ctx.base)),
+    next_page: null,
+    previous_page: null,
+    count: tickets.length,
+  })
 }
 
 function countTickets(ctx: ApiContext): SandboxResponse {
@@ -72,7 +100,8 @@ function writeResponse(ctx: ApiContext, result: UpdateResult, status: number): S
     if ('conflict' in result) {
       return jsonResponse(409, {
         error: 'UpdateConflict',
-        description: 'Safe Update prevented the update due to outdated ticket data. Please fetch the latest ticket data and try again.',
+        description:
+          'Safe Update prevented the update due to outdated ticket data. Please fetch the latest ticket data and try again.',
       })
     }
     return result.errors.response()
@@ -87,7 +116,13 @@ function writeResponse(ctx: ApiContext, result: UpdateResult, status: number): S
 function create(ctx: ApiContext): SandboxResponse {
   const input = ticketRoot(ctx)
   if (!input) return missingParameter('ticket')
-  const result = createTicket(ctx.store, ctx.account, input, { user: ctx.user, via: ctx.via ?? apiVia() }, ctx.now)
+  const result = createTicket(
+    ctx.store,
+    ctx.account,
+    input,
+    { user: ctx.user, via: ctx.via ?? apiVia() },
+    ctx.now,
+  )
   return writeResponse(ctx, result, 201)
 }
 
@@ -95,7 +130,14 @@ function show(ctx: ApiContext): SandboxResponse {
   const ticket = findTicket(ctx)
   if (!ticket) return recordNotFound()
   const users = wantsUsers(ctx)
-    ? { users: usersSideload(ctx, ctx.account, [ticket.requesterId, ticket.submitterId, ticket.assigneeId, ...ticket.collaboratorIds]) }
+    ? {
+        users: usersSideload(ctx, ctx.account, [
+          ticket.requesterId,
+          ticket.submitterId,
+          ticket.assigneeId,
+          ...ticket.collaboratorIds,
+        ]),
+      }
     : {}
   return jsonResponse(200, { ticket: ticketJson(ctx.account, ticket, ctx.base), ...users })
 }
@@ -105,7 +147,14 @@ function update(ctx: ApiContext): SandboxResponse {
   if (!ticket) return recordNotFound()
   const input = ticketRoot(ctx)
   if (!input) return missingParameter('ticket')
-  const result = updateTicket(ctx.store, ctx.account, ticket, input, { user: ctx.user, via: ctx.via ?? apiVia() }, ctx.now)
+  const result = updateTicket(
+    ctx.store,
+    ctx.account,
+    ticket,
+    input,
+    { user: ctx.user, via: ctx.via ?? apiVia() },
+    ctx.now,
+  )
   return writeResponse(ctx, result, 200)
 }
 
@@ -133,7 +182,10 @@ function listAudits(ctx: ApiContext): SandboxResponse {
   const ticket = findTicket(ctx)
   if (!ticket) return recordNotFound()
   const audits = ctx.account.audits.get(ticket.id) ?? []
-  const page = paginate(ctx.req, audits, { key: (a) => [a.createdAt, a.id], descending: ctx.req.query.get('sort_order') === 'desc' })
+  const page = paginate(ctx.req, audits, {
+    key: (a) => [a.createdAt, a.id],
+    descending: ctx.req.query.get('sort_order') === 'desc',
+  })
   if (!page.ok) return page.response
   return jsonResponse(200, { audits: page.items.map((a) => auditJson(ctx.account, a)), ...page.fields })
 }
@@ -146,5 +198,11 @@ export const ticketRoutes: ApiRoute[] = [
   { method: 'GET', path: '/api/v2/tickets/:id', access: 'agent', scope: 'tickets', handle: show },
   { method: 'PUT', path: '/api/v2/tickets/:id', access: 'agent', scope: 'tickets', handle: update },
   { method: 'DELETE', path: '/api/v2/tickets/:id', access: 'agent', scope: 'tickets', handle: destroy },
-  { method: 'GET', path: '/api/v2/tickets/:id/audits', access: 'agent', scope: 'tickets', handle: listAudits },
+  {
+    method: 'GET',
+    path: '/api/v2/tickets/:id/audits',
+    access: 'agent',
+    scope: 'tickets',
+    handle: listAudits,
+  },
 ]

@@ -15,13 +15,20 @@ beforeAll(async () => {
 afterAll(() => sandbox.close())
 
 /** POST /api/v2/uploads with the file's bytes as the body, as Zendesk's clients send it. */
-async function upload(fileName: string | null, bytes: Buffer, options: { token?: string; contentType?: string; as?: string } = {}) {
+async function upload(
+  fileName: string | null,
+  bytes: Buffer,
+  options: { token?: string; contentType?: string; as?: string } = {},
+) {
   const query = new URLSearchParams()
   if (fileName !== null) query.set('filename', fileName)
   if (options.token) query.set('token', options.token)
   const response = await fetch(`${acme}/api/v2/uploads.json?${query}`, {
     method: 'POST',
-    headers: { authorization: options.as ?? auth, 'content-type': options.contentType ?? 'application/binary' },
+    headers: {
+      authorization: options.as ?? auth,
+      'content-type': options.contentType ?? 'application/binary',
+    },
     body: new Uint8Array(bytes),
   })
   const text = await response.text()
@@ -36,19 +43,40 @@ describe('uploads and attachments', () => {
     const { token, attachment, expires_at: expiresAt } = first.body.upload
     expect(token).toMatch(/^[a-z0-9]{16,}$/)
     expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(2.9 * 24 * 3600_000)
-    expect(attachment).toMatchObject({ file_name: 'screen shot.png', content_type: 'image/png', size: png.length, inline: false, deleted: false })
+    expect(attachment).toMatchObject({
+      file_name: 'screen shot.png',
+      content_type: 'image/png',
+      size: png.length,
+      inline: false,
+      deleted: false,
+    })
     expect(attachment.url).toBe(`${acme}/api/v2/attachments/${attachment.id}.json`)
 
-    const second = await upload('notes.txt', Buffer.from('héllo\n'), { token, contentType: 'text/plain; charset=utf-8' })
+    const second = await upload('notes.txt', Buffer.from('héllo\n'), {
+      token,
+      contentType: 'text/plain; charset=utf-8',
+    })
     expect(second.status).toBe(201)
     expect(second.body.upload.token).toBe(token)
-    expect(second.body.upload.attachments.map((a: { file_name: string }) => a.file_name)).toEqual(['screen shot.png', 'notes.txt'])
+    expect(second.body.upload.attachments.map((a: { file_name: string }) => a.file_name)).toEqual([
+      'screen shot.png',
+      'notes.txt',
+    ])
 
-    const created = await call(`${acme}/api/v2/tickets.json`, { auth, json: { ticket: { subject: 'With files', comment: { body: 'See attached', uploads: [token] } } } })
+    const created = await call(`${acme}/api/v2/tickets.json`, {
+      auth,
+      json: { ticket: { subject: 'With files', comment: { body: 'See attached', uploads: [token] } } },
+    })
     expect(created.status).toBe(201)
     const comments = await call(`${acme}/api/v2/tickets/${created.body.ticket.id}/comments.json`, { auth })
     const attachments = comments.body.comments[0].attachments
-    expect(attachments.map((a: { file_name: string; size: number; content_type: string }) => [a.file_name, a.size, a.content_type])).toEqual([
+    expect(
+      attachments.map((a: { file_name: string; size: number; content_type: string }) => [
+        a.file_name,
+        a.size,
+        a.content_type,
+      ]),
+    ).toEqual([
       ['screen shot.png', png.length, 'image/png'],
       ['notes.txt', Buffer.byteLength('héllo\n'), 'text/plain'],
     ])
@@ -62,7 +90,11 @@ describe('uploads and attachments', () => {
     expect(shown.body.attachment).toEqual(attachments[1])
 
     // A token is used up by the comment that takes its files.
-    const again = await call(`${acme}/api/v2/tickets/${created.body.ticket.id}.json`, { auth, method: 'PUT', json: { ticket: { comment: { body: 'again', uploads: [token] } } } })
+    const again = await call(`${acme}/api/v2/tickets/${created.body.ticket.id}.json`, {
+      auth,
+      method: 'PUT',
+      json: { ticket: { comment: { body: 'again', uploads: [token] } } },
+    })
     expect(again.status).toBe(200)
     const after = await call(`${acme}/api/v2/tickets/${created.body.ticket.id}/comments.json`, { auth })
     expect(after.body.comments[1].attachments).toEqual([])
@@ -71,7 +103,11 @@ describe('uploads and attachments', () => {
   it('a file of JSON is stored as bytes, not parsed as the request body', async () => {
     const r = await upload('broken.json', Buffer.from('{"not": json'), { contentType: 'application/json' })
     expect(r.status).toBe(201)
-    expect(r.body.upload.attachment).toMatchObject({ file_name: 'broken.json', size: 12, content_type: 'application/json' })
+    expect(r.body.upload.attachment).toMatchObject({
+      file_name: 'broken.json',
+      size: 12,
+      content_type: 'application/json',
+    })
   })
 
   it('refuses what Zendesk refuses: no filename, an empty file, a file over 50 MB, an unknown token', async () => {
@@ -86,14 +122,24 @@ describe('uploads and attachments', () => {
 
   it('an upload can be deleted, and a token expires after three days; either way a comment naming it gets no files', async () => {
     const deleted = (await upload('gone.txt', Buffer.from('gone'))).body.upload.token
-    expect((await call(`${acme}/api/v2/uploads/${deleted}.json`, { auth, method: 'DELETE' })).status).toBe(204)
-    expect((await call(`${acme}/api/v2/uploads/${deleted}.json`, { auth, method: 'DELETE' })).status).toBe(404)
+    expect((await call(`${acme}/api/v2/uploads/${deleted}.json`, { auth, method: 'DELETE' })).status).toBe(
+      204,
+    )
+    expect((await call(`${acme}/api/v2/uploads/${deleted}.json`, { auth, method: 'DELETE' })).status).toBe(
+      404,
+    )
     const expiring = await upload('late.txt', Buffer.from('late'))
     const contentUrl = expiring.body.upload.attachment.content_url
     await sandbox.control('/clock', { body: { advance_ms: 3 * 24 * 3600_000 } })
     expect((await fetch(contentUrl)).status).toBe(200) // not yet swept
     const created = await call(`${acme}/api/v2/tickets.json`, {
-      auth, json: { ticket: { subject: 'Late', comment: { body: 'files?', uploads: [deleted, expiring.body.upload.token] } } },
+      auth,
+      json: {
+        ticket: {
+          subject: 'Late',
+          comment: { body: 'files?', uploads: [deleted, expiring.body.upload.token] },
+        },
+      },
     })
     expect(created.status).toBe(201)
     const comments = await call(`${acme}/api/v2/tickets/${created.body.ticket.id}/comments.json`, { auth })
@@ -102,7 +148,10 @@ describe('uploads and attachments', () => {
   })
 
   it('names a malformed uploads list; end users may upload too', async () => {
-    const bad = await call(`${acme}/api/v2/tickets.json`, { auth, json: { ticket: { subject: 'x', comment: { body: 'y', uploads: 'tok' } } } })
+    const bad = await call(`${acme}/api/v2/tickets.json`, {
+      auth,
+      json: { ticket: { subject: 'x', comment: { body: 'y', uploads: 'tok' } } },
+    })
     expect(bad.status).toBe(422)
     expect(JSON.stringify(bad.body.details.comment)).toContain('uploads')
     const customer = bearer(await sandbox.token('acme', CUSTOMER))

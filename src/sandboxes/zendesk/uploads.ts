@@ -32,7 +32,8 @@ interface AccountFiles {
 const filesByAccount = new WeakMap<Account, AccountFiles>()
 function filesOf(account: Account): AccountFiles {
   let files = filesByAccount.get(account)
-  if (!files) filesByAccount.set(account, (files = { uploads: new Map(), bytes: new Map(), byContentToken: new Map() }))
+  if (!files)
+    filesByAccount.set(account, (files = { uploads: new Map(), bytes: new Map(), byContentToken: new Map() }))
   return files
 }
 
@@ -79,20 +80,35 @@ function forget(files: AccountFiles, upload: Upload): void {
 
 function createUpload(ctx: ApiContext): SandboxResponse {
   const fileName = ctx.req.query.get('filename')?.trim()
-  if (!fileName) return jsonResponse(400, { error: 'ParameterMissing', description: 'param is missing or the value is empty: filename' })
+  if (!fileName)
+    return jsonResponse(400, {
+      error: 'ParameterMissing',
+      description: 'param is missing or the value is empty: filename',
+    })
   const bytes = ctx.req.rawBytes ?? Buffer.from(ctx.req.rawBody ?? '', 'utf8')
   if (bytes.length === 0) {
-    return jsonResponse(422, { error: 'RecordInvalid', description: 'Record validation errors', details: { file: [{ description: 'File: cannot be blank' }] } })
+    return jsonResponse(422, {
+      error: 'RecordInvalid',
+      description: 'Record validation errors',
+      details: { file: [{ description: 'File: cannot be blank' }] },
+    })
   }
   if (bytes.length > MAX_UPLOAD_BYTES) {
-    return jsonResponse(413, { error: 'PayloadTooLarge', description: `File size exceeds the limit of ${MAX_UPLOAD_BYTES / (1024 * 1024)} MB` })
+    return jsonResponse(413, {
+      error: 'PayloadTooLarge',
+      description: `File size exceeds the limit of ${MAX_UPLOAD_BYTES / (1024 * 1024)} MB`,
+    })
   }
   const files = filesOf(ctx.account)
   for (const stale of files.uploads.values()) if (stale.expiresAt <= ctx.now) forget(files, stale)
   const existingToken = ctx.req.query.get('token')
-  const upload = existingToken ? liveUpload(ctx.account, existingToken, ctx.now) : { token: randomToken(12), attachments: [], expiresAt: ctx.now + UPLOAD_TTL_MS }
+  const upload = existingToken
+    ? liveUpload(ctx.account, existingToken, ctx.now)
+    : { token: randomToken(12), attachments: [], expiresAt: ctx.now + UPLOAD_TTL_MS }
   if (!upload) return recordNotFound()
-  const contentType = (ctx.req.headers['content-type'] as string | undefined)?.split(';')[0]?.trim() || 'application/octet-stream'
+  const contentType =
+    (ctx.req.headers['content-type'] as string | undefined)?.split(';')[0]?.trim() ||
+    'application/octet-stream'
   const attachment: Attachment = {
     id: ctx.store.nextId('attachment'),
     fileName,
@@ -165,7 +181,26 @@ export function serveAttachmentContent(account: Account, contentToken: string): 
 }
 
 export const uploadRoutes: ApiRoute[] = [
-  { method: 'POST', path: '/api/v2/uploads', access: 'any-user', scope: 'tickets', rawBody: true, handle: createUpload },
-  { method: 'DELETE', path: '/api/v2/uploads/{token}', access: 'any-user', scope: 'tickets', handle: deleteUpload },
-  { method: 'GET', path: '/api/v2/attachments/:id', access: 'agent', scope: 'tickets', handle: showAttachment },
+  {
+    method: 'POST',
+    path: '/api/v2/uploads',
+    access: 'any-user',
+    scope: 'tickets',
+    rawBody: true,
+    handle: createUpload,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/v2/uploads/{token}',
+    access: 'any-user',
+    scope: 'tickets',
+    handle: deleteUpload,
+  },
+  {
+    method: 'GET',
+    path: '/api/v2/attachments/:id',
+    access: 'agent',
+    scope: 'tickets',
+    handle: showAttachment,
+  },
 ]

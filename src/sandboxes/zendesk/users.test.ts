@@ -18,8 +18,25 @@ describe('users', () => {
   it('shows /users/me with the Zendesk user shape', async () => {
     const me = await call(`${acme}/api/v2/users/me.json`, { auth: agent })
     expect(me.status).toBe(200)
-    expect(me.body.user).toMatchObject({ name: 'Alan Agent', email: AGENT, role: 'agent', active: true, verified: true, url: expect.stringContaining(`${acme}/api/v2/users/`) })
-    for (const key of ['id', 'created_at', 'updated_at', 'time_zone', 'locale', 'organization_id', 'tags', 'suspended', 'user_fields']) {
+    expect(me.body.user).toMatchObject({
+      name: 'Alan Agent',
+      email: AGENT,
+      role: 'agent',
+      active: true,
+      verified: true,
+      url: expect.stringContaining(`${acme}/api/v2/users/`),
+    })
+    for (const key of [
+      'id',
+      'created_at',
+      'updated_at',
+      'time_zone',
+      'locale',
+      'organization_id',
+      'tags',
+      'suspended',
+      'user_fields',
+    ]) {
       expect(me.body.user).toHaveProperty(key)
     }
   })
@@ -34,12 +51,19 @@ describe('users', () => {
   })
 
   it('creates (201), shows and updates (200) a user', async () => {
-    const created = await call(`${acme}/api/v2/users.json`, { auth: agent, json: { user: { name: 'Dee Dev', email: 'Dee@Example.test' } } })
+    const created = await call(`${acme}/api/v2/users.json`, {
+      auth: agent,
+      json: { user: { name: 'Dee Dev', email: 'Dee@Example.test' } },
+    })
     expect(created.status).toBe(201)
     expect(created.body.user).toMatchObject({ name: 'Dee Dev', email: 'dee@example.test', role: 'end-user' })
     const id = created.body.user.id
     expect((await call(`${acme}/api/v2/users/${id}`, { auth: agent })).body.user.id).toBe(id)
-    const updated = await call(`${acme}/api/v2/users/${id}.json`, { method: 'PUT', auth: agent, json: { user: { phone: '+15551234567', tags: ['vip'] } } })
+    const updated = await call(`${acme}/api/v2/users/${id}.json`, {
+      method: 'PUT',
+      auth: agent,
+      json: { user: { phone: '+15551234567', tags: ['vip'] } },
+    })
     expect(updated.status).toBe(200)
     expect(updated.body.user).toMatchObject({ phone: '+15551234567', tags: ['vip'] })
   })
@@ -57,14 +81,25 @@ describe('users', () => {
   })
 
   it('words a duplicate email as Zendesk does', async () => {
-    const response = await call(`${acme}/api/v2/users`, { auth: admin, json: { user: { name: 'Again', email: AGENT } } })
-    expect(response.body.details.email[0].description).toBe(`Email: ${AGENT} is already being used by another user`)
+    const response = await call(`${acme}/api/v2/users`, {
+      auth: admin,
+      json: { user: { name: 'Again', email: AGENT } },
+    })
+    expect(response.body.details.email[0].description).toBe(
+      `Email: ${AGENT} is already being used by another user`,
+    )
   })
 
   it('lets only admins create agents or change roles', async () => {
-    const byAgent = await call(`${acme}/api/v2/users`, { auth: agent, json: { user: { name: 'New Agent', email: 'na@acme.test', role: 'agent' } } })
+    const byAgent = await call(`${acme}/api/v2/users`, {
+      auth: agent,
+      json: { user: { name: 'New Agent', email: 'na@acme.test', role: 'agent' } },
+    })
     expect(byAgent.status).toBe(403)
-    const byAdmin = await call(`${acme}/api/v2/users`, { auth: admin, json: { user: { name: 'New Agent', email: 'na@acme.test', role: 'agent' } } })
+    const byAdmin = await call(`${acme}/api/v2/users`, {
+      auth: admin,
+      json: { user: { name: 'New Agent', email: 'na@acme.test', role: 'agent' } },
+    })
     expect(byAdmin.status).toBe(201)
   })
 
@@ -81,7 +116,11 @@ describe('organizations', () => {
     expect(list.status).toBe(200)
     expect(list.body).toMatchObject({ count: 2, next_page: null, previous_page: null })
     const first = list.body.organizations[0]
-    expect(first).toMatchObject({ name: 'Initech', domain_names: ['initech.test'], url: `${acme}/api/v2/organizations/${first.id}.json` })
+    expect(first).toMatchObject({
+      name: 'Initech',
+      domain_names: ['initech.test'],
+      url: `${acme}/api/v2/organizations/${first.id}.json`,
+    })
     const shown = await call(`${acme}/api/v2/organizations/${first.id}`, { auth: agent })
     expect(shown.body.organization.id).toBe(first.id)
     expect((await call(`${acme}/api/v2/organizations/1`, { auth: agent })).status).toBe(404)
@@ -89,7 +128,9 @@ describe('organizations', () => {
 })
 
 describe('users: show_many and search', () => {
-  const idOf = async (email: string) => (await call(`${acme}/api/v2/users/search.json?query=${encodeURIComponent(email)}`, { auth: agent })).body.users[0].id as number
+  const idOf = async (email: string) =>
+    (await call(`${acme}/api/v2/users/search.json?query=${encodeURIComponent(email)}`, { auth: agent })).body
+      .users[0].id as number
 
   it('shows many users by id, in id order, leaving out unknown ids', async () => {
     const [a, b] = [await idOf(AGENT), await idOf(ADMIN)]
@@ -99,8 +140,13 @@ describe('users: show_many and search', () => {
   })
 
   it('shows many users by external id', async () => {
-    const created = await call(`${acme}/api/v2/users.json`, { auth: agent, json: { user: { name: 'Ext Ernal', email: 'ext@example.test', external_id: 'crm-42' } } })
-    const many = await call(`${acme}/api/v2/users/show_many.json?external_ids=crm-42,crm-nope`, { auth: agent })
+    const created = await call(`${acme}/api/v2/users.json`, {
+      auth: agent,
+      json: { user: { name: 'Ext Ernal', email: 'ext@example.test', external_id: 'crm-42' } },
+    })
+    const many = await call(`${acme}/api/v2/users/show_many.json?external_ids=crm-42,crm-nope`, {
+      auth: agent,
+    })
     expect(many.body.users.map((u: { id: number }) => u.id)).toEqual([created.body.user.id])
   })
 
@@ -112,7 +158,9 @@ describe('users: show_many and search', () => {
     expect(byDomain.body.users.length).toBeGreaterThanOrEqual(3)
     const byExternal = await call(`${acme}/api/v2/users/search.json?external_id=crm-42`, { auth: agent })
     expect(byExternal.body.users.map((u: { email: string }) => u.email)).toEqual(['ext@example.test'])
-    expect((await call(`${acme}/api/v2/users/search.json?external_id=crm-4`, { auth: agent })).body.users).toEqual([])
+    expect(
+      (await call(`${acme}/api/v2/users/search.json?external_id=crm-4`, { auth: agent })).body.users,
+    ).toEqual([])
   })
 
   it.each([

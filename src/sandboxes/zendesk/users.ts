@@ -28,7 +28,8 @@ function listUsers(ctx: ApiContext): SandboxResponse {
   const roles = [...query.getAll('role'), ...query.getAll('role[]')]
   const externalId = query.get('external_id')
   const users = [...ctx.account.users.values()].filter(
-    (u) => (roles.length === 0 || roles.includes(u.role)) && (externalId === null || u.externalId === externalId),
+    (u) =>
+      (roles.length === 0 || roles.includes(u.role)) && (externalId === null || u.externalId === externalId),
   )
   return usersPage(ctx, users, query.get('sort_order') === 'desc')
 }
@@ -49,7 +50,12 @@ const SHOW_MANY_LIMIT = 100
 
 function showMany(ctx: ApiContext): SandboxResponse {
   const { query } = ctx.req
-  const list = (name: string) => (query.get(name) ?? '').split(',').map((v) => v.trim()).filter(Boolean).slice(0, SHOW_MANY_LIMIT)
+  const list = (name: string) =>
+    (query.get(name) ?? '')
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean)
+      .slice(0, SHOW_MANY_LIMIT)
   const ids = new Set(list('ids').map(Number))
   const externalIds = new Set(list('external_ids'))
   if (ids.size === 0 && externalIds.size === 0) return missingParameter('ids')
@@ -69,8 +75,13 @@ function searchUsers(ctx: ApiContext): SandboxResponse {
   const text = query.get('query')?.trim().toLowerCase()
   const externalId = query.get('external_id')
   if (!text && externalId === null) return missingParameter('query')
-  const matches = (u: User) => [u.name, u.email, u.phone, u.externalId].some((field) => typeof field === 'string' && field.toLowerCase().includes(text!))
-  const users = [...ctx.account.users.values()].filter((u) => (externalId === null || u.externalId === externalId) && (!text || matches(u)))
+  const matches = (u: User) =>
+    [u.name, u.email, u.phone, u.externalId].some(
+      (field) => typeof field === 'string' && field.toLowerCase().includes(text!),
+    )
+  const users = [...ctx.account.users.values()].filter(
+    (u) => (externalId === null || u.externalId === externalId) && (!text || matches(u)),
+  )
   return usersPage(ctx, users, false)
 }
 
@@ -102,13 +113,16 @@ function parseUserFields(
   if ('email' in input && input.email !== null && input.email !== undefined) {
     const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : ''
     const owner = [...account.users.values()].find((u) => u.email === email)
-    if (!EMAIL_PATTERN.test(email)) errors.add('email', `Email: ${email} is not properly formatted`, 'InvalidFormat')
+    if (!EMAIL_PATTERN.test(email))
+      errors.add('email', `Email: ${email} is not properly formatted`, 'InvalidFormat')
     // Wording captured in cloudbees zendesk-java-client #91.
-    else if (owner && owner.id !== existing?.id) errors.add('email', `Email: ${email} is already being used by another user`, 'DuplicateValue')
+    else if (owner && owner.id !== existing?.id)
+      errors.add('email', `Email: ${email} is already being used by another user`, 'DuplicateValue')
     else changes.email = email
   }
   if ('role' in input) {
-    if (typeof input.role === 'string' && (ROLES as readonly string[]).includes(input.role)) changes.role = input.role as Role
+    if (typeof input.role === 'string' && (ROLES as readonly string[]).includes(input.role))
+      changes.role = input.role as Role
     else errors.add('role', `Role: ${String(input.role)} is not valid`, 'InvalidValue')
   }
   if ('organization_id' in input) {
@@ -119,7 +133,8 @@ function parseUserFields(
   }
   const text = (key: string) => (typeof input[key] === 'string' ? (input[key] as string) : undefined)
   if (text('phone') !== undefined) changes.phone = text('phone')
-  if ('external_id' in input) changes.externalId = input.external_id === null ? null : String(input.external_id)
+  if ('external_id' in input)
+    changes.externalId = input.external_id === null ? null : String(input.external_id)
   if (text('time_zone') !== undefined) changes.timeZone = text('time_zone')
   if (text('locale') !== undefined) changes.locale = text('locale')
   if (text('notes') !== undefined) changes.notes = text('notes')
@@ -146,7 +161,11 @@ function create(ctx: ApiContext): SandboxResponse {
   if (!errors.empty) return errors.response()
   const role = fields.role ?? 'end-user'
   if (role !== 'end-user' && ctx.user.role !== 'admin') return forbidden()
-  const user = ctx.store.addUser(ctx.account, { ...fields, name: fields.name as string, email: fields.email ?? '', role }, ctx.now)
+  const user = ctx.store.addUser(
+    ctx.account,
+    { ...fields, name: fields.name as string, email: fields.email ?? '', role },
+    ctx.now,
+  )
   return jsonResponse(201, { user: userJson(user, ctx.base) })
 }
 
@@ -166,7 +185,14 @@ function update(ctx: ApiContext): SandboxResponse {
 }
 
 export const userRoutes: ApiRoute[] = [
-  { method: 'GET', path: '/api/v2/users/me', access: 'any-user', scope: null, handle: me, anonymous: meAnonymous },
+  {
+    method: 'GET',
+    path: '/api/v2/users/me',
+    access: 'any-user',
+    scope: null,
+    handle: me,
+    anonymous: meAnonymous,
+  },
   { method: 'GET', path: '/api/v2/users', access: 'agent', scope: 'users', handle: listUsers },
   { method: 'POST', path: '/api/v2/users', access: 'agent', scope: 'users', handle: create },
   { method: 'GET', path: '/api/v2/users/show_many', access: 'agent', scope: 'users', handle: showMany },

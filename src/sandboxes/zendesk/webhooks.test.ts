@@ -33,7 +33,11 @@ describe('webhooks', () => {
     const shown = await call(`${hooks}/${webhook.id}`, { auth })
     expect(shown.body.webhook.id).toBe(webhook.id)
 
-    const replaced = await call(`${hooks}/${webhook.id}`, { method: 'PUT', auth, json: { webhook: { ...HOOK, name: 'Renamed' } } })
+    const replaced = await call(`${hooks}/${webhook.id}`, {
+      method: 'PUT',
+      auth,
+      json: { webhook: { ...HOOK, name: 'Renamed' } },
+    })
     expect(replaced.status).toBe(204)
     const patched = await call(`${hooks}/${webhook.id}`, {
       method: 'PATCH',
@@ -42,7 +46,10 @@ describe('webhooks', () => {
       headers: { 'content-type': 'application/merge-patch+json' },
     })
     expect(patched.status).toBe(204)
-    expect((await call(`${hooks}/${webhook.id}.json`, { auth })).body.webhook).toMatchObject({ name: 'Renamed', status: 'inactive' })
+    expect((await call(`${hooks}/${webhook.id}.json`, { auth })).body.webhook).toMatchObject({
+      name: 'Renamed',
+      status: 'inactive',
+    })
 
     const list = await call(`${hooks}?filter[name_contains]=renam`, { auth })
     expect(list.body.webhooks.map((w: { id: string }) => w.id)).toEqual([webhook.id])
@@ -74,6 +81,8 @@ describe('webhooks', () => {
   ])('answers 400 for %s', async (_, webhook, pointer) => {
     const response = await call(hooks, { auth, json: { webhook } })
     expect(response.status).toBe(400)
-    expect(response.body.errors).toContainEqual(expect.objectContaining({ code: 'InvalidInput', source: { pointer } }))
+    expect(response.body.errors).toContainEqual(
+      expect.objectContaining({ code: 'InvalidInput', source: { pointer } }),
+    )
   })
 })

@@ -29,7 +29,9 @@ function webhookErrors(status: number, errors: WebhookError[]): SandboxResponse 
 }
 
 function notFound(id: string): SandboxResponse {
-  return webhookErrors(404, [{ code: 'RecordNotFound', title: 'Not Found', detail: `Webhook ${id} not found` }])
+  return webhookErrors(404, [
+    { code: 'RecordNotFound', title: 'Not Found', detail: `Webhook ${id} not found` },
+  ])
 }
 
 export function newSigningSecret(): string {
@@ -55,21 +57,40 @@ function webhookJson(webhook: Webhook): Record<string, unknown> {
   }
   // Credentials are write-only: the type is shown, never the data.
   if (webhook.authentication) {
-    body.authentication = { type: webhook.authentication.type, add_position: webhook.authentication.add_position ?? 'header' }
+    body.authentication = {
+      type: webhook.authentication.type,
+      add_position: webhook.authentication.add_position ?? 'header',
+    }
   }
   return body
 }
 
 type WebhookFields = Pick<
   Webhook,
-  'name' | 'description' | 'endpoint' | 'httpMethod' | 'requestFormat' | 'status' | 'subscriptions' | 'authentication' | 'customHeaders' | 'externalSource'
+  | 'name'
+  | 'description'
+  | 'endpoint'
+  | 'httpMethod'
+  | 'requestFormat'
+  | 'status'
+  | 'subscriptions'
+  | 'authentication'
+  | 'customHeaders'
+  | 'externalSource'
 >
 
 /** Validates a complete webhook (create, PUT, or PATCH after merging). */
-function validate(input: Record<string, unknown>): { ok: true; fields: WebhookFields } | { ok: false; errors: WebhookError[] } {
+function validate(
+  input: Record<string, unknown>,
+): { ok: true; fields: WebhookFields } | { ok: false; errors: WebhookError[] } {
   const errors: WebhookError[] = []
   const bad = (field: string, detail: string) =>
-    errors.push({ code: 'InvalidInput', title: 'Invalid input', detail, source: { pointer: `/webhook/${field}` } })
+    errors.push({
+      code: 'InvalidInput',
+      title: 'Invalid input',
+      detail,
+      source: { pointer: `/webhook/${field}` },
+    })
   const name = typeof input.name === 'string' ? input.name.trim() : ''
   if (!name) bad('name', 'name is required')
   let endpoint = ''
@@ -81,20 +102,27 @@ function validate(input: Record<string, unknown>): { ok: true; fields: WebhookFi
     bad('endpoint', 'endpoint must be an absolute http(s) URL')
   }
   const httpMethod = typeof input.http_method === 'string' ? input.http_method.toUpperCase() : ''
-  if (!HTTP_METHODS.includes(httpMethod)) bad('http_method', `http_method must be one of ${HTTP_METHODS.join(', ')}`)
+  if (!HTTP_METHODS.includes(httpMethod))
+    bad('http_method', `http_method must be one of ${HTTP_METHODS.join(', ')}`)
   const requestFormat = typeof input.request_format === 'string' ? input.request_format : ''
-  if (!REQUEST_FORMATS.includes(requestFormat)) bad('request_format', `request_format must be one of ${REQUEST_FORMATS.join(', ')}`)
+  if (!REQUEST_FORMATS.includes(requestFormat))
+    bad('request_format', `request_format must be one of ${REQUEST_FORMATS.join(', ')}`)
   const status = input.status ?? 'active'
-  if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status)) bad('status', 'status must be active or inactive')
+  if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status))
+    bad('status', 'status must be active or inactive')
   const subscriptions = input.subscriptions ?? []
   if (!Array.isArray(subscriptions) || !subscriptions.every((s) => typeof s === 'string')) {
     bad('subscriptions', 'subscriptions must be an array of strings')
-  } else if (subscriptions.some((s: string) => s.startsWith(EVENT_SUBSCRIPTION_PREFIX)) && (httpMethod !== 'POST' || requestFormat !== 'json')) {
+  } else if (
+    subscriptions.some((s: string) => s.startsWith(EVENT_SUBSCRIPTION_PREFIX)) &&
+    (httpMethod !== 'POST' || requestFormat !== 'json')
+  ) {
     // Z-WHAPI: event subscriptions require POST and json.
     bad('subscriptions', 'webhooks subscribed to events must use http_method POST and request_format json')
   }
   const authentication = input.authentication ?? null
-  if (authentication !== null && !isRecord(authentication)) bad('authentication', 'authentication must be an object')
+  if (authentication !== null && !isRecord(authentication))
+    bad('authentication', 'authentication must be an object')
   const customHeaders = input.custom_headers ?? {}
   if (!isRecord(customHeaders)) bad('custom_headers', 'custom_headers must be an object')
   if (errors.length > 0) return { ok: false, errors }
@@ -109,7 +137,9 @@ function validate(input: Record<string, unknown>): { ok: true; fields: WebhookFi
       status: status as Webhook['status'],
       subscriptions: subscriptions as string[],
       authentication: authentication as Webhook['authentication'],
-      customHeaders: Object.fromEntries(Object.entries(customHeaders as Record<string, unknown>).map(([k, v]) => [k, String(v)])),
+      customHeaders: Object.fromEntries(
+        Object.entries(customHeaders as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+      ),
       externalSource: isRecord(input.external_source) ? input.external_source : null,
     },
   }
@@ -119,7 +149,8 @@ function webhookRoot(ctx: ApiContext): Record<string, unknown> | undefined {
   return isRecord(ctx.body) && isRecord(ctx.body.webhook) ? ctx.body.webhook : undefined
 }
 
-const missingRoot = () => webhookErrors(400, [{ code: 'InvalidInput', title: 'Invalid input', detail: 'webhook object is required' }])
+const missingRoot = () =>
+  webhookErrors(400, [{ code: 'InvalidInput', title: 'Invalid input', detail: 'webhook object is required' }])
 
 /** The request-shaped view of a stored webhook, for PATCH merging. */
 function asInput(webhook: Webhook): Record<string, unknown> {
@@ -143,7 +174,10 @@ function list(ctx: ApiContext): SandboxResponse {
   const status = query.get('filter[status]')
   const sort = query.get('sort') ?? 'name'
   const field = sort.replace(/^-/, '') === 'status' ? 'status' : 'name'
-  const ordering: Ordering<Webhook> = { key: (w) => [field === 'status' ? w.status : w.name.toLowerCase(), w.id], descending: sort.startsWith('-') }
+  const ordering: Ordering<Webhook> = {
+    key: (w) => [field === 'status' ? w.status : w.name.toLowerCase(), w.id],
+    descending: sort.startsWith('-'),
+  }
   const webhooks = [...ctx.account.webhooks.values()].filter(
     (w) => (!nameContains || w.name.toLowerCase().includes(nameContains)) && (!status || w.status === status),
   )
@@ -158,7 +192,10 @@ function create(ctx: ApiContext): SandboxResponse {
   if (!input) return missingRoot()
   const result = validate(input)
   if (!result.ok) return webhookErrors(400, result.errors)
-  const requested = isRecord(input.signing_secret) && typeof input.signing_secret.secret === 'string' ? input.signing_secret.secret : null
+  const requested =
+    isRecord(input.signing_secret) && typeof input.signing_secret.secret === 'string'
+      ? input.signing_secret.secret
+      : null
   const webhook: Webhook = {
     ...result.fields,
     id: ulid(ctx.now),
@@ -202,8 +239,20 @@ export const webhookRoutes: ApiRoute[] = [
     scope: 'webhooks',
     handle: (ctx) => withWebhook(ctx, (w) => jsonResponse(200, { webhook: webhookJson(w) })),
   },
-  { method: 'PUT', path: '/api/v2/webhooks/{webhook_id}', access: 'admin', scope: 'webhooks', handle: (ctx) => replace(ctx, false) },
-  { method: 'PATCH', path: '/api/v2/webhooks/{webhook_id}', access: 'admin', scope: 'webhooks', handle: (ctx) => replace(ctx, true) },
+  {
+    method: 'PUT',
+    path: '/api/v2/webhooks/{webhook_id}',
+    access: 'admin',
+    scope: 'webhooks',
+    handle: (ctx) => replace(ctx, false),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/v2/webhooks/{webhook_id}',
+    access: 'admin',
+    scope: 'webhooks',
+    handle: (ctx) => replace(ctx, true),
+  },
   {
     method: 'DELETE',
     path: '/api/v2/webhooks/{webhook_id}',
@@ -220,7 +269,10 @@ export const webhookRoutes: ApiRoute[] = [
     path: '/api/v2/webhooks/{webhook_id}/signing_secret',
     access: 'admin',
     scope: 'webhooks',
-    handle: (ctx) => withWebhook(ctx, (w) => jsonResponse(200, { signing_secret: { algorithm: 'sha256', secret: w.signingSecret } })),
+    handle: (ctx) =>
+      withWebhook(ctx, (w) =>
+        jsonResponse(200, { signing_secret: { algorithm: 'sha256', secret: w.signingSecret } }),
+      ),
   },
   {
     // Reset: a new secret replaces the old one at once [UNV: 201 as for other creations].

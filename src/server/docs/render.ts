@@ -19,11 +19,18 @@ const PAGE_PATH = /^[a-z0-9-]+(?:\/[a-z0-9-]+)*\.md$/
 export function headingSlug(text: string): string {
   const id = /\s—\s([a-z]+\.[a-z0-9_]+)$/.exec(text.trim())?.[1]
   if (id) return id
-  return text.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-')
 }
 
 // html: false, so any HTML written in a page is shown as text, never run.
-const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(anchor, { slugify: headingSlug, tabIndex: false })
+const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(anchor, {
+  slugify: headingSlug,
+  tabIndex: false,
+})
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -48,7 +55,8 @@ ${body}
 `
 }
 
-const titleOf = (source: string, fallback: string) => /^#\s+(.+)$/m.exec(source)?.[1]?.replace(/`/g, '').trim() ?? fallback
+const titleOf = (source: string, fallback: string) =>
+  /^#\s+(.+)$/m.exec(source)?.[1]?.replace(/`/g, '').trim() ?? fallback
 
 /** The page at `rel` (such as `platforms/trello.md`) as HTML, or null when there is no such page. */
 export function renderPage(rel: string, root = DOCS_DIR): string | null {
@@ -61,13 +69,22 @@ export function renderPage(rel: string, root = DOCS_DIR): string | null {
 
 /** Every page, grouped by folder, with its title: what /docs lists. */
 export function renderIndex(root = DOCS_DIR): string {
-  const pages = listPages(root).map((rel) => ({ rel, title: titleOf(fs.readFileSync(path.join(root, rel), 'utf8'), rel) }))
-  const items = pages.map((p) => `<li><a href="/docs/${p.rel}">${escapeHtml(p.title)}</a> <span class="muted">${escapeHtml(p.rel)}</span></li>`).join('\n')
+  const pages = listPages(root).map((rel) => ({
+    rel,
+    title: titleOf(fs.readFileSync(path.join(root, rel), 'utf8'), rel),
+  }))
+  const items = pages
+    .map(
+      (p) =>
+        `<li><a href="/docs/${p.rel}">${escapeHtml(p.title)}</a> <span class="muted">${escapeHtml(p.rel)}</span></li>`,
+    )
+    .join('\n')
   return page('Docs', `<h1>Switchyard docs</h1>\n<ul class="docs-index">\n${items}\n</ul>`)
 }
 
 function listPages(root: string, dir = ''): string[] {
-  return fs.readdirSync(path.join(root, dir), { withFileTypes: true })
+  return fs
+    .readdirSync(path.join(root, dir), { withFileTypes: true })
     .sort((a, b) => Number(a.isDirectory()) - Number(b.isDirectory()) || a.name.localeCompare(b.name))
     .flatMap((entry) => {
       const rel = dir ? `${dir}/${entry.name}` : entry.name

@@ -19,7 +19,11 @@ export function docsRoutes(app: FastifyInstance) {
     reply.header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(body)
 
   app.get(DOCS_STYLESHEET_PATH, async (_request, reply) =>
-    reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(DOCS_STYLESHEET))
+    reply
+      .header('content-type', 'text/css; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .send(DOCS_STYLESHEET),
+  )
   app.get('/docs', async (_request, reply) => sendHtml(reply, once('', renderIndex)!))
   app.get('/docs/*', async (request, reply) => {
     const rel = (request.params as { '*': string })['*']

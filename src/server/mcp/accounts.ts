@@ -11,7 +11,9 @@ export async function accountsOf(integrations: Integrations, userId: string): Pr
   const rows = (await integrations.list(userId)).filter((row) => row.status !== 'disconnected')
   const accounts: Accounts = new Map()
   for (const row of rows) {
-    const named = rows.filter((other) => other.platform === row.platform && other.account_name === row.account_name)
+    const named = rows.filter(
+      (other) => other.platform === row.platform && other.account_name === row.account_name,
+    )
     const list = accounts.get(row.platform) ?? []
     list.push(named.length > 1 ? row.id : row.account_name)
     accounts.set(row.platform, list)

@@ -10,11 +10,20 @@ import { errorResult, successResult } from './results.ts'
 // run with its timeline, so a model can start work and follow it.
 
 const ListAgents = z.object({}).strict()
-const StartRun = z.object({
-  agent: z.string().min(1, 'give the agent\'s id or name').describe('The agent to start, by id or by name'),
-  inputs: z.record(z.string(), z.unknown()).default({}).describe('Values for the agent\'s input variables, by name'),
-}).strict()
-const GetRun = z.object({ run_id: z.string().min(1, 'give the run id that start_agent_run returned').describe('The run to read') }).strict()
+const StartRun = z
+  .object({
+    agent: z.string().min(1, "give the agent's id or name").describe('The agent to start, by id or by name'),
+    inputs: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("Values for the agent's input variables, by name"),
+  })
+  .strict()
+const GetRun = z
+  .object({
+    run_id: z.string().min(1, 'give the run id that start_agent_run returned').describe('The run to read'),
+  })
+  .strict()
 
 const schemaOf = (schema: z.ZodType) => {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>
@@ -30,22 +39,31 @@ export const AGENT_TOOLS: Tool[] = [
   {
     name: 'list_agents',
     title: 'List agents',
-    description: 'The caller\'s agents: id, name, description, kind, version and their input variables (name, type, required).',
+    description:
+      "The caller's agents: id, name, description, kind, version and their input variables (name, type, required).",
     inputSchema: schemaOf(ListAgents),
     annotations: { title: 'List agents', ...read },
   },
   {
     name: 'start_agent_run',
     title: 'Start an agent run',
-    description: 'Starts an agent with values for its input variables and returns the queued run; read it with get_run to follow it.',
+    description:
+      'Starts an agent with values for its input variables and returns the queued run; read it with get_run to follow it.',
     inputSchema: schemaOf(StartRun),
     // Starting an agent runs its steps, which may write to the platforms.
-    annotations: { title: 'Start an agent run', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    annotations: {
+      title: 'Start an agent run',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
   },
   {
     name: 'get_run',
     title: 'Read a run',
-    description: 'A run with its status, inputs, result or error, and its timeline: each step\'s tool, input, output or error and attempts.',
+    description:
+      "A run with its status, inputs, result or error, and its timeline: each step's tool, input, output or error and attempts.",
     inputSchema: schemaOf(GetRun),
     annotations: { title: 'Read a run', ...read },
   },
@@ -62,18 +80,37 @@ export function agentToolsFor(caller: McpCaller): Tool[] {
   return caller.runId ? AGENT_TOOLS.filter((t) => t.name === 'get_run') : AGENT_TOOLS
 }
 
-export async function callAgentTool(services: Services, caller: McpCaller, name: string, args: unknown): Promise<CallToolResult> {
+export async function callAgentTool(
+  services: Services,
+  caller: McpCaller,
+  name: string,
+  args: unknown,
+): Promise<CallToolResult> {
   try {
-    if (!agentToolsFor(caller).some((t) => t.name === name)) throw new AppError('forbidden', 'a run token can only call tool steps and read its own run')
+    if (!agentToolsFor(caller).some((t) => t.name === name))
+      throw new AppError('forbidden', 'a run token can only call tool steps and read its own run')
     switch (name) {
       case 'list_agents': {
         parseOrThrow(ListAgents, args)
         const agents = await services.agents.list(caller.user.id)
-        return successResult(plain({ agents: agents.map((a) => ({ id: a.id, name: a.name, description: a.description, kind: a.kind, version: a.version, inputs: a.inputs })) }))
+        return successResult(
+          plain({
+            agents: agents.map((a) => ({
+              id: a.id,
+              name: a.name,
+              description: a.description,
+              kind: a.kind,
+              version: a.version,
+              inputs: a.inputs,
+            })),
+          }),
+        )
       }
       case 'start_agent_run': {
         const { agent, inputs } = parseOrThrow(StartRun, args)
-        const found = (await services.agents.list(caller.user.id)).find((a) => a.id === agent || a.name === agent)
+        const found = (await services.agents.list(caller.user.id)).find(
+          (a) => a.id === agent || a.name === agent,
+        )
         if (!found) throw notFound(`agent ${agent}`)
         return successResult(plain(await services.runs.start(caller.user, found.id, inputs, 'api')))
       }

@@ -40,13 +40,23 @@ const CREDENTIAL_PARAM = /token|key|auth|secret|password|bearer|session/i
  * it, and URLs end up in logs, proxies and browser history), and never the web app's session cookie
  * (a browser page must not be able to drive tools with a signed-in person's cookie).
  */
-export async function authenticateMcp(request: FastifyRequest, reply: FastifyReply, resolvers: BearerResolver[]): Promise<McpCaller> {
+export async function authenticateMcp(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  resolvers: BearerResolver[],
+): Promise<McpCaller> {
   const query = new URL(request.url, 'http://switchyard.invalid').searchParams
   for (const [name, value] of query) {
     if (CREDENTIAL_PARAM.test(name) || /^sy_/.test(value)) {
-      throw new AppError('invalid_input', 'never put a credential in the URL; send it as "Authorization: Bearer <API key>". If that was a real key, delete it and create a new one: URLs are logged.', {
-        errors: [{ field: `query.${name}`, message: 'credentials are only accepted in the Authorization header' }],
-      })
+      throw new AppError(
+        'invalid_input',
+        'never put a credential in the URL; send it as "Authorization: Bearer <API key>". If that was a real key, delete it and create a new one: URLs are logged.',
+        {
+          errors: [
+            { field: `query.${name}`, message: 'credentials are only accepted in the Authorization header' },
+          ],
+        },
+      )
     }
   }
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')
@@ -57,6 +67,12 @@ export async function authenticateMcp(request: FastifyRequest, reply: FastifyRep
     }
   }
   // RFC 6750: a bearer-protected resource says so; no resource metadata, as there is no OAuth server here.
-  reply.header('www-authenticate', match ? 'Bearer realm="switchyard", error="invalid_token"' : 'Bearer realm="switchyard"')
-  throw new AppError('unauthenticated', match ? 'the API key is not valid' : 'send an API key as "Authorization: Bearer sy_…"')
+  reply.header(
+    'www-authenticate',
+    match ? 'Bearer realm="switchyard", error="invalid_token"' : 'Bearer realm="switchyard"',
+  )
+  throw new AppError(
+    'unauthenticated',
+    match ? 'the API key is not valid' : 'send an API key as "Authorization: Bearer sy_…"',
+  )
 }

@@ -34,7 +34,12 @@ export interface StepTool {
   name: string
   registered: RegisteredTool
   /** The listing without the caller's accounts (the `integration` argument is added per caller). */
-  base: Omit<Tool, 'inputSchema'> & { inputSchema: { type: 'object'; properties: Record<string, object>; required?: string[] } & Record<string, unknown> }
+  base: Omit<Tool, 'inputSchema'> & {
+    inputSchema: { type: 'object'; properties: Record<string, object>; required?: string[] } & Record<
+      string,
+      unknown
+    >
+  }
 }
 
 /** Every step of every platform as an MCP tool, in the catalogue's fixed order; built once per process. */
@@ -46,12 +51,21 @@ export class McpCatalog {
     this.steps = registry.list().map((entry) => {
       const registered = registry.get(entry.id)!
       const name = toolNameOf(entry.id)
-      if (!TOOL_NAME.test(name) || name === SEARCH_TOOL) throw new Error(`step ${entry.id} has no valid MCP tool name (${name})`)
-      if (this.byName.has(name)) throw new Error(`steps ${this.byName.get(name)!.registered.entry.id} and ${entry.id} share the MCP name ${name}`)
+      if (!TOOL_NAME.test(name) || name === SEARCH_TOOL)
+        throw new Error(`step ${entry.id} has no valid MCP tool name (${name})`)
+      if (this.byName.has(name))
+        throw new Error(
+          `steps ${this.byName.get(name)!.registered.entry.id} and ${entry.id} share the MCP name ${name}`,
+        )
       const input = withoutDialect(entry.inputSchema)
       const properties = (input.properties ?? {}) as Record<string, object>
-      if (INTEGRATION_ARG in properties) throw new Error(`step ${entry.id} declares an input named "${INTEGRATION_ARG}", which MCP uses for the account`)
-      const title = entry.title.startsWith(registered.platform.title) ? entry.title : `${registered.platform.title}: ${entry.title}`
+      if (INTEGRATION_ARG in properties)
+        throw new Error(
+          `step ${entry.id} declares an input named "${INTEGRATION_ARG}", which MCP uses for the account`,
+        )
+      const title = entry.title.startsWith(registered.platform.title)
+        ? entry.title
+        : `${registered.platform.title}: ${entry.title}`
       const step: StepTool = {
         name,
         registered,

@@ -22,7 +22,8 @@ export class ListChanges {
   constructor(private readonly services: Services) {
     services.store.changes.subscribe((kind, id) => {
       if (kind === 'integration') for (const watcher of this.watchers) watcher.check()
-      if (kind === 'api_key') for (const watcher of this.watchers) if (watcher.keyId === id) watcher.revoked?.()
+      if (kind === 'api_key')
+        for (const watcher of this.watchers) if (watcher.keyId === id) watcher.revoked?.()
     })
   }
 
@@ -30,7 +31,11 @@ export class ListChanges {
    * Calls `changed` whenever the user's listing differs from the one it had when watching began, and
    * `revoked` when the API key the stream was opened with is deleted (or its user removed), on any instance.
    */
-  async watch(userId: string, changed: () => void, key?: { id: string; stillValid: () => Promise<boolean>; revoked: () => void }): Promise<() => void> {
+  async watch(
+    userId: string,
+    changed: () => void,
+    key?: { id: string; stillValid: () => Promise<boolean>; revoked: () => void },
+  ): Promise<() => void> {
     const current = async () => fingerprintOf(await accountsOf(this.services.integrations, userId))
     let last = await current()
     let running: Promise<void> | undefined
@@ -50,13 +55,21 @@ export class ListChanges {
               changed()
             }
           } while (again)
-        })().finally(() => { running = undefined })
+        })().finally(() => {
+          running = undefined
+        })
       },
     }
     if (key) {
       watcher.keyId = key.id
       // Announced for the key's user as a whole too (a plan change): end the stream only if the key is gone.
-      watcher.revoked = () => void key.stillValid().then((valid) => { if (!valid) key.revoked() }, () => {})
+      watcher.revoked = () =>
+        void key.stillValid().then(
+          (valid) => {
+            if (!valid) key.revoked()
+          },
+          () => {},
+        )
     }
     this.watchers.add(watcher)
     const timer = setInterval(() => watcher.check(), RECHECK_MS)

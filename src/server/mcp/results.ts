@@ -7,7 +7,10 @@ export const PROBLEM_META = 'dev.switchyard/problem'
 
 export function successResult(output: unknown): CallToolResult {
   // Every step's output schema is an object, which is what structuredContent must be.
-  return { content: [{ type: 'text', text: JSON.stringify(output, null, 2) }], structuredContent: output as Record<string, unknown> }
+  return {
+    content: [{ type: 'text', text: JSON.stringify(output, null, 2) }],
+    structuredContent: output as Record<string, unknown>,
+  }
 }
 
 /**

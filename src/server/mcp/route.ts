@@ -49,15 +49,29 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
 
     const open = async (request: FastifyRequest, reply: FastifyReply) => {
       const caller = await authenticateMcp(request, reply, resolvers)
-      const server = createMcpServer({ services, catalog, caller, log: request.log, pageSize: options.pageSize })
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+      const server = createMcpServer({
+        services,
+        catalog,
+        caller,
+        log: request.log,
+        pageSize: options.pageSize,
+      })
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      })
       await server.connect(transport)
       const close = () => void server.close().catch(() => {})
       return { caller, server, transport, close }
     }
 
     scope.post(MCP_PATH, async (request, reply) => {
-      if (request.body === NOT_JSON) return reply.status(400).send({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null })
+      if (request.body === NOT_JSON)
+        return reply.status(400).send({
+          jsonrpc: '2.0',
+          error: { code: -32700, message: 'Parse error: the body is not valid JSON' },
+          id: null,
+        })
       const { transport, close } = await open(request, reply)
       whenGone(request, reply, close)
       return reply.send(await transport.handleRequest(webRequest(request), { parsedBody: request.body }))
@@ -85,16 +99,36 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
       // A stream opened with an API key ends when that key is deleted: it must not outlive the credential.
       const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
       const keyId = caller.agentId.startsWith('key:') ? caller.agentId.slice('key:'.length) : undefined
-      const key = keyId && bearer ? { id: keyId, stillValid: async () => (await services.users.authenticateKey(bearer)) !== undefined, revoked: () => void end() } : undefined
-      const stop = await listChanges.watch(caller.user.id, () => void server.sendToolListChanged().catch(() => {}), key)
+      const key =
+        keyId && bearer
+          ? {
+              id: keyId,
+              stillValid: async () => (await services.users.authenticateKey(bearer)) !== undefined,
+              revoked: () => void end(),
+            }
+          : undefined
+      const stop = await listChanges.watch(
+        caller.user.id,
+        () => void server.sendToolListChanged().catch(() => {}),
+        key,
+      )
       if (gone) stop()
       else unwatch = stop
-      return reply.send(new Response(openedAtOnce(response.body!), { status: response.status, headers: response.headers }))
+      return reply.send(
+        new Response(openedAtOnce(response.body!), { status: response.status, headers: response.headers }),
+      )
     })
 
     scope.delete(MCP_PATH, async (request, reply) => {
       await authenticateMcp(request, reply, resolvers)
-      return reply.status(405).header('allow', 'GET, POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server keeps no sessions' }, id: null })
+      return reply
+        .status(405)
+        .header('allow', 'GET, POST')
+        .send({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed: this server keeps no sessions' },
+          id: null,
+        })
     })
   })
 }

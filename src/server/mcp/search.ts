@@ -4,11 +4,19 @@ import { parseOrThrow } from '../../core/validation.ts'
 import type { Accounts } from './accounts.ts'
 import { SEARCH_TOOL, toolNameOf, type McpCatalog } from './catalog.ts'
 
-const SearchInput = z.object({
-  query: z.string().trim().min(1, 'give words to look for, e.g. "create ticket" or "boards"').max(200)
-    .describe('Words to find, matched against step titles, descriptions, platform names and kinds ("ticketing", "boards", "deployments")'),
-  limit: z.number().int().min(1).max(50).default(10).describe('At most this many matches, best first'),
-}).strict()
+const SearchInput = z
+  .object({
+    query: z
+      .string()
+      .trim()
+      .min(1, 'give words to look for, e.g. "create ticket" or "boards"')
+      .max(200)
+      .describe(
+        'Words to find, matched against step titles, descriptions, platform names and kinds ("ticketing", "boards", "deployments")',
+      ),
+    limit: z.number().int().min(1).max(50).default(10).describe('At most this many matches, best first'),
+  })
+  .strict()
 
 const Match = z.object({
   name: z.string().describe('The tool to call'),
@@ -18,10 +26,17 @@ const Match = z.object({
   kind: z.string(),
   effect: z.enum(['read', 'write', 'delete']),
   legacy: z.boolean(),
-  accounts: z.array(z.string()).describe('The connected accounts its "integration" argument takes; none means the platform is not connected yet'),
+  accounts: z
+    .array(z.string())
+    .describe(
+      'The connected accounts its "integration" argument takes; none means the platform is not connected yet',
+    ),
 })
 
-const SearchOutput = z.object({ matches: z.array(Match), total: z.number().int().describe('How many steps matched in all') })
+const SearchOutput = z.object({
+  matches: z.array(Match),
+  total: z.number().int().describe('How many steps matched in all'),
+})
 
 const schemaOf = (schema: z.ZodType, io: 'input' | 'output') => {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io }) as Record<string, unknown>
@@ -33,14 +48,25 @@ export function searchTool(): Tool {
   return {
     name: SEARCH_TOOL,
     title: 'Search tool steps',
-    description: 'Find Switchyard tool steps by words or by kind of platform, best match first (the catalogue search). Each match names the tool to call and the connected accounts it can act as.',
+    description:
+      'Find Switchyard tool steps by words or by kind of platform, best match first (the catalogue search). Each match names the tool to call and the connected accounts it can act as.',
     inputSchema: schemaOf(SearchInput, 'input'),
     outputSchema: schemaOf(SearchOutput, 'output') as Tool['outputSchema'],
-    annotations: { title: 'Search tool steps', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: 'Search tool steps',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   }
 }
 
-export async function runSearch(catalog: McpCatalog, accounts: Accounts, args: unknown): Promise<z.output<typeof SearchOutput>> {
+export async function runSearch(
+  catalog: McpCatalog,
+  accounts: Accounts,
+  args: unknown,
+): Promise<z.output<typeof SearchOutput>> {
   const { query, limit } = parseOrThrow(SearchInput, args)
   const found = catalog.registry.search(query)
   return {

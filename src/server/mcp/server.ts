@@ -1,6 +1,13 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyBaseLogger } from 'fastify'
 import { AppError, invalidInput } from '../../core/errors.ts'
 import type { Services } from '../../services.ts'
@@ -28,7 +35,8 @@ export interface McpServerOptions {
  */
 const sharedValidator = new AjvJsonSchemaValidator()
 
-const INSTRUCTIONS = 'Switchyard runs typed tool steps on Zendesk, Trello and Vercel accounts the user has connected. ' +
+const INSTRUCTIONS =
+  'Switchyard runs typed tool steps on Zendesk, Trello and Vercel accounts the user has connected. ' +
   `Every step tool takes "${INTEGRATION_ARG}": the connected account to act as (it defaults when there is only one). ` +
   `Call ${SEARCH_TOOL} to find steps by words ("ticket", "archive card") or by kind ("ticketing", "boards").`
 
@@ -41,7 +49,11 @@ export function createMcpServer(options: McpServerOptions): Server {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE
   const server = new Server(
     { name: 'switchyard', title: 'Switchyard', version: '0.1.0' },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: sharedValidator,
+    },
   )
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
@@ -63,14 +75,17 @@ export function createMcpServer(options: McpServerOptions): Server {
     const { name, arguments: args = {} } = request.params
     if (name === SEARCH_TOOL) {
       try {
-        return successResult(await runSearch(catalog, await accountsOf(services.integrations, caller.user.id), args))
+        return successResult(
+          await runSearch(catalog, await accountsOf(services.integrations, caller.user.id), args),
+        )
       } catch (err) {
         return errorResult(err)
       }
     }
     if (isAgentTool(name)) return callAgentTool(services, caller, name, args)
     const step = catalog.byToolName(name)
-    if (!step) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}; call tools/list or ${SEARCH_TOOL}`)
+    if (!step)
+      throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}; call tools/list or ${SEARCH_TOOL}`)
     try {
       return successResult(await runStep(options, step, args))
     } catch (err) {
@@ -78,7 +93,8 @@ export function createMcpServer(options: McpServerOptions): Server {
       if (!(err instanceof AppError)) log.error({ err, tool: name }, 'MCP tool call failed')
       if (err instanceof AppError && err.code === 'not_found' && named(args)) {
         // Named an account that does not exist: if the platform has none at all, say how to connect one.
-        const offered = (await accountsOf(services.integrations, caller.user.id)).get(step.registered.platform.id) ?? []
+        const offered =
+          (await accountsOf(services.integrations, caller.user.id)).get(step.registered.platform.id) ?? []
         if (offered.length === 0) return notConnected(services, step)
       }
       return errorResult(err)
@@ -88,19 +104,40 @@ export function createMcpServer(options: McpServerOptions): Server {
   return server
 }
 
-async function runStep({ services, caller }: McpServerOptions, step: StepTool, args: Record<string, unknown>): Promise<unknown> {
+async function runStep(
+  { services, caller }: McpServerOptions,
+  step: StepTool,
+  args: Record<string, unknown>,
+): Promise<unknown> {
   const { [INTEGRATION_ARG]: named, ...input } = args
   let integration = named
   if (integration === undefined) {
     const { platform } = step.registered
     const offered = (await accountsOf(services.integrations, caller.user.id)).get(platform.id) ?? []
     if (offered.length === 0) throw new NotConnected()
-    if (offered.length > 1) throw invalidInput([{ field: INTEGRATION_ARG, message: `choose the ${platform.title} account to act as: ${offered.join(', ')}` }])
+    if (offered.length > 1)
+      throw invalidInput([
+        {
+          field: INTEGRATION_ARG,
+          message: `choose the ${platform.title} account to act as: ${offered.join(', ')}`,
+        },
+      ])
     integration = offered[0]
   }
-  const run = () => services.executor.runAndSummarize(caller.user, step.registered.entry.id, integration, input, caller.agentId)
+  const run = () =>
+    services.executor.runAndSummarize(
+      caller.user,
+      step.registered.entry.id,
+      integration,
+      input,
+      caller.agentId,
+    )
   // An external agent's call with its run token goes on its run's timeline, as over REST.
-  return (caller.runId ? await services.toolCalls.record(caller.runId, step.registered.entry.id, integration, input, run) : await run()).output
+  return (
+    caller.runId
+      ? await services.toolCalls.record(caller.runId, step.registered.entry.id, integration, input, run)
+      : await run()
+  ).output
 }
 
 /** The caller has no account on the step's platform (answered with how to connect one). */
@@ -114,11 +151,17 @@ function notConnected(services: Services, step: StepTool): CallToolResult {
   const page = `${services.config.publicUrl.replace(/\/+$/, '')}/integrations`
   const runtime = services.runtimes.get(platform.id)
   const pasted = runtime?.definition.auth.pasted
-  const rest = [`POST /v1/integrations/connect {"platform": "${platform.id}"} and open the connect_url it returns`]
-  if (pasted) rest.push(`POST /v1/integrations {"platform": "${platform.id}", "credentials": {${pasted.fields.map((f) => `"${f.name}": "…"`).join(', ')}}}`)
-  const detail = runtime?.mode === 'not_configured'
-    ? `${platform.title} is not set up on this Switchyard yet (missing ${runtime.missing.join(', ')}); once it is, connect an account at ${page}`
-    : `no ${platform.title} account is connected; connect one at ${page}, or with the REST API: ${rest.join(', or ')}`
+  const rest = [
+    `POST /v1/integrations/connect {"platform": "${platform.id}"} and open the connect_url it returns`,
+  ]
+  if (pasted)
+    rest.push(
+      `POST /v1/integrations {"platform": "${platform.id}", "credentials": {${pasted.fields.map((f) => `"${f.name}": "…"`).join(', ')}}}`,
+    )
+  const detail =
+    runtime?.mode === 'not_configured'
+      ? `${platform.title} is not set up on this Switchyard yet (missing ${runtime.missing.join(', ')}); once it is, connect an account at ${page}`
+      : `no ${platform.title} account is connected; connect one at ${page}, or with the REST API: ${rest.join(', or ')}`
   return errorResult(new AppError('not_found', detail), { connect: { page, rest } })
 }
 
@@ -126,20 +169,30 @@ function listingOf(step: StepTool, accounts: Accounts): Tool {
   const { platform } = step.registered
   const offered = accounts.get(platform.id) ?? []
   const { inputSchema } = step.base
-  const integration = offered.length === 0
-    ? { type: 'string', description: `No ${platform.title} account is connected yet: calling this tool says how to connect one.` }
-    : {
-        type: 'string',
-        enum: offered,
-        ...(offered.length === 1 && { default: offered[0] }),
-        description: offered.length === 1
-          ? `The ${platform.title} account to act as; the only one connected is the default.`
-          : `The ${platform.title} account to act as, by account name.`,
-      }
-  const required = offered.length > 1 ? [INTEGRATION_ARG, ...(inputSchema.required ?? [])] : inputSchema.required
+  const integration =
+    offered.length === 0
+      ? {
+          type: 'string',
+          description: `No ${platform.title} account is connected yet: calling this tool says how to connect one.`,
+        }
+      : {
+          type: 'string',
+          enum: offered,
+          ...(offered.length === 1 && { default: offered[0] }),
+          description:
+            offered.length === 1
+              ? `The ${platform.title} account to act as; the only one connected is the default.`
+              : `The ${platform.title} account to act as, by account name.`,
+        }
+  const required =
+    offered.length > 1 ? [INTEGRATION_ARG, ...(inputSchema.required ?? [])] : inputSchema.required
   return {
     ...step.base,
-    inputSchema: { ...inputSchema, properties: { [INTEGRATION_ARG]: integration, ...inputSchema.properties }, ...(required && { required }) },
+    inputSchema: {
+      ...inputSchema,
+      properties: { [INTEGRATION_ARG]: integration, ...inputSchema.properties },
+      ...(required && { required }),
+    },
   }
 }
 
@@ -153,6 +206,11 @@ function offsetOf(cursor: string | undefined): number {
   try {
     const { offset } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
     if (Number.isInteger(offset) && offset > 0) return offset
-  } catch { /* answered below */ }
-  throw new McpError(ErrorCode.InvalidParams, 'cursor: is not one this server gave; start again without a cursor')
+  } catch {
+    /* answered below */
+  }
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    'cursor: is not one this server gave; start again without a cursor',
+  )
 }

@@ -7,7 +7,13 @@ import { callerOf } from '../auth.ts'
 
 type ById = { Params: { id: string } }
 
-const VersionQuery = z.object({ version: z.coerce.number({ error: 'give a version number' }).int('give a whole number').min(1, 'versions start at 1').optional() })
+const VersionQuery = z.object({
+  version: z.coerce
+    .number({ error: 'give a version number' })
+    .int('give a whole number')
+    .min(1, 'versions start at 1')
+    .optional(),
+})
 
 /** A person in the web app (session) starts runs by hand; anything with an API key is an API call. */
 export function startedByOf(request: FastifyRequest): RunStartedBy {
@@ -30,14 +36,18 @@ export function agentRoutes(app: FastifyInstance, services: Services) {
     return agents.get(callerOf(request).id, request.params.id, version)
   })
 
-  app.get<ById>('/v1/agents/:id/versions', async (request) => ({ versions: await agents.versions(callerOf(request).id, request.params.id) }))
+  app.get<ById>('/v1/agents/:id/versions', async (request) => ({
+    versions: await agents.versions(callerOf(request).id, request.params.id),
+  }))
 
   app.put<ById>('/v1/agents/:id', async (request) => {
     const { agent, signingSecret } = await agents.update(callerOf(request), request.params.id, request.body)
     return { ...agent, ...(signingSecret ? { signing_secret: signingSecret } : {}) }
   })
 
-  app.post<ById>('/v1/agents/:id/signing-secret', async (request) => ({ signing_secret: await agents.rotateSecret(callerOf(request).id, request.params.id) }))
+  app.post<ById>('/v1/agents/:id/signing-secret', async (request) => ({
+    signing_secret: await agents.rotateSecret(callerOf(request).id, request.params.id),
+  }))
 
   // Its triggers go first, so no webhook at a platform is left pointing at an agent that is gone.
   app.delete<ById>('/v1/agents/:id', async (request, reply) => {
@@ -49,7 +59,13 @@ export function agentRoutes(app: FastifyInstance, services: Services) {
   })
 
   app.post<ById & { Body: { inputs?: unknown } }>('/v1/agents/:id/runs', async (request, reply) => {
-    const body = (request.body && typeof request.body === 'object' ? request.body : {}) as { inputs?: unknown }
-    return reply.status(201).send(await services.runs.start(callerOf(request), request.params.id, body.inputs, startedByOf(request)))
+    const body = (request.body && typeof request.body === 'object' ? request.body : {}) as {
+      inputs?: unknown
+    }
+    return reply
+      .status(201)
+      .send(
+        await services.runs.start(callerOf(request), request.params.id, body.inputs, startedByOf(request)),
+      )
   })
 }

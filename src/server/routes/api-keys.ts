@@ -10,7 +10,13 @@ const NewKey = z.object({ name: z.string().trim().min(1).max(100).default('defau
 export function apiKeyRoutes(app: FastifyInstance, services: Services) {
   app.get('/v1/api-keys', async (request) => {
     const keys = await services.users.listApiKeys(callerOf(request).id)
-    return { api_keys: keys.map((k) => ({ ...k, created_at: new Date(k.created_at).toISOString(), last_used_at: k.last_used_at && new Date(k.last_used_at).toISOString() })) }
+    return {
+      api_keys: keys.map((k) => ({
+        ...k,
+        created_at: new Date(k.created_at).toISOString(),
+        last_used_at: k.last_used_at && new Date(k.last_used_at).toISOString(),
+      })),
+    }
   })
 
   app.post('/v1/api-keys', async (request, reply) => {
@@ -20,7 +26,8 @@ export function apiKeyRoutes(app: FastifyInstance, services: Services) {
   })
 
   app.delete<{ Params: { id: string } }>('/v1/api-keys/:id', async (request, reply) => {
-    if (!(await services.users.deleteApiKey(callerOf(request).id, request.params.id))) throw notFound('API key')
+    if (!(await services.users.deleteApiKey(callerOf(request).id, request.params.id)))
+      throw notFound('API key')
     return reply.status(204).send()
   })
 }

@@ -14,16 +14,23 @@ const HOOK_BODY_LIMIT_BYTES = 1024 * 1024
 export async function hookRoutes(app: FastifyInstance, services: Services) {
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers()
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: HOOK_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body))
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: HOOK_BODY_LIMIT_BYTES },
+      (_request, body, done) => done(null, body),
+    )
 
     // Trello checks the address with a HEAD before it creates a webhook; the row exists by then.
-    scope.head<ByToken>('/hooks/:token', async (request, reply) => reply.status((await services.intake.knows(request.params.token)) ? 200 : 404).send())
+    scope.head<ByToken>('/hooks/:token', async (request, reply) =>
+      reply.status((await services.intake.knows(request.params.token)) ? 200 : 404).send(),
+    )
 
     scope.post<ByToken>('/hooks/:token', async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
       // Node gives header names in lower case, and a repeated header as one joined value (set-cookie apart).
       const headers: Record<string, string | undefined> = {}
-      for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value
+      for (const [name, value] of Object.entries(request.headers))
+        headers[name] = Array.isArray(value) ? value.join(', ') : value
       const outcome = await services.intake.receive(request.params.token, body, headers)
       return reply.status(200).send(outcome)
     })

@@ -11,11 +11,15 @@ const Connect = z.object({
 })
 
 const ConnectPasted = Connect.extend({
-  credentials: z.record(z.string(), z.unknown(), { error: 'give the credentials to connect with, for example {"key": "…", "token": "…"}' }),
+  credentials: z.record(z.string(), z.unknown(), {
+    error: 'give the credentials to connect with, for example {"key": "…", "token": "…"}',
+  }),
 })
 
 const ReplaceCredentials = z.object({
-  credentials: z.record(z.string(), z.unknown(), { error: 'give the new credentials, for example {"key": "…", "token": "…"}' }),
+  credentials: z.record(z.string(), z.unknown(), {
+    error: 'give the new credentials, for example {"key": "…", "token": "…"}',
+  }),
 })
 
 type ById = { Params: { id: string } }
@@ -27,7 +31,9 @@ export function integrationRoutes(app: FastifyInstance, services: Services) {
     integrations: (await integrations.list(callerOf(request).id)).map(viewOf),
   }))
 
-  app.get<ById>('/v1/integrations/:id', async (request) => viewOf(await integrations.get(callerOf(request).id, request.params.id)))
+  app.get<ById>('/v1/integrations/:id', async (request) =>
+    viewOf(await integrations.get(callerOf(request).id, request.params.id)),
+  )
 
   app.post('/v1/integrations/connect', async (request, reply) => {
     const { platform, fields } = parseOrThrow(Connect, request.body)
@@ -37,13 +43,17 @@ export function integrationRoutes(app: FastifyInstance, services: Services) {
   // Pasted credentials (for example a Trello API key plus token) are checked with the platform at once.
   app.post('/v1/integrations', async (request, reply) => {
     const { platform, fields, credentials } = parseOrThrow(ConnectPasted, request.body)
-    return reply.status(201).send(viewOf(await services.connect.connectPasted(callerOf(request), platform, fields, credentials)))
+    return reply
+      .status(201)
+      .send(viewOf(await services.connect.connectPasted(callerOf(request), platform, fields, credentials)))
   })
 
   app.post<ById>('/v1/integrations/:id/reconnect', async (request, reply) => {
     const user = callerOf(request)
     const existing = await integrations.get(user.id, request.params.id)
-    return reply.status(201).send(await services.connect.start(user, existing.platform, existing.fields, existing.id))
+    return reply
+      .status(201)
+      .send(await services.connect.start(user, existing.platform, existing.fields, existing.id))
   })
 
   // The pasted-credentials way to reconnect: new values for the same account, checked at once.
@@ -51,7 +61,15 @@ export function integrationRoutes(app: FastifyInstance, services: Services) {
     const user = callerOf(request)
     const existing = await integrations.get(user.id, request.params.id)
     const { credentials } = parseOrThrow(ReplaceCredentials, request.body)
-    return viewOf(await services.connect.connectPasted(user, existing.platform, existing.fields, credentials, existing.id))
+    return viewOf(
+      await services.connect.connectPasted(
+        user,
+        existing.platform,
+        existing.fields,
+        credentials,
+        existing.id,
+      ),
+    )
   })
 
   app.post<ById>('/v1/integrations/:id/disconnect', async (request) => {

@@ -16,9 +16,13 @@ export function runRoutes(app: FastifyInstance, services: Services) {
     return runs.get(callerOf(request).id, request.params.id)
   })
 
-  app.post<ById>('/v1/runs/:id/cancel', async (request) => runs.cancel(callerOf(request).id, request.params.id))
+  app.post<ById>('/v1/runs/:id/cancel', async (request) =>
+    runs.cancel(callerOf(request).id, request.params.id),
+  )
 
-  app.post<ById>('/v1/runs/:id/rerun', async (request, reply) => reply.status(201).send(await runs.rerun(callerOf(request), request.params.id)))
+  app.post<ById>('/v1/runs/:id/rerun', async (request, reply) =>
+    reply.status(201).send(await runs.rerun(callerOf(request), request.params.id)),
+  )
 
   // The external agent reports its run finished, with the run token it was delivered.
   app.post<ById>('/v1/runs/:id/complete', async (request) => {

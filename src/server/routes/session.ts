@@ -16,7 +16,13 @@ export function sessionRoutes(app: FastifyInstance, services: Services) {
     const caller = await services.users.authenticateKey(api_key)
     if (!caller) throw new AppError('unauthenticated', 'that API key is not valid')
     const session = await services.sessions.create(caller.user.id)
-    reply.setCookie(SESSION_COOKIE, session.id, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: SESSION_TTL_MS / 1000 })
+    reply.setCookie(SESSION_COOKIE, session.id, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      path: '/',
+      maxAge: SESSION_TTL_MS / 1000,
+    })
     return reply.status(204).send()
   })
 

@@ -19,13 +19,26 @@ export function triggerRoutes(app: FastifyInstance, services: Services) {
   })
 
   // The choices for a configuration's id field (boards, lists…), as for tool step inputs.
-  app.get<ById & { Params: { field: string }; Querystring: Record<string, unknown> }>('/v1/triggers/:id/options/:field', async (request) => {
-    const registered = triggers.get(request.params.id)
-    if (!registered) throw notFound(`trigger ${request.params.id}`)
-    const { integration, q, cursor, ...values } = request.query
-    const owner = { platform: registered.platform, title: registered.trigger.title, sources: registered.trigger.configOptions }
-    return services.options.listFrom(callerOf(request), owner, request.params.field, { integration, q, cursor, values }, request.agentId ?? undefined)
-  })
+  app.get<ById & { Params: { field: string }; Querystring: Record<string, unknown> }>(
+    '/v1/triggers/:id/options/:field',
+    async (request) => {
+      const registered = triggers.get(request.params.id)
+      if (!registered) throw notFound(`trigger ${request.params.id}`)
+      const { integration, q, cursor, ...values } = request.query
+      const owner = {
+        platform: registered.platform,
+        title: registered.trigger.title,
+        sources: registered.trigger.configOptions,
+      }
+      return services.options.listFrom(
+        callerOf(request),
+        owner,
+        request.params.field,
+        { integration, q, cursor, values },
+        request.agentId ?? undefined,
+      )
+    },
+  )
 
   app.get<ById>('/v1/agents/:id/subscriptions', async (request) => {
     const user = callerOf(request)
@@ -34,25 +47,46 @@ export function triggerRoutes(app: FastifyInstance, services: Services) {
   })
 
   app.get<{ Querystring: { agent_id?: string } }>('/v1/subscriptions', async (request) => ({
-    subscriptions: await subscriptions.list(callerOf(request).id, typeof request.query.agent_id === 'string' ? request.query.agent_id : undefined),
+    subscriptions: await subscriptions.list(
+      callerOf(request).id,
+      typeof request.query.agent_id === 'string' ? request.query.agent_id : undefined,
+    ),
   }))
 
-  app.post<ById>('/v1/agents/:id/subscriptions', async (request, reply) => reply.status(201).send(await subscriptions.create(callerOf(request), request.params.id, request.body)))
+  app.post<ById>('/v1/agents/:id/subscriptions', async (request, reply) =>
+    reply.status(201).send(await subscriptions.create(callerOf(request), request.params.id, request.body)),
+  )
 
-  app.get<ById>('/v1/subscriptions/:id', async (request) => subscriptions.get(callerOf(request).id, request.params.id))
+  app.get<ById>('/v1/subscriptions/:id', async (request) =>
+    subscriptions.get(callerOf(request).id, request.params.id),
+  )
 
-  app.patch<ById>('/v1/subscriptions/:id', async (request) => subscriptions.update(callerOf(request), request.params.id, request.body))
+  app.patch<ById>('/v1/subscriptions/:id', async (request) =>
+    subscriptions.update(callerOf(request), request.params.id, request.body),
+  )
 
   app.delete<ById>('/v1/subscriptions/:id', async (request, reply) => {
     await subscriptions.delete(callerOf(request), request.params.id)
     return reply.status(204).send()
   })
 
-  app.post<ById>('/v1/subscriptions/:id/activate', async (request) => subscriptions.activate(callerOf(request), request.params.id))
-  app.post<ById>('/v1/subscriptions/:id/deactivate', async (request) => subscriptions.deactivate(callerOf(request), request.params.id))
-  app.post<ById>('/v1/subscriptions/:id/preview', async (request) => subscriptions.preview(callerOf(request), request.params.id, request.body))
-  app.post<ById>('/v1/subscriptions/:id/test', async (request) => subscriptions.test(callerOf(request), request.params.id, request.body))
+  app.post<ById>('/v1/subscriptions/:id/activate', async (request) =>
+    subscriptions.activate(callerOf(request), request.params.id),
+  )
+  app.post<ById>('/v1/subscriptions/:id/deactivate', async (request) =>
+    subscriptions.deactivate(callerOf(request), request.params.id),
+  )
+  app.post<ById>('/v1/subscriptions/:id/preview', async (request) =>
+    subscriptions.preview(callerOf(request), request.params.id, request.body),
+  )
+  app.post<ById>('/v1/subscriptions/:id/test', async (request) =>
+    subscriptions.test(callerOf(request), request.params.id, request.body),
+  )
   // Platforms without a test button (Vercel): a signed sample through the subscription's own address.
-  app.post<ById>('/v1/subscriptions/:id/send-sample', async (request) => services.samples.send(callerOf(request).id, request.params.id))
-  app.get<ById>('/v1/subscriptions/:id/health', async (request) => subscriptions.health(callerOf(request), request.params.id))
+  app.post<ById>('/v1/subscriptions/:id/send-sample', async (request) =>
+    services.samples.send(callerOf(request).id, request.params.id),
+  )
+  app.get<ById>('/v1/subscriptions/:id/health', async (request) =>
+    subscriptions.health(callerOf(request), request.params.id),
+  )
 }

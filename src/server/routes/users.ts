@@ -29,7 +29,10 @@ export function userRoutes(app: FastifyInstance, services: Services) {
   // Answers the new user's first API key, once: the admin hands it over.
   app.post('/v1/users', async (request, reply) => {
     adminOf(request)
-    return reply.status(201).header('cache-control', 'no-store').send(await admin.create(request.body ?? {}))
+    return reply
+      .status(201)
+      .header('cache-control', 'no-store')
+      .send(await admin.create(request.body ?? {}))
   })
 
   app.patch<ById>('/v1/users/:id', async (request) => {

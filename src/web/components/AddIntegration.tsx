@@ -67,12 +67,24 @@ export function AddIntegration({ onCancel, onConnected, onAuthorized }: Props) {
               </button>
             ))}
           </div>
-          {platforms.filter((p) => p.mode === 'not_configured').map((p) => (
-            <p key={p.id} className="muted not-configured">{notConfiguredHint(p)}</p>
-          ))}
+          {platforms
+            .filter((p) => p.mode === 'not_configured')
+            .map((p) => (
+              <p key={p.id} className="muted not-configured">
+                {notConfiguredHint(p)}
+              </p>
+            ))}
         </fieldset>
       )}
-      {platform && <ConnectPanel key={platform.id} platform={platform} onCancel={onCancel} onConnected={onConnected} onAuthorized={onAuthorized} />}
+      {platform && (
+        <ConnectPanel
+          key={platform.id}
+          platform={platform}
+          onCancel={onCancel}
+          onConnected={onConnected}
+          onAuthorized={onAuthorized}
+        />
+      )}
       {!platform && (
         <div className="actions">
           <button type="button" onClick={onCancel}>
@@ -122,7 +134,15 @@ function ConnectPanel({ platform, onCancel, onConnected, onAuthorized }: { platf
             const id = `${name}-${o.value}`
             return (
               <div className="method-option" key={o.value}>
-                <input type="radio" id={id} name={name} value={o.value} checked={method === o.value} aria-describedby={`${id}-help`} onChange={() => setMethod(o.value)} />
+                <input
+                  type="radio"
+                  id={id}
+                  name={name}
+                  value={o.value}
+                  checked={method === o.value}
+                  aria-describedby={`${id}-help`}
+                  onChange={() => setMethod(o.value)}
+                />
                 <label htmlFor={id} className="method-title">
                   {o.title}
                 </label>

@@ -10,7 +10,13 @@ import { Link } from './Link.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
 import { RunStatusBadge } from './RunBits.tsx'
 
-const TYPE_WORDS: Record<string, string> = { string: 'text', number: 'number', boolean: 'yes / no', object: 'object', array: 'list' }
+const TYPE_WORDS: Record<string, string> = {
+  string: 'text',
+  number: 'number',
+  boolean: 'yes / no',
+  object: 'object',
+  array: 'list',
+}
 
 /** An agent's definition in words (this version or an earlier one), its triggers and its versions. */
 export function AgentOverview({ agent, current }: { agent: Agent; current: Agent }) {
@@ -25,9 +31,17 @@ export function AgentOverview({ agent, current }: { agent: Agent; current: Agent
       <section className="panel overview-definition" aria-labelledby="definition-heading">
         <h2 id="definition-heading">
           Version {agent.version}
-          {old ? <span className="muted"> (an earlier version; the agent runs version {current.version})</span> : <span className="muted"> (current)</span>}
+          {old ? (
+            <span className="muted"> (an earlier version; the agent runs version {current.version})</span>
+          ) : (
+            <span className="muted"> (current)</span>
+          )}
         </h2>
-        {old && agent.description !== current.description && <p className="agent-description">{agent.description || <span className="muted">No description.</span>}</p>}
+        {old && agent.description !== current.description && (
+          <p className="agent-description">
+            {agent.description || <span className="muted">No description.</span>}
+          </p>
+        )}
         <h3>Input variables</h3>
         {agent.inputs.length === 0 ? (
           <p className="muted">None.</p>
@@ -35,7 +49,11 @@ export function AgentOverview({ agent, current }: { agent: Agent; current: Agent
           <ul className="plain-list">
             {agent.inputs.map((v) => (
               <li key={v.name}>
-                <code>{v.name}</code> <span className="muted">{TYPE_WORDS[v.type] ?? v.type}{v.required ? ', required' : ', optional'}</span>
+                <code>{v.name}</code>{' '}
+                <span className="muted">
+                  {TYPE_WORDS[v.type] ?? v.type}
+                  {v.required ? ', required' : ', optional'}
+                </span>
                 {v.description && <span> · {v.description}</span>}
               </li>
             ))}
@@ -56,12 +74,15 @@ export function AgentOverview({ agent, current }: { agent: Agent; current: Agent
             <ol className="overview-steps">
               {(agent.steps ?? []).map((s) => (
                 <li key={s.key}>
-                  <span className="item-title">{s.tool_title ?? s.tool}</span> <span className="muted">on {s.integration_name ?? 'an integration'}</span> <code className="step-key">{s.key}</code>
+                  <span className="item-title">{s.tool_title ?? s.tool}</span>{' '}
+                  <span className="muted">on {s.integration_name ?? 'an integration'}</span>{' '}
+                  <code className="step-key">{s.key}</code>
                   {Object.keys(s.input ?? {}).length > 0 && (
                     <ul className="step-input-summary">
                       {Object.entries(s.input).map(([field, value]) => (
                         <li key={field}>
-                          <span className="muted">{humanize(field)}:</span> <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+                          <span className="muted">{humanize(field)}:</span>{' '}
+                          <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
                         </li>
                       ))}
                     </ul>
@@ -102,7 +123,15 @@ export function AgentOverview({ agent, current }: { agent: Agent; current: Agent
                   {v.version === agent.version ? (
                     <strong aria-current="true">Version {v.version}</strong>
                   ) : (
-                    <Link to={v.version === current.version ? agentPath(current.id) : withQuery(agentPath(current.id), { version: String(v.version) })}>Version {v.version}</Link>
+                    <Link
+                      to={
+                        v.version === current.version
+                          ? agentPath(current.id)
+                          : withQuery(agentPath(current.id), { version: String(v.version) })
+                      }
+                    >
+                      Version {v.version}
+                    </Link>
                   )}{' '}
                   <span className="muted">{formatTime(v.created_at)}</span>
                 </li>
@@ -130,12 +159,15 @@ function OverviewTriggers({ agentId }: { agentId: string }) {
         <ul className="plain-list">
           {subs.map((s) => (
             <li key={s.id}>
-              {s.trigger_title} <span className="muted">on {s.integration_name}</span> <RunStatusBadge status={s.status} />
+              {s.trigger_title} <span className="muted">on {s.integration_name}</span>{' '}
+              <RunStatusBadge status={s.status} />
             </li>
           ))}
         </ul>
       )}
-      <Link to={agentPath(agentId, 'triggers')}>{subs && subs.length > 0 ? 'Manage triggers' : 'Add a trigger'}</Link>
+      <Link to={agentPath(agentId, 'triggers')}>
+        {subs && subs.length > 0 ? 'Manage triggers' : 'Add a trigger'}
+      </Link>
     </section>
   )
 }
@@ -157,7 +189,11 @@ function NewSigningSecret({ agentId }: { agentId: string }) {
       {secret ? (
         <SecretOnce secret={secret} />
       ) : (
-        <ConfirmButton question="Make a new signing secret? Your service must switch to it: deliveries are signed with the new one at once." confirmLabel="Make a new secret" onConfirm={rotate}>
+        <ConfirmButton
+          question="Make a new signing secret? Your service must switch to it: deliveries are signed with the new one at once."
+          confirmLabel="Make a new secret"
+          onConfirm={rotate}
+        >
           New signing secret
         </ConfirmButton>
       )}

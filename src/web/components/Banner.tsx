@@ -16,7 +16,12 @@ export function Banner({ kind, title, children, onDismiss }: Props) {
         {children}
       </div>
       {onDismiss && (
-        <button type="button" className="link-button banner-dismiss" onClick={onDismiss} aria-label="Dismiss message">
+        <button
+          type="button"
+          className="link-button banner-dismiss"
+          onClick={onDismiss}
+          aria-label="Dismiss message"
+        >
           ×
         </button>
       )}

@@ -26,7 +26,13 @@ export function ConfirmButton({ children, question, confirmLabel, onConfirm, dis
 
   if (!asking) {
     return (
-      <button ref={triggerRef} type="button" className={danger ? 'button-danger' : undefined} disabled={disabled} onClick={() => setAsking(true)}>
+      <button
+        ref={triggerRef}
+        type="button"
+        className={danger ? 'button-danger' : undefined}
+        disabled={disabled}
+        onClick={() => setAsking(true)}
+      >
         {children}
       </button>
     )
@@ -43,7 +49,12 @@ export function ConfirmButton({ children, question, confirmLabel, onConfirm, dis
   return (
     <span className="confirm" role="group" aria-label={question}>
       <span className="confirm-question">{question}</span>
-      <button type="button" className={danger ? 'button-danger' : 'button-primary'} disabled={busy} onClick={confirm}>
+      <button
+        type="button"
+        className={danger ? 'button-danger' : 'button-primary'}
+        disabled={busy}
+        onClick={confirm}
+      >
         {confirmLabel}
       </button>
       <button ref={cancelRef} type="button" disabled={busy} onClick={() => setAsking(false)}>

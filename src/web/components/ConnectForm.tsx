@@ -19,9 +19,17 @@ interface ConnectFormProps {
  * The authorization flow: connection fields, then the platform's consent page, in this tab or (for
  * `authorize_in: 'popup'` platforms such as Vercel) in a pop-up window.
  */
-export function ConnectForm({ platform, heading = false, autoFocus = true, onCancel, onAuthorized }: ConnectFormProps) {
+export function ConnectForm({
+  platform,
+  heading = false,
+  autoFocus = true,
+  onCancel,
+  onAuthorized,
+}: ConnectFormProps) {
   const formId = `connect-${platform.id}`
-  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(platform.connection_fields.map((f) => [f.name, ''])))
+  const [values, setValues] = useState<Record<string, string>>(() =>
+    Object.fromEntries(platform.connection_fields.map((f) => [f.name, ''])),
+  )
   const [error, setError] = useState<unknown>(null)
   const [redirecting, setRedirecting] = useState(false)
   const firstInput = useRef<HTMLInputElement>(null)
@@ -38,7 +46,11 @@ export function ConnectForm({ platform, heading = false, autoFocus = true, onCan
   }, [autoFocus])
 
   const names = platform.connection_fields.map((f) => f.name)
-  const grouped = groupFieldErrors(error instanceof ApiError ? error.problem.errors : undefined, 'fields', names)
+  const grouped = groupFieldErrors(
+    error instanceof ApiError ? error.problem.errors : undefined,
+    'fields',
+    names,
+  )
 
   const fields = () => Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v.trim()]))
 
@@ -79,7 +91,9 @@ export function ConnectForm({ platform, heading = false, autoFocus = true, onCan
       {heading && <h3>Connect {platform.title}</h3>}
       {platform.connection_fields.length === 0 && (
         <p className="muted">
-          No details are needed; {inPopup ? `a ${platform.title} window will open` : `you will be sent to ${platform.title}`} to allow access.
+          No details are needed;{' '}
+          {inPopup ? `a ${platform.title} window will open` : `you will be sent to ${platform.title}`} to
+          allow access.
         </p>
       )}
       <ConnectionFieldInputs
@@ -91,10 +105,21 @@ export function ConnectForm({ platform, heading = false, autoFocus = true, onCan
         onChange={(name, v) => setValues((old) => ({ ...old, [name]: v }))}
       />
       <FormProblem error={error} hasFieldErrors={hasFieldErrors} otherFieldErrors={grouped.other} />
-      {inPopup && <PopupStatus title={platform.title} status={popup.status} onFocus={popup.focus} onStop={popup.cancel} />}
+      {inPopup && (
+        <PopupStatus
+          title={platform.title}
+          status={popup.status}
+          onFocus={popup.focus}
+          onStop={popup.cancel}
+        />
+      )}
       <div className="actions">
         <button type="submit" className="button-primary" disabled={submitting}>
-          {popupState === 'waiting' ? `Waiting for ${platform.title}…` : submitting ? 'Connecting…' : `Connect ${platform.title}`}
+          {popupState === 'waiting'
+            ? `Waiting for ${platform.title}…`
+            : submitting
+              ? 'Connecting…'
+              : `Connect ${platform.title}`}
         </button>
         <button type="button" onClick={cancel} disabled={redirecting || popupState === 'starting'}>
           Cancel

@@ -14,10 +14,18 @@ interface ConnectionFieldInputProps {
   onChange: (value: string) => void
 }
 
-export function ConnectionFieldInput({ formId, field: f, value, messages, inputRef, onChange }: ConnectionFieldInputProps) {
+export function ConnectionFieldInput({
+  formId,
+  field: f,
+  value,
+  messages,
+  inputRef,
+  onChange,
+}: ConnectionFieldInputProps) {
   const id = `${formId}-${f.name}`
   const errorId = fieldErrorId(formId, f.name)
-  const describedBy = [f.help ? `${id}-help` : '', messages ? errorId : ''].filter(Boolean).join(' ') || undefined
+  const describedBy =
+    [f.help ? `${id}-help` : '', messages ? errorId : ''].filter(Boolean).join(' ') || undefined
   return (
     <div className="field">
       <label htmlFor={id}>{f.label}</label>
@@ -56,7 +64,14 @@ interface ConnectionFieldInputsProps {
 }
 
 /** A platform's connection fields, in order. */
-export function ConnectionFieldInputs({ formId, fields, values, messages, firstInputRef, onChange }: ConnectionFieldInputsProps) {
+export function ConnectionFieldInputs({
+  formId,
+  fields,
+  values,
+  messages,
+  firstInputRef,
+  onChange,
+}: ConnectionFieldInputsProps) {
   return fields.map((f, i) => (
     <ConnectionFieldInput
       key={f.name}

@@ -12,16 +12,30 @@ interface Comment {
 export function commentsOf(output: unknown): Comment[] | null {
   const comments = (output as { comments?: unknown } | null)?.comments
   if (!Array.isArray(comments) || comments.length === 0) return null
-  const looksLikeComments = comments.every((c) => c && typeof c === 'object' && typeof c.body === 'string' && typeof c.public === 'boolean' && typeof c.created_at === 'string')
+  const looksLikeComments = comments.every(
+    (c) =>
+      c &&
+      typeof c === 'object' &&
+      typeof c.body === 'string' &&
+      typeof c.public === 'boolean' &&
+      typeof c.created_at === 'string',
+  )
   return looksLikeComments ? (comments as Comment[]) : null
 }
 
 const when = (iso: string) => {
   const date = new Date(iso)
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+  return Number.isNaN(date.getTime())
+    ? iso
+    : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 }
 
-const size = (bytes: number) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(0)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`)
+const size = (bytes: number) =>
+  bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+      ? `${(bytes / 1024).toFixed(0)} KB`
+      : `${(bytes / 1024 / 1024).toFixed(1)} MB`
 
 /** A ticket's comments read top to bottom as a conversation; internal notes look different from public replies. */
 export function Conversation({ comments }: { comments: Comment[] }) {
@@ -30,7 +44,11 @@ export function Conversation({ comments }: { comments: Comment[] }) {
       <h4>Conversation ({comments.length})</h4>
       <ol>
         {comments.map((c) => (
-          <li key={c.id} className={c.public ? 'comment comment-public' : 'comment comment-internal'} data-testid="comment">
+          <li
+            key={c.id}
+            className={c.public ? 'comment comment-public' : 'comment comment-internal'}
+            data-testid="comment"
+          >
             <p className="comment-head">
               <strong>{c.author?.name ?? 'Unknown author'}</strong>
               {c.author?.email && <span className="muted"> {c.author.email}</span>}
@@ -44,7 +62,10 @@ export function Conversation({ comments }: { comments: Comment[] }) {
               <ul className="comment-attachments" aria-label="Attachments">
                 {c.attachments.map((a) => (
                   <li key={a.id}>
-                    <a href={a.content_url} target="_blank" rel="noreferrer">{a.file_name}</a> <span className="muted">({size(a.size)})</span>
+                    <a href={a.content_url} target="_blank" rel="noreferrer">
+                      {a.file_name}
+                    </a>{' '}
+                    <span className="muted">({size(a.size)})</span>
                   </li>
                 ))}
               </ul>

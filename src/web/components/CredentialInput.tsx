@@ -15,10 +15,21 @@ interface CredentialInputProps {
   children?: ReactNode
 }
 
-export function CredentialInput({ formId, field: f, value, shown, messages, inputRef, onChange, onToggle, children }: CredentialInputProps) {
+export function CredentialInput({
+  formId,
+  field: f,
+  value,
+  shown,
+  messages,
+  inputRef,
+  onChange,
+  onToggle,
+  children,
+}: CredentialInputProps) {
   const id = `${formId}-${f.name}`
   const errorId = fieldErrorId(formId, f.name)
-  const describedBy = [f.help ? `${id}-help` : '', messages ? errorId : ''].filter(Boolean).join(' ') || undefined
+  const describedBy =
+    [f.help ? `${id}-help` : '', messages ? errorId : ''].filter(Boolean).join(' ') || undefined
   const masked = f.secret === true && !shown
   return (
     <div className="field">

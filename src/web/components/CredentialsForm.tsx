@@ -21,11 +21,20 @@ interface CredentialsFormProps {
  * and the body of the one request that checks them: never in the address bar, storage or logs, and
  * they are cleared once the integration exists.
  */
-export function CredentialsForm({ platform, heading = false, autoFocus = false, onCancel, onConnected, reconnecting }: CredentialsFormProps) {
+export function CredentialsForm({
+  platform,
+  heading = false,
+  autoFocus = false,
+  onCancel,
+  onConnected,
+  reconnecting,
+}: CredentialsFormProps) {
   const formId = reconnecting ? `reconnect-${reconnecting.id}` : `credentials-${platform.id}`
   const credentialFields = platform.credential_fields ?? []
   const connectionFields = reconnecting ? [] : platform.connection_fields
-  const [fieldValues, setFieldValues] = useState<Record<string, string>>(() => Object.fromEntries(connectionFields.map((f) => [f.name, ''])))
+  const [fieldValues, setFieldValues] = useState<Record<string, string>>(() =>
+    Object.fromEntries(connectionFields.map((f) => [f.name, ''])),
+  )
   const [values, setValues] = useState<Record<string, string>>(() => emptyCredentials(credentialFields))
   const [shown, setShown] = useState<Record<string, boolean>>({})
   const [error, setError] = useState<unknown>(null)
@@ -51,8 +60,16 @@ export function CredentialsForm({ platform, heading = false, autoFocus = false, 
   }, [platform.id, helpQuery])
 
   const problem = error instanceof ApiError ? error.problem : undefined
-  const byCredential = groupFieldErrors(problem?.errors, 'credentials', credentialFields.map((f) => f.name))
-  const byField = groupFieldErrors(byCredential.other, 'fields', connectionFields.map((f) => f.name))
+  const byCredential = groupFieldErrors(
+    problem?.errors,
+    'credentials',
+    credentialFields.map((f) => f.name),
+  )
+  const byField = groupFieldErrors(
+    byCredential.other,
+    'fields',
+    connectionFields.map((f) => f.name),
+  )
   const hasFieldErrors = Object.keys(byCredential.byField).length + Object.keys(byField.byField).length > 0
 
   const submit = async (e: FormEvent) => {
@@ -81,9 +98,22 @@ export function CredentialsForm({ platform, heading = false, autoFocus = false, 
   const linkField = hasKey ? credentialFields.find((f) => f.name !== 'key')?.name : undefined
 
   return (
-    <form id={formId} className="connect-form credentials-form" onSubmit={submit} noValidate autoComplete="off">
-      {heading && <h3>{reconnecting ? `Reconnect ${reconnecting.account_name}` : `Connect ${platform.title}`}</h3>}
-      {reconnecting && <p className="help">Paste a new key and token of the same {platform.title} account. They are checked with {platform.title} before they replace the old ones.</p>}
+    <form
+      id={formId}
+      className="connect-form credentials-form"
+      onSubmit={submit}
+      noValidate
+      autoComplete="off"
+    >
+      {heading && (
+        <h3>{reconnecting ? `Reconnect ${reconnecting.account_name}` : `Connect ${platform.title}`}</h3>
+      )}
+      {reconnecting && (
+        <p className="help">
+          Paste a new key and token of the same {platform.title} account. They are checked with{' '}
+          {platform.title} before they replace the old ones.
+        </p>
+      )}
       <ConnectionFieldInputs
         formId={formId}
         fields={connectionFields}
@@ -111,7 +141,9 @@ export function CredentialsForm({ platform, heading = false, autoFocus = false, 
                   Create a token for this key<span className="visually-hidden"> (opens in a new tab)</span>
                 </a>
               ) : (
-                <span className="muted">Type the API key above to get a link to the page that creates its token.</span>
+                <span className="muted">
+                  Type the API key above to get a link to the page that creates its token.
+                </span>
               )}
             </p>
           )}

@@ -6,7 +6,12 @@ import type { ReactNode } from 'react'
  */
 export function DocsLink({ page, anchor, children }: { page: string; anchor?: string; children: ReactNode }) {
   return (
-    <a className="docs-link" href={`/docs/${page}${anchor ? `#${encodeURIComponent(anchor)}` : ''}`} target="_blank" rel="noreferrer">
+    <a
+      className="docs-link"
+      href={`/docs/${page}${anchor ? `#${encodeURIComponent(anchor)}` : ''}`}
+      target="_blank"
+      rel="noreferrer"
+    >
       {children}
     </a>
   )

@@ -4,7 +4,8 @@ import { FieldErrorText } from './FieldErrorText.tsx'
 /** The aria attributes of a control with help text and errors below it (FieldShell renders them). */
 export function fieldAria(id: string, messages: readonly string[] | undefined, hasHelp = false) {
   const invalid = !!messages && messages.length > 0
-  const describedBy = [hasHelp ? `${id}-help` : '', invalid ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined
+  const describedBy =
+    [hasHelp ? `${id}-help` : '', invalid ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined
   return { id, 'aria-invalid': invalid || undefined, 'aria-describedby': describedBy }
 }
 

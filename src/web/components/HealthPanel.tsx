@@ -9,7 +9,13 @@ import { ProblemMessage } from './ProblemMessage.tsx'
 const PRESENT: Record<string, string> = { true: 'in place', false: 'missing', null: 'not checked' }
 
 /** What a person asks when a trigger does not fire: is the integration connected, is the webhook there, what happened last. */
-export function HealthPanel({ subscription, platformTitle }: { subscription: Subscription; platformTitle: string }) {
+export function HealthPanel({
+  subscription,
+  platformTitle,
+}: {
+  subscription: Subscription
+  platformTitle: string
+}) {
   const [health, setHealth] = useState<SubscriptionHealth | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [checking, setChecking] = useState(false)
@@ -48,7 +54,8 @@ export function HealthPanel({ subscription, platformTitle }: { subscription: Sub
             <div>
               <dt>Integration</dt>
               <dd>
-                {health.integration.name}: {health.integration.connected ? 'connected' : <Link to="/integrations">not connected</Link>}
+                {health.integration.name}:{' '}
+                {health.integration.connected ? 'connected' : <Link to="/integrations">not connected</Link>}
               </dd>
             </div>
             {health.webhooks.map((w) => (
@@ -69,14 +76,20 @@ export function HealthPanel({ subscription, platformTitle }: { subscription: Sub
             )}
             <div>
               <dt>Last event</dt>
-              <dd>{health.last_event_at ? `${timeAgo(health.last_event_at)} (${formatTime(health.last_event_at)})` : 'none yet'}</dd>
+              <dd>
+                {health.last_event_at
+                  ? `${timeAgo(health.last_event_at)} (${formatTime(health.last_event_at)})`
+                  : 'none yet'}
+              </dd>
             </div>
             {health.last_error && (
               <div>
                 <dt>Last error</dt>
                 <dd className="entry-error-inline">
                   {health.last_error}
-                  {health.last_error_at && <span className="muted"> ({formatTime(health.last_error_at)})</span>}
+                  {health.last_error_at && (
+                    <span className="muted"> ({formatTime(health.last_error_at)})</span>
+                  )}
                 </dd>
               </div>
             )}

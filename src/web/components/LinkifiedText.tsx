@@ -9,7 +9,14 @@ export function LinkifiedText({ text }: { text: string }) {
     <>
       {splitLinks(text).map((part, i) =>
         'url' in part ? (
-          <a key={i} href={part.url} target="_blank" rel="noopener noreferrer" title="Opens in a new tab" className="inline-url">
+          <a
+            key={i}
+            href={part.url}
+            target="_blank"
+            rel="noopener noreferrer"
+            title="Opens in a new tab"
+            className="inline-url"
+          >
             {part.text}
           </a>
         ) : (

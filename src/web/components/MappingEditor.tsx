@@ -47,7 +47,11 @@ export function MappingEditor({ variables, mapping, onChange, eventSchema, sampl
   }
 
   if (variables.length === 0) {
-    return <p className="muted">This agent has no input variables, so there is nothing to map: each event starts a run with no inputs.</p>
+    return (
+      <p className="muted">
+        This agent has no input variables, so there is nothing to map: each event starts a run with no inputs.
+      </p>
+    )
   }
   return (
     <div className="mapping">
@@ -55,10 +59,20 @@ export function MappingEditor({ variables, mapping, onChange, eventSchema, sampl
         {variables.map((v) => {
           const id = `mapping-${v.name}`
           return (
-            <div key={v.name} className={target === v.name ? 'field mapping-row mapping-target' : 'field mapping-row'}>
+            <div
+              key={v.name}
+              className={target === v.name ? 'field mapping-row mapping-target' : 'field mapping-row'}
+            >
               <label htmlFor={id}>
                 <code>{v.name}</code>
-                {v.required ? <span className="required" aria-hidden="true"> *</span> : <span className="optional"> (optional)</span>}
+                {v.required ? (
+                  <span className="required" aria-hidden="true">
+                    {' '}
+                    *
+                  </span>
+                ) : (
+                  <span className="optional"> (optional)</span>
+                )}
                 {v.description && <span className="muted mapping-description"> {v.description}</span>}
               </label>
               <input
@@ -90,12 +104,20 @@ export function MappingEditor({ variables, mapping, onChange, eventSchema, sampl
       </div>
       <div className="event-fields" aria-labelledby="event-fields-heading">
         <h4 id="event-fields-heading">The event's fields</h4>
-        <p className="help">Click one to put it into {target ? <code>{target}</code> : 'the box in focus'}.</p>
+        <p className="help">
+          Click one to put it into {target ? <code>{target}</code> : 'the box in focus'}.
+        </p>
         {fields.length === 0 && <p className="muted">This trigger describes no fields.</p>}
         <ul className="event-field-list">
           {fields.map(({ field, depth }) => (
             <li key={field.path.join('.')} style={{ paddingLeft: `${depth * 0.9}rem` }}>
-              <button type="button" className="event-field" onClick={() => insert(field)} title={field.description ?? `Insert ${templateOf(field.path)}`} aria-label={`Insert ${field.path.join('.')}`}>
+              <button
+                type="button"
+                className="event-field"
+                onClick={() => insert(field)}
+                title={field.description ?? `Insert ${templateOf(field.path)}`}
+                aria-label={`Insert ${field.path.join('.')}`}
+              >
                 <span className="event-field-name">{field.label}</span>
                 {field.example !== undefined && <span className="event-field-example">{field.example}</span>}
               </button>

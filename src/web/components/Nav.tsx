@@ -2,13 +2,22 @@ import type { Me } from '../api.ts'
 import { Link } from './Link.tsx'
 
 const LINKS = [
-  { to: '/integrations', label: 'Integrations', match: (p: string) => p === '/' || p.startsWith('/integrations') },
+  {
+    to: '/integrations',
+    label: 'Integrations',
+    match: (p: string) => p === '/' || p.startsWith('/integrations'),
+  },
   { to: '/agents', label: 'Agents', match: (p: string) => p.startsWith('/agents') },
   { to: '/runs', label: 'Runs', match: (p: string) => p.startsWith('/runs') },
   { to: '/tools', label: 'Tool steps', match: (p: string) => p.startsWith('/tools') },
   { to: '/settings/keys', label: 'API keys', match: (p: string) => p.startsWith('/settings/keys') },
   // Shown to admins only; the server refuses the rest anyway.
-  { to: '/settings/users', label: 'Users', match: (p: string) => p.startsWith('/settings/users'), adminOnly: true },
+  {
+    to: '/settings/users',
+    label: 'Users',
+    match: (p: string) => p.startsWith('/settings/users'),
+    adminOnly: true,
+  },
 ]
 
 interface Props {

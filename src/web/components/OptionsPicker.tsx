@@ -22,7 +22,11 @@ interface Props {
   inputProps: InputHTMLAttributes<HTMLInputElement>
 }
 
-type Loaded = { state: 'idle' } | { state: 'loading' } | { state: 'ready'; options: ToolFieldOption[]; next: string | null } | { state: 'failed'; message: string }
+type Loaded =
+  | { state: 'idle' }
+  | { state: 'loading' }
+  | { state: 'ready'; options: ToolFieldOption[]; next: string | null }
+  | { state: 'failed'; message: string }
 
 const SEARCH_DELAY_MS = 250
 
@@ -68,7 +72,13 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
       }))
     } catch (error) {
       if (controller.signal.aborted) return
-      setLoaded({ state: 'failed', message: error instanceof ApiError ? error.problem.detail ?? error.problem.title ?? 'Could not load the options.' : 'Could not load the options.' })
+      setLoaded({
+        state: 'failed',
+        message:
+          error instanceof ApiError
+            ? (error.problem.detail ?? error.problem.title ?? 'Could not load the options.')
+            : 'Could not load the options.',
+      })
     }
   }
 
@@ -90,14 +100,20 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
 
   // A value set before any list was opened (a stored configuration, an edited step) reads as an id
   // until its label is known: the first page of options is asked once, quietly, to name it.
-  const presetUnknown = (multiple ? entriesOf(value) : [value.trim()]).some((v) => v !== '' && !v.includes('{{') && known[v] === undefined)
+  const presetUnknown = (multiple ? entriesOf(value) : [value.trim()]).some(
+    (v) => v !== '' && !v.includes('{{') && known[v] === undefined,
+  )
   useEffect(() => {
     if (!presetUnknown || missing.length > 0 || !source.integrationId) return
     const controller = new AbortController()
     const params: Record<string, string> = { integration: source.integrationId }
     for (const d of source.depends) params[d.name] = d.value
     api.fieldOptions(source.optionsBase, source.field, params, controller.signal).then(
-      (page) => setKnown((k) => ({ ...k, ...Object.fromEntries(page.options.map((o) => [String(o.value), o.label])) })),
+      (page) =>
+        setKnown((k) => ({
+          ...k,
+          ...Object.fromEntries(page.options.map((o) => [String(o.value), o.label])),
+        })),
       () => {},
     )
     return () => controller.abort()
@@ -147,8 +163,16 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
         aria-expanded={shown}
         aria-controls={listId}
         aria-activedescendant={shown && active >= 0 ? optionId(active) : undefined}
-        aria-describedby={[chosenLabels.length > 0 ? chosenId : '', inputProps['aria-describedby'] ?? ''].filter(Boolean).join(' ') || undefined}
-        placeholder={missing.length > 0 ? `Choose the ${missing[0].label.toLowerCase()} first, or paste an id` : 'Search, or paste an id'}
+        aria-describedby={
+          [chosenLabels.length > 0 ? chosenId : '', inputProps['aria-describedby'] ?? '']
+            .filter(Boolean)
+            .join(' ') || undefined
+        }
+        placeholder={
+          missing.length > 0
+            ? `Choose the ${missing[0].label.toLowerCase()} first, or paste an id`
+            : 'Search, or paste an id'
+        }
         value={value}
         onChange={(e) => {
           onChange(e.target.value)
@@ -166,11 +190,25 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
           {chosenLabels.join(', ')}
         </p>
       )}
-      <ul id={listId} role="listbox" className="picker-list" hidden={!shown} aria-label={`${inputProps.name ?? 'field'} options`}>
-        {missing.length > 0 && <li className="picker-note">Choose the {missing.map((d) => d.label.toLowerCase()).join(' and ')} first.</li>}
+      <ul
+        id={listId}
+        role="listbox"
+        className="picker-list"
+        hidden={!shown}
+        aria-label={`${inputProps.name ?? 'field'} options`}
+      >
+        {missing.length > 0 && (
+          <li className="picker-note">
+            Choose the {missing.map((d) => d.label.toLowerCase()).join(' and ')} first.
+          </li>
+        )}
         {missing.length === 0 && loaded.state === 'loading' && <li className="picker-note">Loading…</li>}
         {loaded.state === 'failed' && <li className="picker-note picker-error">{loaded.message}</li>}
-        {loaded.state === 'ready' && options.length === 0 && <li className="picker-note">{search ? `Nothing matches “${search}”.` : 'Nothing to choose from.'}</li>}
+        {loaded.state === 'ready' && options.length === 0 && (
+          <li className="picker-note">
+            {search ? `Nothing matches “${search}”.` : 'Nothing to choose from.'}
+          </li>
+        )}
         {options.map((o, i) => (
           <li
             key={String(o.value)}
@@ -178,7 +216,13 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
             role="option"
             aria-selected={i === active}
             data-chosen={chosen.has(String(o.value)) || undefined}
-            className={['picker-option', i === active ? 'active' : '', chosen.has(String(o.value)) ? 'chosen' : ''].filter(Boolean).join(' ')}
+            className={[
+              'picker-option',
+              i === active ? 'active' : '',
+              chosen.has(String(o.value)) ? 'chosen' : '',
+            ]
+              .filter(Boolean)
+              .join(' ')}
             // mousedown, not click: the input's blur would close the list first.
             onMouseDown={(e) => {
               e.preventDefault()
@@ -194,7 +238,9 @@ export function OptionsPicker({ source, multiple, value, onChange, inputProps }:
             id={optionId(options.length)}
             role="option"
             aria-selected={active === options.length}
-            className={active === options.length ? 'picker-option picker-more active' : 'picker-option picker-more'}
+            className={
+              active === options.length ? 'picker-option picker-more active' : 'picker-option picker-more'
+            }
             onMouseDown={(e) => {
               e.preventDefault()
               if (loaded.state === 'ready' && loaded.next) void load(loaded.next)

@@ -31,13 +31,17 @@ export function PopupStatus({ title, status, onFocus, onStop }: PopupStatusProps
         <div className="popup-status popup-status-warning" data-testid="popup-blocked">
           <p className="popup-status-title">Your browser blocked the {title} pop-up window.</p>
           <p>
-            <a href={status.url}>Continue to {title} in this tab</a>, or allow pop-ups for this site and press Connect {title} again.
+            <a href={status.url}>Continue to {title} in this tab</a>, or allow pop-ups for this site and press
+            Connect {title} again.
           </p>
         </div>
       )}
       {status.state === 'closed' && (
         <div className="popup-status" data-testid="popup-closed">
-          <p>The {title} window was closed before access was granted. Nothing was connected; press Connect {title} to try again.</p>
+          <p>
+            The {title} window was closed before access was granted. Nothing was connected; press Connect{' '}
+            {title} to try again.
+          </p>
         </div>
       )}
     </div>

@@ -14,14 +14,21 @@ interface Props {
 
 export function problemOf(error: unknown): Problem {
   if (error instanceof ApiError) return error.problem
-  return { status: 0, code: 'error', title: 'Something went wrong', detail: error instanceof Error ? error.message : String(error) }
+  return {
+    status: 0,
+    code: 'error',
+    title: 'Something went wrong',
+    detail: error instanceof Error ? error.message : String(error),
+  }
 }
 
 function extraLine(p: Problem): string | undefined {
   // The detail already says which plan; what a person needs next is who can change it.
-  if (p.code === 'plan_required') return 'An administrator of this Switchyard can change your plan on the Users page.'
+  if (p.code === 'plan_required')
+    return 'An administrator of this Switchyard can change your plan on the Users page.'
   if (p.code === 'rate_limited' && p.retry_after !== undefined) return `Try again in ${p.retry_after} s.`
-  if (p.code === 'upstream_error' && p.upstream_status !== undefined) return `The platform answered HTTP ${p.upstream_status}.`
+  if (p.code === 'upstream_error' && p.upstream_status !== undefined)
+    return `The platform answered HTTP ${p.upstream_status}.`
   return undefined
 }
 
@@ -41,7 +48,9 @@ export function ProblemMessage({ error, otherFieldErrors, detail }: Props) {
       {extra && <p>{extra}</p>}
       {p.code === 'reconnect_required' && p.integration_id && (
         <p>
-          <Link className="button" to={withQuery('/integrations', { reconnect: p.integration_id })}>Reconnect</Link>
+          <Link className="button" to={withQuery('/integrations', { reconnect: p.integration_id })}>
+            Reconnect
+          </Link>
         </p>
       )}
       {fieldErrors.length > 0 && (
@@ -62,7 +71,21 @@ export function ProblemMessage({ error, otherFieldErrors, detail }: Props) {
  * A form's problem, unless every part of it is already shown next to a field: then it only says so
  * once more, with any field errors that have no field of their own.
  */
-export function FormProblem({ error, hasFieldErrors, otherFieldErrors }: { error: unknown; hasFieldErrors: boolean; otherFieldErrors: readonly FieldError[] }) {
+export function FormProblem({
+  error,
+  hasFieldErrors,
+  otherFieldErrors,
+}: {
+  error: unknown
+  hasFieldErrors: boolean
+  otherFieldErrors: readonly FieldError[]
+}) {
   if (error === null || (hasFieldErrors && otherFieldErrors.length === 0)) return null
-  return <ProblemMessage error={error} otherFieldErrors={otherFieldErrors} detail={hasFieldErrors ? 'Check the fields marked above.' : undefined} />
+  return (
+    <ProblemMessage
+      error={error}
+      otherFieldErrors={otherFieldErrors}
+      detail={hasFieldErrors ? 'Check the fields marked above.' : undefined}
+    />
+  )
 }

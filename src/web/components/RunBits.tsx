@@ -28,14 +28,28 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
         {label}
       </button>{' '}
       <span aria-live="polite" className="muted">
-        {state === 'copied' ? 'Copied.' : state === 'failed' ? 'The browser refused the clipboard; select the text instead.' : ''}
+        {state === 'copied'
+          ? 'Copied.'
+          : state === 'failed'
+            ? 'The browser refused the clipboard; select the text instead.'
+            : ''}
       </span>
     </span>
   )
 }
 
 /** JSON behind a disclosure, copyable, scrolling inside its box (never wider than the window). */
-export function JsonBlock({ label, value, open, testId }: { label: string; value: unknown; open?: boolean; testId?: string }) {
+export function JsonBlock({
+  label,
+  value,
+  open,
+  testId,
+}: {
+  label: string
+  value: unknown
+  open?: boolean
+  testId?: string
+}) {
   const json = value === undefined ? 'undefined' : JSON.stringify(value, null, 2)
   return (
     <details className="json-block" open={open} data-testid={testId}>

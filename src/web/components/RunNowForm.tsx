@@ -17,7 +17,11 @@ export function RunNowForm({ agent, onCancel }: { agent: Agent; onCancel: () => 
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
   const problem = error instanceof ApiError ? error.problem : undefined
-  const grouped = groupFieldErrors(problem?.errors, 'inputs', fields.map((f) => f.name))
+  const grouped = groupFieldErrors(
+    problem?.errors,
+    'inputs',
+    fields.map((f) => f.name),
+  )
   const errors: Record<string, string[]> = { ...grouped.byField }
   for (const [k, m] of Object.entries(localErrors)) errors[k] = [m]
 
@@ -25,7 +29,9 @@ export function RunNowForm({ agent, onCancel }: { agent: Agent; onCancel: () => 
     e.preventDefault()
     const { input, errors: local } = coerceValues(fields, values)
     // The server takes an empty text as a value; a person leaving a required input empty meant to fill it.
-    for (const f of fields) if (f.required && typeof values[f.name] === 'string' && (values[f.name] as string).trim() === '') local[f.name] ??= 'Required: give a value.'
+    for (const f of fields)
+      if (f.required && typeof values[f.name] === 'string' && (values[f.name] as string).trim() === '')
+        local[f.name] ??= 'Required: give a value.'
     setLocalErrors(local)
     if (Object.keys(local).length > 0) return
     setBusy(true)
@@ -43,9 +49,20 @@ export function RunNowForm({ agent, onCancel }: { agent: Agent; onCancel: () => 
     <section className="panel run-now" aria-labelledby="run-now-heading">
       <h2 id="run-now-heading">Run {agent.name}</h2>
       <form onSubmit={start} noValidate>
-        <SchemaForm formId="run-now" fields={fields} values={values} onChange={(name, value) => setValues((v) => ({ ...v, [name]: value }))} errors={errors} disabled={busy} />
+        <SchemaForm
+          formId="run-now"
+          fields={fields}
+          values={values}
+          onChange={(name, value) => setValues((v) => ({ ...v, [name]: value }))}
+          errors={errors}
+          disabled={busy}
+        />
         {fields.length === 0 && <p className="help">This agent takes no inputs.</p>}
-        <FormProblem error={error} hasFieldErrors={Object.keys(grouped.byField).length > 0} otherFieldErrors={grouped.other} />
+        <FormProblem
+          error={error}
+          hasFieldErrors={Object.keys(grouped.byField).length > 0}
+          otherFieldErrors={grouped.other}
+        />
         <div className="actions">
           <button type="submit" className="button-primary" disabled={busy}>
             {busy ? 'Starting…' : 'Start run'}

@@ -6,7 +6,15 @@ import { commentsOf, Conversation } from './Conversation.tsx'
  * A run's result for a person: the summary line first (a failure the platform answered looks like
  * a failure), then what the output holds in readable form, and the raw JSON one click away.
  */
-export function RunOutput({ output, summary, platformTitle }: { output: unknown; summary: RunSummary | null | undefined; platformTitle: string }) {
+export function RunOutput({
+  output,
+  summary,
+  platformTitle,
+}: {
+  output: unknown
+  summary: RunSummary | null | undefined
+  platformTitle: string
+}) {
   const json = JSON.stringify(output, null, 2)
   const comments = commentsOf(output)
   const failed = summary?.tone === 'error'
@@ -15,12 +23,16 @@ export function RunOutput({ output, summary, platformTitle }: { output: unknown;
       <h3>{failed ? 'The platform answered with an error' : 'Result'}</h3>
       {summary && (
         <p className="summary-line" data-testid="summary-line">
-          <span className="summary-icon" aria-hidden="true">{failed ? '✕' : '✓'}</span>{' '}
+          <span className="summary-icon" aria-hidden="true">
+            {failed ? '✕' : '✓'}
+          </span>{' '}
           <span>{summary.text}</span>
           {summary.url && (
             <>
               {' '}
-              <a href={summary.url} target="_blank" rel="noreferrer" className="inline-url">Open in {platformTitle}</a>
+              <a href={summary.url} target="_blank" rel="noreferrer" className="inline-url">
+                Open in {platformTitle}
+              </a>
             </>
           )}
         </p>
@@ -29,7 +41,9 @@ export function RunOutput({ output, summary, platformTitle }: { output: unknown;
       <details className="output-json" open={!summary}>
         <summary>Full output (JSON)</summary>
         <CopyButton text={json} />
-        <pre data-testid="tool-output" tabIndex={0}>{json}</pre>
+        <pre data-testid="tool-output" tabIndex={0}>
+          {json}
+        </pre>
       </details>
     </div>
   )
@@ -48,8 +62,16 @@ function CopyButton({ text }: { text: string }) {
   }
   return (
     <p className="copy-row">
-      <button type="button" onClick={copy}>Copy JSON</button>{' '}
-      <span aria-live="polite" className="muted">{state === 'copied' ? 'Copied.' : state === 'failed' ? 'The browser refused the clipboard; select the text instead.' : ''}</span>
+      <button type="button" onClick={copy}>
+        Copy JSON
+      </button>{' '}
+      <span aria-live="polite" className="muted">
+        {state === 'copied'
+          ? 'Copied.'
+          : state === 'failed'
+            ? 'The browser refused the clipboard; select the text instead.'
+            : ''}
+      </span>
     </p>
   )
 }

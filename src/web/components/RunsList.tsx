@@ -3,8 +3,23 @@ import { agentsApi, RUN_STATUSES, type Agent, type Run, type Trigger } from '../
 import { usePlatformTitles } from '../platform-titles.ts'
 import { navigate } from '../router.ts'
 import { runPath } from '../routes.ts'
-import { filtersFromSearch, filtersToPath, isLive, mergeRuns, runQueryOf, TIME_RANGES, type RunFilters } from '../run-filters.ts'
-import { formatDuration, formatTime, inputsPreview, runDuration, startedByText, STATUS_LABELS } from '../run-format.ts'
+import {
+  filtersFromSearch,
+  filtersToPath,
+  isLive,
+  mergeRuns,
+  runQueryOf,
+  TIME_RANGES,
+  type RunFilters,
+} from '../run-filters.ts'
+import {
+  formatDuration,
+  formatTime,
+  inputsPreview,
+  runDuration,
+  startedByText,
+  STATUS_LABELS,
+} from '../run-format.ts'
 import { Link } from './Link.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
 import { RunStatusBadge, usePolling } from './RunBits.tsx'
@@ -87,7 +102,8 @@ export function RunsList({ fixedAgent, search, path }: Props) {
 
   const platformTitles = usePlatformTitles()
   const triggerTitles = useMemo(() => Object.fromEntries(triggers.map((t) => [t.id, t.title])), [triggers])
-  const setFilter = (patch: Partial<RunFilters>) => navigate(filtersToPath(path, { ...filters, ...patch }), { replace: true })
+  const setFilter = (patch: Partial<RunFilters>) =>
+    navigate(filtersToPath(path, { ...filters, ...patch }), { replace: true })
   const filtered = Object.values(filters).some(Boolean)
 
   return (
@@ -96,9 +112,15 @@ export function RunsList({ fixedAgent, search, path }: Props) {
         {!fixedAgent && (
           <div className="field">
             <label htmlFor="runs-agent">Agent</label>
-            <select id="runs-agent" value={filters.agent ?? ''} onChange={(e) => setFilter({ agent: e.target.value || undefined })}>
+            <select
+              id="runs-agent"
+              value={filters.agent ?? ''}
+              onChange={(e) => setFilter({ agent: e.target.value || undefined })}
+            >
               <option value="">All agents</option>
-              {filters.agent && !agents.some((a) => a.id === filters.agent) && <option value={filters.agent}>The chosen agent</option>}
+              {filters.agent && !agents.some((a) => a.id === filters.agent) && (
+                <option value={filters.agent}>The chosen agent</option>
+              )}
               {agents.map((a) => (
                 <option key={a.id} value={a.id}>
                   {a.name}
@@ -109,7 +131,11 @@ export function RunsList({ fixedAgent, search, path }: Props) {
         )}
         <div className="field">
           <label htmlFor="runs-status">Status</label>
-          <select id="runs-status" value={filters.status ?? ''} onChange={(e) => setFilter({ status: (e.target.value || undefined) as RunFilters['status'] })}>
+          <select
+            id="runs-status"
+            value={filters.status ?? ''}
+            onChange={(e) => setFilter({ status: (e.target.value || undefined) as RunFilters['status'] })}
+          >
             <option value="">Any status</option>
             {RUN_STATUSES.map((s) => (
               <option key={s} value={s}>
@@ -120,9 +146,15 @@ export function RunsList({ fixedAgent, search, path }: Props) {
         </div>
         <div className="field">
           <label htmlFor="runs-trigger">Trigger</label>
-          <select id="runs-trigger" value={filters.trigger ?? ''} onChange={(e) => setFilter({ trigger: e.target.value || undefined })}>
+          <select
+            id="runs-trigger"
+            value={filters.trigger ?? ''}
+            onChange={(e) => setFilter({ trigger: e.target.value || undefined })}
+          >
             <option value="">Any trigger</option>
-            {filters.trigger && !triggerTitles[filters.trigger] && <option value={filters.trigger}>The chosen trigger</option>}
+            {filters.trigger && !triggerTitles[filters.trigger] && (
+              <option value={filters.trigger}>The chosen trigger</option>
+            )}
             {[...new Set(triggers.map((t) => t.platform))].map((platform) => (
               <optgroup key={platform} label={platformTitles[platform] ?? platform}>
                 {triggers
@@ -138,7 +170,11 @@ export function RunsList({ fixedAgent, search, path }: Props) {
         </div>
         <div className="field">
           <label htmlFor="runs-range">Started</label>
-          <select id="runs-range" value={filters.range ?? ''} onChange={(e) => setFilter({ range: (e.target.value || undefined) as RunFilters['range'] })}>
+          <select
+            id="runs-range"
+            value={filters.range ?? ''}
+            onChange={(e) => setFilter({ range: (e.target.value || undefined) as RunFilters['range'] })}
+          >
             <option value="">Any time</option>
             {TIME_RANGES.map((r) => (
               <option key={r.value} value={r.value}>
@@ -151,16 +187,22 @@ export function RunsList({ fixedAgent, search, path }: Props) {
 
       {error !== null && <ProblemMessage error={error} />}
       {runs === null && error === null && <p className="muted">Loading runs…</p>}
-      {runs?.length === 0 && <p className="empty">{filtered ? 'No runs match these filters.' : 'No runs yet.'}</p>}
+      {runs?.length === 0 && (
+        <p className="empty">{filtered ? 'No runs match these filters.' : 'No runs yet.'}</p>
+      )}
       {runs && runs.length > 0 && (
         <ul className="item-list run-list" aria-live="polite">
           {runs.map((r) => (
             <li key={r.id} className="item run-row" data-run-status={r.status} data-testid="run-row">
               <RunStatusBadge status={r.status} />
               <Link to={runPath(r.id)} className="run-row-link">
-                {fixedAgent ? formatTime(r.created_at, now) : `${r.agent_name} · ${formatTime(r.created_at, now)}`}
+                {fixedAgent
+                  ? formatTime(r.created_at, now)
+                  : `${r.agent_name} · ${formatTime(r.created_at, now)}`}
               </Link>
-              <span className="muted run-row-by">{startedByText(r, r.trigger_id ? triggerTitles[r.trigger_id] : undefined)}</span>
+              <span className="muted run-row-by">
+                {startedByText(r, r.trigger_id ? triggerTitles[r.trigger_id] : undefined)}
+              </span>
               {r.test && <span className="tag">test</span>}
               {inputsPreview(r.inputs) && <span className="run-row-inputs">{inputsPreview(r.inputs)}</span>}
               <span className="muted run-row-duration">{formatDuration(runDuration(r, now))}</span>

@@ -31,7 +31,16 @@ export function SchemaForm({ formId, fields, values, onChange, errors, disabled,
   return (
     <div className="schema-form">
       {visibleFields(fields, values).map((f) => (
-        <SchemaField key={f.name} formId={formId} field={f} value={values[f.name]} onChange={onChange} messages={errors[f.name]} disabled={disabled} picker={pickerFor(f, fields, values, pickers)} />
+        <SchemaField
+          key={f.name}
+          formId={formId}
+          field={f}
+          value={values[f.name]}
+          onChange={onChange}
+          messages={errors[f.name]}
+          disabled={disabled}
+          picker={pickerFor(f, fields, values, pickers)}
+        />
       ))}
     </div>
   )
@@ -47,12 +56,21 @@ interface FieldProps {
   picker?: PickerSource
 }
 
-function pickerFor(f: FormField, fields: readonly FormField[], values: FormValues, pickers: FormPickers | undefined): PickerSource | undefined {
+function pickerFor(
+  f: FormField,
+  fields: readonly FormField[],
+  values: FormValues,
+  pickers: FormPickers | undefined,
+): PickerSource | undefined {
   const declared = pickers?.fieldOptions[f.name]
   if (!pickers || !declared || !PICKABLE.has(f.kind)) return undefined
   const depends = declared.dependsOn.map((name) => {
     const value = values[name]
-    return { name, label: fields.find((d) => d.name === name)?.label ?? name, value: typeof value === 'string' ? value.trim() : '' }
+    return {
+      name,
+      label: fields.find((d) => d.name === name)?.label ?? name,
+      value: typeof value === 'string' ? value.trim() : '',
+    }
   })
   return { optionsBase: pickers.optionsBase, integrationId: pickers.integrationId, field: f.name, depends }
 }
@@ -62,7 +80,9 @@ function SchemaField({ formId, field: f, value, onChange, messages, disabled, pi
   const helpId = `${id}-help`
   const errorId = fieldErrorId(formId, f.name)
   const invalid = !!messages && messages.length > 0
-  const describedBy = [f.description || kindHint(f) ? helpId : '', invalid ? errorId : ''].filter(Boolean).join(' ') || undefined
+  const describedBy =
+    [f.description || kindHint(f) ? helpId : '', invalid ? errorId : ''].filter(Boolean).join(' ') ||
+    undefined
   const common = {
     id,
     name: f.name,
@@ -76,51 +96,90 @@ function SchemaField({ formId, field: f, value, onChange, messages, disabled, pi
 
   let control
   if (picker) {
-    control = <OptionsPicker source={picker} multiple={f.kind === 'string-list'} value={text} onChange={set} inputProps={{ ...common, inputMode: f.inputMode }} />
-  } else switch (f.kind) {
-    case 'boolean':
-      control = <input {...common} type="checkbox" checked={value === true} onChange={(e) => set(e.target.checked)} />
-      break
-    case 'enum':
-      control = (
-        <select {...common} value={text} onChange={(e) => set(e.target.value)}>
-          <option value="">{f.required ? 'Choose…' : '— not set —'}</option>
-          {f.options?.map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
-        </select>
-      )
-      break
-    case 'textarea':
-      control = <textarea {...common} rows={4} value={text} placeholder={f.placeholder} onChange={(e) => set(e.target.value)} />
-      break
-    case 'json':
-      control = (
-        <textarea {...common} className="mono" rows={4} spellCheck={false} value={text} placeholder={f.placeholder ?? 'JSON'} onChange={(e) => set(e.target.value)} />
-      )
-      break
-    default:
-      control = (
-        <input
-          {...common}
-          type={f.secret ? 'password' : 'text'}
-          inputMode={f.inputMode}
-          autoComplete={f.secret ? 'new-password' : 'off'}
-          value={text}
-          placeholder={f.placeholder}
-          onChange={(e) => set(e.target.value)}
-        />
-      )
-  }
+    control = (
+      <OptionsPicker
+        source={picker}
+        multiple={f.kind === 'string-list'}
+        value={text}
+        onChange={set}
+        inputProps={{ ...common, inputMode: f.inputMode }}
+      />
+    )
+  } else
+    switch (f.kind) {
+      case 'boolean':
+        control = (
+          <input
+            {...common}
+            type="checkbox"
+            checked={value === true}
+            onChange={(e) => set(e.target.checked)}
+          />
+        )
+        break
+      case 'enum':
+        control = (
+          <select {...common} value={text} onChange={(e) => set(e.target.value)}>
+            <option value="">{f.required ? 'Choose…' : '— not set —'}</option>
+            {f.options?.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        )
+        break
+      case 'textarea':
+        control = (
+          <textarea
+            {...common}
+            rows={4}
+            value={text}
+            placeholder={f.placeholder}
+            onChange={(e) => set(e.target.value)}
+          />
+        )
+        break
+      case 'json':
+        control = (
+          <textarea
+            {...common}
+            className="mono"
+            rows={4}
+            spellCheck={false}
+            value={text}
+            placeholder={f.placeholder ?? 'JSON'}
+            onChange={(e) => set(e.target.value)}
+          />
+        )
+        break
+      default:
+        control = (
+          <input
+            {...common}
+            type={f.secret ? 'password' : 'text'}
+            inputMode={f.inputMode}
+            autoComplete={f.secret ? 'new-password' : 'off'}
+            value={text}
+            placeholder={f.placeholder}
+            onChange={(e) => set(e.target.value)}
+          />
+        )
+    }
 
   const hint = kindHint(f)
   return (
     <div className={`field${f.kind === 'boolean' ? ' field-checkbox' : ''}`}>
       <label htmlFor={id}>
         {f.label}
-        {f.required ? <span className="required" aria-hidden="true"> *</span> : <span className="optional"> (optional)</span>}
+        {f.required ? (
+          <span className="required" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        ) : (
+          <span className="optional"> (optional)</span>
+        )}
       </label>
       {control}
       {(f.description || hint) && (

@@ -24,8 +24,13 @@ const MAX_SHOWN = 60
 
 /** Words of the query must all appear in the option's label, group, value or description. */
 export function matchesQuery(option: SearchOption, query: string): boolean {
-  const haystack = `${option.label} ${option.group ?? ''} ${option.value} ${option.description ?? ''}`.toLowerCase()
-  return query.toLowerCase().split(/\s+/).filter(Boolean).every((w) => haystack.includes(w))
+  const haystack =
+    `${option.label} ${option.group ?? ''} ${option.value} ${option.description ?? ''}`.toLowerCase()
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((w) => haystack.includes(w))
 }
 
 /**
@@ -33,14 +38,27 @@ export function matchesQuery(option: SearchOption, query: string): boolean {
  * ARIA 1.2 combobox pattern, like OptionsPicker but filtering locally. Shows the chosen option's
  * label, never its id.
  */
-export function SearchSelect({ id, name, options, value, onChange, placeholder, invalid, describedBy, disabled }: Props) {
+export function SearchSelect({
+  id,
+  name,
+  options,
+  value,
+  onChange,
+  placeholder,
+  invalid,
+  describedBy,
+  disabled,
+}: Props) {
   const listId = useId()
   const chosen = options.find((o) => o.value === value)
   const [query, setQuery] = useState<string | null>(null)
   const [open, setOpen] = useState(false)
   const [active, setActive] = useState(-1)
   const text = query ?? (chosen ? (chosen.group ? `${chosen.label} · ${chosen.group}` : chosen.label) : '')
-  const shown = useMemo(() => (query ? options.filter((o) => matchesQuery(o, query)) : options).slice(0, MAX_SHOWN), [options, query])
+  const shown = useMemo(
+    () => (query ? options.filter((o) => matchesQuery(o, query)) : options).slice(0, MAX_SHOWN),
+    [options, query],
+  )
 
   const choose = (o: SearchOption) => {
     onChange(o.value)
@@ -97,7 +115,9 @@ export function SearchSelect({ id, name, options, value, onChange, placeholder, 
         onKeyDown={onKeyDown}
       />
       <ul id={listId} role="listbox" className="picker-list" hidden={!open} aria-label={`${name} choices`}>
-        {shown.length === 0 && <li className="picker-note">{query ? `Nothing matches “${query}”.` : 'Nothing to choose from.'}</li>}
+        {shown.length === 0 && (
+          <li className="picker-note">{query ? `Nothing matches “${query}”.` : 'Nothing to choose from.'}</li>
+        )}
         {shown.map((o, i) => {
           const heading = o.group && o.group !== lastGroup ? o.group : null
           lastGroup = o.group
@@ -112,7 +132,9 @@ export function SearchSelect({ id, name, options, value, onChange, placeholder, 
               id={`${listId}-${i}`}
               role="option"
               aria-selected={i === active}
-              className={['picker-option', i === active ? 'active' : '', o.value === value ? 'chosen' : ''].filter(Boolean).join(' ')}
+              className={['picker-option', i === active ? 'active' : '', o.value === value ? 'chosen' : '']
+                .filter(Boolean)
+                .join(' ')}
               onMouseDown={(e) => {
                 e.preventDefault()
                 choose(o)

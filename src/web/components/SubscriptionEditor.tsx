@@ -14,7 +14,10 @@ import { MappingPreviewPanel, TestPanel } from './SubscriptionPanels.tsx'
 import { SearchSelect, type SearchOption } from './SearchSelect.tsx'
 import { integrationsFor } from './StepEditor.tsx'
 
-const STATUS_NOTE: Record<string, string> = { needs_reconnection: ' (needs reconnection)', disconnected: ' (disconnected)' }
+const STATUS_NOTE: Record<string, string> = {
+  needs_reconnection: ' (needs reconnection)',
+  disconnected: ' (disconnected)',
+}
 
 interface Props {
   agent: Agent
@@ -33,25 +36,42 @@ const planName = (plan: string) => plan.charAt(0).toUpperCase() + plan.slice(1)
 const planNote = (t: Trigger) => (t.requiredPlan ? `${planName(t.requiredPlan)} plan` : '')
 
 /** Chooses a trigger, its integration and configuration, and maps its event onto the agent's inputs, with a live preview and a test. */
-export function SubscriptionEditor({ agent, triggers, integrations, platformTitles, subscription, onSaved, onClose }: Props) {
+export function SubscriptionEditor({
+  agent,
+  triggers,
+  integrations,
+  platformTitles,
+  subscription,
+  onSaved,
+  onClose,
+}: Props) {
   const [triggerId, setTriggerId] = useState(subscription?.trigger_id ?? '')
   const trigger = triggers.find((t) => t.id === triggerId)
   const choices = integrationsFor(integrations, trigger?.platform)
   const [integrationId, setIntegrationId] = useState(subscription?.integration_id ?? '')
   const fields = useMemo(() => (trigger ? fieldsFromSchema(trigger.configSchema) : []), [trigger])
-  const [config, setConfig] = useState<FormValues>(() => (subscription && trigger ? formValuesOf(fields, subscription.config) : initialValues(fields)))
+  const [config, setConfig] = useState<FormValues>(() =>
+    subscription && trigger ? formValuesOf(fields, subscription.config) : initialValues(fields),
+  )
   const [mapping, setMapping] = useState<Record<string, string>>(() => subscription?.mapping ?? {})
   const [ownChanges, setOwnChanges] = useState(subscription?.start_on_own_changes ?? false)
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({})
   const [saveError, setSaveError] = useState<unknown>(null)
   const [saving, setSaving] = useState(false)
   const [savedNote, setSavedNote] = useState<string | null>(null)
-  const platformTitle = trigger ? platformTitles[trigger.platform] ?? trigger.platform : ''
+  const platformTitle = trigger ? (platformTitles[trigger.platform] ?? trigger.platform) : ''
 
   const triggerOptions: SearchOption[] = useMemo(
     () =>
       [...triggers]
-        .map((t) => ({ value: t.id, label: t.title, group: platformTitles[t.platform] ?? t.platform, description: [t.mode === 'polled' ? 'checked regularly' : '', planNote(t)].filter(Boolean).join(' · ') || undefined }))
+        .map((t) => ({
+          value: t.id,
+          label: t.title,
+          group: platformTitles[t.platform] ?? t.platform,
+          description:
+            [t.mode === 'polled' ? 'checked regularly' : '', planNote(t)].filter(Boolean).join(' · ') ||
+            undefined,
+        }))
         .sort((a, b) => a.group.localeCompare(b.group)),
     [triggers, platformTitles],
   )
@@ -65,21 +85,34 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
   }
   // A stored subscription's trigger may arrive after the first render (the catalogue loads once).
   useEffect(() => {
-    if (subscription && trigger) setConfig(formValuesOf(fieldsFromSchema(trigger.configSchema), subscription.config))
+    if (subscription && trigger)
+      setConfig(formValuesOf(fieldsFromSchema(trigger.configSchema), subscription.config))
   }, [subscription?.id, !!trigger])
 
   const problem = saveError instanceof ApiError ? saveError.problem : undefined
-  const configErrors = groupFieldErrors(problem?.errors, 'config', fields.map((f) => f.name))
+  const configErrors = groupFieldErrors(
+    problem?.errors,
+    'config',
+    fields.map((f) => f.name),
+  )
   const mappingSaveErrors = routeMappingErrors(
     configErrors.other.filter((e) => /^(mapping|inputs)\b/.test(e.field)),
     agent.inputs.map((v) => v.name),
   )
   const integrationErrors = configErrors.other.filter((e) => e.field === 'integration').map((e) => e.message)
   const triggerErrors = configErrors.other.filter((e) => e.field === 'trigger').map((e) => e.message)
-  const otherErrors = [...configErrors.other.filter((e) => !/^(mapping|inputs|integration$|trigger$)/.test(e.field)), ...mappingSaveErrors.other]
+  const otherErrors = [
+    ...configErrors.other.filter((e) => !/^(mapping|inputs|integration$|trigger$)/.test(e.field)),
+    ...mappingSaveErrors.other,
+  ]
   const configFieldErrors: Record<string, string[]> = { ...configErrors.byField }
   for (const [k, m] of Object.entries(localErrors)) configFieldErrors[k] = [m]
-  const placed = Object.keys(configErrors.byField).length + Object.keys(mappingSaveErrors.byVariable).length + integrationErrors.length + triggerErrors.length > 0
+  const placed =
+    Object.keys(configErrors.byField).length +
+      Object.keys(mappingSaveErrors.byVariable).length +
+      integrationErrors.length +
+      triggerErrors.length >
+    0
 
   // What Test and the running trigger use is the saved subscription: say when the form differs from it.
   const dirty =
@@ -87,8 +120,10 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
     !!trigger &&
     (integrationId !== subscription.integration_id ||
       ownChanges !== subscription.start_on_own_changes ||
-      JSON.stringify(Object.entries(mapping).filter(([, t]) => t !== '')) !== JSON.stringify(Object.entries(subscription.mapping ?? {}).filter(([, t]) => t !== '')) ||
-      JSON.stringify(coerceValues(fields, config).input) !== JSON.stringify(coerceValues(fields, formValuesOf(fields, subscription.config)).input))
+      JSON.stringify(Object.entries(mapping).filter(([, t]) => t !== '')) !==
+        JSON.stringify(Object.entries(subscription.mapping ?? {}).filter(([, t]) => t !== '')) ||
+      JSON.stringify(coerceValues(fields, config).input) !==
+        JSON.stringify(coerceValues(fields, formValuesOf(fields, subscription.config)).input))
 
   const save = async (e: FormEvent) => {
     e.preventDefault()
@@ -100,8 +135,19 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
     setSaveError(null)
     try {
       const sub = subscription
-        ? await agentsApi.changeSubscription(subscription.id, { integration: integrationId, config: input, mapping, start_on_own_changes: ownChanges })
-        : await agentsApi.subscribe(agent.id, { trigger: triggerId, integration: integrationId, config: input, mapping, start_on_own_changes: ownChanges })
+        ? await agentsApi.changeSubscription(subscription.id, {
+            integration: integrationId,
+            config: input,
+            mapping,
+            start_on_own_changes: ownChanges,
+          })
+        : await agentsApi.subscribe(agent.id, {
+            trigger: triggerId,
+            integration: integrationId,
+            config: input,
+            mapping,
+            start_on_own_changes: ownChanges,
+          })
       setSavedNote(subscription ? 'Saved.' : null)
       onSaved(sub)
     } catch (err) {
@@ -114,14 +160,30 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
   return (
     <section className="panel subscription-editor" aria-labelledby="subscription-editor-heading">
       <div className="health-head editor-head">
-        <h3 id="subscription-editor-heading">{subscription ? `${subscription.trigger_title}: settings` : 'Add a trigger'}</h3>
+        <h3 id="subscription-editor-heading">
+          {subscription ? `${subscription.trigger_title}: settings` : 'Add a trigger'}
+        </h3>
         <button type="button" className="link-button" onClick={onClose}>
           Close
         </button>
       </div>
       <form onSubmit={save} noValidate>
         {!subscription && (
-          <FieldShell id="subscription-trigger" label="Trigger" messages={triggerErrors} help={trigger ? [trigger.description, trigger.requiredPlan ? `Needs the ${planName(trigger.requiredPlan)} plan.` : ''].filter(Boolean).join(' ') : undefined}>
+          <FieldShell
+            id="subscription-trigger"
+            label="Trigger"
+            messages={triggerErrors}
+            help={
+              trigger
+                ? [
+                    trigger.description,
+                    trigger.requiredPlan ? `Needs the ${planName(trigger.requiredPlan)} plan.` : '',
+                  ]
+                    .filter(Boolean)
+                    .join(' ')
+                : undefined
+            }
+          >
             <SearchSelect
               id="subscription-trigger"
               name="trigger"
@@ -137,7 +199,8 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
         {trigger && (
           <>
             <p className="help">
-              <DocsLink page={`triggers/${trigger.platform}.md`}>{platformTitle} triggers</DocsLink>: what fires each one, and what to check when it does not.
+              <DocsLink page={`triggers/${trigger.platform}.md`}>{platformTitle} triggers</DocsLink>: what
+              fires each one, and what to check when it does not.
             </p>
             <FieldShell id="subscription-integration" label="Integration" messages={integrationErrors}>
               {choices.length === 0 ? (
@@ -145,7 +208,12 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
                   No {platformTitle} integration yet. <Link to="/integrations">Add one</Link> first.
                 </p>
               ) : (
-                <select {...fieldAria('subscription-integration', integrationErrors)} name="integration" value={integrationId} onChange={(e) => setIntegrationId(e.target.value)}>
+                <select
+                  {...fieldAria('subscription-integration', integrationErrors)}
+                  name="integration"
+                  value={integrationId}
+                  onChange={(e) => setIntegrationId(e.target.value)}
+                >
                   {choices.map((i) => (
                     <option key={i.id} value={i.id}>
                       {i.account_name}
@@ -164,20 +232,45 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
                   values={config}
                   onChange={(name, value) => setConfig((c) => ({ ...c, [name]: value }))}
                   errors={configFieldErrors}
-                  pickers={integrationId && trigger.fieldOptions ? { optionsBase: triggerPath(trigger.id), integrationId, fieldOptions: trigger.fieldOptions } : undefined}
+                  pickers={
+                    integrationId && trigger.fieldOptions
+                      ? {
+                          optionsBase: triggerPath(trigger.id),
+                          integrationId,
+                          fieldOptions: trigger.fieldOptions,
+                        }
+                      : undefined
+                  }
                 />
               </fieldset>
             )}
             <div className="field field-checkbox">
-              <input type="checkbox" id="subscription-own-changes" name="start_on_own_changes" checked={ownChanges} aria-describedby="subscription-own-changes-help" onChange={(e) => setOwnChanges(e.target.checked)} />
-              <label htmlFor="subscription-own-changes">Also start on changes made by this integration’s own account</label>
+              <input
+                type="checkbox"
+                id="subscription-own-changes"
+                name="start_on_own_changes"
+                checked={ownChanges}
+                aria-describedby="subscription-own-changes-help"
+                onChange={(e) => setOwnChanges(e.target.checked)}
+              />
+              <label htmlFor="subscription-own-changes">
+                Also start on changes made by this integration’s own account
+              </label>
               <p className="help" id="subscription-own-changes-help">
-                Off by default, so an agent that writes where it listens (say, a comment on the very item it watches) does not start itself again.
+                Off by default, so an agent that writes where it listens (say, a comment on the very item it
+                watches) does not start itself again.
               </p>
             </div>
             <fieldset>
               <legend>Mapping: the event → the agent's inputs</legend>
-              <MappingEditor variables={agent.inputs} mapping={mapping} onChange={setMapping} eventSchema={trigger.eventSchema} sample={trigger.sample} errors={mappingSaveErrors.byVariable} />
+              <MappingEditor
+                variables={agent.inputs}
+                mapping={mapping}
+                onChange={setMapping}
+                eventSchema={trigger.eventSchema}
+                sample={trigger.sample}
+                errors={mappingSaveErrors.byVariable}
+              />
             </fieldset>
           </>
         )}
@@ -191,12 +284,32 @@ export function SubscriptionEditor({ agent, triggers, integrations, platformTitl
           <button type="submit" className="button-primary" disabled={saving || !trigger || !integrationId}>
             {saving ? 'Saving…' : subscription ? 'Save changes' : 'Save trigger'}
           </button>
-          {dirty && !saving && <span className="muted unsaved-note">Unsaved changes: the trigger and Test use the saved settings until you save.</span>}
+          {dirty && !saving && (
+            <span className="muted unsaved-note">
+              Unsaved changes: the trigger and Test use the saved settings until you save.
+            </span>
+          )}
         </div>
       </form>
-      {trigger && subscription && <MappingPreviewPanel subscription={subscription} mapping={mapping} variables={agent.inputs.map((v) => v.name)} />}
-      {trigger && !subscription && <p className="muted">Save the trigger to see its mapping applied to a sample event, and to test it.</p>}
-      {subscription && <TestPanel subscription={subscription} platformTitle={platformTitle} variables={agent.inputs.map((v) => v.name)} />}
+      {trigger && subscription && (
+        <MappingPreviewPanel
+          subscription={subscription}
+          mapping={mapping}
+          variables={agent.inputs.map((v) => v.name)}
+        />
+      )}
+      {trigger && !subscription && (
+        <p className="muted">
+          Save the trigger to see its mapping applied to a sample event, and to test it.
+        </p>
+      )}
+      {subscription && (
+        <TestPanel
+          subscription={subscription}
+          platformTitle={platformTitle}
+          variables={agent.inputs.map((v) => v.name)}
+        />
+      )}
     </section>
   )
 }

@@ -1,5 +1,12 @@
 import { useEffect, useState, type FormEvent } from 'react'
-import { agentsApi, type MappingPreview, type SampleSent, type Subscription, type SubscriptionTest, type Trigger } from '../agents-api.ts'
+import {
+  agentsApi,
+  type MappingPreview,
+  type SampleSent,
+  type Subscription,
+  type SubscriptionTest,
+  type Trigger,
+} from '../agents-api.ts'
 import { runPath } from '../routes.ts'
 import { routeMappingErrors } from '../subscription-form.ts'
 import { Link } from './Link.tsx'
@@ -9,7 +16,15 @@ import { CopyButton, JsonBlock } from './RunBits.tsx'
 const PREVIEW_DELAY_MS = 400
 
 /** The unsaved mapping applied to the trigger's sample event, as the person types (debounced). */
-export function MappingPreviewPanel({ subscription, mapping, variables }: { subscription: Subscription; mapping: Record<string, string>; variables: string[] }) {
+export function MappingPreviewPanel({
+  subscription,
+  mapping,
+  variables,
+}: {
+  subscription: Subscription
+  mapping: Record<string, string>
+  variables: string[]
+}) {
   const [preview, setPreview] = useState<MappingPreview | null>(null)
   const [error, setError] = useState<unknown>(null)
   const key = JSON.stringify(mapping)
@@ -36,12 +51,29 @@ export function MappingPreviewPanel({ subscription, mapping, variables }: { subs
       <h4>Preview with a sample event</h4>
       {error !== null && <ProblemMessage error={error} />}
       {!preview && error === null && <p className="muted">Working it out…</p>}
-      {preview && <MappedInputs inputs={preview.inputs} byVariable={routed.byVariable} other={routed.other.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))} variables={variables} />}
+      {preview && (
+        <MappedInputs
+          inputs={preview.inputs}
+          byVariable={routed.byVariable}
+          other={routed.other.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))}
+          variables={variables}
+        />
+      )}
     </div>
   )
 }
 
-function MappedInputs({ inputs, byVariable, other, variables }: { inputs: Record<string, unknown>; byVariable: Record<string, string[]>; other: string[]; variables: string[] }) {
+function MappedInputs({
+  inputs,
+  byVariable,
+  other,
+  variables,
+}: {
+  inputs: Record<string, unknown>
+  byVariable: Record<string, string[]>
+  other: string[]
+  variables: string[]
+}) {
   const names = [...new Set([...variables, ...Object.keys(inputs ?? {})])]
   return (
     <>
@@ -54,7 +86,13 @@ function MappedInputs({ inputs, byVariable, other, variables }: { inputs: Record
                 <code>{name}</code>
               </dt>
               <dd>
-                {value === undefined ? <span className="muted">not set</span> : typeof value === 'string' ? value : <code>{JSON.stringify(value)}</code>}
+                {value === undefined ? (
+                  <span className="muted">not set</span>
+                ) : typeof value === 'string' ? (
+                  value
+                ) : (
+                  <code>{JSON.stringify(value)}</code>
+                )}
                 {byVariable[name] && <span className="field-error"> {byVariable[name].join(' ')}</span>}
               </dd>
             </div>
@@ -73,7 +111,15 @@ function MappedInputs({ inputs, byVariable, other, variables }: { inputs: Record
 }
 
 /** Runs the trigger once by hand: a recent real event where the platform has one, else the sample. */
-export function TestPanel({ subscription, platformTitle, variables }: { subscription: Subscription; platformTitle: string; variables: string[] }) {
+export function TestPanel({
+  subscription,
+  platformTitle,
+  variables,
+}: {
+  subscription: Subscription
+  platformTitle: string
+  variables: string[]
+}) {
   const [result, setResult] = useState<SubscriptionTest | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState<'test' | 'run' | null>(null)
@@ -93,7 +139,10 @@ export function TestPanel({ subscription, platformTitle, variables }: { subscrip
   return (
     <div className="test-panel" data-testid="test-panel">
       <h4>Test</h4>
-      <p className="help">Maps a recent real event from {platformTitle || 'the platform'} (or, when there is none, the sample) with the saved mapping. Nothing runs unless you start a test run.</p>
+      <p className="help">
+        Maps a recent real event from {platformTitle || 'the platform'} (or, when there is none, the sample)
+        with the saved mapping. Nothing runs unless you start a test run.
+      </p>
       <div className="actions">
         <button type="button" onClick={() => test(false)} disabled={busy !== null}>
           {busy === 'test' ? 'Testing…' : 'Test'}
@@ -103,19 +152,33 @@ export function TestPanel({ subscription, platformTitle, variables }: { subscrip
       {result && (
         <div className="test-result">
           <p>
-            <strong>{result.source === 'recent' ? `A recent real event from ${platformTitle}` : 'The trigger’s sample event'}</strong>
+            <strong>
+              {result.source === 'recent'
+                ? `A recent real event from ${platformTitle}`
+                : 'The trigger’s sample event'}
+            </strong>
             {result.source === 'sample' && <span className="muted"> (no real event was found)</span>}
           </p>
           <JsonBlock label="The event" value={result.event} />
           <h5>Mapped inputs</h5>
-          <MappedInputs inputs={result.inputs} byVariable={routed.byVariable} other={routed.other.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))} variables={variables} />
+          <MappedInputs
+            inputs={result.inputs}
+            byVariable={routed.byVariable}
+            other={routed.other.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message))}
+            variables={variables}
+          />
           {result.run ? (
             <p className="saved-note" role="status">
               Test run started. <Link to={runPath(result.run.id)}>Open the test run</Link>
             </p>
           ) : (
             <div className="actions">
-              <button type="button" className="button-primary" onClick={() => test(true)} disabled={busy !== null || result.errors.length > 0}>
+              <button
+                type="button"
+                className="button-primary"
+                onClick={() => test(true)}
+                disabled={busy !== null || result.errors.length > 0}
+              >
                 {busy === 'run' ? 'Starting…' : 'Start a test run'}
               </button>
             </div>
@@ -130,7 +193,17 @@ export function TestPanel({ subscription, platformTitle, variables }: { subscrip
  * For platforms whose webhooks the person sets up: the address to paste into the platform's
  * settings, and the secret the platform shows there, which lets Switchyard check each delivery.
  */
-export function WebhookSetup({ subscription, trigger, platformTitle, onSaved }: { subscription: Subscription; trigger?: Trigger; platformTitle: string; onSaved: (sub: Subscription) => void }) {
+export function WebhookSetup({
+  subscription,
+  trigger,
+  platformTitle,
+  onSaved,
+}: {
+  subscription: Subscription
+  trigger?: Trigger
+  platformTitle: string
+  onSaved: (sub: Subscription) => void
+}) {
   const [secret, setSecret] = useState('')
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
@@ -171,40 +244,72 @@ export function WebhookSetup({ subscription, trigger, platformTitle, onSaved }: 
       </p>
       {events.length > 0 && (
         <p>
-          Tick {events.length === 1 ? 'the event' : 'the events'} {events.map((e, i) => <span key={e}>{i > 0 && ', '}<code>{e}</code></span>)}, create the webhook, then paste
-          the secret {platformTitle} shows once below.
+          Tick {events.length === 1 ? 'the event' : 'the events'}{' '}
+          {events.map((e, i) => (
+            <span key={e}>
+              {i > 0 && ', '}
+              <code>{e}</code>
+            </span>
+          ))}
+          , create the webhook, then paste the secret {platformTitle} shows once below.
         </p>
       )}
       <form className="field" onSubmit={save} noValidate>
         <label htmlFor={id}>The signing secret {platformTitle} shows for it</label>
         <div className="secret-input">
-          <input id={id} type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} aria-describedby={`${id}-help`} />
+          <input
+            id={id}
+            type="password"
+            autoComplete="off"
+            value={secret}
+            onChange={(e) => setSecret(e.target.value)}
+            aria-describedby={`${id}-help`}
+          />
           <button type="submit" disabled={busy || !secret.trim()}>
             Save secret
           </button>
         </div>
         <p className="help" id={`${id}-help`}>
-          {subscription.webhook_secret_set ? 'A secret is saved: deliveries are checked with it. Paste a new one to replace it.' : 'No secret yet: every delivery is refused until you paste it, because its signature cannot be checked.'}
+          {subscription.webhook_secret_set
+            ? 'A secret is saved: deliveries are checked with it. Paste a new one to replace it.'
+            : 'No secret yet: every delivery is refused until you paste it, because its signature cannot be checked.'}
         </p>
       </form>
       {error !== null && <ProblemMessage error={error} />}
       {trigger?.manualWebhook?.sendSample && (
         <div className="send-sample">
-          <p className="help">{platformTitle} has no test button: this signs a realistic event with the saved secret and sends it to the address above, through the same checks a real delivery meets.</p>
-          <button type="button" onClick={sendSample} disabled={!subscription.webhook_secret_set || subscription.status !== 'active'}>
+          <p className="help">
+            {platformTitle} has no test button: this signs a realistic event with the saved secret and sends
+            it to the address above, through the same checks a real delivery meets.
+          </p>
+          <button
+            type="button"
+            onClick={sendSample}
+            disabled={!subscription.webhook_secret_set || subscription.status !== 'active'}
+          >
             Send sample event
           </button>
           {(!subscription.webhook_secret_set || subscription.status !== 'active') && (
-            <span className="muted"> {!subscription.webhook_secret_set ? 'Save the secret first.' : 'Activate the trigger first.'}</span>
+            <span className="muted">
+              {' '}
+              {!subscription.webhook_secret_set ? 'Save the secret first.' : 'Activate the trigger first.'}
+            </span>
           )}
           {sampleError !== null && <ProblemMessage error={sampleError} />}
           {sample && (
             <div role="status" data-testid="sample-result">
-              <p>The address answered {sample.status}; {sample.runs.length === 0 ? 'no run started.' : `${sample.runs.length === 1 ? 'a run' : `${sample.runs.length} runs`} started:`}</p>
+              <p>
+                The address answered {sample.status};{' '}
+                {sample.runs.length === 0
+                  ? 'no run started.'
+                  : `${sample.runs.length === 1 ? 'a run' : `${sample.runs.length} runs`} started:`}
+              </p>
               <ul className="item-list">
                 {sample.runs.map((r) => (
                   <li key={r.id}>
-                    <Link to={runPath(r.id)}>Run {r.id}</Link> with inputs <code>{JSON.stringify(r.inputs)}</code>{r.error && <span className="entry-error-inline"> · {r.error.message}</span>}
+                    <Link to={runPath(r.id)}>Run {r.id}</Link> with inputs{' '}
+                    <code>{JSON.stringify(r.inputs)}</code>
+                    {r.error && <span className="entry-error-inline"> · {r.error.message}</span>}
                   </li>
                 ))}
               </ul>

@@ -10,13 +10,21 @@ export function TimelineCard({ entry, now }: { entry: TimelineEntry; now: number
   const platformTitles = usePlatformTitles()
   const platform = entry.tool_id?.split('.')[0]
   const failed = entry.status === 'failed'
-  const duration = entry.duration_ms ?? (entry.status === 'running' ? Math.max(0, now - Date.parse(entry.started_at)) : null)
+  const duration =
+    entry.duration_ms ?? (entry.status === 'running' ? Math.max(0, now - Date.parse(entry.started_at)) : null)
   return (
-    <li className={`timeline-entry timeline-${entry.status}`} data-testid="timeline-entry" data-step-key={entry.key}>
+    <li
+      className={`timeline-entry timeline-${entry.status}`}
+      data-testid="timeline-entry"
+      data-step-key={entry.key}
+    >
       <div className="entry-head">
         <RunStatusBadge status={entry.status} />
         <span className="entry-title">
-          <code className="step-key">{entry.key}</code> {entry.kind === 'delivery' ? KIND_WORDS.delivery : entry.tool_title ?? entry.tool_id ?? KIND_WORDS[entry.kind] ?? entry.kind}
+          <code className="step-key">{entry.key}</code>{' '}
+          {entry.kind === 'delivery'
+            ? KIND_WORDS.delivery
+            : (entry.tool_title ?? entry.tool_id ?? KIND_WORDS[entry.kind] ?? entry.kind)}
         </span>
         {entry.integration_name && <span className="muted">on {entry.integration_name}</span>}
         <span className="muted entry-duration">{formatDuration(duration)}</span>
@@ -34,15 +42,21 @@ export function TimelineCard({ entry, now }: { entry: TimelineEntry; now: number
           )}
         </p>
       )}
-      {entry.status === 'skipped' && !entry.summary && <p className="muted">Skipped: its condition was false.</p>}
+      {entry.status === 'skipped' && !entry.summary && (
+        <p className="muted">Skipped: its condition was false.</p>
+      )}
       {failed && entry.error && (
         <p className="entry-error" role="note">
           {entry.error.message}
         </p>
       )}
       <div className="entry-json">
-        {entry.input !== undefined && entry.input !== null && <JsonBlock label={entry.kind === 'delivery' ? 'What was sent' : 'Input'} value={entry.input} />}
-        {entry.output !== undefined && entry.output !== null && <JsonBlock label={entry.kind === 'delivery' ? 'What came back' : 'Output'} value={entry.output} />}
+        {entry.input !== undefined && entry.input !== null && (
+          <JsonBlock label={entry.kind === 'delivery' ? 'What was sent' : 'Input'} value={entry.input} />
+        )}
+        {entry.output !== undefined && entry.output !== null && (
+          <JsonBlock label={entry.kind === 'delivery' ? 'What came back' : 'Output'} value={entry.output} />
+        )}
       </div>
       {(entry.attempts.length > 1 || entry.attempts.some((a) => a.outcome === 'failed')) && (
         <details className="attempts" open={entry.status !== 'succeeded'}>
@@ -53,7 +67,9 @@ export function TimelineCard({ entry, now }: { entry: TimelineEntry; now: number
                 {formatTime(a.at, now)}: {a.outcome === 'succeeded' ? 'succeeded' : 'failed'}
                 {a.status !== undefined && ` (HTTP ${a.status})`} in {formatDuration(a.duration_ms)}
                 {a.error && <span className="entry-error-inline"> · {a.error}</span>}
-                {a.retry_in_ms !== undefined && <span className="muted"> · next attempt {formatDuration(a.retry_in_ms)} later</span>}
+                {a.retry_in_ms !== undefined && (
+                  <span className="muted"> · next attempt {formatDuration(a.retry_in_ms)} later</span>
+                )}
               </li>
             ))}
           </ol>

@@ -2,7 +2,13 @@ import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react'
 import { api, ApiError, toolPath, type Integration, type RunSummary, type Tool } from '../api.ts'
 import { groupFieldErrors } from '../field-errors.ts'
 import { integrationChoices } from '../integration-choice.ts'
-import { coerceValues, fieldsFromSchema, initialValues, type FormValue, type FormValues } from '../schema-form.ts'
+import {
+  coerceValues,
+  fieldsFromSchema,
+  initialValues,
+  type FormValue,
+  type FormValues,
+} from '../schema-form.ts'
 import { EffectBadge, Tag } from './Badges.tsx'
 import { DocsLink } from './DocsLink.tsx'
 import { FieldErrorText, fieldErrorId } from './FieldErrorText.tsx'
@@ -17,7 +23,10 @@ type RunState =
   | { state: 'done'; output: unknown; summary: RunSummary | null | undefined; ranWith: string }
   | { state: 'failed'; error: unknown }
 
-const STATUS_NOTE: Record<string, string> = { needs_reconnection: ' (needs reconnection)', disconnected: ' (disconnected)' }
+const STATUS_NOTE: Record<string, string> = {
+  needs_reconnection: ' (needs reconnection)',
+  disconnected: ' (disconnected)',
+}
 
 /** A tool's description, its input form, an integration picker and the result of a run. */
 export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle: string }) {
@@ -49,7 +58,11 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
   }, [tool.platform])
 
   const serverError = run.state === 'failed' && run.error instanceof ApiError ? run.error.problem : undefined
-  const grouped = groupFieldErrors(serverError?.errors, 'input', fields.map((f) => f.name))
+  const grouped = groupFieldErrors(
+    serverError?.errors,
+    'input',
+    fields.map((f) => f.name),
+  )
   const integrationErrors = grouped.other.filter((e) => e.field === 'integration').map((e) => e.message)
   const otherErrors = grouped.other.filter((e) => e.field !== 'integration')
   const fieldErrors: Record<string, string[]> = { ...grouped.byField }
@@ -61,8 +74,16 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
   // reset would lose them), so the button says "Run again" and asks first instead.
   const snapshot = JSON.stringify([integrationId, values])
   // A run the platform answered with an error (an API Call's 4xx) made nothing to duplicate.
-  const repeatsWrite = run.state === 'done' && tool.effect !== 'read' && run.summary?.tone !== 'error' && run.ranWith === snapshot
-  const question = tool.confirm ?? (repeatsWrite ? `Already done with this input${run.summary ? `: ${run.summary.text}` : ''}. Run it again?` : null)
+  const repeatsWrite =
+    run.state === 'done' &&
+    tool.effect !== 'read' &&
+    run.summary?.tone !== 'error' &&
+    run.ranWith === snapshot
+  const question =
+    tool.confirm ??
+    (repeatsWrite
+      ? `Already done with this input${run.summary ? `: ${run.summary.text}` : ''}. Run it again?`
+      : null)
 
   const onChange = (name: string, value: FormValue) => {
     setAsking(null)
@@ -112,8 +133,11 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
         {tool.title}
       </h2>
       <p className="tool-meta">
-        <span className="muted">{platformTitle}</span> <code>{tool.id}</code> <EffectBadge effect={tool.effect} /> {tool.legacy && <Tag>legacy</Tag>}{' '}
-        <DocsLink page="tools.md" anchor={tool.id}>Docs</DocsLink>
+        <span className="muted">{platformTitle}</span> <code>{tool.id}</code>{' '}
+        <EffectBadge effect={tool.effect} /> {tool.legacy && <Tag>legacy</Tag>}{' '}
+        <DocsLink page="tools.md" anchor={tool.id}>
+          Docs
+        </DocsLink>
       </p>
       <p className="tool-description">{tool.description}</p>
 
@@ -121,7 +145,9 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
         <div className="field">
           <label htmlFor={pickerId}>Integration</label>
           {integrationsError !== null && <ProblemMessage error={integrationsError} />}
-          {integrations === null && integrationsError === null && <p className="muted">Loading integrations…</p>}
+          {integrations === null && integrationsError === null && (
+            <p className="muted">Loading integrations…</p>
+          )}
           {integrations?.length === 0 && (
             <p className="help">
               No {platformTitle} integration yet. <Link to="/integrations">Add one</Link> first.
@@ -157,37 +183,73 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
           onChange={onChange}
           errors={fieldErrors}
           disabled={run.state === 'running'}
-          pickers={integrationId && tool.fieldOptions ? { optionsBase: toolPath(tool.id), integrationId, fieldOptions: tool.fieldOptions } : undefined}
+          pickers={
+            integrationId && tool.fieldOptions
+              ? { optionsBase: toolPath(tool.id), integrationId, fieldOptions: tool.fieldOptions }
+              : undefined
+          }
         />
 
         {asking === null ? (
           <div className="actions">
-            <button type="submit" className={tool.effect === 'delete' ? 'button-danger' : 'button-primary'} disabled={run.state === 'running' || !integrationId}>
+            <button
+              type="submit"
+              className={tool.effect === 'delete' ? 'button-danger' : 'button-primary'}
+              disabled={run.state === 'running' || !integrationId}
+            >
               {run.state === 'running' ? 'Running…' : repeatsWrite ? 'Run again' : 'Run'}
             </button>
           </div>
         ) : (
-          <RunConfirmation question={asking} danger={tool.effect === 'delete'} label={repeatsWrite && !tool.confirm ? 'Run again' : `Yes, ${tool.title.toLowerCase()}`} onConfirm={() => void execute()} onCancel={() => setAsking(null)} />
+          <RunConfirmation
+            question={asking}
+            danger={tool.effect === 'delete'}
+            label={repeatsWrite && !tool.confirm ? 'Run again' : `Yes, ${tool.title.toLowerCase()}`}
+            onConfirm={() => void execute()}
+            onCancel={() => setAsking(null)}
+          />
         )}
       </form>
 
       {run.state === 'failed' && (
-        <ProblemMessage error={run.error} otherFieldErrors={otherErrors} detail={placedCount > 0 ? 'Check the fields marked above.' : undefined} />
+        <ProblemMessage
+          error={run.error}
+          otherFieldErrors={otherErrors}
+          detail={placedCount > 0 ? 'Check the fields marked above.' : undefined}
+        />
       )}
-      {run.state === 'done' && <RunOutput output={run.output} summary={run.summary} platformTitle={platformTitle} />}
+      {run.state === 'done' && (
+        <RunOutput output={run.output} summary={run.summary} platformTitle={platformTitle} />
+      )}
     </section>
   )
 }
 
 /** Asked in place of the Run button. Enter in a field does not answer it: only the yes button runs. */
-function RunConfirmation({ question, danger, label, onConfirm, onCancel }: { question: string; danger: boolean; label: string; onConfirm: () => void; onCancel: () => void }) {
+function RunConfirmation({
+  question,
+  danger,
+  label,
+  onConfirm,
+  onCancel,
+}: {
+  question: string
+  danger: boolean
+  label: string
+  onConfirm: () => void
+  onCancel: () => void
+}) {
   const cancelRef = useRef<HTMLButtonElement>(null)
   useEffect(() => cancelRef.current?.focus(), [])
   return (
     <div className="actions confirm run-confirm" role="alertdialog" aria-label={question}>
       <span className="confirm-question">{question}</span>
-      <button type="button" className={danger ? 'button-danger' : 'button-primary'} onClick={onConfirm}>{label}</button>
-      <button ref={cancelRef} type="button" onClick={onCancel}>Cancel</button>
+      <button type="button" className={danger ? 'button-danger' : 'button-primary'} onClick={onConfirm}>
+        {label}
+      </button>
+      <button ref={cancelRef} type="button" onClick={onCancel}>
+        Cancel
+      </button>
     </div>
   )
 }

@@ -30,7 +30,12 @@ export function TriggersTab({ agent }: { agent: Agent }) {
     api.listIntegrations().then(setIntegrations, () => {})
   }, [agent.id])
 
-  const replace = (sub: Subscription) => setSubs((list) => (list?.some((s) => s.id === sub.id) ? list.map((s) => (s.id === sub.id ? sub : s)) : [...(list ?? []), sub]))
+  const replace = (sub: Subscription) =>
+    setSubs((list) =>
+      list?.some((s) => s.id === sub.id)
+        ? list.map((s) => (s.id === sub.id ? sub : s))
+        : [...(list ?? []), sub],
+    )
 
   const toggle = async (sub: Subscription) => {
     setBusy(sub.id)
@@ -58,7 +63,10 @@ export function TriggersTab({ agent }: { agent: Agent }) {
   return (
     <section aria-label="Triggers">
       <div className="section-header">
-        <p className="muted">A trigger starts a run of this agent when something happens on an integration, with the event mapped onto the agent's inputs.</p>
+        <p className="muted">
+          A trigger starts a run of this agent when something happens on an integration, with the event mapped
+          onto the agent's inputs.
+        </p>
         {editing?.id !== 'new' && (
           <button type="button" className="button-primary" onClick={() => setEditing({ id: 'new' })}>
             Add trigger
@@ -67,7 +75,9 @@ export function TriggersTab({ agent }: { agent: Agent }) {
       </div>
       {error !== null && <ProblemMessage error={error} />}
       {subs === null && error === null && <p className="muted">Loading triggers…</p>}
-      {subs?.length === 0 && editing === null && <p className="empty">No triggers yet: this agent runs only when started by hand or over the API.</p>}
+      {subs?.length === 0 && editing === null && (
+        <p className="empty">No triggers yet: this agent runs only when started by hand or over the API.</p>
+      )}
 
       {editing?.id === 'new' && (
         <SubscriptionEditor
@@ -91,7 +101,12 @@ export function TriggersTab({ agent }: { agent: Agent }) {
             const platformTitle = platformTitles[s.platform] ?? s.platform
             const open = editing?.id === s.id
             return (
-              <li key={s.id} className={open ? 'item subscription-item subscription-open' : 'item subscription-item'} data-testid="subscription" data-trigger={s.trigger_id}>
+              <li
+                key={s.id}
+                className={open ? 'item subscription-item subscription-open' : 'item subscription-item'}
+                data-testid="subscription"
+                data-trigger={s.trigger_id}
+              >
                 <div className="item-main">
                   <span className="item-title">{s.trigger_title}</span>
                   <span className="muted">
@@ -100,17 +115,33 @@ export function TriggersTab({ agent }: { agent: Agent }) {
                   <RunStatusBadge status={s.status} />
                 </div>
                 <p className="muted subscription-last">
-                  {s.last_event_at ? `Last event ${timeAgo(s.last_event_at)} (${formatTime(s.last_event_at)})` : 'No event yet'}
+                  {s.last_event_at
+                    ? `Last event ${timeAgo(s.last_event_at)} (${formatTime(s.last_event_at)})`
+                    : 'No event yet'}
                   {s.last_error && <span className="entry-error-inline"> · {s.last_error}</span>}
                 </p>
                 <div className="item-actions">
-                  <button type="button" className={s.status === 'active' ? undefined : 'button-primary'} disabled={busy === s.id} onClick={() => toggle(s)}>
+                  <button
+                    type="button"
+                    className={s.status === 'active' ? undefined : 'button-primary'}
+                    disabled={busy === s.id}
+                    onClick={() => toggle(s)}
+                  >
                     {s.status === 'active' ? 'Deactivate' : 'Activate'}
                   </button>
-                  <button type="button" aria-expanded={open} onClick={() => setEditing(open ? null : { id: s.id })}>
+                  <button
+                    type="button"
+                    aria-expanded={open}
+                    onClick={() => setEditing(open ? null : { id: s.id })}
+                  >
                     {open ? 'Close settings' : 'Settings, preview and test'}
                   </button>
-                  <ConfirmButton question={`Delete the “${s.trigger_title}” trigger?`} confirmLabel="Delete trigger" onConfirm={() => remove(s)} danger>
+                  <ConfirmButton
+                    question={`Delete the “${s.trigger_title}” trigger?`}
+                    confirmLabel="Delete trigger"
+                    onConfirm={() => remove(s)}
+                    danger
+                  >
                     Delete
                   </ConfirmButton>
                 </div>
@@ -120,7 +151,12 @@ export function TriggersTab({ agent }: { agent: Agent }) {
                   </p>
                 )}
                 {rowError?.id === s.id && <ProblemMessage error={rowError.error} />}
-                <WebhookSetup subscription={s} trigger={triggers.find((t) => t.id === s.trigger_id)} platformTitle={platformTitle} onSaved={replace} />
+                <WebhookSetup
+                  subscription={s}
+                  trigger={triggers.find((t) => t.id === s.trigger_id)}
+                  platformTitle={platformTitle}
+                  onSaved={replace}
+                />
                 <HealthPanel subscription={s} platformTitle={platformTitle} />
                 {open && editingSub && (
                   <SubscriptionEditor

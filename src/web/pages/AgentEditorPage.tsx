@@ -2,7 +2,16 @@ import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react'
 import { api, ApiError, type Integration, type Tool } from '../api.ts'
 import { agentsApi, type Agent } from '../agents-api.ts'
 import { errorsUnder, routeAgentErrors } from '../agent-errors.ts'
-import { agentInputOf, emptyAgentForm, emptyStep, formOfAgent, moved, nextStepKey, type AgentForm, type StepRow } from '../agent-form.ts'
+import {
+  agentInputOf,
+  emptyAgentForm,
+  emptyStep,
+  formOfAgent,
+  moved,
+  nextStepKey,
+  type AgentForm,
+  type StepRow,
+} from '../agent-form.ts'
 import { OutputEditor, SecretOnce, TemplateHelp, VariablesEditor } from '../components/AgentFormParts.tsx'
 import { FieldErrorText } from '../components/FieldErrorText.tsx'
 import { FieldShell, fieldAria } from '../components/FieldShell.tsx'
@@ -32,7 +41,11 @@ export function AgentEditorPage({ id }: { id?: string }) {
   useEffect(() => {
     document.title = `${id ? 'Edit agent' : 'New agent'} · Switchyard`
     let live = true
-    Promise.all([api.searchTools(''), api.listIntegrations(), id ? agentsApi.get(id) : Promise.resolve(null)]).then(
+    Promise.all([
+      api.searchTools(''),
+      api.listIntegrations(),
+      id ? agentsApi.get(id) : Promise.resolve(null),
+    ]).then(
       ([tools, integrations, agent]) => {
         if (!live) return
         setLoaded({ tools, integrations, agent })
@@ -42,7 +55,12 @@ export function AgentEditorPage({ id }: { id?: string }) {
           // A definition made over the API may name its integration by account name: the picker holds ids.
           const platformOf = new Map(tools.map((t) => [t.id, t.platform]))
           for (const step of form.steps) {
-            const named = integrations.find((i) => i.id !== step.integration && i.account_name === step.integration && i.platform === platformOf.get(step.tool))
+            const named = integrations.find(
+              (i) =>
+                i.id !== step.integration &&
+                i.account_name === step.integration &&
+                i.platform === platformOf.get(step.tool),
+            )
             if (named && !integrations.some((i) => i.id === step.integration)) step.integration = named.id
           }
           setForm(form)
@@ -56,7 +74,10 @@ export function AgentEditorPage({ id }: { id?: string }) {
     }
   }, [id])
 
-  const fieldsByTool = useMemo(() => new Map((loaded?.tools ?? []).map((t) => [t.id, fieldsFromSchema(t.inputSchema)])), [loaded])
+  const fieldsByTool = useMemo(
+    () => new Map((loaded?.tools ?? []).map((t) => [t.id, fieldsFromSchema(t.inputSchema)])),
+    [loaded],
+  )
   const fieldsOf = (toolId: string): readonly FormField[] | undefined => fieldsByTool.get(toolId)
   // Legacy steps are offered only where a step already uses one (new work takes their successors).
   const usedTools = form.steps.map((s) => s.tool).join('\n')
@@ -64,7 +85,11 @@ export function AgentEditorPage({ id }: { id?: string }) {
     () =>
       (loaded?.tools ?? [])
         .filter((t) => !t.legacy || usedTools.split('\n').includes(t.id))
-        .map((t) => ({ value: t.id, label: t.legacy ? `${t.title} (legacy)` : t.title, group: platformTitles[t.platform] ?? t.platform }))
+        .map((t) => ({
+          value: t.id,
+          label: t.legacy ? `${t.title} (legacy)` : t.title,
+          group: platformTitles[t.platform] ?? t.platform,
+        }))
         .sort((a, b) => a.group.localeCompare(b.group)),
     [loaded, platformTitles, usedTools],
   )
@@ -75,7 +100,9 @@ export function AgentEditorPage({ id }: { id?: string }) {
   const shape = {
     kind: form.kind,
     inputCount: form.inputs.length,
-    stepFields: form.steps.map((s) => (s.inputMode === 'form' ? (fieldsOf(s.tool) ?? []).map((f) => f.name) : null)),
+    stepFields: form.steps.map((s) =>
+      s.inputMode === 'form' ? (fieldsOf(s.tool) ?? []).map((f) => f.name) : null,
+    ),
     outputNames: form.output.map((o) => o.name.trim()),
   }
   const routed = routeAgentErrors(problem?.errors, shape)
@@ -83,7 +110,8 @@ export function AgentEditorPage({ id }: { id?: string }) {
   for (const [place, message] of Object.entries(localErrors)) at[place] = [message]
   const placed = Object.keys(routed.at).length > 0
 
-  const setStep = (i: number, step: StepRow) => setForm((f) => ({ ...f, steps: f.steps.map((s, j) => (j === i ? step : s)) }))
+  const setStep = (i: number, step: StepRow) =>
+    setForm((f) => ({ ...f, steps: f.steps.map((s, j) => (j === i ? step : s)) }))
 
   const focusFirstError = useRef(false)
   useEffect(() => {
@@ -133,7 +161,9 @@ export function AgentEditorPage({ id }: { id?: string }) {
     <>
       <div className="page-header">
         <h1 tabIndex={-1}>{id ? `Edit ${loaded?.agent?.name ?? 'agent'}` : 'New agent'}</h1>
-        {id && loaded?.agent && <span className="muted">Saving makes version {loaded.agent.version + 1}</span>}
+        {id && loaded?.agent && (
+          <span className="muted">Saving makes version {loaded.agent.version + 1}</span>
+        )}
       </div>
       {loadError !== null && <ProblemMessage error={loadError} />}
       {!loaded && loadError === null && <p className="muted">Loading…</p>}
@@ -141,12 +171,30 @@ export function AgentEditorPage({ id }: { id?: string }) {
         <form className="agent-editor" onSubmit={save} noValidate>
           <section className="panel">
             <FieldShell id="agent-name" label="Name" messages={at.name}>
-              <input type="text" {...fieldAria('agent-name', at.name)} name="name" value={form.name} maxLength={100} autoComplete="off" onChange={(e) => setForm({ ...form, name: e.target.value })} />
+              <input
+                type="text"
+                {...fieldAria('agent-name', at.name)}
+                name="name"
+                value={form.name}
+                maxLength={100}
+                autoComplete="off"
+                onChange={(e) => setForm({ ...form, name: e.target.value })}
+              />
             </FieldShell>
             <FieldShell id="agent-description" label="Description" optional messages={at.description}>
-              <textarea {...fieldAria('agent-description', at.description)} name="description" rows={2} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} />
+              <textarea
+                {...fieldAria('agent-description', at.description)}
+                name="description"
+                rows={2}
+                value={form.description}
+                onChange={(e) => setForm({ ...form, description: e.target.value })}
+              />
             </FieldShell>
-            <VariablesEditor rows={form.inputs} errors={at} onChange={(inputs) => setForm({ ...form, inputs })} />
+            <VariablesEditor
+              rows={form.inputs}
+              errors={at}
+              onChange={(inputs) => setForm({ ...form, inputs })}
+            />
           </section>
 
           <section className="panel">
@@ -154,14 +202,28 @@ export function AgentEditorPage({ id }: { id?: string }) {
               <legend>What the agent does</legend>
               <div className="method-picker kind-picker">
                 <label className="method-option">
-                  <input type="radio" name="kind" value="steps" checked={form.kind === 'steps'} onChange={() => setForm({ ...form, kind: 'steps' })} />
+                  <input
+                    type="radio"
+                    name="kind"
+                    value="steps"
+                    checked={form.kind === 'steps'}
+                    onChange={() => setForm({ ...form, kind: 'steps' })}
+                  />
                   <span className="method-title">Steps</span>
                   <span className="help">Runs tool steps in order, on your integrations.</span>
                 </label>
                 <label className="method-option">
-                  <input type="radio" name="kind" value="external" checked={form.kind === 'external'} onChange={() => setForm({ ...form, kind: 'external' })} />
+                  <input
+                    type="radio"
+                    name="kind"
+                    value="external"
+                    checked={form.kind === 'external'}
+                    onChange={() => setForm({ ...form, kind: 'external' })}
+                  />
                   <span className="method-title">External</span>
-                  <span className="help">Sends each run to your own service, which reports back when done.</span>
+                  <span className="help">
+                    Sends each run to your own service, which reports back when done.
+                  </span>
                 </label>
               </div>
               <FieldErrorText id="agent-kind-error" messages={at.kind} />
@@ -193,10 +255,19 @@ export function AgentEditorPage({ id }: { id?: string }) {
                     />
                   ))}
                 </ol>
-                <button type="button" onClick={() => setForm((f) => ({ ...f, steps: [...f.steps, emptyStep(nextStepKey(f.steps))] }))}>
+                <button
+                  type="button"
+                  onClick={() =>
+                    setForm((f) => ({ ...f, steps: [...f.steps, emptyStep(nextStepKey(f.steps))] }))
+                  }
+                >
                   Add step
                 </button>
-                <OutputEditor rows={form.output} errors={at} onChange={(output) => setForm({ ...form, output })} />
+                <OutputEditor
+                  rows={form.output}
+                  errors={at}
+                  onChange={(output) => setForm({ ...form, output })}
+                />
               </>
             ) : (
               <FieldShell
@@ -205,13 +276,24 @@ export function AgentEditorPage({ id }: { id?: string }) {
                 help="Switchyard sends each run here as a signed POST (Standard Webhooks); your service answers at the run's complete address with the result."
                 messages={at.url}
               >
-                <input type="text" inputMode="url" {...fieldAria('agent-url', at.url, true)} name="url" value={form.url} placeholder="https://agents.example.com/switchyard" autoComplete="off" onChange={(e) => setForm({ ...form, url: e.target.value })} />
+                <input
+                  type="text"
+                  inputMode="url"
+                  {...fieldAria('agent-url', at.url, true)}
+                  name="url"
+                  value={form.url}
+                  placeholder="https://agents.example.com/switchyard"
+                  autoComplete="off"
+                  onChange={(e) => setForm({ ...form, url: e.target.value })}
+                />
               </FieldShell>
             )}
           </section>
 
           <FormProblem error={saveError} hasFieldErrors={placed} otherFieldErrors={routed.other} />
-          {Object.keys(localErrors).length > 0 && <p className="field-error">Check the fields marked above.</p>}
+          {Object.keys(localErrors).length > 0 && (
+            <p className="field-error">Check the fields marked above.</p>
+          )}
           <div className="actions">
             <button type="submit" className="button-primary" disabled={saving}>
               {saving ? 'Saving…' : id ? 'Save new version' : 'Create agent'}

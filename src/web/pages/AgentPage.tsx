@@ -89,13 +89,23 @@ export function AgentPage({ id, tab, search }: { id: string; tab: AgentTab; sear
       <div className="page-header">
         <h1 tabIndex={-1}>{current.name}</h1>
         <div className="actions header-actions">
-          <button type="button" className="button-primary" aria-expanded={running} onClick={() => setRunning((r) => !r)}>
+          <button
+            type="button"
+            className="button-primary"
+            aria-expanded={running}
+            onClick={() => setRunning((r) => !r)}
+          >
             Run now
           </button>
           <Link className="button-secondary" to={agentEditPath(id)}>
             Edit
           </Link>
-          <ConfirmButton question={`Delete “${current.name}”? Its triggers stop, and its runs stay listed.`} confirmLabel="Delete agent" onConfirm={remove} danger>
+          <ConfirmButton
+            question={`Delete “${current.name}”? Its triggers stop, and its runs stay listed.`}
+            confirmLabel="Delete agent"
+            onConfirm={remove}
+            danger
+          >
             Delete
           </ConfirmButton>
         </div>
@@ -103,7 +113,11 @@ export function AgentPage({ id, tab, search }: { id: string; tab: AgentTab; sear
       {current.description && <p className="agent-description page-lead">{current.description}</p>}
       {deleteError !== null && <ProblemMessage error={deleteError} />}
       {saved && (
-        <Banner kind="success" title={`Saved as version ${saved}.`} onDismiss={() => navigate(agentPath(id, tab), { replace: true })} />
+        <Banner
+          kind="success"
+          title={`Saved as version ${saved}.`}
+          onDismiss={() => navigate(agentPath(id, tab), { replace: true })}
+        />
       )}
       {running && <RunNowForm agent={current} onCancel={() => setRunning(false)} />}
 

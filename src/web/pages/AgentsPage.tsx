@@ -35,7 +35,9 @@ export function AgentsPage() {
           New agent
         </Link>
       </div>
-      <p className="muted">An agent runs its steps on your integrations, started by hand, over the API or by a trigger.</p>
+      <p className="muted">
+        An agent runs its steps on your integrations, started by hand, over the API or by a trigger.
+      </p>
       {error !== null && <ProblemMessage error={error} />}
       {agents === null && error === null && <p className="muted">Loading agents…</p>}
       {agents?.length === 0 && (

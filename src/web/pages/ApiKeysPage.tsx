@@ -21,7 +21,10 @@ export function ApiKeysPage() {
 
   const onCreated = (k: CreatedApiKey) => {
     setCreated(k)
-    setKeys((list) => [...(list ?? []), { id: k.id, name: k.name, prefix: k.prefix, created_at: new Date().toISOString(), last_used_at: null }])
+    setKeys((list) => [
+      ...(list ?? []),
+      { id: k.id, name: k.name, prefix: k.prefix, created_at: new Date().toISOString(), last_used_at: null },
+    ])
   }
 
   const remove = async (id: string) => {
@@ -40,7 +43,9 @@ export function ApiKeysPage() {
       <div className="page-header">
         <h1 tabIndex={-1}>API keys</h1>
       </div>
-      <p className="muted">Agents and scripts authenticate with an API key (<code>Authorization: Bearer sy_…</code>).</p>
+      <p className="muted">
+        Agents and scripts authenticate with an API key (<code>Authorization: Bearer sy_…</code>).
+      </p>
 
       {created && <NewKey created={created} onDone={() => setCreated(null)} />}
       <CreateKeyForm onCreated={onCreated} />
@@ -72,7 +77,12 @@ export function ApiKeysPage() {
                 <td data-label="Created">{formatDate(k.created_at)}</td>
                 <td data-label="Last used">{formatDate(k.last_used_at)}</td>
                 <td className="cell-actions">
-                  <ConfirmButton question={`Delete “${k.name}”? Anything using it stops working.`} confirmLabel="Delete" onConfirm={() => remove(k.id)} danger>
+                  <ConfirmButton
+                    question={`Delete “${k.name}”? Anything using it stops working.`}
+                    confirmLabel="Delete"
+                    onConfirm={() => remove(k.id)}
+                    danger
+                  >
                     Delete
                   </ConfirmButton>
                   {rowError?.id === k.id && <ProblemMessage error={rowError.error} />}
@@ -93,7 +103,10 @@ function CreateKeyForm({ onCreated }: { onCreated: (k: CreatedApiKey) => void })
 
   const grouped = groupFieldErrors(error instanceof ApiError ? error.problem.errors : undefined, '', ['name'])
   // Field paths may be bare (`name`) or prefixed (`body.name`); accept both.
-  const nameErrors = grouped.byField.name ?? groupFieldErrors(error instanceof ApiError ? error.problem.errors : undefined, 'body', ['name']).byField.name
+  const nameErrors =
+    grouped.byField.name ??
+    groupFieldErrors(error instanceof ApiError ? error.problem.errors : undefined, 'body', ['name']).byField
+      .name
 
   const submit = async (e: FormEvent) => {
     e.preventDefault()
@@ -164,7 +177,11 @@ function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => voi
           Copy
         </button>
         <span role="status" className="muted">
-          {copied === 'copied' ? 'Copied.' : copied === 'failed' ? 'Could not copy; the key is selected, press Ctrl+C.' : ''}
+          {copied === 'copied'
+            ? 'Copied.'
+            : copied === 'failed'
+              ? 'Could not copy; the key is selected, press Ctrl+C.'
+              : ''}
         </span>
       </div>
     </Banner>

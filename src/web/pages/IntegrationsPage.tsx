@@ -15,7 +15,8 @@ import { useConnectPopup } from '../use-connect-popup.ts'
 import { navigate } from '../router.ts'
 import { parseConnectResult, withQuery } from '../url-state.ts'
 
-type Connected = { state: 'loading' } | { state: 'done'; integration: Integration } | { state: 'failed'; error: unknown }
+type Connected =
+  { state: 'loading' } | { state: 'done'; integration: Integration } | { state: 'failed'; error: unknown }
 
 export function IntegrationsPage({ search }: { search: string }) {
   const result = parseConnectResult(search)
@@ -80,11 +81,18 @@ export function IntegrationsPage({ search }: { search: string }) {
   }, [result.connected])
 
   const dismiss = () => navigate('/integrations', { replace: true })
-  const replace = (updated: Integration) => setIntegrations((list) => list?.map((i) => (i.id === updated.id ? updated : i)) ?? null)
+  const replace = (updated: Integration) =>
+    setIntegrations((list) => list?.map((i) => (i.id === updated.id ? updated : i)) ?? null)
   const remove = (id: string) => setIntegrations((list) => list?.filter((i) => i.id !== id) ?? null)
   // Connecting the same account again updates its integration, so replace it rather than add a twin.
   const upsert = (added: Integration) =>
-    setIntegrations((list) => (list ? (list.some((i) => i.id === added.id) ? list.map((i) => (i.id === added.id ? added : i)) : [...list, added]) : list))
+    setIntegrations((list) =>
+      list
+        ? list.some((i) => i.id === added.id)
+          ? list.map((i) => (i.id === added.id ? added : i))
+          : [...list, added]
+        : list,
+    )
   const onConnected = (integration: Integration) => {
     justConnected.current = integration
     upsert(integration)
@@ -106,11 +114,18 @@ export function IntegrationsPage({ search }: { search: string }) {
 
       {connected?.state === 'done' && (
         <Banner kind="success" title={`Connected ${connected.integration.account_name}`} onDismiss={dismiss}>
-          <p>Agents can now use tool steps on this {platformTitles[connected.integration.platform] ?? connected.integration.platform} account.</p>
+          <p>
+            Agents can now use tool steps on this{' '}
+            {platformTitles[connected.integration.platform] ?? connected.integration.platform} account.
+          </p>
         </Banner>
       )}
       {connected?.state === 'failed' && (
-        <Banner kind="error" title="The account was connected, but its details could not be loaded." onDismiss={dismiss}>
+        <Banner
+          kind="error"
+          title="The account was connected, but its details could not be loaded."
+          onDismiss={dismiss}
+        >
           <ProblemMessage error={connected.error} />
         </Banner>
       )}
@@ -121,46 +136,69 @@ export function IntegrationsPage({ search }: { search: string }) {
         </Banner>
       )}
 
-      {adding && <AddIntegration onCancel={() => setAdding(false)} onConnected={onConnected} onAuthorized={() => setAdding(false)} />}
+      {adding && (
+        <AddIntegration
+          onCancel={() => setAdding(false)}
+          onConnected={onConnected}
+          onAuthorized={() => setAdding(false)}
+        />
+      )}
 
       {loadError !== null && <ProblemMessage error={loadError} />}
       {integrations === null && loadError === null && <p className="muted">Loading integrations…</p>}
-      {integrations?.length === 0 && !adding && <p className="empty">No integrations yet. Add one to let agents work with your accounts.</p>}
-      {integrations && integrations.length > 0 && byPlatform(integrations, platforms).map(({ platform, items }) => {
-        const title = platformTitles[platform] ?? platform
-        return (
-          // One section per platform: several accounts of one platform sit together, under its name.
-          <section key={platform} className="integration-group" aria-labelledby={`integrations-${platform}`}>
-            <div className="group-header">
-              <h2 id={`integrations-${platform}`} className="group-title">{title}</h2>
-              <DocsLink page={`platforms/${platform}.md`}>Connecting {title}</DocsLink>
-            </div>
-            <ul className="item-list integration-list" aria-label={`${title} integrations`}>
-              {items.map((i) => (
-                <IntegrationRow
-                  key={i.id}
-                  toReconnect={i.id === reconnectId}
-                  integration={i}
-                  platform={platforms?.find((p) => p.id === i.platform)}
-                  platformTitle={title}
-                  inPopup={popupPlatforms.has(i.platform)}
-                  onUpdated={replace}
-                  onDeleted={remove}
-                />
-              ))}
-            </ul>
-          </section>
-        )
-      })}
+      {integrations?.length === 0 && !adding && (
+        <p className="empty">No integrations yet. Add one to let agents work with your accounts.</p>
+      )}
+      {integrations &&
+        integrations.length > 0 &&
+        byPlatform(integrations, platforms).map(({ platform, items }) => {
+          const title = platformTitles[platform] ?? platform
+          return (
+            // One section per platform: several accounts of one platform sit together, under its name.
+            <section
+              key={platform}
+              className="integration-group"
+              aria-labelledby={`integrations-${platform}`}
+            >
+              <div className="group-header">
+                <h2 id={`integrations-${platform}`} className="group-title">
+                  {title}
+                </h2>
+                <DocsLink page={`platforms/${platform}.md`}>Connecting {title}</DocsLink>
+              </div>
+              <ul className="item-list integration-list" aria-label={`${title} integrations`}>
+                {items.map((i) => (
+                  <IntegrationRow
+                    key={i.id}
+                    toReconnect={i.id === reconnectId}
+                    integration={i}
+                    platform={platforms?.find((p) => p.id === i.platform)}
+                    platformTitle={title}
+                    inPopup={popupPlatforms.has(i.platform)}
+                    onUpdated={replace}
+                    onDeleted={remove}
+                  />
+                ))}
+              </ul>
+            </section>
+          )
+        })}
     </>
   )
 }
 
 /** Integrations grouped by platform, in the catalogue's order of platforms; each group in the order given. */
-function byPlatform(integrations: readonly Integration[], platforms: readonly Platform[] | null | undefined): Array<{ platform: string; items: Integration[] }> {
+function byPlatform(
+  integrations: readonly Integration[],
+  platforms: readonly Platform[] | null | undefined,
+): Array<{ platform: string; items: Integration[] }> {
   const order = (platforms ?? []).map((p) => p.id)
   const ids = [...new Set(integrations.map((i) => i.platform))]
-  ids.sort((a, b) => (order.indexOf(a) === -1 ? Infinity : order.indexOf(a)) - (order.indexOf(b) === -1 ? Infinity : order.indexOf(b)))
+  ids.sort(
+    (a, b) =>
+      (order.indexOf(a) === -1 ? Infinity : order.indexOf(a)) -
+      (order.indexOf(b) === -1 ? Infinity : order.indexOf(b)),
+  )
   return ids.map((platform) => ({ platform, items: integrations.filter((i) => i.platform === platform) }))
 }
 
@@ -177,7 +215,15 @@ interface RowProps {
   toReconnect?: boolean
 }
 
-function IntegrationRow({ integration: i, platform, platformTitle, inPopup, onUpdated, onDeleted, toReconnect }: RowProps) {
+function IntegrationRow({
+  integration: i,
+  platform,
+  platformTitle,
+  inPopup,
+  onUpdated,
+  onDeleted,
+  toReconnect,
+}: RowProps) {
   const reconnectButton = useRef<HTMLButtonElement>(null)
   useEffect(() => {
     if (!toReconnect) return
@@ -188,7 +234,8 @@ function IntegrationRow({ integration: i, platform, platformTitle, inPopup, onUp
   const [busy, setBusy] = useState(false)
   // Connected with pasted credentials: reconnect the same way, with new values of the same account.
   const [pasting, setPasting] = useState(false)
-  const reconnectsWithCredentials = i.connected_with === 'credentials' && (platform?.credential_fields?.length ?? 0) > 0
+  const reconnectsWithCredentials =
+    i.connected_with === 'credentials' && (platform?.credential_fields?.length ?? 0) > 0
   const popup = useConnectPopup(platformTitle)
   const popupBusy = popup.status.state === 'starting' || popup.status.state === 'waiting'
 
@@ -236,22 +283,49 @@ function IntegrationRow({ integration: i, platform, platformTitle, inPopup, onUp
     })
 
   return (
-    <li className={toReconnect ? 'item item-to-reconnect' : 'item'} data-integration-id={i.id} data-status={i.status}>
+    <li
+      className={toReconnect ? 'item item-to-reconnect' : 'item'}
+      data-integration-id={i.id}
+      data-status={i.status}
+    >
       <div className="item-main">
         {/* The platform is named once, by the group's heading. */}
         <span className="item-title">{i.account_name}</span>
         <StatusBadge status={i.status} />
       </div>
-      {i.status === 'needs_reconnection' && <p className="help">Access expired or was revoked on {platformTitle}. Reconnect to restore it.</p>}
-      {i.status === 'disconnected' && toReconnect && <p className="help">Disconnected: Switchyard holds no credentials for it. Reconnect to run steps on it again.</p>}
+      {i.status === 'needs_reconnection' && (
+        <p className="help">Access expired or was revoked on {platformTitle}. Reconnect to restore it.</p>
+      )}
+      {i.status === 'disconnected' && toReconnect && (
+        <p className="help">
+          Disconnected: Switchyard holds no credentials for it. Reconnect to run steps on it again.
+        </p>
+      )}
       <div className="item-actions">
-        <button type="button" ref={reconnectButton} onClick={reconnect} disabled={busy || popupBusy || pasting} aria-expanded={reconnectsWithCredentials ? pasting : undefined}>
+        <button
+          type="button"
+          ref={reconnectButton}
+          onClick={reconnect}
+          disabled={busy || popupBusy || pasting}
+          aria-expanded={reconnectsWithCredentials ? pasting : undefined}
+        >
           {popup.status.state === 'waiting' ? `Waiting for ${platformTitle}…` : 'Reconnect'}
         </button>
-        <ConfirmButton question={`Disconnect ${i.account_name}? Its credentials are erased.`} confirmLabel="Disconnect" onConfirm={disconnect} disabled={busy || i.status === 'disconnected'}>
+        <ConfirmButton
+          question={`Disconnect ${i.account_name}? Its credentials are erased.`}
+          confirmLabel="Disconnect"
+          onConfirm={disconnect}
+          disabled={busy || i.status === 'disconnected'}
+        >
           Disconnect
         </ConfirmButton>
-        <ConfirmButton question={`Delete ${i.account_name}?`} confirmLabel="Delete" onConfirm={remove} disabled={busy} danger>
+        <ConfirmButton
+          question={`Delete ${i.account_name}?`}
+          confirmLabel="Delete"
+          onConfirm={remove}
+          disabled={busy}
+          danger
+        >
           Delete
         </ConfirmButton>
       </div>
@@ -268,7 +342,14 @@ function IntegrationRow({ integration: i, platform, platformTitle, inPopup, onUp
           }}
         />
       )}
-      {inPopup && <PopupStatus title={platformTitle} status={popup.status} onFocus={popup.focus} onStop={popup.cancel} />}
+      {inPopup && (
+        <PopupStatus
+          title={platformTitle}
+          status={popup.status}
+          onFocus={popup.focus}
+          onStop={popup.cancel}
+        />
+      )}
       {error !== null && <ProblemMessage error={error} />}
     </li>
   )

@@ -60,7 +60,8 @@ export function LoginPage({ onSignedIn }: Props) {
             onChange={(e) => setKey(e.target.value)}
           />
           <p className="help" id="api-key-help">
-            Use any API key of your account. The key is exchanged for a browser session and is not stored here.
+            Use any API key of your account. The key is exchanged for a browser session and is not stored
+            here.
           </p>
           {message && (
             <p className="field-error" id="api-key-error" role="alert" data-field-error>
@@ -82,9 +83,12 @@ export function LoginPage({ onSignedIn }: Props) {
 function loginMessage(error: unknown): string | null {
   if (error === 'empty') return 'Enter an API key.'
   if (!(error instanceof ApiError)) return null
-  if (error.status === 401) return 'That API key was not accepted. Check that you pasted the whole key (it starts with sy_) and that it has not been deleted.'
+  if (error.status === 401)
+    return 'That API key was not accepted. Check that you pasted the whole key (it starts with sy_) and that it has not been deleted.'
   // A malformed key is refused as invalid input naming the api_key member.
-  const keyErrors = (error.problem.errors ?? []).filter((e) => e.field === 'api_key' || e.field.endsWith('.api_key'))
+  const keyErrors = (error.problem.errors ?? []).filter(
+    (e) => e.field === 'api_key' || e.field.endsWith('.api_key'),
+  )
   if (error.status === 400 && keyErrors.length > 0) return keyErrors.map((e) => e.message).join(' ')
   return null
 }

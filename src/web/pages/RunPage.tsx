@@ -30,10 +30,7 @@ export function RunPage({ id }: { id: string }) {
   useEffect(() => {
     setRun(null)
     setError(null)
-    load().then(
-      (r) => (document.title = `Run of ${r.agent_name} · Switchyard`),
-      setError,
-    )
+    load().then((r) => (document.title = `Run of ${r.agent_name} · Switchyard`), setError)
   }, [load])
 
   useEffect(() => {
@@ -84,7 +81,12 @@ export function RunPage({ id }: { id: string }) {
               Cancel run
             </button>
           )}
-          <button type="button" disabled={busy} onClick={() => act('rerun')} title="Runs the agent's current version again with the same inputs">
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => act('rerun')}
+            title="Runs the agent's current version again with the same inputs"
+          >
             Rerun
           </button>
         </div>
@@ -102,7 +104,11 @@ export function RunPage({ id }: { id: string }) {
           <div>
             <dt>Started by</dt>
             <dd>
-              {run.started_by === 'trigger' ? <Link to={agentPath(run.agent_id, 'triggers')}>{startedByText(run, triggerTitle)}</Link> : startedByText(run, triggerTitle)}
+              {run.started_by === 'trigger' ? (
+                <Link to={agentPath(run.agent_id, 'triggers')}>{startedByText(run, triggerTitle)}</Link>
+              ) : (
+                startedByText(run, triggerTitle)
+              )}
               {run.rerun_of && (
                 <>
                   {' '}
@@ -140,7 +146,9 @@ export function RunPage({ id }: { id: string }) {
 
       <section aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Timeline</h2>
-        {timeline.length === 0 && <p className="muted">{run.status === 'queued' ? 'Waiting to start…' : 'Nothing ran.'}</p>}
+        {timeline.length === 0 && (
+          <p className="muted">{run.status === 'queued' ? 'Waiting to start…' : 'Nothing ran.'}</p>
+        )}
         <ol className="timeline">
           {timeline.map((entry) => (
             <TimelineCard key={entry.seq} entry={entry} now={now} />
@@ -149,10 +157,28 @@ export function RunPage({ id }: { id: string }) {
       </section>
 
       {!isLive(run.status) && (
-        <section className={run.status === 'succeeded' ? 'panel run-result' : 'panel run-result run-result-failed'} aria-labelledby="result-heading" data-testid="run-result">
-          <h2 id="result-heading">{run.status === 'succeeded' ? 'Result' : run.status === 'cancelled' ? 'Cancelled' : 'The run failed'}</h2>
+        <section
+          className={run.status === 'succeeded' ? 'panel run-result' : 'panel run-result run-result-failed'}
+          aria-labelledby="result-heading"
+          data-testid="run-result"
+        >
+          <h2 id="result-heading">
+            {run.status === 'succeeded'
+              ? 'Result'
+              : run.status === 'cancelled'
+                ? 'Cancelled'
+                : 'The run failed'}
+          </h2>
           {run.error && <p className="entry-error">{run.error.message}</p>}
-          {run.result !== null && run.result !== undefined ? <JsonBlock label="Result (JSON)" value={run.result} open={JSON.stringify(run.result, null, 2).split('\n').length <= SHORT_JSON_LINES} /> : run.status === 'succeeded' && <p className="muted">The agent returns no result.</p>}
+          {run.result !== null && run.result !== undefined ? (
+            <JsonBlock
+              label="Result (JSON)"
+              value={run.result}
+              open={JSON.stringify(run.result, null, 2).split('\n').length <= SHORT_JSON_LINES}
+            />
+          ) : (
+            run.status === 'succeeded' && <p className="muted">The agent returns no result.</p>
+          )}
         </section>
       )}
     </>

@@ -76,7 +76,8 @@ export function ToolsPage({ search }: { search: string }) {
     // refetch or reset the tool being edited.
   }, [selectedId])
 
-  const setUrl = (q: string, tool: string | null) => navigate(withQuery('/tools', { q, tool }), { replace: true })
+  const setUrl = (q: string, tool: string | null) =>
+    navigate(withQuery('/tools', { q, tool }), { replace: true })
 
   const onQuery = (q: string) => {
     setQuery(q)
@@ -99,7 +100,15 @@ export function ToolsPage({ search }: { search: string }) {
       </div>
       <form className="search" role="search" onSubmit={(e) => e.preventDefault()}>
         <label htmlFor="tool-search">Search tool steps</label>
-        <input id="tool-search" type="search" name="q" value={query} placeholder="e.g. create ticket, ticketing, deploy" autoComplete="off" onChange={(e) => onQuery(e.target.value)} />
+        <input
+          id="tool-search"
+          type="search"
+          name="q"
+          value={query}
+          placeholder="e.g. create ticket, ticketing, deploy"
+          autoComplete="off"
+          onChange={(e) => onQuery(e.target.value)}
+        />
       </form>
 
       {/* has-selection: on a phone the chosen step's form comes first, not below every step and trigger. */}
@@ -112,10 +121,16 @@ export function ToolsPage({ search }: { search: string }) {
             <ul className="item-list tool-list" aria-label="Search results">
               {tools.map((t) => (
                 <li key={t.id}>
-                  <button type="button" className="tool-result" aria-current={selected?.id === t.id ? 'true' : undefined} onClick={() => choose(t)}>
+                  <button
+                    type="button"
+                    className="tool-result"
+                    aria-current={selected?.id === t.id ? 'true' : undefined}
+                    onClick={() => choose(t)}
+                  >
                     <span className="item-title">{t.title}</span>
                     <span className="tool-result-meta">
-                      <span className="muted">{platformTitles[t.platform] ?? t.platform}</span> <EffectBadge effect={t.effect} /> {t.legacy && <Tag>legacy</Tag>}
+                      <span className="muted">{platformTitles[t.platform] ?? t.platform}</span>{' '}
+                      <EffectBadge effect={t.effect} /> {t.legacy && <Tag>legacy</Tag>}
                     </span>
                   </button>
                 </li>
@@ -125,13 +140,17 @@ export function ToolsPage({ search }: { search: string }) {
           {triggers.length > 0 && (
             <section aria-labelledby="catalogue-triggers" className="catalogue-triggers">
               <h2 id="catalogue-triggers">Triggers{query.trim() ? ' that match' : ''}</h2>
-              <p className="muted">They start an agent when something happens; attach one on an agent’s Triggers tab (<Link to="/agents">Agents</Link>).</p>
+              <p className="muted">
+                They start an agent when something happens; attach one on an agent’s Triggers tab (
+                <Link to="/agents">Agents</Link>).
+              </p>
               <ul className="item-list" aria-label="Triggers">
                 {triggers.map((t) => (
                   <li key={t.id} className="trigger-entry">
                     <span className="item-title">{t.title}</span>
                     <span className="tool-result-meta">
-                      <span className="muted">{platformTitles[t.platform] ?? t.platform}</span> <Tag>{t.mode === 'polled' ? 'polled' : 'instant'}</Tag>
+                      <span className="muted">{platformTitles[t.platform] ?? t.platform}</span>{' '}
+                      <Tag>{t.mode === 'polled' ? 'polled' : 'instant'}</Tag>
                       {t.requiredPlan && <Tag>{`${t.requiredPlan} plan`}</Tag>}
                     </span>
                     <span className="muted trigger-description">{t.description}</span>
@@ -143,7 +162,15 @@ export function ToolsPage({ search }: { search: string }) {
         </div>
         <div className="tool-pane">
           {selectedError !== null && !selected && <ProblemMessage error={selectedError} />}
-          {selected ? <ToolRunner key={selected.id} tool={selected} platformTitle={platformTitles[selected.platform] ?? selected.platform} /> : <p className="muted">Choose a tool step to see its input and run it.</p>}
+          {selected ? (
+            <ToolRunner
+              key={selected.id}
+              tool={selected}
+              platformTitle={platformTitles[selected.platform] ?? selected.platform}
+            />
+          ) : (
+            <p className="muted">Choose a tool step to see its input and run it.</p>
+          )}
         </div>
       </div>
     </>

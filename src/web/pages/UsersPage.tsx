@@ -5,7 +5,15 @@ import { ConfirmButton } from '../components/ConfirmButton.tsx'
 import { FieldErrorText } from '../components/FieldErrorText.tsx'
 import { ProblemMessage } from '../components/ProblemMessage.tsx'
 import { groupFieldErrors } from '../field-errors.ts'
-import { PLANS, ROLES, usersApi, type CreatedUser, type RemovedUser, type Role, type UserListing } from '../users-api.ts'
+import {
+  PLANS,
+  ROLES,
+  usersApi,
+  type CreatedUser,
+  type RemovedUser,
+  type Role,
+  type UserListing,
+} from '../users-api.ts'
 
 const formatDate = (iso: string) => new Date(iso).toLocaleDateString()
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -27,12 +35,15 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
     return (
       <>
         <h1 tabIndex={-1}>Users</h1>
-        <p>Only an admin can manage users. Ask an admin of this Switchyard to change your plan or add someone.</p>
+        <p>
+          Only an admin can manage users. Ask an admin of this Switchyard to change your plan or add someone.
+        </p>
       </>
     )
   }
 
-  const replace = (user: UserListing) => setUsers((list) => list?.map((u) => (u.id === user.id ? user : u)) ?? null)
+  const replace = (user: UserListing) =>
+    setUsers((list) => list?.map((u) => (u.id === user.id ? user : u)) ?? null)
 
   const change = async (user: UserListing, change: { plan?: Plan; role?: Role }) => {
     setRowError(null)
@@ -62,8 +73,8 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
         <h1 tabIndex={-1}>Users</h1>
       </div>
       <p className="muted">
-        Everyone who can use this Switchyard. Plans set what a user may do: free holds 3 integrations, pro 50, enterprise any number and Enterprise-only features.
-        Admins manage users.
+        Everyone who can use this Switchyard. Plans set what a user may do: free holds 3 integrations, pro 50,
+        enterprise any number and Enterprise-only features. Admins manage users.
       </p>
 
       {created && <NewUser created={created} onDone={() => setCreated(null)} />}
@@ -71,7 +82,9 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
         <Banner kind="success" title={`Removed ${removed.email}`} onDismiss={() => setRemoved(null)}>
           <p>
             {plural(removed.integrations_disconnected, 'integration')} disconnected and erased
-            {removed.integrations_disconnected > 0 && ` (${removed.revoked_at_platform} revoked at the platform)`}; their API keys and sessions no longer work.
+            {removed.integrations_disconnected > 0 &&
+              ` (${removed.revoked_at_platform} revoked at the platform)`}
+            ; their API keys and sessions no longer work.
           </p>
         </Banner>
       )}
@@ -112,7 +125,11 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
                     </span>
                   </td>
                   <td data-label="Plan">
-                    <select aria-label={`Plan of ${u.email}`} value={u.plan} onChange={(e) => change(u, { plan: e.target.value as Plan })}>
+                    <select
+                      aria-label={`Plan of ${u.email}`}
+                      value={u.plan}
+                      onChange={(e) => change(u, { plan: e.target.value as Plan })}
+                    >
                       {PLANS.map((p) => (
                         <option key={p} value={p}>
                           {p}
@@ -253,7 +270,8 @@ function NewUser({ created, onDone }: { created: CreatedUser; onDone: () => void
   return (
     <Banner kind="success" title={`Added ${created.user.email} (${created.user.plan})`} onDismiss={onDone}>
       <p className="warning">
-        <strong>Copy their API key now</strong> and hand it over privately: this is the only time it is shown. They sign in with it.
+        <strong>Copy their API key now</strong> and hand it over privately: this is the only time it is shown.
+        They sign in with it.
       </p>
       <div className="new-key">
         <code ref={codeRef} data-testid="new-user-api-key">
@@ -263,7 +281,11 @@ function NewUser({ created, onDone }: { created: CreatedUser; onDone: () => void
           Copy
         </button>
         <span role="status" className="muted">
-          {copied === 'copied' ? 'Copied.' : copied === 'failed' ? 'Could not copy; the key is selected, press Ctrl+C.' : ''}
+          {copied === 'copied'
+            ? 'Copied.'
+            : copied === 'failed'
+              ? 'Could not copy; the key is selected, press Ctrl+C.'
+              : ''}
         </span>
       </div>
     </Banner>

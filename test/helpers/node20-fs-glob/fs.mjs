@@ -3,6 +3,8 @@ import fs from 'node:fs'
 
 export * from 'node:fs'
 export default fs
-export const globSync = fs.globSync ?? (() => {
-  throw new Error('fs.globSync needs Node 22; the MCP conformance server scenarios do not use it')
-})
+export const globSync =
+  fs.globSync ??
+  (() => {
+    throw new Error('fs.globSync needs Node 22; the MCP conformance server scenarios do not use it')
+  })

@@ -7,7 +7,8 @@ import { cardOptions } from '../options.ts'
 export const addCommentToCard = defineTool({
   id: 'trello.add_comment_to_card',
   title: 'Add Comment to Card',
-  description: 'Post a comment on a Trello card as the connected account; @username mentions notify board members. Returns the commentCard action.',
+  description:
+    'Post a comment on a Trello card as the connected account; @username mentions notify board members. Returns the commentCard action.',
   effect: 'write',
   options: { card_id: cardOptions },
   input: z.object({

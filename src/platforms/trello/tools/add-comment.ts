@@ -11,7 +11,8 @@ import { CommentText, postComment } from './comment.ts'
 export const addComment = defineTool({
   id: 'trello.add_comment',
   title: 'Add Comment',
-  description: 'Legacy: post a comment on a Trello card. Kept for workflows built on it; use Add Comment to Card for new ones.',
+  description:
+    'Legacy: post a comment on a Trello card. Kept for workflows built on it; use Add Comment to Card for new ones.',
   effect: 'write',
   legacy: true,
   input: z.object({

@@ -12,7 +12,9 @@ export const createList = defineTool({
   input: z.object({
     name: Name,
     board_id: trelloId('board').describe('The board the list goes on'),
-    pos: Pos.optional().describe('"top" (leftmost), "bottom" (rightmost, the default) or a positive number; lists sort by ascending pos'),
+    pos: Pos.optional().describe(
+      '"top" (leftmost), "bottom" (rightmost, the default) or a positive number; lists sort by ascending pos',
+    ),
   }),
   output: List,
   summarize: (list) => ({ text: `List "${list.name}" created` }),

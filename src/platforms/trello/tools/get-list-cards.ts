@@ -11,8 +11,11 @@ export const getListCards = defineTool({
   effect: 'read',
   options: { list_id: listOptions },
   input: z.object({
-    list_id: trelloId('list').describe('The list; Get Boards gives each board\'s lists'),
-    filter: z.enum(['open', 'closed', 'all']).default('open').describe('open (the default), closed (archived) or all cards'),
+    list_id: trelloId('list').describe("The list; Get Boards gives each board's lists"),
+    filter: z
+      .enum(['open', 'closed', 'all'])
+      .default('open')
+      .describe('open (the default), closed (archived) or all cards'),
   }),
   output: z.object({ cards: z.array(Card) }),
   summarize: ({ cards }) => ({ text: plural(cards.length, 'card') }),

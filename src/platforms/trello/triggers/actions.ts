@@ -5,7 +5,13 @@ import type { EventCandidate } from '../../../core/triggers/define.ts'
  * "Facts"): `{id, type, date, idMemberCreator, data, memberCreator}`, with `data` holding stubs of
  * the board, list, card and whatever else the action is about.
  */
-export interface Stub { id: string; name?: string; shortLink?: string; idShort?: number; [key: string]: unknown }
+export interface Stub {
+  id: string
+  name?: string
+  shortLink?: string
+  idShort?: number
+  [key: string]: unknown
+}
 
 export interface TrelloAction {
   id: string
@@ -23,7 +29,8 @@ export interface TrelloAction {
   memberCreator?: { id: string; username?: string; fullName?: string }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export function isStub(value: unknown): value is Stub {
   return isObject(value) && typeof value.id === 'string'
@@ -31,8 +38,14 @@ export function isStub(value: unknown): value is Stub {
 
 /** Whether a value has the parts of an action every trigger reads. */
 export function isAction(value: unknown): value is TrelloAction {
-  return isObject(value) && typeof value.id === 'string' && typeof value.type === 'string' && typeof value.date === 'string' &&
-    typeof value.idMemberCreator === 'string' && isObject(value.data)
+  return (
+    isObject(value) &&
+    typeof value.id === 'string' &&
+    typeof value.type === 'string' &&
+    typeof value.date === 'string' &&
+    typeof value.idMemberCreator === 'string' &&
+    isObject(value.data)
+  )
 }
 
 /** The action inside a candidate (`raw` is the delivery's `{action, model}`), or null when it is not one. */
@@ -44,7 +57,12 @@ export function actionOf(candidate: EventCandidate): TrelloAction | null {
 
 /** A candidate made from an action read back from `/actions`: the same shape a delivery gives. */
 export function candidateOf(action: TrelloAction): EventCandidate {
-  return { dedupeKey: action.id, type: action.type, raw: { action, model: null }, actorId: action.idMemberCreator }
+  return {
+    dedupeKey: action.id,
+    type: action.type,
+    raw: { action, model: null },
+    actorId: action.idMemberCreator,
+  }
 }
 
 /** The fields an `updateCard` changed (the keys of `data.old`). */
@@ -62,18 +80,74 @@ export function listOf(action: TrelloAction): Stub | undefined {
  * the ones seen only in deliveries (createCheckItem, updateComment, deleteComment, ...).
  */
 export const ACTION_TYPES = [
-  'addAdminToBoard', 'addAdminToOrganization', 'addAttachmentToCard', 'addBoardsPinnedToMember', 'addChecklistToCard',
-  'addLabelToCard', 'addMemberToBoard', 'addMemberToCard', 'addMemberToOrganization', 'addToOrganizationBoard',
-  'commentCard', 'convertToCardFromCheckItem', 'copyBoard', 'copyCard', 'copyChecklist', 'copyCommentCard', 'createBoard',
-  'createBoardInvitation', 'createBoardPreference', 'createCard', 'createCheckItem', 'createChecklist', 'createLabel',
-  'createList', 'createOrganization', 'createOrganizationInvitation', 'deleteAttachmentFromCard', 'deleteBoardInvitation',
-  'deleteCard', 'deleteCheckItem', 'deleteComment', 'deleteLabel', 'deleteOrganizationInvitation', 'disablePlugin',
-  'disablePowerUp', 'emailCard', 'enablePlugin', 'enablePowerUp', 'makeAdminOfBoard', 'makeAdminOfOrganization',
-  'makeNormalMemberOfBoard', 'makeNormalMemberOfOrganization', 'makeObserverOfBoard', 'memberJoinedTrello',
-  'moveCardFromBoard', 'moveCardToBoard', 'moveListFromBoard', 'moveListToBoard', 'removeAdminFromBoard',
-  'removeAdminFromOrganization', 'removeBoardsPinnedFromMember', 'removeChecklistFromCard', 'removeFromOrganizationBoard',
-  'removeLabelFromCard', 'removeMemberFromBoard', 'removeMemberFromCard', 'removeMemberFromOrganization',
-  'unconfirmedBoardInvitation', 'unconfirmedOrganizationInvitation', 'updateBoard', 'updateCard', 'updateCheckItem',
-  'updateCheckItemStateOnCard', 'updateChecklist', 'updateComment', 'updateLabel', 'updateList', 'updateMember',
-  'updateOrganization', 'voteOnCard',
+  'addAdminToBoard',
+  'addAdminToOrganization',
+  'addAttachmentToCard',
+  'addBoardsPinnedToMember',
+  'addChecklistToCard',
+  'addLabelToCard',
+  'addMemberToBoard',
+  'addMemberToCard',
+  'addMemberToOrganization',
+  'addToOrganizationBoard',
+  'commentCard',
+  'convertToCardFromCheckItem',
+  'copyBoard',
+  'copyCard',
+  'copyChecklist',
+  'copyCommentCard',
+  'createBoard',
+  'createBoardInvitation',
+  'createBoardPreference',
+  'createCard',
+  'createCheckItem',
+  'createChecklist',
+  'createLabel',
+  'createList',
+  'createOrganization',
+  'createOrganizationInvitation',
+  'deleteAttachmentFromCard',
+  'deleteBoardInvitation',
+  'deleteCard',
+  'deleteCheckItem',
+  'deleteComment',
+  'deleteLabel',
+  'deleteOrganizationInvitation',
+  'disablePlugin',
+  'disablePowerUp',
+  'emailCard',
+  'enablePlugin',
+  'enablePowerUp',
+  'makeAdminOfBoard',
+  'makeAdminOfOrganization',
+  'makeNormalMemberOfBoard',
+  'makeNormalMemberOfOrganization',
+  'makeObserverOfBoard',
+  'memberJoinedTrello',
+  'moveCardFromBoard',
+  'moveCardToBoard',
+  'moveListFromBoard',
+  'moveListToBoard',
+  'removeAdminFromBoard',
+  'removeAdminFromOrganization',
+  'removeBoardsPinnedFromMember',
+  'removeChecklistFromCard',
+  'removeFromOrganizationBoard',
+  'removeLabelFromCard',
+  'removeMemberFromBoard',
+  'removeMemberFromCard',
+  'removeMemberFromOrganization',
+  'unconfirmedBoardInvitation',
+  'unconfirmedOrganizationInvitation',
+  'updateBoard',
+  'updateCard',
+  'updateCheckItem',
+  'updateCheckItemStateOnCard',
+  'updateChecklist',
+  'updateComment',
+  'updateLabel',
+  'updateList',
+  'updateMember',
+  'updateOrganization',
+  'voteOnCard',
 ] as const

@@ -1,6 +1,11 @@
 import { z } from 'zod'
 import type { OptionsSource, ToolContext } from '../../../core/tools/define.ts'
-import { defineTrigger, type AnyTrigger, type EventCandidate, type TriggerEvent } from '../../../core/triggers/define.ts'
+import {
+  defineTrigger,
+  type AnyTrigger,
+  type EventCandidate,
+  type TriggerEvent,
+} from '../../../core/triggers/define.ts'
 import { boardOptions } from '../options.ts'
 import { trelloId } from '../schemas.ts'
 import { actionOf, candidateOf, isAction, type TrelloAction } from './actions.ts'
@@ -12,7 +17,8 @@ export const MAX_BOARDS = 20
 export const RECENT_LIMIT = 25
 const ACTIONS_PER_BOARD = 100
 
-export const IdBoards = z.array(trelloId('board'), { error: 'choose at least one board' })
+export const IdBoards = z
+  .array(trelloId('board'), { error: 'choose at least one board' })
   .min(1, 'choose at least one board')
   .max(MAX_BOARDS, `watch at most ${MAX_BOARDS} boards per trigger`)
   .describe('The boards to watch')
@@ -39,7 +45,8 @@ export interface BoardTriggerSpec {
   sample: TrelloAction
 }
 
-const typesOf = (spec: BoardTriggerSpec, config: BoardConfig) => (typeof spec.types === 'function' ? spec.types(config) : spec.types)
+const typesOf = (spec: BoardTriggerSpec, config: BoardConfig) =>
+  typeof spec.types === 'function' ? spec.types(config) : spec.types
 
 /** Newest first; Trello dates have millisecond precision, ids break ties (they sort by creation). */
 export const newestFirst = (a: TriggerEvent, b: TriggerEvent): number => {
@@ -48,10 +55,23 @@ export const newestFirst = (a: TriggerEvent, b: TriggerEvent): number => {
 }
 
 /** Recent actions of the given types on the boards, through `match`; ask by name so webhook-only types are included. */
-export async function recentOnBoards(ctx: ToolContext, board_ids: string[], types: readonly string[], match: (c: EventCandidate) => TriggerEvent | null): Promise<TriggerEvent[]> {
-  const perBoard = await Promise.all(board_ids.map(async (board): Promise<unknown[]> =>
-    ctx.api.get(`/1/boards/${encodeURIComponent(board)}/actions`, { filter: types.join(','), limit: ACTIONS_PER_BOARD })))
-  return perBoard.flat().filter(isAction)
+export async function recentOnBoards(
+  ctx: ToolContext,
+  board_ids: string[],
+  types: readonly string[],
+  match: (c: EventCandidate) => TriggerEvent | null,
+): Promise<TriggerEvent[]> {
+  const perBoard = await Promise.all(
+    board_ids.map(async (board): Promise<unknown[]> =>
+      ctx.api.get(`/1/boards/${encodeURIComponent(board)}/actions`, {
+        filter: types.join(','),
+        limit: ACTIONS_PER_BOARD,
+      }),
+    ),
+  )
+  return perBoard
+    .flat()
+    .filter(isAction)
     .map((action) => match(candidateOf(action)))
     .filter((event): event is TriggerEvent => event !== null)
     .sort(newestFirst)
@@ -69,7 +89,10 @@ export function boardTrigger(spec: BoardTriggerSpec): AnyTrigger {
     const extra = spec.accept(action, cfg)
     return extra && { ...baseEvent(action), ...extra }
   }
-  const sample = match(candidateOf(spec.sample), config.parse({ board_ids: [SAMPLE.board.id] }) as BoardConfig)
+  const sample = match(
+    candidateOf(spec.sample),
+    config.parse({ board_ids: [SAMPLE.board.id] }) as BoardConfig,
+  )
   if (!sample) throw new Error(`${spec.id}: its sample action does not fire it`)
   return defineTrigger({
     id: spec.id,
@@ -82,6 +105,9 @@ export function boardTrigger(spec: BoardTriggerSpec): AnyTrigger {
     sample,
     models: (cfg) => [...new Set((cfg as BoardConfig).board_ids)],
     match: (candidate, cfg) => match(candidate, cfg as BoardConfig),
-    recent: (ctx, cfg) => recentOnBoards(ctx, (cfg as BoardConfig).board_ids, typesOf(spec, cfg as BoardConfig), (c) => match(c, cfg as BoardConfig)),
+    recent: (ctx, cfg) =>
+      recentOnBoards(ctx, (cfg as BoardConfig).board_ids, typesOf(spec, cfg as BoardConfig), (c) =>
+        match(c, cfg as BoardConfig),
+      ),
   })
 }

@@ -32,7 +32,8 @@ const OnlyLists = (what: string) => IdLists.optional().describe(what)
 export const newCard = boardTrigger({
   id: 'trello.new_card',
   title: 'New Card',
-  description: 'Starts when a card is created on one of the chosen boards (also copied, converted from a check item or mailed in), optionally only in some lists.',
+  description:
+    'Starts when a card is created on one of the chosen boards (also copied, converted from a check item or mailed in), optionally only in some lists.',
   types: CARD_CREATED,
   config: { list_ids: OnlyLists('Only cards created in these lists; all lists when empty') },
   configOptions: { list_ids: listOptions },
@@ -52,11 +53,16 @@ function cardChange(action: TrelloAction): Record<string, unknown> | null {
 export const cardUpdated = boardTrigger({
   id: 'trello.card_updated',
   title: 'Card Updated',
-  description: 'Starts when anything about a card changes on one of the chosen boards: name, description, dates, list (a move), labels, members, attachments, checklists, archiving.',
+  description:
+    'Starts when anything about a card changes on one of the chosen boards: name, description, dates, list (a move), labels, members, attachments, checklists, archiving.',
   types: ['updateCard', ...Object.keys(CARD_PROPERTY_ACTIONS)],
   accept: cardChange,
   event: {
-    changed: z.array(z.string()).describe('The card fields that changed, in Trello\'s names (name, desc, due, idList, closed, idLabels, attachments...)'),
+    changed: z
+      .array(z.string())
+      .describe(
+        "The card fields that changed, in Trello's names (name, desc, due, idList, closed, idLabels, attachments...)",
+      ),
     old: z.record(z.string(), z.unknown()).describe('Their values before the change, where Trello says'),
   },
   sample: sampleAction('updateCard', {
@@ -70,7 +76,8 @@ export const cardUpdated = boardTrigger({
 export const cardMoved = boardTrigger({
   id: 'trello.card_moved',
   title: 'Card Moved',
-  description: 'Starts when a card moves from one list to another on one of the chosen boards, optionally only into some lists.',
+  description:
+    'Starts when a card moves from one list to another on one of the chosen boards, optionally only into some lists.',
   types: ['updateCard'],
   config: { list_ids: OnlyLists('Only moves into these lists; all lists when empty') },
   configOptions: { list_ids: listOptions },
@@ -95,8 +102,14 @@ export const cardMoved = boardTrigger({
 export const cardArchived = boardTrigger({
   id: 'trello.card_archived',
   title: 'Card Archived',
-  description: 'Starts when a card is archived on one of the chosen boards (not when it is sent back to the board).',
+  description:
+    'Starts when a card is archived on one of the chosen boards (not when it is sent back to the board).',
   types: ['updateCard'],
   accept: (action) => (action.data.old?.closed === false && action.data.card?.closed === true ? {} : null),
-  sample: sampleAction('updateCard', { card: { ...SAMPLE.card, closed: true }, old: { closed: false }, board: SAMPLE.board, list: SAMPLE.list }),
+  sample: sampleAction('updateCard', {
+    card: { ...SAMPLE.card, closed: true },
+    old: { closed: false },
+    board: SAMPLE.board,
+    list: SAMPLE.list,
+  }),
 })

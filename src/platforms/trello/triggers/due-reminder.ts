@@ -24,14 +24,27 @@ interface BoardWithCards {
   name?: string
   shortLink?: string
   lists?: Array<{ id: string; name?: string }>
-  cards?: Array<{ id: string; name?: string; shortLink?: string; idShort?: number; due: string | null; dueComplete?: boolean; closed?: boolean; idList: string }>
+  cards?: Array<{
+    id: string
+    name?: string
+    shortLink?: string
+    idShort?: number
+    due: string | null
+    dueComplete?: boolean
+    closed?: boolean
+    idList: string
+  }>
 }
 
 const config = z.object({
   board_ids: IdBoards,
-  offset_minutes: z.number({ error: 'must be a number of minutes' }).int('must be a whole number of minutes')
-    .min(1, 'must be at least 1 minute').max(MAX_OFFSET_MINUTES, `must be at most ${MAX_OFFSET_MINUTES} minutes (30 days)`)
-    .default(60).describe('How long before the due date the reminder fires, in minutes'),
+  offset_minutes: z
+    .number({ error: 'must be a number of minutes' })
+    .int('must be a whole number of minutes')
+    .min(1, 'must be at least 1 minute')
+    .max(MAX_OFFSET_MINUTES, `must be at most ${MAX_OFFSET_MINUTES} minutes (30 days)`)
+    .default(60)
+    .describe('How long before the due date the reminder fires, in minutes'),
 })
 type Config = z.output<typeof config>
 
@@ -70,7 +83,13 @@ async function poll(ctx: ToolContext, cfg: Config, cursor: PollCursor, now: numb
       events.push({
         candidate: { dedupeKey: `${card.id}:${card.due}`, type: 'cardDueSoon', raw: card },
         event: {
-          card: { id: card.id, name: card.name, shortLink: card.shortLink, idShort: card.idShort, due: card.due },
+          card: {
+            id: card.id,
+            name: card.name,
+            shortLink: card.shortLink,
+            idShort: card.idShort,
+            due: card.due,
+          },
           ...(list ? { list: { id: list.id, name: list.name } } : {}),
           board: { id: board.id, name: board.name, shortLink: board.shortLink },
           due: card.due,
@@ -87,7 +106,8 @@ const sampleDue = '2026-03-02T17:00:00.000Z'
 export const cardDueDateReminder = defineTrigger({
   id: 'trello.card_due_date_reminder',
   title: 'Card Due Date Reminder',
-  description: 'Starts a set time before a card\'s due date, once per card and due date (again if the due date changes). Not for archived cards or completed due dates. Checked by polling.',
+  description:
+    "Starts a set time before a card's due date, once per card and due date (again if the due date changes). Not for archived cards or completed due dates. Checked by polling.",
   mode: 'polled',
   config,
   configOptions: { board_ids: boardOptions },

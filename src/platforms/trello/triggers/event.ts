@@ -13,7 +13,11 @@ export const ActionRef = z.object({
   type: z.string().describe('The Trello action type, such as createCard or updateCard'),
   date: z.string().describe('When it happened (ISO 8601)'),
 })
-export const BoardRef = z.object({ id: z.string(), name: z.string().optional(), shortLink: z.string().optional() })
+export const BoardRef = z.object({
+  id: z.string(),
+  name: z.string().optional(),
+  shortLink: z.string().optional(),
+})
 export const ListRef = z.object({ id: z.string(), name: z.string().optional() })
 export const CardRef = z.object({
   id: z.string(),
@@ -21,11 +25,13 @@ export const CardRef = z.object({
   shortLink: z.string().optional(),
   idShort: z.number().optional(),
 })
-export const MemberRef = z.object({
-  id: z.string(),
-  username: z.string().optional(),
-  fullName: z.string().optional(),
-}).describe('Who acted')
+export const MemberRef = z
+  .object({
+    id: z.string(),
+    username: z.string().optional(),
+    fullName: z.string().optional(),
+  })
+  .describe('Who acted')
 
 /** The event fields every action-based trigger has; `card` and `list` where the action is about a card. */
 export const actionEvent = <S extends z.core.$ZodLooseShape>(extra: S) =>
@@ -63,7 +69,9 @@ export function baseEvent(action: TrelloAction): TriggerEvent {
 
 /** A stub with the given keys, or undefined: for trigger-specific fields (label, checklist...). */
 export const stubOf = (value: unknown, keys: string[]): Record<string, unknown> | undefined =>
-  typeof value === 'object' && value !== null && typeof (value as Stub).id === 'string' ? pick(value as Stub, keys) : undefined
+  typeof value === 'object' && value !== null && typeof (value as Stub).id === 'string'
+    ? pick(value as Stub, keys)
+    : undefined
 
 /** Realistic stubs for samples (the shapes of the captured deliveries, docs/triggers/trello.md). */
 export const SAMPLE = {
@@ -75,6 +83,17 @@ export const SAMPLE = {
 }
 
 /** A sample action of the given type and data, made by SAMPLE.member. */
-export function sampleAction(type: string, data: Record<string, unknown>, id = '63e2af230b9295aa94254801'): TrelloAction {
-  return { id, type, date: '2026-03-02T09:30:00.000Z', idMemberCreator: SAMPLE.member.id, data, memberCreator: SAMPLE.member }
+export function sampleAction(
+  type: string,
+  data: Record<string, unknown>,
+  id = '63e2af230b9295aa94254801',
+): TrelloAction {
+  return {
+    id,
+    type,
+    date: '2026-03-02T09:30:00.000Z',
+    idMemberCreator: SAMPLE.member.id,
+    data,
+    memberCreator: SAMPLE.member,
+  }
 }

@@ -1,5 +1,11 @@
 import type { AnyTrigger } from '../../../core/triggers/define.ts'
-import { newAttachment, newChecklist, newComment, newLabelAddedToCard, newMemberOnCard } from './card-relations.ts'
+import {
+  newAttachment,
+  newChecklist,
+  newComment,
+  newLabelAddedToCard,
+  newMemberOnCard,
+} from './card-relations.ts'
 import { cardArchived, cardMoved, cardUpdated, newCard } from './cards.ts'
 import { customWebhookEvents, newBoard, newBoardActivity, newLabelCreated } from './boards.ts'
 import { cardDueDateReminder } from './due-reminder.ts'

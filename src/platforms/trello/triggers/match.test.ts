@@ -8,7 +8,10 @@ import { trelloTriggers } from './index.ts'
 // match() runs in the intake on whatever a delivery held: it must answer null, never throw, for
 // anything that is not the action it fires on. (The real deliveries are in test/trello-triggers.test.ts.)
 const instant = trelloTriggers.filter((t) => t.mode === 'instant')
-const configOf = (id: string) => instant.find((t) => t.id === id)!.config.parse(id === 'trello.new_board' ? {} : { board_ids: [SAMPLE.board.id] })
+const configOf = (id: string) =>
+  instant
+    .find((t) => t.id === id)!
+    .config.parse(id === 'trello.new_board' ? {} : { board_ids: [SAMPLE.board.id] })
 const candidate = (raw: unknown): EventCandidate => ({ dedupeKey: 'x', type: 'createCard', raw })
 
 describe('match() on odd candidates', () => {
@@ -18,31 +21,68 @@ describe('match() on odd candidates', () => {
     ['no action', { model: {} }],
     ['action is a string', { action: 'createCard' }],
     ['action without data', { action: { id: 'a', type: 'createCard', date: 'd', idMemberCreator: 'm' } }],
-    ['data is an array', { action: { id: 'a', type: 'createCard', date: 'd', idMemberCreator: 'm', data: [] } }],
-    ['board is a string', { action: { ...sampleAction('createCard', { board: SAMPLE.board.id, list: SAMPLE.list, card: SAMPLE.card }) } }],
+    [
+      'data is an array',
+      { action: { id: 'a', type: 'createCard', date: 'd', idMemberCreator: 'm', data: [] } },
+    ],
+    [
+      'board is a string',
+      {
+        action: {
+          ...sampleAction('createCard', { board: SAMPLE.board.id, list: SAMPLE.list, card: SAMPLE.card }),
+        },
+      },
+    ],
   ]
   it.each(odd)('%s: no trigger fires, none throws', (_name, raw) => {
     for (const t of instant) expect(t.match!(candidate(raw), configOf(t.id)), t.id).toBeNull()
   })
 
   it('an updateCard whose `old` is not an object changed nothing a card trigger can name', () => {
-    const raw = { action: sampleAction('updateCard', { board: SAMPLE.board, card: { ...SAMPLE.card, closed: true }, old: 'closed' }) }
+    const raw = {
+      action: sampleAction('updateCard', {
+        board: SAMPLE.board,
+        card: { ...SAMPLE.card, closed: true },
+        old: 'closed',
+      }),
+    }
     const firing = instant.filter((t) => t.match!(candidate(raw), configOf(t.id)) !== null).map((t) => t.id)
     expect(firing).toEqual(['trello.new_board_activity', 'trello.custom_webhook_events'])
   })
 
-  it('reads a sender\'s odd member stub as the creator id alone', () => {
-    const action = { ...sampleAction('createCard', { board: SAMPLE.board, list: 'nope', card: SAMPLE.card }), memberCreator: 'ada' }
-    const event = instant.find((t) => t.id === 'trello.new_card')!.match!(candidateOf(action as never), configOf('trello.new_card'))
-    expect(event).toMatchObject({ member: { id: SAMPLE.member.id }, board: SAMPLE.board, card: { id: SAMPLE.card.id } })
+  it("reads a sender's odd member stub as the creator id alone", () => {
+    const action = {
+      ...sampleAction('createCard', { board: SAMPLE.board, list: 'nope', card: SAMPLE.card }),
+      memberCreator: 'ada',
+    }
+    const event = instant.find((t) => t.id === 'trello.new_card')!.match!(
+      candidateOf(action as never),
+      configOf('trello.new_card'),
+    )
+    expect(event).toMatchObject({
+      member: { id: SAMPLE.member.id },
+      board: SAMPLE.board,
+      card: { id: SAMPLE.card.id },
+    })
     expect(event).not.toHaveProperty('list')
   })
 
   it('Card Updated needs a changed field', () => {
     const t = instant.find((x) => x.id === 'trello.card_updated')!
-    expect(t.match!(candidateOf(sampleAction('updateCard', { board: SAMPLE.board, card: SAMPLE.card })), configOf(t.id))).toBeNull()
-    expect(t.match!(candidateOf(sampleAction('updateCard', { board: SAMPLE.board, card: SAMPLE.card, old: { desc: '' } })), configOf(t.id)))
-      .toMatchObject({ changed: ['desc'], old: { desc: '' } })
+    expect(
+      t.match!(
+        candidateOf(sampleAction('updateCard', { board: SAMPLE.board, card: SAMPLE.card })),
+        configOf(t.id),
+      ),
+    ).toBeNull()
+    expect(
+      t.match!(
+        candidateOf(
+          sampleAction('updateCard', { board: SAMPLE.board, card: SAMPLE.card, old: { desc: '' } }),
+        ),
+        configOf(t.id),
+      ),
+    ).toMatchObject({ changed: ['desc'], old: { desc: '' } })
   })
 })
 

@@ -21,19 +21,36 @@ interface Notification {
   date: string
   unread?: boolean
   idMemberCreator?: string | null
-  data?: { board?: { id: string }; card?: { id: string }; list?: { id: string }; text?: string; [key: string]: unknown }
+  data?: {
+    board?: { id: string }
+    card?: { id: string }
+    list?: { id: string }
+    text?: string
+    [key: string]: unknown
+  }
   memberCreator?: { id: string; username?: string; fullName?: string } | null
 }
 
 const config = z.object({
-  types: z.array(z.string().regex(/^[A-Za-z]+$/, 'must be a Trello notification type such as mentionedOnCard'), { error: 'must be a list of notification types' })
-    .max(50).optional()
-    .describe('Only these notification types (mentionedOnCard, addedToCard, commentCard, changeCard...); all when empty'),
+  types: z
+    .array(z.string().regex(/^[A-Za-z]+$/, 'must be a Trello notification type such as mentionedOnCard'), {
+      error: 'must be a list of notification types',
+    })
+    .max(50)
+    .optional()
+    .describe(
+      'Only these notification types (mentionedOnCard, addedToCard, commentCard, changeCard...); all when empty',
+    ),
 })
 type Config = z.output<typeof config>
 
 const event = z.object({
-  notification: z.object({ id: z.string(), type: z.string(), date: z.string(), unread: z.boolean().optional() }),
+  notification: z.object({
+    id: z.string(),
+    type: z.string(),
+    date: z.string(),
+    unread: z.boolean().optional(),
+  }),
   board: BoardRef.optional(),
   list: ListRef.optional(),
   card: CardRef.optional(),
@@ -50,14 +67,18 @@ function eventOf(n: Notification): Record<string, unknown> {
     ...(data.board ? { board: data.board } : {}),
     ...(data.list ? { list: data.list } : {}),
     ...(data.card ? { card: data.card } : {}),
-    ...(creator ? { member: { id: creator.id, username: creator.username, fullName: creator.fullName } } : {}),
+    ...(creator
+      ? { member: { id: creator.id, username: creator.username, fullName: creator.fullName } }
+      : {}),
     ...(typeof data.text === 'string' ? { text: data.text } : {}),
     data,
   }
 }
 
-const read = (ctx: ToolContext, query: Record<string, string | number | undefined>): Promise<Notification[]> =>
-  ctx.api.get('/1/members/me/notifications', query)
+const read = (
+  ctx: ToolContext,
+  query: Record<string, string | number | undefined>,
+): Promise<Notification[]> => ctx.api.get('/1/members/me/notifications', query)
 
 async function poll(ctx: ToolContext, cfg: Config, cursor: PollCursor, _now: number): Promise<PollResult> {
   const filter = cfg.types?.length ? cfg.types.join(',') : undefined
@@ -80,7 +101,12 @@ async function poll(ctx: ToolContext, cfg: Config, cursor: PollCursor, _now: num
   const newest = fresh.at(-1)?.id ?? since ?? null
   return {
     events: fresh.map((n) => ({
-      candidate: { dedupeKey: n.id, type: n.type, raw: n, ...(n.idMemberCreator ? { actorId: n.idMemberCreator } : {}) },
+      candidate: {
+        dedupeKey: n.id,
+        type: n.type,
+        raw: n,
+        ...(n.idMemberCreator ? { actorId: n.idMemberCreator } : {}),
+      },
       event: eventOf(n),
     })),
     cursor: { lastId: newest },
@@ -90,12 +116,18 @@ async function poll(ctx: ToolContext, cfg: Config, cursor: PollCursor, _now: num
 export const newNotification = defineTrigger({
   id: 'trello.new_notification',
   title: 'New Notification',
-  description: 'Starts when the connected Trello member receives a notification (mentioned, added to a card, a comment or change on their card...), optionally only some types. Checked by polling.',
+  description:
+    'Starts when the connected Trello member receives a notification (mentioned, added to a card, a comment or change on their card...), optionally only some types. Checked by polling.',
   mode: 'polled',
   config,
   event,
   sample: {
-    notification: { id: '63e2af230b9295aa94254900', type: 'mentionedOnCard', date: '2026-03-02T09:31:00.000Z', unread: true },
+    notification: {
+      id: '63e2af230b9295aa94254900',
+      type: 'mentionedOnCard',
+      date: '2026-03-02T09:31:00.000Z',
+      unread: true,
+    },
     board: SAMPLE.board,
     card: SAMPLE.card,
     member: SAMPLE.member,

@@ -20,7 +20,9 @@ const BuildSettings = z.strictObject({
 })
 
 /** The catalogue's snake_case settings (docs/tools.md) under Vercel's own camelCase names. */
-function projectSettings(settings: z.infer<typeof BuildSettings> | undefined): Record<string, unknown> | undefined {
+function projectSettings(
+  settings: z.infer<typeof BuildSettings> | undefined,
+): Record<string, unknown> | undefined {
   if (!settings) return undefined
   return {
     framework: settings.framework,
@@ -42,20 +44,41 @@ const GitRepo = z.strictObject({
 export const createDeployment = defineTool({
   id: 'vercel.create_deployment',
   title: 'Create Deployment',
-  description: 'Create a deployment of a project, optionally from a git branch, to production, preview or development, with custom build settings and metadata. An unknown project is refused unless create_project_if_missing is set.',
+  description:
+    'Create a deployment of a project, optionally from a git branch, to production, preview or development, with custom build settings and metadata. An unknown project is refused unless create_project_if_missing is set.',
   effect: 'write',
   options: { project: projectOptions },
   input: z.object({
     project: ProjectRef.describe('Project id (prj_…) or name'),
-    branch: z.string().trim().min(1).max(250).regex(/^[^\s~^:?*[\\]+$/, 'must be a git branch name').optional(),
+    branch: z
+      .string()
+      .trim()
+      .min(1)
+      .max(250)
+      .regex(/^[^\s~^:?*[\\]+$/, 'must be a git branch name')
+      .optional(),
     environment: Environment.default('preview'),
-    repository: GitRepo.optional().describe('Deploy from this repository (with branch); otherwise the branch is recorded as the commit ref'),
+    repository: GitRepo.optional().describe(
+      'Deploy from this repository (with branch); otherwise the branch is recorded as the commit ref',
+    ),
     settings: BuildSettings.optional().describe('Build settings for this deployment (projectSettings)'),
-    meta: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'meta keys are letters, digits, _ and -'), z.string().max(256)).optional(),
+    meta: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'meta keys are letters, digits, _ and -'),
+        z.string().max(256),
+      )
+      .optional(),
     // Vercel creates a project for any unknown name, so a typo would silently make a new one.
-    create_project_if_missing: z.boolean().default(false).describe('Create the project when no project has this name; off by default, so a mistyped name is refused'),
+    create_project_if_missing: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Create the project when no project has this name; off by default, so a mistyped name is refused',
+      ),
   }),
-  output: Deployment.extend({ project_created: z.boolean().describe('Whether this deployment created its project') }),
+  output: Deployment.extend({
+    project_created: z.boolean().describe('Whether this deployment created its project'),
+  }),
   summarize: (d, { baseUrl }) => ({
     text: `Deployment ${deploymentLabel(d)} created${d.project_created ? `; project ${d.name} was created for it` : ''}`,
     url: inspectorUrl(baseUrl, d),
@@ -63,10 +86,12 @@ export const createDeployment = defineTool({
   async run({ api }, input) {
     const exists = await projectExists(api, input.project)
     if (!exists && !input.create_project_if_missing) {
-      throw invalidInput([{
-        field: 'input.project',
-        message: `no project is named ${input.project} on this account; check the name, or set create_project_if_missing to create it`,
-      }])
+      throw invalidInput([
+        {
+          field: 'input.project',
+          message: `no project is named ${input.project} on this account; check the name, or set create_project_if_missing to create it`,
+        },
+      ])
     }
     const body: Record<string, unknown> = {
       name: input.project,
@@ -103,8 +128,11 @@ async function projectExists(api: ApiClient, project: string): Promise<boolean> 
  */
 function target(environment: z.infer<typeof Environment>): Record<string, string> {
   switch (environment) {
-    case 'production': return { target: 'production' }
-    case 'preview': return {}
-    case 'development': return { customEnvironmentSlugOrId: 'development' }
+    case 'production':
+      return { target: 'production' }
+    case 'preview':
+      return {}
+    case 'development':
+      return { customEnvironmentSlugOrId: 'development' }
   }
 }

@@ -20,19 +20,25 @@ export const VercelDeploymentEvent = z.object({
   }),
   deployment: z.object({
     id: Str.describe('The deployment id (dpl_…)'),
-    name: Str.describe('The deployment\'s name: its project\'s name'),
-    url: Str.describe('The deployment\'s address, with https://'),
-    host: Str.describe('The deployment\'s host name, as Vercel gives it'),
-    state: z.enum(['QUEUED', 'READY', 'ERROR']).describe('QUEUED when just created, READY when it succeeded, ERROR when it failed'),
+    name: Str.describe("The deployment's name: its project's name"),
+    url: Str.describe("The deployment's address, with https://"),
+    host: Str.describe("The deployment's host name, as Vercel gives it"),
+    state: z
+      .enum(['QUEUED', 'READY', 'ERROR'])
+      .describe('QUEUED when just created, READY when it succeeded, ERROR when it failed'),
     target: Str.nullable().describe('production, staging, or null for a preview'),
-    meta: z.record(Str, Str).describe('Vercel\'s meta: for a git deployment githubCommitRef, githubCommitSha, githubCommitMessage…'),
-    inspector_url: Str.nullable().describe('The deployment\'s page in the Vercel dashboard'),
+    meta: z
+      .record(Str, Str)
+      .describe("Vercel's meta: for a git deployment githubCommitRef, githubCommitSha, githubCommitMessage…"),
+    inspector_url: Str.nullable().describe("The deployment's page in the Vercel dashboard"),
   }),
-  project: z.object({ id: Str.describe('The project id (prj_…)'), name: Str.describe('The project\'s name') }),
+  project: z.object({ id: Str.describe('The project id (prj_…)'), name: Str.describe("The project's name") }),
   target: Str.nullable().describe('production, staging, or null for a preview'),
   creator: z.object({ id: Str.describe('The Vercel user who made the deployment') }),
   team: z.object({ id: Str }).nullable().describe('The team, or null for a personal account'),
-  links: z.object({ deployment: Str.nullable(), project: Str.nullable() }).describe('The dashboard pages of the deployment and the project'),
+  links: z
+    .object({ deployment: Str.nullable(), project: Str.nullable() })
+    .describe('The dashboard pages of the deployment and the project'),
   plan: Str.nullable(),
   regions: z.array(Str),
 })
@@ -43,7 +49,10 @@ const STATE_OF: Record<string, 'QUEUED' | 'READY' | 'ERROR'> = {
   'deployment.error': 'ERROR',
 }
 
-const rec = (value: unknown): Record<string, unknown> => (typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {})
+const rec = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {}
 const str = (value: unknown): string | null => (typeof value === 'string' && value ? value : null)
 /** Vercel's deployment url is a bare host name; older payloads added the scheme themselves. */
 const hostOf = (url: string) => url.replace(/^https?:\/\//, '').replace(/\/+$/, '')
@@ -59,12 +68,26 @@ export function deploymentEvent(raw: VercelEvent): TriggerEvent | null {
   const links = rec(payload.links)
   const target = str(payload.target)
   const team = str(rec(payload.team).id)
-  const meta = Object.fromEntries(Object.entries(rec(deployment.meta)).filter(([, v]) => typeof v === 'string')) as Record<string, string>
+  const meta = Object.fromEntries(
+    Object.entries(rec(deployment.meta)).filter(([, v]) => typeof v === 'string'),
+  ) as Record<string, string>
   const createdAt = typeof raw.createdAt === 'number' && Number.isFinite(raw.createdAt) ? raw.createdAt : 0
   return {
-    event: { id: raw.id, type: raw.type, createdAt, date: new Date(createdAt).toISOString(), region: str(raw.region) },
+    event: {
+      id: raw.id,
+      type: raw.type,
+      createdAt,
+      date: new Date(createdAt).toISOString(),
+      region: str(raw.region),
+    },
     deployment: {
-      id, name, url: host ? `https://${host}` : '', host, state: STATE_OF[raw.type] ?? 'QUEUED', target, meta,
+      id,
+      name,
+      url: host ? `https://${host}` : '',
+      host,
+      state: STATE_OF[raw.type] ?? 'QUEUED',
+      target,
+      meta,
       inspector_url: str(deployment.inspectorUrl) ?? str(links.deployment),
     },
     project: { id: str(rec(payload.project).id) ?? '', name },
@@ -73,7 +96,9 @@ export function deploymentEvent(raw: VercelEvent): TriggerEvent | null {
     team: team ? { id: team } : null,
     links: { deployment: str(links.deployment), project: str(links.project) },
     plan: str(payload.plan),
-    regions: Array.isArray(payload.regions) ? payload.regions.filter((r): r is string => typeof r === 'string') : [],
+    regions: Array.isArray(payload.regions)
+      ? payload.regions.filter((r): r is string => typeof r === 'string')
+      : [],
   }
 }
 
@@ -101,7 +126,11 @@ export function sampleEvent(type: string, id: string, projectId: string = SAMPLE
         id: SAMPLE.deployment.id,
         name: SAMPLE.project.name,
         url: SAMPLE.deployment.host,
-        meta: { githubCommitRef: 'main', githubCommitSha: '3f9c2a7e1b4d8f6a0c5e9b2d7f1a4c8e6b3d0f2a', githubCommitMessage: 'Fix the checkout button' },
+        meta: {
+          githubCommitRef: 'main',
+          githubCommitSha: '3f9c2a7e1b4d8f6a0c5e9b2d7f1a4c8e6b3d0f2a',
+          githubCommitMessage: 'Fix the checkout button',
+        },
         inspectorUrl: `${dashboard}/${SAMPLE.deployment.id.slice(4)}`,
       },
       links: { deployment: `${dashboard}/${SAMPLE.deployment.id.slice(4)}`, project: dashboard },

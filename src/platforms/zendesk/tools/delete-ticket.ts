@@ -6,7 +6,8 @@ import { ticketOptions } from '../options.ts'
 export const deleteTicket = defineTool({
   id: 'zendesk.delete_ticket',
   title: 'Delete Ticket',
-  description: 'Permanently delete a ticket. It is not kept in the deleted-tickets view and cannot be restored.',
+  description:
+    'Permanently delete a ticket. It is not kept in the deleted-tickets view and cannot be restored.',
   effect: 'delete',
   options: { ticket_id: ticketOptions },
   input: z.object({ ticket_id: TicketId }),

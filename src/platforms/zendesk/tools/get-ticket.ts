@@ -13,7 +13,8 @@ const MAX_COMMENT_PAGES = 50
 export const getTicketInfo = defineTool({
   id: 'zendesk.get_ticket',
   title: 'Get Ticket Info',
-  description: 'Get a ticket with its status, priority, assignee, requester and every comment, public replies and internal notes alike, with the people named and the files attached.',
+  description:
+    'Get a ticket with its status, priority, assignee, requester and every comment, public replies and internal notes alike, with the people named and the files attached.',
   effect: 'read',
   options: { ticket_id: ticketOptions },
   input: z.object({ ticket_id: TicketId }),
@@ -48,7 +49,11 @@ async function allComments(api: ApiClient, ticketId: number): Promise<{ comments
   const authors: any[] = []
   let after: string | undefined
   for (let page = 0; page < MAX_COMMENT_PAGES; page++) {
-    const body = await api.get(`/api/v2/tickets/${ticketId}/comments.json`, { 'page[size]': COMMENTS_PAGE_SIZE, 'page[after]': after, include: 'users' })
+    const body = await api.get(`/api/v2/tickets/${ticketId}/comments.json`, {
+      'page[size]': COMMENTS_PAGE_SIZE,
+      'page[after]': after,
+      include: 'users',
+    })
     comments.push(...body.comments)
     authors.push(...(body.users ?? []))
     if (!body.meta?.has_more || !body.meta.after_cursor) break

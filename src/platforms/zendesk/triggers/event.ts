@@ -32,7 +32,11 @@ export const TicketRef = z.object({
 
 export const ticketEvent = <S extends z.core.$ZodLooseShape>(extra: S) =>
   z.object({
-    event: z.object({ id: z.string().describe('The Zendesk event id: unique per event'), type: z.string().describe('Such as ticket.status_changed'), time: z.string().nullable() }),
+    event: z.object({
+      id: z.string().describe('The Zendesk event id: unique per event'),
+      type: z.string().describe('Such as ticket.status_changed'),
+      time: z.string().nullable(),
+    }),
     ticket: TicketRef,
     actor: Person.nullable().describe('Who made the change'),
     ...extra,
@@ -51,10 +55,17 @@ const num = (v: unknown): number | null => {
 }
 export const lower = (v: unknown): string | null => (typeof v === 'string' && v ? v.toLowerCase() : null)
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null)
-export const person = (id: unknown, known?: { name?: unknown; email?: unknown }): z.infer<typeof Person> | null => {
+export const person = (
+  id: unknown,
+  known?: { name?: unknown; email?: unknown },
+): z.infer<typeof Person> | null => {
   const n = num(id)
   if (n === null) return null
-  return { id: n, ...(typeof known?.name === 'string' ? { name: known.name } : {}), ...(typeof known?.email === 'string' && known.email ? { email: known.email } : {}) }
+  return {
+    id: n,
+    ...(typeof known?.name === 'string' ? { name: known.name } : {}),
+    ...(typeof known?.email === 'string' && known.email ? { email: known.email } : {}),
+  }
 }
 
 export function ticketOf(detail: TicketDetail): z.infer<typeof TicketRef> {
@@ -86,15 +97,36 @@ export function baseEvent(event: ZendeskEvent): TriggerEvent {
 
 /** A realistic ticket for samples and tests (the shapes of the documented examples). */
 export const SAMPLE_DETAIL: TicketDetail = {
-  id: '5158', actor_id: '8447388090494', assignee_id: '8447388090494', requester_id: '8447388090500', submitter_id: '8447388090500',
-  group_id: '8447320466430', organization_id: '8447346622462', subject: 'Cannot login to mobile app',
-  description: 'Customer is experiencing login issues with the mobile app', status: 'OPEN', priority: 'HIGH', type: 'PROBLEM',
-  tags: ['mobile', 'login'], created_at: '2025-01-08T10:12:07Z', updated_at: '2025-01-08T16:45:20Z', via: { channel: 'web' },
+  id: '5158',
+  actor_id: '8447388090494',
+  assignee_id: '8447388090494',
+  requester_id: '8447388090500',
+  submitter_id: '8447388090500',
+  group_id: '8447320466430',
+  organization_id: '8447346622462',
+  subject: 'Cannot login to mobile app',
+  description: 'Customer is experiencing login issues with the mobile app',
+  status: 'OPEN',
+  priority: 'HIGH',
+  type: 'PROBLEM',
+  tags: ['mobile', 'login'],
+  created_at: '2025-01-08T10:12:07Z',
+  updated_at: '2025-01-08T16:45:20Z',
+  via: { channel: 'web' },
 }
 
-export function sampleEvent(type: string, event: Record<string, unknown>, detail: Partial<TicketDetail> = {}): ZendeskEvent {
+export function sampleEvent(
+  type: string,
+  event: Record<string, unknown>,
+  detail: Partial<TicketDetail> = {},
+): ZendeskEvent {
   return {
-    type: `zen:event-type:${type}`, id: 'a8b9c1d2-3e4f-5a6b-7c8d-9e0f1a2b3c4d', time: '2025-01-08T16:45:20Z', account_id: 22129848,
-    subject: 'zen:ticket:5158', detail: { ...SAMPLE_DETAIL, ...detail }, event,
+    type: `zen:event-type:${type}`,
+    id: 'a8b9c1d2-3e4f-5a6b-7c8d-9e0f1a2b3c4d',
+    time: '2025-01-08T16:45:20Z',
+    account_id: 22129848,
+    subject: 'zen:ticket:5158',
+    detail: { ...SAMPLE_DETAIL, ...detail },
+    event,
   }
 }

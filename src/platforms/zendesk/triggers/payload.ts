@@ -47,11 +47,18 @@ export const TICKET_EVENTS = {
 /** What one webhook subscribes to: the five events behind the five triggers. */
 export const SUBSCRIBED_EVENTS = Object.values(TICKET_EVENTS)
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 export function isTicketEvent(value: unknown): value is ZendeskEvent {
-  return isRecord(value) && typeof value.type === 'string' && typeof value.id === 'string' && isRecord(value.detail) &&
-    (typeof value.detail.id === 'string' || typeof value.detail.id === 'number') && isRecord(value.event)
+  return (
+    isRecord(value) &&
+    typeof value.type === 'string' &&
+    typeof value.id === 'string' &&
+    isRecord(value.detail) &&
+    (typeof value.detail.id === 'string' || typeof value.detail.id === 'number') &&
+    isRecord(value.event)
+  )
 }
 
 /** The event in a candidate, when it is a ticket event of this type. */

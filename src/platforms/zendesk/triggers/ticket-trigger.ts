@@ -1,7 +1,12 @@
 import { z } from 'zod'
 import type { ApiClient } from '../../../core/http/api-client.ts'
 import type { OptionsSource, ToolContext } from '../../../core/tools/define.ts'
-import { defineTrigger, type AnyTrigger, type EventCandidate, type TriggerEvent } from '../../../core/triggers/define.ts'
+import {
+  defineTrigger,
+  type AnyTrigger,
+  type EventCandidate,
+  type TriggerEvent,
+} from '../../../core/triggers/define.ts'
 import { baseEvent, ticketEvent } from './event.ts'
 import { eventOf, type TicketDetail, type ZendeskEvent } from './payload.ts'
 
@@ -46,24 +51,53 @@ export interface TicketTriggerSpec {
   recent(ctx: ToolContext, config: TicketConfig): Promise<Recent>
 }
 
-export interface RestUser { id: number; name: string; email: string | null }
-export interface Recent { events: ZendeskEvent[]; users: RestUser[] }
+export interface RestUser {
+  id: number
+  name: string
+  email: string | null
+}
+export interface Recent {
+  events: ZendeskEvent[]
+  users: RestUser[]
+}
 
-export const candidateOf = (event: ZendeskEvent, actorId?: string): EventCandidate => ({ dedupeKey: event.id, type: event.type, raw: event, ...(actorId ? { actorId } : {}) })
+export const candidateOf = (event: ZendeskEvent, actorId?: string): EventCandidate => ({
+  dedupeKey: event.id,
+  type: event.type,
+  raw: event,
+  ...(actorId ? { actorId } : {}),
+})
 
-const idString = (v: number | null | undefined): string | null => (v === null || v === undefined ? null : String(v))
+const idString = (v: number | null | undefined): string | null =>
+  v === null || v === undefined ? null : String(v)
 
 /** A REST ticket in the webhook's `detail` shape, so recent tickets go through the same match. */
 export function detailOf(ticket: RestTicket): TicketDetail {
   return {
-    id: String(ticket.id), assignee_id: idString(ticket.assignee_id), requester_id: idString(ticket.requester_id), submitter_id: idString(ticket.submitter_id),
-    group_id: idString(ticket.group_id), organization_id: idString(ticket.organization_id), subject: ticket.subject, description: ticket.description,
-    status: ticket.status, priority: ticket.priority, type: ticket.type, tags: ticket.tags, created_at: ticket.created_at, updated_at: ticket.updated_at,
+    id: String(ticket.id),
+    assignee_id: idString(ticket.assignee_id),
+    requester_id: idString(ticket.requester_id),
+    submitter_id: idString(ticket.submitter_id),
+    group_id: idString(ticket.group_id),
+    organization_id: idString(ticket.organization_id),
+    subject: ticket.subject,
+    description: ticket.description,
+    status: ticket.status,
+    priority: ticket.priority,
+    type: ticket.type,
+    tags: ticket.tags,
+    created_at: ticket.created_at,
+    updated_at: ticket.updated_at,
   }
 }
 
 /** An event made from a ticket as it is now: its id says it was read, not delivered. */
-export function eventFromTicket(type: string, ticket: RestTicket, event: Record<string, unknown>, at = ticket.updated_at): ZendeskEvent {
+export function eventFromTicket(
+  type: string,
+  ticket: RestTicket,
+  event: Record<string, unknown>,
+  at = ticket.updated_at,
+): ZendeskEvent {
   return { type, id: `recent:${ticket.id}:${at}`, time: at, detail: detailOf(ticket), event }
 }
 
@@ -71,7 +105,10 @@ export function eventFromTicket(type: string, ticket: RestTicket, event: Record<
  * Recent tickets, newest first: by id (the newest created) or by update. Cursor pagination, as List
  * Tickets asks, sorts by these and not by created_at.
  */
-export async function recentTickets(api: ApiClient, sort: '-id' | '-updated_at'): Promise<{ tickets: RestTicket[]; users: RestUser[] }> {
+export async function recentTickets(
+  api: ApiClient,
+  sort: '-id' | '-updated_at',
+): Promise<{ tickets: RestTicket[]; users: RestUser[] }> {
   // `include=users` sideloads the people the tickets name, sparing a request per person.
   const body = await api.get('/api/v2/tickets.json', { 'page[size]': RECENT_LIMIT, sort, include: 'users' })
   return { tickets: body.tickets ?? [], users: body.users ?? [] }
@@ -116,7 +153,10 @@ export function ticketTrigger(spec: TicketTriggerSpec): AnyTrigger {
     match: (candidate, cfg) => match(candidate, cfg as TicketConfig),
     async recent(ctx, cfg) {
       const { events, users } = await spec.recent(ctx, cfg as TicketConfig)
-      const matched = events.map((e) => match(candidateOf(e), cfg as TicketConfig)).filter((e): e is TriggerEvent => e !== null).slice(0, RECENT_LIMIT)
+      const matched = events
+        .map((e) => match(candidateOf(e), cfg as TicketConfig))
+        .filter((e): e is TriggerEvent => e !== null)
+        .slice(0, RECENT_LIMIT)
       return named(matched, users)
     },
   })

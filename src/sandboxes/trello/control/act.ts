@@ -21,15 +21,18 @@ export function actHandler(prefix: string): ControlHandler {
     if (!member) return badRequest('member must name a member (username, id or email)')
     const method = typeof body.method === 'string' ? body.method.toUpperCase() : 'GET'
     if (!METHODS.includes(method)) return badRequest(`method must be one of ${METHODS.join(', ')}`)
-    if (typeof body.path !== 'string' || !body.path.startsWith('/1/')) return badRequest('path must start with /1/')
+    if (typeof body.path !== 'string' || !body.path.startsWith('/1/'))
+      return badRequest('path must start with /1/')
     const params = body.params ?? {}
-    if (typeof params !== 'object' || params === null || Array.isArray(params)) return badRequest('params must be an object')
+    if (typeof params !== 'object' || params === null || Array.isArray(params))
+      return badRequest('params must be an object')
     const app = typeof body.key === 'string' ? sb.store.apps.get(body.key) : null
     if (app === undefined) return badRequest('key does not name an app')
 
     const url = new URL(body.path, 'http://sandbox.invalid')
     const bodyless = method === 'GET' || method === 'DELETE'
-    if (bodyless) for (const [name, value] of Object.entries(params)) url.searchParams.set(name, String(value))
+    if (bodyless)
+      for (const [name, value] of Object.entries(params)) url.searchParams.set(name, String(value))
     const req: IncomingRequest = {
       method,
       path: `${prefix}${url.pathname}`,
@@ -42,7 +45,8 @@ export function actHandler(prefix: string): ControlHandler {
     const actor: Actor = { member, app, token: null, scopes: new Set(SCOPES) }
     const response = await handleApi(sb, req, url.pathname, actor)
     let answer: unknown = response.payload
-    if ((response.headers['content-type'] ?? '').includes('json') && response.payload) answer = JSON.parse(response.payload)
+    if ((response.headers['content-type'] ?? '').includes('json') && response.payload)
+      answer = JSON.parse(response.payload)
     return jsonResponse(200, { status: response.status, body: answer ?? null })
   }
 }

@@ -23,5 +23,7 @@ export function findMember(ctx: ControlContext, ref: unknown): Member | undefine
   return ref.includes('@') ? store.memberByEmail(ref) : store.memberByRef(ref)
 }
 
-export const isPositiveInt = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0
-export const isNonNegativeInt = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0
+export const isPositiveInt = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value > 0
+export const isNonNegativeInt = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0

@@ -27,7 +27,11 @@ function routes(prefix: string): ControlRoute[] {
     { method: 'GET', pattern: /^\/faults$/, handle: (ctx) => ctx.sb.control.listFaults() },
     { method: 'POST', pattern: /^\/faults$/, handle: (ctx) => ctx.sb.control.addFault(ctx.body) },
     { method: 'DELETE', pattern: /^\/faults$/, handle: (ctx) => ctx.sb.control.clearFaults() },
-    { method: 'DELETE', pattern: new RegExp(`^/faults/${SEGMENT}$`), handle: (ctx) => ctx.sb.control.removeFault(ctx.params[0] as string) },
+    {
+      method: 'DELETE',
+      pattern: new RegExp(`^/faults/${SEGMENT}$`),
+      handle: (ctx) => ctx.sb.control.removeFault(ctx.params[0] as string),
+    },
     { method: 'GET', pattern: /^\/requests$/, handle: (ctx) => ctx.sb.control.listRequests(ctx.req.query) },
     { method: 'DELETE', pattern: /^\/requests$/, handle: (ctx) => ctx.sb.control.clearRequests() },
     { method: 'GET', pattern: /^\/deliveries$/, handle: machinery.listDeliveries },

@@ -1,6 +1,13 @@
 import { emptyResponse, jsonResponse } from '../http.ts'
 import { DEFAULT_RATE_LIMITS } from '../rate-limit.ts'
-import { badRequest, isNonNegativeInt, isPositiveInt, notFound, type ControlContext, type ControlHandler } from './common.ts'
+import {
+  badRequest,
+  isNonNegativeInt,
+  isPositiveInt,
+  notFound,
+  type ControlContext,
+  type ControlHandler,
+} from './common.ts'
 
 /** Trello's own control routes for its machinery: webhook deliveries and rate limits (the rest is the kit's). */
 
@@ -20,7 +27,10 @@ export const listDeliveries: ControlHandler = async (ctx) => {
     const timeout = raw !== null && /^\d+$/.test(raw) ? Math.min(Number(raw), MAX_WAIT_MS) : 5000
     settled = await ctx.sb.deliveries.settled(timeout)
   }
-  const deliveries = ctx.sb.deliveries.list({ webhookId: query.get('webhook'), actionType: query.get('action_type') })
+  const deliveries = ctx.sb.deliveries.list({
+    webhookId: query.get('webhook'),
+    actionType: query.get('action_type'),
+  })
   return jsonResponse(200, { settled, pending: ctx.sb.deliveries.pendingCount(), deliveries })
 }
 
@@ -41,11 +51,16 @@ export const getDeliverySettings: ControlHandler = (ctx) => jsonResponse(200, de
 /** `{retry_delays_ms?: number[], timeout_ms?, callback_check_timeout_ms?}`. */
 export const putDeliverySettings: ControlHandler = (ctx) => {
   const { retry_delays_ms: delays, timeout_ms: timeout, callback_check_timeout_ms: checkTimeout } = ctx.body
-  if (delays !== undefined && !(Array.isArray(delays) && delays.length <= 10 && delays.every(isNonNegativeInt))) {
+  if (
+    delays !== undefined &&
+    !(Array.isArray(delays) && delays.length <= 10 && delays.every(isNonNegativeInt))
+  ) {
     return badRequest('retry_delays_ms must be an array of at most 10 non-negative integers')
   }
-  if (timeout !== undefined && !isPositiveInt(timeout)) return badRequest('timeout_ms must be a positive integer')
-  if (checkTimeout !== undefined && !isPositiveInt(checkTimeout)) return badRequest('callback_check_timeout_ms must be a positive integer')
+  if (timeout !== undefined && !isPositiveInt(timeout))
+    return badRequest('timeout_ms must be a positive integer')
+  if (checkTimeout !== undefined && !isPositiveInt(checkTimeout))
+    return badRequest('callback_check_timeout_ms must be a positive integer')
   if (delays !== undefined) ctx.sb.deliveries.settings.retryDelaysMs = [...(delays as number[])]
   if (timeout !== undefined) ctx.sb.deliveries.settings.timeoutMs = timeout as number
   if (checkTimeout !== undefined) ctx.sb.callbackCheckTimeoutMs = checkTimeout as number
@@ -62,7 +77,11 @@ export const getRateLimits: ControlHandler = (ctx) => jsonResponse(200, limitsJs
 /** `{token_max?, key_max?, interval_ms?, disabled?}`, or `{reset: true}` for Trello's defaults. */
 export const putRateLimits: ControlHandler = (ctx) => {
   const { token_max: tokenMax, key_max: keyMax, interval_ms: intervalMs, disabled, reset } = ctx.body
-  for (const [name, value] of [['token_max', tokenMax], ['key_max', keyMax], ['interval_ms', intervalMs]] as const) {
+  for (const [name, value] of [
+    ['token_max', tokenMax],
+    ['key_max', keyMax],
+    ['interval_ms', intervalMs],
+  ] as const) {
     if (value !== undefined && !isPositiveInt(value)) return badRequest(`${name} must be a positive integer`)
   }
   if (disabled !== undefined && typeof disabled !== 'boolean') return badRequest('disabled must be a boolean')

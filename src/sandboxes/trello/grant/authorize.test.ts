@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { ADA, call, KEY, parseForm, parseForms, PASSWORD, postForm, signInAndConsent, startTestSandbox, type TestSandbox } from '../test-support.ts'
+import {
+  ADA,
+  call,
+  KEY,
+  parseForm,
+  parseForms,
+  PASSWORD,
+  postForm,
+  signInAndConsent,
+  startTestSandbox,
+  type TestSandbox,
+} from '../test-support.ts'
 
 let sandbox: TestSandbox
 
@@ -11,7 +22,8 @@ beforeEach(async () => {
   await sandbox.control('/reset', { body: {} })
 })
 
-const authorizeUrl = (params: Record<string, string>) => `${sandbox.url}/1/authorize?${new URLSearchParams({ key: KEY, response_type: 'token', ...params })}`
+const authorizeUrl = (params: Record<string, string>) =>
+  `${sandbox.url}/1/authorize?${new URLSearchParams({ key: KEY, response_type: 'token', ...params })}`
 
 async function allow(params: Record<string, string>): Promise<Response> {
   const consent = await signInAndConsent(authorizeUrl(params))
@@ -26,12 +38,22 @@ describe('/1/authorize', () => {
     const html = await page.text()
     const [signIn, signUp] = parseForms(html)
     expect(signIn?.action).toBe(`${sandbox.url}/1/authorize`)
-    expect(signIn?.fields).toMatchObject({ key: KEY, name: 'My Agent', scope: 'read,write', expiration: 'never', step: 'signin' })
+    expect(signIn?.fields).toMatchObject({
+      key: KEY,
+      name: 'My Agent',
+      scope: 'read,write',
+      expiration: 'never',
+      step: 'signin',
+    })
     expect(signUp?.fields.step).toBe('signup')
     expect(html).toContain('name="email"')
     expect(html).toContain('name="password"')
 
-    const consent = await postForm(signIn!.action, { ...signIn!.fields, email: ADA.email, password: PASSWORD })
+    const consent = await postForm(signIn!.action, {
+      ...signIn!.fields,
+      email: ADA.email,
+      password: PASSWORD,
+    })
     const consentHtml = await consent.text()
     expect(consent.headers.get('set-cookie')).toMatch(/^trello_sandbox_session=/)
     expect(consentHtml).toContain('<strong id="app-name">My Agent</strong>')
@@ -59,7 +81,11 @@ describe('/1/authorize', () => {
   })
 
   it('redirects to return_url#token=... with callback_method=fragment', async () => {
-    const done = await allow({ return_url: 'http://localhost:5173/callback', callback_method: 'fragment', scope: 'read' })
+    const done = await allow({
+      return_url: 'http://localhost:5173/callback',
+      callback_method: 'fragment',
+      scope: 'read',
+    })
     expect(done.status).toBe(302)
     expect(done.headers.get('location')).toMatch(/^http:\/\/localhost:5173\/callback#token=[0-9a-f]{64}$/)
   })
@@ -78,7 +104,9 @@ describe('/1/authorize', () => {
   })
 
   it('deny: fragment error, or a page saying so', async () => {
-    const consent = await signInAndConsent(authorizeUrl({ return_url: 'http://localhost:5173/cb', callback_method: 'fragment' }))
+    const consent = await signInAndConsent(
+      authorizeUrl({ return_url: 'http://localhost:5173/cb', callback_method: 'fragment' }),
+    )
     const denied = await postForm(consent.action, { ...consent.fields, decision: 'deny' })
     expect(denied.status).toBe(302)
     expect(denied.headers.get('location')).toBe('http://localhost:5173/cb#error=access_denied')
@@ -91,14 +119,31 @@ describe('/1/authorize', () => {
   it('creates an account on the way and authorizes as the new member', async () => {
     const html = await (await fetch(authorizeUrl({ scope: 'read,account' }))).text()
     const signUp = parseForm(html, 1)
-    const bad = await postForm(signUp.action, { ...signUp.fields, fullName: 'Lin', username: 'x', email: 'lin@trello.test', password: 'secret1' })
+    const bad = await postForm(signUp.action, {
+      ...signUp.fields,
+      fullName: 'Lin',
+      username: 'x',
+      email: 'lin@trello.test',
+      password: 'secret1',
+    })
     expect(await bad.text()).toContain('Username must be')
-    const consent = await postForm(signUp.action, { ...signUp.fields, fullName: 'Lin Clark', username: 'lin', email: 'lin@trello.test', password: 'secret1' })
+    const consent = await postForm(signUp.action, {
+      ...signUp.fields,
+      fullName: 'Lin Clark',
+      username: 'lin',
+      email: 'lin@trello.test',
+      password: 'secret1',
+    })
     const form = parseForm(await consent.text())
     const done = await postForm(form.action, { ...form.fields, decision: 'allow' })
     const token = /<pre id="token">([0-9a-f]{64})<\/pre>/.exec(await done.text())![1]!
     const me = await sandbox.api('/1/members/me', token)
-    expect(me.body).toMatchObject({ username: 'lin', fullName: 'Lin Clark', initials: 'LC', email: 'lin@trello.test' })
+    expect(me.body).toMatchObject({
+      username: 'lin',
+      fullName: 'Lin Clark',
+      initials: 'LC',
+      email: 'lin@trello.test',
+    })
   })
 
   it('skips the sign-in with a session cookie', async () => {
@@ -153,7 +198,9 @@ describe('tokens from /1/authorize', () => {
   it('a read-only token reads but may not write', async () => {
     const token = await tokenFor({ scope: 'read' })
     expect((await sandbox.api('/1/boards/Rdmp2024', token)).status).toBe(200)
-    const write = await sandbox.api('/1/cards', token, { form: { idList: '659200805eed000000000011', name: 'Nope' } })
+    const write = await sandbox.api('/1/cards', token, {
+      form: { idList: '659200805eed000000000011', name: 'Nope' },
+    })
     expect(write.status).toBe(401)
     expect(write.headers.get('content-type')).toBe('text/plain; charset=utf-8')
     expect(write.text).toBe('unauthorized permission requested')

@@ -20,22 +20,34 @@ import { deniedPage, postMessagePage, tokenPage, type HiddenFields } from './pag
  * A `return_url` outside the app's allowed origins answers `Invalid return_url` [CAP trelloR#29];
  * with a `return_url` and no `callback_method`, fragment is used [UNV].
  */
-const ARGUMENTS = ['key', 'name', 'scope', 'expiration', 'response_type', 'return_url', 'callback_method'] as const
+const ARGUMENTS = [
+  'key',
+  'name',
+  'scope',
+  'expiration',
+  'response_type',
+  'return_url',
+  'callback_method',
+] as const
 
 export function authorizeFlow(sb: TrelloSandbox, action: string): GrantFlow {
   const resolve = (values: Record<string, string>): GrantCheck => {
     const fields: HiddenFields = {}
-    for (const name of ARGUMENTS) if (values[name] !== undefined && values[name] !== '') fields[name] = values[name] as string
+    for (const name of ARGUMENTS)
+      if (values[name] !== undefined && values[name] !== '') fields[name] = values[name] as string
     const app = fields.key ? sb.store.apps.get(fields.key) : undefined
     if (!app) return { ok: false, response: invalidKey() }
-    if (fields.response_type !== undefined && fields.response_type !== 'token') return { ok: false, response: textResponse(400, 'invalid response_type') }
+    if (fields.response_type !== undefined && fields.response_type !== 'token')
+      return { ok: false, response: textResponse(400, 'invalid response_type') }
     const scopes = parseScopes(fields.scope)
     if (!scopes) return { ok: false, response: textResponse(400, 'invalid scope') }
     const expiration = parseExpiration(fields.expiration, '30days')
     if (!expiration) return { ok: false, response: textResponse(400, 'invalid expiration') }
-    if (fields.return_url !== undefined && !originAllowed(app, fields.return_url)) return { ok: false, response: textResponse(400, 'Invalid return_url') }
+    if (fields.return_url !== undefined && !originAllowed(app, fields.return_url))
+      return { ok: false, response: textResponse(400, 'Invalid return_url') }
     const method = fields.callback_method
-    if (method !== undefined && method !== 'postMessage' && method !== 'fragment') return { ok: false, response: textResponse(400, 'invalid callback_method') }
+    if (method !== undefined && method !== 'postMessage' && method !== 'fragment')
+      return { ok: false, response: textResponse(400, 'invalid callback_method') }
     return { ok: true, grant: { app, appName: fields.name ?? app.name, scopes, expiration, fields } }
   }
 
@@ -43,12 +55,20 @@ export function authorizeFlow(sb: TrelloSandbox, action: string): GrantFlow {
     const returnUrl = grant.fields.return_url
     const method = grant.fields.callback_method ?? 'fragment'
     if (decision === 'deny') {
-      if (returnUrl && method === 'fragment') return redirectResponse(withFragment(returnUrl, 'error=access_denied'))
+      if (returnUrl && method === 'fragment')
+        return redirectResponse(withFragment(returnUrl, 'error=access_denied'))
       return htmlResponse(200, deniedPage(grant.appName))
     }
-    const token = mintToken(sb, { app: grant.app, member, scopes: grant.scopes, expiration: grant.expiration, name: grant.appName })
+    const token = mintToken(sb, {
+      app: grant.app,
+      member,
+      scopes: grant.scopes,
+      expiration: grant.expiration,
+      name: grant.appName,
+    })
     if (!returnUrl) return htmlResponse(200, tokenPage(grant.appName, token.value))
-    if (method === 'postMessage') return htmlResponse(200, postMessagePage(grant.appName, token.value, new URL(returnUrl).origin))
+    if (method === 'postMessage')
+      return htmlResponse(200, postMessagePage(grant.appName, token.value, new URL(returnUrl).origin))
     return redirectResponse(withFragment(returnUrl, `token=${token.value}`))
   }
 

@@ -1,5 +1,12 @@
 import { checkPassword, createMember } from '../accounts.ts'
-import { htmlResponse, isRecord, parseBody, textResponse, type IncomingRequest, type SandboxResponse } from '../http.ts'
+import {
+  htmlResponse,
+  isRecord,
+  parseBody,
+  textResponse,
+  type IncomingRequest,
+  type SandboxResponse,
+} from '../http.ts'
 import type { App, Expiration, Member, Scope } from '../model.ts'
 import type { TrelloSandbox } from '../sandbox.ts'
 import { consentPage, signInPage, type HiddenFields } from './pages.ts'
@@ -63,7 +70,13 @@ function signIn(
   )
 }
 
-function consent(flow: GrantFlow, grant: Grant, member: Member, sessionId: string, headers: Record<string, string> = {}): SandboxResponse {
+function consent(
+  flow: GrantFlow,
+  grant: Grant,
+  member: Member,
+  sessionId: string,
+  headers: Record<string, string> = {},
+): SandboxResponse {
   return htmlResponse(
     200,
     consentPage({
@@ -90,19 +103,26 @@ export function postGrant(sb: TrelloSandbox, req: IncomingRequest, flow: GrantFl
   const form = parsed.ok && isRecord(parsed.value) ? strings(parsed.value) : {}
   const { step, session: sessionField, decision, email = '', password = '' } = form
   const carried = { ...Object.fromEntries(req.query), ...form }
-  for (const name of ['step', 'session', 'decision', 'email', 'password', 'fullName', 'username']) delete carried[name]
+  for (const name of ['step', 'session', 'decision', 'email', 'password', 'fullName', 'username'])
+    delete carried[name]
   const check = flow.resolve(carried)
   if (!check.ok) return check.response
   const { grant } = check
   switch (step) {
     case 'signin': {
       const member = checkPassword(sb, email, password)
-      if (!member) return signIn(sb, flow, grant, { error: 'Incorrect email address and/or password.', email })
+      if (!member)
+        return signIn(sb, flow, grant, { error: 'Incorrect email address and/or password.', email })
       const session = startSession(sb, member)
       return consent(flow, grant, member, session.id, { 'set-cookie': session.cookie })
     }
     case 'signup': {
-      const created = createMember(sb, { fullName: form.fullName ?? '', username: form.username ?? '', email, password })
+      const created = createMember(sb, {
+        fullName: form.fullName ?? '',
+        username: form.username ?? '',
+        email,
+        password,
+      })
       if (!created.ok) return signIn(sb, flow, grant, { signupError: created.problem })
       const session = startSession(sb, created.value)
       return consent(flow, grant, created.value, session.id, { 'set-cookie': session.cookie })

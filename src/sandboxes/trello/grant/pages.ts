@@ -34,7 +34,8 @@ export function hiddenInputs(fields: HiddenFields): string {
     .join('\n')
 }
 
-const errorLine = (error: string | undefined) => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>\n` : '')
+const errorLine = (error: string | undefined) =>
+  error ? `<p class="error" role="alert">${escapeHtml(error)}</p>\n` : ''
 
 export interface SignInOptions {
   heading: string
@@ -95,7 +96,9 @@ export function consentPage(options: {
   action: string
   fields: HiddenFields
 }): string {
-  const scopes = options.scopes.map((s) => `<li data-scope="${s}"><code>${s}</code>: ${escapeHtml(SCOPE_TEXT[s])}</li>`).join('\n')
+  const scopes = options.scopes
+    .map((s) => `<li data-scope="${s}"><code>${s}</code>: ${escapeHtml(SCOPE_TEXT[s])}</li>`)
+    .join('\n')
   return layout(
     'Allow access',
     `<h1>Let ${escapeHtml(options.appName)} use your account?</h1>
@@ -148,5 +151,8 @@ export function verifierPage(appName: string, verifier: string): string {
 }
 
 export function deniedPage(appName: string): string {
-  return layout('Access denied', `<h1 id="denied">Access denied</h1>\n<p>You did not allow ${escapeHtml(appName)} to use your account.</p>`)
+  return layout(
+    'Access denied',
+    `<h1 id="denied">Access denied</h1>\n<p>You did not allow ${escapeHtml(appName)} to use your account.</p>`,
+  )
 }

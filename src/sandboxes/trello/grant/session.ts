@@ -15,10 +15,17 @@ export const SESSION_TTL_MS = 2 * MS_PER_HOUR
 export function startSession(sb: TrelloSandbox, member: Member): { id: string; cookie: string } {
   const id = hex(20)
   sb.store.sessions.set(id, { id, idMember: member.id, expiresAt: sb.now() + SESSION_TTL_MS })
-  return { id, cookie: `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_MS / MS_PER_SECOND}` }
+  return {
+    id,
+    cookie: `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_MS / MS_PER_SECOND}`,
+  }
 }
 
-export function sessionMember(sb: TrelloSandbox, req: IncomingRequest, fromForm?: string): { id: string; member: Member } | undefined {
+export function sessionMember(
+  sb: TrelloSandbox,
+  req: IncomingRequest,
+  fromForm?: string,
+): { id: string; member: Member } | undefined {
   const id = fromForm || cookieValue(req, SESSION_COOKIE)
   const session = id ? sb.store.sessions.get(id) : undefined
   if (!session || session.expiresAt <= sb.now()) return undefined

@@ -1,5 +1,15 @@
 import { invalidKey, invalidToken } from '../errors.ts'
-import { formResponse, header, htmlResponse, isRecord, parseBody, redirectResponse, textResponse, type IncomingRequest, type SandboxResponse } from '../http.ts'
+import {
+  formResponse,
+  header,
+  htmlResponse,
+  isRecord,
+  parseBody,
+  redirectResponse,
+  textResponse,
+  type IncomingRequest,
+  type SandboxResponse,
+} from '../http.ts'
 import { hex } from '../ids.ts'
 import type { Member, RequestToken } from '../model.ts'
 import { originAllowed } from '../origins.ts'
@@ -59,7 +69,11 @@ export function getRequestToken(sb: TrelloSandbox, req: IncomingRequest): Sandbo
     used: false,
   }
   sb.store.requestTokens.set(requestToken.value, requestToken)
-  return formResponse(200, { oauth_token: requestToken.value, oauth_token_secret: requestToken.secret, oauth_callback_confirmed: 'true' })
+  return formResponse(200, {
+    oauth_token: requestToken.value,
+    oauth_token_secret: requestToken.secret,
+    oauth_callback_confirmed: 'true',
+  })
 }
 
 function liveRequestToken(sb: TrelloSandbox, value: string | undefined): RequestToken | undefined {
@@ -75,12 +89,14 @@ export function authorizeTokenFlow(sb: TrelloSandbox, action: string): GrantFlow
     const app = requestToken && sb.store.apps.get(requestToken.key)
     if (!requestToken || !app) return { ok: false, response: textResponse(400, 'invalid token') }
     const fields: Record<string, string> = { oauth_token: requestToken.value }
-    for (const name of ['name', 'scope', 'expiration']) if (values[name]) fields[name] = values[name] as string
+    for (const name of ['name', 'scope', 'expiration'])
+      if (values[name]) fields[name] = values[name] as string
     const scopes = parseScopes(fields.scope)
     if (!scopes) return { ok: false, response: textResponse(400, 'invalid scope') }
     const expiration = parseExpiration(fields.expiration, '30days')
     if (!expiration) return { ok: false, response: textResponse(400, 'invalid expiration') }
-    if (requestToken.callback !== 'oob' && !originAllowed(app, requestToken.callback)) return { ok: false, response: textResponse(400, 'Invalid return_url') }
+    if (requestToken.callback !== 'oob' && !originAllowed(app, requestToken.callback))
+      return { ok: false, response: textResponse(400, 'Invalid return_url') }
     return { ok: true, grant: { app, appName: fields.name ?? app.name, scopes, expiration, fields } }
   }
 
@@ -92,10 +108,18 @@ export function authorizeTokenFlow(sb: TrelloSandbox, action: string): GrantFlow
       if (callback === 'oob') return htmlResponse(200, deniedPage(grant.appName))
       return redirectResponse(withQuery(callback, { oauth_problem: 'user_refused' }))
     }
-    Object.assign(requestToken, { verifier: hex(16), idMember: member.id, scopes: grant.scopes, expiration: grant.expiration, name: grant.appName })
+    Object.assign(requestToken, {
+      verifier: hex(16),
+      idMember: member.id,
+      scopes: grant.scopes,
+      expiration: grant.expiration,
+      name: grant.appName,
+    })
     const verifier = requestToken.verifier as string
     if (callback === 'oob') return htmlResponse(200, verifierPage(grant.appName, verifier))
-    return redirectResponse(withQuery(callback, { oauth_token: requestToken.value, oauth_verifier: verifier }))
+    return redirectResponse(
+      withQuery(callback, { oauth_token: requestToken.value, oauth_verifier: verifier }),
+    )
   }
 
   return { action, resolve, complete }
@@ -107,10 +131,17 @@ export function getAccessToken(sb: TrelloSandbox, req: IncomingRequest): Sandbox
   if (!app) return invalidKey()
   const requestToken = liveRequestToken(sb, signed.oauth.oauth_token)
   if (!requestToken || requestToken.key !== app.key) return invalidToken()
-  const problem = verifySignature(req, signed, { consumer: app.secret, token: requestToken.secret }, sb.nonces, sb.now())
+  const problem = verifySignature(
+    req,
+    signed,
+    { consumer: app.secret, token: requestToken.secret },
+    sb.nonces,
+    sb.now(),
+  )
   if (problem) return problem
   const member = requestToken.idMember ? sb.store.members.get(requestToken.idMember) : undefined
-  if (!member || !requestToken.verifier || signed.oauth.oauth_verifier !== requestToken.verifier) return textResponse(401, 'invalid verifier')
+  if (!member || !requestToken.verifier || signed.oauth.oauth_verifier !== requestToken.verifier)
+    return textResponse(401, 'invalid verifier')
   requestToken.used = true
   const token = mintToken(sb, {
     app,

@@ -13,8 +13,18 @@ export type NonceCheck = 'ok' | 'stale' | 'reused'
 export class NonceCache {
   private readonly seen = new Map<string, number>()
 
-  check(consumerKey: string, timestamp: string | undefined, nonce: string | undefined, now: number): NonceCheck {
-    if (!timestamp || !/^\d{1,12}$/.test(timestamp) || Math.abs(now - Number(timestamp) * MS_PER_SECOND) > TIMESTAMP_WINDOW_MS) return 'stale'
+  check(
+    consumerKey: string,
+    timestamp: string | undefined,
+    nonce: string | undefined,
+    now: number,
+  ): NonceCheck {
+    if (
+      !timestamp ||
+      !/^\d{1,12}$/.test(timestamp) ||
+      Math.abs(now - Number(timestamp) * MS_PER_SECOND) > TIMESTAMP_WINDOW_MS
+    )
+      return 'stale'
     if (!nonce) return 'reused'
     for (const [key, expiresAt] of this.seen) if (expiresAt <= now) this.seen.delete(key)
     const key = `${consumerKey}\n${nonce}`

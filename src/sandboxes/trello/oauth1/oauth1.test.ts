@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { call, KEY, postForm, SECRET, signInAndConsent, startTestSandbox, type TestSandbox } from '../test-support.ts'
+import {
+  call,
+  KEY,
+  postForm,
+  SECRET,
+  signInAndConsent,
+  startTestSandbox,
+  type TestSandbox,
+} from '../test-support.ts'
 import { oauthHeader, signRequest } from './signature.ts'
 
 let sandbox: TestSandbox
@@ -43,11 +51,19 @@ async function signedCall(input: Signed) {
     nonce: input.nonce ?? nonce(),
     timestamp: input.timestamp ?? (await clockSeconds()),
   })
-  return call(input.url, { method: input.method, headers: { authorization: oauthHeader(oauth) }, form: input.form })
+  return call(input.url, {
+    method: input.method,
+    headers: { authorization: oauthHeader(oauth) },
+    form: input.form,
+  })
 }
 
 async function requestToken(): Promise<{ token: string; secret: string }> {
-  const answer = await signedCall({ method: 'POST', url: `${sandbox.url}/1/OAuthGetRequestToken`, oauth: { oauth_callback: CALLBACK } })
+  const answer = await signedCall({
+    method: 'POST',
+    url: `${sandbox.url}/1/OAuthGetRequestToken`,
+    oauth: { oauth_callback: CALLBACK },
+  })
   expect(answer.status).toBe(200)
   expect(answer.headers.get('content-type')).toBe('application/x-www-form-urlencoded')
   const values = new URLSearchParams(answer.text)
@@ -103,7 +119,12 @@ describe('OAuth 1.0a three-legged flow', () => {
     expect(token).toMatch(/^[0-9a-f]{64}$/)
 
     // A signed GET with query parameters (they are part of the signature).
-    const me = await signedCall({ method: 'GET', url: `${sandbox.url}/1/members/me?fields=username,fullName`, token, tokenSecret: secret })
+    const me = await signedCall({
+      method: 'GET',
+      url: `${sandbox.url}/1/members/me?fields=username,fullName`,
+      token,
+      tokenSecret: secret,
+    })
     expect(me.status).toBe(200)
     expect(me.body).toEqual({ id: '659200805eed000000000001', username: 'ada', fullName: 'Ada Lovelace' })
 
@@ -150,13 +171,19 @@ describe('OAuth 1.0a three-legged flow', () => {
 
   it('deny redirects with oauth_problem=user_refused', async () => {
     const request = await requestToken()
-    const consent = await signInAndConsent(`${sandbox.url}/1/OAuthAuthorizeToken?oauth_token=${request.token}`)
+    const consent = await signInAndConsent(
+      `${sandbox.url}/1/OAuthAuthorizeToken?oauth_token=${request.token}`,
+    )
     const denied = await postForm(consent.action, { ...consent.fields, decision: 'deny' })
     expect(new URL(denied.headers.get('location')!).searchParams.get('oauth_problem')).toBe('user_refused')
   })
 
   it('refuses a callback outside the allowed origins at the authorize step', async () => {
-    const answer = await signedCall({ method: 'POST', url: `${sandbox.url}/1/OAuthGetRequestToken`, oauth: { oauth_callback: 'https://evil.example/cb' } })
+    const answer = await signedCall({
+      method: 'POST',
+      url: `${sandbox.url}/1/OAuthGetRequestToken`,
+      oauth: { oauth_callback: 'https://evil.example/cb' },
+    })
     const token = new URLSearchParams(answer.text).get('oauth_token')!
     const page = await call(`${sandbox.url}/1/OAuthAuthorizeToken?oauth_token=${token}`)
     expect(page.status).toBe(400)
@@ -166,21 +193,37 @@ describe('OAuth 1.0a three-legged flow', () => {
 
 describe('OAuth 1.0a signature checks', () => {
   it('rejects a wrong consumer secret, a tampered request and a reused nonce (401)', async () => {
-    const wrongSecret = await signedCall({ method: 'POST', url: `${sandbox.url}/1/OAuthGetRequestToken`, consumerSecret: 'f'.repeat(64), oauth: { oauth_callback: CALLBACK } })
+    const wrongSecret = await signedCall({
+      method: 'POST',
+      url: `${sandbox.url}/1/OAuthGetRequestToken`,
+      consumerSecret: 'f'.repeat(64),
+      oauth: { oauth_callback: CALLBACK },
+    })
     expect(wrongSecret.status).toBe(401)
     expect(wrongSecret.text).toBe('Invalid Signature')
 
     const { token, secret } = await accessToken()
     const url = `${sandbox.url}/1/members/me`
     const timestamp = await clockSeconds()
-    const oauth = signRequest({ method: 'GET', url, consumerKey: KEY, consumerSecret: SECRET, token, tokenSecret: secret, nonce: 'fixed-nonce', timestamp })
+    const oauth = signRequest({
+      method: 'GET',
+      url,
+      consumerKey: KEY,
+      consumerSecret: SECRET,
+      token,
+      tokenSecret: secret,
+      nonce: 'fixed-nonce',
+      timestamp,
+    })
     const first = await call(url, { headers: { authorization: oauthHeader(oauth) } })
     expect(first.status).toBe(200)
     const replayed = await call(url, { headers: { authorization: oauthHeader(oauth) } })
     expect(replayed.status).toBe(401)
     expect(replayed.text).toBe('Invalid nonce')
 
-    const tampered = await call(`${url}?fields=email`, { headers: { authorization: oauthHeader({ ...oauth, oauth_nonce: 'other' }) } })
+    const tampered = await call(`${url}?fields=email`, {
+      headers: { authorization: oauthHeader({ ...oauth, oauth_nonce: 'other' }) },
+    })
     expect(tampered.status).toBe(401)
     expect(tampered.text).toBe('Invalid Signature')
 
@@ -189,21 +232,38 @@ describe('OAuth 1.0a signature checks', () => {
   })
 
   it('rejects a stale timestamp', async () => {
-    const stale = await signedCall({ method: 'POST', url: `${sandbox.url}/1/OAuthGetRequestToken`, oauth: { oauth_callback: CALLBACK }, timestamp: (await clockSeconds()) - 3600 })
+    const stale = await signedCall({
+      method: 'POST',
+      url: `${sandbox.url}/1/OAuthGetRequestToken`,
+      oauth: { oauth_callback: CALLBACK },
+      timestamp: (await clockSeconds()) - 3600,
+    })
     expect(stale.status).toBe(401)
     expect(stale.text).toBe('Invalid timestamp')
   })
 
   it('signs /1/authorize tokens with an empty token secret', async () => {
     const token = await sandbox.token('ada')
-    const ok = await signedCall({ method: 'GET', url: `${sandbox.url}/1/boards/Rdmp2024?fields=name`, token, tokenSecret: '' })
+    const ok = await signedCall({
+      method: 'GET',
+      url: `${sandbox.url}/1/boards/Rdmp2024?fields=name`,
+      token,
+      tokenSecret: '',
+    })
     expect(ok.status).toBe(200)
     expect(ok.body).toEqual({ id: '659200805eed000000000010', name: 'Roadmap' })
   })
 
   it('accepts OAuth parameters in the query instead of the header', async () => {
     const url = `${sandbox.url}/1/OAuthGetRequestToken`
-    const oauth = signRequest({ method: 'GET', url: `${url}?oauth_callback=oob`, consumerKey: KEY, consumerSecret: SECRET, nonce: nonce(), timestamp: await clockSeconds() })
+    const oauth = signRequest({
+      method: 'GET',
+      url: `${url}?oauth_callback=oob`,
+      consumerKey: KEY,
+      consumerSecret: SECRET,
+      nonce: nonce(),
+      timestamp: await clockSeconds(),
+    })
     const answer = await call(`${url}?${new URLSearchParams({ ...oauth, oauth_callback: 'oob' })}`)
     expect(answer.status).toBe(200)
     const token = new URLSearchParams(answer.text).get('oauth_token')!
@@ -213,8 +273,18 @@ describe('OAuth 1.0a signature checks', () => {
   })
 
   it('answers invalid key for an unknown consumer key', async () => {
-    const oauth = signRequest({ method: 'POST', url: `${sandbox.url}/1/OAuthGetRequestToken`, consumerKey: 'a'.repeat(32), consumerSecret: SECRET, nonce: nonce(), timestamp: await clockSeconds() })
-    const answer = await call(`${sandbox.url}/1/OAuthGetRequestToken`, { method: 'POST', headers: { authorization: oauthHeader(oauth) } })
+    const oauth = signRequest({
+      method: 'POST',
+      url: `${sandbox.url}/1/OAuthGetRequestToken`,
+      consumerKey: 'a'.repeat(32),
+      consumerSecret: SECRET,
+      nonce: nonce(),
+      timestamp: await clockSeconds(),
+    })
+    const answer = await call(`${sandbox.url}/1/OAuthGetRequestToken`, {
+      method: 'POST',
+      headers: { authorization: oauthHeader(oauth) },
+    })
     expect(answer.status).toBe(401)
     expect(answer.text).toBe('invalid key')
   })

@@ -38,7 +38,13 @@ describe('signature base string', () => {
     expect(normalizeParameters([...query, ...body, ...oauth])).toBe(
       'a2=r%20b&a3=2%20q&a3=a&b5=%3D%253D&c%40=&c2=&oauth_consumer_key=9djdj82h48djs9d2&oauth_nonce=7d8f3e4a&oauth_signature_method=HMAC-SHA1&oauth_timestamp=137131201&oauth_token=kkk9d7dh3k39sjv7',
     )
-    expect(signatureBaseString('post', 'http://example.com/request?b5=%3D%253D&a3=a&c%40=&a2=r%20b', [...query, ...body, ...oauth])).toBe(
+    expect(
+      signatureBaseString('post', 'http://example.com/request?b5=%3D%253D&a3=a&c%40=&a2=r%20b', [
+        ...query,
+        ...body,
+        ...oauth,
+      ]),
+    ).toBe(
       'POST&http%3A%2F%2Fexample.com%2Frequest&a2%3Dr%2520b%26a3%3D2%2520q%26a3%3Da%26b5%3D%253D%25253D%26c%2540%3D%26c2%3D%26oauth_consumer_key%3D9djdj82h48djs9d2%26oauth_nonce%3D7d8f3e4a%26oauth_signature_method%3DHMAC-SHA1%26oauth_timestamp%3D137131201%26oauth_token%3Dkkk9d7dh3k39sjv7',
     )
   })
@@ -97,8 +103,14 @@ describe('Authorization header', () => {
   })
 
   it('parses the unsigned TrelloDotNet form and ignores other schemes', () => {
-    expect(parseOAuthHeader('OAuth oauth_consumer_key="abc", oauth_token="def"')).toEqual({ oauth_consumer_key: 'abc', oauth_token: 'def' })
-    expect(parseOAuthHeader('oauth realm="Example",oauth_nonce=xyz')).toEqual({ realm: 'Example', oauth_nonce: 'xyz' })
+    expect(parseOAuthHeader('OAuth oauth_consumer_key="abc", oauth_token="def"')).toEqual({
+      oauth_consumer_key: 'abc',
+      oauth_token: 'def',
+    })
+    expect(parseOAuthHeader('oauth realm="Example",oauth_nonce=xyz')).toEqual({
+      realm: 'Example',
+      oauth_nonce: 'xyz',
+    })
     expect(parseOAuthHeader('Bearer abc')).toBeUndefined()
     expect(parseOAuthHeader(undefined)).toBeUndefined()
   })

@@ -10,14 +10,20 @@ export type ParamPair = [name: string, value: string]
 
 /** RFC 3986 §2.1 percent-encoding as RFC 5849 §3.6 requires: only ALPHA DIGIT - . _ ~ stay. */
 export function percentEncode(value: string): string {
-  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+  return encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  )
 }
 
 /** RFC 5849 §3.4.1.2: lower-case scheme and host, default port dropped, no query or fragment. */
 export function baseStringUri(url: string): string {
   const parsed = new URL(url)
   const scheme = parsed.protocol.toLowerCase()
-  const defaultPort = (scheme === 'http:' && parsed.port === '80') || (scheme === 'https:' && parsed.port === '443') || parsed.port === ''
+  const defaultPort =
+    (scheme === 'http:' && parsed.port === '80') ||
+    (scheme === 'https:' && parsed.port === '443') ||
+    parsed.port === ''
   const host = parsed.hostname.toLowerCase() + (defaultPort ? '' : `:${parsed.port}`)
   return `${scheme}//${host}${parsed.pathname}`
 }
@@ -33,7 +39,11 @@ export function normalizeParameters(pairs: ParamPair[]): string {
 
 /** RFC 5849 §3.4.1.1. `pairs` must already exclude `oauth_signature` and `realm`. */
 export function signatureBaseString(method: string, url: string, pairs: ParamPair[]): string {
-  return [method.toUpperCase(), percentEncode(baseStringUri(url)), percentEncode(normalizeParameters(pairs))].join('&')
+  return [
+    method.toUpperCase(),
+    percentEncode(baseStringUri(url)),
+    percentEncode(normalizeParameters(pairs)),
+  ].join('&')
 }
 
 /** RFC 5849 §3.4.2: base64 HMAC-SHA1 keyed by `encode(consumerSecret)&encode(tokenSecret)`. */
@@ -64,7 +74,10 @@ function decode(value: string): string {
 export function parseOAuthHeader(value: string | undefined): Record<string, string> | undefined {
   if (!value || !/^oauth\s/i.test(value.trim())) return undefined
   const params: Record<string, string> = {}
-  for (const match of value.trim().slice(5).matchAll(/([A-Za-z0-9_.~%-]+)\s*=\s*(?:"([^"]*)"|([^,\s]*))/g)) {
+  for (const match of value
+    .trim()
+    .slice(5)
+    .matchAll(/([A-Za-z0-9_.~%-]+)\s*=\s*(?:"([^"]*)"|([^,\s]*))/g)) {
     params[decode(match[1] as string)] = decode(match[2] ?? match[3] ?? '')
   }
   return params

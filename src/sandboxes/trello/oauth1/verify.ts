@@ -18,10 +18,12 @@ export interface SignedRequest {
 export function requestPairs(req: IncomingRequest, signed: SignedRequest): ParamPair[] {
   const pairs: ParamPair[] = [...req.query].filter(([name]) => name !== 'oauth_signature') as ParamPair[]
   if (req.rawBody && isFormBody(req)) {
-    for (const pair of new URLSearchParams(req.rawBody)) if (pair[0] !== 'oauth_signature') pairs.push(pair as ParamPair)
+    for (const pair of new URLSearchParams(req.rawBody))
+      if (pair[0] !== 'oauth_signature') pairs.push(pair as ParamPair)
   }
   if (signed.fromHeader) {
-    for (const [name, value] of Object.entries(signed.oauth)) if (name !== 'oauth_signature' && name !== 'realm') pairs.push([name, value])
+    for (const [name, value] of Object.entries(signed.oauth))
+      if (name !== 'oauth_signature' && name !== 'realm') pairs.push([name, value])
   }
   return pairs
 }

@@ -37,7 +37,9 @@ function getAction(ctx: ApiContext) {
  */
 function memberActions(ctx: ApiContext) {
   const member = memberFor(ctx, ctx.path.id as string)
-  const actions = ctx.store.actions.filter((a) => (a.idMemberCreator === member.id || a.idMember === member.id) && visible(ctx, a))
+  const actions = ctx.store.actions.filter(
+    (a) => (a.idMemberCreator === member.id || a.idMember === member.id) && visible(ctx, a),
+  )
   return jsonResponse(200, actionList(ctx, actions, TOP_LEVEL_ACTIONS('all')))
 }
 

@@ -52,14 +52,21 @@ function labels(ctx: ApiContext, board: Board, limitName: string): Label[] {
   return ctx.store.labelsOf(board.id).slice(0, limit)
 }
 
-function listsView(ctx: ApiContext, lists: List[], fieldsName: string, cardsName: string | null): Record<string, unknown>[] {
+function listsView(
+  ctx: ApiContext,
+  lists: List[],
+  fieldsName: string,
+  cardsName: string | null,
+): Record<string, unknown>[] {
   const fields = ctx.params.string(fieldsName)
   return lists.map((list) => {
     const json = pickFields(listJson(list), fields)
     if (cardsName) {
       const filter = ctx.params.string(cardsName)
       if (filter !== undefined && filter !== 'none') {
-        json.cards = filterCards(ctx, ctx.store.cardsOfList(list.id), filter, cardsName).map((c) => cardView(ctx, c, 'card_fields', 'card_'))
+        json.cards = filterCards(ctx, ctx.store.cardsOfList(list.id), filter, cardsName).map((c) =>
+          cardView(ctx, c, 'card_fields', 'card_'),
+        )
       }
     }
     return json
@@ -72,22 +79,40 @@ function getBoard(ctx: ApiContext) {
   const fields = params.string('fields')
   // `memberships=all` (or asking for the field) adds the board's memberships.
   const memberships = params.string('memberships')
-  const wantMemberships = (memberships !== undefined && memberships !== 'none') || fields?.split(',').includes('memberships') === true
+  const wantMemberships =
+    (memberships !== undefined && memberships !== 'none') ||
+    fields?.split(',').includes('memberships') === true
   const json = pickFields(boardJson(board, store, { memberships: wantMemberships }), fields)
-  if (wantMemberships && !('memberships' in json)) json.memberships = boardJson(board, store, { memberships: true }).memberships
+  if (wantMemberships && !('memberships' in json))
+    json.memberships = boardJson(board, store, { memberships: true }).memberships
   const lists = params.string('lists')
-  if (lists !== undefined && lists !== 'none') json.lists = listsView(ctx, filterOpenClosed(store.listsOf(board.id), lists, 'lists'), 'list_fields', null)
+  if (lists !== undefined && lists !== 'none')
+    json.lists = listsView(
+      ctx,
+      filterOpenClosed(store.listsOf(board.id), lists, 'lists'),
+      'list_fields',
+      null,
+    )
   const cards = params.string('cards')
   if (cards !== undefined && cards !== 'none') {
-    json.cards = filterCards(ctx, store.cardsOfBoard(board.id), cards, 'cards').map((c) => cardView(ctx, c, 'card_fields', 'card_'))
+    json.cards = filterCards(ctx, store.cardsOfBoard(board.id), cards, 'cards').map((c) =>
+      cardView(ctx, c, 'card_fields', 'card_'),
+    )
   }
   const labelsArg = params.string('labels')
-  if (labelsArg === 'all') json.labels = labels(ctx, board, 'labels_limit').map((l) => pickFields(labelJson(l, store), params.string('label_fields')))
+  if (labelsArg === 'all')
+    json.labels = labels(ctx, board, 'labels_limit').map((l) =>
+      pickFields(labelJson(l, store), params.string('label_fields')),
+    )
   const members = params.string('members')
-  if (members !== undefined && members !== 'none') json.members = membersJson(ctx, boardMembers(ctx, board, members, 'members'), 'member_fields')
-  if (params.has('actions') && params.string('actions') !== 'none') json.actions = actionList(ctx, boardActions(ctx, board), NESTED_ACTIONS)
+  if (members !== undefined && members !== 'none')
+    json.members = membersJson(ctx, boardMembers(ctx, board, members, 'members'), 'member_fields')
+  if (params.has('actions') && params.string('actions') !== 'none')
+    json.actions = actionList(ctx, boardActions(ctx, board), NESTED_ACTIONS)
   if (params.string('checklists') === 'all') {
-    json.checklists = store.checklistsOfBoard(board.id).map((c) => pickFields(checklistJson(c), params.string('checklist_fields'), ['id', 'checkItems']))
+    json.checklists = store
+      .checklistsOfBoard(board.id)
+      .map((c) => pickFields(checklistJson(c), params.string('checklist_fields'), ['id', 'checkItems']))
   }
   return jsonResponse(200, json)
 }
@@ -97,7 +122,8 @@ function createBoard(ctx: ApiContext) {
   const name = text(ctx, 'name', { required: true }) as string
   const desc = text(ctx, 'desc', { allowEmpty: true }) ?? ''
   const level = params.string('prefs_permissionLevel') ?? 'private'
-  if (level !== 'private' && level !== 'org' && level !== 'public') return fail(invalidValue('prefs_permissionLevel'))
+  if (level !== 'private' && level !== 'org' && level !== 'public')
+    return fail(invalidValue('prefs_permissionLevel'))
   const defaultLists = params.bool('defaultLists') ?? true
   const defaultLabels = params.bool('defaultLabels') ?? true
   const me = ctx.actor.member
@@ -123,13 +149,23 @@ function createBoard(ctx: ApiContext) {
   }
   if (defaultLists) {
     DEFAULT_LIST_NAMES.forEach((listName, i) => {
-      const list: List = { id: ctx.sb.newId(), idBoard: board.id, name: listName, closed: false, pos: POS_STEP * (i + 1) }
+      const list: List = {
+        id: ctx.sb.newId(),
+        idBoard: board.id,
+        name: listName,
+        closed: false,
+        pos: POS_STEP * (i + 1),
+      }
       store.lists.set(list.id, list)
     })
   }
   // createBoard data is not captured; `{board:{id,name,shortLink}}` as sources: Trello actions and webhooks suggests [UNV].
   // Default lists and labels come with the board and record no actions of their own [UNV].
-  recordAction(ctx.sb, ctx.actor, { type: 'createBoard', data: { board: boardStub(board) }, translationKey: 'action_create_board' })
+  recordAction(ctx.sb, ctx.actor, {
+    type: 'createBoard',
+    data: { board: boardStub(board) },
+    translationKey: 'action_create_board',
+  })
   return jsonResponse(200, boardJson(board, store))
 }
 
@@ -151,8 +187,16 @@ export const boardRoutes: ApiRoute[] = [
     scope: 'read',
     handle: (ctx) => {
       const board = boardFor(ctx, ctx.path.id as string)
-      const cards = filterCards(ctx, ctx.store.cardsOfBoard(board.id), ctx.params.string('filter') ?? 'visible', 'filter')
-      return jsonResponse(200, cards.map((c) => cardView(ctx, c, 'fields')))
+      const cards = filterCards(
+        ctx,
+        ctx.store.cardsOfBoard(board.id),
+        ctx.params.string('filter') ?? 'visible',
+        'filter',
+      )
+      return jsonResponse(
+        200,
+        cards.map((c) => cardView(ctx, c, 'fields')),
+      )
     },
   },
   {
@@ -171,7 +215,10 @@ export const boardRoutes: ApiRoute[] = [
     handle: (ctx) => {
       const board = boardFor(ctx, ctx.path.id as string)
       const fields = ctx.params.string('fields')
-      return jsonResponse(200, labels(ctx, board, 'limit').map((l) => pickFields(labelJson(l, ctx.store), fields)))
+      return jsonResponse(
+        200,
+        labels(ctx, board, 'limit').map((l) => pickFields(labelJson(l, ctx.store), fields)),
+      )
     },
   },
   {
@@ -180,7 +227,10 @@ export const boardRoutes: ApiRoute[] = [
     scope: 'read',
     handle: (ctx) => {
       const board = boardFor(ctx, ctx.path.id as string)
-      return jsonResponse(200, membersJson(ctx, boardMembers(ctx, board, ctx.params.string('filter'), 'filter')))
+      return jsonResponse(
+        200,
+        membersJson(ctx, boardMembers(ctx, board, ctx.params.string('filter'), 'filter')),
+      )
     },
   },
   { method: 'POST', path: '/1/boards', scope: 'write', handle: createBoard },

@@ -26,11 +26,18 @@ export function boardMemberIds(ctx: ApiContext, board: Board, name: string): str
 export function boardLabelIds(ctx: ApiContext, board: Board, name: string): string[] | undefined {
   const ids = ctx.params.list(name)
   if (ids === undefined) return undefined
-  if (!ids.every((id) => OBJECT_ID.test(id) && ctx.store.labels.get(id)?.idBoard === board.id)) return fail(invalidValue(name))
+  if (!ids.every((id) => OBJECT_ID.test(id) && ctx.store.labels.get(id)?.idBoard === board.id))
+    return fail(invalidValue(name))
   return [...new Set(ids)]
 }
 
-export function linkAttachment(ctx: ApiContext, card: Card, url: string, name: string | undefined, mimeType: string | undefined): Attachment {
+export function linkAttachment(
+  ctx: ApiContext,
+  card: Card,
+  url: string,
+  name: string | undefined,
+  mimeType: string | undefined,
+): Attachment {
   const attachment: Attachment = {
     id: ctx.sb.newId(),
     name: name ?? url,
@@ -54,7 +61,6 @@ export function validUrl(value: string | undefined): value is string {
   }
 }
 
-
 export interface CheckItemDetails {
   due?: number | null
   dueReminder?: number | null
@@ -73,8 +79,14 @@ export function checkItemDetails(ctx: ApiContext, board: Board): CheckItemDetail
   if (due !== undefined) details.due = due
   if (params.has('dueReminder')) {
     const raw = params.raw('dueReminder')
-    const minutes = raw === null || raw === '' || raw === 'null' ? null : typeof raw === 'number' || typeof raw === 'string' ? Number(raw) : NaN
-    if (minutes !== null && (!Number.isInteger(minutes) || minutes < -1)) return fail(invalidValue('dueReminder'))
+    const minutes =
+      raw === null || raw === '' || raw === 'null'
+        ? null
+        : typeof raw === 'number' || typeof raw === 'string'
+          ? Number(raw)
+          : NaN
+    if (minutes !== null && (!Number.isInteger(minutes) || minutes < -1))
+      return fail(invalidValue('dueReminder'))
     details.dueReminder = minutes === -1 ? null : minutes
   }
   if (params.has('idMember')) {

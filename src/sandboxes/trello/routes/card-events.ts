@@ -6,11 +6,21 @@ import { boardStub, cardStub } from '../presenters.ts'
 /** Actions shared by several card routes (membership and label changes), in captured shapes. */
 
 /** addMemberToCard / removeMemberFromCard [CAP AddMember.json, RemoveMember.json]. */
-export function memberAction(ctx: ApiContext, card: Card, board: Board, member: Member, type: 'addMemberToCard' | 'removeMemberFromCard'): Action {
+export function memberAction(
+  ctx: ApiContext,
+  card: Card,
+  board: Board,
+  member: Member,
+  type: 'addMemberToCard' | 'removeMemberFromCard',
+): Action {
   const self = member.id === ctx.actor.member.id
   const data: Record<string, unknown> = { idMember: member.id }
   if (type === 'removeMemberFromCard') data.deactivated = false
-  Object.assign(data, { card: cardStub(card), board: boardStub(board), member: { id: member.id, name: member.fullName } })
+  Object.assign(data, {
+    card: cardStub(card),
+    board: boardStub(board),
+    member: { id: member.id, name: member.fullName },
+  })
   const translationKey =
     type === 'addMemberToCard'
       ? self
@@ -19,11 +29,23 @@ export function memberAction(ctx: ApiContext, card: Card, board: Board, member: 
       : self
         ? 'action_member_left_card'
         : 'action_removed_member_from_card'
-  return recordAction(ctx.sb, ctx.actor, { type, data, translationKey, idMember: member.id, alsoTouches: [card.idList] })
+  return recordAction(ctx.sb, ctx.actor, {
+    type,
+    data,
+    translationKey,
+    idMember: member.id,
+    alsoTouches: [card.idList],
+  })
 }
 
 /** addLabelToCard / removeLabelFromCard [CAP AddLabel_Part1.json]. */
-export function labelAction(ctx: ApiContext, card: Card, board: Board, label: Label, type: 'addLabelToCard' | 'removeLabelFromCard'): Action {
+export function labelAction(
+  ctx: ApiContext,
+  card: Card,
+  board: Board,
+  label: Label,
+  type: 'addLabelToCard' | 'removeLabelFromCard',
+): Action {
   return recordAction(ctx.sb, ctx.actor, {
     type,
     data: {
@@ -45,7 +67,11 @@ export function labelAction(ctx: ApiContext, card: Card, board: Board, label: La
 export function labelsChanged(ctx: ApiContext, card: Card, board: Board, before: string[]): Action {
   return recordAction(ctx.sb, ctx.actor, {
     type: 'updateCard',
-    data: { card: { idLabels: [...card.idLabels], ...cardStub(card) }, old: { idLabels: before }, board: boardStub(board) },
+    data: {
+      card: { idLabels: [...card.idLabels], ...cardStub(card) },
+      old: { idLabels: before },
+      board: boardStub(board),
+    },
     translationKey: 'action_update_card_labels',
     alsoTouches: [card.idList],
   })

@@ -30,7 +30,13 @@ function comment(ctx: ApiContext) {
   const list = ctx.store.lists.get(card.idList)
   const action = recordAction(ctx.sb, ctx.actor, {
     type: 'commentCard',
-    data: { text: body, textData: { emoji: {} }, card: cardStub(card), board: boardStub(board), ...(list ? { list: listStub(list) } : {}) },
+    data: {
+      text: body,
+      textData: { emoji: {} },
+      card: cardStub(card),
+      board: boardStub(board),
+      ...(list ? { list: listStub(list) } : {}),
+    },
     translationKey: 'action_comment_on_card',
   })
   return jsonResponse(200, actionJson(action, ctx.store))
@@ -42,7 +48,10 @@ function comment(ctx: ApiContext) {
  */
 function listCardActions(ctx: ApiContext) {
   const card = cardFor(ctx, ctx.path.id as string)
-  return jsonResponse(200, actionList(ctx, cardActions(ctx, card), TOP_LEVEL_ACTIONS('commentCard,updateCard:idList')))
+  return jsonResponse(
+    200,
+    actionList(ctx, cardActions(ctx, card), TOP_LEVEL_ACTIONS('commentCard,updateCard:idList')),
+  )
 }
 
 /** Adds a member; answers the card's members [UNV answer shape]. */
@@ -137,7 +146,10 @@ function listAttachments(ctx: ApiContext) {
 
 function listChecklists(ctx: ApiContext) {
   const card = cardFor(ctx, ctx.path.id as string)
-  return jsonResponse(200, ctx.store.checklistsOf(card.id).map((c) => checklistView(ctx, c)))
+  return jsonResponse(
+    200,
+    ctx.store.checklistsOf(card.id).map((c) => checklistView(ctx, c)),
+  )
 }
 
 /**
@@ -150,7 +162,13 @@ function updateCheckItem(ctx: ApiContext) {
   const { params } = ctx
   const rawState = params.string('state')
   const state =
-    rawState === undefined ? undefined : rawState === 'complete' || rawState === 'true' ? 'complete' : rawState === 'incomplete' || rawState === 'false' ? 'incomplete' : fail(invalidValue('state'))
+    rawState === undefined
+      ? undefined
+      : rawState === 'complete' || rawState === 'true'
+        ? 'complete'
+        : rawState === 'incomplete' || rawState === 'false'
+          ? 'incomplete'
+          : fail(invalidValue('state'))
   const name = params.has('name') ? text(ctx, 'name') : undefined
   let target = checklist
   const idChecklist = params.string('idChecklist')
@@ -159,7 +177,12 @@ function updateCheckItem(ctx: ApiContext) {
     if (!other || other.idCard !== card.id) return fail(invalidValue('idChecklist'))
     target = other
   }
-  const pos = params.has('pos') ? resolvePos(params.raw('pos'), target.checkItems.filter((i) => i.id !== item.id)) : undefined
+  const pos = params.has('pos')
+    ? resolvePos(
+        params.raw('pos'),
+        target.checkItems.filter((i) => i.id !== item.id),
+      )
+    : undefined
   if (pos === null) return fail(invalidValue('pos'))
 
   const board = boardOf(ctx, card)
@@ -186,7 +209,12 @@ function updateCheckItem(ctx: ApiContext) {
   Object.assign(item, details)
   card.dateLastActivity = ctx.now
   if (Object.keys(old).length > 0) {
-    recordAction(ctx.sb, ctx.actor, { type: 'updateCheckItem', data: { ...stubs(), old }, translationKey: 'action_renamed_checkitem', alsoTouches: [card.idList] })
+    recordAction(ctx.sb, ctx.actor, {
+      type: 'updateCheckItem',
+      data: { ...stubs(), old },
+      translationKey: 'action_renamed_checkitem',
+      alsoTouches: [card.idList],
+    })
   }
   if (state !== undefined && state !== item.state) {
     item.state = state
@@ -194,7 +222,8 @@ function updateCheckItem(ctx: ApiContext) {
     recordAction(ctx.sb, ctx.actor, {
       type: 'updateCheckItemStateOnCard',
       data: stubs(),
-      translationKey: state === 'complete' ? 'action_completed_checkitem' : 'action_marked_checkitem_incomplete',
+      translationKey:
+        state === 'complete' ? 'action_completed_checkitem' : 'action_marked_checkitem_incomplete',
       alsoTouches: [card.idList],
     })
   }
@@ -210,7 +239,8 @@ export const cardRelationRoutes: ApiRoute[] = [
     method: 'GET',
     path: '/1/cards/{id}/members',
     scope: 'read',
-    handle: (ctx) => jsonResponse(200, membersJson(ctx, cardMembers(ctx, cardFor(ctx, ctx.path.id as string)))),
+    handle: (ctx) =>
+      jsonResponse(200, membersJson(ctx, cardMembers(ctx, cardFor(ctx, ctx.path.id as string)))),
   },
   { method: 'POST', path: '/1/cards/{id}/idLabels', scope: 'write', handle: addLabel },
   { method: 'DELETE', path: '/1/cards/{id}/idLabels/{idLabel}', scope: 'write', handle: removeLabel },

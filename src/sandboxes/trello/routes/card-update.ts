@@ -27,10 +27,17 @@ function translationKey({ old, now }: Changes): string {
   if ('closed' in old) return now.closed ? 'action_archived_card' : 'action_sent_card_to_board'
   if ('name' in old) return 'action_renamed_card'
   if ('desc' in old) return 'action_changed_description_of_card'
-  if ('due' in old) return old.due === null ? 'action_added_a_due_date' : now.due === null ? 'action_removed_a_due_date' : 'action_changed_a_due_date'
-  if ('dueComplete' in old) return now.dueComplete ? 'action_marked_the_due_date_complete' : 'action_marked_the_due_date_incomplete'
+  if ('due' in old)
+    return old.due === null
+      ? 'action_added_a_due_date'
+      : now.due === null
+        ? 'action_removed_a_due_date'
+        : 'action_changed_a_due_date'
+  if ('dueComplete' in old)
+    return now.dueComplete ? 'action_marked_the_due_date_complete' : 'action_marked_the_due_date_incomplete'
   if ('start' in old) return 'action_changed_a_start_date'
-  if ('pos' in old) return (now.pos as number) < (old.pos as number) ? 'action_moved_card_higher' : 'action_moved_card_lower'
+  if ('pos' in old)
+    return (now.pos as number) < (old.pos as number) ? 'action_moved_card_higher' : 'action_moved_card_lower'
   return 'action_update_card'
 }
 
@@ -71,7 +78,13 @@ function plan(ctx: ApiContext, card: Card): Plan {
     list = first
   }
   const posRaw = params.raw('pos')
-  const pos = posRaw === undefined ? undefined : resolvePos(posRaw, store.cardsOfList(list.id).filter((c) => c.id !== card.id))
+  const pos =
+    posRaw === undefined
+      ? undefined
+      : resolvePos(
+          posRaw,
+          store.cardsOfList(list.id).filter((c) => c.id !== card.id),
+        )
   if (pos === null) return fail(invalidValue('pos'))
   return {
     board,
@@ -92,7 +105,12 @@ function moveBoards(ctx: ApiContext, card: Card, from: Board, to: Board, list: L
   const { store } = ctx
   recordAction(ctx.sb, ctx.actor, {
     type: 'moveCardFromBoard',
-    data: { board: boardStub(from), boardTarget: { id: to.id }, card: cardStub(card), list: listStub(store.lists.get(card.idList) as List) },
+    data: {
+      board: boardStub(from),
+      boardTarget: { id: to.id },
+      card: cardStub(card),
+      list: listStub(store.lists.get(card.idList) as List),
+    },
     translationKey: 'action_move_card_to_board',
   })
   card.idBoard = to.id
@@ -162,15 +180,24 @@ export function updateCard(ctx: ApiContext): SandboxResponse {
   if (p.due !== undefined) change('due', isoOrNull(card.due), isoOrNull((card.due = p.due)))
   if (p.start !== undefined) change('start', isoOrNull(card.start), isoOrNull((card.start = p.start)))
   if (p.dueComplete !== undefined) change('dueComplete', card.dueComplete, (card.dueComplete = p.dueComplete))
-  if (p.idLabels && (labelsBefore.length !== card.idLabels.length || labelsBefore.some((id, i) => card.idLabels[i] !== id)) && p.board === fromBoard) {
+  if (
+    p.idLabels &&
+    (labelsBefore.length !== card.idLabels.length || labelsBefore.some((id, i) => card.idLabels[i] !== id)) &&
+    p.board === fromBoard
+  ) {
     changes.old.idLabels = labelsBefore
     changes.now.idLabels = [...card.idLabels]
   }
   card.dateLastActivity = ctx.now
 
   if (Object.keys(changes.old).length > 0) {
-    const data: Record<string, unknown> = { card: { ...changes.now, ...cardStub(card) }, old: changes.old, board: boardStub(p.board) }
-    if ('idList' in changes.old) Object.assign(data, { listBefore: listStub(listBefore), listAfter: listStub(p.list) })
+    const data: Record<string, unknown> = {
+      card: { ...changes.now, ...cardStub(card) },
+      old: changes.old,
+      board: boardStub(p.board),
+    }
+    if ('idList' in changes.old)
+      Object.assign(data, { listBefore: listStub(listBefore), listAfter: listStub(p.list) })
     else data.list = listStub(p.list)
     recordAction(ctx.sb, ctx.actor, { type: 'updateCard', data, translationKey: translationKey(changes) })
   }

@@ -7,7 +7,15 @@ import { canWrite, cardFor } from '../lookup.ts'
 import type { Board, Card, List } from '../model.ts'
 import { notifyMember } from '../notifications.ts'
 import { resolvePos } from '../pos.ts'
-import { attachmentJson, boardJson, boardStub, cardJson, cardStub, listJson, listStub } from '../presenters.ts'
+import {
+  attachmentJson,
+  boardJson,
+  boardStub,
+  cardJson,
+  cardStub,
+  listJson,
+  listStub,
+} from '../presenters.ts'
 import { jsonResponse } from '../http.ts'
 import type { ApiRoute } from '../router.ts'
 import { boardLabelIds, boardMemberIds, linkAttachment, uniqueShortLink, validUrl } from './card-args.ts'
@@ -76,9 +84,15 @@ function createCard(ctx: ApiContext) {
     data: { card: cardStub(card), list: listStub(list), board: boardStub(board) },
     translationKey: 'action_create_card',
   })
-  for (const idMember of idMembers) notifyMember(ctx.sb, action, idMember, 'addedToCard', { board: boardStub(board), card: cardStub(card) })
+  for (const idMember of idMembers)
+    notifyMember(ctx.sb, action, idMember, 'addedToCard', { board: boardStub(board), card: cardStub(card) })
   // The create answer carries a few extras over GET (T-JS live tests).
-  return jsonResponse(200, { ...cardJson(card, store), attachments: card.attachments.map(attachmentJson), stickers: [], limits: {} })
+  return jsonResponse(200, {
+    ...cardJson(card, store),
+    attachments: card.attachments.map(attachmentJson),
+    stickers: [],
+    limits: {},
+  })
 }
 
 function deleteCard(ctx: ApiContext) {
@@ -89,13 +103,18 @@ function deleteCard(ctx: ApiContext) {
   // Recorded before the card goes, so a card webhook still gets its model (sources: Trello actions and webhooks deleteCard shape).
   recordAction(ctx.sb, ctx.actor, {
     type: 'deleteCard',
-    data: { card: { id: card.id, idShort: card.idShort, shortLink: card.shortLink }, ...(list ? { list: listStub(list) } : {}), board: boardStub(board) },
+    data: {
+      card: { id: card.id, idShort: card.idShort, shortLink: card.shortLink },
+      ...(list ? { list: listStub(list) } : {}),
+      board: boardStub(board),
+    },
     translationKey: 'action_delete_card',
   })
   store.cards.delete(card.id)
   for (const checklist of store.checklistsOf(card.id)) store.checklists.delete(checklist.id)
   // Webhooks on a deleted model have nothing left to watch [UNV].
-  for (const webhook of [...store.webhooks.values()]) if (webhook.idModel === card.id) store.webhooks.delete(webhook.id)
+  for (const webhook of [...store.webhooks.values()])
+    if (webhook.idModel === card.id) store.webhooks.delete(webhook.id)
   // DELETE answers `{"limits":{}}` [UNV, from memory of the live API].
   return jsonResponse(200, { limits: {} })
 }

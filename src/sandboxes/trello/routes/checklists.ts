@@ -25,13 +25,24 @@ function createChecklist(ctx: ApiContext) {
   const name = text(ctx, 'name', { allowEmpty: true }) || DEFAULT_CHECKLIST_NAME
   const pos = resolvePos(params.raw('pos'), store.checklistsOf(card.id))
   if (pos === null) return fail(invalidValue('pos'))
-  const checklist: Checklist = { id: ctx.sb.newId(), idBoard: board.id, idCard: card.id, name, pos, checkItems: [] }
+  const checklist: Checklist = {
+    id: ctx.sb.newId(),
+    idBoard: board.id,
+    idCard: card.id,
+    name,
+    pos,
+    checkItems: [],
+  }
   store.checklists.set(checklist.id, checklist)
   card.dateLastActivity = ctx.now
   // [CAP AddChecklist.json]
   recordAction(ctx.sb, ctx.actor, {
     type: 'addChecklistToCard',
-    data: { card: cardStub(card), checklist: { id: checklist.id, name: checklist.name }, board: boardStub(board) },
+    data: {
+      card: cardStub(card),
+      checklist: { id: checklist.id, name: checklist.name },
+      board: boardStub(board),
+    },
     translationKey: 'action_add_checklist_to_card',
     alsoTouches: [card.idList],
   })
@@ -47,8 +58,13 @@ function addCheckItem(ctx: ApiContext) {
   const checked = params.bool('checked') ?? false
   const details = checkItemDetails(ctx, store.boards.get(checklist.idBoard) as Board)
   const item: CheckItem = {
-    id: ctx.sb.newId(), idChecklist: checklist.id, name, pos, state: checked ? 'complete' : 'incomplete',
-    ...NO_CHECK_ITEM_DETAILS, ...details,
+    id: ctx.sb.newId(),
+    idChecklist: checklist.id,
+    name,
+    pos,
+    state: checked ? 'complete' : 'incomplete',
+    ...NO_CHECK_ITEM_DETAILS,
+    ...details,
   }
   checklist.checkItems.push(item)
   const card = store.cards.get(checklist.idCard)

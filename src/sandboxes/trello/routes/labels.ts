@@ -42,7 +42,11 @@ export const labelRoutes: ApiRoute[] = [
     method: 'GET',
     path: '/1/labels/{id}',
     scope: 'read',
-    handle: (ctx) => jsonResponse(200, pickFields(labelJson(labelFor(ctx, ctx.path.id as string), ctx.store), ctx.params.string('fields'))),
+    handle: (ctx) =>
+      jsonResponse(
+        200,
+        pickFields(labelJson(labelFor(ctx, ctx.path.id as string), ctx.store), ctx.params.string('fields')),
+      ),
   },
   { method: 'POST', path: '/1/labels', scope: 'write', handle: createLabel },
 ]

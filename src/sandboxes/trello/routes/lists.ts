@@ -18,7 +18,10 @@ function getList(ctx: ApiContext) {
   const { params, store } = ctx
   const json = pickFields(listJson(list), params.string('fields'))
   const cards = params.string('cards')
-  if (cards !== undefined && cards !== 'none') json.cards = filterCards(ctx, store.cardsOfList(list.id), cards, 'cards').map((c) => cardView(ctx, c, 'card_fields', 'card_'))
+  if (cards !== undefined && cards !== 'none')
+    json.cards = filterCards(ctx, store.cardsOfList(list.id), cards, 'cards').map((c) =>
+      cardView(ctx, c, 'card_fields', 'card_'),
+    )
   if (params.bool('board') === true) {
     const board = store.boards.get(list.idBoard)
     if (board) json.board = pickFields(boardJson(board, store), params.string('board_fields'))
@@ -35,7 +38,13 @@ function createList(ctx: ApiContext) {
   if (!board || !canWrite(ctx, board)) return fail(invalidValue('idBoard'))
   const pos = resolvePos(params.raw('pos'), store.listsOf(board.id))
   if (pos === null) return fail(invalidValue('pos'))
-  const list: List = { id: ctx.sb.newId(), idBoard: board.id, name, closed: params.bool('closed') ?? false, pos }
+  const list: List = {
+    id: ctx.sb.newId(),
+    idBoard: board.id,
+    name,
+    closed: params.bool('closed') ?? false,
+    pos,
+  }
   store.lists.set(list.id, list)
   // [CAP createList shape, sources: Trello actions and webhooks]
   recordAction(ctx.sb, ctx.actor, {
@@ -52,12 +61,18 @@ function updateList(ctx: ApiContext) {
   const { params, store } = ctx
   const name = params.has('name') ? text(ctx, 'name') : undefined
   const closed = params.bool('closed')
-  const pos = params.has('pos') ? resolvePos(params.raw('pos'), store.listsOf(list.idBoard).filter((l) => l.id !== list.id)) : undefined
+  const pos = params.has('pos')
+    ? resolvePos(
+        params.raw('pos'),
+        store.listsOf(list.idBoard).filter((l) => l.id !== list.id),
+      )
+    : undefined
   if (pos === null) return fail(invalidValue('pos'))
   const old: Record<string, unknown> = {}
   const now: Record<string, unknown> = {}
   if (name !== undefined && name !== list.name) [old.name, now.name, list.name] = [list.name, name, name]
-  if (closed !== undefined && closed !== list.closed) [old.closed, now.closed, list.closed] = [list.closed, closed, closed]
+  if (closed !== undefined && closed !== list.closed)
+    [old.closed, now.closed, list.closed] = [list.closed, closed, closed]
   if (pos !== undefined && pos !== list.pos) [old.pos, now.pos, list.pos] = [list.pos, pos, pos]
   if (Object.keys(old).length > 0) {
     const key =
@@ -72,7 +87,11 @@ function updateList(ctx: ApiContext) {
             : 'action_moved_list_right'
     recordAction(ctx.sb, ctx.actor, {
       type: 'updateList',
-      data: { list: { ...now, id: list.id, name: list.name }, old, board: boardStub(store.boards.get(list.idBoard) as Board) },
+      data: {
+        list: { ...now, id: list.id, name: list.name },
+        old,
+        board: boardStub(store.boards.get(list.idBoard) as Board),
+      },
       translationKey: key,
     })
   }
@@ -89,7 +108,12 @@ export const listRoutes: ApiRoute[] = [
     scope: 'read',
     handle: (ctx) => {
       const list = listFor(ctx, ctx.path.id as string)
-      return jsonResponse(200, filterCards(ctx, ctx.store.cardsOfList(list.id), ctx.params.string('filter'), 'filter').map((c) => cardView(ctx, c, 'fields')))
+      return jsonResponse(
+        200,
+        filterCards(ctx, ctx.store.cardsOfList(list.id), ctx.params.string('filter'), 'filter').map((c) =>
+          cardView(ctx, c, 'fields'),
+        ),
+      )
     },
   },
 ]

@@ -38,7 +38,9 @@ describe('members', () => {
   })
 
   it('GET /1/members/me/boards with filter', async () => {
-    const created = (await sandbox.api('/1/boards', ada, { form: { name: 'Side project', defaultLists: 'false' } })).body
+    const created = (
+      await sandbox.api('/1/boards', ada, { form: { name: 'Side project', defaultLists: 'false' } })
+    ).body
     const all = (await sandbox.api('/1/members/me/boards?fields=name,closed', ada)).body
     expect(all).toEqual([
       { id: board.id, name: 'Roadmap', closed: false },
@@ -48,8 +50,12 @@ describe('members', () => {
     const withLists = (await sandbox.api('/1/members/me/boards?filter=open&lists=open&fields=name', ada)).body
     expect(withLists[0].lists.map((l: { name: string }) => l.name)).toEqual(['To Do', 'Doing', 'Done'])
     // grace sees only the board she shares with ada.
-    expect((await sandbox.api('/1/members/ada/boards?fields=name', grace)).body).toEqual([{ id: board.id, name: 'Roadmap' }])
-    expect((await sandbox.api('/1/members/me/boards?filter=bogus', ada)).text).toBe('invalid value for filter')
+    expect((await sandbox.api('/1/members/ada/boards?fields=name', grace)).body).toEqual([
+      { id: board.id, name: 'Roadmap' },
+    ])
+    expect((await sandbox.api('/1/members/me/boards?filter=bogus', ada)).text).toBe(
+      'invalid value for filter',
+    )
   })
 })
 
@@ -65,7 +71,10 @@ describe('notifications', () => {
       dateRead: null,
       idMemberCreator: members.ada.id,
       memberCreator: { id: members.ada.id, username: 'ada' },
-      data: { card: { id: cards.login.id, name: 'Fix login bug', shortLink: 'Card0003' }, board: { id: board.id, name: 'Roadmap' } },
+      data: {
+        card: { id: cards.login.id, name: 'Fix login bug', shortLink: 'Card0003' },
+        board: { id: board.id, name: 'Roadmap' },
+      },
       reactions: [],
     })
     expect(notes[0].idAction).toMatch(/^[0-9a-f]{24}$/)
@@ -76,13 +85,18 @@ describe('notifications', () => {
     // grace is a member of "Write the docs"; ada comments there and mentions nobody.
     await sandbox.api(`/1/cards/${cards.docs.id}/actions/comments`, ada, { form: { text: 'Draft is up' } })
     // grace comments on ada's card and mentions ada: ada gets one mention (not also commentCard).
-    await sandbox.act('grace', 'POST', `/1/cards/${cards.api.id}/actions/comments`, { text: 'Ping @ada and @nobody' })
+    await sandbox.act('grace', 'POST', `/1/cards/${cards.api.id}/actions/comments`, {
+      text: 'Ping @ada and @nobody',
+    })
     const graceNotes = (await sandbox.api('/1/members/me/notifications', grace)).body
     expect(graceNotes.map((n: { type: string }) => n.type)).toEqual(['commentCard'])
     expect(graceNotes[0].data).toMatchObject({ text: 'Draft is up', card: { id: cards.docs.id } })
     const adaNotes = (await sandbox.api('/1/members/me/notifications', ada)).body
     expect(adaNotes.map((n: { type: string }) => n.type)).toEqual(['mentionedOnCard'])
-    expect(adaNotes[0]).toMatchObject({ data: { text: 'Ping @ada and @nobody', card: { id: cards.api.id } }, memberCreator: { username: 'grace' } })
+    expect(adaNotes[0]).toMatchObject({
+      data: { text: 'Ping @ada and @nobody', card: { id: cards.api.id } },
+      memberCreator: { username: 'grace' },
+    })
   })
 
   it('changeCard when someone else moves your card; filters, read state', async () => {
@@ -90,12 +104,26 @@ describe('notifications', () => {
     await sandbox.act('grace', 'POST', `/1/cards/${cards.api.id}/actions/comments`, { text: 'Done!' })
     let notes = (await sandbox.api('/1/members/me/notifications', ada)).body
     expect(notes.map((n: { type: string }) => n.type)).toEqual(['commentCard', 'changeCard'])
-    expect(notes[1].data).toMatchObject({ listBefore: { id: lists.doing.id }, listAfter: { id: lists.done.id }, old: { idList: lists.doing.id } })
+    expect(notes[1].data).toMatchObject({
+      listBefore: { id: lists.doing.id },
+      listAfter: { id: lists.done.id },
+      old: { idList: lists.doing.id },
+    })
     expect((await sandbox.api('/1/members/me/notifications?filter=changeCard', ada)).body).toHaveLength(1)
 
     const readOnly = await sandbox.token('ada', { scope: 'read' })
-    expect((await sandbox.api(`/1/notifications/${notes[0].id}`, readOnly, { method: 'PUT', form: { unread: 'false' } })).status).toBe(401)
-    const read = await sandbox.api(`/1/notifications/${notes[0].id}`, ada, { method: 'PUT', form: { unread: 'false' } })
+    expect(
+      (
+        await sandbox.api(`/1/notifications/${notes[0].id}`, readOnly, {
+          method: 'PUT',
+          form: { unread: 'false' },
+        })
+      ).status,
+    ).toBe(401)
+    const read = await sandbox.api(`/1/notifications/${notes[0].id}`, ada, {
+      method: 'PUT',
+      form: { unread: 'false' },
+    })
     expect(read.body).toMatchObject({ unread: false, dateRead: expect.stringMatching(/Z$/) })
     expect((await sandbox.api('/1/members/me/notifications?read_filter=unread', ada)).body).toHaveLength(1)
     await sandbox.api('/1/notifications/all/read', ada, { method: 'POST' })

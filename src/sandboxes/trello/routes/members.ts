@@ -18,7 +18,10 @@ const visibleMember = (ctx: ApiContext) => memberFor(ctx, ctx.path.id as string)
 
 function getMember(ctx: ApiContext) {
   const member = visibleMember(ctx)
-  const json = memberJson(member, ctx.store, { idMember: ctx.actor.member.id, account: ctx.actor.scopes.has('account') })
+  const json = memberJson(member, ctx.store, {
+    idMember: ctx.actor.member.id,
+    account: ctx.actor.scopes.has('account'),
+  })
   return jsonResponse(200, pickFields(json, ctx.params.string('fields')))
 }
 
@@ -52,7 +55,8 @@ function memberBoards(ctx: ApiContext) {
     200,
     chosen.map((board) => {
       const json = pickFields(boardJson(board, store), fields)
-      if (lists !== undefined && lists !== 'none') json.lists = filterOpenClosed(store.listsOf(board.id), lists, 'lists').map(listJson)
+      if (lists !== undefined && lists !== 'none')
+        json.lists = filterOpenClosed(store.listsOf(board.id), lists, 'lists').map(listJson)
       return json
     }),
   )
@@ -75,7 +79,10 @@ function notifications(ctx: ApiContext) {
   const page = params.int('page', 0, 0, 100)
   const before = params.string('before')
   const since = params.string('since')
-  for (const [name, value] of [['before', before], ['since', since]] as const) {
+  for (const [name, value] of [
+    ['before', before],
+    ['since', since],
+  ] as const) {
     if (value !== undefined && value !== 'null' && !OBJECT_ID.test(value)) return fail(invalidValue(name))
   }
   const fields = params.string('fields')
@@ -91,7 +98,9 @@ function notifications(ctx: ApiContext) {
     .sort((a, b) => b.date - a.date || (a.id < b.id ? 1 : -1))
   return jsonResponse(
     200,
-    matching.slice(page * limit, page * limit + limit).map((n) => pickFields(notificationJson(n, store), fields)),
+    matching
+      .slice(page * limit, page * limit + limit)
+      .map((n) => pickFields(notificationJson(n, store), fields)),
   )
 }
 

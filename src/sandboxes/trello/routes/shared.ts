@@ -4,7 +4,14 @@ import { fail, invalidValue } from '../errors.ts'
 import { pickFields } from '../fields.ts'
 import { OBJECT_ID } from '../ids.ts'
 import type { Action, Board, Card, Checklist, Member } from '../model.ts'
-import { actionJson, attachmentJson, cardJson, checkItemJson, checklistJson, memberMiniJson } from '../presenters.ts'
+import {
+  actionJson,
+  attachmentJson,
+  cardJson,
+  checkItemJson,
+  checklistJson,
+  memberMiniJson,
+} from '../presenters.ts'
 
 /** Shared pieces of the route modules: list arguments, nested resources, card views. */
 
@@ -12,10 +19,15 @@ export const MAX_LIMIT = 1000
 export const DEFAULT_ACTIONS_LIMIT = 50
 
 /** A required or optional string argument with Trello's length bound (16384 for texts). */
-export function text(ctx: ApiContext, name: string, options: { required?: boolean; max?: number; allowEmpty?: boolean } = {}): string | undefined {
+export function text(
+  ctx: ApiContext,
+  name: string,
+  options: { required?: boolean; max?: number; allowEmpty?: boolean } = {},
+): string | undefined {
   const value = ctx.params.string(name)
   if (value === undefined) return options.required ? fail(invalidValue(name)) : undefined
-  if ((!options.allowEmpty && value.trim() === '') || value.length > (options.max ?? 16384)) return fail(invalidValue(name))
+  if ((!options.allowEmpty && value.trim() === '') || value.length > (options.max ?? 16384))
+    return fail(invalidValue(name))
   return value
 }
 
@@ -37,11 +49,26 @@ export interface ActionListNames {
   nested?: boolean
 }
 
-export const TOP_LEVEL_ACTIONS = (defaultFilter: string): ActionListNames => ({ filter: 'filter', limit: 'limit', fields: 'fields', defaultFilter })
-export const NESTED_ACTIONS: ActionListNames = { filter: 'actions', limit: 'actions_limit', fields: 'action_fields', defaultFilter: 'all', nested: true }
+export const TOP_LEVEL_ACTIONS = (defaultFilter: string): ActionListNames => ({
+  filter: 'filter',
+  limit: 'limit',
+  fields: 'fields',
+  defaultFilter,
+})
+export const NESTED_ACTIONS: ActionListNames = {
+  filter: 'actions',
+  limit: 'actions_limit',
+  fields: 'action_fields',
+  defaultFilter: 'all',
+  nested: true,
+}
 
 /** An action list, newest first: `filter`, `limit` (0–1000, default 50), `page`, `before`, `since`, `fields`. */
-export function actionList(ctx: ApiContext, actions: Action[], names: ActionListNames): Record<string, unknown>[] {
+export function actionList(
+  ctx: ApiContext,
+  actions: Action[],
+  names: ActionListNames,
+): Record<string, unknown>[] {
   const { params } = ctx
   const matches = actionFilter(params.string(names.filter), names.defaultFilter)
   const limit = params.int(names.limit, DEFAULT_ACTIONS_LIMIT, 0, MAX_LIMIT)
@@ -65,7 +92,12 @@ export const cardActions = (ctx: ApiContext, card: Card) =>
   ctx.store.actions.filter((a) => (a.data.card as { id?: string } | undefined)?.id === card.id)
 
 /** Card filters: `open` (default), `closed`, `all`, `visible` (open cards in open lists), `none`. */
-export function filterCards(ctx: ApiContext, cards: Card[], filter: string | undefined, name: string): Card[] {
+export function filterCards(
+  ctx: ApiContext,
+  cards: Card[],
+  filter: string | undefined,
+  name: string,
+): Card[] {
   switch (filter ?? 'open') {
     case 'open':
       return cards.filter((c) => !c.closed)
@@ -82,7 +114,12 @@ export function filterCards(ctx: ApiContext, cards: Card[], filter: string | und
   }
 }
 
-export function filterOpenClosed<T extends { closed: boolean }>(items: T[], filter: string | undefined, name: string, fallback = 'open'): T[] {
+export function filterOpenClosed<T extends { closed: boolean }>(
+  items: T[],
+  filter: string | undefined,
+  name: string,
+  fallback = 'open',
+): T[] {
   switch (filter ?? fallback) {
     case 'open':
       return items.filter((i) => !i.closed)
@@ -97,9 +134,20 @@ export function filterOpenClosed<T extends { closed: boolean }>(items: T[], filt
   }
 }
 
-export function membersJson(ctx: ApiContext, members: Member[], fieldsName = 'fields'): Record<string, unknown>[] {
+export function membersJson(
+  ctx: ApiContext,
+  members: Member[],
+  fieldsName = 'fields',
+): Record<string, unknown>[] {
   const fields = ctx.params.string(fieldsName)
-  return members.map((m) => (fields ? pickFields({ ...memberMiniJson(m), initials: m.initials, url: `https://trello.com/${m.username}` }, fields) : memberMiniJson(m)))
+  return members.map((m) =>
+    fields
+      ? pickFields(
+          { ...memberMiniJson(m), initials: m.initials, url: `https://trello.com/${m.username}` },
+          fields,
+        )
+      : memberMiniJson(m),
+  )
 }
 
 export function checklistView(ctx: ApiContext, checklist: Checklist, prefix = ''): Record<string, unknown> {
@@ -108,15 +156,24 @@ export function checklistView(ctx: ApiContext, checklist: Checklist, prefix = ''
   if (items === 'none') delete json.checkItems
   else if (items !== undefined && items !== 'all') return fail(invalidValue(`${prefix}checkItems`))
   const itemFields = ctx.params.string(`${prefix}checkItem_fields`)
-  if (itemFields && json.checkItems) json.checkItems = checklist.checkItems.map((i) => pickFields(checkItemJson(i), itemFields))
-  return pickFields(json, ctx.params.string(prefix ? `${prefix}checklist_fields` : 'fields'), ['id', 'checkItems'])
+  if (itemFields && json.checkItems)
+    json.checkItems = checklist.checkItems.map((i) => pickFields(checkItemJson(i), itemFields))
+  return pickFields(json, ctx.params.string(prefix ? `${prefix}checklist_fields` : 'fields'), [
+    'id',
+    'checkItems',
+  ])
 }
 
 /**
  * A card with the nested arguments Trello offers on card lists and `GET /1/cards/{id}`:
  * `members`, `attachments`, `checklists`, `{prefix}fields`.
  */
-export function cardView(ctx: ApiContext, card: Card, fieldsName: string, nestedPrefix = ''): Record<string, unknown> {
+export function cardView(
+  ctx: ApiContext,
+  card: Card,
+  fieldsName: string,
+  nestedPrefix = '',
+): Record<string, unknown> {
   const { params, store } = ctx
   const json = pickFields(cardJson(card, store), params.string(fieldsName))
   const members = params.string(`${nestedPrefix}members`)

@@ -47,24 +47,37 @@ function memberTokens(ctx: ApiContext) {
   if (member.id !== ctx.actor.member.id) return fail(unauthorizedPermission())
   const withHooks = ctx.params.bool('webhooks') === true
   const now = ctx.now
-  const tokens = [...ctx.store.tokens.values()].filter((t) => t.idMember === member.id && (t.expiresAt === null || t.expiresAt > now))
-  return jsonResponse(200, tokens.map((token) => {
-    const json = tokenJson(token)
-    if (withHooks) json.webhooks = ctx.store.webhooksOfToken(token.value).map(webhookJson)
-    return json
-  }))
+  const tokens = [...ctx.store.tokens.values()].filter(
+    (t) => t.idMember === member.id && (t.expiresAt === null || t.expiresAt > now),
+  )
+  return jsonResponse(
+    200,
+    tokens.map((token) => {
+      const json = tokenJson(token)
+      if (withHooks) json.webhooks = ctx.store.webhooksOfToken(token.value).map(webhookJson)
+      return json
+    }),
+  )
 }
 
 export const tokenRoutes: ApiRoute[] = [
   { method: 'GET', path: '/1/members/{id}/tokens', scope: 'read', handle: memberTokens },
-  { method: 'GET', path: '/1/tokens/{token}', scope: 'read', handle: (ctx) => jsonResponse(200, pickFields(tokenJson(ownToken(ctx)), ctx.params.string('fields'))) },
+  {
+    method: 'GET',
+    path: '/1/tokens/{token}',
+    scope: 'read',
+    handle: (ctx) => jsonResponse(200, pickFields(tokenJson(ownToken(ctx)), ctx.params.string('fields'))),
+  },
   {
     method: 'GET',
     path: '/1/tokens/{token}/member',
     scope: 'read',
     handle: (ctx) => {
       ownToken(ctx)
-      const json = memberJson(ctx.actor.member, ctx.store, { idMember: ctx.actor.member.id, account: ctx.actor.scopes.has('account') })
+      const json = memberJson(ctx.actor.member, ctx.store, {
+        idMember: ctx.actor.member.id,
+        account: ctx.actor.scopes.has('account'),
+      })
       return jsonResponse(200, pickFields(json, ctx.params.string('fields')))
     },
   },

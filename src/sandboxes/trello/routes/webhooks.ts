@@ -1,5 +1,13 @@
 import type { ApiContext } from '../context.ts'
-import { fail, invalidId, invalidToken, invalidValue, modelNotFound, unauthorizedPermission, unauthorizedToken } from '../errors.ts'
+import {
+  fail,
+  invalidId,
+  invalidToken,
+  invalidValue,
+  modelNotFound,
+  unauthorizedPermission,
+  unauthorizedToken,
+} from '../errors.ts'
 import { jsonResponse, textResponse, type SandboxResponse } from '../http.ts'
 import { OBJECT_ID } from '../ids.ts'
 import { canSee, sharesBoard } from '../lookup.ts'
@@ -28,7 +36,10 @@ function pathToken(ctx: ApiContext): Token {
 }
 
 /** The watchable model behind an id, if the token's member can see it. */
-function resolveModel(ctx: ApiContext, idModel: string | undefined): { idModel: string; type: WebhookModelType } {
+function resolveModel(
+  ctx: ApiContext,
+  idModel: string | undefined,
+): { idModel: string; type: WebhookModelType } {
   if (!idModel || !OBJECT_ID.test(idModel)) return fail(invalidValue('idModel'))
   const { store } = ctx
   const board = store.boards.get(idModel)
@@ -60,7 +71,8 @@ async function createWebhook(ctx: ApiContext): Promise<SandboxResponse> {
   const description = text(ctx, 'description', { allowEmpty: true }) ?? ''
   const active = ctx.params.bool('active') ?? true
   const { store } = ctx
-  if (store.webhooksOfToken(token.value).some((w) => w.callbackURL === callbackURL && w.idModel === idModel)) return duplicate()
+  if (store.webhooksOfToken(token.value).some((w) => w.callbackURL === callbackURL && w.idModel === idModel))
+    return duplicate()
   const check = await checkCallback(callbackURL, ctx.sb.callbackCheckTimeoutMs)
   if (!check.ok) return textResponse(400, check.message)
   const webhook: Webhook = {
@@ -116,9 +128,19 @@ function deleteWebhook(ctx: ApiContext, id: string): SandboxResponse {
 
 export const webhookRoutes: ApiRoute[] = [
   { method: 'POST', path: '/1/webhooks', scope: 'read', handle: createWebhook },
-  { method: 'GET', path: '/1/webhooks/{id}', scope: 'read', handle: (ctx) => jsonResponse(200, webhookJson(ownWebhook(ctx, ctx.path.id as string))) },
+  {
+    method: 'GET',
+    path: '/1/webhooks/{id}',
+    scope: 'read',
+    handle: (ctx) => jsonResponse(200, webhookJson(ownWebhook(ctx, ctx.path.id as string))),
+  },
   { method: 'PUT', path: '/1/webhooks/{id}', scope: 'read', handle: updateWebhook },
-  { method: 'DELETE', path: '/1/webhooks/{id}', scope: 'read', handle: (ctx) => deleteWebhook(ctx, ctx.path.id as string) },
+  {
+    method: 'DELETE',
+    path: '/1/webhooks/{id}',
+    scope: 'read',
+    handle: (ctx) => deleteWebhook(ctx, ctx.path.id as string),
+  },
   {
     method: 'GET',
     path: '/1/tokens/{token}/webhooks',

@@ -14,7 +14,10 @@ export interface DeliverySettings {
   timeoutMs: number
 }
 
-export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = { retryDelaysMs: [1000, 5000, 30_000], timeoutMs: 10_000 }
+export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = {
+  retryDelaysMs: [1000, 5000, 30_000],
+  timeoutMs: 10_000,
+}
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'gone' | 'cancelled'
 
@@ -51,14 +54,23 @@ export interface DeliveryHooks {
 }
 
 export class DeliveryQueue {
-  settings: DeliverySettings = { ...DEFAULT_DELIVERY_SETTINGS, retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs] }
+  settings: DeliverySettings = {
+    ...DEFAULT_DELIVERY_SETTINGS,
+    retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs],
+  }
   private deliveries: Delivery[] = []
   private readonly timers = new AttemptTimers()
 
   constructor(private readonly hooks: DeliveryHooks) {}
 
   enqueue(input: Omit<Delivery, 'id' | 'state' | 'attempts' | 'created_at'>): Delivery {
-    const delivery: Delivery = { ...input, id: randomUUID(), state: 'pending', attempts: [], created_at: new Date(this.hooks.now()).toISOString() }
+    const delivery: Delivery = {
+      ...input,
+      id: randomUUID(),
+      state: 'pending',
+      attempts: [],
+      created_at: new Date(this.hooks.now()).toISOString(),
+    }
     this.deliveries.push(delivery)
     trimSettled(this.deliveries)
     this.timers.schedule(0, () => this.attempt(delivery))
@@ -67,7 +79,11 @@ export class DeliveryQueue {
 
   list(filter: { webhookId?: string | null; actionType?: string | null } = {}): Delivery[] {
     return this.deliveries
-      .filter((d) => (!filter.webhookId || d.webhook_id === filter.webhookId) && (!filter.actionType || d.action_type === filter.actionType))
+      .filter(
+        (d) =>
+          (!filter.webhookId || d.webhook_id === filter.webhookId) &&
+          (!filter.actionType || d.action_type === filter.actionType),
+      )
       .map((d) => ({ ...d, attempts: d.attempts.map((a) => ({ ...a })) }))
   }
 
@@ -101,10 +117,20 @@ export class DeliveryQueue {
       return
     }
     const at = new Date(this.hooks.now()).toISOString()
-    const headers = { 'content-type': 'application/json', [SIGNATURE_HEADER]: delivery.signature, 'user-agent': 'Trello-Sandbox-Webhooks' }
+    const headers = {
+      'content-type': 'application/json',
+      [SIGNATURE_HEADER]: delivery.signature,
+      'user-agent': 'Trello-Sandbox-Webhooks',
+    }
     const sent = await postDelivery(delivery.callback_url, headers, delivery.body, this.settings.timeoutMs)
     if (this.timers.closed || delivery.state !== 'pending') return
-    const record: DeliveryAttempt = { attempt: delivery.attempts.length + 1, at, status: sent.status, error: sent.error, duration_ms: sent.durationMs }
+    const record: DeliveryAttempt = {
+      attempt: delivery.attempts.length + 1,
+      at,
+      status: sent.status,
+      error: sent.error,
+      duration_ms: sent.durationMs,
+    }
     delivery.attempts.push(record)
     const status = record.status
     if (status !== null && status >= 200 && status < 300) {
@@ -112,7 +138,8 @@ export class DeliveryQueue {
       this.hooks.delivered(delivery.webhook_id)
     } else if (status === 410) {
       delivery.state = 'gone'
-      for (const other of this.deliveries) if (other.webhook_id === delivery.webhook_id && other.state === 'pending') other.state = 'cancelled'
+      for (const other of this.deliveries)
+        if (other.webhook_id === delivery.webhook_id && other.state === 'pending') other.state = 'cancelled'
       this.hooks.gone(delivery.webhook_id)
     } else {
       const retry = this.settings.retryDelaysMs[delivery.attempts.length - 1]

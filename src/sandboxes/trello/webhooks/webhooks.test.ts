@@ -1,6 +1,14 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { SEED } from '../seed.ts'
-import { call, SECRET, settledDeliveries, startReceiver, startTestSandbox, type Receiver, type TestSandbox } from '../test-support.ts'
+import {
+  call,
+  SECRET,
+  settledDeliveries,
+  startReceiver,
+  startTestSandbox,
+  type Receiver,
+  type TestSandbox,
+} from '../test-support.ts'
 import { webhookSignature } from './signature.ts'
 
 let sandbox: TestSandbox
@@ -34,7 +42,9 @@ async function hook(idModel: string, callbackURL = receiver.url) {
 describe('the X-Trello-Webhook signature', () => {
   it('matches a fixed vector (computed independently with openssl)', () => {
     const body = '{"action":{"type":"commentCard"},"model":{"id":"659200805eed000000000010"}}'
-    expect(webhookSignature(SECRET, body, 'https://example.com/trello/hook')).toBe('WnOPaUV0to0M8Ak9OFWrH1UaB7w=')
+    expect(webhookSignature(SECRET, body, 'https://example.com/trello/hook')).toBe(
+      'WnOPaUV0to0M8Ak9OFWrH1UaB7w=',
+    )
   })
 })
 
@@ -62,13 +72,17 @@ describe('creating webhooks', () => {
     expect(refused.headers.get('content-type')).toBe('text/plain; charset=utf-8')
     expect(refused.text).toBe(`URL (${receiver.url}) did not return 200 status code, got 404`)
     receiver.respond = () => 204
-    expect((await api('/1/webhooks', { form: { callbackURL: receiver.url, idModel: board.id } })).text).toMatch(/got 204$/)
+    expect(
+      (await api('/1/webhooks', { form: { callbackURL: receiver.url, idModel: board.id } })).text,
+    ).toMatch(/got 204$/)
 
     const closed = await startReceiver()
     await closed.close()
     const unreachable = await api('/1/webhooks', { form: { callbackURL: closed.url, idModel: board.id } })
     expect(unreachable.status).toBe(400)
-    expect(unreachable.text).toMatch(/^URL \(http:\/\/127\.0\.0\.1:\d+\/hook\) did not return 200 status code, got ECONNREFUSED$/)
+    expect(unreachable.text).toMatch(
+      /^URL \(http:\/\/127\.0\.0\.1:\d+\/hook\) did not return 200 status code, got ECONNREFUSED$/,
+    )
     expect((await api(`/1/tokens/${token}/webhooks`)).body).toEqual([])
   })
 
@@ -85,23 +99,35 @@ describe('creating webhooks', () => {
 
   it('refuses duplicates and works through /1/tokens/{token}/webhooks, read scope is enough', async () => {
     const readOnly = await sandbox.token('ada', { scope: 'read' })
-    const created = await sandbox.api(`/1/tokens/${readOnly}/webhooks`, readOnly, { json: { callbackURL: receiver.url, idModel: cards.api.id } })
+    const created = await sandbox.api(`/1/tokens/${readOnly}/webhooks`, readOnly, {
+      json: { callbackURL: receiver.url, idModel: cards.api.id },
+    })
     expect(created.status).toBe(200)
-    const again = await sandbox.api('/1/webhooks', readOnly, { form: { callbackURL: receiver.url, idModel: cards.api.id } })
+    const again = await sandbox.api('/1/webhooks', readOnly, {
+      form: { callbackURL: receiver.url, idModel: cards.api.id },
+    })
     expect(again.text).toBe('A webhook with that callback, model, and token already exists')
     expect((await sandbox.api(`/1/tokens/${token}/webhooks`, readOnly)).text).toBe('unauthorized token')
     expect((await api(`/1/webhooks/${created.body.id}`)).text).toBe('unauthorized permission requested')
-    const deleted = await sandbox.api(`/1/tokens/${readOnly}/webhooks/${created.body.id}`, readOnly, { method: 'DELETE' })
+    const deleted = await sandbox.api(`/1/tokens/${readOnly}/webhooks/${created.body.id}`, readOnly, {
+      method: 'DELETE',
+    })
     expect(deleted.body).toEqual({ _value: null })
     expect((await sandbox.api(`/1/tokens/${readOnly}/webhooks`, readOnly)).body).toEqual([])
   })
 
   it('PUT updates fields and re-checks a new callbackURL; DELETE removes it', async () => {
     const created = await hook(board.id)
-    const updated = await api(`/1/webhooks/${created.id}`, { method: 'PUT', form: { description: 'renamed', active: 'false' } })
+    const updated = await api(`/1/webhooks/${created.id}`, {
+      method: 'PUT',
+      form: { description: 'renamed', active: 'false' },
+    })
     expect(updated.body).toMatchObject({ description: 'renamed', active: false })
     receiver.respond = () => 500
-    const moved = await api(`/1/webhooks/${created.id}`, { method: 'PUT', form: { callbackURL: `${receiver.url}/v2` } })
+    const moved = await api(`/1/webhooks/${created.id}`, {
+      method: 'PUT',
+      form: { callbackURL: `${receiver.url}/v2` },
+    })
     expect(moved.text).toBe(`URL (${receiver.url}/v2) did not return 200 status code, got 500`)
     expect((await api(`/1/webhooks/${created.id}`, { method: 'DELETE' })).body).toEqual({ _value: null })
     expect((await api(`/1/webhooks/${created.id}`)).status).toBe(404)
@@ -119,7 +145,12 @@ describe('deliveries', () => {
     release()
     receiver.gate = null
     const [delivery] = await settledDeliveries(sandbox)
-    expect(delivery).toMatchObject({ state: 'delivered', webhook_id: created.id, action_type: 'updateCard', attempts: [{ attempt: 1, status: 200 }] })
+    expect(delivery).toMatchObject({
+      state: 'delivered',
+      webhook_id: created.id,
+      action_type: 'updateCard',
+      attempts: [{ attempt: 1, status: 200 }],
+    })
 
     const [request] = posts()
     expect(request!.headers['content-type']).toBe('application/json')
@@ -129,7 +160,12 @@ describe('deliveries', () => {
     expect(payload.action).toMatchObject({
       type: 'updateCard',
       idMemberCreator: members.ada.id,
-      data: { old: { idList: lists.todo.id }, listBefore: { name: 'To Do' }, listAfter: { name: 'Done' }, card: { id: cards.login.id } },
+      data: {
+        old: { idList: lists.todo.id },
+        listBefore: { name: 'To Do' },
+        listAfter: { name: 'Done' },
+        card: { id: cards.login.id },
+      },
       memberCreator: { username: 'ada' },
     })
     expect(payload.model).toMatchObject({ id: board.id, name: 'Roadmap', shortLink: 'Rdmp2024' })
@@ -144,7 +180,10 @@ describe('deliveries', () => {
     await sandbox.act('grace', 'PUT', `/1/cards/${cards.login.id}`, { idList: lists.done.id })
     await sandbox.act('ada', 'POST', `/1/cards/${cards.api.id}/actions/comments`, { text: 'hello' })
     await settledDeliveries(sandbox)
-    const seen = posts().map((r) => `${r.path} ${JSON.parse(r.body).action.type} ${JSON.parse(r.body).action.memberCreator.username}`)
+    const seen = posts().map(
+      (r) =>
+        `${r.path} ${JSON.parse(r.body).action.type} ${JSON.parse(r.body).action.memberCreator.username}`,
+    )
     expect(seen.sort()).toEqual(
       [
         '/hook updateCard grace',
@@ -156,7 +195,9 @@ describe('deliveries', () => {
     )
     const cardDelivery = posts().find((r) => r.path === '/hook?card')!
     expect(JSON.parse(cardDelivery.body).model).toMatchObject({ id: cards.api.id, badges: { comments: 2 } })
-    expect(cardDelivery.headers['x-trello-webhook']).toBe(webhookSignature(SECRET, cardDelivery.body, `${receiver.url}?card`))
+    expect(cardDelivery.headers['x-trello-webhook']).toBe(
+      webhookSignature(SECRET, cardDelivery.body, `${receiver.url}?card`),
+    )
   })
 
   it('retries failures with the configured delays, then succeeds', async () => {
@@ -178,7 +219,10 @@ describe('deliveries', () => {
     expect(delivery.state).toBe('failed')
     expect(delivery.attempts).toHaveLength(4)
     const webhook = (await api(`/1/webhooks/${created.id}`)).body
-    expect(webhook).toMatchObject({ consecutiveFailures: 1, firstConsecutiveFailDate: expect.stringMatching(/Z$/) })
+    expect(webhook).toMatchObject({
+      consecutiveFailures: 1,
+      firstConsecutiveFailDate: expect.stringMatching(/Z$/),
+    })
   })
 
   it('a 410 answer deletes the webhook', async () => {

@@ -1,5 +1,11 @@
 import { randomInt, randomUUID } from 'node:crypto'
-import { AttemptTimers, postDelivery, settledWithin, trimSettled, type PostOutcome } from '../../kit/outbox.ts'
+import {
+  AttemptTimers,
+  postDelivery,
+  settledWithin,
+  trimSettled,
+  type PostOutcome,
+} from '../../kit/outbox.ts'
 import { isoSeconds } from '../time.ts'
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from './signature.ts'
 
@@ -17,7 +23,10 @@ export interface DeliverySettings {
   timeoutMs: number
 }
 
-export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = { retryDelaysMs: [1000, 5000, 30_000], timeoutMs: 12_000 }
+export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = {
+  retryDelaysMs: [1000, 5000, 30_000],
+  timeoutMs: 12_000,
+}
 const MAX_RETRY_AFTER_S = 60
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'cancelled'
@@ -68,7 +77,10 @@ export interface DeliveryHooks {
 }
 
 export class DeliveryQueue {
-  settings: DeliverySettings = { ...DEFAULT_DELIVERY_SETTINGS, retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs] }
+  settings: DeliverySettings = {
+    ...DEFAULT_DELIVERY_SETTINGS,
+    retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs],
+  }
   faults: DeliveryFault[] = []
   private deliveries: Delivery[] = []
   private readonly timers = new AttemptTimers()
@@ -76,15 +88,28 @@ export class DeliveryQueue {
   constructor(private readonly hooks: DeliveryHooks) {}
 
   enqueue(input: Omit<Delivery, 'id' | 'state' | 'attempts' | 'created_at'>): void {
-    const delivery: Delivery = { ...input, id: String(randomInt(1_000_000_000, 9_999_999_999)), state: 'pending', attempts: [], created_at: isoSeconds(this.hooks.now()) }
+    const delivery: Delivery = {
+      ...input,
+      id: String(randomInt(1_000_000_000, 9_999_999_999)),
+      state: 'pending',
+      attempts: [],
+      created_at: isoSeconds(this.hooks.now()),
+    }
     this.deliveries.push(delivery)
     trimSettled(this.deliveries)
     this.timers.schedule(0, () => this.attempt(delivery))
   }
 
-  list(filter: { webhookId?: string | null; eventType?: string | null; account?: string | null } = {}): Delivery[] {
+  list(
+    filter: { webhookId?: string | null; eventType?: string | null; account?: string | null } = {},
+  ): Delivery[] {
     return this.deliveries
-      .filter((d) => (!filter.webhookId || d.webhook_id === filter.webhookId) && (!filter.eventType || d.event_type === filter.eventType) && (!filter.account || d.account === filter.account))
+      .filter(
+        (d) =>
+          (!filter.webhookId || d.webhook_id === filter.webhookId) &&
+          (!filter.eventType || d.event_type === filter.eventType) &&
+          (!filter.account || d.account === filter.account),
+      )
       .map((d) => ({ ...d, attempts: d.attempts.map((a) => ({ ...a })) }))
   }
 
@@ -116,7 +141,10 @@ export class DeliveryQueue {
     for (const d of this.deliveries) if (d.state === 'pending') d.state = 'cancelled'
     this.deliveries = []
     this.faults = []
-    this.settings = { ...DEFAULT_DELIVERY_SETTINGS, retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs] }
+    this.settings = {
+      ...DEFAULT_DELIVERY_SETTINGS,
+      retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs],
+    }
   }
 
   stop(): void {
@@ -126,17 +154,30 @@ export class DeliveryQueue {
 
   /** Claims the first fault for this delivery, counting it down. */
   private claimFault(delivery: Delivery): DeliveryFault | undefined {
-    const fault = this.faults.find((f) => (!f.webhook_id || f.webhook_id === delivery.webhook_id) && (!f.event_type || f.event_type === delivery.event_type))
+    const fault = this.faults.find(
+      (f) =>
+        (!f.webhook_id || f.webhook_id === delivery.webhook_id) &&
+        (!f.event_type || f.event_type === delivery.event_type),
+    )
     if (!fault) return undefined
-    if (fault.remaining !== null && --fault.remaining <= 0) this.faults = this.faults.filter((f) => f !== fault)
+    if (fault.remaining !== null && --fault.remaining <= 0)
+      this.faults = this.faults.filter((f) => f !== fault)
     return fault
   }
 
-  private headers(delivery: Delivery, secret: string, fault: DeliveryFault | undefined): Record<string, string> {
+  private headers(
+    delivery: Delivery,
+    secret: string,
+    fault: DeliveryFault | undefined,
+  ): Record<string, string> {
     const now = this.hooks.now()
     // A stale timestamp is ten minutes old, well outside any receiver's window.
     const timestamp = isoSeconds(fault?.kind === 'stale_timestamp' ? now - 600_000 : now)
-    const signature = webhookSignature(fault?.kind === 'bad_signature' ? `${secret}-wrong` : secret, timestamp, delivery.body)
+    const signature = webhookSignature(
+      fault?.kind === 'bad_signature' ? `${secret}-wrong` : secret,
+      timestamp,
+      delivery.body,
+    )
     return {
       ...delivery.custom_headers,
       'content-type': 'application/json; charset=utf-8',
@@ -160,15 +201,27 @@ export class DeliveryQueue {
     const fault = this.claimFault(delivery)
     let sent: PostOutcome
     if (fault?.kind === 'fail') {
-      sent = { status: fault.status ?? 503, error: 'injected fault: not sent', retryAfter: null, durationMs: 0 }
+      sent = {
+        status: fault.status ?? 503,
+        error: 'injected fault: not sent',
+        retryAfter: null,
+        durationMs: 0,
+      }
     } else {
       const headers = this.headers(delivery, secret, fault)
       sent = await postDelivery(delivery.endpoint, headers, delivery.body, this.settings.timeoutMs)
       // At-least-once delivery: the same invocation, sent again at once.
-      if (fault?.kind === 'duplicate') await postDelivery(delivery.endpoint, headers, delivery.body, this.settings.timeoutMs)
+      if (fault?.kind === 'duplicate')
+        await postDelivery(delivery.endpoint, headers, delivery.body, this.settings.timeoutMs)
     }
     if (this.timers.closed || delivery.state !== 'pending') return
-    const record: DeliveryAttempt = { attempt: delivery.attempts.length + 1, at, status: sent.status, error: sent.error, duration_ms: sent.durationMs }
+    const record: DeliveryAttempt = {
+      attempt: delivery.attempts.length + 1,
+      at,
+      status: sent.status,
+      error: sent.error,
+      duration_ms: sent.durationMs,
+    }
     const retryAfter = sent.retryAfter
     delivery.attempts.push(record)
     const status = record.status
@@ -182,7 +235,12 @@ export class DeliveryQueue {
       delivery.state = 'failed'
       return
     }
-    const seconds = retryAfter !== null && /^\d+$/.test(retryAfter) && (status === 429 || status === 503) ? Number(retryAfter) : undefined
-    this.timers.schedule(seconds !== undefined && seconds <= MAX_RETRY_AFTER_S ? seconds * 1000 : delay, () => this.attempt(delivery))
+    const seconds =
+      retryAfter !== null && /^\d+$/.test(retryAfter) && (status === 429 || status === 503)
+        ? Number(retryAfter)
+        : undefined
+    this.timers.schedule(seconds !== undefined && seconds <= MAX_RETRY_AFTER_S ? seconds * 1000 : delay, () =>
+      this.attempt(delivery),
+    )
   }
 }

@@ -19,7 +19,8 @@ const settle = async () => {
   expect(body.settled).toBe(true)
   return body.deliveries
 }
-const events = (from = 0) => receiver.received.slice(from).map((r) => ({ headers: r.headers, body: r.body, event: JSON.parse(r.body) }))
+const events = (from = 0) =>
+  receiver.received.slice(from).map((r) => ({ headers: r.headers, body: r.body, event: JSON.parse(r.body) }))
 const act = async (email: string, method: string, path: string, body?: unknown) => {
   const answer = await sandbox.control('/accounts/acme/act', { body: { email, method, path, body } })
   expect(answer.status, JSON.stringify(answer.body)).toBe(200)
@@ -33,11 +34,23 @@ beforeAll(async () => {
   auth = bearer(await sandbox.token('acme', ADMIN))
   const created = await call(`${base}/api/v2/webhooks`, {
     auth,
-    json: { webhook: { name: 'events', endpoint: receiver.url, http_method: 'POST', request_format: 'json', status: 'active', subscriptions: TICKET_EVENT_TYPES, custom_headers: { 'x-switchyard-account': 'acme' } } },
+    json: {
+      webhook: {
+        name: 'events',
+        endpoint: receiver.url,
+        http_method: 'POST',
+        request_format: 'json',
+        status: 'active',
+        subscriptions: TICKET_EVENT_TYPES,
+        custom_headers: { 'x-switchyard-account': 'acme' },
+      },
+    },
   })
   hook = created.body.webhook
-  secret = (await call(`${base}/api/v2/webhooks/${hook.id}/signing_secret`, { auth })).body.signing_secret.secret
-  agentId = (await call(`${base}/api/v2/users/me`, { auth: bearer(await sandbox.token('acme', AGENT)) })).body.user.id
+  secret = (await call(`${base}/api/v2/webhooks/${hook.id}/signing_secret`, { auth })).body.signing_secret
+    .secret
+  agentId = (await call(`${base}/api/v2/users/me`, { auth: bearer(await sandbox.token('acme', AGENT)) })).body
+    .user.id
   await sandbox.control('/delivery-settings', { method: 'PUT', body: { retry_delays_ms: [10, 10, 10] } })
 })
 beforeEach(async () => {
@@ -55,15 +68,32 @@ describe('ticket events', () => {
 
   it('a new ticket sends ticket.created, signed as Zendesk signs', async () => {
     const mark = receiver.received.length
-    const created = await call(`${base}/api/v2/tickets`, { auth, json: { ticket: { subject: 'Printer on fire', comment: { body: 'Smoke everywhere' }, priority: 'high' } } })
+    const created = await call(`${base}/api/v2/tickets`, {
+      auth,
+      json: {
+        ticket: { subject: 'Printer on fire', comment: { body: 'Smoke everywhere' }, priority: 'high' },
+      },
+    })
     ticketId = created.body.ticket.id
     await settle()
     const [one, ...rest] = events(mark)
     expect(rest).toEqual([])
     expect(one!.event).toMatchObject({
-      type: 'zen:event-type:ticket.created', account_id: expect.any(Number), id: expect.stringMatching(/^[0-9a-f-]{36}$/), zendesk_event_version: '2022-11-06',
+      type: 'zen:event-type:ticket.created',
+      account_id: expect.any(Number),
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      zendesk_event_version: '2022-11-06',
       subject: `zen:ticket:${ticketId}`,
-      detail: { id: String(ticketId), subject: 'Printer on fire', description: 'Smoke everywhere', status: 'NEW', priority: 'HIGH', requester_id: expect.any(String), actor_id: expect.any(String), via: { channel: 'api' } },
+      detail: {
+        id: String(ticketId),
+        subject: 'Printer on fire',
+        description: 'Smoke everywhere',
+        status: 'NEW',
+        priority: 'HIGH',
+        requester_id: expect.any(String),
+        actor_id: expect.any(String),
+        via: { channel: 'api' },
+      },
       event: { current: { status: 'NEW' }, meta: { sequence: { id: expect.any(String), position: 1 } } },
     })
     const h = one!.headers
@@ -78,34 +108,78 @@ describe('ticket events', () => {
 
   it('one change by a person in the agent UI sends one event per kind, sharing a sequence', async () => {
     const mark = receiver.received.length
-    await act(AGENT, 'PUT', `/api/v2/tickets/${ticketId}.json`, { ticket: { status: 'pending', priority: 'urgent', assignee_id: agentId, comment: { body: 'Looking', public: false } } })
+    await act(AGENT, 'PUT', `/api/v2/tickets/${ticketId}.json`, {
+      ticket: {
+        status: 'pending',
+        priority: 'urgent',
+        assignee_id: agentId,
+        comment: { body: 'Looking', public: false },
+      },
+    })
     await settle()
     const got = events(mark).map((e) => e.event)
-    expect(got.map((e) => e.type).sort()).toEqual(['zen:event-type:ticket.agent_assignment_changed', 'zen:event-type:ticket.comment_added', 'zen:event-type:ticket.priority_changed', 'zen:event-type:ticket.status_changed'])
+    expect(got.map((e) => e.type).sort()).toEqual([
+      'zen:event-type:ticket.agent_assignment_changed',
+      'zen:event-type:ticket.comment_added',
+      'zen:event-type:ticket.priority_changed',
+      'zen:event-type:ticket.status_changed',
+    ])
     expect(new Set(got.map((e) => e.event.meta.sequence.id)).size).toBe(1)
     const byType = Object.fromEntries(got.map((e) => [e.type.replace('zen:event-type:ticket.', ''), e]))
     expect(byType.status_changed.event).toMatchObject({ current: 'PENDING', previous: 'NEW' })
     expect(byType.priority_changed.event).toMatchObject({ current: 'URGENT', previous: 'HIGH' })
     expect(byType.agent_assignment_changed.event).toMatchObject({ current: agentId, previous: null })
-    expect(byType.comment_added.event.comment).toEqual({ id: expect.any(String), body: 'Looking', is_public: false, author: { id: String(agentId), is_staff: true, name: 'Alan Agent' } })
-    expect(byType.status_changed.detail).toMatchObject({ actor_id: String(agentId), assignee_id: String(agentId), status: 'PENDING', priority: 'URGENT' })
+    expect(byType.comment_added.event.comment).toEqual({
+      id: expect.any(String),
+      body: 'Looking',
+      is_public: false,
+      author: { id: String(agentId), is_staff: true, name: 'Alan Agent' },
+    })
+    expect(byType.status_changed.detail).toMatchObject({
+      actor_id: String(agentId),
+      assignee_id: String(agentId),
+      status: 'PENDING',
+      priority: 'URGENT',
+    })
   })
 
   it('a write that changes nothing sends nothing; a webhook not subscribed to a type gets none of it', async () => {
-    const narrow = (await call(`${base}/api/v2/webhooks`, {
-      auth, json: { webhook: { name: 'narrow', endpoint: `${receiver.url}/narrow`, http_method: 'POST', request_format: 'json', subscriptions: ['zen:event-type:ticket.priority_changed'] } },
-    })).body.webhook
+    const narrow = (
+      await call(`${base}/api/v2/webhooks`, {
+        auth,
+        json: {
+          webhook: {
+            name: 'narrow',
+            endpoint: `${receiver.url}/narrow`,
+            http_method: 'POST',
+            request_format: 'json',
+            subscriptions: ['zen:event-type:ticket.priority_changed'],
+          },
+        },
+      })
+    ).body.webhook
     const mark = receiver.received.length
-    await call(`${base}/api/v2/tickets/${ticketId}`, { method: 'PUT', auth, json: { ticket: { status: 'pending' } } })
-    await call(`${base}/api/v2/tickets/${ticketId}`, { method: 'PUT', auth, json: { ticket: { status: 'open' } } })
+    await call(`${base}/api/v2/tickets/${ticketId}`, {
+      method: 'PUT',
+      auth,
+      json: { ticket: { status: 'pending' } },
+    })
+    await call(`${base}/api/v2/tickets/${ticketId}`, {
+      method: 'PUT',
+      auth,
+      json: { ticket: { status: 'open' } },
+    })
     await settle()
-    expect(events(mark).map((e) => [e.event.type, receiver.received.find((r) => r.body === e.body)!.path])).toEqual([['zen:event-type:ticket.status_changed', '/hook']])
+    expect(
+      events(mark).map((e) => [e.event.type, receiver.received.find((r) => r.body === e.body)!.path]),
+    ).toEqual([['zen:event-type:ticket.status_changed', '/hook']])
     await call(`${base}/api/v2/webhooks/${narrow.id}`, { method: 'DELETE', auth })
   })
 })
 
 describe('deliveries', () => {
-  const change = (priority: string) => call(`${base}/api/v2/tickets/1`, { method: 'PUT', auth, json: { ticket: { priority } } })
+  const change = (priority: string) =>
+    call(`${base}/api/v2/tickets/1`, { method: 'PUT', auth, json: { ticket: { priority } } })
 
   it('retries a 5xx with the same invocation id, re-signed; a 4xx is not retried', async () => {
     receiver.respond = (_r, i) => (i === receiver.received.length - 1 && attempts++ < 2 ? 503 : 200)
@@ -115,7 +189,9 @@ describe('deliveries', () => {
     const [delivery] = (await settle()).filter((d: any) => d.webhook_id === hook.id).slice(-1)
     expect(delivery.state).toBe('delivered')
     expect(delivery.attempts.map((a: any) => a.status)).toEqual([503, 503, 200])
-    const ids = new Set(receiver.received.slice(mark).map((r) => r.headers['x-zendesk-webhook-invocation-id']))
+    const ids = new Set(
+      receiver.received.slice(mark).map((r) => r.headers['x-zendesk-webhook-invocation-id']),
+    )
     expect(ids.size).toBe(1)
 
     receiver.respond = () => 400
@@ -127,9 +203,20 @@ describe('deliveries', () => {
   it('a receiver that cannot be reached is tried again after each delay, then the invocation fails', async () => {
     const closed = await startReceiver()
     await closed.close()
-    const dead = (await call(`${base}/api/v2/webhooks`, {
-      auth, json: { webhook: { name: 'dead', endpoint: closed.url, http_method: 'POST', request_format: 'json', subscriptions: ['zen:event-type:ticket.priority_changed'] } },
-    })).body.webhook
+    const dead = (
+      await call(`${base}/api/v2/webhooks`, {
+        auth,
+        json: {
+          webhook: {
+            name: 'dead',
+            endpoint: closed.url,
+            http_method: 'POST',
+            request_format: 'json',
+            subscriptions: ['zen:event-type:ticket.priority_changed'],
+          },
+        },
+      })
+    ).body.webhook
     await change('urgent')
     const [failed] = (await settle()).filter((d: any) => d.webhook_id === dead.id)
     expect(failed.state).toBe('failed')
@@ -139,8 +226,14 @@ describe('deliveries', () => {
   })
 
   it('injected faults: a duplicate, a bad signature, a stale timestamp, a failure that is retried', async () => {
-    const faults = [{ kind: 'duplicate', times: 1 }, { kind: 'bad_signature', times: 1 }, { kind: 'stale_timestamp', times: 1 }, { kind: 'fail', status: 500, times: 1 }]
-    for (const fault of faults) expect((await sandbox.control('/delivery-faults', { body: fault })).status).toBe(201)
+    const faults = [
+      { kind: 'duplicate', times: 1 },
+      { kind: 'bad_signature', times: 1 },
+      { kind: 'stale_timestamp', times: 1 },
+      { kind: 'fail', status: 500, times: 1 },
+    ]
+    for (const fault of faults)
+      expect((await sandbox.control('/delivery-faults', { body: fault })).status).toBe(201)
     expect((await sandbox.control('/delivery-faults')).body.faults).toHaveLength(4)
 
     let mark = receiver.received.length
@@ -149,13 +242,17 @@ describe('deliveries', () => {
     const dup = receiver.received.slice(mark)
     expect(dup).toHaveLength(2)
     expect(dup[0]!.body).toBe(dup[1]!.body)
-    expect(dup[0]!.headers['x-zendesk-webhook-invocation-id']).toBe(dup[1]!.headers['x-zendesk-webhook-invocation-id'])
+    expect(dup[0]!.headers['x-zendesk-webhook-invocation-id']).toBe(
+      dup[1]!.headers['x-zendesk-webhook-invocation-id'],
+    )
 
     mark = receiver.received.length
     await change('low')
     await settle()
     const [bad] = receiver.received.slice(mark)
-    expect(bad!.headers['x-zendesk-webhook-signature']).not.toBe(webhookSignature(secret, bad!.headers['x-zendesk-webhook-signature-timestamp'] as string, bad!.body))
+    expect(bad!.headers['x-zendesk-webhook-signature']).not.toBe(
+      webhookSignature(secret, bad!.headers['x-zendesk-webhook-signature-timestamp'] as string, bad!.body),
+    )
 
     mark = receiver.received.length
     await change('high')
@@ -175,25 +272,56 @@ describe('deliveries', () => {
     const list = await call(`${base}/api/v2/webhooks/${hook.id}/invocations`, { auth })
     expect(list.status).toBe(200)
     const [latest] = list.body.invocations
-    expect(latest).toMatchObject({ id: expect.stringMatching(/^\d+$/), status: 'success', latest_completion_status: 200, event_type: 'zen:event-type:ticket.priority_changed' })
-    const attempts = await call(`${base}/api/v2/webhooks/${hook.id}/invocations/${latest.id}/attempts`, { auth })
+    expect(latest).toMatchObject({
+      id: expect.stringMatching(/^\d+$/),
+      status: 'success',
+      latest_completion_status: 200,
+      event_type: 'zen:event-type:ticket.priority_changed',
+    })
+    const attempts = await call(`${base}/api/v2/webhooks/${hook.id}/invocations/${latest.id}/attempts`, {
+      auth,
+    })
     expect(attempts.body.attempts.map((a: any) => a.response.status)).toEqual([500, 200])
     expect((await call(`${base}/api/v2/webhooks/nope/invocations`, { auth })).status).toBe(404)
 
-    await call(`${base}/api/v2/webhooks/${hook.id}`, { method: 'PATCH', auth, json: { webhook: { status: 'inactive' } } })
+    await call(`${base}/api/v2/webhooks/${hook.id}`, {
+      method: 'PATCH',
+      auth,
+      json: { webhook: { status: 'inactive' } },
+    })
     const mark = receiver.received.length
     await change('urgent')
     await settle()
     expect(receiver.received.length).toBe(mark)
-    await call(`${base}/api/v2/webhooks/${hook.id}`, { method: 'PATCH', auth, json: { webhook: { status: 'active' } } })
+    await call(`${base}/api/v2/webhooks/${hook.id}`, {
+      method: 'PATCH',
+      auth,
+      json: { webhook: { status: 'active' } },
+    })
   })
 
   it('refuses bad control input naming the field', async () => {
-    expect((await sandbox.control('/delivery-faults', { body: { kind: 'explode' } })).body.description).toMatch(/kind must be one of/)
-    expect((await sandbox.control('/delivery-settings', { method: 'PUT', body: { retry_delays_ms: [-1] } })).status).toBe(400)
-    expect((await sandbox.control('/accounts/acme/act', { body: { email: 'nobody@acme.test', path: '/api/v2/tickets' } })).body.description).toMatch(/email or user_id/)
-    expect((await sandbox.control('/accounts/acme/act', { body: { email: AGENT, path: '/tickets' } })).body.description).toMatch(/path must start/)
-    const forbidden = await act('customer@acme.test', 'PUT', '/api/v2/tickets/1', { ticket: { status: 'open' } })
+    expect(
+      (await sandbox.control('/delivery-faults', { body: { kind: 'explode' } })).body.description,
+    ).toMatch(/kind must be one of/)
+    expect(
+      (await sandbox.control('/delivery-settings', { method: 'PUT', body: { retry_delays_ms: [-1] } }))
+        .status,
+    ).toBe(400)
+    expect(
+      (
+        await sandbox.control('/accounts/acme/act', {
+          body: { email: 'nobody@acme.test', path: '/api/v2/tickets' },
+        })
+      ).body.description,
+    ).toMatch(/email or user_id/)
+    expect(
+      (await sandbox.control('/accounts/acme/act', { body: { email: AGENT, path: '/tickets' } })).body
+        .description,
+    ).toMatch(/path must start/)
+    const forbidden = await act('customer@acme.test', 'PUT', '/api/v2/tickets/1', {
+      ticket: { status: 'open' },
+    })
     expect(forbidden.status).toBe(403)
   })
 })

@@ -17,9 +17,13 @@ export const EVENT_PREFIX = 'zen:event-type:'
 export const TICKET_EVENT_VERSION = '2022-11-06'
 
 /** The five ticket event types the sandbox sends. */
-export const TICKET_EVENT_TYPES = ['ticket.created', 'ticket.status_changed', 'ticket.priority_changed', 'ticket.comment_added', 'ticket.agent_assignment_changed'].map(
-  (t) => `${EVENT_PREFIX}${t}`,
-)
+export const TICKET_EVENT_TYPES = [
+  'ticket.created',
+  'ticket.status_changed',
+  'ticket.priority_changed',
+  'ticket.comment_added',
+  'ticket.agent_assignment_changed',
+].map((t) => `${EVENT_PREFIX}${t}`)
 
 export interface TicketEvent {
   type: string
@@ -68,7 +72,11 @@ function commentEvent(account: Account, comment: Comment): Record<string, unknow
       id: String(comment.id),
       body: comment.plainBody,
       is_public: comment.public,
-      author: { id: String(comment.authorId), is_staff: author !== undefined && author.role !== 'end-user', name: author?.name ?? '' },
+      author: {
+        id: String(comment.authorId),
+        is_staff: author !== undefined && author.role !== 'end-user',
+        name: author?.name ?? '',
+      },
     },
   }
 }
@@ -84,11 +92,23 @@ export function eventsOfWrite(account: Account, ticket: Ticket, audit: Audit, no
         const comment = (account.comments.get(ticket.id) ?? []).find((c) => c.id === e.commentId)
         if (comment) parts.push({ type: 'ticket.comment_added', event: commentEvent(account, comment) })
       } else if (e.type === 'Change' && e.field_name === 'status') {
-        parts.push({ type: 'ticket.status_changed', event: { current: upper(e.value as string), previous: upper(e.previous_value as string) } })
+        parts.push({
+          type: 'ticket.status_changed',
+          event: { current: upper(e.value as string), previous: upper(e.previous_value as string) },
+        })
       } else if (e.type === 'Change' && e.field_name === 'priority') {
-        parts.push({ type: 'ticket.priority_changed', event: { current: upper(e.value as string | null), previous: upper(e.previous_value as string | null) } })
+        parts.push({
+          type: 'ticket.priority_changed',
+          event: {
+            current: upper(e.value as string | null),
+            previous: upper(e.previous_value as string | null),
+          },
+        })
       } else if (e.type === 'Change' && e.field_name === 'assignee_id') {
-        parts.push({ type: 'ticket.agent_assignment_changed', event: { current: e.value ?? null, previous: e.previous_value ?? null } })
+        parts.push({
+          type: 'ticket.agent_assignment_changed',
+          event: { current: e.value ?? null, previous: e.previous_value ?? null },
+        })
       }
     }
   }

@@ -8,14 +8,23 @@ import { eventsOfWrite } from './payloads.ts'
  * ticket as that write left it.
  */
 export function publishWrite(sandbox: ZendeskSandbox, account: Account, ticket: Ticket, audit: Audit): void {
-  const hooks = [...account.webhooks.values()].filter((w) => w.status === 'active' && w.subscriptions.length > 0)
+  const hooks = [...account.webhooks.values()].filter(
+    (w) => w.status === 'active' && w.subscriptions.length > 0,
+  )
   if (hooks.length === 0) return
   for (const event of eventsOfWrite(account, ticket, audit, sandbox.now())) {
     const body = JSON.stringify(event)
     for (const hook of hooks) {
       if (!hook.subscriptions.includes(event.type)) continue
       sandbox.deliveries.enqueue({
-        account: account.subdomain, account_id: account.id, webhook_id: hook.id, event_id: event.id, event_type: event.type, endpoint: hook.endpoint, body, custom_headers: { ...hook.customHeaders },
+        account: account.subdomain,
+        account_id: account.id,
+        webhook_id: hook.id,
+        event_id: event.id,
+        event_type: event.type,
+        endpoint: hook.endpoint,
+        body,
+        custom_headers: { ...hook.customHeaders },
       })
     }
   }

@@ -6,7 +6,9 @@ import { createHmac } from 'node:crypto'
  * value, with no separator (sources: Zendesk webhooks, Z-WHV).
  */
 export function webhookSignature(secret: string, timestamp: string, body: string): string {
-  return createHmac('sha256', secret).update(timestamp + body, 'utf8').digest('base64')
+  return createHmac('sha256', secret)
+    .update(timestamp + body, 'utf8')
+    .digest('base64')
 }
 
 export const SIGNATURE_HEADER = 'x-zendesk-webhook-signature'

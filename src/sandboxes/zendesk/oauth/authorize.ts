@@ -1,5 +1,13 @@
 import { parseScopes } from '../auth.ts'
-import { cookieValue, htmlResponse, isRecord, parseBody, redirectResponse, type IncomingRequest, type SandboxResponse } from '../http.ts'
+import {
+  cookieValue,
+  htmlResponse,
+  isRecord,
+  parseBody,
+  redirectResponse,
+  type IncomingRequest,
+  type SandboxResponse,
+} from '../http.ts'
 import { randomToken } from '../ids.ts'
 import type { Account, BrowserSession, OAuthClient, User } from '../model.ts'
 import type { SandboxStore } from '../state.ts'
@@ -24,7 +32,15 @@ import { sandboxAccounts } from './sandbox-accounts.ts'
 export const CODE_TTL_MS = 120 * MS_PER_SECOND
 export const SESSION_TTL_MS = 2 * MS_PER_HOUR
 
-const OAUTH_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const
+const OAUTH_PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+] as const
 
 export const sessionCookieName = (subdomain: string) => `zd_sandbox_session_${subdomain}`
 
@@ -45,7 +61,8 @@ function errorPage(status: number, title: string, message: string): SandboxRespo
 
 function redirectWith(redirectUri: string, values: Record<string, string | undefined>): SandboxResponse {
   const url = new URL(redirectUri)
-  for (const [name, value] of Object.entries(values)) if (value !== undefined) url.searchParams.set(name, value)
+  for (const [name, value] of Object.entries(values))
+    if (value !== undefined) url.searchParams.set(name, value)
   return redirectResponse(url.toString())
 }
 
@@ -55,12 +72,20 @@ function redirectWith(redirectUri: string, values: Record<string, string | undef
  */
 function checkParams(store: SandboxStore, account: Account, source: Record<string, unknown>): ParamCheck {
   const fields: HiddenFields = {}
-  for (const name of OAUTH_PARAMS) if (typeof source[name] === 'string' && source[name] !== '') fields[name] = source[name] as string
+  for (const name of OAUTH_PARAMS)
+    if (typeof source[name] === 'string' && source[name] !== '') fields[name] = source[name] as string
   const client = clientFor(store, account, fields.client_id)
-  if (!client) return { ok: false, response: errorPage(400, 'Invalid client', 'The OAuth client_id is not valid for this account.') }
+  if (!client)
+    return {
+      ok: false,
+      response: errorPage(400, 'Invalid client', 'The OAuth client_id is not valid for this account.'),
+    }
   const redirectUri = fields.redirect_uri
   if (!redirectUri || !redirectAllowed(client, redirectUri)) {
-    return { ok: false, response: errorPage(400, 'Invalid redirect URI', 'The redirect_uri does not match the OAuth client.') }
+    return {
+      ok: false,
+      response: errorPage(400, 'Invalid redirect URI', 'The redirect_uri does not match the OAuth client.'),
+    }
   }
   const fail = (error: string, description: string) => ({
     ok: false as const,
@@ -70,20 +95,37 @@ function checkParams(store: SandboxStore, account: Account, source: Record<strin
   const scopes = parseScopes(fields.scope)
   if (scopes.length === 0) return fail('invalid_scope', 'scope is required.')
   const challenge = fields.code_challenge ?? null
-  if (challenge !== null && fields.code_challenge_method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256.')
+  if (challenge !== null && fields.code_challenge_method !== 'S256')
+    return fail('invalid_request', 'code_challenge_method must be S256.')
   // Z-HC-OAUTH: public clients must use PKCE.
-  if (challenge === null && client.kind === 'public') return fail('invalid_request', 'Public clients must send a PKCE code_challenge.')
-  return { ok: true, params: { client, redirectUri, scopes, state: fields.state, codeChallenge: challenge, fields } }
+  if (challenge === null && client.kind === 'public')
+    return fail('invalid_request', 'Public clients must send a PKCE code_challenge.')
+  return {
+    ok: true,
+    params: { client, redirectUri, scopes, state: fields.state, codeChallenge: challenge, fields },
+  }
 }
 
-function liveSession(store: SandboxStore, account: Account, id: string | undefined, now: number): { session: BrowserSession; user: User } | undefined {
+function liveSession(
+  store: SandboxStore,
+  account: Account,
+  id: string | undefined,
+  now: number,
+): { session: BrowserSession; user: User } | undefined {
   const session = id ? store.sessions.get(id) : undefined
   if (!session || session.subdomain !== account.subdomain || session.expiresAt <= now) return undefined
   const user = account.users.get(session.userId)
   return user && user.active ? { session, user } : undefined
 }
 
-function renderConsent(base: string, account: Account, params: AuthorizeParams, session: BrowserSession, user: User, headers: Record<string, string> = {}): SandboxResponse {
+function renderConsent(
+  base: string,
+  account: Account,
+  params: AuthorizeParams,
+  session: BrowserSession,
+  user: User,
+  headers: Record<string, string> = {},
+): SandboxResponse {
   return htmlResponse(
     200,
     consentPage({
@@ -124,16 +166,30 @@ function renderSignIn(
  * browser may hold an older one), expires the cookie, and shows the sign-in form for the same
  * request, so the next user to sign in is the one who allows or denies.
  */
-function signOut(store: SandboxStore, account: Account, req: IncomingRequest, form: Record<string, unknown>, base: string, params: AuthorizeParams): SandboxResponse {
+function signOut(
+  store: SandboxStore,
+  account: Account,
+  req: IncomingRequest,
+  form: Record<string, unknown>,
+  base: string,
+  params: AuthorizeParams,
+): SandboxResponse {
   const cookieName = sessionCookieName(account.subdomain)
   for (const id of [form.session, cookieValue(req, cookieName)]) {
-    if (typeof id === 'string' && store.sessions.get(id)?.subdomain === account.subdomain) store.sessions.delete(id)
+    if (typeof id === 'string' && store.sessions.get(id)?.subdomain === account.subdomain)
+      store.sessions.delete(id)
   }
   const expired = `${cookieName}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`
   return renderSignIn(base, account, params, { headers: { 'set-cookie': expired } })
 }
 
-export function showAuthorize(store: SandboxStore, account: Account, req: IncomingRequest, base: string, now: number): SandboxResponse {
+export function showAuthorize(
+  store: SandboxStore,
+  account: Account,
+  req: IncomingRequest,
+  base: string,
+  now: number,
+): SandboxResponse {
   const check = checkParams(store, account, Object.fromEntries(req.query))
   if (!check.ok) return check.response
   const signedIn = liveSession(store, account, cookieValue(req, sessionCookieName(account.subdomain)), now)
@@ -146,7 +202,13 @@ function formBody(req: IncomingRequest): Record<string, unknown> {
   return parsed.ok && isRecord(parsed.value) ? parsed.value : {}
 }
 
-export function signIn(store: SandboxStore, account: Account, req: IncomingRequest, base: string, now: number): SandboxResponse {
+export function signIn(
+  store: SandboxStore,
+  account: Account,
+  req: IncomingRequest,
+  base: string,
+  now: number,
+): SandboxResponse {
   const form = formBody(req)
   const check = checkParams(store, account, form)
   if (!check.ok) return check.response
@@ -157,21 +219,34 @@ export function signIn(store: SandboxStore, account: Account, req: IncomingReque
     return renderSignIn(base, account, check.params, { error: 'Invalid email or password.', email })
   }
   user.lastLoginAt = now
-  const session: BrowserSession = { id: randomToken(24), subdomain: account.subdomain, userId: user.id, expiresAt: now + SESSION_TTL_MS }
+  const session: BrowserSession = {
+    id: randomToken(24),
+    subdomain: account.subdomain,
+    userId: user.id,
+    expiresAt: now + SESSION_TTL_MS,
+  }
   store.sessions.set(session.id, session)
   const cookie = `${sessionCookieName(account.subdomain)}=${session.id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_TTL_MS / MS_PER_SECOND}`
   return renderConsent(base, account, check.params, session, user, { 'set-cookie': cookie })
 }
 
-export function decide(store: SandboxStore, account: Account, req: IncomingRequest, base: string, now: number): SandboxResponse {
+export function decide(
+  store: SandboxStore,
+  account: Account,
+  req: IncomingRequest,
+  base: string,
+  now: number,
+): SandboxResponse {
   const form = formBody(req)
   const check = checkParams(store, account, form)
   if (!check.ok) return check.response
   const params = check.params
   if (form.sign_out === '1') return signOut(store, account, req, form, base, params)
-  const sessionId = typeof form.session === 'string' ? form.session : cookieValue(req, sessionCookieName(account.subdomain))
+  const sessionId =
+    typeof form.session === 'string' ? form.session : cookieValue(req, sessionCookieName(account.subdomain))
   const signedIn = liveSession(store, account, sessionId, now)
-  if (!signedIn) return renderSignIn(base, account, params, { error: 'Your session has expired. Please sign in again.' })
+  if (!signedIn)
+    return renderSignIn(base, account, params, { error: 'Your session has expired. Please sign in again.' })
   if (form.decision === 'deny') {
     return redirectWith(params.redirectUri, {
       error: 'access_denied',

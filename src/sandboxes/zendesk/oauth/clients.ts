@@ -4,7 +4,11 @@ import type { SandboxStore } from '../state.ts'
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 /** The client, if it exists and may be used on this account (global clients work everywhere). */
-export function clientFor(store: SandboxStore, account: Account, identifier: string | undefined): OAuthClient | undefined {
+export function clientFor(
+  store: SandboxStore,
+  account: Account,
+  identifier: string | undefined,
+): OAuthClient | undefined {
   if (!identifier) return undefined
   const client = store.clients.get(identifier)
   if (!client || (client.subdomain !== null && client.subdomain !== account.subdomain)) return undefined

@@ -76,7 +76,8 @@ export function tokenResponseBody(minted: Minted, refreshExpiresInS: number): Re
   return body
 }
 
-export type LifetimeCheck = { ok: true; expiresInS: number | null; refreshExpiresInS: number } | { ok: false; problem: string }
+export type LifetimeCheck =
+  { ok: true; expiresInS: number | null; refreshExpiresInS: number } | { ok: false; problem: string }
 
 function seconds(raw: unknown): number | undefined | null {
   if (raw === undefined || raw === null || raw === '') return undefined
@@ -84,11 +85,16 @@ function seconds(raw: unknown): number | undefined | null {
   return typeof n === 'number' && Number.isInteger(n) ? n : null
 }
 
-export function checkLifetimes(rawExpiresIn: unknown, rawRefreshExpiresIn: unknown, fallbackExpiresInS: number | null = null): LifetimeCheck {
+export function checkLifetimes(
+  rawExpiresIn: unknown,
+  rawRefreshExpiresIn: unknown,
+  fallbackExpiresInS: number | null = null,
+): LifetimeCheck {
   const expiresIn = seconds(rawExpiresIn)
   const refreshExpiresIn = seconds(rawRefreshExpiresIn)
   if (expiresIn === null) return { ok: false, problem: 'expires_in must be an integer number of seconds' }
-  if (refreshExpiresIn === null) return { ok: false, problem: 'refresh_token_expires_in must be an integer number of seconds' }
+  if (refreshExpiresIn === null)
+    return { ok: false, problem: 'refresh_token_expires_in must be an integer number of seconds' }
   const refresh = refreshExpiresIn ?? DEFAULT_REFRESH_EXPIRES_IN_S
   const access = expiresIn ?? fallbackExpiresInS
   if (access !== null && !(access > MIN_EXPIRES_IN_S && access < MAX_EXPIRES_IN_S && access < refresh)) {

@@ -1,6 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { AGENT, basic, bearer, call, parseForm, PASSWORD, postForm, startTestSandbox, type TestSandbox } from '../test-support.ts'
+import {
+  AGENT,
+  basic,
+  bearer,
+  call,
+  parseForm,
+  PASSWORD,
+  postForm,
+  startTestSandbox,
+  type TestSandbox,
+} from '../test-support.ts'
 
 const REDIRECT = 'http://127.0.0.1:8765/callback'
 const CLIENT = { id: 'switchyard', secret: 'switchyard-sandbox-secret' }
@@ -23,16 +33,30 @@ function pkce() {
 }
 
 function authorizeUrl(params: Record<string, string>): string {
-  const query = new URLSearchParams({ response_type: 'code', client_id: CLIENT.id, redirect_uri: REDIRECT, scope: 'read write', state: 'xyz', ...params })
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: CLIENT.id,
+    redirect_uri: REDIRECT,
+    scope: 'read write',
+    state: 'xyz',
+    ...params,
+  })
   return `${acme}/oauth/authorizations/new?${query}`
 }
 
 /** Drives the pages like a browser without cookies: GET, sign in, decide. Returns the 302. */
-async function authorize(params: Record<string, string> = {}, options: { email?: string; password?: string; decision?: string } = {}) {
+async function authorize(
+  params: Record<string, string> = {},
+  options: { email?: string; password?: string; decision?: string } = {},
+) {
   const page = await fetch(authorizeUrl(params))
   expect(page.status).toBe(200)
   const signIn = parseForm(await page.text())
-  const consent = await postForm(signIn.action, { ...signIn.fields, email: options.email ?? AGENT, password: options.password ?? PASSWORD })
+  const consent = await postForm(signIn.action, {
+    ...signIn.fields,
+    email: options.email ?? AGENT,
+    password: options.password ?? PASSWORD,
+  })
   expect(consent.status).toBe(200)
   const html = await consent.text()
   expect(html).toContain('name="decision" value="allow"')
@@ -49,7 +73,9 @@ async function codeFrom(params: Record<string, string> = {}) {
 }
 
 function exchange(body: Record<string, unknown>) {
-  return call(`${acme}/oauth/tokens`, { json: { client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uri: REDIRECT, ...body } })
+  return call(`${acme}/oauth/tokens`, {
+    json: { client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uri: REDIRECT, ...body },
+  })
 }
 
 describe('authorization-code flow', () => {
@@ -63,10 +89,20 @@ describe('authorization-code flow', () => {
     const code = location.searchParams.get('code') as string
     expect(code).toMatch(/^[0-9a-f]{40}$/)
 
-    const token = await exchange({ grant_type: 'authorization_code', code, code_verifier: verifier, scope: 'read write' })
+    const token = await exchange({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      scope: 'read write',
+    })
     expect(token.status).toBe(201)
     expect(token.headers.get('cache-control')).toBe('no-store')
-    expect(token.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', scope: 'read write', expires_in: null })
+    expect(token.body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'bearer',
+      scope: 'read write',
+      expires_in: null,
+    })
     expect(await (await fetch(authorizeUrl({}))).text()).toContain('Switchyard')
 
     const me = await call(`${acme}/api/v2/users/me.json`, { auth: bearer(token.body.access_token) })
@@ -78,8 +114,15 @@ describe('authorization-code flow', () => {
     const code = await codeFrom()
     const response = await fetch(`${acme}/oauth/tokens`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(CLIENT.id, CLIENT.secret) },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basic(CLIENT.id, CLIENT.secret),
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+      }).toString(),
     })
     expect(response.status).toBe(201)
     expect((await response.json()).token_type).toBe('bearer')
@@ -110,7 +153,10 @@ describe('authorization-code flow', () => {
   it.each([
     ['an unknown client_id', { client_id: 'nobody' }],
     ['a redirect_uri on another host', { redirect_uri: 'https://evil.example/cb' }],
-    ['an https loopback redirect for the loopback-only client', { redirect_uri: 'https://127.0.0.1:8765/cb' }],
+    [
+      'an https loopback redirect for the loopback-only client',
+      { redirect_uri: 'https://127.0.0.1:8765/cb' },
+    ],
   ])('answers %s with an error page and no redirect', async (_, params) => {
     const response = await fetch(authorizeUrl(params), { redirect: 'manual' })
     expect(response.status).toBe(400)
@@ -121,7 +167,9 @@ describe('authorization-code flow', () => {
   it('redirects protocol errors once the client and redirect are known', async () => {
     const response = await fetch(authorizeUrl({ response_type: 'token' }), { redirect: 'manual' })
     expect(response.status).toBe(302)
-    expect(new URL(response.headers.get('location') as string).searchParams.get('error')).toBe('unsupported_response_type')
+    expect(new URL(response.headers.get('location') as string).searchParams.get('error')).toBe(
+      'unsupported_response_type',
+    )
   })
 
   it('skips the sign-in form when the session cookie is presented', async () => {
@@ -169,7 +217,11 @@ describe('token endpoint', () => {
 
   it('rejects a redirect_uri that differs from the authorize request', async () => {
     const code = await codeFrom()
-    const response = await exchange({ grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:8765/other' })
+    const response = await exchange({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: 'http://127.0.0.1:8765/other',
+    })
     expect(response.body.error).toBe('invalid_grant')
   })
 
@@ -186,7 +238,11 @@ describe('token endpoint', () => {
     const code = await codeFrom()
     const first = await exchange({ grant_type: 'authorization_code', code, expires_in: 3600 })
     expect(first.status).toBe(201)
-    expect(first.body).toMatchObject({ expires_in: 3600, refresh_token: expect.any(String), refresh_token_expires_in: 2_592_000 })
+    expect(first.body).toMatchObject({
+      expires_in: 3600,
+      refresh_token: expect.any(String),
+      refresh_token_expires_in: 2_592_000,
+    })
 
     const refreshed = await exchange({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token })
     expect(refreshed.status).toBe(201)
@@ -232,12 +288,20 @@ describe('token endpoint', () => {
   it('binds tokens to the account that issued them', async () => {
     const code = await codeFrom()
     const token = await exchange({ grant_type: 'authorization_code', code })
-    const elsewhere = await call(`${sandbox.base('globex')}/api/v2/tickets`, { auth: bearer(token.body.access_token) })
+    const elsewhere = await call(`${sandbox.base('globex')}/api/v2/tickets`, {
+      auth: bearer(token.body.access_token),
+    })
     expect(elsewhere.status).toBe(401)
     expect(elsewhere.body.error).toBe('invalid_token')
     const foreignCode = await codeFrom()
     const wrongAccount = await call(`${sandbox.base('globex')}/oauth/tokens`, {
-      json: { grant_type: 'authorization_code', code: foreignCode, client_id: CLIENT.id, client_secret: CLIENT.secret, redirect_uri: REDIRECT },
+      json: {
+        grant_type: 'authorization_code',
+        code: foreignCode,
+        client_id: CLIENT.id,
+        client_secret: CLIENT.secret,
+        redirect_uri: REDIRECT,
+      },
     })
     expect(wrongAccount.body.error).toBe('invalid_grant')
   })
@@ -251,16 +315,28 @@ describe('registered clients', () => {
     expect(created.status).toBe(201)
     const base = { client_id: 'cli', redirect_uri: 'http://localhost:9000/cb' }
     const noPkce = await fetch(authorizeUrl(base), { redirect: 'manual' })
-    expect(new URL(noPkce.headers.get('location') as string).searchParams.get('error')).toBe('invalid_request')
-    const otherPort = await fetch(authorizeUrl({ ...base, redirect_uri: 'http://localhost:9001/cb' }), { redirect: 'manual' })
+    expect(new URL(noPkce.headers.get('location') as string).searchParams.get('error')).toBe(
+      'invalid_request',
+    )
+    const otherPort = await fetch(authorizeUrl({ ...base, redirect_uri: 'http://localhost:9001/cb' }), {
+      redirect: 'manual',
+    })
     expect(otherPort.status).toBe(400)
 
     const { verifier, challenge } = pkce()
     const code = new URL(
-      (await authorize({ ...base, code_challenge: challenge, code_challenge_method: 'S256' })).headers.get('location') as string,
+      (await authorize({ ...base, code_challenge: challenge, code_challenge_method: 'S256' })).headers.get(
+        'location',
+      ) as string,
     ).searchParams.get('code')
     const token = await call(`${acme}/oauth/tokens`, {
-      json: { grant_type: 'authorization_code', code, client_id: 'cli', redirect_uri: base.redirect_uri, code_verifier: verifier },
+      json: {
+        grant_type: 'authorization_code',
+        code,
+        client_id: 'cli',
+        redirect_uri: base.redirect_uri,
+        code_verifier: verifier,
+      },
     })
     expect(token.status).toBe(201)
   })

@@ -83,5 +83,8 @@ ${hiddenInputs({ ...options.fields, sign_out: '1' })}
 }
 
 export function oauthErrorPage(title: string, message: string): string {
-  return layout(title, `<h1>${escapeHtml(title)}</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>`)
+  return layout(
+    title,
+    `<h1>${escapeHtml(title)}</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>`,
+  )
 }

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { SEED_CLIENT, SEED_PASSWORD } from '../seed.ts'
-import { ADMIN, AGENT, bearer, call, CUSTOMER, parseForm, PASSWORD, postForm, startTestSandbox, type TestSandbox } from '../test-support.ts'
+import {
+  ADMIN,
+  AGENT,
+  bearer,
+  call,
+  CUSTOMER,
+  parseForm,
+  PASSWORD,
+  postForm,
+  startTestSandbox,
+  type TestSandbox,
+} from '../test-support.ts'
 
 /** The sign-in page's help for newcomers and the consent page's "Use another account". */
 
@@ -17,7 +28,13 @@ beforeEach(async () => {
 })
 
 function authorizeUrl(subdomain = 'acme'): string {
-  const query = new URLSearchParams({ response_type: 'code', client_id: SEED_CLIENT.identifier, redirect_uri: REDIRECT, scope: 'read write', state: 'st-1' })
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: SEED_CLIENT.identifier,
+    redirect_uri: REDIRECT,
+    scope: 'read write',
+    state: 'st-1',
+  })
   return `${sandbox.base(subdomain)}/oauth/authorizations/new?${query}`
 }
 
@@ -29,7 +46,10 @@ async function signInAs(email: string): Promise<{ html: string; cookie: string }
   const signIn = parseForm(await (await fetch(authorizeUrl())).text())
   const consent = await postForm(signIn.action, { ...signIn.fields, email, password: PASSWORD })
   expect(consent.status).toBe(200)
-  return { html: await consent.text(), cookie: (consent.headers.get('set-cookie') ?? '').split(';')[0] as string }
+  return {
+    html: await consent.text(),
+    cookie: (consent.headers.get('set-cookie') ?? '').split(';')[0] as string,
+  }
 }
 
 describe('sign-in page', () => {
@@ -43,11 +63,15 @@ describe('sign-in page', () => {
     expect(emails).toEqual([ADMIN, AGENT, CUSTOMER, 'erin@umbrella.test'])
 
     const globex = accountsBox(await (await fetch(authorizeUrl('globex'))).text())
-    expect([...globex.matchAll(/<code class="email">([^<]*)<\/code>/g)].map((m) => m[1])).toEqual(['admin@globex.test'])
+    expect([...globex.matchAll(/<code class="email">([^<]*)<\/code>/g)].map((m) => m[1])).toEqual([
+      'admin@globex.test',
+    ])
   })
 
   it('leaves out users who cannot sign in with the sandbox password', async () => {
-    const created = await sandbox.control('/accounts/acme/users', { body: { name: 'Own Password', email: 'own@acme.test', role: 'agent', password: 'elsewise' } })
+    const created = await sandbox.control('/accounts/acme/users', {
+      body: { name: 'Own Password', email: 'own@acme.test', role: 'agent', password: 'elsewise' },
+    })
     expect(created.status).toBe(201)
     expect(accountsBox(await (await fetch(authorizeUrl())).text())).not.toContain('own@acme.test')
   })
@@ -58,7 +82,12 @@ describe('use another account', () => {
     const first = await signInAs(AGENT)
     expect(first.html).toContain('Signed in as Alan Agent (agent@acme.test)')
     const switcher = parseForm(first.html, 1)
-    expect(switcher.fields).toMatchObject({ sign_out: '1', state: 'st-1', client_id: SEED_CLIENT.identifier, redirect_uri: REDIRECT })
+    expect(switcher.fields).toMatchObject({
+      sign_out: '1',
+      state: 'st-1',
+      client_id: SEED_CLIENT.identifier,
+      redirect_uri: REDIRECT,
+    })
 
     const signedOut = await postForm(switcher.action, switcher.fields, { cookie: first.cookie })
     expect(signedOut.status).toBe(200)
@@ -68,13 +97,22 @@ describe('use another account', () => {
     expect(signInHtml).not.toContain('name="decision"')
 
     // The old session is gone: neither its cookie nor its hidden field lets the agent decide.
-    expect(await (await fetch(authorizeUrl(), { headers: { cookie: first.cookie } })).text()).toContain('name="password"')
+    expect(await (await fetch(authorizeUrl(), { headers: { cookie: first.cookie } })).text()).toContain(
+      'name="password"',
+    )
     const stale = parseForm(first.html)
-    expect(await (await postForm(stale.action, { ...stale.fields, decision: 'allow' })).text()).toContain('Your session has expired')
+    expect(await (await postForm(stale.action, { ...stale.fields, decision: 'allow' })).text()).toContain(
+      'Your session has expired',
+    )
 
     // The same authorization request, now as the admin.
     const signIn = parseForm(signInHtml)
-    expect(signIn.fields).toMatchObject({ state: 'st-1', client_id: SEED_CLIENT.identifier, redirect_uri: REDIRECT, scope: 'read write' })
+    expect(signIn.fields).toMatchObject({
+      state: 'st-1',
+      client_id: SEED_CLIENT.identifier,
+      redirect_uri: REDIRECT,
+      scope: 'read write',
+    })
     const consent = await postForm(signIn.action, { ...signIn.fields, email: ADMIN, password: PASSWORD })
     const consentHtml = await consent.text()
     expect(consentHtml).toContain('Signed in as Ada Admin (admin@acme.test)')
@@ -84,10 +122,18 @@ describe('use another account', () => {
     const location = new URL(allowed.headers.get('location') as string)
     expect(location.searchParams.get('state')).toBe('st-1')
     const token = await call(`${sandbox.base('acme')}/oauth/tokens`, {
-      json: { grant_type: 'authorization_code', code: location.searchParams.get('code'), client_id: SEED_CLIENT.identifier, client_secret: SEED_CLIENT.secret, redirect_uri: REDIRECT },
+      json: {
+        grant_type: 'authorization_code',
+        code: location.searchParams.get('code'),
+        client_id: SEED_CLIENT.identifier,
+        client_secret: SEED_CLIENT.secret,
+        redirect_uri: REDIRECT,
+      },
     })
     expect(token.status).toBe(201)
-    const me = await call(`${sandbox.base('acme')}/api/v2/users/me.json`, { auth: bearer(token.body.access_token) })
+    const me = await call(`${sandbox.base('acme')}/api/v2/users/me.json`, {
+      auth: bearer(token.body.access_token),
+    })
     expect(me.body.user.email).toBe(ADMIN)
   })
 })

@@ -1,6 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { parseScopes } from '../auth.ts'
-import { header, isRecord, jsonResponse, parseBody, type IncomingRequest, type SandboxResponse } from '../http.ts'
+import {
+  header,
+  isRecord,
+  jsonResponse,
+  parseBody,
+  type IncomingRequest,
+  type SandboxResponse,
+} from '../http.ts'
 import type { Account, OAuthClient, User } from '../model.ts'
 import type { SandboxStore } from '../state.ts'
 import { clientFor } from './clients.ts'
@@ -15,7 +22,12 @@ import { checkLifetimes, mintTokens, tokenResponseBody, type Minted } from './mi
 
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' }
 
-function oauthError(status: number, error: string, description: string, headers: Record<string, string> = {}): SandboxResponse {
+function oauthError(
+  status: number,
+  error: string,
+  description: string,
+  headers: Record<string, string> = {},
+): SandboxResponse {
   return jsonResponse(status, { error, error_description: description }, { ...NO_STORE, ...headers })
 }
 
@@ -43,7 +55,10 @@ interface ClientCredentials {
   viaBasic: boolean
 }
 
-function clientCredentials(req: IncomingRequest, body: Record<string, unknown>): ClientCredentials | 'conflict' {
+function clientCredentials(
+  req: IncomingRequest,
+  body: Record<string, unknown>,
+): ClientCredentials | 'conflict' {
   const authorization = header(req, 'authorization')
   const fromBody = { id: str(body.client_id), secret: str(body.client_secret) }
   if (authorization?.toLowerCase().startsWith('basic ')) {
@@ -75,7 +90,9 @@ function authorizationCodeGrant(ctx: GrantContext): SandboxResponse {
   const { store, body, now } = ctx
   const code = store.codes.get(str(body.code) ?? '')
   if (!code || code.subdomain !== ctx.account.subdomain || code.clientId !== ctx.client.identifier) {
-    return invalidGrant('The provided authorization grant is invalid, expired, revoked, or was issued to another client.')
+    return invalidGrant(
+      'The provided authorization grant is invalid, expired, revoked, or was issued to another client.',
+    )
   }
   if (code.used) {
     // RFC 6749 §4.1.2: a replayed code revokes what it already issued.
@@ -88,11 +105,13 @@ function authorizationCodeGrant(ctx: GrantContext): SandboxResponse {
     return invalidGrant('The authorization code has already been used.')
   }
   if (code.expiresAt <= now) return invalidGrant('The authorization code has expired.')
-  if (str(body.redirect_uri) !== code.redirectUri) return invalidGrant('redirect_uri does not match the one used to obtain the code.')
+  if (str(body.redirect_uri) !== code.redirectUri)
+    return invalidGrant('redirect_uri does not match the one used to obtain the code.')
   const verifier = str(body.code_verifier)
   if (code.codeChallenge !== null) {
     if (!verifier) return invalidGrant('code_verifier is required.')
-    if (!safeEqual(pkceChallenge(verifier), code.codeChallenge)) return invalidGrant('code_verifier does not match the code challenge.')
+    if (!safeEqual(pkceChallenge(verifier), code.codeChallenge))
+      return invalidGrant('code_verifier does not match the code challenge.')
   } else if (ctx.client.kind === 'confidential' && !ctx.secretVerified) {
     return oauthError(401, 'invalid_client', 'Client authentication failed: client_secret is required.')
   }
@@ -130,13 +149,22 @@ function refreshTokenGrant(ctx: GrantContext): SandboxResponse {
     refresh.expiresAt > now &&
     refresh.subdomain === ctx.account.subdomain &&
     refresh.clientId === ctx.client.identifier
-  if (!refresh || !usable) return invalidGrant('The refresh token is invalid, expired, revoked, or was already used.')
+  if (!refresh || !usable)
+    return invalidGrant('The refresh token is invalid, expired, revoked, or was already used.')
   // The docs' refresh example sends `scopes` (plural); both spellings may narrow, never widen.
   const requested = parseScopes(body.scope ?? body.scopes)
   if (requested.some((s) => !refresh.scopes.includes(s))) {
-    return oauthError(400, 'invalid_scope', 'The requested scope exceeds the scope granted by the resource owner.')
+    return oauthError(
+      400,
+      'invalid_scope',
+      'The requested scope exceeds the scope granted by the resource owner.',
+    )
   }
-  const lifetimes = checkLifetimes(body.expires_in, body.refresh_token_expires_in, refresh.accessTokenLifetimeS)
+  const lifetimes = checkLifetimes(
+    body.expires_in,
+    body.refresh_token_expires_in,
+    refresh.accessTokenLifetimeS,
+  )
   if (!lifetimes.ok) return invalidRequest(lifetimes.problem)
   refresh.used = true
   const minted = mintTokens(
@@ -157,9 +185,15 @@ function refreshTokenGrant(ctx: GrantContext): SandboxResponse {
 /** Tokens for the client itself act as the account's first admin (the client's owner). */
 function clientCredentialsGrant(ctx: GrantContext): SandboxResponse {
   if (ctx.client.kind !== 'confidential' || !ctx.secretVerified) {
-    return oauthError(401, 'invalid_client', 'client_credentials requires a confidential client and its secret.')
+    return oauthError(
+      401,
+      'invalid_client',
+      'client_credentials requires a confidential client and its secret.',
+    )
   }
-  const admins = [...ctx.account.users.values()].filter((u: User) => u.role === 'admin' && u.active).sort((a, b) => a.id - b.id)
+  const admins = [...ctx.account.users.values()]
+    .filter((u: User) => u.role === 'admin' && u.active)
+    .sort((a, b) => a.id - b.id)
   const owner = admins[0]
   if (!owner) return invalidGrant('The account has no admin to act for.')
   const lifetimes = checkLifetimes(ctx.body.expires_in, ctx.body.refresh_token_expires_in)
@@ -180,19 +214,33 @@ function clientCredentialsGrant(ctx: GrantContext): SandboxResponse {
   return issued(ctx, minted, lifetimes.refreshExpiresInS)
 }
 
-export function handleTokenRequest(store: SandboxStore, account: Account, req: IncomingRequest, now: number): SandboxResponse {
+export function handleTokenRequest(
+  store: SandboxStore,
+  account: Account,
+  req: IncomingRequest,
+  now: number,
+): SandboxResponse {
   const parsed = parseBody(req)
   if (!parsed.ok) return invalidRequest('The request body could not be parsed.')
   const body = isRecord(parsed.value) ? parsed.value : {}
   const credentials = clientCredentials(req, body)
-  if (credentials === 'conflict') return invalidRequest('client_id in the body does not match HTTP Basic credentials.')
+  if (credentials === 'conflict')
+    return invalidRequest('client_id in the body does not match HTTP Basic credentials.')
   const client = clientFor(store, account, credentials.id)
-  const challenge: Record<string, string> = credentials.viaBasic ? { 'www-authenticate': 'Basic realm="Zendesk"' } : {}
-  if (!client) return oauthError(401, 'invalid_client', 'Client authentication failed: unknown client.', challenge)
+  const challenge: Record<string, string> = credentials.viaBasic
+    ? { 'www-authenticate': 'Basic realm="Zendesk"' }
+    : {}
+  if (!client)
+    return oauthError(401, 'invalid_client', 'Client authentication failed: unknown client.', challenge)
   let secretVerified = false
   if (credentials.secret !== undefined) {
     if (client.secret === null || !safeEqual(credentials.secret, client.secret)) {
-      return oauthError(401, 'invalid_client', 'Client authentication failed: wrong client_secret.', challenge)
+      return oauthError(
+        401,
+        'invalid_client',
+        'Client authentication failed: wrong client_secret.',
+        challenge,
+      )
     }
     secretVerified = true
   }
@@ -207,6 +255,10 @@ export function handleTokenRequest(store: SandboxStore, account: Account, req: I
     case undefined:
       return invalidRequest('grant_type is required.')
     default:
-      return oauthError(400, 'unsupported_grant_type', `grant_type ${String(body.grant_type)} is not supported.`)
+      return oauthError(
+        400,
+        'unsupported_grant_type',
+        `grant_type ${String(body.grant_type)} is not supported.`,
+      )
   }
 }

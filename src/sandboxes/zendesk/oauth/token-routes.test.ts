@@ -14,7 +14,10 @@ describe('DELETE /api/v2/oauth/tokens/current.json', () => {
   it('revokes the bearer token that asks, and only it', async () => {
     const token = await sandbox.token('acme', AGENT)
     const other = await sandbox.token('acme', AGENT)
-    const revoked = await call(`${acme}/api/v2/oauth/tokens/current.json`, { method: 'DELETE', auth: bearer(token) })
+    const revoked = await call(`${acme}/api/v2/oauth/tokens/current.json`, {
+      method: 'DELETE',
+      auth: bearer(token),
+    })
     expect(revoked.status).toBe(204)
     expect(revoked.body).toBeUndefined()
 
@@ -25,8 +28,13 @@ describe('DELETE /api/v2/oauth/tokens/current.json', () => {
   })
 
   it('has no current token to revoke for a request made with an API token', async () => {
-    const minted = await sandbox.control('/accounts/acme/api_tokens', { body: { description: 'revoke test' } })
-    const answer = await call(`${acme}/api/v2/oauth/tokens/current.json`, { method: 'DELETE', auth: basic(`${ADMIN}/token`, minted.body.api_token.token) })
+    const minted = await sandbox.control('/accounts/acme/api_tokens', {
+      body: { description: 'revoke test' },
+    })
+    const answer = await call(`${acme}/api/v2/oauth/tokens/current.json`, {
+      method: 'DELETE',
+      auth: basic(`${ADMIN}/token`, minted.body.api_token.token),
+    })
     expect(answer.status).toBe(404)
     expect(answer.body).toEqual({ error: 'RecordNotFound', description: 'Not found' })
   })

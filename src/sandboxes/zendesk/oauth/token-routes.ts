@@ -15,5 +15,11 @@ function revokeCurrent(ctx: ApiContext): SandboxResponse {
 }
 
 export const oauthTokenRoutes: ApiRoute[] = [
-  { method: 'DELETE', path: '/api/v2/oauth/tokens/current', access: 'any-user', scope: null, handle: revokeCurrent },
+  {
+    method: 'DELETE',
+    path: '/api/v2/oauth/tokens/current',
+    access: 'any-user',
+    scope: null,
+    handle: revokeCurrent,
+  },
 ]

@@ -17,12 +17,22 @@ export interface MatchContext {
 
 /** Result types the query allows: explicit `type:` terms win; any ticket-only term implies tickets. */
 export function allowedResultTypes(terms: Term[]): Set<ResultType> {
-  const wanted = terms.filter((t) => t.kind === 'result_type' && !t.negated).map((t) => (t as { value: ResultType }).value)
-  const excluded = new Set(terms.filter((t) => t.kind === 'result_type' && t.negated).map((t) => (t as { value: ResultType }).value))
-  const ticketOnly = terms.some(
-    (t) => !t.negated && (t.kind === 'ticket_type' || t.kind === 'ordered' || t.kind === 'person' || (t.kind === 'text' && t.field !== null)),
+  const wanted = terms
+    .filter((t) => t.kind === 'result_type' && !t.negated)
+    .map((t) => (t as { value: ResultType }).value)
+  const excluded = new Set(
+    terms.filter((t) => t.kind === 'result_type' && t.negated).map((t) => (t as { value: ResultType }).value),
   )
-  let allowed: ResultType[] = wanted.length > 0 ? wanted : ticketOnly ? ['ticket'] : ['ticket', 'user', 'organization', 'group']
+  const ticketOnly = terms.some(
+    (t) =>
+      !t.negated &&
+      (t.kind === 'ticket_type' ||
+        t.kind === 'ordered' ||
+        t.kind === 'person' ||
+        (t.kind === 'text' && t.field !== null)),
+  )
+  let allowed: ResultType[] =
+    wanted.length > 0 ? wanted : ticketOnly ? ['ticket'] : ['ticket', 'user', 'organization', 'group']
   // Several positive `type:` terms are AND-ed, so two different ones match nothing.
   if (new Set(wanted).size > 1) allowed = []
   return new Set(allowed.filter((t) => !excluded.has(t)))
@@ -116,7 +126,9 @@ function resolveOrganization(ctx: MatchContext, value: string): number | null | 
 /** Whether the term holds, ignoring negation; null when the property does not apply to this record. */
 function holds(ctx: MatchContext, term: Term, candidate: Candidate): boolean | null {
   if (term.kind === 'text') {
-    return candidateTexts(ctx, candidate, term.field).some((text) => containsWords(words(text), term.words, term.prefix))
+    return candidateTexts(ctx, candidate, term.field).some((text) =>
+      containsWords(words(text), term.words, term.prefix),
+    )
   }
   if (term.kind === 'result_type') return candidate.type === term.value
   if (candidate.type === 'user') {
@@ -125,14 +137,16 @@ function holds(ctx: MatchContext, term: Term, candidate: Candidate): boolean | n
     if (term.kind === 'exact' && term.field === 'email') return user.email === term.value
     if (term.kind === 'exact' && term.field === 'external_id') return user.externalId === term.value
     if (term.kind === 'organization') return user.organizationId === resolveOrganization(ctx, term.value)
-    if (term.kind === 'time') return inRange(term.op, term.field === 'created' ? user.createdAt : user.updatedAt, term.range)
+    if (term.kind === 'time')
+      return inRange(term.op, term.field === 'created' ? user.createdAt : user.updatedAt, term.range)
     if (term.kind === 'tags') return term.values.some((tag) => user.tags.includes(tag))
     return null
   }
   if (candidate.type === 'organization') {
     const org = candidate.record
     if (term.kind === 'exact' && term.field === 'external_id') return org.externalId === term.value
-    if (term.kind === 'time') return inRange(term.op, term.field === 'created' ? org.createdAt : org.updatedAt, term.range)
+    if (term.kind === 'time')
+      return inRange(term.op, term.field === 'created' ? org.createdAt : org.updatedAt, term.range)
     if (term.kind === 'tags') return term.values.some((tag) => org.tags.includes(tag))
     return null
   }
@@ -141,14 +155,24 @@ function holds(ctx: MatchContext, term: Term, candidate: Candidate): boolean | n
     case 'ticket_type':
       return term.value === 'none' ? ticket.type === null : ticket.type === term.value
     case 'ordered':
-      if (term.field === 'status') return compare(term.op, statusRank(ticket.status), statusRank(term.value as Ticket['status']))
+      if (term.field === 'status')
+        return compare(term.op, statusRank(ticket.status), statusRank(term.value as Ticket['status']))
       if (term.value === 'none') return ticket.priority === null
       if (ticket.priority === null) return false
-      return compare(term.op, priorityRank(ticket.priority) as number, priorityRank(term.value as Ticket['priority']) as number)
+      return compare(
+        term.op,
+        priorityRank(ticket.priority) as number,
+        priorityRank(term.value as Ticket['priority']) as number,
+      )
     case 'person': {
       const wanted = resolvePerson(ctx, term.value)
       if (wanted === undefined) return false
-      const actual = term.field === 'assignee' ? ticket.assigneeId : term.field === 'requester' ? ticket.requesterId : ticket.submitterId
+      const actual =
+        term.field === 'assignee'
+          ? ticket.assigneeId
+          : term.field === 'requester'
+            ? ticket.requesterId
+            : ticket.submitterId
       return actual === wanted
     }
     case 'organization': {

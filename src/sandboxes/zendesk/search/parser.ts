@@ -61,7 +61,8 @@ export function tokenize(query: string): string[] {
   return tokens
 }
 
-const unquote = (value: string) => (value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value)
+const unquote = (value: string) =>
+  value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value
 
 const RELATIVE_UNITS_MS: Record<string, number> = {
   minute: MS_PER_MINUTE,
@@ -97,13 +98,30 @@ export function parseTime(value: string, now: number): TimeRange {
     const instant = now - Number(relative[1]) * unit
     return { start: instant, end: instant }
   }
-  throw new QueryError(`"${value}" is not a date (use YYYY-MM-DD, an ISO 8601 datetime, or a relative time such as 4hours)`)
+  throw new QueryError(
+    `"${value}" is not a date (use YYYY-MM-DD, an ISO 8601 datetime, or a relative time such as 4hours)`,
+  )
 }
 
 const PROPERTY = /^([a-z_]+)(<=|>=|:|<|>)(.*)$/
 
 /** Properties that accept only `:`. */
-const EQUALITY_ONLY = new Set(['type', 'ticket_type', 'assignee', 'requester', 'submitter', 'organization', 'tags', 'tag', 'subject', 'description', 'comment', 'external_id', 'role', 'email'])
+const EQUALITY_ONLY = new Set([
+  'type',
+  'ticket_type',
+  'assignee',
+  'requester',
+  'submitter',
+  'organization',
+  'tags',
+  'tag',
+  'subject',
+  'description',
+  'comment',
+  'external_id',
+  'role',
+  'email',
+])
 const KNOWN = new Set([...EQUALITY_ONLY, 'status', 'priority', 'created', 'updated'])
 
 function textTerm(raw: string, negated: boolean, field: TextField | null): Term {
@@ -124,11 +142,14 @@ function propertyTerm(key: string, op: Operator, rawValue: string, negated: bool
     case 'type':
       // `type:` is overloaded: a result type (ticket, user, organization, group) or, for any
       // other value, a ticket type (incident, problem, question, task), which implies tickets.
-      if ((RESULT_TYPES as readonly string[]).includes(lower)) return { kind: 'result_type', negated, value: lower as ResultType }
-      if ((TICKET_TYPES as readonly string[]).includes(lower)) return { kind: 'ticket_type', negated, value: lower }
+      if ((RESULT_TYPES as readonly string[]).includes(lower))
+        return { kind: 'result_type', negated, value: lower as ResultType }
+      if ((TICKET_TYPES as readonly string[]).includes(lower))
+        return { kind: 'ticket_type', negated, value: lower }
       throw new QueryError(`unknown type "${value}"`)
     case 'ticket_type':
-      if ((TICKET_TYPES as readonly string[]).includes(lower) || lower === 'none') return { kind: 'ticket_type', negated, value: lower }
+      if ((TICKET_TYPES as readonly string[]).includes(lower) || lower === 'none')
+        return { kind: 'ticket_type', negated, value: lower }
       throw new QueryError(`unknown ticket_type "${value}"`)
     case 'status':
     case 'priority': {
@@ -170,7 +191,13 @@ export function parseQuery(query: string, now: number): ParseResult {
       const body = negated ? token.slice(1) : token
       const property = PROPERTY.exec(body)
       if (property && KNOWN.has(property[1] as string)) {
-        return propertyTerm(property[1] as string, property[2] as Operator, property[3] as string, negated, now)
+        return propertyTerm(
+          property[1] as string,
+          property[2] as Operator,
+          property[3] as string,
+          negated,
+          now,
+        )
       }
       return textTerm(body, negated, null)
     })

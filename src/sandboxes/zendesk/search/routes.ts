@@ -1,6 +1,13 @@
 import { invalidSearch } from '../errors.ts'
 import { jsonResponse, type SandboxResponse } from '../http.ts'
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, sortItems, urlWith, type Ordering, type SortKey } from '../pagination.ts'
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  sortItems,
+  urlWith,
+  type Ordering,
+  type SortKey,
+} from '../pagination.ts'
 import { organizationJson, ticketJson, userJson } from '../presenters.ts'
 import type { ApiContext, ApiRoute } from '../router.ts'
 import { priorityRank, statusRank } from '../ticket-order.ts'
@@ -40,14 +47,21 @@ type SearchOutcome = { ok: true; results: Candidate[] } | { ok: false; response:
 
 function runSearch(ctx: ApiContext): SearchOutcome {
   const query = ctx.req.query.get('query')
-  if (query === null || query.trim() === '') return { ok: false, response: invalidSearch('The query parameter is required') }
+  if (query === null || query.trim() === '')
+    return { ok: false, response: invalidSearch('The query parameter is required') }
   const parsed = parseQuery(query, ctx.now)
   if (!parsed.ok) return { ok: false, response: invalidSearch(`Invalid search query: ${parsed.problem}`) }
   const types = allowedResultTypes(parsed.terms)
   const candidates: Candidate[] = [
-    ...(types.has('ticket') ? [...ctx.account.tickets.values()].map((record) => ({ type: 'ticket' as const, record })) : []),
-    ...(types.has('user') ? [...ctx.account.users.values()].map((record) => ({ type: 'user' as const, record })) : []),
-    ...(types.has('organization') ? [...ctx.account.organizations.values()].map((record) => ({ type: 'organization' as const, record })) : []),
+    ...(types.has('ticket')
+      ? [...ctx.account.tickets.values()].map((record) => ({ type: 'ticket' as const, record }))
+      : []),
+    ...(types.has('user')
+      ? [...ctx.account.users.values()].map((record) => ({ type: 'user' as const, record }))
+      : []),
+    ...(types.has('organization')
+      ? [...ctx.account.organizations.values()].map((record) => ({ type: 'organization' as const, record }))
+      : []),
   ]
   const matchContext = { account: ctx.account, me: ctx.user }
   return { ok: true, results: candidates.filter((c) => matches(matchContext, parsed.terms, c)) }
@@ -72,18 +86,25 @@ function search(ctx: ApiContext): SandboxResponse {
   const { query } = ctx.req
   // Search has no cursor pagination: `page[size]` turns `page` into a hash, which Zendesk
   // rejects with "page must be an integer" (probe-captured).
-  if ([...query.keys()].some((key) => key.startsWith('page['))) return invalidSearch('page must be an integer')
+  if ([...query.keys()].some((key) => key.startsWith('page[')))
+    return invalidSearch('page must be an integer')
   const outcome = runSearch(ctx)
   if (!outcome.ok) return outcome.response
   const sortBy = query.get('sort_by') ?? ''
   const field = (SORT_FIELDS as readonly string[]).includes(sortBy) ? sortBy : 'relevance'
-  const ordering: Ordering<Candidate> = { key: (c) => sortKey(field, c), descending: query.get('sort_order') !== 'asc' }
+  const ordering: Ordering<Candidate> = {
+    key: (c) => sortKey(field, c),
+    descending: query.get('sort_order') !== 'asc',
+  }
   const sorted = sortItems(outcome.results, ordering)
 
   const perPage = Math.min(positiveInt(query.get('per_page')) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
   const page = positiveInt(query.get('page')) ?? 1
   if (page * perPage > SEARCH_RESULT_LIMIT) {
-    return invalidSearch('Invalid search: Requested response size was greater than Search Response Limits', 422)
+    return invalidSearch(
+      'Invalid search: Requested response size was greater than Search Response Limits',
+      422,
+    )
   }
   const start = (page - 1) * perPage
   const hasNext = start + perPage < sorted.length && (page + 1) * perPage <= SEARCH_RESULT_LIMIT

@@ -97,15 +97,21 @@ describe('ticket search grammar', () => {
 describe('users and organizations', () => {
   it('searches users and organizations, tagging result_type', async () => {
     const users = await search('type:user role:end-user')
-    expect(users.body.results.map((r: { name: string }) => r.name).sort()).toEqual(['Carla Customer', 'Erin Enduser'])
+    expect(users.body.results.map((r: { name: string }) => r.name).sort()).toEqual([
+      'Carla Customer',
+      'Erin Enduser',
+    ])
     expect(users.body.results.every((r: { result_type: string }) => r.result_type === 'user')).toBe(true)
     const orgs = await search('type:organization initech')
-    expect(orgs.body.results).toEqual([expect.objectContaining({ name: 'Initech', result_type: 'organization' })])
-    const mixed = await search('umbrella')
-    expect(mixed.body.results.map((r: { result_type: string; name: string }) => `${r.result_type}:${r.name}`).sort()).toEqual([
-      'organization:Umbrella Corp',
-      'user:Erin Enduser',
+    expect(orgs.body.results).toEqual([
+      expect.objectContaining({ name: 'Initech', result_type: 'organization' }),
     ])
+    const mixed = await search('umbrella')
+    expect(
+      mixed.body.results
+        .map((r: { result_type: string; name: string }) => `${r.result_type}:${r.name}`)
+        .sort(),
+    ).toEqual(['organization:Umbrella Corp', 'user:Erin Enduser'])
   })
 })
 
@@ -122,7 +128,14 @@ describe('response, sorting and pagination', () => {
     const byPriority = await search('type:ticket', '&sort_by=priority')
     expect(byPriority.body.results.slice(0, 2).map((r: { id: number }) => r.id)).toEqual([1, 3])
     const byStatus = await search('type:ticket', '&sort_by=status&sort_order=asc')
-    expect(byStatus.body.results.map((r: { status: string }) => r.status)).toEqual(['new', 'open', 'pending', 'hold', 'solved', 'closed'])
+    expect(byStatus.body.results.map((r: { status: string }) => r.status)).toEqual([
+      'new',
+      'open',
+      'pending',
+      'hold',
+      'solved',
+      'closed',
+    ])
   })
 
   it('pages with per_page and next_page', async () => {
@@ -147,18 +160,27 @@ describe('response, sorting and pagination', () => {
   })
 
   it('counts with /search/count', async () => {
-    const response = await call(`${acme}/api/v2/search/count.json?query=${encodeURIComponent('status<solved')}`, { auth })
+    const response = await call(
+      `${acme}/api/v2/search/count.json?query=${encodeURIComponent('status<solved')}`,
+      { auth },
+    )
     expect(response.body).toEqual({ count: 4 })
   })
 
-  it.each(['status<foo', 'status:', '"unbalanced', 'created>someday', 'tags<foo', 'type:banana', 'priority>none', '   '])(
-    'answers 400 invalid for %j',
-    async (query) => {
-      const response = await search(query)
-      expect(response.status).toBe(400)
-      expect(response.body).toEqual({ error: 'invalid', description: expect.any(String) })
-    },
-  )
+  it.each([
+    'status<foo',
+    'status:',
+    '"unbalanced',
+    'created>someday',
+    'tags<foo',
+    'type:banana',
+    'priority>none',
+    '   ',
+  ])('answers 400 invalid for %j', async (query) => {
+    const response = await search(query)
+    expect(response.status).toBe(400)
+    expect(response.body).toEqual({ error: 'invalid', description: expect.any(String) })
+  })
 })
 
 describe('parser', () => {
@@ -171,7 +193,15 @@ describe('parser', () => {
     const parsed = parseQuery('created>4hours', now)
     expect(parsed).toEqual({
       ok: true,
-      terms: [{ kind: 'time', negated: false, field: 'created', op: '>', range: { start: now - 4 * 3_600_000, end: now - 4 * 3_600_000 } }],
+      terms: [
+        {
+          kind: 'time',
+          negated: false,
+          field: 'created',
+          op: '>',
+          range: { start: now - 4 * 3_600_000, end: now - 4 * 3_600_000 },
+        },
+      ],
     })
   })
 
