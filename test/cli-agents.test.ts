@@ -305,6 +305,55 @@ describe('switchyard triggers and subscriptions', () => {
     expect(missing.stderr).toContain('nope.trigger')
   })
 
+  it("triggers options lists a trigger configuration field's choices from the connected account", async () => {
+    const json = await cli(
+      'triggers',
+      'options',
+      'trello.new_card',
+      'board_ids',
+      '--integration',
+      integrationId,
+      '--json',
+    )
+    expect(json.code, json.stderr).toBe(0)
+    expect(JSON.parse(json.stdout).options.map((o: { value: string }) => o.value)).toContain(boardId)
+    const human = await cli(
+      'triggers',
+      'options',
+      'trello.new_card',
+      'board_ids',
+      '--integration',
+      integrationId,
+    )
+    expect(human.stdout).toContain(boardId)
+    const noField = await cli('triggers', 'options', 'trello.new_card')
+    expect(noField.code).toBe(1)
+    expect(noField.stderr).toContain('triggers options needs a trigger id and a field')
+  })
+
+  it('--help works on every command and subcommand, and prints only that command', async () => {
+    for (const args of [
+      ['--help'],
+      ['help', 'subscriptions'],
+      ['subscriptions', '--help'],
+      ['subscriptions', 'create', '--help'],
+      ['triggers', 'options', '--help'],
+      ['agents', 'run', '-h'],
+      ['runs', '--help'],
+      ['users', 'create', '--help'],
+      ['tools', 'run', '--help'],
+      ['doctor', '--help'],
+      ['sandbox', '--help'],
+    ]) {
+      const help = await cli(...args)
+      expect(help.code, args.join(' ') + help.stderr).toBe(0)
+      expect(help.stdout, args.join(' ')).toMatch(/^Usage: switchyard/)
+      const command = args[0] === 'help' ? args[1] : args[0]
+      if (!command.startsWith('-')) expect(help.stdout).toContain(`  ${command} `)
+    }
+    expect((await cli('subscriptions', '--help')).stdout).not.toContain('  agents list')
+  })
+
   it('subscriptions create refuses an unknown trigger, naming the field', async () => {
     await cli('agents', 'create', '--file', file('watcher.json', agent('Watcher')))
     const bad = await cli(

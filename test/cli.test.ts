@@ -169,6 +169,8 @@ describe('switchyard CLI', () => {
     expect(both.stderr).toContain(
       `integration: several zendesk integrations are named "Ada Admin (acme)"; give one of their ids: ${first} ("Ada Admin (acme)"), ${second} ("Ada Admin (acme)")`,
     )
+    // Said once: the detail of an invalid_input is its field errors joined.
+    expect(both.stderr.split('several zendesk integrations').length - 1).toBe(1)
     expect(both.stderr).not.toContain(other.apiKey)
   })
 

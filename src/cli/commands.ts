@@ -7,7 +7,8 @@ import { bootstrapFirstUser, recordServiceUrl } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
 import { serveMcpOverStdio } from './mcp.ts'
 import { callService } from './remote.ts'
-import { toolOptions, TOOL_OPTIONS_USAGE } from './tool-options.ts'
+import { problemText } from './output.ts'
+import { fieldOptions, TOOL_OPTIONS_USAGE } from './field-options.ts'
 import { users, USERS_USAGE } from './users.ts'
 import { summaryLine } from './summary-line.ts'
 import { agents, AGENTS_USAGE } from './agents.ts'
@@ -15,25 +16,53 @@ import { runs, RUNS_USAGE } from './runs.ts'
 import { subscriptions, SUBSCRIPTIONS_USAGE } from './subscriptions.ts'
 import { triggers, TRIGGERS_USAGE } from './triggers.ts'
 
-const USAGE = `Usage: switchyard <command>
-
-  start                                   run the service (embedded default: PGlite in ./data and the sandboxes)
-  sandbox [--port N]                      run the platform sandboxes alone (default port 4010)
-  doctor [--json]                         check the configuration and print what is missing
-  tools list [--json]                     the tool step catalogue
+const TOOLS_USAGE = `  tools list [--json]                     the tool step catalogue
   tools search <words> [--json]           search the catalogue
   tools run <id> --integration <id|account name> --input <json>
                                           run a tool step through the running service
                                           (SWITCHYARD_URL, else the URL \`start\` wrote in ./data/service-url;
                                           SWITCHYARD_API_KEY, else ./data/admin-api-key)
-  mcp                                     serve the running service's tools over MCP on stdio,
-                                          for desktop clients (same key settings; docs/mcp.md)
 ${TOOL_OPTIONS_USAGE}
-${USERS_USAGE}${AGENTS_USAGE}${RUNS_USAGE}${TRIGGERS_USAGE}${SUBSCRIPTIONS_USAGE}
+`
+
+/** Each command's own lines, for `switchyard <command> --help` (and `help <command>`). */
+const COMMAND_USAGE: Record<string, string> = {
+  start: `  start                                   run the service (embedded default: PGlite in ./data and the sandboxes)\n`,
+  sandbox: `  sandbox [--port N]                      run the platform sandboxes alone (default port 4010)\n`,
+  doctor: `  doctor [--json]                         check the configuration and print what is missing\n`,
+  tools: TOOLS_USAGE,
+  mcp: `  mcp                                     serve the running service's tools over MCP on stdio,
+                                          for desktop clients (same key settings; docs/mcp.md)\n`,
+  users: USERS_USAGE,
+  agents: AGENTS_USAGE,
+  runs: RUNS_USAGE,
+  triggers: TRIGGERS_USAGE,
+  subscriptions: SUBSCRIPTIONS_USAGE,
+}
+
+const USAGE = `Usage: switchyard <command> [--help]
+
+${Object.values(COMMAND_USAGE).join('')}
 Agents, runs and triggers: docs/agents.md and docs/triggers.md. Every command takes --json.
 `
 
+/** \`switchyard <command> [sub] --help\` and \`switchyard help <command>\`: that command's lines, exit 0. */
+function helpFor(argv: string[]): string | undefined {
+  const [command, sub] = argv
+  if (command === 'help' || command === '--help' || command === '-h')
+    return sub && COMMAND_USAGE[sub] ? `Usage: switchyard ${sub} …\n\n${COMMAND_USAGE[sub]}` : USAGE
+  if (command === undefined) return USAGE
+  if (!argv.includes('--help') && !argv.includes('-h')) return undefined
+  const lines = COMMAND_USAGE[command]
+  return lines ? `Usage: switchyard ${command} …\n\n${lines}` : USAGE
+}
+
 export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promise<number | undefined> {
+  const help = helpFor(argv)
+  if (help !== undefined) {
+    process.stdout.write(help)
+    return 0
+  }
   const [command, sub, ...rest] = argv
   switch (command) {
     case 'start':
@@ -56,11 +85,6 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
       return doctor(argv.slice(1), parseArgs)
     case 'mcp':
       return serveMcpOverStdio()
-    case undefined:
-    case 'help':
-    case '--help':
-      process.stdout.write(USAGE)
-      return 0
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}`)
       return 2
@@ -116,7 +140,7 @@ function doctor(args: string[], parseArgs: typeof ParseArgs): number {
 }
 
 async function tools(sub: string | undefined, args: string[], parseArgs: typeof ParseArgs): Promise<number> {
-  if (sub === 'options') return toolOptions(args, parseArgs)
+  if (sub === 'options') return fieldOptions('tools', args, parseArgs)
   const registry = new ToolRegistry(platforms)
   const { values, positionals } = parseArgs({
     args,
@@ -189,24 +213,10 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
       const line = values.json ? null : summaryLine(result.body)
       if (line) process.stdout.write(line + '\n')
       process.stdout.write(JSON.stringify(result.body, null, 2) + '\n')
-      if (!result.ok) process.stderr.write(describeProblem(result.body, result.status))
+      if (!result.ok) process.stderr.write(problemText(result.body, result.status) + '\n')
       return result.ok ? 0 : 1
     }
     default:
       throw new Error('usage: switchyard tools list|search|run|options …')
   }
-}
-
-/** A problem+json answer in a person's words: its detail, then each field's message (the JSON stays on stdout). */
-function describeProblem(body: unknown, status: number): string {
-  const problem = (typeof body === 'object' && body !== null ? body : {}) as {
-    detail?: unknown
-    errors?: Array<{ field?: unknown; message?: unknown }>
-  }
-  const lines = [
-    `error: ${typeof problem.detail === 'string' ? problem.detail : `the service answered ${status}`}`,
-  ]
-  for (const e of Array.isArray(problem.errors) ? problem.errors : [])
-    lines.push(`  ${String(e.field)}: ${String(e.message)}`)
-  return lines.join('\n') + '\n'
 }

@@ -2,6 +2,7 @@ import { loadConfig, type Config } from '../core/config.ts'
 import { loadEncryptionKey } from '../core/connections/crypto.ts'
 import { resolveRuntime } from '../core/platforms/runtime.ts'
 import { platforms } from '../platforms/index.ts'
+import { nodeVersionCheck } from './node-version.ts'
 
 export interface DoctorCheck {
   name: string
@@ -19,7 +20,7 @@ export function diagnoseConfig(
   env: NodeJS.ProcessEnv = process.env,
   config: Config = loadConfig(env),
 ): DoctorCheck[] {
-  const checks: DoctorCheck[] = []
+  const checks: DoctorCheck[] = [nodeVersionCheck()]
   checks.push({
     name: 'mode',
     ok: true,

@@ -37,11 +37,24 @@ export async function answer(
   }
 }
 
-export function problemText(body: unknown): string {
-  if (typeof body !== 'object' || body === null) return String(body)
-  const problem = body as { detail?: string; errors?: Array<{ field: string; message: string }> }
-  const fields = problem.errors?.map((e) => `  ${e.field}: ${e.message}`).join('\n')
-  return ['error: ' + (problem.detail ?? JSON.stringify(body)), fields].filter(Boolean).join('\n')
+/**
+ * A problem+json answer in a person's words, each thing said once: an invalid_input's detail is its
+ * field errors joined, so then each field's line is the whole message.
+ */
+export function problemText(body: unknown, status?: number): string {
+  if (typeof body !== 'object' || body === null) return `error: ${String(body)}`
+  const problem = body as { detail?: unknown; errors?: Array<{ field?: unknown; message?: unknown }> }
+  const fields = (Array.isArray(problem.errors) ? problem.errors : []).map(
+    (e) => `${String(e.field)}: ${String(e.message)}`,
+  )
+  const detail =
+    typeof problem.detail === 'string'
+      ? problem.detail
+      : status === undefined
+        ? JSON.stringify(body)
+        : `the service answered ${status}`
+  if (fields.length > 0 && detail === fields.join('; ')) return fields.map((f) => `error: ${f}`).join('\n')
+  return [`error: ${detail}`, ...fields.map((f) => `  ${f}`)].join('\n')
 }
 
 /** A JSON option's value, or an error that names the option and shows an example. */

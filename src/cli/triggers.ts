@@ -1,11 +1,12 @@
 import type { parseArgs as ParseArgs } from 'node:util'
+import { fieldOptions, TRIGGER_OPTIONS_USAGE } from './field-options.ts'
 import { answer, ask } from './output.ts'
 
 export const TRIGGERS_USAGE = `  triggers list [--json]                  the trigger catalogue; --json gives each trigger's id, title, platform,
                                           kind, mode, configSchema, eventSchema and sample event
   triggers search <words> [--json]        search it
   triggers get <id> [--json]              one trigger: its configuration, its event's fields, its sample
-`
+${TRIGGER_OPTIONS_USAGE}`
 
 interface Trigger {
   id: string
@@ -33,6 +34,7 @@ export async function triggers(
   args: string[],
   parseArgs: typeof ParseArgs,
 ): Promise<number> {
+  if (sub === 'options') return fieldOptions('triggers', args, parseArgs)
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -103,7 +105,7 @@ export async function triggers(
       })
     }
     default:
-      throw new Error('usage: switchyard triggers list|search|get …')
+      throw new Error('usage: switchyard triggers list|search|get|options …')
   }
 }
 

@@ -1,5 +1,6 @@
 import type { parseArgs as ParseArgs } from 'node:util'
 import { callService } from './remote.ts'
+import { problemText } from './output.ts'
 
 interface UserRow {
   id: string
@@ -128,11 +129,4 @@ function failed(body: unknown, json: boolean): number {
   if (json) process.stdout.write(JSON.stringify(body, null, 2) + '\n')
   else process.stderr.write(problemText(body) + '\n')
   return 1
-}
-
-function problemText(body: unknown): string {
-  if (typeof body !== 'object' || body === null) return String(body)
-  const problem = body as { detail?: string; errors?: Array<{ field: string; message: string }> }
-  const fields = problem.errors?.map((e) => `  ${e.field}: ${e.message}`).join('\n')
-  return [problem.detail ?? JSON.stringify(body), fields].filter(Boolean).join('\n')
 }

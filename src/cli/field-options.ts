@@ -5,13 +5,24 @@ export const TOOL_OPTIONS_USAGE = `  tools options <id> <field> --integration <i
                                           the choices for an id field, from the connected account
                                           (--set gives the fields the options depend on, e.g. --set list_id=…)`
 
+export const TRIGGER_OPTIONS_USAGE = `  triggers options <id> <field> --integration <id|account name> [--q <words>] [--set <field>=<value> …] [--cursor <c>] [--json]
+                                          the choices for a trigger's configuration field (boards, lists, projects)
+`
+
 interface OptionsAnswer {
   options: Array<{ value: string | number; label: string; description?: string }>
   next_cursor: string | null
 }
 
-/** `switchyard tools options`: what a picker in the web app shows, for the terminal (docs/tool-options.md). */
-export async function toolOptions(args: string[], parseArgs: typeof ParseArgs): Promise<number> {
+/**
+ * `switchyard tools options` and `switchyard triggers options`: what a picker in the web app shows,
+ * for the terminal (docs/tool-options.md); a tool step's input and a trigger's configuration share it.
+ */
+export async function fieldOptions(
+  catalogue: 'tools' | 'triggers',
+  args: string[],
+  parseArgs: typeof ParseArgs,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -26,7 +37,9 @@ export async function toolOptions(args: string[], parseArgs: typeof ParseArgs): 
   const [id, field] = positionals
   if (!id || !field)
     throw new Error(
-      'tools options needs a tool id and a field, e.g. tools options trello.create_card list_id --integration …',
+      catalogue === 'tools'
+        ? 'tools options needs a tool id and a field, e.g. tools options trello.create_card list_id --integration …'
+        : 'triggers options needs a trigger id and a field, e.g. triggers options trello.new_card board_ids --integration …',
     )
   if (!values.integration) throw new Error('--integration is required (an integration id or account name)')
   const query = new URLSearchParams({ integration: values.integration })
@@ -42,7 +55,7 @@ export async function toolOptions(args: string[], parseArgs: typeof ParseArgs): 
   }
   const result = await callService(
     'GET',
-    `/v1/tools/${encodeURIComponent(id)}/options/${encodeURIComponent(field)}?${query}`,
+    `/v1/${catalogue}/${encodeURIComponent(id)}/options/${encodeURIComponent(field)}?${query}`,
   )
   if (values.json || !result.ok) {
     process.stdout.write(JSON.stringify(result.body, null, 2) + '\n')
