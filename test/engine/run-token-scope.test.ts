@@ -37,7 +37,7 @@ describe.each(STORES)('a run token acts only on its agent’s integrations, on $
     e = await startEngineStack(await open('run_scope'))
     receiver = await startReceiver()
     vercel = (await connectVercel(e.stack)).integrationId!
-  })
+  }, 300_000)
   afterAll(async () => {
     await e?.close()
     await receiver?.close()
