@@ -7,6 +7,7 @@ import { openStore } from '../src/core/store/database.ts'
 import { scratchDatabase } from '../src/core/store/scratch-database.ts'
 import { connectZendesk } from '../test/helpers/connect.ts'
 import { connectVercel, VERCEL } from '../test/helpers/vercel.ts'
+import { hostileTemplatesBench } from './hostile-templates.ts'
 import { mcpLatencies } from './mcp.ts'
 import { connectFreshToken, measureUtilisation } from './rate-budget.ts'
 import { interleavedLatencies, percentile, throughput } from './measure.ts'
@@ -197,6 +198,7 @@ async function main() {
       await triggerBench({ url, apiKey, pid: service.process.pid }, sandboxUrl, 'pglite'),
     )
     Object.assign(results, await vercelLatencies(url, apiKey, sandboxUrl))
+    Object.assign(results, await hostileTemplatesBench({ url, apiKey, pid: service.process.pid }))
     Object.assign(
       results,
       await mcpLatencies({

@@ -25,6 +25,7 @@ import { AgentRunHandler } from './core/agents/run-handler.ts'
 import { RunState } from './core/agents/run-state.ts'
 import { Runs } from './core/agents/runs.ts'
 import { StepRunner } from './core/agents/step-runner.ts'
+import { RunTokenScope } from './core/agents/run-scope.ts'
 import { ToolCallRecorder } from './core/agents/tool-calls.ts'
 import { RunWorker } from './core/agents/worker.ts'
 import { TriggerRegistry } from './core/triggers/catalog.ts'
@@ -81,6 +82,8 @@ export interface Services {
   runs: Runs
   /** Tool steps an external agent calls with its run token, recorded on the run's timeline. */
   toolCalls: ToolCallRecorder
+  /** What a run token may act on. */
+  runTokenScope: RunTokenScope
   triggers: TriggerRegistry
   subscriptions: Subscriptions
   samples: SampleEvents
@@ -142,6 +145,7 @@ export async function createServices(
   const executor = new ToolExecutor(registry, contexts, metrics)
   const agents = new Agents(store.db, registry, integrations, sealer, config.agentNetworks)
   const runs = new Runs(store.db, agents, registry, integrations, sealer)
+  const runTokenScope = new RunTokenScope(store.db, agents, registry, integrations)
   const runState = new RunState(store.db, metrics)
   const external = new ExternalDelivery(
     runs,
@@ -231,7 +235,8 @@ export async function createServices(
     keySource: source,
     agents,
     runs,
-    toolCalls: new ToolCallRecorder(runState),
+    runTokenScope,
+    toolCalls: new ToolCallRecorder(runState, runTokenScope),
     triggers,
     subscriptions,
     samples: new SampleEvents(store.db, triggers, webhooks, sealer, runs),

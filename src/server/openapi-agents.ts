@@ -98,6 +98,14 @@ const agentInputProperties = {
     required: ['url'],
     properties: {
       url: { type: 'string', format: 'uri', description: 'http(s) address runs are delivered to' },
+      integrations: {
+        type: 'array',
+        maxItems: 50,
+        default: [],
+        items: { type: 'string', minLength: 1 },
+        description:
+          'Integration ids or account names the run token may act on; a tool call on any other answers 403',
+      },
     },
   },
 }

@@ -79,7 +79,7 @@ describe.each(STORES)('external agents, on $name', ({ open }) => {
     const created = await api.post('/v1/agents', {
       name: `Elsewhere ${Math.random()}`,
       kind: 'external',
-      external: { url: receiver.url },
+      external: { url: receiver.url, integrations: [e.integrationId] },
     })
     expect(created.status, created.text).toBe(201)
     expect(created.body.signing_secret).toMatch(/^whsec_/)

@@ -63,6 +63,13 @@ export const AgentInput = z.object({
   external: z
     .object({
       url: z.url({ protocol: /^https?$/, error: 'give the http(s) address Switchyard delivers runs to' }),
+      // What its run token may act on (core/agents/run-scope.ts): ids or account names.
+      integrations: z
+        .array(z.string().min(1, 'give an integration id or account name'), {
+          error: 'list the integrations (ids or account names) the agent acts on',
+        })
+        .max(50, 'at most 50 integrations')
+        .default([]),
     })
     .optional(),
 })

@@ -1,6 +1,11 @@
 import type { User } from '../access/users.ts'
 import { AppError } from '../errors.ts'
-import { evaluateCondition, renderValue, TemplateError } from '../expressions/templates.ts'
+import {
+  evaluateCondition,
+  MAX_STEP_INPUT_CHARS,
+  renderValue,
+  TemplateError,
+} from '../expressions/templates.ts'
 import type { ToolRegistry } from '../tools/catalog.ts'
 import type { ToolExecutor } from '../tools/executor.ts'
 import type { AgentDefinition, StepDefinition } from './definition.ts'
@@ -155,7 +160,7 @@ export class StepRunner {
     }
     let input: unknown
     try {
-      input = await renderValue(step.input, scope, `steps.${step.key}.input`)
+      input = await renderValue(step.input, scope, `steps.${step.key}.input`, MAX_STEP_INPUT_CHARS)
     } catch (err) {
       return failBeforeCall(settled, base, err)
     }

@@ -1,4 +1,5 @@
 import type { Summary } from '../tools/define.ts'
+import type { RunTokenScope } from './run-scope.ts'
 import type { RunState } from './run-state.ts'
 import type { Attempt } from './runs.ts'
 import { errorOf } from './step-runner.ts'
@@ -8,15 +9,21 @@ import { errorOf } from './step-runner.ts'
  * they started, with their input, output or error (issue 10, "External").
  */
 export class ToolCallRecorder {
-  constructor(private readonly state: RunState) {}
+  constructor(
+    private readonly state: RunState,
+    private readonly scope: RunTokenScope,
+  ) {}
 
+  /** A call outside the run's integrations is refused before it reaches the timeline or the platform. */
   async record(
     runId: string,
+    userId: string,
     toolId: string,
     integration: unknown,
     input: unknown,
     call: () => Promise<{ output: unknown; summary: Summary | null }>,
   ): Promise<{ output: unknown; summary: Summary | null }> {
+    await this.scope.check(runId, userId, toolId, integration)
     const started = Date.now()
     const seq = await this.claimSeq(
       runId,

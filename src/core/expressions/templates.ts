@@ -1,89 +1,47 @@
-import jsonata from 'jsonata'
 import { AppError, type FieldError } from '../errors.ts'
+import { inlineSafe } from './inline-safe.ts'
+import { renderInWorker } from './isolation.ts'
+import {
+  compileExpression,
+  isTemplate,
+  messageOf,
+  partsOf,
+  renderBatch,
+  type Item,
+  type Outcome,
+} from './render.js'
 
 /**
  * One expression language for agent step inputs, conditions, output mappings and trigger mappings:
  * JSONata (docs/agents.md, "Templates"), never `eval`. A template is text with `{{ expression }}`
  * parts; a template that is exactly one part keeps the expression's type (a number stays a number).
- * JSONata's own guardrails bound every evaluation, so a user's recursive function cannot hang a run.
+ * Plain paths are evaluated here (inline-safe.ts); every other template in a worker with a hard stop
+ * and a memory limit (isolation.ts), so no template can hold the service or exhaust its memory.
+ * What a template builds is capped (`maxChars`), so a run never stores a runaway result.
  */
-const GUARDRAILS = { timeout: 1_000, stack: 200, sequence: 100_000 }
-const MAX_CACHED = 2_000
+export { isTemplate }
 
-type Part = { text: string } | { expr: jsonata.Expression; source: string }
-
-const compiled = new Map<string, Part[]>()
-
-/** Compiles (or takes from the cache) a template; throws a message naming the bad part. */
-function partsOf(template: string): Part[] {
-  const hit = compiled.get(template)
-  if (hit) return hit
-  const parts = split(template)
-  if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value!)
-  compiled.set(template, parts)
-  return parts
-}
-
-function split(template: string): Part[] {
-  const parts: Part[] = []
-  let rest = template
-  for (let open = rest.indexOf('{{'); open >= 0; open = rest.indexOf('{{')) {
-    if (open > 0) parts.push({ text: rest.slice(0, open) })
-    const { expr, source, end } = firstExpression(rest, open + 2)
-    parts.push({ expr, source })
-    rest = rest.slice(end + 2)
-  }
-  if (rest) parts.push({ text: rest })
-  return parts
-}
-
-/** The expression after `{{` ends at the first `}}` that closes a valid expression (an object constructor may hold `}}`). */
-function firstExpression(
-  text: string,
-  start: number,
-): { expr: jsonata.Expression; source: string; end: number } {
-  let lastError = 'an expression is not closed with }}'
-  for (let end = text.indexOf('}}', start); end >= 0; end = text.indexOf('}}', end + 1)) {
-    const source = text.slice(start, end).trim()
-    if (!source) throw new Error('{{ }} holds no expression')
-    try {
-      return { expr: jsonata(source, GUARDRAILS), source, end }
-    } catch (err) {
-      lastError = `{{ ${source} }}: ${messageOf(err)}`
-    }
-  }
-  throw new Error(lastError)
-}
-
-function messageOf(err: unknown): string {
-  const e = err as { message?: string; position?: number }
-  return e.message ?? String(err)
-}
-
-export function isTemplate(value: string): boolean {
-  return value.includes('{{')
-}
+/** The most a rendered value may hold, in characters of its JSON (docs/agents.md, "Templates"). */
+export const MAX_TEMPLATE_CHARS = 1024 * 1024
+/** A step's input may carry attachments (Zendesk takes 10 MB of files, about 14 MB in base64). */
+export const MAX_STEP_INPUT_CHARS = 16 * 1024 * 1024
 
 /** Checks every template in a value (strings at any depth) and names the field of each bad one. */
 export function checkTemplates(value: unknown, field: string, errors: FieldError[] = []): FieldError[] {
-  if (typeof value === 'string') {
+  eachTemplate(value, field, (template, at) => {
     try {
-      partsOf(value)
+      partsOf(template)
     } catch (err) {
-      errors.push({ field, message: messageOf(err) })
+      errors.push({ field: at, message: messageOf(err) })
     }
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => checkTemplates(item, `${field}[${i}]`, errors))
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) checkTemplates(item, `${field}.${key}`, errors)
-  }
+  })
   return errors
 }
 
 /** Checks a bare expression (a condition) and names its field. */
 export function checkExpression(source: string, field: string): FieldError | null {
   try {
-    jsonata(stripBraces(source), GUARDRAILS)
+    compileExpression(stripBraces(source))
     return null
   } catch (err) {
     return { field, message: messageOf(err) }
@@ -100,66 +58,45 @@ export class TemplateError extends AppError {
   }
 }
 
-async function evaluate(
-  expr: jsonata.Expression,
-  source: string,
+/** Each template of the batch rendered, in this thread when every one is inline-safe, else in a worker. */
+async function renderItems(items: Item[], scope: unknown, maxChars: number): Promise<Outcome[]> {
+  if (items.length === 0) return []
+  const batch = { items, scope, maxChars }
+  return items.every((item) => inlineSafe(item.template)) ? renderBatch(batch) : renderInWorker(batch)
+}
+
+/**
+ * Renders every template in a value, each field on its own; the errors name the fields. Object keys
+ * whose value renders to undefined are left out.
+ */
+export async function renderFields(
+  value: unknown,
   scope: Record<string, unknown>,
   field: string,
-): Promise<unknown> {
-  try {
-    return plain(await expr.evaluate(scope))
-  } catch (err) {
-    throw new TemplateError(field, `{{ ${source} }}: ${messageOf(err)}`)
-  }
+  maxChars = MAX_TEMPLATE_CHARS,
+): Promise<{ value: unknown; errors: FieldError[] }> {
+  const items: Item[] = []
+  eachTemplate(value, field, (template, at) => items.push({ template, field: at }))
+  const outcomes = await renderItems(items, scope, maxChars)
+  const rendered = new Map<string, unknown>()
+  const errors: FieldError[] = []
+  outcomes.forEach((outcome, i) => {
+    if (outcome.ok) rendered.set(items[i].field, outcome.value)
+    else errors.push({ field: items[i].field, message: outcome.message })
+  })
+  return { value: assemble(value, field, rendered), errors }
 }
 
-/** JSONata marks its arrays and builds prototype-less objects: what leaves here is plain JSON. */
-function plain(value: unknown): unknown {
-  return value !== null && typeof value === 'object' ? JSON.parse(JSON.stringify(value)) : value
-}
-
-function asText(value: unknown): string {
-  if (value === undefined || value === null) return ''
-  return typeof value === 'string' ? value : JSON.stringify(value)
-}
-
-/** Renders one template string; a lone `{{ expression }}` keeps its type, and a missing value is undefined. */
-export async function renderString(
-  template: string,
-  scope: Record<string, unknown>,
-  field: string,
-): Promise<unknown> {
-  let parts: Part[]
-  try {
-    parts = partsOf(template)
-  } catch (err) {
-    throw new TemplateError(field, messageOf(err))
-  }
-  if (parts.length === 1 && 'expr' in parts[0]) return evaluate(parts[0].expr, parts[0].source, scope, field)
-  let out = ''
-  for (const part of parts)
-    out += 'text' in part ? part.text : asText(await evaluate(part.expr, part.source, scope, field))
-  return out
-}
-
-/** Renders every template in a value; object keys whose value renders to undefined are left out. */
+/** Renders every template in a value; the first failure throws, naming its field. */
 export async function renderValue(
   value: unknown,
   scope: Record<string, unknown>,
   field: string,
+  maxChars = MAX_TEMPLATE_CHARS,
 ): Promise<unknown> {
-  if (typeof value === 'string') return isTemplate(value) ? renderString(value, scope, field) : value
-  if (Array.isArray(value))
-    return Promise.all(value.map((item, i) => renderValue(item, scope, `${field}[${i}]`)))
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) {
-      const rendered = await renderValue(item, scope, `${field}.${key}`)
-      if (rendered !== undefined) out[key] = rendered
-    }
-    return out
-  }
-  return value
+  const { value: rendered, errors } = await renderFields(value, scope, field, maxChars)
+  if (errors.length) throw new TemplateError(errors[0].field, errors[0].message)
+  return rendered
 }
 
 /** A condition is a bare expression (braces allowed); JSONata's truthiness decides, and an empty result is false. */
@@ -168,8 +105,33 @@ export async function evaluateCondition(
   scope: Record<string, unknown>,
   field: string,
 ): Promise<boolean> {
-  const result = await renderString(`{{ ${stripBraces(source)} }}`, scope, field)
-  return jsonataBoolean(result)
+  return jsonataBoolean(await renderValue(`{{ ${stripBraces(source)} }}`, scope, field))
+}
+
+/** Calls `visit` on every template string in a value (strings at any depth) with its field. */
+function eachTemplate(value: unknown, field: string, visit: (template: string, field: string) => void) {
+  if (typeof value === 'string') {
+    if (isTemplate(value)) visit(value, field)
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => eachTemplate(item, `${field}[${i}]`, visit))
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) eachTemplate(item, `${field}.${key}`, visit)
+  }
+}
+
+/** A value with its templates replaced by their results (by field); keys rendering to undefined are left out. */
+function assemble(value: unknown, field: string, rendered: Map<string, unknown>): unknown {
+  if (typeof value === 'string') return isTemplate(value) ? rendered.get(field) : value
+  if (Array.isArray(value)) return value.map((item, i) => assemble(item, `${field}[${i}]`, rendered))
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) {
+      const result = assemble(item, `${field}.${key}`, rendered)
+      if (result !== undefined) out[key] = result
+    }
+    return out
+  }
+  return value
 }
 
 function stripBraces(source: string): string {

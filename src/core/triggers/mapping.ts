@@ -1,7 +1,7 @@
 import type { AgentDefinition } from '../agents/definition.ts'
 import { inputProblems } from '../agents/definition.ts'
 import type { FieldError } from '../errors.ts'
-import { checkTemplates, renderValue } from '../expressions/templates.ts'
+import { checkTemplates, renderFields } from '../expressions/templates.ts'
 import type { TriggerEvent } from './define.ts'
 
 export type Mapping = Record<string, string>
@@ -31,19 +31,9 @@ export async function mapEvent(
   event: TriggerEvent,
   variables: AgentDefinition['inputs'],
 ): Promise<{ inputs: Record<string, unknown>; errors: FieldError[] }> {
-  const inputs: Record<string, unknown> = {}
-  const errors: FieldError[] = []
-  for (const [name, template] of Object.entries(mapping)) {
-    try {
-      const value = await renderValue(template, event, `mapping.${name}`)
-      if (value !== undefined) inputs[name] = value
-    } catch (err) {
-      errors.push({
-        field: `mapping.${name}`,
-        message: err instanceof Error ? err.message.replace(/^mapping\.[^:]+: /, '') : String(err),
-      })
-    }
-  }
+  // One batch for the whole mapping: plain paths render here, anything else in one worker task.
+  const { value, errors } = await renderFields(mapping, event, 'mapping')
+  const inputs = value as Record<string, unknown>
   errors.push(...inputProblems(variables, inputs, 'inputs'))
   return { inputs, errors }
 }

@@ -7,8 +7,14 @@ import type { Integrations } from '../../core/connections/integrations.ts'
  */
 export type Accounts = Map<string, string[]>
 
-export async function accountsOf(integrations: Integrations, userId: string): Promise<Accounts> {
-  const rows = (await integrations.list(userId)).filter((row) => row.status !== 'disconnected')
+export async function accountsOf(
+  integrations: Integrations,
+  userId: string,
+  only?: Set<string>,
+): Promise<Accounts> {
+  const rows = (await integrations.list(userId)).filter(
+    (row) => row.status !== 'disconnected' && (!only || only.has(row.id)),
+  )
   const accounts: Accounts = new Map()
   for (const row of rows) {
     const named = rows.filter(

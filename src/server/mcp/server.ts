@@ -113,7 +113,11 @@ async function runStep(
   let integration = named
   if (integration === undefined) {
     const { platform } = step.registered
-    const offered = (await accountsOf(services.integrations, caller.user.id)).get(platform.id) ?? []
+    // A run token is offered only the integrations its agent uses (core/agents/run-scope.ts).
+    const only = caller.runId
+      ? await services.runTokenScope.integrationIds(caller.runId, caller.user.id)
+      : undefined
+    const offered = (await accountsOf(services.integrations, caller.user.id, only)).get(platform.id) ?? []
     if (offered.length === 0) throw new NotConnected()
     if (offered.length > 1)
       throw invalidInput([
@@ -135,7 +139,14 @@ async function runStep(
   // An external agent's call with its run token goes on its run's timeline, as over REST.
   return (
     caller.runId
-      ? await services.toolCalls.record(caller.runId, step.registered.entry.id, integration, input, run)
+      ? await services.toolCalls.record(
+          caller.runId,
+          caller.user.id,
+          step.registered.entry.id,
+          integration,
+          input,
+          run,
+        )
       : await run()
   ).output
 }

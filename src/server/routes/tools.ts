@@ -56,7 +56,14 @@ export function toolRoutes(app: FastifyInstance, services: Services) {
         )
       // An external agent's call with its run token goes on its run's timeline.
       return request.runId
-        ? services.toolCalls.record(request.runId, request.params.id, body.integration, body.input, run)
+        ? services.toolCalls.record(
+            request.runId,
+            callerOf(request).id,
+            request.params.id,
+            body.integration,
+            body.input,
+            run,
+          )
         : run()
     },
   )

@@ -1,0 +1,99 @@
+import { createHmac, randomBytes } from 'node:crypto'
+import { request } from 'undici'
+import { SEED } from '../src/sandboxes/vercel/seed.ts'
+import { connectVercel } from '../test/helpers/vercel.ts'
+import { dispatcher, skippedAgentSubscription, type Service } from './deliveries/define.ts'
+
+// Issue 22 §9, "hostile templates": the service's event-loop delay p99 while a subscription whose
+// mapping is the issue's runaway template receives deliveries (goal ≤ 20 ms), and whether `/health`
+// answered throughout. The delay is the service's own (prom-client's monitorEventLoopDelay, read from
+// /metrics, which resets it on each read), so the senders' load does not count.
+const HOSTILE = '{{ $replace($pad("",1000000,"a"),"a",$pad("",100,"b")) }}'
+const DURATION_MS = Number(process.env.BENCH_HOSTILE_MS ?? 10_000)
+const DELIVERIES_PER_S = 10
+const HEALTH_EVERY_MS = 50
+
+async function metric(service: Service, name: string): Promise<number> {
+  const res = await request(`${service.url}/metrics`, { dispatcher })
+  const text = await res.body.text()
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `))
+  if (!line) throw new Error(`/metrics has no ${name}`)
+  return Number(line.split(' ')[1])
+}
+
+export async function hostileTemplatesBench(service: Service): Promise<Record<string, number>> {
+  const integration = (await connectVercel(service)).integrationId!
+  const secret = `whsec_bench_${randomBytes(12).toString('hex')}`
+  const sub = await skippedAgentSubscription(service, {
+    step: { tool: 'vercel.list_deployments', input: { limit: 1 } },
+    integration,
+    trigger: 'vercel.deployment_failed',
+    config: {},
+    mapping: { title: HOSTILE },
+    extra: { webhook_secret: secret },
+  })
+  const delivery = () => {
+    const id = `evt_${randomBytes(12).toString('hex')}`
+    const body = JSON.stringify({
+      id,
+      type: 'deployment.error',
+      createdAt: Date.now(),
+      payload: {
+        team: null,
+        user: { id: SEED.user.id },
+        deployment: { id: `dpl_${id}`, name: 'bench', url: 'bench.vercel.app', meta: {} },
+        links: { deployment: 'https://vercel.com/b/1', project: 'https://vercel.com/b' },
+        target: null,
+        project: { id: SEED.personalProject.id },
+      },
+    })
+    return { body, signature: createHmac('sha1', secret).update(body).digest('hex') }
+  }
+  await metric(service, 'nodejs_eventloop_lag_p99_seconds') // resets the window
+  const start = Date.now()
+  let health = { answered: 0, failed: 0 }
+  const checking = (async () => {
+    while (Date.now() - start < DURATION_MS) {
+      try {
+        const res = await request(`${service.url}/health`, { dispatcher, headersTimeout: 2_000 })
+        await res.body.text()
+        if (res.statusCode === 200) health.answered++
+        else health.failed++
+      } catch {
+        health.failed++
+      }
+      await new Promise((resolve) => setTimeout(resolve, HEALTH_EVERY_MS))
+    }
+  })()
+  const sent: Array<Promise<number>> = []
+  for (let i = 0; Date.now() - start < DURATION_MS; i++) {
+    const wait = start + (i * 1000) / DELIVERIES_PER_S - Date.now()
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+    const d = delivery()
+    sent.push(
+      request(sub.webhook_address!, {
+        method: 'POST',
+        dispatcher,
+        headers: { 'content-type': 'application/json', 'x-vercel-signature': d.signature },
+        body: d.body,
+      }).then(async (res) => (await res.body.text(), res.statusCode)),
+    )
+  }
+  const statuses = await Promise.all(sent)
+  await checking
+  const p99Ms = (await metric(service, 'nodejs_eventloop_lag_p99_seconds')) * 1000
+  const results = {
+    hostile_templates_event_loop_p99_ms: Math.round(p99Ms * 10) / 10,
+    hostile_templates_deliveries_acknowledged: statuses.filter((s) => s === 200).length,
+    hostile_templates_deliveries_sent: statuses.length,
+    hostile_templates_health_answered: health.answered,
+    hostile_templates_health_failed: health.failed,
+  }
+  health = { answered: 0, failed: 0 }
+  console.log(
+    `hostile templates: event-loop delay p99 ${results.hostile_templates_event_loop_p99_ms} ms (goal ≤ 20 ms); ` +
+      `${results.hostile_templates_deliveries_acknowledged}/${statuses.length} deliveries acknowledged; ` +
+      `/health answered ${results.hostile_templates_health_answered}, failed ${results.hostile_templates_health_failed}`,
+  )
+  return results
+}

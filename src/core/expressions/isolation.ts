@@ -1,0 +1,74 @@
+import { availableParallelism } from 'node:os'
+import { MessageChannel } from 'node:worker_threads'
+import { Piscina } from 'piscina'
+import type { Batch, Outcome } from './render.js'
+
+/**
+ * Templates that could run away are evaluated in worker threads (docs/security.md, "Templates"):
+ * a JSONata call such as `$replace` on a million characters, or a backtracking regular expression,
+ * never yields, so JSONata's own timeout cannot interrupt it, and on the service's thread it would
+ * hold every request (even `/health`) and grow the heap without bound. A worker is stopped
+ * (terminated) when a batch runs past the hard stop, and dies alone when it passes its memory limit;
+ * either way the pool starts a fresh one. Piscina keeps the pool; a batch's clock starts when the
+ * worker starts its first template, so time spent waiting for a busy worker is never counted.
+ */
+export const HARD_STOP_MS = 1_000
+export const WORKER_MEMORY_MB = 128
+
+let pool: Piscina | undefined
+
+function poolOf(): Piscina {
+  pool ??= new Piscina({
+    filename: new URL('./worker.js', import.meta.url).href,
+    // Two at least, so one stopped template does not hold every other user's behind it.
+    minThreads: 2,
+    maxThreads: Math.max(2, Math.min(4, availableParallelism())),
+    idleTimeout: 60_000,
+    resourceLimits: {
+      maxOldGenerationSizeMb: WORKER_MEMORY_MB,
+      maxYoungGenerationSizeMb: 16,
+      stackSizeMb: 4,
+    },
+  })
+  return pool
+}
+
+/** Renders a batch in a worker; a batch stopped for time or memory fails at the item that was running. */
+export async function renderInWorker(batch: Batch): Promise<Outcome[]> {
+  const { port1, port2 } = new MessageChannel()
+  const stop = new AbortController()
+  let running = -1
+  let timer: NodeJS.Timeout | undefined
+  port1.on('message', (i: number) => {
+    if (running < 0) timer = setTimeout(() => stop.abort(), HARD_STOP_MS)
+    running = i
+  })
+  try {
+    return (await poolOf().run(
+      { ...batch, port: port2 },
+      { transferList: [port2], signal: stop.signal },
+    )) as Outcome[]
+  } catch (err) {
+    const message = stop.signal.aborted
+      ? `it ran longer than ${HARD_STOP_MS / 1000} s, the limit for a template, and was stopped`
+      : (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? `it needed more than ${WORKER_MEMORY_MB} MB of memory, the limit for a template, and was stopped`
+        : `it could not be evaluated (${(err as Error).message})`
+    const culprit = Math.max(running, 0)
+    return batch.items.map((item, i) =>
+      i === culprit
+        ? { ok: false, message }
+        : { ok: false, message: `not evaluated, because ${batch.items[culprit].field} was stopped` },
+    )
+  } finally {
+    clearTimeout(timer)
+    port1.close()
+  }
+}
+
+/** Ends the workers (tests and a stopping service); the next template starts a new pool. */
+export async function closeTemplateWorkers(): Promise<void> {
+  const closing = pool
+  pool = undefined
+  await closing?.destroy()
+}

@@ -1,0 +1,98 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { inlineSafe } from './inline-safe.ts'
+import { closeTemplateWorkers } from './isolation.ts'
+import { evaluateCondition, renderFields, renderValue, TemplateError } from './templates.ts'
+
+afterAll(() => closeTemplateWorkers())
+
+describe('which templates run in the service thread', () => {
+  it.each([
+    '{{ card.name }}',
+    'Card {{ card.name }} on {{ board.name }}',
+    '{{ steps.find.output.items[0].id }}',
+    '{{ card.labels[-1] }}',
+    '{{ "literal" }}',
+    '{{ 42 }}',
+    '{{ false }}',
+    'no template at all',
+  ])('%s is a plain path or literal', (template) => expect(inlineSafe(template)).toBe(true))
+
+  it.each([
+    '{{ $uppercase(card.name) }}',
+    '{{ $replace($pad("",1000000,"a"),"a",$pad("",100,"b")) }}',
+    '{{ $contains("aaaa!", /(a|a)+$/) }}',
+    '{{ card.items[price > 3].name }}',
+    '{{ card.** }}',
+    '{{ card.* }}',
+    '{{ [1..10000000] }}',
+    '{{ card.name & card.desc }}',
+    '{{ card.name ? "a" : "b" }}',
+    '{{ $$.card }}',
+    'ok {{ card.name }} then {{ $string(card) }}',
+  ])('%s goes to a worker', (template) => expect(inlineSafe(template)).toBe(false))
+})
+
+describe('rendering', () => {
+  const scope = { card: { name: 'Fix the printer', labels: ['a', 'b'] }, n: 3 }
+
+  it('keeps types, joins text, leaves out keys that render to undefined, inline and in a worker', async () => {
+    const value = {
+      title: '{{ card.name }}',
+      upper: '{{ $uppercase(card.name) }}',
+      count: '{{ n }}',
+      line: '#{{ n }}: {{ card.labels[1] }}',
+      missing: '{{ card.nothing }}',
+      list: ['{{ n }}', 'plain'],
+    }
+    expect(await renderValue(value, scope, 'input')).toEqual({
+      title: 'Fix the printer',
+      upper: 'FIX THE PRINTER',
+      count: 3,
+      line: '#3: b',
+      list: [3, 'plain'],
+    })
+  })
+
+  it('names the field of a failing template among good ones', async () => {
+    const { value, errors } = await renderFields(
+      { ok: '{{ card.name }}', bad: '{{ $number("x") }}' },
+      scope,
+      'mapping',
+    )
+    expect(errors).toEqual([{ field: 'mapping.bad', message: expect.stringContaining('$number("x")') }])
+    expect(value).toEqual({ ok: 'Fix the printer' })
+  })
+
+  it.each([
+    ['a lone expression', '{{ $pad("", 2000, "x") }}'],
+    ['text around expressions', 'a {{ $pad("", 1500, "x") }} b {{ $pad("", 1500, "y") }}'],
+    ['a plain path to a large value', '{{ big }}'],
+  ])('caps what %s builds, naming the limit', async (_name, template) => {
+    const err: any = await renderValue({ x: template }, { big: 'z'.repeat(5000) }, 'output', 1000).catch(
+      (e: any) => e,
+    )
+    expect(err).toBeInstanceOf(TemplateError)
+    expect(err.message).toMatch(/^output\.x: the result is [\d,]+ characters or more; the limit is 1,000$/)
+  })
+
+  it('caps the templates of one value together', async () => {
+    const err: any = await renderValue(
+      { a: '{{ $pad("", 600, "x") }}', b: '{{ $pad("", 600, "y") }}' },
+      {},
+      'output',
+      1000,
+    ).catch((e: any) => e)
+    expect(err.field).toBe('output.b')
+  })
+
+  it('stops a template that runs away, naming the field and the limit, and the next one still renders', async () => {
+    const err: any = await evaluateCondition(
+      '$contains("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", /(a|a)+$/)',
+      scope,
+      'steps.x.condition',
+    ).catch((e: any) => e)
+    expect(err).toBeInstanceOf(TemplateError)
+    expect(err.message).toMatch(/^steps\.x\.condition: it ran longer than 1 s, the limit for a template/)
+    expect(await evaluateCondition('$contains(card.name, /print/)', scope, 'steps.y.condition')).toBe(true)
+  }, 120_000)
+})

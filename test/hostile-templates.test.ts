@@ -1,0 +1,225 @@
+import fs from 'node:fs'
+import { createHmac, randomBytes } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSandboxServer } from '../src/sandboxes/server.ts'
+import {
+  adminKey,
+  removeDataDir,
+  serviceEnv,
+  startService,
+  type ServiceEnv,
+  type ServiceProcess,
+} from './helpers/service-process.ts'
+import { client } from './helpers/stack.ts'
+import { connectVercel, VERCEL } from './helpers/vercel.ts'
+import { isFinished, waitForRunState } from './helpers/engine.ts'
+
+/**
+ * One user's template cannot hurt another (docs/security.md, "Templates"): the service runs as its
+ * own process, and every hostile template below, in a mapping preview, a live delivery's mapping, a
+ * step's input or condition, or an agent's output, fails with a message naming its field and the
+ * limit it met, never a 5xx, while `/health` keeps answering and the process's peak memory stays
+ * bounded (before this, the first one alone grew the process to 2.4 GB and held `/health` for 6 s).
+ */
+const HOSTILE: Array<{ name: string; expression: string; limit: RegExp }> = [
+  {
+    name: 'a million replacements (issue 22)',
+    expression: '$replace($pad("",1000000,"a"),"a",$pad("",100,"b"))',
+    limit: /limit/,
+  },
+  {
+    name: 'a backtracking regular expression',
+    expression: '$contains("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", /(a|a)+$/)',
+    limit: /limit/,
+  },
+  { name: 'a 10 MB result', expression: '$pad("", 10000000, "x")', limit: /limit/ },
+  {
+    name: 'an array of ten million objects',
+    expression: '$map([1..10000000], function($v) { {"v": $v} })',
+    limit: /limit|sequence/i,
+  },
+  {
+    name: 'endless recursion',
+    expression: '($f := function($n) { $f($n + 1) }; $f(0))',
+    limit: /stack|limit|deep/i,
+  },
+]
+
+/** Peak resident memory of a process so far, in MB (Linux's VmHWM). */
+function peakMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024
+}
+
+/** Runs `work` while asking `/health` over and over; answers its result and the health answers that came back before it ended. */
+async function withHealthChecks<T>(url: string, work: Promise<T>): Promise<{ result: T; healthy: number[] }> {
+  let done = false
+  const healthy: number[] = []
+  const checking = (async () => {
+    while (!done) {
+      const res = await fetch(`${url}/health`)
+      await res.text()
+      if (!done) healthy.push(res.status)
+    }
+  })()
+  const result = await work
+  done = true
+  await checking
+  return { result, healthy }
+}
+
+describe('templates cannot hold the service or exhaust its memory', () => {
+  let sandbox: Awaited<ReturnType<typeof startSandboxServer>>
+  let env: ServiceEnv
+  let service: ServiceProcess
+  let api: ReturnType<typeof client>
+  let integration: string
+
+  beforeAll(async () => {
+    sandbox = await startSandboxServer({ port: 0 })
+    env = await serviceEnv(sandbox.url)
+    service = await startService(env, 240_000)
+    const stack = { url: service.url, apiKey: adminKey(env) }
+    api = client(stack, stack.apiKey)
+    integration = (await connectVercel(stack)).integrationId!
+  }, 300_000)
+  afterAll(async () => {
+    await service?.stop()
+    await sandbox?.close()
+    removeDataDir(env)
+  })
+
+  async function agent(extra: Record<string, unknown> = {}, step: Record<string, unknown> = {}) {
+    const created = await api.post('/v1/agents', {
+      name: `hostile ${randomBytes(4).toString('hex')}`,
+      inputs: [{ name: 'title', type: 'string', required: false }],
+      kind: 'steps',
+      steps: [
+        {
+          key: 'list',
+          tool: 'vercel.list_deployments',
+          integration,
+          input: { limit: 1 },
+          ...step,
+        },
+      ],
+      ...extra,
+    })
+    expect(created.status, created.text).toBe(201)
+    return created.body.id as string
+  }
+
+  async function vercelSubscription(agentId: string, mapping: Record<string, string>) {
+    const secret = `whsec_${randomBytes(12).toString('hex')}`
+    const sub = await api.post(`/v1/agents/${agentId}/subscriptions`, {
+      trigger: 'vercel.deployment_failed',
+      integration,
+      config: {},
+      mapping,
+      webhook_secret: secret,
+    })
+    expect(sub.status, sub.text).toBe(201)
+    const active = await api.post(`/v1/subscriptions/${sub.body.id}/activate`)
+    expect(active.status, active.text).toBe(200)
+    return { id: sub.body.id as string, address: active.body.webhook_address as string, secret }
+  }
+
+  it.each(HOSTILE)(
+    'a mapping preview of $name names the field and the limit while /health answers',
+    async ({ expression, limit }) => {
+      const agentId = await agent()
+      const sub = await vercelSubscription(agentId, { title: '{{ deployment.url }}' })
+      const { result, healthy } = await withHealthChecks(
+        service.url,
+        api.post(`/v1/subscriptions/${sub.id}/preview`, { mapping: { title: `{{ ${expression} }}` } }),
+      )
+      expect(result.status, result.text).toBe(200)
+      expect(result.body.errors).toEqual([{ field: 'mapping.title', message: expect.stringMatching(limit) }])
+      expect(healthy.length).toBeGreaterThan(0)
+      expect(healthy.every((s) => s === 200)).toBe(true)
+      expect(peakMb(service.child.pid!)).toBeLessThan(1024)
+    },
+    60_000,
+  )
+
+  it('a delivery whose mapping is hostile is acknowledged, and its run fails with mapping_failed naming the field', async () => {
+    const agentId = await agent()
+    const sub = await vercelSubscription(agentId, { title: `{{ ${HOSTILE[0].expression} }}` })
+    const id = `evt_${randomBytes(8).toString('hex')}`
+    const body = JSON.stringify({
+      id,
+      type: 'deployment.error',
+      createdAt: Date.now(),
+      payload: {
+        team: null,
+        user: { id: VERCEL.user.id },
+        deployment: { id: `dpl_${id}`, name: 'p', url: 'p.vercel.app', meta: {} },
+        project: { id: VERCEL.personalProject.id },
+        target: null,
+        links: { deployment: 'https://vercel.com/x/p/1', project: 'https://vercel.com/x/p' },
+      },
+    })
+    const { result, healthy } = await withHealthChecks(
+      service.url,
+      fetch(sub.address, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-vercel-signature': createHmac('sha1', sub.secret).update(body).digest('hex'),
+        },
+        body,
+      }),
+    )
+    expect(result.status, await result.text()).toBe(200)
+    expect(healthy.every((s) => s === 200)).toBe(true)
+    const runs = await api.get(`/v1/runs?subscription_id=${sub.id}`)
+    expect(runs.body.runs).toHaveLength(1)
+    const run = runs.body.runs[0]
+    expect(run.status).toBe('failed')
+    expect(run.error.code).toBe('mapping_failed')
+    expect(run.error.message).toMatch(/mapping\.title: .*limit/)
+  })
+
+  it.each([
+    {
+      where: 'a step input',
+      agent: () => agent({}, { input: { limit: `{{ ${HOSTILE[0].expression} }}` } }),
+      field: 'steps.list.input.limit',
+    },
+    {
+      where: 'a step condition',
+      agent: () => agent({}, { condition: HOSTILE[1].expression }),
+      field: 'steps.list.condition',
+    },
+    {
+      where: "an agent's output",
+      agent: () => agent({ output: { big: `{{ ${HOSTILE[2].expression} }}` } }),
+      field: 'output.big',
+    },
+  ])(
+    'a hostile template in $where fails the run naming $field, and the run keeps no large value',
+    async (c) => {
+      const agentId = await c.agent()
+      const started = await api.post(`/v1/agents/${agentId}/runs`, { inputs: {} })
+      expect(started.status, started.text).toBe(201)
+      const run = await waitForRunState(api, started.body.id, isFinished, 60_000)
+      expect(run.status).toBe('failed')
+      expect(run.error.message).toContain(c.field)
+      expect(run.error.message).toMatch(/limit/)
+      expect(run.result ?? null).toBeNull()
+      const whole = await api.get(`/v1/runs/${started.body.id}`)
+      expect(whole.text.length).toBeLessThan(100_000)
+      expect(peakMb(service.child.pid!)).toBeLessThan(1024)
+    },
+  )
+
+  it('plain paths still render, and a benign function in a worker too', async () => {
+    const agentId = await agent()
+    const sub = await vercelSubscription(agentId, { title: '{{ deployment.url }}' })
+    const preview = await api.post(`/v1/subscriptions/${sub.id}/preview`, {
+      mapping: { title: '{{ $uppercase(deployment.url) }} ({{ deployment.id }})' },
+    })
+    expect(preview.body.errors).toEqual([])
+    expect(preview.body.inputs.title).toMatch(/^[A-Z0-9.-]+ \(.+\)$/)
+  })
+})
