@@ -7,6 +7,15 @@ export function sseEvent(data: unknown, event?: string): string {
   return `${event ? `event: ${event}\n` : ''}data: ${body}\n\n`
 }
 
+/** How many characters each streamed fragment of text or arguments carries. */
+export const FRAGMENT_CHARS = 16
+
+export function fragments(text: string): string[] {
+  const out: string[] = []
+  for (let i = 0; i < text.length; i += FRAGMENT_CHARS) out.push(text.slice(i, i + FRAGMENT_CHARS))
+  return out
+}
+
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',

@@ -1,5 +1,5 @@
 import type { FinishReason, ModelReply } from '../model-kit/conversation.ts'
-import { sseEvent } from '../model-kit/sse.ts'
+import { fragments, sseEvent } from '../model-kit/sse.ts'
 
 /**
  * Chat Completions answers in OpenAI's shapes (`CreateChatCompletionResponse` and, streamed,
@@ -54,15 +54,6 @@ export function chatCompletion(answer: ChatAnswer, reply: ModelReply): Record<st
     service_tier: 'default',
     system_fingerprint: null,
   }
-}
-
-/** How many characters each streamed fragment of text or arguments carries. */
-export const FRAGMENT_CHARS = 16
-
-export function fragments(text: string): string[] {
-  const out: string[] = []
-  for (let i = 0; i < text.length; i += FRAGMENT_CHARS) out.push(text.slice(i, i + FRAGMENT_CHARS))
-  return out
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { ModelReply } from '../model-kit/conversation.ts'
 import { openaiIds } from '../model-kit/ids.ts'
-import { sseEvent } from '../model-kit/sse.ts'
-import { fragments } from './chat-wire.ts'
+import { fragments, sseEvent } from '../model-kit/sse.ts'
 import type { ResponsesRequest } from './responses-request.ts'
 
 /**
