@@ -42,10 +42,10 @@ export function inputObject(args: string): Record<string, unknown> {
   }
 }
 
+/** Text blocks carry no `citations` when there are none, as Anthropic sends them (the AI SDK refuses a null). */
 function contentBlocks(reply: ModelReply): Array<Record<string, unknown>> {
   const content: Array<Record<string, unknown>> = []
-  if (reply.text || reply.calls.length === 0)
-    content.push({ type: 'text', text: reply.text, citations: null })
+  if (reply.text || reply.calls.length === 0) content.push({ type: 'text', text: reply.text })
   for (const call of reply.calls)
     content.push({
       type: 'tool_use',
@@ -95,7 +95,7 @@ export function messageEvents(answer: MessageAnswer, reply: ModelReply): string[
   const blocks = contentBlocks(reply)
   blocks.forEach((block, index) => {
     if (block.type === 'text') {
-      emit('content_block_start', { index, content_block: { type: 'text', text: '', citations: null } })
+      emit('content_block_start', { index, content_block: { type: 'text', text: '' } })
       if (index === 0) emit('ping', {})
       for (const text of fragments(reply.text))
         emit('content_block_delta', { index, delta: { type: 'text_delta', text } })
