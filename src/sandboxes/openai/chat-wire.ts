@@ -12,6 +12,9 @@ export interface ChatAnswer {
   model: string
 }
 
+/** OpenAI's backend configuration mark; a string, as the OpenAPI file requires. */
+export const SYSTEM_FINGERPRINT = 'fp_sandbox'
+
 const FINISH: Record<FinishReason, string> = { stop: 'stop', tool_calls: 'tool_calls', length: 'length' }
 
 export function chatUsage(reply: ModelReply): Record<string, unknown> {
@@ -52,7 +55,7 @@ export function chatCompletion(answer: ChatAnswer, reply: ModelReply): Record<st
     choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH[reply.finish] }],
     usage: chatUsage(reply),
     service_tier: 'default',
-    system_fingerprint: null,
+    system_fingerprint: SYSTEM_FINGERPRINT,
   }
 }
 
@@ -69,7 +72,7 @@ export function chatChunks(answer: ChatAnswer, reply: ModelReply, includeUsage: 
       created: answer.created,
       model: answer.model,
       service_tier: 'default',
-      system_fingerprint: null,
+      system_fingerprint: SYSTEM_FINGERPRINT,
       choices,
       ...(includeUsage ? { usage: usage ?? null } : {}),
     })

@@ -74,16 +74,19 @@ function responseObject(answer: ResponseAnswer, reply: ModelReply | null, output
     top_logprobs: 0,
     top_p: 1,
     truncation: 'disabled',
-    usage:
-      reply === null
-        ? null
-        : {
+    // A response still in progress has no usage (OpenAI's example shows null; the file's
+    // `ResponseUsage` is an object, so the sandbox leaves it out until the end).
+    ...(reply === null
+      ? {}
+      : {
+          usage: {
             input_tokens: inputTokens,
             input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
             output_tokens: outputTokens,
             output_tokens_details: { reasoning_tokens: 0 },
             total_tokens: inputTokens + outputTokens,
           },
+        }),
     metadata: {},
   }
 }
