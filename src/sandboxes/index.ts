@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { SandboxBinding } from '../core/platforms/runtime.ts'
 import type { OAuthClient } from '../core/platforms/types.ts'
+import { anthropicSandbox } from './anthropic/index.ts'
+import { openaiSandbox } from './openai/index.ts'
 import { trelloSandbox } from './trello/index.ts'
 import { SEED as TRELLO_SEED } from './trello/seed.ts'
 import { vercelSandbox } from './vercel/index.ts'
@@ -64,6 +66,51 @@ export function sandboxBindings(sandboxUrl: string): Map<string, SandboxBinding>
         client: s.client,
         baseUrl: (fields: Record<string, string>) => s.accountBaseUrl(`${sandboxUrl}${s.prefix}`, fields),
       },
+    ]),
+  )
+}
+
+/**
+ * One model provider's emulator (docs/sandbox.md, "Model sandbox"): where it is mounted, the
+ * base URL its clients take, and a key it accepts.
+ */
+export interface ModelSandboxDefinition {
+  provider: 'openai' | 'anthropic'
+  title: string
+  prefix: string
+  plugin(): FastifyPluginAsync
+  /** What follows the mount in the base URL a client is given (`/v1` for OpenAI's clients). */
+  basePath: string
+  /** A key the sandbox accepts (it accepts any key of the provider's shape). */
+  apiKey: string
+}
+
+/** The model sandbox registry: one line per emulated model provider. */
+export const modelSandboxes: ModelSandboxDefinition[] = [
+  {
+    provider: 'openai',
+    title: 'OpenAI',
+    prefix: '/openai',
+    plugin: () => openaiSandbox(),
+    basePath: '/v1',
+    apiKey: 'sk-sandbox',
+  },
+  {
+    provider: 'anthropic',
+    title: 'Anthropic',
+    prefix: '/anthropic',
+    plugin: () => anthropicSandbox(),
+    basePath: '',
+    apiKey: 'sk-ant-sandbox',
+  },
+]
+
+/** What the product is told about each model sandbox served at `sandboxUrl`, by provider. */
+export function modelSandboxBindings(sandboxUrl: string): Map<string, { baseUrl: string; apiKey: string }> {
+  return new Map(
+    modelSandboxes.map((s) => [
+      s.provider,
+      { baseUrl: `${sandboxUrl}${s.prefix}${s.basePath}`, apiKey: s.apiKey },
     ]),
   )
 }

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify'
-import { sandboxes } from './index.ts'
+import { modelSandboxes, sandboxes } from './index.ts'
 import { serveSandboxes, type ListenOptions } from './kit/start.ts'
 
-/** Serves every sandbox on one port, each under its own prefix (/zendesk, …). */
+/** Serves every sandbox on one port, each under its own prefix (/zendesk, …, /openai, /anthropic). */
 export async function startSandboxServer(
   options: ListenOptions = {},
 ): Promise<{ url: string; app: FastifyInstance; close(): Promise<void> }> {
   const served = await serveSandboxes(
-    sandboxes.map((s) => ({ prefix: s.prefix, plugin: s.plugin() })),
+    [...sandboxes, ...modelSandboxes].map((s) => ({ prefix: s.prefix, plugin: s.plugin() })),
     options,
   )
   return { url: served.origin, app: served.app, close: served.close }

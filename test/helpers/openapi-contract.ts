@@ -46,6 +46,12 @@ export interface Reading {
   errorBodiesUndocumented?: boolean
   /** Departures from the file the test accepts, each with the reason. */
   tolerated?: Tolerated
+  /**
+   * Ajv's strict mode off, for a file in OpenAPI 3.1 (OpenAI's) whose schemas use keywords draft-07
+   * does not know (`$recursiveAnchor`) and `required` beside no `type`: what the file says of the
+   * values is still checked, the keywords it adds are ignored.
+   */
+  lenientKeywords?: boolean
 }
 
 export interface Tolerated {
@@ -94,7 +100,7 @@ export class VendorSpec {
   private readonly paths: Record<string, Record<string, Json>> = {}
   private readonly schemas: Record<string, Json> = {}
   private readonly parameters: Record<string, Json> = {}
-  private readonly ajv = new Ajv({ allErrors: true, strict: true, verbose: true })
+  private readonly ajv: Ajv
   private readonly preparations = new Map<string, { prepared: Json; absent: string[] }>()
   private readonly validators = new Map<Json, ValidateFunction>()
   /** A union member with the definitions its refs need, made once so its validator is compiled once. */
@@ -125,6 +131,7 @@ export class VendorSpec {
       for (const [name, value] of Object.entries(doc.components?.parameters ?? {}))
         mergeOnce(this.parameters, name, value, `${file}: parameter ${name}`)
     }
+    this.ajv = new Ajv({ allErrors: true, strict: !reading.lenientKeywords, verbose: true })
     addFormats(this.ajv)
   }
 
@@ -191,6 +198,20 @@ export class VendorSpec {
       ...this.explain(prepared, answer.body).map(
         (e) => `${where}: body${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`,
       ),
+    )
+    return { errors, absent }
+  }
+
+  /**
+   * Problems of a value against one of the file's component schemas, e.g. each server-sent event
+   * of a stream against `CreateChatCompletionStreamResponse`; empty when it keeps the contract.
+   */
+  checkSchema(name: string, value: unknown): ContractResult {
+    const schema = this.schemas[name]
+    if (!schema) return { errors: [`schema ${name} is not in the vendor file`], absent: [] }
+    const { prepared, absent } = this.prepared(`schema ${name}`, { $ref: `#/components/schemas/${name}` })
+    const errors = this.explain(prepared, value).map(
+      (e) => `${name}: ${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`,
     )
     return { errors, absent }
   }
@@ -281,6 +302,8 @@ const FORMAT_ALIASES: Record<string, string | undefined> = {
   datetime: 'date-time',
   url: 'uri',
   string: undefined,
+  // OpenAI's Unix timestamps: the type (integer or number) says it all.
+  unixtime: undefined,
 }
 /** Where a schema that is an `allOf` part is kept, open at its top (see Reading.closed). */
 const OPEN_PART = '.allOf-part'

@@ -23,6 +23,33 @@ export function incomingRequest(request: FastifyRequest): IncomingRequest {
 
 /** Writes a sandbox handler's answer out through Fastify. */
 export async function sendSandboxResponse(reply: FastifyReply, response: SandboxResponse): Promise<void> {
+  if (response.stream) return sendStream(reply, response, response.stream)
   reply.code(response.status).headers(response.headers)
   await (response.payload === undefined ? reply.send() : reply.send(response.payload))
+}
+
+/** A streamed answer (see `SandboxResponse.stream`): written as it comes; an error cuts the connection. */
+async function sendStream(
+  reply: FastifyReply,
+  response: SandboxResponse,
+  stream: AsyncIterable<string>,
+): Promise<void> {
+  reply.hijack()
+  const raw = reply.raw
+  let started = false
+  try {
+    for await (const piece of stream) {
+      if (!started) {
+        raw.writeHead(response.status, response.headers)
+        started = true
+      }
+      if (raw.destroyed) return
+      raw.write(piece)
+    }
+    if (!started) raw.writeHead(response.status, response.headers)
+    raw.end()
+  } catch {
+    raw.socket?.destroy()
+    raw.destroy()
+  }
 }

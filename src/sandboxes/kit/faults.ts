@@ -15,6 +15,8 @@ export interface FaultSpec {
   rate_limit?: { retry_after: number | null }
   match?: { method?: string; path?: string }
   times?: number
+  /** What a sandbox reads beyond these fields (FaultRules.platformFields), e.g. the model sandboxes' stream cuts. */
+  platform?: Record<string, unknown>
 }
 
 export interface Fault extends FaultSpec {
@@ -28,6 +30,13 @@ export interface FaultRules {
   minStatus?: 400 | 500
   /** Retry-After of a forced 429 given without one: 1 s by default, or none (null). */
   defaultRetryAfter?: number | null
+  /**
+   * The sandbox's own fault fields, read from the same body: their parsed values, or the problem
+   * with one of them. A fault with any of them needs no kit field.
+   */
+  platformFields?: (
+    body: Record<string, unknown>,
+  ) => { ok: true; fields: Record<string, unknown> | undefined } | { ok: false; problem: string }
 }
 
 export type FaultParse = { ok: true; spec: FaultSpec } | { ok: false; problem: string }
@@ -92,7 +101,18 @@ export function parseFaultSpec(body: unknown, rules: FaultRules = {}): FaultPars
       return { ok: false, problem: 'times must be a positive integer' }
     spec.times = body.times
   }
-  if (spec.latency_ms === undefined && spec.status === undefined && !spec.drop && !spec.rate_limit) {
+  if (rules.platformFields) {
+    const own = rules.platformFields(body)
+    if (!own.ok) return own
+    if (own.fields && Object.keys(own.fields).length > 0) spec.platform = own.fields
+  }
+  if (
+    spec.latency_ms === undefined &&
+    spec.status === undefined &&
+    !spec.drop &&
+    !spec.rate_limit &&
+    !spec.platform
+  ) {
     return { ok: false, problem: 'give at least one of latency_ms, status, drop, rate_limit' }
   }
   return { ok: true, spec }
@@ -145,5 +165,6 @@ export function faultName(fault: Fault): string {
   if (fault.drop) return 'drop'
   if (fault.rate_limit) return 'rate_limit'
   if (fault.status) return `status_${fault.status}`
+  if (fault.platform) return Object.keys(fault.platform).join('+')
   return 'latency'
 }

@@ -51,6 +51,13 @@ export interface SandboxResponse {
   status: number
   headers: Record<string, string>
   payload?: string
+  /**
+   * A body written piece by piece instead of `payload` (server-sent events). The status and
+   * headers go out with the first piece, so a wait before it is a slow first byte. When the
+   * iteration throws, the connection is cut where it is: before the first piece, nothing at all
+   * was sent (a dropped connection); after it, the client sees a body that stops short.
+   */
+  stream?: AsyncIterable<string>
 }
 
 export function jsonResponse(

@@ -21,8 +21,12 @@ export interface RoutedRequest {
   faultPath?: string
   /** The account the request is for, in sandboxes with accounts; logged with it. */
   account?: string | null
-  /** The platform's own answer. */
-  answer(): SandboxResponse | Promise<SandboxResponse>
+  /**
+   * The platform's own answer. `fault` is the injected fault taken for this request when
+   * `faultReply` left it to the platform (a fault with `platform` fields: what the model sandboxes
+   * do to an answer rather than instead of it).
+   */
+  answer(fault?: Fault): SandboxResponse | Promise<SandboxResponse>
 }
 
 /** One sandbox as the skeleton serves it: its routes and its own words for faults. */
@@ -93,7 +97,7 @@ export function sandboxPlugin<R extends RoutedRequest>(
         request.raw.socket.destroy()
         return
       }
-      const response = (fault && site.faultReply(fault, routed)) ?? (await routed.answer())
+      const response = (fault && site.faultReply(fault, routed)) ?? (await routed.answer(fault))
       record(response.status)
       return sendSandboxResponse(reply, response)
     }
