@@ -9,7 +9,7 @@ export class Refused extends Error {
   ) {
     // The status too: a 5xx or a proxy's page says more with it, and a failure a script saw once
     // under load (issue 22, section 8) can only be explained from what was answered.
-    super(problemText(body) + (status !== undefined && status >= 500 ? ` (HTTP ${status})` : ''))
+    super(problemText(body, status) + (status !== undefined && status >= 500 ? ` (HTTP ${status})` : ''))
   }
 }
 
