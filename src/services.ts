@@ -9,7 +9,7 @@ import { Integrations } from './core/connections/integrations.ts'
 import { CredentialRefusals } from './core/connections/refusals.ts'
 import { StepContexts } from './core/tools/step-context.ts'
 import { Revoker } from './core/connections/revoke.ts'
-import type { Config } from './core/config.ts'
+import { ConfigError, type Config } from './core/config.ts'
 import { RateBudget } from './core/limits/budget.ts'
 import { MemoryBudgetStore } from './core/limits/budget-memory.ts'
 import { PostgresBudgetStore } from './core/limits/budget-postgres.ts'
@@ -35,6 +35,9 @@ import { RemoteWebhooks } from './core/triggers/remote-webhooks.ts'
 import { SampleEvents } from './core/triggers/send-sample.ts'
 import { Subscriptions } from './core/triggers/subscriptions.ts'
 import { TriggerRoutes } from './core/triggers/routes.ts'
+import { eventDaysFloor } from './core/retention/policy.ts'
+import { Pruner } from './core/retention/pruner.ts'
+import { retentionView, type RetentionView } from './core/retention/view.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './server/metrics.ts'
 
 /**
@@ -92,6 +95,10 @@ export interface Services {
   /** The run worker and the poller of this process; both stop on close. */
   worker: RunWorker
   poller: Poller
+  /** Deletes runs and events past their retention, on a schedule (docs/operating.md, "Retention"). */
+  pruner: Pruner
+  /** What an admin sees of retention. */
+  retention(): Promise<RetentionView>
   /** What core counts for operators, served at /metrics (docs/operating.md). */
   metrics: PrometheusMetrics
   keySource: 'env' | 'file' | 'generated'
@@ -113,6 +120,14 @@ export async function createServices(
     backoff?: { stepMs?: readonly number[]; deliveryMs?: readonly number[] }
   },
 ): Promise<Services> {
+  // Events are the dedupe records: kept shorter than a platform retries, a late retry would run twice.
+  const eventDaysMinimum = eventDaysFloor(
+    platforms.flatMap((p) => (p.webhooks ? [p.webhooks.retryWindowMs] : [])),
+  )
+  if (config.retention.eventDays < eventDaysMinimum)
+    throw new ConfigError(
+      `Switchyard cannot use this configuration: SWITCHYARD_EVENT_RETENTION_DAYS must be at least ${eventDaysMinimum}, the longest time a platform may deliver an event again, not ${config.retention.eventDays} (docs/configuration.md)`,
+    )
   const { key, source } = loadEncryptionKey({
     key: config.encryptionKey,
     production: config.production,
@@ -146,7 +161,7 @@ export async function createServices(
   const agents = new Agents(store.db, registry, integrations, sealer, config.agentNetworks)
   const runs = new Runs(store.db, agents, registry, integrations, sealer)
   const runTokenScope = new RunTokenScope(store.db, agents, registry, integrations)
-  const runState = new RunState(store.db, metrics)
+  const runState = new RunState(store.db, metrics, config.stepStoreMaxBytes)
   const external = new ExternalDelivery(
     runs,
     runState,
@@ -204,9 +219,11 @@ export async function createServices(
     config.pollIntervalMs,
     logError,
   )
+  const pruner = new Pruner(store.db, config.retention, logError)
   if (options.engine !== false) {
     worker.start()
     poller.start()
+    pruner.start()
   }
   return {
     config,
@@ -244,7 +261,11 @@ export async function createServices(
     intake,
     worker,
     poller,
+    pruner,
+    retention: () =>
+      retentionView(store.db, config.retention, eventDaysMinimum, config.stepStoreMaxBytes, pruner),
     async close() {
+      await pruner.stop()
       await poller.stop()
       await worker.stop()
       await store.close()

@@ -13,6 +13,7 @@ import { users, USERS_USAGE } from './users.ts'
 import { summaryLine } from './summary-line.ts'
 import { agents, AGENTS_USAGE } from './agents.ts'
 import { runs, RUNS_USAGE } from './runs.ts'
+import { retention, RETENTION_USAGE } from './retention.ts'
 import { subscriptions, SUBSCRIPTIONS_USAGE } from './subscriptions.ts'
 import { triggers, TRIGGERS_USAGE } from './triggers.ts'
 
@@ -34,6 +35,7 @@ const COMMAND_USAGE: Record<string, string> = {
   mcp: `  mcp                                     serve the running service's tools over MCP on stdio,
                                           for desktop clients (same key settings; docs/mcp.md)\n`,
   users: USERS_USAGE,
+  retention: RETENTION_USAGE,
   agents: AGENTS_USAGE,
   runs: RUNS_USAGE,
   triggers: TRIGGERS_USAGE,
@@ -73,6 +75,8 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
       return tools(sub, rest, parseArgs)
     case 'users':
       return users(sub, rest, parseArgs)
+    case 'retention':
+      return retention(sub === undefined ? rest : [sub, ...rest], parseArgs)
     case 'agents':
       return agents(sub, rest, parseArgs)
     case 'runs':

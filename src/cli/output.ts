@@ -3,15 +3,20 @@ import { callService } from './remote.ts'
 
 /** What the service answered: the body on success; a refusal becomes an Error in a person's words. */
 export class Refused extends Error {
-  constructor(readonly body: unknown) {
-    super(problemText(body))
+  constructor(
+    readonly body: unknown,
+    readonly status?: number,
+  ) {
+    // The status too: a 5xx or a proxy's page says more with it, and a failure a script saw once
+    // under load (issue 22, section 8) can only be explained from what was answered.
+    super(problemText(body, status) + (status !== undefined && status >= 500 ? ` (HTTP ${status})` : ''))
   }
 }
 
 /** Calls the service and returns the body, or throws Refused with the problem. */
 export async function ask<T>(method: string, route: string, body?: unknown): Promise<T> {
   const result = await callService(method, route, body)
-  if (!result.ok) throw new Refused(result.body)
+  if (!result.ok) throw new Refused(result.body, result.status)
   return result.body as T
 }
 

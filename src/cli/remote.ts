@@ -30,9 +30,12 @@ export async function callService(
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
     })
-  } catch {
+  } catch (err) {
     if (signal.aborted) throw timedOut()
-    throw new Error(`could not reach Switchyard at ${base}; is it running (npm start)?`)
+    // fetch says only "fetch failed"; its cause says what happened (refused, reset, closed mid-answer).
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause
+    const why = cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err))
+    throw new Error(`could not reach Switchyard at ${base} (${why}); is it running (npm start)?`)
   }
   try {
     text = await res.text()

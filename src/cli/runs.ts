@@ -29,6 +29,7 @@ interface Entry {
   error: { code: string; message: string } | null
   attempts: Attempt[]
   duration_ms: number | null
+  cut?: Array<'input' | 'output'>
 }
 export interface Run {
   id: string
@@ -166,6 +167,10 @@ export function describeRun(run: Run): string[] {
     lines.push(
       `  ${String(e.seq + 1).padStart(2)}. ${e.key}  ${e.status.padEnd(9)}  ${what}  ${duration(e.duration_ms)}${detail ? `  ${detail}` : ''}`,
     )
+    if (e.cut?.length)
+      lines.push(
+        `        ${e.cut.join(' and ')} stored cut (too large to keep whole; see --json for the marker where it was cut)`,
+      )
     if (e.attempts.length > 1) {
       e.attempts.forEach((a, i) =>
         lines.push(

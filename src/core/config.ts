@@ -1,5 +1,6 @@
 import path from 'node:path'
 import type { AgentNetworks } from './http/public-only.ts'
+import { DEFAULT_RETENTION, perPlan, type RetentionSettings } from './retention/policy.ts'
 
 // Every setting the service reads, in one place, so docs/configuration.md can list them honestly.
 /** The default deadline of one exchange with a platform (SWITCHYARD_UPSTREAM_TIMEOUT_MS). */
@@ -10,6 +11,12 @@ export const DEFAULT_POLL_INTERVAL_SECONDS = 60
 
 /** Half a minute: a crashed process's runs resume this long after it died (SWITCHYARD_RUN_LEASE_MS). */
 export const DEFAULT_RUN_LEASE_MS = 30_000
+
+/**
+ * 256 KiB: a step's input or output past this is stored cut, with a marker (core/agents/stored-value.ts).
+ * Ten times the largest answer of a listing step, and far below a 10 MB base64 attachment.
+ */
+export const DEFAULT_STEP_STORE_MAX_BYTES = 256 * 1024
 
 export interface Config {
   /** production refuses to start without SWITCHYARD_ENCRYPTION_KEY and never writes a key file. */
@@ -44,6 +51,10 @@ export interface Config {
   runConcurrency: number
   /** How long a claimed run stays with a process that stopped renewing it before another takes it over. */
   runLeaseMs: number
+  /** How long finished runs and events are kept, per plan (core/retention/policy.ts). */
+  retention: RetentionSettings
+  /** The most a step's input or its output takes in the store; more is cut, with a marker. */
+  stepStoreMaxBytes: number
 }
 
 /**
@@ -104,6 +115,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     runConcurrency: whole('SWITCHYARD_RUN_CONCURRENCY', 8, 1),
     runLeaseMs: whole('SWITCHYARD_RUN_LEASE_MS', DEFAULT_RUN_LEASE_MS, 1),
+    retention: {
+      runs: (() => {
+        const plans = (name: string, which: 'maxAgeDays' | 'maxRuns') => {
+          const fallback = Object.fromEntries(
+            Object.entries(DEFAULT_RETENTION.runs).map(([plan, r]) => [plan, r[which]]),
+          ) as Record<keyof RetentionSettings['runs'], number>
+          const raw = env[name]?.trim()
+          if (!raw) return fallback
+          const parsed = perPlan(name, raw, fallback)
+          if ('problem' in parsed) problems.push(parsed.problem)
+          return 'value' in parsed ? parsed.value : fallback
+        }
+        const days = plans('SWITCHYARD_RUN_RETENTION_DAYS', 'maxAgeDays')
+        const counts = plans('SWITCHYARD_RUN_RETENTION_COUNT', 'maxRuns')
+        return Object.fromEntries(
+          Object.keys(days).map((plan) => [
+            plan,
+            { maxAgeDays: days[plan as 'free'], maxRuns: counts[plan as 'free'] },
+          ]),
+        ) as RetentionSettings['runs']
+      })(),
+      eventDays: whole('SWITCHYARD_EVENT_RETENTION_DAYS', DEFAULT_RETENTION.eventDays, 1),
+    },
+    stepStoreMaxBytes: whole('SWITCHYARD_STEP_STORE_MAX_BYTES', DEFAULT_STEP_STORE_MAX_BYTES, 4096),
   }
   if (problems.length)
     throw new ConfigError(

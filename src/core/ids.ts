@@ -31,6 +31,11 @@ export function newId(prefix: string): string {
   return `${prefix}_${Date.now().toString(36).padStart(CLOCK_CHARS, '0')}${idPool.toString('base64url', idPoolUsed - ID_BYTES, idPoolUsed)}`
 }
 
+/** The start every id made with `prefix` at `at` shares: ids made before `at` sort before it. */
+export function idPrefixAt(prefix: string, at: Date): string {
+  return `${prefix}_${at.getTime().toString(36).padStart(CLOCK_CHARS, '0')}`
+}
+
 // The one-shot form: it skips building a Hash object, and this runs on every authenticated call.
 export const sha256 = (value: string): string => hash('sha256', value, 'hex')
 

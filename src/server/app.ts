@@ -28,6 +28,7 @@ import { platformRoutes } from './routes/platforms.ts'
 import { sessionRoutes } from './routes/session.ts'
 import { toolRoutes } from './routes/tools.ts'
 import { userRoutes } from './routes/users.ts'
+import { retentionRoutes } from './routes/retention.ts'
 import { docsRoutes } from './docs/routes.ts'
 import { registerJsonBodies } from './json-body.ts'
 import { registerWebApp } from './web.ts'
@@ -77,6 +78,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   oauthRoutes(app, services)
   toolRoutes(app, services)
   userRoutes(app, services)
+  retentionRoutes(app, services)
   agentRoutes(app, services)
   runRoutes(app, services)
   triggerRoutes(app, services)

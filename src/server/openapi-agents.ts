@@ -169,6 +169,12 @@ export const agentSchemas = {
       status: { enum: ['running', 'succeeded', 'failed', 'skipped'] },
       input: {},
       output: {},
+      cut: {
+        type: 'array',
+        items: { enum: ['input', 'output'] },
+        description:
+          'Which of input and output are stored cut (past SWITCHYARD_STEP_STORE_MAX_BYTES): long strings keep their start followed by "… [cut by Switchyard: N characters, …]", and a value still too large becomes {"switchyard_cut": "…", "start": "<the start of its JSON>"}',
+      },
       summary: nullable(ref('Summary')),
       error: nullable(runError),
       attempts: { type: 'array', items: ref('Attempt') },

@@ -289,6 +289,63 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           },
         },
       },
+      '/v1/retention': {
+        get: {
+          summary:
+            'How long finished runs and events are kept, per plan, and what a step stores (admins only; set by the operator, docs/configuration.md)',
+          responses: {
+            200: json({
+              type: 'object',
+              required: [
+                'plans',
+                'event_days',
+                'event_days_minimum',
+                'step_store_max_bytes',
+                'stored',
+                'last_prune',
+              ],
+              properties: {
+                plans: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['plan', 'max_age_days', 'max_runs'],
+                    properties: {
+                      plan: { enum: ['free', 'pro', 'enterprise'] },
+                      max_age_days: { type: 'integer', description: 'finished runs older than this go' },
+                      max_runs: {
+                        type: 'integer',
+                        description: "finished runs past a user's newest this many go",
+                      },
+                    },
+                  },
+                },
+                event_days: { type: 'integer' },
+                event_days_minimum: {
+                  type: 'integer',
+                  description:
+                    'the longest time a platform may deliver an event again; events are never kept less',
+                },
+                step_store_max_bytes: { type: 'integer' },
+                stored: {
+                  type: 'object',
+                  description: "estimates from the database's statistics",
+                  properties: { runs: { type: 'integer' }, events: { type: 'integer' } },
+                },
+                last_prune: {
+                  type: ['object', 'null'],
+                  properties: {
+                    at: { type: 'string', format: 'date-time' },
+                    runs_deleted: { type: 'integer' },
+                    events_deleted: { type: 'integer' },
+                  },
+                },
+              },
+            }),
+            ...errors(401, 403),
+          },
+        },
+      },
       '/v1/users': {
         get: {
           summary: 'List users (admins only)',

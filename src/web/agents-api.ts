@@ -71,6 +71,8 @@ export interface TimelineEntry {
   status: 'running' | 'succeeded' | 'failed' | 'skipped'
   input: unknown
   output: unknown
+  /** Which of input and output the store keeps cut (with a marker where it was cut). */
+  cut?: Array<'input' | 'output'>
   summary: RunSummary | null
   error: { code: string; message: string } | null
   attempts: Attempt[]

@@ -5,6 +5,7 @@ import { GroupCommit } from '../store/group-commit.ts'
 import type { RunStatus, StepStatus, TimelineKind } from '../store/schema.ts'
 import type { Summary } from '../tools/define.ts'
 import type { Attempt, RunError, StepRow } from './runs.ts'
+import { capStored } from './stored-value.ts'
 import type { Lease } from './worker.ts'
 
 export interface StepStart {
@@ -27,6 +28,8 @@ export interface StepEnd {
 export const EXTERNAL_RUN_DEADLINE_MS = 24 * 60 * 60 * 1000
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
+/** What a step's input or output keeps in the store: at most `maxBytes`, cut with a marker past it (stored-value.ts). */
+type Keep = (value: unknown) => unknown
 
 /**
  * A timeline entry that ended without a call: a skipped step, or one whose template failed. It is
@@ -48,36 +51,36 @@ interface RunEnd {
   settled: Settled[]
 }
 
-const stepRow = (runId: string, step: StepStart) => ({
+const stepRow = (runId: string, step: StepStart, keep: Keep) => ({
   run_id: runId,
   seq: step.seq,
   key: step.key,
   kind: step.kind,
   tool_id: step.toolId ?? null,
   integration_id: step.integrationId ?? null,
-  input: json(step.input),
+  input: json(keep(step.input)),
 })
 
 /** A settled entry's row as JSON values (for jsonb_to_recordset). */
-const settledEntry = (runId: string, { step, end }: Settled) => ({
+const settledEntry = (runId: string, { step, end }: Settled, keep: Keep) => ({
   run_id: runId,
   seq: step.seq,
   key: step.key,
   kind: step.kind,
   tool_id: step.toolId ?? null,
   integration_id: step.integrationId ?? null,
-  input: step.input ?? null,
+  input: keep(step.input) ?? null,
   status: end.status,
-  output: end.output ?? null,
+  output: keep(end.output) ?? null,
   summary: end.summary ?? null,
   error: end.error ?? null,
 })
 
 /** A settled entry's row for an insert. */
-const settledRow = (runId: string, { step, end }: Settled) => ({
-  ...stepRow(runId, step),
+const settledRow = (runId: string, { step, end }: Settled, keep: Keep) => ({
+  ...stepRow(runId, step, keep),
   status: end.status,
-  output: json(end.output),
+  output: json(keep(end.output)),
   summary: json(end.summary ?? null),
   error: json(end.error ?? null),
   attempts: '[]',
@@ -91,12 +94,15 @@ const settledRow = (runId: string, { step, end }: Settled) => ({
  */
 export class RunState {
   private readonly ends: GroupCommit<RunEnd, boolean>
+  private readonly keep: Keep
 
   constructor(
     private readonly db: Db,
     private readonly metrics: Metrics = noMetrics,
+    stepStoreMaxBytes: number = Number.POSITIVE_INFINITY,
   ) {
     this.ends = new GroupCommit((ends) => this.writeEnds(ends))
+    this.keep = (value) => capStored(value, stepStoreMaxBytes).value
   }
 
   async steps(runId: string): Promise<StepRow[]> {
@@ -114,7 +120,7 @@ export class RunState {
     settled: Settled[] = [],
   ): Promise<void> {
     const running = {
-      ...stepRow(runId, step),
+      ...stepRow(runId, step, this.keep),
       status: 'running' as const,
       attempts: JSON.stringify(attempts),
       output: null,
@@ -124,7 +130,7 @@ export class RunState {
     }
     await this.db
       .insertInto('run_steps')
-      .values([...settled.map((s) => settledRow(runId, s)), running])
+      .values([...settled.map((s) => settledRow(runId, s, this.keep)), running])
       .onConflict((oc) =>
         oc.columns(['run_id', 'seq']).doUpdateSet((eb) => ({
           key: eb.ref('excluded.key'),
@@ -167,7 +173,7 @@ export class RunState {
           kind: step.kind,
           tool_id: step.toolId ?? null,
           integration_id: step.integrationId ?? null,
-          input: json(step.input),
+          input: json(this.keep(step.input)),
           status: 'running',
           attempts: '[]',
         })
@@ -192,7 +198,7 @@ export class RunState {
       .updateTable('run_steps')
       .set({
         status: end.status,
-        output: json(end.output),
+        output: json(this.keep(end.output)),
         summary: json(end.summary ?? null),
         error: json(end.error ?? null),
         finished_at: new Date(),
@@ -241,7 +247,7 @@ export class RunState {
       ), timeline as (
         insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
         select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, '[]'::jsonb, now()
-        from jsonb_to_recordset(${JSON.stringify(ends.flatMap((e) => e.settled.map((entry) => ({ ...settledEntry(e.runId, entry), holder: e.holder }))))}::jsonb)
+        from jsonb_to_recordset(${JSON.stringify(ends.flatMap((e) => e.settled.map((entry) => ({ ...settledEntry(e.runId, entry, this.keep), holder: e.holder }))))}::jsonb)
           as s(run_id text, holder text, seq integer, key text, kind text, tool_id text, integration_id text, input jsonb, status text, output jsonb, summary jsonb, error jsonb)
         -- Only the entries of the worker that still held the run: a stalled one that lost it writes nothing.
         where (s.run_id, s.holder) in (select id, holder from done)

@@ -12,6 +12,7 @@ import { parseOrThrow } from '../validation.ts'
 import { z } from 'zod'
 import type { Agents } from './agents.ts'
 import { inputProblems } from './definition.ts'
+import { cutParts } from './stored-value.ts'
 
 export type RunRow = Selectable<RunsTable>
 export type StepRow = Selectable<RunStepsTable>
@@ -44,6 +45,8 @@ export interface TimelineEntry {
   status: StepRow['status']
   input: unknown
   output: unknown
+  /** Which of input and output the store keeps cut, with a marker where it was cut (stored-value.ts). */
+  cut: Array<'input' | 'output'>
   summary: Summary | null
   error: RunError | null
   attempts: Attempt[]
@@ -472,6 +475,7 @@ export class Runs {
       status: s.status,
       input: s.input,
       output: s.output,
+      cut: cutParts(s.input, s.output),
       summary: s.summary as Summary | null,
       error: s.error as RunError | null,
       attempts: s.attempts as Attempt[],

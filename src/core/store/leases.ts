@@ -48,3 +48,22 @@ async function claim(db: Db, key: string, holder: string, leaseMs: number): Prom
     returning holder`.execute(db)
   return rows.length === 1
 }
+
+/**
+ * Runs `fn` if nobody holds the lease `key`, else answers undefined at once: for periodic work that
+ * one process at a time should do (pruning old runs), where the others have nothing to wait for.
+ */
+export async function ifLeaseFree<T>(
+  db: Db,
+  key: string,
+  leaseMs: number,
+  fn: () => Promise<T>,
+): Promise<T | undefined> {
+  const holder = randomToken(12)
+  if (!(await claim(db, key, holder, leaseMs))) return undefined
+  try {
+    return await fn()
+  } finally {
+    await db.deleteFrom('leases').where('key', '=', key).where('holder', '=', holder).execute()
+  }
+}

@@ -38,6 +38,12 @@ export type Verification = 'valid' | 'invalid' | 'unverifiable'
  */
 export interface WebhookFacts {
   managed: boolean
+  /**
+   * How long after an event the platform may still deliver it again (its retries). Events are the
+   * dedupe records, so they are kept at least this long (core/retention/policy.ts): a retry that
+   * arrives later than the record would start its runs a second time.
+   */
+  retryWindowMs: number
   /** Creates the remote webhook; an "already exists" answer is adopted, not an error. */
   subscribe?(
     ctx: ToolContext,

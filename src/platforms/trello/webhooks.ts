@@ -118,6 +118,10 @@ async function confirm(ctx: ToolContext, candidate: EventCandidate): Promise<boo
 
 export const trelloWebhooks: WebhookFacts = {
   managed: true,
+  // "The webhook will retry 3 times before stopping" (platform-apis.md, Trello webhooks, "Retries");
+  // the spacing of those retries is not documented. A day covers three retries at any backoff the
+  // real service plausibly uses (its failure counters are kept in days: `firstConsecutiveFailDate`).
+  retryWindowMs: 24 * 60 * 60 * 1000,
   async subscribe(ctx, hook) {
     const idModel = await modelId(ctx, hook.modelKey)
     try {

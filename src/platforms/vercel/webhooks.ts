@@ -75,6 +75,9 @@ function parse(delivery: Delivery): EventCandidate[] {
 
 export const vercelWebhooks: WebhookFacts = {
   managed: false,
+  // "Retries with exponential backoff up to 24 h" (platform-apis.md, Vercel webhooks: a third-party
+  // source, not confirmed by Vercel's own docs): a day.
+  retryWindowMs: 24 * 60 * 60 * 1000,
   verify,
   parse,
   signSample: (rawBody, secret) => ({ [SIGNATURE_HEADER]: signature(secret, rawBody) }),

@@ -115,6 +115,10 @@ function parse(delivery: Delivery): EventCandidate[] {
 
 export const zendeskWebhooks: WebhookFacts = {
   managed: true,
+  // Zendesk retries "certain HTTP response codes" behind a circuit breaker (platform-apis.md, Zendesk
+  // webhooks, "Retries"); the schedule is not documented (unverified: 429/503 honoured when
+  // Retry-After is at most 60 s; the breaker looks at 5 minutes). A day is far beyond either.
+  retryWindowMs: 24 * 60 * 60 * 1000,
   async subscribe(ctx, hook) {
     const webhook = {
       name: `${hook.description} ticket events`,

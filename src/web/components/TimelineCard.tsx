@@ -50,6 +50,17 @@ export function TimelineCard({ entry, now }: { entry: TimelineEntry; now: number
           {entry.error.message}
         </p>
       )}
+      {entry.cut && entry.cut.length > 0 && (
+        <p className="muted" role="note" data-testid="step-cut">
+          {entry.cut.includes('input') && entry.cut.includes('output')
+            ? 'Input and output are'
+            : entry.cut.includes('input')
+              ? 'The input is'
+              : 'The output is'}{' '}
+          stored cut: too large to keep whole, so only its start is kept, marked “cut by Switchyard” where it
+          was cut. The step itself worked on the whole value.
+        </p>
+      )}
       <div className="entry-json">
         {entry.input !== undefined && entry.input !== null && (
           <JsonBlock label={entry.kind === 'delivery' ? 'What was sent' : 'Input'} value={entry.input} />

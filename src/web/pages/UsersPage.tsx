@@ -5,6 +5,7 @@ import { ConfirmButton } from '../components/ConfirmButton.tsx'
 import { FieldErrorText } from '../components/FieldErrorText.tsx'
 import { ProblemMessage } from '../components/ProblemMessage.tsx'
 import { groupFieldErrors } from '../field-errors.ts'
+import { RetentionPanel } from '../components/RetentionPanel.tsx'
 import {
   PLANS,
   ROLES,
@@ -179,6 +180,7 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
           </tbody>
         </table>
       )}
+      <RetentionPanel />
     </>
   )
 }
