@@ -193,6 +193,8 @@ export interface RunsTable {
   token_hash: string | null
   token_sealed: string | null
   executions: ColumnType<number, number | undefined, number>
+  /** Executions that ended because their process stopped renewing the lease (crashed, killed, stalled). */
+  lapses: ColumnType<number, number | undefined, number>
   available_at: DefaultNow
   lease_holder: string | null
   lease_expires_at: Timestamp | null
