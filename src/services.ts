@@ -27,6 +27,7 @@ import { Runs } from './core/agents/runs.ts'
 import { StepRunner } from './core/agents/step-runner.ts'
 import { RunTokenScope } from './core/agents/run-scope.ts'
 import { ToolCallRecorder } from './core/agents/tool-calls.ts'
+import { QueueCap } from './core/agents/queue-cap.ts'
 import { RunWorker } from './core/agents/worker.ts'
 import { TriggerRegistry } from './core/triggers/catalog.ts'
 import { Intake } from './core/triggers/intake.ts'
@@ -165,6 +166,8 @@ export async function createServices(
   const logError = (err: unknown) => console.error('engine:', err instanceof Error ? err.message : err)
   const worker = new RunWorker(store.db, handler, config.runConcurrency, logError, config.runLeaseMs, metrics)
   runs.onReady = () => worker.wake()
+  const queueCap = new QueueCap(store.db)
+  runs.queueCap = queueCap
   const triggers = new TriggerRegistry(platforms)
   const routes = new TriggerRoutes(store.db, store.changes)
   const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes, routes)
@@ -191,6 +194,7 @@ export async function createServices(
     metrics,
   )
   worker.intakeBusy = () => intake.busy()
+  intake.queueCap = queueCap
   const poller = new Poller(
     store.db,
     triggers,
