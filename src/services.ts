@@ -208,6 +208,7 @@ export async function createServices(
     config.pollIntervalMs,
     logError,
   )
+  poller.queueCap = queueCap
   if (options.engine !== false) {
     worker.start()
     poller.start()

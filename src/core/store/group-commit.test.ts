@@ -43,7 +43,9 @@ describe('group commit', () => {
   it('one item the database refuses fails alone: the others of its batch are written and answered', async () => {
     const store = await openStore({ memory: true })
     try {
-      const commits = new GroupCommit<Accepted, { duplicate: boolean }>((items) => acceptEvents(store.db, items))
+      const commits = new GroupCommit<Accepted, { duplicate: boolean }>((items) =>
+        acceptEvents(store.db, items),
+      )
       const item = (key: string): Accepted => ({
         source: 'webhook:batch-test',
         candidate: { dedupeKey: key, type: 'test', raw: {} },

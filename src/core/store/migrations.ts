@@ -335,6 +335,9 @@ const migrations: Record<string, Migration> = {
         db,
       )
       await sql`create index runs_running_by_owner on runs (user_id) where status = 'running'`.execute(db)
+      // A poll's claim, new at every claim: the cursor is written only under the claim that read it
+      // (triggers/poller.ts), so a slow poll whose claim lapsed cannot move the cursor back.
+      await sql`alter table subscriptions add column poll_claim text`.execute(db)
     },
   },
 }

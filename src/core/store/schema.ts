@@ -154,6 +154,8 @@ export interface SubscriptionsTable {
   start_on_own_changes: ColumnType<boolean, boolean | undefined, boolean>
   poll_cursor: Json<Record<string, unknown> | null> | null
   next_poll_at: Timestamp | null
+  /** The claim of the poll in hand (a fencing token): only it may write the cursor. */
+  poll_claim: ColumnType<string | null, string | null | undefined, string | null>
   last_event_at: Timestamp | null
   last_error: string | null
   last_error_at: Timestamp | null
