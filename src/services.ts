@@ -99,6 +99,20 @@ export interface Services {
   close(): Promise<void>
 }
 
+/** The longest a notification of new runs waits for others to share it. */
+const RUNS_NOTIFY_MS = 10
+
+/** `fn` at most once per `ms`: the first call schedules it, later calls until then join that one. */
+function coalesced(ms: number, fn: () => unknown): () => void {
+  let timer: NodeJS.Timeout | null = null
+  return () => {
+    timer ??= setTimeout(() => {
+      timer = null
+      fn()
+    }, ms)
+  }
+}
+
 export async function createServices(
   config: Config,
   options: {
@@ -165,7 +179,21 @@ export async function createServices(
   )
   const logError = (err: unknown) => console.error('engine:', err instanceof Error ? err.message : err)
   const worker = new RunWorker(store.db, handler, config.runConcurrency, logError, config.runLeaseMs, metrics)
-  runs.onReady = () => worker.wake()
+  // Other instances learn of new runs through the store's change feed (LISTEN/NOTIFY on PostgreSQL),
+  // at most one notification per RUNS_NOTIFY_MS however many runs a burst enqueues; the worker's slow
+  // idle poll is only the safety net (docs/scaling.md).
+  const announceRuns =
+    store.kind === 'postgres'
+      ? coalesced(RUNS_NOTIFY_MS, () => store.changes.publish('runs', 'ready').catch(logError))
+      : () => {}
+  runs.onReady = () => {
+    worker.wake()
+    announceRuns()
+  }
+  store.changes.subscribe((kind) => {
+    if (kind === 'runs') worker.wake()
+  })
+  runState.onLater = (at) => worker.wakeAt(at)
   const queueCap = new QueueCap(store.db)
   runs.queueCap = queueCap
   const triggers = new TriggerRegistry(platforms)

@@ -70,6 +70,8 @@ const settledEntry = (runId: string, { step, end }: Settled) => ({
  */
 export class RunState {
   private readonly ends: GroupCommit<RunEnd, boolean>
+  /** A run went back to the queue until `at`: the worker wakes then (no poll has to find it). */
+  onLater: (at: Date) => void = () => {}
 
   constructor(
     private readonly db: Db,
@@ -260,6 +262,7 @@ export class RunState {
       .where('lease_holder', '=', lease.holder)
       .where('status', '=', 'running')
       .executeTakeFirst()
+    if (moved.numUpdatedRows > 0n) this.onLater(at)
     return moved.numUpdatedRows > 0n
   }
 

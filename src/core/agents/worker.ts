@@ -5,8 +5,13 @@ import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
 import type { RunRow } from './runs.ts'
 
-/** How often an idle worker looks for work that another process queued (or that became due). */
-const IDLE_POLL_MS = 500
+/**
+ * How often an idle worker looks for work it was not told about. Runs queued in this process wake it
+ * at once, runs queued by another process through the store's change feed (services.ts), runs put
+ * back until later at their time (wakeAt); this poll is only the safety net for a wake that was lost
+ * (the feed's connection was down, the process that would have woken it died).
+ */
+const IDLE_POLL_MS = 5_000
 /** How often a worker looks for runs whose holder died. */
 const RECLAIM_EVERY_MS = 2_000
 /**
@@ -37,6 +42,9 @@ export interface Lease {
   held(): boolean
 }
 
+/** Owners whose last claim a worker remembers for the round-robin. */
+const MAX_REMEMBERED_OWNERS = 1_000
+
 /** Executions ended by a lapsed lease after which a run is failed rather than claimed again. */
 export const MAX_LAPSES = 3
 
@@ -50,7 +58,7 @@ const CRASHED = {
  * queue"): a worker claims ready runs with `FOR UPDATE SKIP LOCKED`, so two processes never take the
  * same one, and holds each with a lease it renews; a run whose holder died is claimed again when the
  * lease lapses and resumes after its last completed step. Enqueues in this process wake the worker at
- * once; another process's are found within IDLE_POLL_MS.
+ * once; another process's wake it through the change feed (services.ts).
  */
 export class RunWorker {
   private readonly holder = `w_${randomToken(9)}`
@@ -102,9 +110,32 @@ export class RunWorker {
     this.wakeUp?.()
   }
 
+  private dueTimer: NodeJS.Timeout | null = null
+  private dueAt = Number.POSITIVE_INFINITY
+
+  /** Wakes the worker at `at`, when a run put back until then becomes ready (the earliest such time wins). */
+  wakeAt(at: Date): void {
+    const when = at.getTime()
+    if (when >= this.dueAt && this.dueTimer) return
+    if (this.dueTimer) clearTimeout(this.dueTimer)
+    this.dueAt = when
+    this.dueTimer = setTimeout(
+      () => {
+        this.dueTimer = null
+        this.dueAt = Number.POSITIVE_INFINITY
+        this.wake()
+      },
+      // A little after: the claim compares with the database's clock.
+      Math.max(0, when - Date.now()) + 5,
+    )
+    this.dueTimer.unref()
+  }
+
   /** Stops claiming and waits for runs in hand; an unfinished run is picked up again after its lease. */
   async stop(): Promise<void> {
     this.running = false
+    if (this.dueTimer) clearTimeout(this.dueTimer)
+    this.dueTimer = null
     this.wake()
     this.endSweepWait?.()
     await Promise.all([this.loop, this.sweeper])
@@ -205,8 +236,9 @@ export class RunWorker {
 
   /**
    * Ready runs, fairly between their owners (docs/architecture.md, "Fair between users"): each
-   * owner's ready runs take turns after the runs that owner already has running, so one owner's burst
-   * of thousands waits behind another owner's single run instead of in front of it. The owners are
+   * owner's ready runs take turns after the runs that owner already has running, and among equal turns
+   * the owner this worker served longest ago goes first (round-robin), so one owner's burst of
+   * thousands waits behind another owner's single run instead of in front of it. The owners are
    * found by skipping through an index (one probe per owner, not one per queued run), each owner's
    * oldest ready runs are locked with `SKIP LOCKED` (so two workers never take the same one), and the
    * earliest turns win. Each claim writes its own fencing token into `lease_holder`.
@@ -219,7 +251,7 @@ export class RunWorker {
         select (select r.user_id from runs r where r.status = 'queued' and r.user_id > o.user_id order by r.user_id limit 1)
         from owners o where o.user_id is not null
       ), candidates as (
-        select c.id, c.available_at,
+        select c.id, c.available_at, o.user_id,
           (select count(*) from runs h where h.user_id = o.user_id and h.status = 'running' and h.lease_holder is not null)
             + row_number() over (partition by o.user_id order by c.available_at) as turn
         from owners o cross join lateral (
@@ -233,9 +265,24 @@ export class RunWorker {
       update runs set status = 'running', lease_holder = ${this.holder} || '#' || (runs.executions + 1),
         lease_expires_at = now() + ${this.leaseMs} * interval '1 millisecond',
         started_at = coalesce(started_at, now()), executions = executions + 1
-      where id in (select id from candidates order by turn, available_at limit ${limit})
+      where id in (
+        select id from candidates
+        order by turn, coalesce((${JSON.stringify(Object.fromEntries(this.served))}::jsonb ->> user_id)::bigint, 0), available_at
+        limit ${limit})
       returning *`.execute(this.db)
+    for (const run of rows) this.serve(run.user_id)
     return rows
+  }
+
+  /** When this worker last claimed a run of each owner (a claim counter): equal turns go to the owner served longest ago. */
+  private readonly served = new Map<string, number>()
+  private claims = 0
+
+  private serve(userId: string): void {
+    this.served.delete(userId)
+    this.served.set(userId, ++this.claims)
+    // Owners not served for a long while are forgotten (the oldest first): they count as never served.
+    if (this.served.size > MAX_REMEMBERED_OWNERS) this.served.delete(this.served.keys().next().value!)
   }
 
   /**
