@@ -27,6 +27,7 @@ import { Runs } from './core/agents/runs.ts'
 import { StepRunner } from './core/agents/step-runner.ts'
 import { RunTokenScope } from './core/agents/run-scope.ts'
 import { ToolCallRecorder } from './core/agents/tool-calls.ts'
+import { QueueCap } from './core/agents/queue-cap.ts'
 import { RunWorker } from './core/agents/worker.ts'
 import { TriggerRegistry } from './core/triggers/catalog.ts'
 import { Intake } from './core/triggers/intake.ts'
@@ -105,6 +106,20 @@ export interface Services {
   close(): Promise<void>
 }
 
+/** The longest a notification of new runs waits for others to share it. */
+const RUNS_NOTIFY_MS = 10
+
+/** `fn` at most once per `ms`: the first call schedules it, later calls until then join that one. */
+function coalesced(ms: number, fn: () => unknown): () => void {
+  let timer: NodeJS.Timeout | null = null
+  return () => {
+    timer ??= setTimeout(() => {
+      timer = null
+      fn()
+    }, ms)
+  }
+}
+
 export async function createServices(
   config: Config,
   options: {
@@ -179,7 +194,23 @@ export async function createServices(
   )
   const logError = (err: unknown) => console.error('engine:', err instanceof Error ? err.message : err)
   const worker = new RunWorker(store.db, handler, config.runConcurrency, logError, config.runLeaseMs, metrics)
-  runs.onReady = () => worker.wake()
+  // Other instances learn of new runs through the store's change feed (LISTEN/NOTIFY on PostgreSQL),
+  // at most one notification per RUNS_NOTIFY_MS however many runs a burst enqueues; the worker's slow
+  // idle poll is only the safety net (docs/scaling.md).
+  const announceRuns =
+    store.kind === 'postgres'
+      ? coalesced(RUNS_NOTIFY_MS, () => store.changes.publish('runs', 'ready').catch(logError))
+      : () => {}
+  runs.onReady = () => {
+    worker.wake()
+    announceRuns()
+  }
+  store.changes.subscribe((kind) => {
+    if (kind === 'runs') worker.wake()
+  })
+  runState.onLater = (at) => worker.wakeAt(at)
+  const queueCap = new QueueCap(store.db)
+  runs.queueCap = queueCap
   const triggers = new TriggerRegistry(platforms)
   const routes = new TriggerRoutes(store.db, store.changes)
   const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes, routes)
@@ -206,6 +237,7 @@ export async function createServices(
     metrics,
   )
   worker.intakeBusy = () => intake.busy()
+  intake.queueCap = queueCap
   const poller = new Poller(
     store.db,
     triggers,
@@ -220,6 +252,7 @@ export async function createServices(
     logError,
   )
   const pruner = new Pruner(store.db, config.retention, logError)
+  poller.queueCap = queueCap
   if (options.engine !== false) {
     worker.start()
     poller.start()

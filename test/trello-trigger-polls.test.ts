@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ToolContext } from '../src/core/tools/define.ts'
 import type { AnyTrigger, PollCursor, PollResult } from '../src/core/triggers/define.ts'
 import { trello } from '../src/platforms/trello/platform.ts'
+import { MAX_LATENESS_MS } from '../src/platforms/trello/triggers/due-reminder.ts'
 import { startTestStack, type TestStack } from '../src/server/app.ts'
 import { connectTrelloWithToken, TRELLO, trelloControl } from './helpers/trello.ts'
 import { act, triggerContext } from './helpers/trello-triggers.ts'
@@ -89,9 +90,42 @@ describe('Card Due Date Reminder', () => {
     expect(keys(rescheduled)).toEqual([`${cards.due!.id}:${iso(moved)}`])
     expect((await poll(rescheduled.cursor, due)).events).toEqual([])
 
-    // Past the due date nothing fires, and the cursor forgets the card.
+    // Past the due date nothing fires again; the cursor forgets the card once it can no longer fire.
     const past = await poll(rescheduled.cursor, moved)
-    expect(past).toEqual({ events: [], cursor: { fired: {} } })
+    expect(past.events).toEqual([])
+    const forgotten = await poll(past.cursor, moved - 60 * MINUTE + MAX_LATENESS_MS + MINUTE)
+    expect(forgotten).toEqual({
+      events: [],
+      cursor: { fired: {}, polledAt: iso(moved - 60 * MINUTE + MAX_LATENESS_MS + MINUTE) },
+    })
+  })
+
+  // Issue 22, section 4: a card whose due time passed before the poll was skipped, so one slow or
+  // missed poll dropped its reminder without a word.
+  it('a reminder whose time fell between two polls fires at the later one, even past its due date, up to a day late', async () => {
+    const at = due + 9 * 24 * 60 * MINUTE
+    const card = await act(stack, 'ada', 'POST', '/1/cards', {
+      idList: list.id,
+      name: 'Missed',
+      due: iso(at),
+    })
+    const mine = (result: PollResult) =>
+      result.events.filter((e) => (e.event.card as { id: string }).id === card.id)
+    // The last poll looked two hours before the due date; the next comes only after it.
+    const before = await poll(null, at - 2 * 60 * MINUTE)
+    const late = await poll(before.cursor, at + 3 * 60 * MINUTE)
+    expect(mine(late).map((e) => e.event.remindAt)).toEqual([iso(at - 60 * MINUTE)])
+    expect(mine(await poll(late.cursor, at + 4 * 60 * MINUTE))).toEqual([]) // once
+    // Later than a day past its reminder time, it no longer fires.
+    expect(mine(await poll(before.cursor, at - 60 * MINUTE + MAX_LATENESS_MS + MINUTE))).toEqual([])
+    // A card made with its due date already past is no reminder.
+    const overdue = await act(stack, 'ada', 'POST', '/1/cards', {
+      idList: list.id,
+      name: 'Old',
+      due: iso(at - 5 * 60 * MINUTE),
+    })
+    const after = await poll(late.cursor, at + 5 * 60 * MINUTE)
+    expect(after.events.filter((e) => (e.event.card as { id: string }).id === overdue.id)).toEqual([])
   })
 
   it('never fires for archived cards, cards in archived lists, completed due dates or cards without one', async () => {

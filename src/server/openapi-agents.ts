@@ -420,9 +420,10 @@ export const agentPaths = {
   '/v1/agents/{id}/runs': {
     post: {
       summary: "Start a run of the agent's current version",
+      description: "429 when the owner's plan allows no more runs waiting to start (the queue cap).",
       parameters: [idParam],
       requestBody: body({ type: 'object', properties: { inputs: { type: 'object', default: {} } } }, false),
-      responses: { 201: json(ref('Run'), 'Queued'), ...errors(400, 404) },
+      responses: { 201: json(ref('Run'), 'Queued'), ...errors(400, 404, 429) },
     },
   },
   '/v1/agents/{id}/subscriptions': {
@@ -477,7 +478,7 @@ export const agentPaths = {
     post: {
       summary: "A new run of the agent's current version with the same inputs and event",
       parameters: [idParam],
-      responses: { 201: json(ref('Run'), 'Queued'), ...errors(400, 404) },
+      responses: { 201: json(ref('Run'), 'Queued'), ...errors(400, 404, 429) },
     },
   },
   '/v1/runs/{id}/complete': {

@@ -152,9 +152,12 @@ describe.each(STORES)('retention on $name', SLOW, ({ open: openFresh }) => {
     await user(store, 'u', 'free')
     await runs(store, 'u', 1, 0, 'running', 'cut')
     const state = new RunState(store.db, undefined, 256 * 1024)
+    // The run is held by this test's claim: every timeline write is fenced on it (run-state.ts).
+    const lease = { holder: 'test-claim', held: () => true }
+    await store.db.updateTable('runs').set({ lease_holder: lease.holder }).where('id', '=', 'run_cut_000001').execute()
     const attachment = Buffer.alloc(7_500_000, 7).toString('base64')
     const input = { ticket_id: 42, attachment: { filename: 'big.bin', content_base64: attachment } }
-    await state.begin('run_cut_000001', { seq: 1, key: 'attach', kind: 'step', input })
+    await state.begin('run_cut_000001', lease, { seq: 1, key: 'attach', kind: 'step', input })
     await state.end('run_cut_000001', 1, { status: 'succeeded', output: { ok: true, echo: attachment } })
     const rows = await state.steps('run_cut_000001')
     const stored = rows.find((r) => r.seq === 1)!
@@ -167,7 +170,7 @@ describe.each(STORES)('retention on $name', SLOW, ({ open: openFresh }) => {
     // What fits is stored whole, and says nothing.
     expect(cutParts(rows.find((r) => r.seq === 0)!.input, null)).toEqual([])
     // Many small items: the whole value becomes the start of its JSON, marked.
-    await state.begin('run_cut_000001', { seq: 2, key: 'list', kind: 'step', input: {} })
+    await state.begin('run_cut_000001', lease, { seq: 2, key: 'list', kind: 'step', input: {} })
     const many = Array.from({ length: 40_000 }, (_, i) => ({ id: i, name: `card ${i}` }))
     await state.end('run_cut_000001', 2, { status: 'succeeded', output: { cards: many } })
     const list = (await state.steps('run_cut_000001')).find((r) => r.seq === 2)!

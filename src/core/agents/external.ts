@@ -47,13 +47,18 @@ export class ExternalDelivery {
     }
     const previous = (await this.state.steps(run.id)).find((s) => s.kind === 'delivery')
     const attempts = (previous?.attempts as Attempt[] | undefined) ?? []
-    if (!previous)
-      await this.state.begin(run.id, {
+    // A claim that lost the run (fenced, run-state.ts) delivers nothing: the claim that has it does.
+    if (
+      !previous &&
+      !(await this.state.begin(run.id, lease, {
         seq: DELIVERY_SEQ,
         key: 'delivery',
         kind: 'delivery',
         input: { url: def.external.url },
-      })
+      }))
+    )
+      return
+    if (!lease.held()) return
 
     const token = await this.runs.tokenFor(run.id)
     const body = JSON.stringify({

@@ -51,16 +51,6 @@ interface RunEnd {
   settled: Settled[]
 }
 
-const stepRow = (runId: string, step: StepStart, keep: Keep) => ({
-  run_id: runId,
-  seq: step.seq,
-  key: step.key,
-  kind: step.kind,
-  tool_id: step.toolId ?? null,
-  integration_id: step.integrationId ?? null,
-  input: json(keep(step.input)),
-})
-
 /** A settled entry's row as JSON values (for jsonb_to_recordset). */
 const settledEntry = (runId: string, { step, end }: Settled, keep: Keep) => ({
   run_id: runId,
@@ -76,17 +66,6 @@ const settledEntry = (runId: string, { step, end }: Settled, keep: Keep) => ({
   error: end.error ?? null,
 })
 
-/** A settled entry's row for an insert. */
-const settledRow = (runId: string, { step, end }: Settled, keep: Keep) => ({
-  ...stepRow(runId, step, keep),
-  status: end.status,
-  output: json(keep(end.output)),
-  summary: json(end.summary ?? null),
-  error: json(end.error ?? null),
-  attempts: '[]',
-  finished_at: new Date(),
-})
-
 /**
  * The writes a worker makes to a run and its timeline. A step's result is stored the moment it
  * completes, so a resumed run skips it; every write that ends or hands back the run requires the
@@ -95,6 +74,8 @@ const settledRow = (runId: string, { step, end }: Settled, keep: Keep) => ({
 export class RunState {
   private readonly ends: GroupCommit<RunEnd, boolean>
   private readonly keep: Keep
+  /** A run went back to the queue until `at`: the worker wakes then (no poll has to find it). */
+  onLater: (at: Date) => void = () => {}
 
   constructor(
     private readonly db: Db,
@@ -111,39 +92,42 @@ export class RunState {
 
   /**
    * A step's call is about to go out: its entry is stored as running first, so a crash during the
-   * call is seen on resume. Entries that ended without a call before it are written with it.
+   * call is seen on resume. Entries that ended without a call before it are written with it. False
+   * when the claim lost the run (fenced, see `fence`): nothing is written and the call must not go out.
    */
   async begin(
     runId: string,
+    lease: Lease,
     step: StepStart,
     attempts: Attempt[] = [],
     settled: Settled[] = [],
-  ): Promise<void> {
-    const running = {
-      ...stepRow(runId, step, this.keep),
-      status: 'running' as const,
-      attempts: JSON.stringify(attempts),
-      output: null,
-      summary: null,
-      error: null,
-      finished_at: null,
-    }
-    await this.db
-      .insertInto('run_steps')
-      .values([...settled.map((s) => settledRow(runId, s, this.keep)), running])
-      .onConflict((oc) =>
-        oc.columns(['run_id', 'seq']).doUpdateSet((eb) => ({
-          key: eb.ref('excluded.key'),
-          input: eb.ref('excluded.input'),
-          status: eb.ref('excluded.status'),
-          attempts: eb.ref('excluded.attempts'),
-          output: eb.ref('excluded.output'),
-          summary: eb.ref('excluded.summary'),
-          error: eb.ref('excluded.error'),
-          finished_at: eb.ref('excluded.finished_at'),
-        })),
-      )
-      .execute()
+  ): Promise<boolean> {
+    const rows = [
+      ...settled.map((s) => settledEntry(runId, s, this.keep)),
+      { ...settledEntry(runId, { step, end: { status: 'skipped' } }, this.keep), status: 'running', attempts },
+    ].map((row) => ({ attempts: [], ...row }))
+    const { rows: written } = await sql<{ seq: number }>`
+      with fence as (${this.fence(runId, lease)})
+      insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
+      select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, s.attempts,
+        case when s.status = 'running' then null else now() end
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as s(run_id text, seq integer, key text, kind text, tool_id text, integration_id text, input jsonb, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)
+      where exists (select 1 from fence)
+      on conflict (run_id, seq) do update set key = excluded.key, input = excluded.input, status = excluded.status,
+        attempts = excluded.attempts, output = excluded.output, summary = excluded.summary, error = excluded.error,
+        finished_at = excluded.finished_at
+      returning seq`.execute(this.db)
+    return written.length > 0
+  }
+
+  /**
+   * The fencing condition of a claim's writes: the run is running under this very claim. The row is
+   * locked for share, so a sweep that would hand the run on waits for the write to commit and the
+   * next claim then reads it (a stalled execution's write lands before the hand-over or not at all).
+   */
+  private fence(runId: string, lease: Lease) {
+    return sql`select id from runs where id = ${runId} and lease_holder = ${lease.holder} and status = 'running' for share`
   }
 
   /**
@@ -182,19 +166,29 @@ export class RunState {
     })
   }
 
-  /** The attempts of an entry still in progress; one that ended meanwhile (its run did) keeps its end. */
-  async attempts(runId: string, seq: number, attempts: Attempt[]): Promise<void> {
-    await this.db
+  /**
+   * The attempts of an entry still in progress; one that ended meanwhile (its run did) keeps its end.
+   * With a lease, only while that claim holds the run (false otherwise: the execution stops there).
+   */
+  async attempts(runId: string, seq: number, attempts: Attempt[], lease?: Lease): Promise<boolean> {
+    const result = await this.db
       .updateTable('run_steps')
       .set({ attempts: JSON.stringify(attempts) })
       .where('run_id', '=', runId)
       .where('seq', '=', seq)
       .where('status', '=', 'running')
-      .execute()
+      .$if(lease !== undefined, (q) => q.where(sql<boolean>`exists (${this.fence(runId, lease!)})`))
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
   }
 
-  async end(runId: string, seq: number, end: StepEnd, attempts?: Attempt[]): Promise<void> {
-    await this.db
+  /**
+   * An entry's end. With a lease, only while that claim holds the run (false otherwise). Without
+   * one: an external agent's own tool calls and its delivery's record, which its run token or the
+   * agent's report govern, not a worker's claim.
+   */
+  async end(runId: string, seq: number, end: StepEnd, attempts?: Attempt[], lease?: Lease): Promise<boolean> {
+    const result = await this.db
       .updateTable('run_steps')
       .set({
         status: end.status,
@@ -206,7 +200,9 @@ export class RunState {
       })
       .where('run_id', '=', runId)
       .where('seq', '=', seq)
-      .execute()
+      .$if(lease !== undefined, (q) => q.where(sql<boolean>`exists (${this.fence(runId, lease!)})`))
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
   }
 
   /**
@@ -272,6 +268,7 @@ export class RunState {
       .where('lease_holder', '=', lease.holder)
       .where('status', '=', 'running')
       .executeTakeFirst()
+    if (moved.numUpdatedRows > 0n) this.onLater(at)
     return moved.numUpdatedRows > 0n
   }
 

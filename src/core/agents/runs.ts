@@ -13,6 +13,7 @@ import { z } from 'zod'
 import type { Agents } from './agents.ts'
 import { inputProblems } from './definition.ts'
 import { cutParts } from './stored-value.ts'
+import type { QueueCap } from './queue-cap.ts'
 
 export type RunRow = Selectable<RunsTable>
 export type StepRow = Selectable<RunStepsTable>
@@ -94,6 +95,8 @@ export interface NewRun {
 
 const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
 const MAX_PAGE = 200
+/** When a person or client refused for a full queue may try again: runs start by the second. */
+const QUEUE_FULL_RETRY_S = 10
 
 const ListFilter = z.object({
   agent_id: z.string().optional(),
@@ -125,6 +128,8 @@ const Completion = z.object({
 export class Runs {
   /** Called when a run becomes ready, so a worker in this process picks it up at once. */
   onReady: () => void = () => {}
+  /** The per-plan cap on waiting runs (set by the composition root). */
+  queueCap: QueueCap | undefined
 
   constructor(
     private readonly db: Db,
@@ -185,6 +190,8 @@ export class Runs {
     const agent = await this.agents.get(user.id, agentId)
     const problems = inputProblems(agent.inputs, inputs)
     if (problems.length) throw invalidInput(problems)
+    const full = await this.queueCap?.refusal(user)
+    if (full) throw new AppError('rate_limited', full.message, { retryAfterSeconds: QUEUE_FULL_RETRY_S })
     const id = await this.insert(this.db, {
       userId: user.id,
       agentId,

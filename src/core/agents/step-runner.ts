@@ -130,7 +130,8 @@ export class StepRunner {
     const inFlight = attempts.at(-1)?.outcome === 'running'
     if (inFlight && registered?.tool.effect !== 'read') {
       attempts[attempts.length - 1] = { ...attempts.at(-1)!, outcome: 'failed', error: INTERRUPTED.message }
-      await this.state.end(run.id, seq, { status: 'failed', error: INTERRUPTED }, attempts)
+      if (!(await this.state.end(run.id, seq, { status: 'failed', error: INTERRUPTED }, attempts, lease)))
+        return 'later'
       return { status: 'failed', error: INTERRUPTED }
     }
     if (inFlight)
@@ -170,12 +171,15 @@ export class StepRunner {
         { ...base, input },
         new AppError('not_found', `the tool step ${step.tool} no longer exists`),
       )
-    await this.state.begin(run.id, { ...base, input }, attempts, settled.splice(0))
+    // Every write below is fenced by the claim (run-state.ts): one refused means another execution
+    // owns the run now, and this one stops before its call can go out a second time.
+    if (!(await this.state.begin(run.id, lease, { ...base, input }, attempts, settled.splice(0))))
+      return 'later'
 
     while (attempts.filter((a) => a.outcome === 'failed').length < MAX_STEP_ATTEMPTS) {
       const started = Date.now()
       attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
-      await this.state.attempts(run.id, seq, attempts)
+      if (!(await this.state.attempts(run.id, seq, attempts, lease)) || !lease.held()) return 'later'
       try {
         const { output, summary } = await this.executor.runAndSummarize(
           user,
@@ -189,7 +193,8 @@ export class StepRunner {
           outcome: 'succeeded',
           duration_ms: Date.now() - started,
         }
-        await this.state.end(run.id, seq, { status: 'succeeded', output, summary }, attempts)
+        if (!(await this.state.end(run.id, seq, { status: 'succeeded', output, summary }, attempts, lease)))
+          return 'later'
         return { status: 'succeeded', output }
       } catch (err) {
         const failedCount = attempts.filter((a) => a.outcome === 'failed').length + 1
@@ -207,10 +212,11 @@ export class StepRunner {
         }
         if (waitMs === undefined) {
           const error = errorOf(err)
-          await this.state.end(run.id, seq, { status: 'failed', error }, attempts)
+          if (!(await this.state.end(run.id, seq, { status: 'failed', error }, attempts, lease)))
+            return 'later'
           return { status: 'failed', error }
         }
-        await this.state.attempts(run.id, seq, attempts)
+        if (!(await this.state.attempts(run.id, seq, attempts, lease))) return 'later'
         if (waitMs > MAX_INLINE_WAIT_MS) {
           await this.state.later(run.id, lease, new Date(Date.now() + waitMs))
           return 'later'
@@ -221,13 +227,14 @@ export class StepRunner {
         // cancelled does not expect the write to go out a few seconds later.
         if (await this.state.cancelRequested(run.id)) {
           attempts[attempts.length - 1] = { ...attempts.at(-1)!, retry_in_ms: undefined } // no retry follows after all
-          await this.state.end(run.id, seq, { status: 'failed', error: CANCELLED }, attempts)
+          if (!(await this.state.end(run.id, seq, { status: 'failed', error: CANCELLED }, attempts, lease)))
+            return 'later'
           return 'cancelled'
         }
       }
     }
     const error: RunError = { code: 'upstream_error', message: `gave up after ${MAX_STEP_ATTEMPTS} attempts` }
-    await this.state.end(run.id, seq, { status: 'failed', error }, attempts)
+    if (!(await this.state.end(run.id, seq, { status: 'failed', error }, attempts, lease))) return 'later'
     return { status: 'failed', error }
   }
 }

@@ -3,7 +3,7 @@ import { Users } from '../access/users.ts'
 import { openStore, type Store } from '../store/database.ts'
 import { newId } from '../ids.ts'
 import type { RunRow } from './runs.ts'
-import { RunWorker, type Lease } from './worker.ts'
+import { MAX_LAPSES, RunWorker, type Lease } from './worker.ts'
 
 // The worker's wake-ups (docs/architecture.md, "Runs are their own queue"). Its idle poll is set to an
 // hour here, so a run that starts at all started because a wake reached the worker: a lost wake
@@ -129,6 +129,105 @@ describe('the run worker', () => {
       for (let i = 0; i < 2_000 && started.length < queued.length; i++)
         await new Promise((resolve) => setTimeout(resolve, 5))
       expect([...started].sort()).toEqual([...queued].sort())
+    } finally {
+      await worker.stop()
+    }
+  })
+
+  // Issue 22, section 2: runs were claimed in one global order, so one owner's burst delayed everyone.
+  it("fair between owners: one owner's burst does not hold back another owner's run queued after it", async () => {
+    const other = (await new Users(store.db).create({ email: 'neighbour@example.test' })).id
+    const otherAgent = newId('agt')
+    await store.db
+      .insertInto('agents')
+      .values({ id: otherAgent, user_id: other, name: 'neighbour', current_version: 1 })
+      .execute()
+    const burst: string[] = []
+    for (let i = 0; i < 40; i++) burst.push(await enqueue())
+    const lone = newId('run')
+    await store.db
+      .insertInto('runs')
+      .values({
+        id: lone,
+        user_id: other,
+        agent_id: otherAgent,
+        agent_version: 1,
+        started_by: 'api',
+        inputs: '{}',
+        status: 'queued',
+      })
+      .execute()
+    const started: string[] = []
+    const handler = {
+      async execute(run: RunRow, lease: Lease) {
+        started.push(run.id)
+        await store.db
+          .updateTable('runs')
+          .set({ status: 'succeeded', lease_holder: null })
+          .where('id', '=', run.id)
+          .where('lease_holder', '=', lease.holder)
+          .execute()
+      },
+    }
+    const worker = new RunWorker(store.db, handler, 1, (err) => {
+      throw err
+    })
+    worker.start()
+    try {
+      for (let i = 0; i < 4_000 && started.length < 41; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      // One slot: the burst's first run, then the other owner's turn, then the rest of the burst.
+      expect(started.indexOf(lone)).toBeLessThanOrEqual(1)
+      expect([...started].sort()).toEqual([...burst, lone].sort())
+    } finally {
+      await worker.stop()
+    }
+  })
+
+  // A run whose process keeps dying under it (issue 22, section 2) fails after MAX_LAPSES, saying why.
+  it('a run whose lease lapsed MAX_LAPSES times fails as crashed, and its entry in flight ends with it', async () => {
+    const id = newId('run')
+    await store.db
+      .insertInto('runs')
+      .values({
+        id,
+        user_id: userId,
+        agent_id: agentId,
+        agent_version: 1,
+        started_by: 'api',
+        inputs: '{}',
+        status: 'running',
+        executions: MAX_LAPSES,
+        lapses: MAX_LAPSES - 1,
+        lease_holder: 'w_dead#3',
+        lease_expires_at: new Date(Date.now() - 60_000),
+      })
+      .execute()
+    await store.db
+      .insertInto('run_steps')
+      .values({ run_id: id, seq: 0, key: 'big', kind: 'step', status: 'running', attempts: '[]' })
+      .execute()
+    const worker = new RunWorker(store.db, { execute: async () => {} }, 1, (err) => {
+      throw err
+    })
+    worker.start()
+    try {
+      let row
+      for (let i = 0; i < 4_000; i++) {
+        row = await store.db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+        if (row.status !== 'running') break
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      expect(row!.status).toBe('failed')
+      expect(row!.lapses).toBe(MAX_LAPSES)
+      expect(row!.error).toMatchObject({ code: 'crashed' })
+      expect((row!.error as { message: string }).message).toMatch(/stopped .* 3 times/)
+      const step = await store.db
+        .selectFrom('run_steps')
+        .selectAll()
+        .where('run_id', '=', id)
+        .executeTakeFirstOrThrow()
+      expect([step.status, (step.error as { code: string }).code]).toEqual(['failed', 'crashed'])
     } finally {
       await worker.stop()
     }

@@ -5,8 +5,13 @@ import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
 import type { RunRow } from './runs.ts'
 
-/** How often an idle worker looks for work that another process queued (or that became due). */
-const IDLE_POLL_MS = 500
+/**
+ * How often an idle worker looks for work it was not told about. Runs queued in this process wake it
+ * at once, runs queued by another process through the store's change feed (services.ts), runs put
+ * back until later at their time (wakeAt); this poll is only the safety net for a wake that was lost
+ * (the feed's connection was down, the process that would have woken it died).
+ */
+const IDLE_POLL_MS = 5_000
 /** How often a worker looks for runs whose holder died. */
 const RECLAIM_EVERY_MS = 2_000
 /**
@@ -22,11 +27,30 @@ export interface RunHandler {
   execute(run: RunRow, lease: Lease): Promise<void>
 }
 
-/** A worker's hold on one run. Every write that ends or reschedules the run goes through it, so a lost lease writes nothing. */
+/**
+ * A worker's hold on one run: one claim. `holder` is the claim's fencing token, new at every claim
+ * (this process's id and the run's execution number), and every write to the run and its timeline
+ * requires it (run-state.ts). So an execution that stalled past its lease writes nothing once the
+ * run was claimed again, even when the same process claimed it.
+ */
 export interface Lease {
   readonly holder: string
-  /** False once another process took the run over (this one stalled past the lease). */
+  /**
+   * False once the run was taken from this claim, or once renewals failed for as long as the lease
+   * lasts (the database may have let it lapse): the execution stops acting.
+   */
   held(): boolean
+}
+
+/** Owners whose last claim a worker remembers for the round-robin. */
+const MAX_REMEMBERED_OWNERS = 1_000
+
+/** Executions ended by a lapsed lease after which a run is failed rather than claimed again. */
+export const MAX_LAPSES = 3
+
+const CRASHED = {
+  code: 'crashed',
+  message: `the process executing this run stopped (it crashed, was killed or stalled) ${MAX_LAPSES} times while the run was in hand, so it is not started again; the run itself may be what stops it: look at its last step, then rerun it`,
 }
 
 /**
@@ -34,7 +58,7 @@ export interface Lease {
  * queue"): a worker claims ready runs with `FOR UPDATE SKIP LOCKED`, so two processes never take the
  * same one, and holds each with a lease it renews; a run whose holder died is claimed again when the
  * lease lapses and resumes after its last completed step. Enqueues in this process wake the worker at
- * once; another process's are found within IDLE_POLL_MS.
+ * once; another process's wake it through the change feed (services.ts).
  */
 export class RunWorker {
   private readonly holder = `w_${randomToken(9)}`
@@ -86,9 +110,32 @@ export class RunWorker {
     this.wakeUp?.()
   }
 
+  private dueTimer: NodeJS.Timeout | null = null
+  private dueAt = Number.POSITIVE_INFINITY
+
+  /** Wakes the worker at `at`, when a run put back until then becomes ready (the earliest such time wins). */
+  wakeAt(at: Date): void {
+    const when = at.getTime()
+    if (when >= this.dueAt && this.dueTimer) return
+    if (this.dueTimer) clearTimeout(this.dueTimer)
+    this.dueAt = when
+    this.dueTimer = setTimeout(
+      () => {
+        this.dueTimer = null
+        this.dueAt = Number.POSITIVE_INFINITY
+        this.wake()
+      },
+      // A little after: the claim compares with the database's clock.
+      Math.max(0, when - Date.now()) + 5,
+    )
+    this.dueTimer.unref()
+  }
+
   /** Stops claiming and waits for runs in hand; an unfinished run is picked up again after its lease. */
   async stop(): Promise<void> {
     this.running = false
+    if (this.dueTimer) clearTimeout(this.dueTimer)
+    this.dueTimer = null
     this.wake()
     this.endSweepWait?.()
     await Promise.all([this.loop, this.sweeper])
@@ -160,13 +207,22 @@ export class RunWorker {
   }
 
   private track(run: RunRow): void {
-    let held = true
+    let lost = false
+    // When the last renewal that succeeded was sent: the lease runs from no earlier than that.
+    let confirmedAt = Date.now()
     const heartbeat = setInterval(() => {
-      void this.renew(run.id).then((ok) => {
-        if (!ok) held = false
+      const sentAt = Date.now()
+      void this.renew(run.id, run.lease_holder!).then((ok) => {
+        if (ok) confirmedAt = Math.max(confirmedAt, sentAt)
+        else lost = true
       }, this.onError)
     }, this.leaseMs / 3)
-    const lease: Lease = { holder: this.holder, held: () => held }
+    const lease: Lease = {
+      holder: run.lease_holder!,
+      // A stalled database can fail renewals without answering "no": once they failed for a whole
+      // lease, the sweep on another process may have handed the run on, so this one stops acting.
+      held: () => !lost && Date.now() - confirmedAt < this.leaseMs,
+    }
     const work = this.handler
       .execute(run, lease)
       .catch(this.onError)
@@ -178,20 +234,55 @@ export class RunWorker {
     this.active.add(work)
   }
 
-  /** Ready runs, oldest first, none that another worker holds (each of the two conditions has its own partial index). */
+  /**
+   * Ready runs, fairly between their owners (docs/architecture.md, "Fair between users"): each
+   * owner's ready runs take turns after the runs that owner already has running, and among equal turns
+   * the owner this worker served longest ago goes first (round-robin), so one owner's burst of
+   * thousands waits behind another owner's single run instead of in front of it. The owners are
+   * found by skipping through an index (one probe per owner, not one per queued run), each owner's
+   * oldest ready runs are locked with `SKIP LOCKED` (so two workers never take the same one), and the
+   * earliest turns win. Each claim writes its own fencing token into `lease_holder`.
+   */
   private async claim(limit: number): Promise<RunRow[]> {
     const { rows } = await sql<RunRow>`
-      update runs set status = 'running', lease_holder = ${this.holder},
+      with recursive owners(user_id) as (
+        (select user_id from runs where status = 'queued' order by user_id limit 1)
+        union all
+        select (select r.user_id from runs r where r.status = 'queued' and r.user_id > o.user_id order by r.user_id limit 1)
+        from owners o where o.user_id is not null
+      ), candidates as (
+        select c.id, c.available_at, o.user_id,
+          (select count(*) from runs h where h.user_id = o.user_id and h.status = 'running' and h.lease_holder is not null)
+            + row_number() over (partition by o.user_id order by c.available_at) as turn
+        from owners o cross join lateral (
+          select q.id, q.available_at from runs q
+          where q.status = 'queued' and q.user_id = o.user_id and q.available_at <= now()
+          order by q.available_at
+          limit ${limit}
+          for update skip locked) c
+        where o.user_id is not null
+      )
+      update runs set status = 'running', lease_holder = ${this.holder} || '#' || (runs.executions + 1),
         lease_expires_at = now() + ${this.leaseMs} * interval '1 millisecond',
         started_at = coalesce(started_at, now()), executions = executions + 1
       where id in (
-        select id from runs
-        where status = 'queued' and available_at <= now()
-        order by available_at
-        limit ${limit}
-        for update skip locked)
+        select id from candidates
+        order by turn, coalesce((${JSON.stringify(Object.fromEntries(this.served))}::jsonb ->> user_id)::bigint, 0), available_at
+        limit ${limit})
       returning *`.execute(this.db)
+    for (const run of rows) this.serve(run.user_id)
     return rows
+  }
+
+  /** When this worker last claimed a run of each owner (a claim counter): equal turns go to the owner served longest ago. */
+  private readonly served = new Map<string, number>()
+  private claims = 0
+
+  private serve(userId: string): void {
+    this.served.delete(userId)
+    this.served.set(userId, ++this.claims)
+    // Owners not served for a long while are forgotten (the oldest first): they count as never served.
+    if (this.served.size > MAX_REMEMBERED_OWNERS) this.served.delete(this.served.keys().next().value!)
   }
 
   /**
@@ -199,8 +290,22 @@ export class RunWorker {
    * last stored step; delivered runs whose external agent let the deadline pass fail.
    */
   private async reclaim(): Promise<number> {
+    // A run whose process died under it MAX_LAPSES times is most likely what kills it (a huge
+    // template, a step that exhausts memory): it fails, saying so, instead of taking down process
+    // after process for ever. Its timeline keeps what its executions did.
+    await sql`
+      with crashed as (
+        update runs set status = 'failed', finished_at = now(), lease_holder = null, lease_expires_at = null,
+          lapses = lapses + 1, token_hash = null, token_sealed = null, error = ${JSON.stringify(CRASHED)}::jsonb
+        where id in (select id from runs where status = 'running' and lease_expires_at < now() and lapses >= ${MAX_LAPSES - 1}
+          for update skip locked)
+        returning id
+      )
+      -- The entry in flight when the last process stopped ends with the run, not "running" for ever.
+      update run_steps set status = 'failed', finished_at = now(), error = ${JSON.stringify(CRASHED)}::jsonb
+      where status = 'running' and run_id in (select id from crashed)`.execute(this.db)
     const requeued = await sql`
-      update runs set status = 'queued', lease_holder = null, lease_expires_at = null
+      update runs set status = 'queued', lease_holder = null, lease_expires_at = null, lapses = lapses + 1
       where id in (select id from runs where status = 'running' and lease_expires_at < now() for update skip locked)`.execute(
       this.db,
     )
@@ -214,12 +319,12 @@ export class RunWorker {
     return Number(requeued.numAffectedRows ?? 0n)
   }
 
-  private async renew(runId: string): Promise<boolean> {
+  private async renew(runId: string, token: string): Promise<boolean> {
     const result = await this.db
       .updateTable('runs')
       .set({ lease_expires_at: sql`now() + ${this.leaseMs} * interval '1 millisecond'` })
       .where('id', '=', runId)
-      .where('lease_holder', '=', this.holder)
+      .where('lease_holder', '=', token)
       .where('status', '=', 'running')
       .executeTakeFirst()
     return result.numUpdatedRows > 0n

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { acceptEvents, type Accepted } from '../triggers/accept.ts'
+import { openStore } from './database.ts'
 import { GroupCommit } from './group-commit.ts'
 
 describe('group commit', () => {
@@ -15,17 +17,15 @@ describe('group commit', () => {
     expect(writes.flat()).toEqual(Array.from({ length: 50 }, (_, i) => i))
   })
 
-  it('answers every request of a failed write with its failure, and goes on with the next write', async () => {
-    let fail = true
+  it('answers every request of a write that fails for each of them with its failure, and goes on with the next write', async () => {
+    let down = true
     const commits = new GroupCommit<string, string>(async (items) => {
-      if (fail) {
-        fail = false
-        throw new Error('database down')
-      }
+      if (down) throw new Error('database down')
       return items
     })
     const first = await Promise.allSettled([commits.submit('a'), commits.submit('b')])
     expect(first.map((r) => r.status)).toEqual(['rejected', 'rejected'])
+    down = false
     await expect(commits.submit('c')).resolves.toBe('c')
   })
 
@@ -36,4 +36,32 @@ describe('group commit', () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(10)
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(35)
   })
+
+  // Issue 22, section 4: one delivery that fails its statement failed its whole batch of up to 256.
+  // Here on the intake's own write, on a real store: a lone UTF-16 surrogate is a value PostgreSQL's
+  // JSON refuses, so the statement holding it fails; the deliveries sharing its batch must not.
+  it('one item the database refuses fails alone: the others of its batch are written and answered', async () => {
+    const store = await openStore({ memory: true })
+    try {
+      const commits = new GroupCommit<Accepted, { duplicate: boolean }>((items) =>
+        acceptEvents(store.db, items),
+      )
+      const item = (key: string): Accepted => ({
+        source: 'webhook:batch-test',
+        candidate: { dedupeKey: key, type: 'test', raw: {} },
+        matches: [],
+      })
+      const keys = Array.from({ length: 20 }, (_, i) => (i === 7 ? 'bad \ud800 key' : `good-${i}`))
+      const outcomes = await Promise.allSettled(keys.map((key) => commits.submit(item(key))))
+      expect(outcomes.map((o) => o.status)).toEqual(keys.map((_, i) => (i === 7 ? 'rejected' : 'fulfilled')))
+      const stored = await store.db
+        .selectFrom('events')
+        .select('dedupe_key')
+        .where('source', '=', 'webhook:batch-test')
+        .execute()
+      expect(stored.map((e) => e.dedupe_key).sort()).toEqual(keys.filter((_, i) => i !== 7).sort())
+    } finally {
+      await store.close()
+    }
+  }, 120_000)
 })

@@ -2,7 +2,8 @@
  * Group commit: requests that arrive while a write is in progress are written together in the next
  * one, each answered only when the write that holds it has committed. Under load this turns many
  * small transactions (each paying a commit) into a few larger ones; alone, a request is written at
- * once. Every item of a failed write gets that failure.
+ * once. When a shared write fails, its items are written again one by one (alone), so only the item
+ * that fails on its own gets a failure.
  */
 export class GroupCommit<T, R> {
   private pending: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }> = []
@@ -30,9 +31,27 @@ export class GroupCommit<T, R> {
         const results = await this.write(batch.map((b) => b.item))
         batch.forEach((b, i) => b.resolve(results[i]))
       } catch (err) {
-        for (const b of batch) b.reject(err)
+        if (batch.length === 1) batch[0]!.reject(err)
+        else await this.alone(batch)
       }
     }
     this.writing = false
+  }
+
+  /**
+   * A failed write wrote nothing (it is one statement, or one transaction), so each of its items is
+   * written again on its own: one bad item (a value the database refuses) fails alone instead of
+   * taking up to maxBatch good ones with it. A failure every item meets (the database is down) is
+   * met by each, as before, at the cost of one attempt per item.
+   */
+  private async alone(batch: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }>) {
+    for (const b of batch) {
+      try {
+        const [result] = await this.write([b.item])
+        b.resolve(result as R)
+      } catch (err) {
+        b.reject(err)
+      }
+    }
   }
 }

@@ -324,6 +324,22 @@ const migrations: Record<string, Migration> = {
         $$`.execute(db)
     },
   },
+  '0011_fair_fenced_queue': {
+    async up(db: Kysely<any>) {
+      // Executions that ended because their process stopped renewing the lease (a crash, a kill -9,
+      // a stall): a run that keeps taking its process down is failed after a few (agents/worker.ts).
+      await sql`alter table runs add column lapses integer not null default 0`.execute(db)
+      // The fair claim walks the owners with queued runs, then each owner's oldest ready ones, and
+      // counts each owner's running ones (agents/worker.ts): each step reads one of these indexes.
+      await sql`create index runs_queued_by_owner on runs (user_id, available_at) where status = 'queued'`.execute(
+        db,
+      )
+      await sql`create index runs_running_by_owner on runs (user_id) where status = 'running'`.execute(db)
+      // A poll's claim, new at every claim: the cursor is written only under the claim that read it
+      // (triggers/poller.ts), so a slow poll whose claim lapsed cannot move the cursor back.
+      await sql`alter table subscriptions add column poll_claim text`.execute(db)
+    },
+  },
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -154,6 +154,8 @@ export interface SubscriptionsTable {
   start_on_own_changes: ColumnType<boolean, boolean | undefined, boolean>
   poll_cursor: Json<Record<string, unknown> | null> | null
   next_poll_at: Timestamp | null
+  /** The claim of the poll in hand (a fencing token): only it may write the cursor. */
+  poll_claim: ColumnType<string | null, string | null | undefined, string | null>
   last_event_at: Timestamp | null
   last_error: string | null
   last_error_at: Timestamp | null
@@ -193,6 +195,8 @@ export interface RunsTable {
   token_hash: string | null
   token_sealed: string | null
   executions: ColumnType<number, number | undefined, number>
+  /** Executions that ended because their process stopped renewing the lease (crashed, killed, stalled). */
+  lapses: ColumnType<number, number | undefined, number>
   available_at: DefaultNow
   lease_holder: string | null
   lease_expires_at: Timestamp | null

@@ -11,6 +11,11 @@ export interface Match {
   event: TriggerEvent
   inputs: Record<string, unknown>
   mappingError?: string
+  /**
+   * Why its run may not wait in the queue (the owner's queue is full, agents/queue-cap.ts): the
+   * event is kept and the run is recorded as failed with this reason, to be rerun by a person.
+   */
+  refused?: { code: string; message: string }
 }
 
 export interface Accepted {
@@ -53,7 +58,9 @@ export async function acceptEvents(
       subscription_id: match.subscriptionId,
       event: match.event,
       inputs: match.inputs,
-      error: match.mappingError ? { code: 'mapping_failed', message: match.mappingError } : null,
+      error: match.mappingError
+        ? { code: 'mapping_failed', message: match.mappingError }
+        : (match.refused ?? null),
     })),
   )
   const { rows } = await sql<{ kind: 'event' | 'run'; id: string }>`

@@ -1,4 +1,5 @@
 import type { Users } from '../access/users.ts'
+import type { QueueCap } from '../agents/queue-cap.ts'
 import type { Runs } from '../agents/runs.ts'
 import type { Sealer } from '../connections/crypto.ts'
 import { AppError } from '../errors.ts'
@@ -50,6 +51,8 @@ const BUSY_HOLD_MS = 50
  */
 export class Intake {
   private readonly commits: GroupCommit<Accepted, { duplicate: boolean; runIds: string[] }>
+  /** The per-plan cap on waiting runs (set by the composition root). */
+  queueCap: QueueCap | undefined
 
   constructor(
     db: Db,
@@ -139,6 +142,7 @@ export class Intake {
       const matches = await this.matches(route, candidate)
       if (matches.length) items.push({ source: `webhook:${hook.id}`, candidate, matches })
     }
+    await this.holdBackPastCap(hook.user_id, items)
     const outcomes = await Promise.all(items.map((item) => this.commits.submit(item)))
     const accepted = outcomes.filter((o) => !o.duplicate).length
     for (let i = 0; i < candidates.length - items.length; i++)
@@ -146,6 +150,22 @@ export class Intake {
     for (const o of outcomes) this.metrics.triggerEvent(hook.platform, o.duplicate ? 'duplicate' : 'accepted')
     if (accepted) this.runs.onReady()
     return { accepted, duplicates: outcomes.length - accepted }
+  }
+
+  /**
+   * The owner's queue is full (agents/queue-cap.ts): the event is still accepted and answered 2xx,
+   * and its runs are recorded as failed with the reason, so a person sees them and can rerun them.
+   * Answering non-2xx instead would hand the event back to the platform, which keeps it only as long
+   * as it retries: Trello tries 3 times, Zendesk's breaker stops a webhook whose answers mostly fail
+   * (for all of its events, not only this owner's backlog), Vercel gives up after a day
+   * (reference/platform-apis.md); after that the event is gone without a trace here.
+   */
+  private async holdBackPastCap(userId: string, items: Accepted[]): Promise<void> {
+    const starting = items.flatMap((item) => item.matches.filter((m) => !m.mappingError))
+    if (!this.queueCap || starting.length === 0) return
+    const user = await this.users.get(userId)
+    const refused = user && (await this.queueCap.refusal(user, starting.length))
+    if (refused) for (const match of starting) match.refused = refused
   }
 
   private async matches(route: Route, candidate: EventCandidate): Promise<Match[]> {

@@ -1,8 +1,10 @@
 import { sql } from 'kysely'
 import type { Users } from '../access/users.ts'
 import type { Agents } from '../agents/agents.ts'
+import type { QueueCap } from '../agents/queue-cap.ts'
 import type { Runs } from '../agents/runs.ts'
 import type { Integrations } from '../connections/integrations.ts'
+import { randomToken } from '../ids.ts'
 import type { Db } from '../store/database.ts'
 import type { StepContexts } from '../tools/step-context.ts'
 import { acceptEvents, type Match } from './accept.ts'
@@ -14,19 +16,30 @@ import type { SubscriptionRow, Subscriptions } from './subscriptions.ts'
 const TICK_MS = 1_000
 /** A claimed poll holds its subscription this long: a process killed mid-poll gives it up after this. */
 const POLL_LEASE_MS = 60_000
-const CLAIM_BATCH = 10
+/**
+ * Polls in flight at once in one process. Each lane claims and polls one due subscription at a time,
+ * so a slow poll (a slow platform, a large board) holds up its own lane, not every other poll, and a
+ * process with thousands of polled subscriptions does not open thousands of requests at once.
+ */
+const POLL_LANES = 4
+
+/** The poll's claim lapsed and another poll took the subscription: this one's result is dropped. */
+class ClaimLost extends Error {}
 
 /**
  * Runs the polled triggers (docs/architecture.md, "Polls"). Each due subscription is claimed by
- * moving its next poll time forward with `FOR UPDATE SKIP LOCKED`, so one process polls it at a
- * time; the events found, their runs and the new cursor are committed in one transaction, so a crash
- * between enqueue and cursor loses nothing and runs nothing twice. It also retries failed webhook
- * removals.
+ * moving its next poll time forward with `FOR UPDATE SKIP LOCKED` and writing a new claim token, so
+ * one process polls it at a time; the events found, their runs and the new cursor are committed in
+ * one transaction, and only under the claim that read them, so a crash between enqueue and cursor
+ * loses nothing and runs nothing twice, and a poll that was slower than its claim cannot move the
+ * cursor back. It also retries failed webhook removals.
  */
 export class Poller {
-  private timer: NodeJS.Timeout | null = null
-  private ticking: Promise<void> | null = null
-  private stopped = false
+  private readonly loops: Array<Promise<void>> = []
+  private readonly sleepers = new Set<() => void>()
+  private stopped = true
+  /** The per-plan cap on waiting runs (set by the composition root). */
+  queueCap: QueueCap | undefined
 
   constructor(
     private readonly db: Db,
@@ -43,47 +56,67 @@ export class Poller {
   ) {}
 
   start(): void {
+    if (!this.stopped) return
     this.stopped = false
-    const loop = () => {
-      if (this.stopped) return
-      this.ticking = this.tick()
-        .catch(this.onError)
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(loop, TICK_MS)
-        })
-    }
-    this.timer = setTimeout(loop, 0)
+    for (let i = 0; i < POLL_LANES; i++) this.loops.push(this.lane())
+    this.loops.push(this.cleanups())
   }
 
+  /** Stops claiming and waits for the polls in hand to commit. */
   async stop(): Promise<void> {
     this.stopped = true
-    if (this.timer) clearTimeout(this.timer)
-    await this.ticking
+    for (const wake of this.sleepers) wake()
+    await Promise.all(this.loops.splice(0))
   }
 
-  /** One round: every due subscription polled once, and due webhook removals tried. */
-  async tick(): Promise<void> {
+  private async lane(): Promise<void> {
+    while (!this.stopped) {
+      let due: SubscriptionRow | undefined
+      try {
+        due = await this.claimOne()
+      } catch (err) {
+        this.onError(err)
+      }
+      if (due) await this.pollOne(due).catch(this.onError)
+      else await this.sleep(TICK_MS)
+    }
+  }
+
+  private async cleanups(): Promise<void> {
+    while (!this.stopped) {
+      await this.webhooks.retryCleanups().catch(this.onError)
+      await this.sleep(TICK_MS)
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.sleepers.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      this.sleepers.add(done)
+    })
+  }
+
+  private async claimOne(): Promise<SubscriptionRow | undefined> {
     const polled = this.triggers
       .list()
       .filter((t) => t.mode === 'polled')
       .map((t) => t.id)
-    if (polled.length) {
-      const due = await this.claim(polled)
-      await Promise.all(due.map((row) => this.pollOne(row)))
-    }
-    await this.webhooks.retryCleanups()
-  }
-
-  private async claim(triggerIds: string[]): Promise<SubscriptionRow[]> {
+    if (!polled.length) return undefined
     const { rows } = await sql<SubscriptionRow>`
-      update subscriptions set next_poll_at = now() + ${POLL_LEASE_MS} * interval '1 millisecond'
+      update subscriptions set next_poll_at = now() + ${POLL_LEASE_MS} * interval '1 millisecond',
+        poll_claim = ${randomToken(12)}
       where id in (
         select id from subscriptions
-        where status = 'active' and next_poll_at <= now() and trigger_id in (${sql.join(triggerIds)})
-        order by next_poll_at limit ${CLAIM_BATCH}
+        where status = 'active' and next_poll_at <= now() and trigger_id in (${sql.join(polled)})
+        order by next_poll_at limit 1
         for update skip locked)
       returning *`.execute(this.db)
-    return rows
+    return rows[0]
   }
 
   private async pollOne(row: SubscriptionRow): Promise<void> {
@@ -124,34 +157,45 @@ export class Poller {
           return { candidate, match }
         }),
       )
+      // The owner's queue is full: the events are kept with failed runs saying so (as at the intake).
+      const starting = prepared.filter(({ match }) => !match.mappingError)
+      const refused = starting.length ? await this.queueCap?.refusal(user, starting.length) : null
+      if (refused) for (const { match } of starting) match.refused = refused
       let started = 0
       await this.db.transaction().execute(async (trx) => {
-        const outcomes = await acceptEvents(
-          trx,
-          prepared.map(({ candidate, match }) => ({ source: `poll:${row.id}`, candidate, matches: [match] })),
-        )
-        started = outcomes.reduce((n, o) => n + o.runIds.length, 0)
-        // The cursor moves with the runs it started, and only while the subscription is still active.
-        await trx
+        // The cursor moves with the runs it started, only while the subscription is still active, and
+        // only under this poll's claim: a poll slower than its claim lost it to another, whose cursor
+        // may be newer, so this one writes nothing at all.
+        const moved = await trx
           .updateTable('subscriptions')
           .set({
             poll_cursor: JSON.stringify(result.cursor),
             next_poll_at: new Date(Date.now() + this.intervalMs),
+            poll_claim: null,
             last_error: null,
             last_error_at: null,
           })
           .where('id', '=', row.id)
           .where('status', '=', 'active')
-          .execute()
+          .where('poll_claim', '=', row.poll_claim)
+          .executeTakeFirst()
+        if (moved.numUpdatedRows === 0n) throw new ClaimLost()
+        const outcomes = await acceptEvents(
+          trx,
+          prepared.map(({ candidate, match }) => ({ source: `poll:${row.id}`, candidate, matches: [match] })),
+        )
+        started = outcomes.reduce((n, o) => n + o.runIds.length, 0)
       })
       if (started) this.runs.onReady()
     } catch (err) {
+      if (err instanceof ClaimLost) return
       await this.subscriptions.recordError(row.id, err)
       await this.db
         .updateTable('subscriptions')
-        .set({ next_poll_at: new Date(Date.now() + this.intervalMs) })
+        .set({ next_poll_at: new Date(Date.now() + this.intervalMs), poll_claim: null })
         .where('id', '=', row.id)
         .where('status', '=', 'active')
+        .where('poll_claim', '=', row.poll_claim)
         .execute()
     }
   }

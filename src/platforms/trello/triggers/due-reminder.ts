@@ -8,16 +8,24 @@ import { BoardRef, CardRef, ListRef, SAMPLE } from './event.ts'
 /**
  * Card Due Date Reminder, polled: Trello sends no webhook before a due date. Each poll reads the
  * open cards of open lists of the chosen boards (one request per board, the board with its lists
- * and cards) and fires once per card and
- * due value when the reminder time (`offset_minutes` before the due date) has come and the due date
- * has not passed. The cursor remembers which (card, due) pairs fired while they are in their window,
- * so a changed due date fires again and the cursor stays small. Archived cards, cards in archived
- * lists and completed due dates never fire.
+ * and cards) and fires once per card and due value when its reminder time (`offset_minutes` before
+ * the due date) has come. A reminder time that fell between the last poll and this one fires even
+ * when the due date itself has passed meanwhile (a slow or missed poll, the service down for a
+ * while), up to MAX_LATENESS_MS late; a card that enters its window later (made, or its due date
+ * changed) fires while its due date is still ahead. The cursor remembers which (card, due) pairs
+ * fired while they can still fire, so a changed due date fires again and the cursor stays small.
+ * Archived cards, cards in archived lists and completed due dates never fire.
  */
 
 const MINUTE_MS = 60_000
 /** Thirty days. */
 const MAX_OFFSET_MINUTES = 43_200
+/**
+ * The latest a reminder fires after its time (docs/triggers.md): a day. A reminder that comes later
+ * than that, after a longer outage, is more noise than help, and the event's `remindAt` and `due`
+ * let an agent tell a late one from one on time.
+ */
+export const MAX_LATENESS_MS = 24 * 60 * MINUTE_MS
 
 interface BoardWithCards {
   id: string
@@ -48,8 +56,11 @@ const config = z.object({
 })
 type Config = z.output<typeof config>
 
-/** `fired`: card id → the due date that already fired for it, while that due date is in its window. */
-type Cursor = { fired: Record<string, string> }
+/**
+ * `fired`: card id → the due date that already fired for it, while it could still fire;
+ * `polledAt`: when the poll that wrote the cursor looked (absent in cursors from before it was kept).
+ */
+type Cursor = { fired: Record<string, string>; polledAt?: string }
 
 const event = z.object({
   card: CardRef.extend({ due: z.string().describe('The due date (ISO 8601)') }),
@@ -62,6 +73,7 @@ const event = z.object({
 async function poll(ctx: ToolContext, cfg: Config, cursor: PollCursor, now: number): Promise<PollResult> {
   const firstPoll = cursor === null
   const before = (cursor as Cursor | null)?.fired ?? {}
+  const lastPoll = Date.parse((cursor as Cursor | null)?.polledAt ?? '') || now
   const fired: Record<string, string> = {}
   const events: PollResult['events'] = []
   const offsetMs = cfg.offset_minutes * MINUTE_MS
@@ -76,7 +88,12 @@ async function poll(ctx: ToolContext, cfg: Config, cursor: PollCursor, now: numb
     for (const card of board.cards ?? []) {
       if (!card.due || card.closed || card.dueComplete) continue
       const due = Date.parse(card.due)
-      if (Number.isNaN(due) || now < due - offsetMs || now >= due) continue
+      const remindAt = due - offsetMs
+      if (Number.isNaN(due) || now < remindAt || now - remindAt > MAX_LATENESS_MS) continue
+      // Past its due date a card fires only if its reminder time fell since the last poll: a card
+      // made (or moved to a date) already past due is no reminder.
+      const stillAhead = now < due
+      if (!stillAhead && remindAt <= lastPoll && before[card.id] !== card.due) continue
       fired[card.id] = card.due
       if (firstPoll || before[card.id] === card.due) continue
       const list = lists.get(card.idList)
@@ -93,12 +110,12 @@ async function poll(ctx: ToolContext, cfg: Config, cursor: PollCursor, now: numb
           ...(list ? { list: { id: list.id, name: list.name } } : {}),
           board: { id: board.id, name: board.name, shortLink: board.shortLink },
           due: card.due,
-          remindAt: new Date(due - offsetMs).toISOString(),
+          remindAt: new Date(remindAt).toISOString(),
         },
       })
     }
   }
-  return { events, cursor: { fired } }
+  return { events, cursor: { fired, polledAt: new Date(now).toISOString() } }
 }
 
 const sampleDue = '2026-03-02T17:00:00.000Z'
@@ -107,7 +124,7 @@ export const cardDueDateReminder = defineTrigger({
   id: 'trello.card_due_date_reminder',
   title: 'Card Due Date Reminder',
   description:
-    "Starts a set time before a card's due date, once per card and due date (again if the due date changes). Not for archived cards or completed due dates. Checked by polling.",
+    "Starts a set time before a card's due date, once per card and due date (again if the due date changes). Not for archived cards or completed due dates. Checked by polling: a reminder whose time fell between two polls fires at the later one, up to a day late.",
   mode: 'polled',
   config,
   configOptions: { board_ids: boardOptions },

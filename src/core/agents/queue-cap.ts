@@ -1,0 +1,71 @@
+import { sql } from 'kysely'
+import type { User } from '../access/users.ts'
+import { PLAN_LIMITS } from '../access/plans.ts'
+import type { Db } from '../store/database.ts'
+import type { RunError } from './runs.ts'
+
+/** How long a count of an owner's waiting runs is trusted, with this process's own admissions added. */
+const RECOUNT_MS = 1_000
+
+interface Count {
+  waiting: number
+  at: number
+  loading?: Promise<void>
+}
+
+/**
+ * The cap on the runs one owner may have waiting in the queue (PLAN_LIMITS.maxQueuedRuns). Counting
+ * an owner's waiting runs reads one index entry per run, so the count is taken at most once a
+ * second per owner (one query at a time), and what this process admits meanwhile is added to it.
+ * The cap is therefore close, not exact: processes sharing a store each admit up to a second's worth
+ * past it before their next count. That is the point of it: a burst stops at about the cap rather
+ * than growing the queue without end.
+ */
+export class QueueCap {
+  private readonly counts = new Map<string, Count>()
+
+  constructor(private readonly db: Db) {}
+
+  /** Why `n` more runs of this owner may not wait in the queue now, or null (and they are counted). */
+  async refusal(user: Pick<User, 'id' | 'plan'>, n = 1): Promise<RunError | null> {
+    const cap = PLAN_LIMITS[user.plan].maxQueuedRuns
+    const count = await this.current(user.id)
+    if (count.waiting + n > cap)
+      return {
+        code: 'queue_full',
+        message: `${count.waiting.toLocaleString('en')} runs are already waiting to start, the most the ${user.plan} plan allows (${cap.toLocaleString('en')}); wait for them to start, or cancel some, then start this one again`,
+      }
+    count.waiting += n
+    return null
+  }
+
+  private async current(userId: string): Promise<Count> {
+    let count = this.counts.get(userId)
+    if (!count) {
+      count = { waiting: 0, at: 0 }
+      this.counts.set(userId, count)
+    }
+    if (Date.now() - count.at >= RECOUNT_MS) {
+      const c = count
+      c.loading ??= this.countWaiting(userId).then(
+        (waiting) => {
+          c.waiting = waiting
+          c.at = Date.now()
+          c.loading = undefined
+        },
+        (err) => {
+          c.loading = undefined
+          throw err
+        },
+      )
+      await c.loading
+    }
+    return count
+  }
+
+  private async countWaiting(userId: string): Promise<number> {
+    const { rows } = await sql<{ n: string | number }>`
+      select count(*) as n from runs where user_id = ${userId} and status = 'queued'`.execute(this.db)
+    return Number(rows[0]?.n ?? 0)
+  }
+}
