@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ToolContext } from '../src/core/tools/define.ts'
 import type { AnyTrigger, PollCursor, PollResult } from '../src/core/triggers/define.ts'
 import { trello } from '../src/platforms/trello/platform.ts'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { connectTrelloWithToken, TRELLO, trelloControl } from './helpers/trello.ts'
 import { act, triggerContext } from './helpers/trello-triggers.ts'
 

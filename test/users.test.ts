@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { scratchDatabase } from '../src/core/store/scratch-database.ts'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { scratchDatabase } from './helpers/scratch-database.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { client, storedTokens, zendeskControl } from './helpers/stack.ts'
 

@@ -1,5 +1,5 @@
-import { scratchDatabase } from '../../src/core/store/scratch-database.ts'
-import { startTestStack, type TestStack } from '../../src/server/app.ts'
+import { scratchDatabase } from './scratch-database.ts'
+import { startTestStack, type TestStack } from './test-stack.ts'
 import { connectTrelloWithToken, trelloControl } from './trello.ts'
 import { client } from './stack.ts'
 
