@@ -45,7 +45,13 @@ export async function startEngineStack(
   store: FreshStore,
   options: Parameters<typeof startTestStack>[0] = {},
 ): Promise<EngineStack> {
-  const stack = await startTestStack({ databaseUrl: store.databaseUrl, backoff: FAST_BACKOFF, ...options })
+  // The store's database is already this stack's own: the stack makes no second one inside it.
+  const stack = await startTestStack({
+    databaseUrl: store.databaseUrl,
+    sharedDatabase: store.databaseUrl !== undefined,
+    backoff: FAST_BACKOFF,
+    ...options,
+  })
   const api = client(stack, stack.apiKey)
   const integrationId = await connectTrelloWithToken(stack)
   const boards = await api.run('trello.get_boards', integrationId, {})
