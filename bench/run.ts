@@ -4,7 +4,7 @@ import path from 'node:path'
 import { Agent, request } from 'undici'
 import { Users } from '../src/core/access/users.ts'
 import { openStore } from '../src/core/store/database.ts'
-import { scratchDatabase } from '../src/core/store/scratch-database.ts'
+import { scratchDatabase } from '../test/helpers/scratch-database.ts'
 import { connectZendesk } from '../test/helpers/connect.ts'
 import { connectVercel, VERCEL } from '../test/helpers/vercel.ts'
 import { hostileTemplatesBench } from './hostile-templates.ts'
@@ -109,6 +109,24 @@ async function main() {
     }).then((r) => {
       if (!r.ok) throw new Error('could not lift the sandbox rate limit')
     })
+
+    if (process.env.BENCH_ONLY === 'mcp') {
+      // Only the MCP line, measured again into the last full run's results (BENCH_ONLY=mcp).
+      const last = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'results.json'), 'utf8'))
+      const rounds = Math.min(LATENCY_ROUNDS, 300)
+      const mcp = await mcpLatencies({
+        url,
+        apiKey,
+        integration,
+        ticketId,
+        rounds,
+        warmup: WARMUP_ROUNDS,
+        dispatcher,
+      })
+      console.log(mcp)
+      writeResults({ ...last, ...mcp })
+      return
+    }
 
     // The hop alone: an empty answer from the same service, the part of the added latency that any
     // service between an agent and the platform adds before doing any work.
@@ -634,7 +652,10 @@ alone; this line measures what an operator who keeps that many runs pays.
   fs.writeFileSync(path.join(dir, '../docs/benchmarks.md'), md)
 }
 
-/** BENCH_REPORT_ONLY=1 writes docs/benchmarks.md again from bench/results.json, to revise its prose without measuring. */
+/**
+ * BENCH_ONLY=mcp measures only the MCP line; BENCH_REPORT_ONLY=1 writes docs/benchmarks.md again from bench/results.json,
+ * to revise its prose without measuring.
+ */
 const run = process.env.BENCH_REPORT_ONLY
   ? async () =>
       writeResults(JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'results.json'), 'utf8')))

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { Users } from '../src/core/access/users.ts'
 import { openStore } from '../src/core/store/database.ts'
-import { scratchDatabase } from '../src/core/store/scratch-database.ts'
+import { scratchDatabase } from '../test/helpers/scratch-database.ts'
 import { freePort, startChild } from './processes.ts'
 import { TRIGGER_PLATFORMS, triggerBench } from './triggers.ts'
 

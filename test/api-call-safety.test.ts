@@ -1,6 +1,6 @@
 import http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { client, controlCaller } from './helpers/stack.ts'
 import { connectTrelloWithToken } from './helpers/trello.ts'

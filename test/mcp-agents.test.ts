@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { callFails, callOk, httpClient, listAll } from './helpers/mcp.ts'
 import { waitForRun } from './helpers/runs.ts'
 import { client as rest } from './helpers/stack.ts'

@@ -1,6 +1,6 @@
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { callOk, httpClient, listAll } from './helpers/mcp.ts'
 import { client as rest } from './helpers/stack.ts'
 import { connectTrelloWithToken } from './helpers/trello.ts'

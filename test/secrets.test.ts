@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { connectTrelloOAuth } from './helpers/connect-trello.ts'
 import { client, storedTokens, zendeskControl } from './helpers/stack.ts'

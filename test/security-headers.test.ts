@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import Fastify from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { registerSecurityHeaders } from '../src/server/security-headers.ts'
 import { WEB_DIST } from '../src/server/web.ts'
 

@@ -1,6 +1,6 @@
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 
 // A client that sends its request slowly is dropped: otherwise a few hundred trickling connections
 // hold the service's sockets and memory for as long as they like. Small configured deadlines keep

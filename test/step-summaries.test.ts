@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { platforms } from '../src/platforms/index.ts'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { client } from './helpers/stack.ts'
 import { connectTrelloWithToken, TRELLO } from './helpers/trello.ts'

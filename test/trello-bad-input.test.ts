@@ -1,6 +1,6 @@
 import http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { client } from './helpers/stack.ts'
 import { connectTrelloWithToken, TRELLO, trelloControl } from './helpers/trello.ts'
 

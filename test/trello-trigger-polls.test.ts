@@ -3,7 +3,7 @@ import type { ToolContext } from '../src/core/tools/define.ts'
 import type { AnyTrigger, PollCursor, PollResult } from '../src/core/triggers/define.ts'
 import { trello } from '../src/platforms/trello/platform.ts'
 import { MAX_LATENESS_MS } from '../src/platforms/trello/triggers/due-reminder.ts'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { connectTrelloWithToken, TRELLO, trelloControl } from './helpers/trello.ts'
 import { act, triggerContext } from './helpers/trello-triggers.ts'
 

@@ -6,7 +6,7 @@ import type { ToolContext } from '../src/core/tools/define.ts'
 import type { AnyTrigger, Delivery, EventCandidate } from '../src/core/triggers/define.ts'
 import { trello } from '../src/platforms/trello/platform.ts'
 import { trelloWebhooks as hooks } from '../src/platforms/trello/webhooks.ts'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { client } from './helpers/stack.ts'
 import { connectTrelloWithToken, TRELLO, trelloControl } from './helpers/trello.ts'
 import {

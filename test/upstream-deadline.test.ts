@@ -3,7 +3,7 @@ import { ApiClientFactory } from '../src/core/connections/clients.ts'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, loadConfig } from '../src/core/config.ts'
 import { RateBudget } from '../src/core/limits/budget.ts'
 import { MemoryBudgetStore } from '../src/core/limits/budget-memory.ts'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { storedTokens, zendeskControl } from './helpers/stack.ts'
 

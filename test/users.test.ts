@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { scratchDatabase } from '../src/core/store/scratch-database.ts'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { client, storedTokens, zendeskControl } from './helpers/stack.ts'
 
@@ -189,39 +188,15 @@ describe.each(databases)('users, managed by an admin, on $name', ({ databaseUrl 
   })
 })
 
-/**
- * A database where the stack's first user is the only admin: in-memory PGlite, or a fresh database
- * on the test PostgreSQL server (dropped afterwards), where real concurrent transactions meet.
- */
-const freshDatabases = [
-  {
-    name: 'PGlite',
-    open: async () => ({ databaseUrl: undefined as string | undefined, drop: async () => {} }),
-  },
-  ...(process.env.TEST_DATABASE_URL
-    ? [
-        {
-          name: 'PostgreSQL',
-          open: async () => {
-            const scratch = await scratchDatabase(process.env.TEST_DATABASE_URL!, 'users_test')
-            return { databaseUrl: scratch.url as string | undefined, drop: scratch.drop }
-          },
-        },
-      ]
-    : []),
-]
-
-describe.each(freshDatabases)('the last admin stays, on $name', ({ open }) => {
+// On PostgreSQL the stack makes a database of its own, so its first user is the only admin there
+// and real concurrent transactions meet.
+describe.each(databases)('the last admin stays, on $name', ({ databaseUrl }) => {
   let stack: TestStack
-  let drop: () => Promise<void>
   beforeAll(async () => {
-    const fresh = await open()
-    drop = fresh.drop
-    stack = await startTestStack({ databaseUrl: fresh.databaseUrl })
+    stack = await startTestStack({ databaseUrl })
   })
   afterAll(async () => {
     await stack?.close()
-    await drop?.()
   })
 
   it('cannot be demoted or removed (409 with the way out), and nothing of theirs is revoked', async () => {

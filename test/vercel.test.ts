@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { client } from './helpers/stack.ts'
 import { connectVercel, VERCEL, vercelControl } from './helpers/vercel.ts'
 

@@ -5,7 +5,7 @@ import {
   MAX_ATTACHMENTS,
   MAX_ATTACHMENTS_TOTAL_BYTES,
 } from '../src/platforms/zendesk/attachments.ts'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { client, zendeskControl } from './helpers/stack.ts'
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseDeclaredOrThrow } from '../src/core/validation.ts'
 import { zendesk } from '../src/platforms/zendesk/platform.ts'
 import { zendeskWebhooks } from '../src/platforms/zendesk/webhooks.ts'
-import { startTestStack, type TestStack } from '../src/server/app.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { client, zendeskControl } from './helpers/stack.ts'
 import {

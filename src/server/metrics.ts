@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
 import { AppError } from '../core/errors.ts'
+import { constantTimeEqual } from '../core/ids.ts'
 import type { Metrics } from '../core/metrics.ts'
 
 /** Core's metrics, counted in a Prometheus registry of their own (one per service, so tests can hold several). */
@@ -120,7 +120,7 @@ export function registerMetricsRoute(
 function allowMetricsReader(request: FastifyRequest, token: string | undefined): void {
   if (token) {
     const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')
-    if (!match || !sameSecret(match[1], token)) {
+    if (!match || !constantTimeEqual(match[1], token)) {
       throw new AppError(
         'unauthenticated',
         'send the metrics token as "Authorization: Bearer …" (SWITCHYARD_METRICS_TOKEN)',
@@ -135,10 +135,4 @@ function allowMetricsReader(request: FastifyRequest, token: string | undefined):
       'metrics are served only on loopback; set SWITCHYARD_METRICS_TOKEN to read them from elsewhere',
     )
   }
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  return a.length === b.length && timingSafeEqual(a, b)
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import helmet from 'helmet'
 
@@ -8,8 +9,10 @@ import helmet from 'helmet'
  * and no referrer leaves: a URL can carry a connect link's result. A server-rendered page that needs
  * a different policy sets its own header (connect-confirm-page.ts does).
  *
- * helmet's middleware is built once, here. The Fastify wrapper (@fastify/helmet) built it again for
- * every request, which cost the webhook intake about a tenth of its time (docs/benchmarks.md).
+ * helmet's middleware is built once, here (the Fastify wrapper, @fastify/helmet, built it again for
+ * every request, which cost the webhook intake about a tenth of its time, docs/benchmarks.md). Even
+ * built once, it composes every header again for each response, the policy string included; with
+ * nothing in the policy that varies by request (no nonces), its headers are taken once and set as they are.
  */
 export async function registerSecurityHeaders(app: FastifyInstance, publicUrl: string) {
   const https = publicUrl.startsWith('https:')
@@ -40,7 +43,22 @@ export async function registerSecurityHeaders(app: FastifyInstance, publicUrl: s
     // Only meaningful over HTTPS; a browser ignores it on plain HTTP anyway.
     strictTransportSecurity: https ? { maxAge: 31_536_000, includeSubDomains: false } : false,
   })
-  app.addHook('onRequest', (request, reply, done) =>
-    setHeaders(request.raw, reply.raw, (err) => done(err as Error | undefined)),
-  )
+  const headers = headersOf(setHeaders)
+  app.addHook('onRequest', (_request, reply, done) => {
+    for (const [name, value] of headers) reply.raw.setHeader(name, value)
+    done()
+  })
+}
+
+/** The headers a helmet middleware sets on a response (it reads nothing of the request). */
+function headersOf(middleware: ReturnType<typeof helmet>): Array<[string, string]> {
+  const headers = new Map<string, string>()
+  const response = {
+    setHeader: (name: string, value: string) => headers.set(name, value),
+    removeHeader: (name: string) => headers.delete(name),
+  }
+  middleware({} as IncomingMessage, response as unknown as ServerResponse, (err?: unknown) => {
+    if (err) throw err
+  })
+  return [...headers]
 }

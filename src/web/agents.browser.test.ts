@@ -2,91 +2,46 @@
 // the real Switchyard server and the Trello sandbox: create an agent with a templated step, attach
 // Trello's New Card trigger with a mapping, test and activate it, create a card on the board as
 // another board member, and watch the run appear and succeed. Screenshots go to /work/tmp/shots/.
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { mkdirSync } from 'node:fs'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  hasChromium,
+  SETUP_TIMEOUT_MS,
+  startBrowserStack,
+  warnIfNoChromium,
+  type BrowserStack,
+} from '../../test/helpers/browser.ts'
+import type { TestStack } from '../../test/helpers/test-stack.ts'
 import { connectTrelloWithToken, TRELLO, trelloControl } from '../../test/helpers/trello.ts'
 
-const CHROMIUM_PATH = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const APP_MODULE = join(REPO_ROOT, 'src/server/app.ts')
 const SHOTS = '/work/tmp/shots'
-
-const BUILD_TIMEOUT_MS = 180_000
 const STEP_TIMEOUT_MS = 20_000
 /** How long the trigger may take from the card's creation to a finished run (webhook, queue, step). */
 const RUN_WAIT_MS = 60_000
 const JOURNEY_TIMEOUT_MS = 240_000
 
-interface TestStack {
-  url: string
-  sandboxUrl: string
-  apiKey: string
-  close(): Promise<void>
-}
-
-const hasChromium = existsSync(CHROMIUM_PATH)
-if (!hasChromium)
-  console.warn(
-    `Skipping the agents browser test: ${CHROMIUM_PATH} does not exist (install Debian's chromium package).`,
-  )
+warnIfNoChromium('the agents browser test')
 
 describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
+  let b: BrowserStack
   let stack: TestStack
-  let browser: Browser
   let page: Page
-  let webDist: string
-  const pageErrors: string[] = []
-  const cspViolations: string[] = []
-
+  let pageErrors: string[]
+  let cspViolations: string[]
+  let openSignedIn: BrowserStack['openSignedIn']
   beforeAll(async () => {
-    // A build of its own, so this file never races browser.test.ts over web-dist/.
-    webDist = mkdtempSync(join(tmpdir(), 'switchyard-agents-web-'))
-    execFileSync(
-      join(REPO_ROOT, 'node_modules/.bin/vite'),
-      ['build', '--logLevel', 'warn', '--outDir', webDist, '--emptyOutDir'],
-      { cwd: REPO_ROOT, stdio: 'pipe', timeout: BUILD_TIMEOUT_MS },
-    )
-    const app = (await import(/* @vite-ignore */ APP_MODULE)) as {
-      startTestStack: (opts?: object) => Promise<TestStack>
-    }
-    stack = await app.startTestStack({ webDist })
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
-    const context = await browser.newContext({ baseURL: stack.url, viewport: { width: 1280, height: 900 } })
-    context.setDefaultTimeout(STEP_TIMEOUT_MS)
-    // Every page reports what its Content Security Policy blocked (docs/security.md).
-    await context.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) =>
-        console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`),
-      )
+    b = await startBrowserStack({
+      ownBuild: true,
+      stepTimeoutMs: STEP_TIMEOUT_MS,
+      viewport: { width: 1280, height: 900 },
     })
-    context.on('console', (message) => {
-      if (/CSP violation|Content Security Policy/i.test(message.text()))
-        cspViolations.push(`${message.page()?.url()}: ${message.text()}`)
-    })
-    page = await context.newPage()
-    page.on('pageerror', (err) => pageErrors.push(`${page.url()}: ${err.message}`))
+    ;({ stack, page, pageErrors, cspViolations, openSignedIn } = b)
     mkdirSync(SHOTS, { recursive: true })
-  }, BUILD_TIMEOUT_MS + 60_000)
+  }, SETUP_TIMEOUT_MS)
 
   afterAll(async () => {
-    await browser?.close()
-    await stack?.close()
-    if (webDist) rmSync(webDist, { recursive: true, force: true })
+    await b?.close()
   })
 
   const shot = (name: string) => page.screenshot({ path: `${SHOTS}/agents-${name}.png`, fullPage: true })
@@ -98,17 +53,6 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
       width: window.innerWidth,
     }))
     expect(scroll, `the page is ${scroll}px wide in a ${width}px window`).toBeLessThanOrEqual(width)
-  }
-
-  async function openSignedIn(path: string): Promise<void> {
-    await page.goto(path)
-    await page.locator('#api-key, .topbar').first().waitFor()
-    if (await page.locator('#api-key').isVisible()) {
-      await page.getByLabel('API key').fill(stack.apiKey)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.waitForURL((u) => u.pathname !== '/login')
-    }
-    await page.locator('.topbar').waitFor()
   }
 
   /** Chooses an option of a SearchSelect (tool steps, triggers) by typing and clicking it. */

@@ -1,29 +1,16 @@
 // End-to-end tests of the web app in Debian's Chromium (driven by playwright-core, no browser
 // download), against the real Switchyard server and the Zendesk, Trello and Vercel sandboxes.
-import { execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  hasChromium,
+  SETUP_TIMEOUT_MS,
+  startBrowserStack,
+  warnIfNoChromium,
+  type BrowserStack,
+} from '../../test/helpers/browser.ts'
+import type { TestStack } from '../../test/helpers/test-stack.ts'
 
-const CHROMIUM_PATH = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const WEB_SRC = join(REPO_ROOT, 'src/web')
-const WEB_DIST_INDEX = join(REPO_ROOT, 'web-dist/index.html')
-const APP_MODULE = join(REPO_ROOT, 'src/server/app.ts')
-
-const BUILD_TIMEOUT_MS = 180_000
 const STEP_TIMEOUT_MS = 20_000
 const TEST_TIMEOUT_MS = 90_000
 
@@ -47,96 +34,29 @@ const VERCEL_TEAM = 'Acme'
 const VERCEL_ACCOUNT = 'Ada Lovelace (ada)'
 const VERCEL_TEAM_ACCOUNT = 'Acme (acme)'
 
-/** The contract of src/server/app.ts used here. */
-interface TestStack {
-  url: string
-  sandboxUrl: string
-  apiKey: string
-  createUser(plan?: 'free' | 'pro' | 'enterprise'): Promise<{ id: string; apiKey: string }>
-  close(): Promise<void>
-}
-
-const hasChromium = existsSync(CHROMIUM_PATH)
-if (!hasChromium)
-  console.warn(
-    `Skipping the browser tests: ${CHROMIUM_PATH} does not exist (install Debian's chromium package).`,
-  )
-
-function newestSourceMtimeMs(dir: string): number {
-  let newest = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMtimeMs(path))
-    else if (!entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(path).mtimeMs)
-  }
-  return newest
-}
-
-/** Builds web-dist/ when it is missing or older than the app's sources. */
-function buildWebIfStale(): void {
-  const sources = Math.max(newestSourceMtimeMs(WEB_SRC), statSync(join(REPO_ROOT, 'vite.config.ts')).mtimeMs)
-  if (existsSync(WEB_DIST_INDEX) && statSync(WEB_DIST_INDEX).mtimeMs >= sources) return
-  execFileSync(join(REPO_ROOT, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], {
-    cwd: REPO_ROOT,
-    stdio: 'pipe',
-    timeout: BUILD_TIMEOUT_MS,
-  })
-}
+warnIfNoChromium('the browser tests')
 
 describe.skipIf(!hasChromium)('web app in Chromium', () => {
+  let b: BrowserStack
   let stack: TestStack
   let browser: Browser
   let context: BrowserContext
   let page: Page
-  const pageErrors: string[] = []
-  /** Content Security Policy violations reported by any page or pop-up, as the browser saw them. */
-  const cspViolations: string[] = []
-
+  let pageErrors: string[]
+  let cspViolations: string[]
+  let openSignedIn: BrowserStack['openSignedIn']
   beforeAll(async () => {
-    buildWebIfStale()
-    const app = (await import(/* @vite-ignore */ APP_MODULE)) as {
-      startTestStack: (opts?: object) => Promise<TestStack>
-    }
-    stack = await app.startTestStack()
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
-    context = await browser.newContext({ baseURL: stack.url })
-    context.setDefaultTimeout(STEP_TIMEOUT_MS)
-    // Every page reports what its policy blocked, pop-ups included (docs/security.md).
-    await context.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) =>
-        console.error(
-          `CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`,
-        ),
-      )
-    })
-    context.on('console', (message) => {
-      if (/CSP violation|Content Security Policy/i.test(message.text()))
-        cspViolations.push(`${message.page()?.url()}: ${message.text()}`)
-    })
-    page = await context.newPage()
-    page.on('pageerror', (err) => pageErrors.push(`${page.url()}: ${err.message}`))
-  }, BUILD_TIMEOUT_MS + 60_000)
+    b = await startBrowserStack({ stepTimeoutMs: STEP_TIMEOUT_MS })
+    ;({ stack, browser, context, page, pageErrors, cspViolations, openSignedIn } = b)
+  }, SETUP_TIMEOUT_MS)
 
   afterAll(async () => {
-    await browser?.close()
-    await stack?.close()
+    await b?.close()
   })
 
   // Compared by origin: the sandbox also listens on 127.0.0.1, and one port can prefix another.
   const onSwitchyard = (href: string) => new URL(href).origin === new URL(stack.url).origin
   const isPath = (path: string) => (u: URL) => onSwitchyard(u.href) && u.pathname === path
-
-  /** Opens a page of the app, signing in with the stack's API key if the session is missing. */
-  async function openSignedIn(path: string): Promise<void> {
-    await page.goto(path)
-    await page.locator('#api-key, .topbar').first().waitFor()
-    if (await page.locator('#api-key').isVisible()) {
-      await page.getByLabel('API key').fill(stack.apiKey)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.waitForURL((u) => onSwitchyard(u.href) && u.pathname !== '/login')
-    }
-    await page.locator('.topbar').waitFor()
-  }
 
   /**
    * From the integrations page, starts connecting the sandbox's Zendesk account and stops on the

@@ -2,100 +2,50 @@
 // the real Switchyard server and the sandboxes: a Zendesk agent started when a person changes a ticket's
 // priority (and a Pro user told why they cannot), and a Vercel agent started by a failed deployment
 // through a webhook the person adds on Vercel's project settings page. Screenshots go to /work/tmp/shots/.
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { mkdirSync } from 'node:fs'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  hasChromium,
+  SETUP_TIMEOUT_MS,
+  startBrowserStack,
+  warnIfNoChromium,
+  type BrowserStack,
+} from '../../test/helpers/browser.ts'
+import type { TestStack } from '../../test/helpers/test-stack.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { connectVercel, VERCEL, vercelControl } from '../../test/helpers/vercel.ts'
 import { actAs, ZENDESK_AGENT } from '../../test/helpers/zendesk-triggers.ts'
 
-const CHROMIUM_PATH = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const APP_MODULE = join(REPO_ROOT, 'src/server/app.ts')
 const SHOTS = '/work/tmp/shots'
-
-const BUILD_TIMEOUT_MS = 180_000
 const STEP_TIMEOUT_MS = 30_000
 /** How long a trigger may take from the change at the platform to a finished run (webhook, queue, step). */
 const RUN_WAIT_MS = 90_000
 const JOURNEY_TIMEOUT_MS = 300_000
 
-interface TestStack {
-  url: string
-  sandboxUrl: string
-  apiKey: string
-  createUser(plan?: string, role?: string): Promise<{ id: string; apiKey: string }>
-  close(): Promise<void>
-}
-
-const hasChromium = existsSync(CHROMIUM_PATH)
-if (!hasChromium)
-  console.warn(
-    `Skipping the triggers browser test: ${CHROMIUM_PATH} does not exist (install Debian's chromium package).`,
-  )
+warnIfNoChromium('the triggers browser test')
 
 describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
+  let b: BrowserStack
   let stack: TestStack
-  let browser: Browser
   let context: BrowserContext
   let page: Page
-  let webDist: string
-  const pageErrors: string[] = []
-  const cspViolations: string[] = []
-
-  async function newContext(): Promise<BrowserContext> {
-    const c = await browser.newContext({ baseURL: stack.url, viewport: { width: 1280, height: 900 } })
-    c.setDefaultTimeout(STEP_TIMEOUT_MS)
-    // Every page reports what its Content Security Policy blocked (docs/security.md).
-    await c.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) =>
-        console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`),
-      )
-    })
-    c.on('console', (message) => {
-      if (/CSP violation|Content Security Policy/i.test(message.text()))
-        cspViolations.push(`${message.page()?.url()}: ${message.text()}`)
-    })
-    c.on('page', (p) => p.on('pageerror', (err) => pageErrors.push(`${p.url()}: ${err.message}`)))
-    return c
-  }
-
+  let pageErrors: string[]
+  let cspViolations: string[]
+  let newContext: BrowserStack['newContext']
+  let openSignedIn: BrowserStack['openSignedIn']
   beforeAll(async () => {
-    // A build of its own, so this file never races the other browser tests over web-dist/.
-    webDist = mkdtempSync(join(tmpdir(), 'switchyard-triggers-web-'))
-    execFileSync(
-      join(REPO_ROOT, 'node_modules/.bin/vite'),
-      ['build', '--logLevel', 'warn', '--outDir', webDist, '--emptyOutDir'],
-      { cwd: REPO_ROOT, stdio: 'pipe', timeout: BUILD_TIMEOUT_MS },
-    )
-    const app = (await import(/* @vite-ignore */ APP_MODULE)) as {
-      startTestStack: (opts?: object) => Promise<TestStack>
-    }
-    stack = await app.startTestStack({ webDist })
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
-    context = await newContext()
-    page = await context.newPage()
+    b = await startBrowserStack({
+      ownBuild: true,
+      stepTimeoutMs: STEP_TIMEOUT_MS,
+      viewport: { width: 1280, height: 900 },
+    })
+    ;({ stack, context, page, pageErrors, cspViolations, newContext, openSignedIn } = b)
     mkdirSync(SHOTS, { recursive: true })
-  }, BUILD_TIMEOUT_MS + 60_000)
+  }, SETUP_TIMEOUT_MS)
 
   afterAll(async () => {
-    await browser?.close()
-    await stack?.close()
-    if (webDist) rmSync(webDist, { recursive: true, force: true })
+    await b?.close()
   })
 
   /** A run that did not succeed in time says why: each of the agent's runs with its error and timeline. */
@@ -111,17 +61,6 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
   }
   const shot = (name: string, on: Page = page) =>
     on.screenshot({ path: `${SHOTS}/triggers-${name}.png`, fullPage: true })
-
-  async function openSignedIn(path: string, apiKey = stack.apiKey, on: Page = page): Promise<void> {
-    await on.goto(path)
-    await on.locator('#api-key, .topbar').first().waitFor()
-    if (await on.locator('#api-key').isVisible()) {
-      await on.getByLabel('API key').fill(apiKey)
-      await on.getByRole('button', { name: 'Sign in' }).click()
-      await on.waitForURL((u) => u.pathname !== '/login')
-    }
-    await on.locator('.topbar').waitFor()
-  }
 
   /** Chooses an option of a SearchSelect (tool steps, triggers) by typing and clicking it. */
   async function searchSelect(

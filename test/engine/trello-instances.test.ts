@@ -15,7 +15,7 @@ import {
 } from '../helpers/service-process.ts'
 import { client, controlCaller } from '../helpers/stack.ts'
 import { TRELLO } from '../helpers/trello.ts'
-import { scratchDatabase } from '../../src/core/store/scratch-database.ts'
+import { scratchDatabase } from '../helpers/scratch-database.ts'
 
 // Several instances on one PostgreSQL (docs/scaling.md): two `switchyard start` processes behind a
 // load balancer that takes turns and skips a dead one. Deliveries reach either and are accepted once,

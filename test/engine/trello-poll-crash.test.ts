@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandboxServer } from '../../src/sandboxes/server.ts'
-import { startTestStack, type TestStack } from '../../src/server/app.ts'
+import { startTestStack, type TestStack } from '../helpers/test-stack.ts'
 import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
 import { connectAda, createAgent, runsOf, subscribe, waitFor, type Api } from '../helpers/trello-engine.ts'
 import {
@@ -15,7 +15,7 @@ import {
 import { client, controlCaller } from '../helpers/stack.ts'
 import { act } from '../helpers/trello-triggers.ts'
 import { TRELLO } from '../helpers/trello.ts'
-import { scratchDatabase } from '../../src/core/store/scratch-database.ts'
+import { scratchDatabase } from '../helpers/scratch-database.ts'
 
 // Crash during a poll (docs/architecture.md, "Polls"): the events a poll finds, their runs and the
 // new cursor commit together. A failure after the runs are inserted and before the cursor is stored

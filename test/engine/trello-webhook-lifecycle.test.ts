@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../../src/server/app.ts'
+import { startTestStack, type TestStack } from '../helpers/test-stack.ts'
 import { trello } from '../../src/platforms/trello/platform.ts'
 import {
   CARD_MAPPING,

@@ -10,7 +10,7 @@ import {
   type ServiceProcess,
 } from './service-process.ts'
 import { client } from './stack.ts'
-import { scratchDatabase } from '../../src/core/store/scratch-database.ts'
+import { scratchDatabase } from './scratch-database.ts'
 
 /**
  * Crash during a burst (docs/architecture.md, "Acknowledged only when durable"), for any intake: the

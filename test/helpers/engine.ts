@@ -1,5 +1,5 @@
-import { scratchDatabase } from '../../src/core/store/scratch-database.ts'
-import { startTestStack, type TestStack } from '../../src/server/app.ts'
+import { scratchDatabase } from './scratch-database.ts'
+import { startTestStack, type TestStack } from './test-stack.ts'
 import { connectTrelloWithToken, trelloControl } from './trello.ts'
 import { client } from './stack.ts'
 
@@ -45,7 +45,13 @@ export async function startEngineStack(
   store: FreshStore,
   options: Parameters<typeof startTestStack>[0] = {},
 ): Promise<EngineStack> {
-  const stack = await startTestStack({ databaseUrl: store.databaseUrl, backoff: FAST_BACKOFF, ...options })
+  // The store's database is already this stack's own: the stack makes no second one inside it.
+  const stack = await startTestStack({
+    databaseUrl: store.databaseUrl,
+    sharedDatabase: store.databaseUrl !== undefined,
+    backoff: FAST_BACKOFF,
+    ...options,
+  })
   const api = client(stack, stack.apiKey)
   const integrationId = await connectTrelloWithToken(stack)
   const boards = await api.run('trello.get_boards', integrationId, {})

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { expect } from 'vitest'
-import type { TestStack } from '../../src/server/app.ts'
+import type { TestStack } from './test-stack.ts'
 import { callFails, callOk } from './mcp.ts'
 import { TRELLO } from './trello.ts'
 import { VERCEL, vercelControl } from './vercel.ts'

@@ -1,5 +1,5 @@
 import type { OAuth2Credential } from '../../src/core/connections/credentials.ts'
-import type { TestStack } from '../../src/server/app.ts'
+import type { TestStack } from './test-stack.ts'
 
 /** Calls the REST API as a given API key holder. */
 export function client(stack: { url: string }, apiKey: string) {

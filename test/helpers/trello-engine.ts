@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { TestStack } from '../../src/server/app.ts'
+import type { TestStack } from './test-stack.ts'
 import { signature } from '../../src/platforms/trello/webhooks.ts'
 import { connectTrelloOAuth } from './connect-trello.ts'
 import { client } from './stack.ts'

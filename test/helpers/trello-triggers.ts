@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { TestStack } from '../../src/server/app.ts'
+import type { TestStack } from './test-stack.ts'
 import type { ToolContext } from '../../src/core/tools/define.ts'
 import type { Delivery } from '../../src/core/triggers/define.ts'
 import { trello } from '../../src/platforms/trello/platform.ts'

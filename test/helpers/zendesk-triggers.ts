@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto'
 import { expect } from 'vitest'
-import type { TestStack } from '../../src/server/app.ts'
+import type { TestStack } from './test-stack.ts'
 import { client, zendeskControl } from './stack.ts'
 
 /** Helpers for Zendesk's triggers over the engine: the sandbox as a person, its deliveries, signed deliveries of our own. */

@@ -142,35 +142,27 @@ export class Runs {
   /** Inserts a run, inside the caller's transaction when it has one. */
   async insert(trx: Db, run: NewRun): Promise<string> {
     const id = newId('run')
-    await this.insertMany(trx, [{ ...run, id }])
-    return id
-  }
-
-  /** Inserts runs in one statement (the intake's batches). */
-  async insertMany(trx: Db, runs: Array<NewRun & { id: string }>): Promise<void> {
-    if (runs.length === 0) return
     const now = new Date()
     await trx
       .insertInto('runs')
-      .values(
-        runs.map((run) => ({
-          id: run.id,
-          user_id: run.userId,
-          agent_id: run.agentId,
-          agent_version: run.agentVersion,
-          started_by: run.startedBy,
-          subscription_id: run.subscriptionId ?? null,
-          event_id: run.eventId ?? null,
-          event: run.event === undefined ? null : JSON.stringify(run.event),
-          test: run.test ?? false,
-          rerun_of: run.rerunOf ?? null,
-          inputs: JSON.stringify(run.inputs),
-          status: run.failed ? ('failed' as const) : ('queued' as const),
-          error: run.failed ? JSON.stringify(run.failed) : null,
-          finished_at: run.failed ? now : null,
-        })),
-      )
+      .values({
+        id,
+        user_id: run.userId,
+        agent_id: run.agentId,
+        agent_version: run.agentVersion,
+        started_by: run.startedBy,
+        subscription_id: run.subscriptionId ?? null,
+        event_id: run.eventId ?? null,
+        event: run.event === undefined ? null : JSON.stringify(run.event),
+        test: run.test ?? false,
+        rerun_of: run.rerunOf ?? null,
+        inputs: JSON.stringify(run.inputs),
+        status: run.failed ? 'failed' : 'queued',
+        error: run.failed ? JSON.stringify(run.failed) : null,
+        finished_at: run.failed ? now : null,
+      })
       .execute()
+    return id
   }
 
   /** Starts the agent's current version by hand (a person in the web app, or an API call). */

@@ -11,14 +11,16 @@ import { matchesSignature } from '../../core/triggers/signatures.ts'
  */
 
 export const SIGNATURE_HEADER = 'x-vercel-signature'
-/** 40 hex digits: a SHA-1 digest. A SHA-256 one (64), the usual mistake, is refused before comparing. */
 
 /** `x-vercel-signature` = hex(HMAC-SHA1(secret, raw body)) (sources: Vercel webhooks). */
 export function signature(secret: string, rawBody: Buffer): string {
   return createHmac('sha1', secret).update(rawBody).digest('hex')
 }
 
-/** Checks the signature over the raw bytes with the pasted secret, in constant time; never throws. */
+/**
+ * Checks the signature over the raw bytes with the pasted secret, in constant time; never throws.
+ * A SHA-256 digest (64 hex digits), the usual mistake, has the wrong length and is refused.
+ */
 async function verify(
   delivery: Delivery,
   secrets: { hookSecret?: string; appSecret?: string },

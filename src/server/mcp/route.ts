@@ -4,7 +4,8 @@ import type { Services } from '../../services.ts'
 import { authenticateMcp, bearerResolvers } from './auth.ts'
 import { McpCatalog } from './catalog.ts'
 import { ListChanges } from './list-changes.ts'
-import { createMcpServer } from './server.ts'
+import { createMcpServer, requestContext } from './server.ts'
+import { McpServerPool } from './server-pool.ts'
 
 export const MCP_PATH = '/mcp'
 
@@ -15,8 +16,8 @@ export interface McpRouteOptions {
 
 /**
  * MCP's Streamable HTTP transport at /mcp, stateless (docs/mcp.md):
- * - No Mcp-Session-Id. Each POST gets a fresh server and transport that answer with one JSON
- *   response, so any instance behind a load balancer can take any request, with nothing to share
+ * - No Mcp-Session-Id. Each POST gets a fresh transport, and a server kept from earlier requests
+ *   (server-pool.ts), that answer with one JSON response, so any instance behind a load balancer can take any request, with nothing to share
  *   and nothing to lose when an instance stops. Tool calls are single request/response steps, so
  *   streaming a POST's answer would buy nothing.
  * - GET opens the optional server-to-client stream. It carries only
@@ -47,23 +48,8 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
       }
     })
 
-    const open = async (request: FastifyRequest, reply: FastifyReply) => {
-      const caller = await authenticateMcp(request, reply, resolvers)
-      const server = createMcpServer({
-        services,
-        catalog,
-        caller,
-        log: request.log,
-        pageSize: options.pageSize,
-      })
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      })
-      await server.connect(transport)
-      const close = () => void server.close().catch(() => {})
-      return { caller, server, transport, close }
-    }
+    const build = () => createMcpServer({ services, catalog, pageSize: options.pageSize })
+    const pool = new McpServerPool(build)
 
     scope.post(MCP_PATH, async (request, reply) => {
       if (request.body === NOT_JSON)
@@ -72,13 +58,32 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
           error: { code: -32700, message: 'Parse error: the body is not valid JSON' },
           id: null,
         })
-      const { transport, close } = await open(request, reply)
-      whenGone(request, reply, close)
-      return reply.send(await transport.handleRequest(webRequest(request), { parsedBody: request.body }))
+      const caller = await authenticateMcp(request, reply, resolvers)
+      const { transport, giveBack } = await pool.borrow()
+      whenGone(request, reply, giveBack)
+      try {
+        return reply.send(
+          await transport.handleRequest(webRequest(request), {
+            parsedBody: request.body,
+            authInfo: requestContext({ caller, log: request.log }),
+          }),
+        )
+      } finally {
+        // The JSON answer is complete once handleRequest returns: nothing more goes through the server.
+        giveBack()
+      }
     })
 
     scope.get(MCP_PATH, async (request, reply) => {
-      const { caller, server, transport, close } = await open(request, reply)
+      const caller = await authenticateMcp(request, reply, resolvers)
+      // A stream's server is its own for as long as the stream stays open: it sends the list changes.
+      const server = build()
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      })
+      await server.connect(transport)
+      const close = () => void server.close().catch(() => {})
       // Closing the server ends the stream; a client that left while this was being set up is let go at once.
       let gone = false
       let unwatch = () => {}
@@ -91,7 +96,9 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
       }
       streams.add(end)
       whenGone(request, reply, () => void end())
-      const response = await transport.handleRequest(webRequest(request))
+      const response = await transport.handleRequest(webRequest(request), {
+        authInfo: requestContext({ caller, log: request.log }),
+      })
       if (!response.ok) {
         void end()
         return reply.send(response)

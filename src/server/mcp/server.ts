@@ -8,6 +8,7 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
 import type { FastifyBaseLogger } from 'fastify'
 import { AppError, invalidInput } from '../../core/errors.ts'
 import type { Services } from '../../services.ts'
@@ -24,9 +25,27 @@ export const DEFAULT_PAGE_SIZE = 100
 export interface McpServerOptions {
   services: Services
   catalog: McpCatalog
+  pageSize?: number
+}
+
+/** Who is calling and where to log, handed to the server with each request (see requestContext). */
+export interface McpRequestContext {
   caller: McpCaller
   log: FastifyBaseLogger
-  pageSize?: number
+}
+
+/**
+ * The context as the transport carries it to the handlers: in `authInfo`, the SDK's one per-request
+ * slot, so that one server can answer different callers' requests one after another.
+ */
+export function requestContext(context: McpRequestContext): AuthInfo {
+  return { token: '', clientId: context.caller.agentId, scopes: [], extra: { context } }
+}
+
+function contextOf(extra: { authInfo?: AuthInfo }): McpRequestContext {
+  const context = extra.authInfo?.extra?.context as McpRequestContext | undefined
+  if (!context) throw new McpError(ErrorCode.InternalError, 'the request reached no caller')
+  return context
 }
 
 /**
@@ -41,11 +60,12 @@ const INSTRUCTIONS =
   `Call ${SEARCH_TOOL} to find steps by words ("ticket", "archive card") or by kind ("ticketing", "boards").`
 
 /**
- * One MCP server for one caller. Over HTTP a new one answers each request (the endpoint keeps no
- * sessions, docs/mcp.md); its listing reflects the caller's integrations at that moment.
+ * An MCP server that depends on no caller: each request brings its own (requestContext), and a
+ * listing reflects that caller's integrations at that moment. Over HTTP the endpoint keeps no
+ * sessions (docs/mcp.md), so a server answers one request at a time and then takes the next.
  */
 export function createMcpServer(options: McpServerOptions): Server {
-  const { services, catalog, caller, log } = options
+  const { services, catalog } = options
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE
   const server = new Server(
     { name: 'switchyard', title: 'Switchyard', version: '0.1.0' },
@@ -56,7 +76,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     },
   )
 
-  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    const { caller } = contextOf(extra)
     const offset = offsetOf(request.params?.cursor)
     const accounts = await accountsOf(services.integrations, caller.user.id)
     // The fixed order: the search tool, the agent tools, then every step in the catalogue's order.
@@ -71,7 +92,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     return { tools, ...(next < all && { nextCursor: cursorOf(next) }) }
   })
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { caller, log } = contextOf(extra)
     const { name, arguments: args = {} } = request.params
     if (name === SEARCH_TOOL) {
       try {
@@ -87,7 +109,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (!step)
       throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}; call tools/list or ${SEARCH_TOOL}`)
     try {
-      return successResult(await runStep(options, step, args))
+      return successResult(await runStep(services, caller, step, args))
     } catch (err) {
       if (err instanceof NotConnected) return notConnected(services, step)
       if (!(err instanceof AppError)) log.error({ err, tool: name }, 'MCP tool call failed')
@@ -105,7 +127,8 @@ export function createMcpServer(options: McpServerOptions): Server {
 }
 
 async function runStep(
-  { services, caller }: McpServerOptions,
+  services: Services,
+  caller: McpCaller,
   step: StepTool,
   args: Record<string, unknown>,
 ): Promise<unknown> {

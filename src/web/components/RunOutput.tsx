@@ -1,6 +1,6 @@
-import { useState } from 'react'
 import type { RunSummary } from '../api.ts'
 import { commentsOf, Conversation } from './Conversation.tsx'
+import { CopyButton } from './RunBits.tsx'
 
 /**
  * A run's result for a person: the summary line first (a failure the platform answered looks like
@@ -40,38 +40,13 @@ export function RunOutput({
       {comments && <Conversation comments={comments} />}
       <details className="output-json" open={!summary}>
         <summary>Full output (JSON)</summary>
-        <CopyButton text={json} />
+        <p className="copy-row">
+          <CopyButton text={json} label="Copy JSON" />
+        </p>
         <pre data-testid="tool-output" tabIndex={0}>
           {json}
         </pre>
       </details>
     </div>
-  )
-}
-
-function CopyButton({ text }: { text: string }) {
-  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle')
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text)
-      setState('copied')
-    } catch {
-      // The clipboard is refused on plain-HTTP origins other than localhost; say so rather than pretend.
-      setState('failed')
-    }
-  }
-  return (
-    <p className="copy-row">
-      <button type="button" onClick={copy}>
-        Copy JSON
-      </button>{' '}
-      <span aria-live="polite" className="muted">
-        {state === 'copied'
-          ? 'Copied.'
-          : state === 'failed'
-            ? 'The browser refused the clipboard; select the text instead.'
-            : ''}
-      </span>
-    </p>
   )
 }

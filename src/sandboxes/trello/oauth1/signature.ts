@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 
 /**
  * OAuth 1.0a HMAC-SHA1 signatures (RFC 5849 §3.4), written against node:crypto only.
@@ -50,13 +50,6 @@ export function signatureBaseString(method: string, url: string, pairs: ParamPai
 export function hmacSha1Signature(baseString: string, consumerSecret: string, tokenSecret = ''): string {
   const key = `${percentEncode(consumerSecret)}&${percentEncode(tokenSecret)}`
   return createHmac('sha1', key).update(baseString).digest('base64')
-}
-
-/** Constant-time comparison of two signatures (or any two strings). */
-export function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
 }
 
 function decode(value: string): string {

@@ -1,7 +1,8 @@
 import { invalidNonce, invalidSignature, invalidTimestamp } from '../errors.ts'
 import { isFormBody, type IncomingRequest, type SandboxResponse } from '../http.ts'
 import type { NonceCache } from './nonces.ts'
-import { hmacSha1Signature, sameSecret, signatureBaseString, type ParamPair } from './signature.ts'
+import { sameSecret } from '../../kit/same-secret.ts'
+import { hmacSha1Signature, signatureBaseString, type ParamPair } from './signature.ts'
 
 /**
  * Server side of RFC 5849 §3.2: rebuilds the signature base string from the request as

@@ -1,4 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { createHash } from 'node:crypto'
+import { sameSecret } from '../../kit/same-secret.ts'
 import { parseScopes } from '../auth.ts'
 import {
   header,
@@ -36,13 +37,6 @@ const invalidRequest = (description: string) => oauthError(400, 'invalid_request
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined
-}
-
-/** Constant-time string comparison for secrets and PKCE values. */
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
 }
 
 export function pkceChallenge(verifier: string): string {
@@ -110,7 +104,7 @@ function authorizationCodeGrant(ctx: GrantContext): SandboxResponse {
   const verifier = str(body.code_verifier)
   if (code.codeChallenge !== null) {
     if (!verifier) return invalidGrant('code_verifier is required.')
-    if (!safeEqual(pkceChallenge(verifier), code.codeChallenge))
+    if (!sameSecret(pkceChallenge(verifier), code.codeChallenge))
       return invalidGrant('code_verifier does not match the code challenge.')
   } else if (ctx.client.kind === 'confidential' && !ctx.secretVerified) {
     return oauthError(401, 'invalid_client', 'Client authentication failed: client_secret is required.')
@@ -234,7 +228,7 @@ export function handleTokenRequest(
     return oauthError(401, 'invalid_client', 'Client authentication failed: unknown client.', challenge)
   let secretVerified = false
   if (credentials.secret !== undefined) {
-    if (client.secret === null || !safeEqual(credentials.secret, client.secret)) {
+    if (client.secret === null || !sameSecret(credentials.secret, client.secret)) {
       return oauthError(
         401,
         'invalid_client',

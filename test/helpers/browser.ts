@@ -1,0 +1,145 @@
+// The browser tests' set-up, once: Debian's Chromium driven by playwright-core (no browser
+// download), a build of the web app, and a whole test stack serving it.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { startTestStack, type TestStack } from './test-stack.ts'
+
+export const CHROMIUM_PATH = '/usr/bin/chromium'
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const WEB_SRC = join(REPO_ROOT, 'src/web')
+const WEB_DIST = join(REPO_ROOT, 'web-dist')
+export const BUILD_TIMEOUT_MS = 180_000
+/** For a suite's beforeAll: a build of the web app, a stack and a browser. */
+export const SETUP_TIMEOUT_MS = BUILD_TIMEOUT_MS + 60_000
+
+export const hasChromium = existsSync(CHROMIUM_PATH)
+
+/** Says once per file why its browser tests are skipped on a machine without Chromium. */
+export function warnIfNoChromium(what: string): void {
+  if (!hasChromium)
+    console.warn(`Skipping ${what}: ${CHROMIUM_PATH} does not exist (install Debian's chromium package).`)
+}
+
+export interface BrowserStack {
+  stack: TestStack
+  browser: Browser
+  /** The first context, whose first page is `page`. */
+  context: BrowserContext
+  page: Page
+  /** Uncaught errors of every page and pop-up of every context this stack opened. */
+  pageErrors: string[]
+  /** Content Security Policy violations reported by any page or pop-up, as the browser saw them. */
+  cspViolations: string[]
+  /** Another context (another person's session) with the same watches. */
+  newContext(): Promise<BrowserContext>
+  /** Opens a page of the app, signing in with the API key (the stack's first user's) if the session is missing. */
+  openSignedIn(path: string, apiKey?: string, on?: Page): Promise<void>
+  close(): Promise<void>
+}
+
+/**
+ * A stack serving the web app and a browser on it. `ownBuild` builds the app into a folder of the
+ * suite's own, so suites running at once never race over web-dist/; otherwise web-dist/ is built
+ * when missing or older than the app's sources.
+ */
+export async function startBrowserStack(
+  options: {
+    ownBuild?: boolean
+    stepTimeoutMs?: number
+    viewport?: { width: number; height: number }
+  } = {},
+): Promise<BrowserStack> {
+  const webDist = options.ownBuild ? mkdtempSync(join(tmpdir(), 'switchyard-web-')) : undefined
+  if (webDist) buildWeb(['--outDir', webDist, '--emptyOutDir'])
+  else buildWebIfStale()
+  const stack = await startTestStack({ webDist })
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
+  const pageErrors: string[] = []
+  const cspViolations: string[] = []
+  const newContext = async () => {
+    const context = await browser.newContext({ baseURL: stack.url, viewport: options.viewport })
+    context.setDefaultTimeout(options.stepTimeoutMs ?? 20_000)
+    // Every page reports what its policy blocked, pop-ups included (docs/security.md).
+    await context.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) =>
+        console.error(
+          `CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}`,
+        ),
+      )
+    })
+    context.on('console', (message) => {
+      if (/CSP violation|Content Security Policy/i.test(message.text()))
+        cspViolations.push(`${message.page()?.url()}: ${message.text()}`)
+    })
+    context.on('page', (p) => p.on('pageerror', (err) => pageErrors.push(`${p.url()}: ${err.message}`)))
+    return context
+  }
+  const context = await newContext()
+  const page = await context.newPage()
+  // Compared by origin: the sandbox also listens on 127.0.0.1, and one port can prefix another.
+  const onSwitchyard = (href: string) => new URL(href).origin === new URL(stack.url).origin
+  return {
+    stack,
+    browser,
+    context,
+    page,
+    pageErrors,
+    cspViolations,
+    newContext,
+    async openSignedIn(path, apiKey = stack.apiKey, on = page) {
+      await on.goto(path)
+      await on.locator('#api-key, .topbar').first().waitFor()
+      if (await on.locator('#api-key').isVisible()) {
+        await on.getByLabel('API key').fill(apiKey)
+        await on.getByRole('button', { name: 'Sign in' }).click()
+        await on.waitForURL((u) => onSwitchyard(u.href) && u.pathname !== '/login')
+      }
+      await on.locator('.topbar').waitFor()
+    },
+    async close() {
+      await browser.close()
+      await stack.close()
+      if (webDist) rmSync(webDist, { recursive: true, force: true })
+    },
+  }
+}
+
+function buildWeb(args: string[]): void {
+  execFileSync(join(REPO_ROOT, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn', ...args], {
+    cwd: REPO_ROOT,
+    stdio: 'pipe',
+    timeout: BUILD_TIMEOUT_MS,
+  })
+}
+
+function newestSourceMtimeMs(dir: string): number {
+  let newest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMtimeMs(path))
+    else if (!entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(path).mtimeMs)
+  }
+  return newest
+}
+
+/** Builds web-dist/ when it is missing or older than the app's sources. */
+function buildWebIfStale(): void {
+  const index = join(WEB_DIST, 'index.html')
+  const sources = Math.max(newestSourceMtimeMs(WEB_SRC), statSync(join(REPO_ROOT, 'vite.config.ts')).mtimeMs)
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return
+  buildWeb([])
+}
