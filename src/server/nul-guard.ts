@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { invalidInput, type FieldError } from '../core/errors.ts'
-import { isStorableText } from '../core/store/storable-text.ts'
+import { escapeUnstorable, isStorableText } from '../core/store/storable-text.ts'
 
 /**
  * PostgreSQL refuses the NUL character (0x00) in text and JSON, and a lone UTF-16 surrogate (\ud800)
@@ -53,8 +53,4 @@ function findNul(root: unknown, rootName: string, errors: FieldError[]) {
 }
 
 /** A field name with NUL or a lone surrogate in it, shown escaped so the answer stays plain text. */
-const printable = (field: string) =>
-  field.replace(
-    /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  )
+const printable = escapeUnstorable

@@ -4,8 +4,14 @@
  * refuses ("Unicode low surrogate must follow a high surrogate"). A JavaScript string can hold
  * either; neither is a character, so neither means anything a person typed.
  */
+// eslint-disable-next-line no-control-regex -- NUL is what this looks for
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g')
+
+/** Each NUL and lone surrogate in `value` written as its \uXXXX escape, so it can be shown as plain text. */
+export function escapeUnstorable(value: string): string {
+  return value.replace(UNSTORABLE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
 
 /** `\u0000` or a surrogate's escape in JSON text: only then can parsing it yield unstorable text. */
 export const UNSTORABLE_ESCAPE_IN_JSON = /\\u(?:0000|d[89a-f][0-9a-f]{2})/i
