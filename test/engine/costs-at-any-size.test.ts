@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Integrations } from '../../src/core/connections/integrations.ts'
 import { LocalChangeFeed } from '../../src/core/store/changes.ts'
 import { openStore, type Store } from '../../src/core/store/database.ts'
 import { acceptEvents } from '../../src/core/triggers/accept.ts'
@@ -89,6 +90,28 @@ describe.each(STORES)('costs at any size on %s', (_name, open) => {
     expect({ table: 'agents', ...reads.agents }).toMatchObject({ table: 'agents', seqScans: 0 })
     // One probe for the run's agent version, one for the foreign key of the run it inserts.
     expect(reads.agents!.indexRows).toBeLessThanOrEqual(2)
-    expect({ table: 'subscriptions', ...reads.subscriptions }).toMatchObject({ seqScans: 0 })
+  })
+
+  it.each([['its id', 'big_int_500']])(
+    'finds one of 1,000 integrations by %s, reading only that one (every step and every poll)',
+    async (_by, ref) => {
+      let found = ''
+      const reads = await tableReads(store.db, async (trx) => {
+        found = (await new Integrations(trx).resolve(seed.userId, 'trello', ref)).id
+      })
+      expect(found).toBe('big_int_500')
+      expect({ table: 'integrations', ...reads.integrations }).toMatchObject({ seqScans: 0 })
+      expect(reads.integrations!.indexRows).toBeLessThanOrEqual(1)
+    },
+  )
+
+  it('names only the integrations an agent or run uses (GET /v1/agents/{id}, GET /v1/runs/{id})', async () => {
+    let names = new Map<string, string>()
+    const reads = await tableReads(store.db, async (trx) => {
+      names = await new Integrations(trx).accountNames(seed.userId, ['big_int_7', 'big_int_7', 'big_int_9'])
+    })
+    expect(Object.fromEntries(names)).toEqual({ big_int_7: 'account7', big_int_9: 'account9' })
+    expect(reads.integrations!.indexRows).toBeLessThanOrEqual(2)
+    expect(reads.integrations!.seqScans).toBe(0)
   })
 })

@@ -332,7 +332,10 @@ export class Runs {
       .where('run_id', '=', runId)
       .orderBy('seq')
       .execute()
-    const names = new Map((await this.integrations.list(userId)).map((i) => [i.id, i.account_name]))
+    const names = await this.integrations.accountNames(
+      userId,
+      steps.flatMap((s) => (s.integration_id ? [s.integration_id] : [])),
+    )
     view.timeline = steps.map((s) => this.entry(s, names))
     return view
   }

@@ -364,6 +364,11 @@ const migrations: Record<string, Migration> = {
         $$`.execute(db)
       // The webhook-removal retry picks the webhooks due for cleanup; without an index it read every
       // webhook each second (issue 22, section 7). Only webhooks being removed are in it.
+      // An integration named by its account name (a step, a poll) is found by that name, not by
+      // reading all of the user's integrations on the platform.
+      await sql`create index integrations_by_account_name on integrations (user_id, platform, account_name)`.execute(
+        db,
+      )
       await sql`create index webhooks_cleanup_due on webhooks (cleanup_at) where status in ('removing','remove_failed')`.execute(
         db,
       )
