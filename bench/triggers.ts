@@ -166,7 +166,7 @@ async function triggerLatency(
 const round = (n: number) => Math.round(n * 1000) / 1000
 
 /** One platform's intake throughput and trigger latency on a running service. */
-async function platformBench(
+export async function platformBench(
   service: Service,
   sandboxUrl: string,
   factory: DeliveryFactory,

@@ -239,11 +239,37 @@ describe('errors are tool results with the REST problem detail', () => {
       { method: 'GET', endpoint: '/api/v2/../../admin' },
       'endpoint',
     ],
+    // REST refuses these keys; before issue 22 MCP ran the step with them.
+    [
+      'a __proto__ argument',
+      'zendesk_create_ticket',
+      JSON.parse('{"subject":"s","description":"d","__proto__":{"admin":true}}'),
+      '__proto__',
+    ],
+    [
+      'a nested __proto__ key',
+      'zendesk_create_ticket',
+      JSON.parse('{"subject":"s","description":"d","tags":["a"],"custom":{"__proto__":{"x":1}}}'),
+      'custom.__proto__',
+    ],
+    [
+      'a constructor.prototype key',
+      'search_tools',
+      JSON.parse('{"query":"ticket","constructor":{"prototype":{"admin":true}}}'),
+      'constructor.prototype',
+    ],
   ])('%s is invalid_input naming the argument', async (_case, name, args, field) => {
     const problem = await callFails(mcp, name, args)
     expect(problem).toMatchObject({ code: 'invalid_input', status: 400, title: 'Invalid input' })
     expect(problem.errors.map((e: any) => e.field)).toContain(field)
     expect(problem.detail).toContain(field)
+  })
+
+  it('a step called with a __proto__ key sends nothing to the platform', async () => {
+    await zendeskControl(stack).clearRequests()
+    const args = JSON.parse('{"subject":"s","description":"d","__proto__":{"admin":true}}')
+    expect(await callFails(mcp, 'zendesk_create_ticket', args)).toMatchObject({ code: 'invalid_input' })
+    expect(await zendeskControl(stack).requests()).toEqual([])
   })
 
   it("an account that is not the caller's is not_found", async () => {

@@ -2,9 +2,12 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../bench/processes.ts'
 import { loadConfig } from '../src/core/config.ts'
+import { openStore } from '../src/core/store/database.ts'
+import { scratchDatabase } from './helpers/scratch-database.ts'
 import { startService, type RunningService } from '../src/server/app.ts'
 import { BrowserLike } from './helpers/browser-like.ts'
 
@@ -171,4 +174,46 @@ describe('switchyard doctor', () => {
       checks.filter((c) => ['Zendesk', 'Trello', 'Vercel'].includes(c.name)).map((c) => c.detail),
     ).toEqual(['sandbox', 'sandbox', 'sandbox'])
   })
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    "with DATABASE_URL, says when autovacuum is off for Switchyard's tables, without printing the address",
+    async () => {
+      const scratch = await scratchDatabase(process.env.TEST_DATABASE_URL!, 'sy_doctor')
+      try {
+        const store = await openStore({ databaseUrl: scratch.url })
+        await store.close()
+        const check = async () => {
+          const { code, stdout } = await doctor({ DATABASE_URL: scratch.url })
+          const { checks } = JSON.parse(stdout) as {
+            checks: Array<{ name: string; ok: boolean; detail: string }>
+          }
+          expect(stdout).not.toContain(scratch.url)
+          return { code, autovacuum: checks.find((c) => c.name === 'autovacuum') }
+        }
+        const admin = new pg.Client({ connectionString: scratch.url })
+        await admin.connect()
+        const serverOn = (await admin.query('show autovacuum')).rows[0].autovacuum === 'on'
+        const before = await check()
+        // This machine's server may have it off itself: then that is what the check must say.
+        if (serverOn)
+          expect(before).toEqual({ code: 0, autovacuum: { name: 'autovacuum', ok: true, detail: 'on' } })
+        else
+          expect(before.autovacuum).toMatchObject({
+            ok: false,
+            detail: expect.stringMatching(/^off on the server \(autovacuum\)/),
+          })
+        await admin.query('alter table runs set (autovacuum_enabled = false)')
+        await admin.end()
+        const off = await check()
+        expect(off.code).toBe(1)
+        expect(off.autovacuum).toMatchObject({
+          ok: false,
+          detail: expect.stringMatching(/off for the tables runs: /),
+        })
+      } finally {
+        await scratch.drop()
+      }
+    },
+    120_000,
+  )
 })

@@ -5,6 +5,7 @@ import { platforms } from '../platforms/index.ts'
 import { startService } from '../server/app.ts'
 import { bootstrapFirstUser, recordServiceUrl } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
+import { autovacuumCheck } from './doctor-database.ts'
 import { serveMcpOverStdio } from './mcp.ts'
 import { callService } from './remote.ts'
 import { problemText } from './output.ts'
@@ -131,9 +132,11 @@ async function sandbox(args: string[], parseArgs: typeof ParseArgs): Promise<und
   return undefined
 }
 
-function doctor(args: string[], parseArgs: typeof ParseArgs): number {
+async function doctor(args: string[], parseArgs: typeof ParseArgs): Promise<number> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } })
   const checks = diagnoseConfig()
+  const databaseUrl = loadConfig().databaseUrl
+  if (databaseUrl) checks.push(await autovacuumCheck(databaseUrl))
   const ok = checks.every((c) => c.ok)
   if (values.json) process.stdout.write(JSON.stringify({ ok, checks }, null, 2) + '\n')
   else

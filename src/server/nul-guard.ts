@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import { invalidInput, type FieldError } from '../core/errors.ts'
+import { escapeUnstorable, isStorableText } from '../core/store/storable-text.ts'
 
 /**
- * PostgreSQL refuses the NUL character (0x00) in text and JSON, so a NUL that reached a query would
- * answer 500. No field of ours has a use for it: one guard refuses it in every path parameter, query
- * parameter and JSON body (names and values) before any route runs, naming where it was
- * (docs/errors.md).
+ * PostgreSQL refuses the NUL character (0x00) in text and JSON, and a lone UTF-16 surrogate (\ud800)
+ * in JSON, so either one reaching a query would answer 500 (core/store/storable-text.ts). No field of
+ * ours has a use for them: one guard refuses them in every path parameter, query parameter and JSON
+ * body (names and values) before any route runs, naming where it was (docs/errors.md).
  */
 export function registerNulGuard(app: FastifyInstance) {
   app.addHook('preValidation', async (request) => {
@@ -21,10 +22,11 @@ export function registerNulGuard(app: FastifyInstance) {
   })
 }
 
-const hasNul = (value: unknown) => typeof value === 'string' && value.includes('\u0000')
+const hasNul = (value: unknown) => typeof value === 'string' && !isStorableText(value)
+const WHAT = 'the NUL character (\\u0000) or a lone UTF-16 surrogate (such as \\ud800)'
 const nulIn = (field: string): FieldError => ({
   field: printable(field),
-  message: 'must not contain the NUL character (\\u0000)',
+  message: `must not contain ${WHAT}`,
 })
 
 /** Walks a parsed JSON value without recursion (a 2 MB body can nest deeper than the call stack). */
@@ -42,7 +44,7 @@ function findNul(root: unknown, rootName: string, errors: FieldError[]) {
         if (hasNul(key))
           errors.push({
             field: printable(field),
-            message: 'a field name must not contain the NUL character (\\u0000)',
+            message: `a field name must not contain ${WHAT}`,
           })
         else pending.push([item, field])
       }
@@ -50,5 +52,5 @@ function findNul(root: unknown, rootName: string, errors: FieldError[]) {
   }
 }
 
-/** A field name with NUL in it, shown with the NUL escaped so the answer stays plain text. */
-const printable = (field: string) => field.replaceAll('\u0000', '\\u0000')
+/** A field name with NUL or a lone surrogate in it, shown escaped so the answer stays plain text. */
+const printable = escapeUnstorable

@@ -489,10 +489,15 @@ export const agentPaths = {
       requestBody: body({
         type: 'object',
         required: ['status'],
+        additionalProperties: false,
         properties: {
           status: { enum: ['succeeded', 'failed'] },
           result: {},
-          error: { type: 'object', properties: { message: { type: 'string', maxLength: 4000 } } },
+          error: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { message: { type: 'string', maxLength: 4000 } },
+          },
         },
       }),
       responses: { 200: json(ref('Run')), ...errors(400, 401, 404, 409) },

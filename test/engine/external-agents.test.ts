@@ -177,6 +177,9 @@ describe.each(STORES)('external agents, on $name', ({ open }) => {
       [{ status: 'failed', error: 'it broke' }, 'error'],
       [{ status: 'failed', error: { message: 7 } }, 'error.message'],
       [{ status: 'failed', error: { message: 'x'.repeat(4001) } }, 'error.message'],
+      // Undeclared fields: before issue 22 these finished the run without a word about them.
+      [{ status: 'succeeded', results: { ticket: 1 } }, 'results'],
+      [{ status: 'failed', error: { message: 'm', code: 'x' } }, 'error.code'],
     ]
     for (const [body, field] of cases) {
       const res = await agentApi.post(`/v1/runs/${run.id}/complete`, body)

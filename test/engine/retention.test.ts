@@ -154,7 +154,11 @@ describe.each(STORES)('retention on $name', SLOW, ({ open: openFresh }) => {
     const state = new RunState(store.db, undefined, 256 * 1024)
     // The run is held by this test's claim: every timeline write is fenced on it (run-state.ts).
     const lease = { holder: 'test-claim', held: () => true }
-    await store.db.updateTable('runs').set({ lease_holder: lease.holder }).where('id', '=', 'run_cut_000001').execute()
+    await store.db
+      .updateTable('runs')
+      .set({ lease_holder: lease.holder })
+      .where('id', '=', 'run_cut_000001')
+      .execute()
     const attachment = Buffer.alloc(7_500_000, 7).toString('base64')
     const input = { ticket_id: 42, attachment: { filename: 'big.bin', content_base64: attachment } }
     await state.begin('run_cut_000001', lease, { seq: 1, key: 'attach', kind: 'step', input })

@@ -127,7 +127,10 @@ export class Agents {
       .where('agents.user_id', '=', userId)
       .orderBy('agents.created_at', 'desc')
       .execute()
-    const names = await this.integrationNames(userId)
+    const names = await this.integrationNames(
+      userId,
+      rows.map((r) => r.definition as AgentDefinition),
+    )
     return rows.map((r) =>
       this.view(r.id, r.current_version, r.definition as AgentDefinition, r.created_at, r.updated_at, names),
     )
@@ -155,7 +158,7 @@ export class Agents {
       row.definition as AgentDefinition,
       agent.created_at,
       agent.updated_at,
-      await this.integrationNames(userId),
+      await this.integrationNames(userId, [row.definition as AgentDefinition]),
     )
   }
 
@@ -256,8 +259,12 @@ export class Agents {
       throw invalidInput([{ field: 'name', message: `you already have an agent named "${name}"` }])
   }
 
-  private async integrationNames(userId: string): Promise<Map<string, string>> {
-    return new Map((await this.integrations.list(userId)).map((i) => [i.id, i.account_name]))
+  /** The names of the integrations these definitions' steps use, and no others. */
+  private async integrationNames(userId: string, defs: AgentDefinition[]): Promise<Map<string, string>> {
+    return this.integrations.accountNames(
+      userId,
+      defs.flatMap((d) => d.steps.map((s) => s.integration)),
+    )
   }
 
   private view(

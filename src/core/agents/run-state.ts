@@ -104,7 +104,11 @@ export class RunState {
   ): Promise<boolean> {
     const rows = [
       ...settled.map((s) => settledEntry(runId, s, this.keep)),
-      { ...settledEntry(runId, { step, end: { status: 'skipped' } }, this.keep), status: 'running', attempts },
+      {
+        ...settledEntry(runId, { step, end: { status: 'skipped' } }, this.keep),
+        status: 'running',
+        attempts,
+      },
     ].map((row) => ({ attempts: [], ...row }))
     const { rows: written } = await sql<{ seq: number }>`
       with fence as (${this.fence(runId, lease)})

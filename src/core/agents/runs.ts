@@ -118,10 +118,12 @@ const ListFilter = z.object({
   cursor: z.string().max(200).optional(),
 })
 
-const Completion = z.object({
+// Strict, like every other body: a mistyped field (`results`, `errors`) would otherwise be dropped
+// without a word and the run finish without what the agent meant to report (issue 22).
+const Completion = z.strictObject({
   status: z.enum(['succeeded', 'failed'], { error: 'say succeeded or failed' }),
   result: z.unknown().optional(),
-  error: z.object({ message: z.string().max(4000, 'at most 4,000 characters') }).optional(),
+  error: z.strictObject({ message: z.string().max(4000, 'at most 4,000 characters') }).optional(),
 })
 
 /** Runs as records: made, listed, read with their timeline, cancelled, rerun, completed by an external agent. */
@@ -329,7 +331,10 @@ export class Runs {
       .where('run_id', '=', runId)
       .orderBy('seq')
       .execute()
-    const names = new Map((await this.integrations.list(userId)).map((i) => [i.id, i.account_name]))
+    const names = await this.integrations.accountNames(
+      userId,
+      steps.flatMap((s) => (s.integration_id ? [s.integration_id] : [])),
+    )
     view.timeline = steps.map((s) => this.entry(s, names))
     return view
   }

@@ -47,6 +47,18 @@ describe('credentials are encrypted at rest with AES-256-GCM', () => {
     expect(second.key.equals(first.key)).toBe(true)
   })
 
+  it('makes a missing data directory (as with DATABASE_URL set) the owner’s alone, 0700, whatever the umask', () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-key-'))
+    const dataDir = path.join(parent, 'nested', 'data')
+    const umask = process.umask(0o022)
+    try {
+      loadEncryptionKey({ production: false, dataDir })
+    } finally {
+      process.umask(umask)
+    }
+    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700)
+  })
+
   it.each(['', 'short', 'zz'.repeat(32)])('rejects a malformed key %j', (text) => {
     expect(() => parseKey(text)).toThrow(/32 bytes/)
   })

@@ -70,7 +70,9 @@ export function loadEncryptionKey(opts: { key?: string; production: boolean; dat
   }
   const file = path.join(opts.dataDir, KEY_FILE_NAME)
   if (fs.existsSync(file)) return { key: parseKey(fs.readFileSync(file, 'utf8')), source: 'file' }
-  fs.mkdirSync(opts.dataDir, { recursive: true })
+  // The owner's alone, as the embedded store makes it (store/data-dir.ts): with DATABASE_URL set,
+  // nothing else creates it, and it holds this key (issue 22 found it made 0755).
+  fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 })
   const key = randomBytes(KEY_BYTES)
   // 'wx' fails if another process created it meanwhile; then we read theirs.
   try {

@@ -83,6 +83,23 @@ export class Integrations {
     return query.orderBy('created_at').execute()
   }
 
+  /**
+   * The account names of the user's integrations among `ids`, by id: what an agent, a run or a
+   * trigger shows beside each step. Read by key, so it costs the same however many integrations the
+   * user has (issue 22 saw GET /v1/agents/{id} read all 1,000).
+   */
+  async accountNames(userId: string, ids: Iterable<string>): Promise<Map<string, string>> {
+    const wanted = [...new Set(ids)]
+    if (!wanted.length) return new Map()
+    // By primary key alone, the owner checked here (see lookup).
+    const rows = await this.db
+      .selectFrom('integrations')
+      .select(['id', 'user_id', 'account_name'])
+      .where('id', 'in', wanted)
+      .execute()
+    return new Map(rows.filter((r) => r.user_id === userId).map((r) => [r.id, r.account_name]))
+  }
+
   async get(userId: string, id: string): Promise<IntegrationRow> {
     const row = await this.db
       .selectFrom('integrations')
@@ -106,15 +123,19 @@ export class Integrations {
   }
 
   private async lookup(userId: string, platform: string, ref: string): Promise<IntegrationRow> {
+    // By id first, then by name, each by its own index: one query on "id or name" read every one of
+    // the user's integrations on the platform, for every step and every poll (issue 22).
+    // The owner and platform are checked here, not in the query: given them, the planner may read
+    // the user's whole (user_id, platform) index range instead of the one primary-key entry.
+    const byId = await this.db.selectFrom('integrations').selectAll().where('id', '=', ref).executeTakeFirst()
+    if (byId && byId.user_id === userId && byId.platform === platform) return byId
     const rows = await this.db
       .selectFrom('integrations')
       .selectAll()
       .where('user_id', '=', userId)
       .where('platform', '=', platform)
-      .where((eb) => eb.or([eb('id', '=', ref), eb('account_name', '=', ref)]))
+      .where('account_name', '=', ref)
       .execute()
-    const byId = rows.find((r) => r.id === ref)
-    if (byId) return byId
     if (rows.length > 1) {
       throw invalidInput([
         {

@@ -67,6 +67,13 @@ beforeAll(async () => {
       stalled.push(res)
       return
     }
+    if (req.url!.startsWith('/acct/api/unstorable')) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      // Written by hand: JSON.stringify would never produce the escapes a platform may send.
+      return res.end(
+        '{"title":"a\\ud800b","nul":"x\\u0000y","low":["\\udc00"],"k\\ud800":1,"pair":"\\ud83d\\ude00","path":"C:\\\\u0000"}',
+      )
+    }
     if (req.url!.startsWith('/acct/api/chunked')) {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' })
       res.write('{"name":"caf')
@@ -107,6 +114,18 @@ describe('host-pinned API client', () => {
     })
     expect(res.status).toBe(200)
     expect(seen.at(-1)).toEqual({ url: '/acct/api/things?x=1', authorization: 'Bearer platform-token' })
+  })
+
+  it('keeps an answer holding NUL or a lone surrogate, each turned into U+FFFD, so a run can store it (issue 22)', async () => {
+    const res = await client().request({ method: 'GET', path: '/api/unstorable' })
+    expect(res.body).toEqual({
+      title: 'a\ufffdb',
+      nul: 'x\ufffdy',
+      low: ['\ufffd'],
+      'k\ufffd': 1,
+      pair: '😀',
+      path: 'C:\\u0000',
+    })
   })
 
   it('does not follow redirects: the 3xx comes back as the answer', async () => {

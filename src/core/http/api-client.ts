@@ -13,6 +13,7 @@ import type { BudgetWindow, RateBudget } from '../limits/budget.ts'
 import { backoffMs, MAX_ATTEMPTS, MAX_RETRY_WAIT_MS, shouldRetry, type Outcome } from '../limits/retry.ts'
 import type { HttpMethod } from '../platforms/types.ts'
 import { parseEndpoint, pinnedUrl, type PathPrefix } from '../proxy/endpoint.ts'
+import { UNSTORABLE_ESCAPE_IN_JSON, withStorableText } from '../store/storable-text.ts'
 
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 const REQUEST_TIMEOUT_MS = 30_000
@@ -268,7 +269,10 @@ function parseBody(text: string, contentType: string | undefined): unknown {
   if (text === '') return null
   if (contentType?.includes('json')) {
     try {
-      return JSON.parse(text)
+      const parsed: unknown = JSON.parse(text)
+      // An answer holding NUL or a lone surrogate is kept with U+FFFD in its place, as the intake does
+      // with deliveries (core/store/storable-text.ts): the step did its work, and the run stores it.
+      return UNSTORABLE_ESCAPE_IN_JSON.test(text) ? withStorableText(parsed) : parsed
     } catch {
       return text
     }

@@ -18,6 +18,11 @@ describe('which addresses an external agent may be at (SWITCHYARD_AGENT_NETWORKS
     ['::ffff:127.0.0.1', 'IPv4 loopback mapped into IPv6'],
     ['::ffff:10.0.0.1', 'IPv4 private mapped into IPv6'],
     ['64:ff9b::7f00:1', 'loopback through NAT64'],
+    ['::7f00:1', 'IPv4 loopback in an IPv4-compatible IPv6 address (issue 22)'],
+    ['::127.0.0.1', 'IPv4 loopback, IPv4-compatible, dotted'],
+    ['::a00:1', 'IPv4 private, IPv4-compatible'],
+    ['::a9fe:a9fe', 'cloud metadata, IPv4-compatible'],
+    ['::5db8:d822', 'a public IPv4 address, IPv4-compatible (deprecated, never a real host)'],
     ['224.0.0.1', 'multicast'],
     ['255.255.255.255', 'broadcast'],
     ['192.0.2.1', 'documentation (reserved)'],
@@ -41,6 +46,7 @@ describe('which addresses an external agent may be at (SWITCHYARD_AGENT_NETWORKS
       'http://2130706433/',
       'http://[::1]:8080/',
       'http://[::ffff:7f00:1]/',
+      'http://[::7f00:1]:8080/',
     ]) {
       expect(() => reachable(url, 'public'), url).toThrow(AddressRefused)
     }

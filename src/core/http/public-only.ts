@@ -14,8 +14,14 @@ export type AgentNetworks = 'public' | 'any'
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false
   let parsed = ipaddr.parse(address)
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address()
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6
+    // ::a.b.c.d, "IPv4-compatible" (RFC 4291 2.5.5.1, deprecated): ipaddr.js calls ::/96 unicast, and
+    // a stack that still honours it reaches the IPv4 address in its last 32 bits (::7f00:1 is
+    // 127.0.0.1). No public host is addressed this way, so the whole block is refused.
+    if (v6.parts.slice(0, 6).every((part) => part === 0)) return false
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address()
+  }
   return parsed.range() === 'unicast'
 }
 

@@ -340,6 +340,56 @@ const migrations: Record<string, Migration> = {
       await sql`alter table subscriptions add column poll_claim text`.execute(db)
     },
   },
+  '0012_costs_at_any_size': {
+    async up(db: Kysely<any>) {
+      // accept_events (0007) as it was, except that each run reads its agent's current version by the
+      // agent's key. Joined to the batch's runs, PostgreSQL hashed the whole agents table once per
+      // batch, even with fresh statistics (issue 22, section 7); OFFSET 0 keeps the subquery from being
+      // flattened back into that join, so it stays one primary-key probe per run at any size.
+      await sql`
+        create or replace function accept_events(new_events jsonb, new_runs jsonb) returns table (kind text, id text)
+        language plpgsql as $$
+        #variable_conflict use_column
+        begin
+          return query
+          with fresh as (
+            insert into events (id, source, dedupe_key, type)
+            select e.id, e.source, e.dedupe_key, e.type
+            from jsonb_to_recordset(new_events) as e(id text, source text, dedupe_key text, type text)
+            on conflict (source, dedupe_key) do nothing
+            returning events.id
+          ), started as (
+            insert into runs (id, user_id, agent_id, agent_version, started_by, subscription_id, event_id, event, inputs, status, error, finished_at)
+            select r.id, r.user_id, r.agent_id, a.current_version, 'trigger', r.subscription_id, r.event_id, r.event, r.inputs,
+              case when r.error is null then 'queued' else 'failed' end, r.error, case when r.error is null then null else now() end
+            from jsonb_to_recordset(new_runs)
+              as r(id text, event_id text, user_id text, agent_id text, subscription_id text, event jsonb, inputs jsonb, error jsonb)
+            join fresh on fresh.id = r.event_id
+            cross join lateral (select agents.current_version from agents where agents.id = r.agent_id offset 0) a
+            returning runs.id, runs.subscription_id
+          ), touched as (
+            -- At most once a second: concurrent batches for one subscription would otherwise queue on its row.
+            update subscriptions set last_event_at = now()
+            where subscriptions.id in (select subscription_id from started)
+              and (last_event_at is null or last_event_at < now() - interval '1 second')
+          )
+          select 'event'::text, fresh.id from fresh
+          union all
+          select 'run'::text, started.id from started;
+        end
+        $$`.execute(db)
+      // The webhook-removal retry picks the webhooks due for cleanup; without an index it read every
+      // webhook each second (issue 22, section 7). Only webhooks being removed are in it.
+      // An integration named by its account name (a step, a poll) is found by that name, not by
+      // reading all of the user's integrations on the platform.
+      await sql`create index integrations_by_account_name on integrations (user_id, platform, account_name)`.execute(
+        db,
+      )
+      await sql`create index webhooks_cleanup_due on webhooks (cleanup_at) where status in ('removing','remove_failed')`.execute(
+        db,
+      )
+    },
+  },
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -56,10 +56,37 @@ export class TriggerRoutes {
     await this.cache.changed(ALL)
   }
 
+  /** Lookups under way, so that a burst of deliveries to one address reads it once (single flight). */
+  private readonly loading = new Map<string, { generation: number; route: Promise<Route | undefined> }>()
+
   async byToken(token: string): Promise<Route | undefined> {
     const cached = this.cache.get(token)
     if (cached) return cached
     const generation = this.cache.generation()
+    // Join a lookup only if it began after the last change: one begun before may read the old rows.
+    const pending = this.loading.get(token)
+    if (pending && pending.generation === generation) return pending.route
+    const route = this.load(token).then((found) => {
+      if (found) this.cache.set(token, found, generation)
+      return found
+    })
+    const entry = { generation, route }
+    this.loading.set(token, entry)
+    try {
+      return await route
+    } finally {
+      if (this.loading.get(token) === entry) this.loading.delete(token)
+    }
+  }
+
+  /**
+   * One route, read in small statements that each go through a unique or primary-key index: the webhook
+   * by its token, the subscriptions linked to it, their agents' current versions. Written as one join,
+   * PostgreSQL planned it, on the statistics a store has right after many subscriptions were created,
+   * as a scan of every active subscription probing each one's links and agent (issue 22, section 7);
+   * statements on one table by key leave the planner nothing to get wrong, at any size.
+   */
+  private async load(token: string): Promise<Route | undefined> {
     const hook = await this.db
       .selectFrom('webhooks')
       .select(['id', 'user_id', 'platform', 'integration_id', 'token', 'secret', 'status'])
@@ -71,41 +98,65 @@ export class TriggerRoutes {
       .select(['external_id', 'connected_with'])
       .where('id', '=', hook.integration_id)
       .executeTakeFirst()
-    const rows = await this.db
-      .selectFrom('subscriptions')
-      .innerJoin('subscription_webhooks', 'subscription_webhooks.subscription_id', 'subscriptions.id')
-      .innerJoin('agents', 'agents.id', 'subscriptions.agent_id')
-      .innerJoin('agent_versions', (j) =>
-        j
-          .onRef('agent_versions.agent_id', '=', 'agents.id')
-          .onRef('agent_versions.version', '=', 'agents.current_version'),
-      )
-      .select([
-        'subscriptions.id',
-        'subscriptions.agent_id',
-        'subscriptions.trigger_id',
-        'subscriptions.config',
-        'subscriptions.mapping',
-        'subscriptions.start_on_own_changes',
-        'agent_versions.definition',
-      ])
-      .where('subscription_webhooks.webhook_id', '=', hook.id)
-      .where('subscriptions.status', '=', 'active')
+    const links = await this.db
+      .selectFrom('subscription_webhooks')
+      .select('subscription_id')
+      .where('webhook_id', '=', hook.id)
       .execute()
-    const route: Route = {
+    const subscriptions = links.length
+      ? await this.db
+          .selectFrom('subscriptions')
+          .select(['id', 'agent_id', 'trigger_id', 'config', 'mapping', 'start_on_own_changes'])
+          .where(
+            'id',
+            'in',
+            links.map((l) => l.subscription_id),
+          )
+          .where('status', '=', 'active')
+          .orderBy('id')
+          .execute()
+      : []
+    const agentIds = [...new Set(subscriptions.map((s) => s.agent_id))]
+    const agents = agentIds.length
+      ? await this.db
+          .selectFrom('agents')
+          .select(['id', 'current_version'])
+          .where('id', 'in', agentIds)
+          .execute()
+      : []
+    const versions = agents.length
+      ? await this.db
+          .selectFrom('agent_versions')
+          .select(['agent_id', 'definition'])
+          .where((eb) =>
+            eb(
+              eb.refTuple('agent_id', 'version'),
+              'in',
+              agents.map((a) => eb.tuple(a.id, a.current_version)),
+            ),
+          )
+          .execute()
+      : []
+    const definitions = new Map(versions.map((v) => [v.agent_id, v.definition as AgentDefinition]))
+    return {
       hook,
       integration: integration ?? null,
-      subscriptions: rows.map((r) => ({
-        id: r.id,
-        agent_id: r.agent_id,
-        trigger_id: r.trigger_id,
-        config: r.config as Record<string, unknown>,
-        mapping: r.mapping as Mapping,
-        start_on_own_changes: r.start_on_own_changes,
-        inputs: (r.definition as AgentDefinition).inputs,
-      })),
+      // A subscription whose agent was deleted a moment ago has no current version: it starts nothing.
+      subscriptions: subscriptions.flatMap((r) => {
+        const definition = definitions.get(r.agent_id)
+        if (!definition) return []
+        return [
+          {
+            id: r.id,
+            agent_id: r.agent_id,
+            trigger_id: r.trigger_id,
+            config: r.config as Record<string, unknown>,
+            mapping: r.mapping as Mapping,
+            start_on_own_changes: r.start_on_own_changes,
+            inputs: definition.inputs,
+          },
+        ]
+      }),
     }
-    this.cache.set(token, route, generation)
-    return route
   }
 }

@@ -1,3 +1,4 @@
+import { prototypeKeyIn } from '../prototype-keys.ts'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../services.ts'
@@ -65,7 +66,11 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
         return reply.send(
           await transport.handleRequest(webRequest(request), {
             parsedBody: request.body,
-            authInfo: requestContext({ caller, log: request.log }),
+            authInfo: requestContext({
+              caller,
+              log: request.log,
+              refusedArguments: refusedToolArguments(request.body),
+            }),
           }),
         )
       } finally {
@@ -192,4 +197,20 @@ function webRequest(request: FastifyRequest): Request {
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one)
   }
   return new Request(new URL(request.url, 'http://switchyard.invalid'), { method: request.method, headers })
+}
+
+/**
+ * The tool calls in a JSON-RPC body (one message or a batch) whose arguments hold a `__proto__` or
+ * `constructor.prototype` key, by id, seen on the body as parsed: the SDK's validation copies the
+ * arguments and drops such a key, and the step would run without it as if nothing were wrong.
+ */
+function refusedToolArguments(body: unknown): Map<string | number, { field: string; key: string }> {
+  const refused = new Map<string | number, { field: string; key: string }>()
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const m = message as { method?: unknown; id?: unknown; params?: { arguments?: unknown } } | null
+    if (m?.method !== 'tools/call' || (typeof m.id !== 'string' && typeof m.id !== 'number')) continue
+    const hostile = prototypeKeyIn(m.params?.arguments)
+    if (hostile) refused.set(m.id, hostile)
+  }
+  return refused
 }

@@ -16,6 +16,7 @@ import { accountsOf, type Accounts } from './accounts.ts'
 import type { McpCaller } from './auth.ts'
 import { INTEGRATION_ARG, SEARCH_TOOL, type McpCatalog, type StepTool } from './catalog.ts'
 import { errorResult, successResult } from './results.ts'
+import { prototypeKeyIn } from '../prototype-keys.ts'
 import { searchTool, runSearch } from './search.ts'
 import { agentToolsFor, callAgentTool, isAgentTool } from './agent-tools.ts'
 
@@ -32,6 +33,11 @@ export interface McpServerOptions {
 export interface McpRequestContext {
   caller: McpCaller
   log: FastifyBaseLogger
+  /**
+   * Tool calls of this request whose arguments held a key REST refuses, by JSON-RPC id: the SDK's
+   * validation drops such a key without a word before a handler sees the arguments (route.ts).
+   */
+  refusedArguments?: Map<string | number, { field: string; key: string }>
 }
 
 /**
@@ -93,8 +99,16 @@ export function createMcpServer(options: McpServerOptions): Server {
   })
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { caller, log } = contextOf(extra)
+    const { caller, log, refusedArguments } = contextOf(extra)
     const { name, arguments: args = {} } = request.params
+    // The keys REST refuses are refused here too (issue 22): before, the SDK dropped them and the step ran.
+    const hostile = refusedArguments?.get(extra.requestId) ?? prototypeKeyIn(args)
+    if (hostile)
+      return errorResult(
+        invalidInput([
+          { field: hostile.field, message: `must not be a "${hostile.key}" key, which is refused` },
+        ]),
+      )
     if (name === SEARCH_TOOL) {
       try {
         return successResult(
