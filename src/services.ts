@@ -34,6 +34,7 @@ import { RemoteWebhooks } from './core/triggers/remote-webhooks.ts'
 import { SampleEvents } from './core/triggers/send-sample.ts'
 import { Subscriptions } from './core/triggers/subscriptions.ts'
 import { TriggerRoutes } from './core/triggers/routes.ts'
+import { TriggerLifecycle } from './core/triggers/lifecycle.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './server/metrics.ts'
 
 /**
@@ -85,6 +86,8 @@ export interface Services {
   subscriptions: Subscriptions
   samples: SampleEvents
   webhooks: RemoteWebhooks
+  /** What happens to triggers when an integration, a plan or a user goes. */
+  lifecycle: TriggerLifecycle
   intake: Intake
   /** The run worker and the poller of this process; both stop on close. */
   worker: RunWorker
@@ -174,6 +177,7 @@ export async function createServices(
     webhooks,
     routes,
   )
+  const lifecycle = new TriggerLifecycle(store.db, triggers, subscriptions, webhooks, routes)
   const intake = new Intake(
     store.db,
     runtimes,
@@ -208,7 +212,7 @@ export async function createServices(
     config,
     store,
     users,
-    admin: new UserAdmin(store.db, users, integrations, disconnect),
+    admin: new UserAdmin(store.db, users, integrations, disconnect, lifecycle),
     sessions: new Sessions(store.db),
     integrations,
     credentials,
@@ -236,6 +240,7 @@ export async function createServices(
     subscriptions,
     samples: new SampleEvents(store.db, triggers, webhooks, sealer, runs),
     webhooks,
+    lifecycle,
     intake,
     worker,
     poller,
