@@ -105,7 +105,8 @@ function pausedFact(reason: string | null, name: string): HealthFact {
     return {
       code: 'plan_required',
       severity: 'paused',
-      message: "Paused because the account's plan no longer includes this trigger: change the plan, then activate it.",
+      message:
+        "Paused because the account's plan no longer includes this trigger: change the plan, then activate it.",
     }
   return { code: reason ?? 'paused', severity: 'paused', message: 'Paused: activate it to resume.' }
 }

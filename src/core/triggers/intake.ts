@@ -119,7 +119,8 @@ export class Intake {
     if (!route) {
       // An address retired on purpose (its subscription, integration or user removed) is 410, so the
       // platform stops sending; one never known stays 404 for the reason above.
-      if (await this.retired(token)) throw new AppError('gone', 'this webhook was removed; stop sending to it')
+      if (await this.retired(token))
+        throw new AppError('gone', 'this webhook was removed; stop sending to it')
       throw new AppError('not_found', 'no webhook has this address')
     }
     const { hook, integration } = route

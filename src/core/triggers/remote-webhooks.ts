@@ -119,7 +119,13 @@ export class RemoteWebhooks {
     }
     const taken = await this.db
       .updateTable('webhooks')
-      .set({ status: 'active', last_error: null, cleanup_attempts: 0, cleanup_at: null, updated_at: new Date() })
+      .set({
+        status: 'active',
+        last_error: null,
+        cleanup_attempts: 0,
+        cleanup_at: null,
+        updated_at: new Date(),
+      })
       .where('id', '=', stale.id)
       .where('status', '=', 'remove_failed')
       .executeTakeFirst()

@@ -154,7 +154,8 @@ export class Subscriptions {
     const rewire =
       row.status === 'active' &&
       ((integration !== undefined && integration.id !== row.integration_id) ||
-        (config !== undefined && this.watchesOtherwise(registered, row.config as Record<string, unknown>, config)))
+        (config !== undefined &&
+          this.watchesOtherwise(registered, row.config as Record<string, unknown>, config)))
     if (rewire) await this.deactivate(user, id)
     await this.db
       .updateTable('subscriptions')

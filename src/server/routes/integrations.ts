@@ -92,10 +92,10 @@ export function integrationRoutes(app: FastifyInstance, services: Services) {
     return (
       await withPaused(user.id, [
         await services.connect.connectPasted(
-        user,
-        existing.platform,
-        existing.fields,
-        credentials,
+          user,
+          existing.platform,
+          existing.fields,
+          credentials,
           existing.id,
         ),
       ])
