@@ -136,7 +136,7 @@ describe.each(STORES)('a season: downgraded, disconnected, reconnected, removed,
     vercelAddress = (await api.get(`/v1/subscriptions/${subs.vercel}`)).body.webhook_address
     const [zendeskHook] = await stack.services.webhooks.forSubscription(subs.zendesk)
     zendeskEndpoint = stack.services.webhooks.addressOf(zendeskHook.token)
-  }, 180_000)
+  }, 300_000)
   afterAll(async () => {
     await stack?.close()
     await receiver?.close()

@@ -12,6 +12,7 @@ import {
   hookOf,
   sandboxHooks,
   subscribe,
+  waitFor,
   type Api,
 } from '../helpers/trello-engine.ts'
 import { trelloControl } from '../helpers/trello.ts'
@@ -32,7 +33,7 @@ describe.each(STORES)('trigger webhooks over their whole life, on $name', ({ ope
     stack = await startTestStack({ databaseUrl: store.databaseUrl })
     api = client(stack, stack.apiKey)
     ada = await connectAda(stack)
-  }, 120_000)
+  }, 300_000)
   afterAll(async () => {
     await stack?.close()
     await store?.drop()
@@ -118,13 +119,9 @@ describe.each(STORES)('trigger webhooks over their whole life, on $name', ({ ope
     })
     await api.post(`/v1/subscriptions/${sub.id}/deactivate`)
     await trelloControl(stack).clearFaults()
-    await stack.services.store.db
-      .updateTable('webhooks')
-      .set({ cleanup_at: new Date(Date.now() - 1000) })
-      .where('id', '=', hook.id)
-      .execute()
     await trelloControl(stack).clearRequests()
-    // A second RemoteWebhooks on the same store stands for another instance's retrier.
+    // A second RemoteWebhooks on the same store stands for another instance's retrier; this
+    // process's own poller, which retries every second, is a third.
     const { RemoteWebhooks } = await import('../../src/core/triggers/remote-webhooks.ts')
     const s = stack.services
     const other = new RemoteWebhooks(
@@ -136,7 +133,13 @@ describe.each(STORES)('trigger webhooks over their whole life, on $name', ({ ope
       s.runtimes,
       routesOf(s),
     )
+    await s.store.db
+      .updateTable('webhooks')
+      .set({ cleanup_at: new Date(Date.now() - 1000) })
+      .where('id', '=', hook.id)
+      .execute()
     await Promise.all([s.webhooks.retryCleanups(), other.retryCleanups(), s.webhooks.retryCleanups()])
+    await waitFor('the removal', async () => (await hooksAtDb(board.id)).length === 0)
     const deletes = (await webhookCalls('DELETE')).filter((r) => r.path.includes(hook.remote_id!))
     expect(deletes).toHaveLength(1)
     expect(await hooksAtDb(board.id)).toEqual([])
