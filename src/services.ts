@@ -39,6 +39,7 @@ import { TriggerRoutes } from './core/triggers/routes.ts'
 import { eventDaysFloor } from './core/retention/policy.ts'
 import { Pruner } from './core/retention/pruner.ts'
 import { retentionView, type RetentionView } from './core/retention/view.ts'
+import { TriggerLifecycle } from './core/triggers/lifecycle.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './server/metrics.ts'
 
 /**
@@ -92,6 +93,8 @@ export interface Services {
   subscriptions: Subscriptions
   samples: SampleEvents
   webhooks: RemoteWebhooks
+  /** What happens to triggers when an integration, a plan or a user goes. */
+  lifecycle: TriggerLifecycle
   intake: Intake
   /** The run worker and the poller of this process; both stop on close. */
   worker: RunWorker
@@ -224,6 +227,7 @@ export async function createServices(
     webhooks,
     routes,
   )
+  const lifecycle = new TriggerLifecycle(store.db, triggers, subscriptions, webhooks, routes)
   const intake = new Intake(
     store.db,
     runtimes,
@@ -262,7 +266,7 @@ export async function createServices(
     config,
     store,
     users,
-    admin: new UserAdmin(store.db, users, integrations, disconnect),
+    admin: new UserAdmin(store.db, users, integrations, disconnect, lifecycle),
     sessions: new Sessions(store.db),
     integrations,
     credentials,
@@ -291,6 +295,7 @@ export async function createServices(
     subscriptions,
     samples: new SampleEvents(store.db, triggers, webhooks, sealer, runs),
     webhooks,
+    lifecycle,
     intake,
     worker,
     poller,

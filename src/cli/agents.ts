@@ -123,10 +123,18 @@ export async function agents(
       const name = needRef()
       return answer(json, async () => {
         const agent = await resolveAgent(name)
-        await ask('DELETE', `/v1/agents/${encodeURIComponent(agent.id)}`)
+        const done = await ask<{ manual_cleanup?: Array<{ message: string }> } | undefined>(
+          'DELETE',
+          `/v1/agents/${encodeURIComponent(agent.id)}`,
+        )
+        // A webhook the user added at a platform by hand stays there until they remove it.
+        const cleanup = done?.manual_cleanup ?? []
         return {
-          value: { id: agent.id, name: agent.name, deleted: true },
-          lines: [`Deleted agent ${agent.name} (${agent.id}) and its triggers`],
+          value: { id: agent.id, name: agent.name, deleted: true, manual_cleanup: cleanup },
+          lines: [
+            `Deleted agent ${agent.name} (${agent.id}) and its triggers`,
+            ...cleanup.map((c) => `To do: ${c.message}`),
+          ],
         }
       })
     }

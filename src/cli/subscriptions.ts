@@ -16,6 +16,9 @@ export const SUBSCRIPTIONS_USAGE = `  subscriptions list [--agent <id|name>] [--
   subscriptions send-sample <id> [--json] sign the trigger's sample with that secret and send it through the intake
   subscriptions health <id> [--json]      why a trigger does or does not fire
   subscriptions delete <id> [--json]
+  subscriptions resume --integration <integration id> [--json]
+                                          after reconnecting an account, activate again the triggers
+                                          its disconnection paused
 `
 
 interface Subscription {
@@ -28,6 +31,8 @@ interface Subscription {
   integration_id: string
   integration_name: string | null
   status: string
+  paused_reason: string | null
+  health: { verdict: string; reasons: Array<{ code: string; message: string }> }
   webhook_address: string | null
   webhook_secret_set: boolean | null
   last_event_at: string | null
@@ -36,6 +41,8 @@ interface Subscription {
 }
 interface Health {
   status: string
+  verdict: string
+  reasons: Array<{ code: string; severity: string; message: string }>
   integration: { id: string; name: string | null; status: string; connected: boolean }
   webhooks: Array<{
     model_key: string
@@ -105,9 +112,10 @@ export async function subscriptions(
           list.length === 0
             ? ['no subscriptions']
             : table(
-                ['STATUS', 'TRIGGER', 'AGENT', 'INTEGRATION', 'LAST EVENT', 'ID'],
+                ['STATUS', 'HEALTH', 'TRIGGER', 'AGENT', 'INTEGRATION', 'LAST EVENT', 'ID'],
                 list.map((s) => [
-                  s.status,
+                  s.paused_reason ? `${s.status} (${s.paused_reason})` : s.status,
+                  s.health.verdict,
                   s.trigger_title,
                   names.get(s.agent_id) ?? s.agent_id,
                   s.integration_name ?? s.integration_id,
@@ -115,8 +123,16 @@ export async function subscriptions(
                   s.id,
                 ]),
               )
-        for (const s of list.filter((x) => x.last_error))
-          lines.push(`${s.id}: last error ${when(s.last_error_at)}: ${s.last_error}`)
+        // The verdict's first reason says what to do; the health command lists them all.
+        for (const s of list.filter((x) => x.health.verdict !== 'healthy' && x.status === 'active'))
+          lines.push(`${s.id}: ${s.health.verdict}: ${s.health.reasons[0]?.message ?? ''}`)
+        const paused = new Map<string, string>()
+        for (const s of list.filter((x) => x.paused_reason === 'integration_disconnected'))
+          paused.set(s.integration_id, s.integration_name ?? s.integration_id)
+        for (const [integrationId, name] of paused)
+          lines.push(
+            `Triggers paused when ${name} was disconnected: reconnect it, then switchyard subscriptions resume --integration ${integrationId}`,
+          )
         return { value: list, lines }
       })
     case 'create': {
@@ -219,12 +235,35 @@ export async function subscriptions(
     case 'delete':
       return answer(json, async () => {
         const key = needId()
-        await ask('DELETE', `/v1/subscriptions/${key}`)
-        return { value: { id, deleted: true }, lines: [`Deleted subscription ${id}`] }
+        const done = await ask<{ manual_cleanup?: Array<{ message: string }> } | undefined>(
+          'DELETE',
+          `/v1/subscriptions/${key}`,
+        )
+        const cleanup = done?.manual_cleanup ?? []
+        return {
+          value: { id, deleted: true, manual_cleanup: cleanup },
+          lines: [`Deleted subscription ${id}`, ...cleanup.map((c) => `To do: ${c.message}`)],
+        }
+      })
+    case 'resume':
+      return answer(json, async () => {
+        if (!values.integration)
+          throw new Error('--integration is required (the id of the integration you reconnected)')
+        const outcome = await ask<{
+          resumed: string[]
+          failed: Array<{ id: string; message: string }>
+        }>('POST', `/v1/integrations/${encodeURIComponent(values.integration)}/resume`)
+        const lines = [
+          outcome.resumed.length
+            ? `Resumed ${outcome.resumed.length} trigger(s): ${outcome.resumed.join(', ')}`
+            : 'No paused trigger to resume',
+          ...outcome.failed.map((f) => `Still paused ${f.id}: ${f.message}`),
+        ]
+        return { value: outcome, lines }
       })
     default:
       throw new Error(
-        'usage: switchyard subscriptions list|create|activate|deactivate|test|secret|send-sample|health|delete …',
+        'usage: switchyard subscriptions list|create|activate|deactivate|test|secret|send-sample|health|delete|resume …',
       )
   }
 }
@@ -232,6 +271,8 @@ export async function subscriptions(
 function describeHealth(h: Health): string[] {
   const i = h.integration
   const lines = [
+    `Verdict:     ${h.verdict}`,
+    ...h.reasons.map((r) => `  - ${r.message}`),
     `Status:      ${h.status}`,
     `Integration: ${i.name ?? i.id}, ${i.connected ? 'connected' : `NOT connected (${i.status})`}`,
     `Last event:  ${when(h.last_event_at)}`,

@@ -24,6 +24,30 @@ const listOf = (key: string, item: string, extra: Record<string, unknown> = {}) 
   properties: { [key]: { type: 'array', items: ref(item) }, ...extra },
 })
 const deleted = { 204: { description: 'Deleted' } }
+/** Deleted, with webhooks the user added at a platform by hand and must remove there (their addresses answer 410). */
+const manualCleanup = {
+  description: 'Deleted; remove these webhooks at the platform yourself',
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: {
+          manual_cleanup: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                platform: { type: 'string' },
+                address: { type: 'string' },
+                message: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+}
 
 const identifier = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$' }
 const template = {
@@ -271,7 +295,29 @@ export const agentSchemas = {
       integration_name: { type: ['string', 'null'] },
       config: { type: 'object' },
       mapping: { type: 'object', additionalProperties: { type: 'string' } },
-      status: { enum: ['inactive', 'active'] },
+      status: { enum: ['inactive', 'active', 'paused'] },
+      paused_reason: {
+        type: ['string', 'null'],
+        description: 'Why the service paused it: integration_disconnected or plan_required',
+      },
+      health: {
+        type: 'object',
+        description: 'One verdict with its reasons, the weightiest first (docs/triggers.md, "Health")',
+        properties: {
+          verdict: { enum: ['healthy', 'warning', 'failing', 'paused'] },
+          reasons: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                code: { type: 'string' },
+                severity: { enum: ['warning', 'failing', 'paused'] },
+                message: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
       start_on_own_changes: { type: 'boolean' },
       webhook_address: {
         type: ['string', 'null'],
@@ -288,7 +334,20 @@ export const agentSchemas = {
   SubscriptionHealth: {
     type: 'object',
     properties: {
-      status: { enum: ['inactive', 'active'] },
+      status: { enum: ['inactive', 'active', 'paused'] },
+      paused_reason: { type: ['string', 'null'] },
+      verdict: { enum: ['healthy', 'warning', 'failing', 'paused'] },
+      reasons: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            code: { type: 'string' },
+            severity: { enum: ['warning', 'failing', 'paused'] },
+            message: { type: 'string' },
+          },
+        },
+      },
       integration: {
         type: 'object',
         properties: {
@@ -386,7 +445,7 @@ export const agentPaths = {
     delete: {
       summary: 'Delete the agent; its subscriptions are deactivated and deleted first',
       parameters: [idParam],
-      responses: { ...deleted, ...errors(404) },
+      responses: { ...deleted, 200: manualCleanup, ...errors(404) },
     },
   },
   '/v1/agents/{id}/versions': {
@@ -562,7 +621,7 @@ export const agentPaths = {
     delete: {
       summary: 'Deactivate and delete a subscription',
       parameters: [idParam],
-      responses: { ...deleted, ...errors(404) },
+      responses: { ...deleted, 200: manualCleanup, ...errors(404) },
     },
   },
   '/v1/subscriptions/{id}/activate': {

@@ -137,6 +137,10 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
             status: { enum: ['active', 'needs_reconnection', 'disconnected'] },
             connected_with: { enum: ['authorization', 'credentials'] },
             fields: { type: 'object', additionalProperties: { type: 'string' } },
+            paused_triggers: {
+              type: 'integer',
+              description: 'Triggers its disconnection paused: POST …/resume after reconnecting',
+            },
             created_at: { type: 'string', format: 'date-time' },
             updated_at: { type: 'string', format: 'date-time' },
           },
@@ -426,6 +430,8 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
                   email: { type: 'string' },
                   integrations_disconnected: { type: 'integer' },
                   revoked_at_platform: { type: 'integer' },
+                  webhooks_removed_at_platforms: { type: 'integer' },
+                  webhooks_left_at_platforms: { type: 'integer' },
                 },
               },
               'Removed',
@@ -535,9 +541,54 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(400, 404) },
         },
       },
+      '/v1/integrations/{id}/usage': {
+        get: {
+          summary: 'What stops if it is disconnected or deleted: its active triggers and agent steps',
+          parameters: [idParam],
+          responses: {
+            200: json({
+              type: 'object',
+              properties: {
+                active_triggers: { type: 'integer' },
+                agent_steps: { type: 'integer' },
+                paused_triggers: { type: 'integer' },
+                summary: { type: ['string', 'null'] },
+              },
+            }),
+            ...errors(404),
+          },
+        },
+      },
+      '/v1/integrations/{id}/resume': {
+        post: {
+          summary: 'After reconnecting: activate again the triggers its disconnection paused',
+          parameters: [idParam],
+          responses: {
+            200: json({
+              type: 'object',
+              properties: {
+                resumed: { type: 'array', items: { type: 'string' } },
+                failed: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      id: { type: 'string' },
+                      code: { type: 'string' },
+                      message: { type: 'string' },
+                    },
+                  },
+                },
+              },
+            }),
+            ...errors(404, 409),
+          },
+        },
+      },
       '/v1/integrations/{id}/disconnect': {
         post: {
-          summary: 'Disconnect (erase credentials, keep the record)',
+          summary:
+            'Disconnect: its active triggers are paused (integration_disconnected) and their webhooks removed, then the credentials are revoked and erased',
           parameters: [idParam],
           responses: { 200: json({ $ref: '#/components/schemas/Integration' }), ...errors(404) },
         },

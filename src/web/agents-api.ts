@@ -149,7 +149,14 @@ export interface Subscription {
   integration_name: string
   config: Record<string, unknown>
   mapping: Record<string, string>
-  status: 'inactive' | 'active'
+  status: 'inactive' | 'active' | 'paused'
+  /** Why the service paused it: integration_disconnected or plan_required. */
+  paused_reason?: string | null
+  /** The one verdict, the same as the CLI's and REST's (docs/triggers.md, "Health"). */
+  health?: {
+    verdict: 'healthy' | 'warning' | 'failing' | 'paused'
+    reasons: Array<{ code: string; severity: string; message: string }>
+  }
   start_on_own_changes: boolean
   /** Platforms whose webhooks the user sets up: the address to paste there (null for the others). */
   webhook_address?: string | null

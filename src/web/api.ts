@@ -230,8 +230,17 @@ export interface Integration {
   /** How it was connected, so Reconnect can offer the same way. */
   connected_with: 'authorization' | 'credentials'
   fields: Record<string, unknown>
+  /** Triggers its disconnection paused: after reconnecting, the page offers to resume them. */
+  paused_triggers?: number
   created_at: string
   updated_at: string
+}
+/** What stops if an integration goes, said in the confirmation. */
+export interface IntegrationUsage {
+  active_triggers: number
+  agent_steps: number
+  paused_triggers: number
+  summary: string | null
 }
 export interface ConnectStart {
   connect_url: string
@@ -330,6 +339,12 @@ export const api = {
     request<Integration>('PUT', `/v1/integrations/${enc(id)}/credentials`, { credentials }),
   disconnect: (id: string) => request<Integration>('POST', `/v1/integrations/${enc(id)}/disconnect`),
   deleteIntegration: (id: string) => request<void>('DELETE', `/v1/integrations/${enc(id)}`),
+  integrationUsage: (id: string) => request<IntegrationUsage>('GET', `/v1/integrations/${enc(id)}/usage`),
+  resumeTriggers: (id: string) =>
+    request<{ resumed: string[]; failed: Array<{ id: string; message: string }> }>(
+      'POST',
+      `/v1/integrations/${enc(id)}/resume`,
+    ),
 
   searchTools: (q: string, signal?: AbortSignal) =>
     request<{ tools: Tool[] }>('GET', q.trim() ? `/v1/tools?q=${enc(q.trim())}` : '/v1/tools', undefined, {

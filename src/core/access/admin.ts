@@ -26,6 +26,18 @@ export interface RemovedUser {
   integrations_disconnected: number
   /** Of those, how many the platform confirmed revoking (the rest have no revocation, or it failed). */
   revoked_at_platform: number
+  /** Webhooks Switchyard made at platforms for the user's triggers, removed there before the revocation. */
+  webhooks_removed_at_platforms: number
+  /** Those a platform would not remove: their addresses answer 410 from now on, so the platform stops. */
+  webhooks_left_at_platforms: number
+}
+
+/** What the user's triggers need done when the user changes plan or goes (core/triggers/lifecycle.ts). */
+export interface UserLifecycle {
+  planChanged(user: User): Promise<number>
+  userGoing(userId: string): Promise<{ removed: number; left: number }>
+  userRemoved(trx: Db, userId: string): Promise<void>
+  changed(): Promise<void>
 }
 
 const UserChange = z
@@ -50,6 +62,7 @@ export class UserAdmin {
     private readonly users: Users,
     private readonly integrations: Integrations,
     private readonly revoker: Revoker,
+    private readonly lifecycle?: UserLifecycle,
   ) {}
 
   async list(): Promise<UserListing[]> {
@@ -112,14 +125,19 @@ export class UserAdmin {
       await trx.updateTable('users').set(set).where('id', '=', id).execute()
     })
     await this.users.keysChanged(id)
+    // A lower plan pauses the triggers it no longer allows (docs/triggers.md, "When an integration, a plan or a user goes").
+    const changed = plan ? await this.users.get(id) : undefined
+    if (changed && this.lifecycle) await this.lifecycle.planChanged(changed)
     return this.get(id)
   }
 
   /**
-   * Removes a user and everything they hold: each active integration is revoked at its platform
+   * Removes a user and everything they hold: the webhooks their triggers made are removed at the
+   * platforms, each active integration is revoked at its platform
    * where the platform allows it (best effort, as a disconnect does), then the user's row goes and
    * with it, in the same transaction, their integrations (credentials and all), API keys, web
-   * sessions and pending connect flows. Every process then drops its cached copies.
+   * sessions, pending connect flows, subscriptions and webhooks (their addresses retired), agents
+   * and runs (so their run tokens die). Every process then drops its cached copies.
    */
   async remove(id: string): Promise<RemovedUser> {
     if (!USER_ID.test(id)) throw notFound('user')
@@ -127,6 +145,8 @@ export class UserAdmin {
     if (!user) throw notFound('user')
     // Checked here too so that refusing the last admin revokes nothing at the platforms.
     if (user.role === 'admin') assertAnotherAdmin(await lockTarget(this.db, id), 'remove')
+    // The platforms' webhooks go first, while the credentials that made them still work.
+    const hooks = (await this.lifecycle?.userGoing(id)) ?? { removed: 0, left: 0 }
     const held = await this.integrations.list(id)
     const revoked = (await Promise.all(held.map((integration) => this.revoker.revoke(integration)))).filter(
       Boolean,
@@ -145,17 +165,23 @@ export class UserAdmin {
       const keys = await trx.deleteFrom('api_keys').where('user_id', '=', id).returning('id').execute()
       await trx.deleteFrom('sessions').where('user_id', '=', id).execute()
       await trx.deleteFrom('connect_sessions').where('user_id', '=', id).execute()
+      // Subscriptions, their links and webhooks, explicitly and in this transaction (issue 22 saw a
+      // foreign key on the links answer 500 here, after the tokens were revoked).
+      await this.lifecycle?.userRemoved(trx, id)
       await trx.deleteFrom('integrations').where('user_id', '=', id).execute()
       await trx.deleteFrom('users').where('id', '=', id).execute()
       return { integrationIds: erased.map((r) => r.id), keyIds: keys.map((k) => k.id) }
     })
     await this.users.keysChanged(id, keyIds)
     for (const integrationId of integrationIds) await this.integrations.changed(integrationId)
+    await this.lifecycle?.changed()
     return {
       id,
       email: user.email,
       integrations_disconnected: integrationIds.length,
       revoked_at_platform: revoked,
+      webhooks_removed_at_platforms: hooks.removed,
+      webhooks_left_at_platforms: hooks.left,
     }
   }
 }

@@ -324,6 +324,33 @@ const migrations: Record<string, Migration> = {
         $$`.execute(db)
     },
   },
+  '0008_lifecycle': {
+    async up(db: Kysely<any>) {
+      // Lifecycle (docs/triggers.md, "When an integration, a plan or a user goes"): a subscription the
+      // service stopped (its integration disconnected, its plan lowered) is `paused` with the reason,
+      // apart from one a person deactivated.
+      await sql`alter table subscriptions drop constraint subscriptions_status_check`.execute(db)
+      await sql`alter table subscriptions add constraint subscriptions_status_check check (status in ('inactive','active','paused'))`.execute(
+        db,
+      )
+      await db.schema.alterTable('subscriptions').addColumn('paused_reason', 'text').execute()
+      // A webhook's links go with it: removing a user or an integration deletes webhooks whose links
+      // would otherwise block the statement (issue 22 saw a 500 there).
+      await sql`alter table subscription_webhooks drop constraint subscription_webhooks_webhook_id_fkey`.execute(
+        db,
+      )
+      await sql`alter table subscription_webhooks add constraint subscription_webhooks_webhook_id_fkey foreign key (webhook_id) references webhooks (id) on delete cascade`.execute(
+        db,
+      )
+      // The addresses of webhooks removed on purpose: the intake answers them 410 so the platform stops
+      // sending, where an address it never knew stays 404 (docs/triggers.md, "Addresses").
+      await db.schema
+        .createTable('retired_hooks')
+        .addColumn('token', 'text', (c) => c.primaryKey())
+        .addColumn('retired_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute()
+    },
+  },
   '0011_fair_fenced_queue': {
     async up(db: Kysely<any>) {
       // Executions that ended because their process stopped renewing the lease (a crash, a kill -9,

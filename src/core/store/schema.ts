@@ -102,6 +102,7 @@ export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancell
 export type RunStartedBy = 'trigger' | 'person' | 'api' | 'rerun'
 export type StepStatus = 'running' | 'succeeded' | 'failed' | 'skipped'
 export type TimelineKind = 'step' | 'tool_call' | 'delivery'
+export type SubscriptionStatus = 'inactive' | 'active' | 'paused'
 export type WebhookStatus = 'pending' | 'active' | 'removing' | 'remove_failed'
 
 export interface AgentsTable {
@@ -150,7 +151,9 @@ export interface SubscriptionsTable {
   integration_id: string
   config: Json<Record<string, unknown>>
   mapping: Json<Record<string, string>>
-  status: 'inactive' | 'active'
+  status: SubscriptionStatus
+  /** Why the service paused it (`integration_disconnected`, `plan_required`); null unless paused. */
+  paused_reason: ColumnType<string | null, string | null | undefined, string | null>
   start_on_own_changes: ColumnType<boolean, boolean | undefined, boolean>
   poll_cursor: Json<Record<string, unknown> | null> | null
   next_poll_at: Timestamp | null
@@ -166,6 +169,12 @@ export interface SubscriptionsTable {
 export interface SubscriptionWebhooksTable {
   subscription_id: string
   webhook_id: string
+}
+
+/** The token of a webhook removed on purpose: its address answers 410. */
+export interface RetiredHooksTable {
+  token: string
+  retired_at: DefaultNow
 }
 
 export interface EventsTable {
@@ -238,6 +247,7 @@ export interface Schema {
   webhooks: WebhooksTable
   subscriptions: SubscriptionsTable
   subscription_webhooks: SubscriptionWebhooksTable
+  retired_hooks: RetiredHooksTable
   events: EventsTable
   runs: RunsTable
   run_steps: RunStepsTable

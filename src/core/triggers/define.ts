@@ -44,10 +44,19 @@ export interface WebhookFacts {
    * arrives later than the record would start its runs a second time.
    */
   retryWindowMs: number
-  /** Creates the remote webhook; an "already exists" answer is adopted, not an error. */
+  /**
+   * Creates the remote webhook; an "already exists" answer is adopted, not an error. A set-up of
+   * several calls calls `created` with the id as soon as the webhook exists, so one of the later calls
+   * failing leaves a webhook Switchyard knows to remove rather than an orphan.
+   */
   subscribe?(
     ctx: ToolContext,
-    hook: { modelKey: string; callbackUrl: string; description: string },
+    hook: {
+      modelKey: string
+      callbackUrl: string
+      description: string
+      created?: (remoteId: string) => Promise<void>
+    },
   ): Promise<{ remoteId: string; secret?: string }>
   /** Deletes it; a webhook that is already gone counts as deleted. */
   unsubscribe?(ctx: ToolContext, remoteId: string): Promise<void>

@@ -1,3 +1,4 @@
+import { planAtLeast } from '../access/plans.ts'
 import type { Users } from '../access/users.ts'
 import type { QueueCap } from '../agents/queue-cap.ts'
 import type { Runs } from '../agents/runs.ts'
@@ -118,7 +119,13 @@ export class Intake {
     // that answers 410, and an instance started on the wrong or a restored database would then
     // delete webhooks at the platform that it cannot prove are orphans. A webhook this instance is
     // removing itself answers 410 below.
-    if (!route) throw new AppError('not_found', 'no webhook has this address')
+    if (!route) {
+      // An address retired on purpose (its subscription, integration or user removed) is 410, so the
+      // platform stops sending; one never known stays 404 for the reason above.
+      if (await this.retired(token))
+        throw new AppError('gone', 'this webhook was removed; stop sending to it')
+      throw new AppError('not_found', 'no webhook has this address')
+    }
     const { hook, integration } = route
     if (hook.status !== 'active' && hook.status !== 'pending')
       throw new AppError('gone', 'this webhook was removed; stop sending to it')
@@ -178,7 +185,11 @@ export class Intake {
         candidate.actorId === route.integration?.external_id
       )
         continue
-      const event = this.triggers.get(sub.trigger_id)?.trigger.match?.(candidate, sub.config)
+      const trigger = this.triggers.get(sub.trigger_id)?.trigger
+      // The plan is checked as the event is accepted: a lowered plan stops its triggers at once, before
+      // the change pauses them (docs/triggers.md, "When an integration, a plan or a user goes").
+      if (trigger?.requiredPlan && !planAtLeast(route.plan, trigger.requiredPlan)) continue
+      const event = trigger?.match?.(candidate, sub.config)
       if (!event) continue
       matches.push({
         subscriptionId: sub.id,
@@ -220,6 +231,10 @@ export class Intake {
       if (!(await facts.confirm(ctx, candidate)))
         throw new AppError('unauthenticated', 'the platform does not confirm this event')
     }
+  }
+
+  private async retired(token: string): Promise<boolean> {
+    return /^[A-Za-z0-9_-]{16,64}$/.test(token) && this.webhooks.retired(token)
   }
 
   private async route(token: string): Promise<Route | undefined> {

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { planAtLeast } from '../access/plans.ts'
 import type { Users } from '../access/users.ts'
 import type { Agents } from '../agents/agents.ts'
 import type { QueueCap } from '../agents/queue-cap.ts'
@@ -123,6 +124,8 @@ export class Poller {
     const registered = this.triggers.get(row.trigger_id)
     const user = await this.users.get(row.user_id)
     if (!registered?.trigger.poll || !user) return
+    const required = registered.trigger.requiredPlan
+    if (required && !planAtLeast(user.plan, required)) return
     try {
       const agent = await this.agents.get(user.id, row.agent_id)
       const { ctx } = await this.contexts.open(

@@ -11,7 +11,12 @@ import type { TriggerRoutes } from './routes.ts'
 
 /** A failed removal is tried again after these waits, then every last one; health shows it meanwhile. */
 const CLEANUP_BACKOFF_MS = [30_000, 300_000, 1_800_000, 3_600_000]
+/** How long a claimed retry holds its webhook: an instance killed mid-attempt gives it up after this. */
+const CLEANUP_CLAIM_MS = 120_000
 const DESCRIPTION = 'Switchyard'
+
+/** Activations and releases of one model's webhook take this lock, in every process. */
+const lockKey = (integrationId: string, modelKey: string) => `webhook:${integrationId}:${modelKey}`
 
 export type WebhookRow = Awaited<ReturnType<RemoteWebhooks['forSubscription']>>[number]
 
@@ -41,91 +46,180 @@ export class RemoteWebhooks {
     return `${this.publicUrl}/hooks/${token}`
   }
 
-  /** The webhook this subscription needs on `modelKey`, created at the platform unless an active one is there to share. */
+  /**
+   * The webhook this subscription needs on `modelKey`, created at the platform unless one is there to
+   * share, and linked to `subscriptionId` under the same lock `release` takes: a release counting the
+   * links at the same moment sees this one, so it never removes a webhook an activation just joined.
+   */
   async ensure(
     user: User,
     platform: PlatformDefinition,
     integration: IntegrationRow,
     modelKey: string,
+    subscriptionId: string,
   ): Promise<string> {
-    return this.store.withLock(`webhook:${integration.id}:${modelKey}`, async () => {
-      const existing = await this.db
-        .selectFrom('webhooks')
-        .select('id')
-        .where('integration_id', '=', integration.id)
-        .where('model_key', '=', modelKey)
-        .where('managed', '=', true)
-        .where('status', '=', 'active')
-        .executeTakeFirst()
-      if (existing) return existing.id
-      const facts = platform.webhooks
-      if (!facts?.subscribe)
-        throw new AppError('internal', `${platform.title} webhooks cannot be created by Switchyard`)
-      const id = newId('whk')
-      const token = randomToken(24)
-      // The row exists first, so the platform's check of the address (Trello's HEAD) meets a 200.
+    return this.store.withLock(lockKey(integration.id, modelKey), async () => {
+      const id =
+        (await this.shareable(integration.id, modelKey)) ??
+        (await this.revived(user, platform, integration, modelKey)) ??
+        (await this.create(user, platform, integration, modelKey))
       await this.db
-        .insertInto('webhooks')
-        .values({
-          id,
-          user_id: user.id,
-          integration_id: integration.id,
-          platform: platform.id,
-          model_key: modelKey,
-          managed: true,
-          token,
-          status: 'pending',
-        })
+        .insertInto('subscription_webhooks')
+        .values({ subscription_id: subscriptionId, webhook_id: id })
+        .onConflict((oc) => oc.doNothing())
         .execute()
-      let created: Awaited<ReturnType<NonNullable<typeof facts.subscribe>>> | undefined
-      try {
-        const { ctx } = await this.contexts.open(user, platform, integration.id, `trigger:${integration.id}`)
-        created = await facts.subscribe(ctx, {
-          modelKey,
-          callbackUrl: this.addressOf(token),
-          description: DESCRIPTION,
+      return id
+    })
+  }
+
+  private async shareable(integrationId: string, modelKey: string): Promise<string | undefined> {
+    const existing = await this.db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('integration_id', '=', integrationId)
+      .where('model_key', '=', modelKey)
+      .where('managed', '=', true)
+      .where('status', '=', 'active')
+      .executeTakeFirst()
+    return existing?.id
+  }
+
+  /**
+   * A webhook whose removal failed is most likely still at the platform: asked live, it is taken back
+   * rather than made twice (issue 22 saw deactivate-then-activate leave a `remove_failed` one beside a
+   * new one). One the platform no longer has is forgotten; one it cannot answer for is left to its
+   * retries and a new one is made.
+   */
+  private async revived(
+    user: User,
+    platform: PlatformDefinition,
+    integration: IntegrationRow,
+    modelKey: string,
+  ): Promise<string | undefined> {
+    const stale = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('integration_id', '=', integration.id)
+      .where('model_key', '=', modelKey)
+      .where('managed', '=', true)
+      .where('status', '=', 'remove_failed')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirst()
+    if (!stale?.remote_id || !platform.webhooks?.exists) return undefined
+    let present: boolean
+    try {
+      const { ctx } = await this.contexts.open(user, platform, integration.id, `trigger:${integration.id}`)
+      present = await platform.webhooks.exists(ctx, stale.remote_id)
+    } catch {
+      return undefined
+    }
+    if (!present) {
+      await this.forget(stale.id, stale.token)
+      return undefined
+    }
+    const taken = await this.db
+      .updateTable('webhooks')
+      .set({
+        status: 'active',
+        last_error: null,
+        cleanup_attempts: 0,
+        cleanup_at: null,
+        updated_at: new Date(),
+      })
+      .where('id', '=', stale.id)
+      .where('status', '=', 'remove_failed')
+      .executeTakeFirst()
+    if (Number(taken.numUpdatedRows) === 0) return undefined
+    await this.routes.changed()
+    return stale.id
+  }
+
+  private async create(
+    user: User,
+    platform: PlatformDefinition,
+    integration: IntegrationRow,
+    modelKey: string,
+  ): Promise<string> {
+    const facts = platform.webhooks
+    if (!facts?.subscribe)
+      throw new AppError('internal', `${platform.title} webhooks cannot be created by Switchyard`)
+    const id = newId('whk')
+    const token = randomToken(24)
+    // The row exists first, so the platform's check of the address (Trello's HEAD) meets a 200.
+    await this.db
+      .insertInto('webhooks')
+      .values({
+        id,
+        user_id: user.id,
+        integration_id: integration.id,
+        platform: platform.id,
+        model_key: modelKey,
+        managed: true,
+        token,
+        status: 'pending',
+      })
+      .execute()
+    let remoteId: string | undefined
+    // A set-up of several calls (Zendesk: create, then read the secret) records the id as soon as the
+    // webhook exists, so a later call that fails leaves a removal to retry, never an orphan.
+    const recordRemoteId = async (made: string) => {
+      remoteId = made
+      await this.db
+        .updateTable('webhooks')
+        .set({ remote_id: made, updated_at: new Date() })
+        .where('id', '=', id)
+        .execute()
+    }
+    try {
+      const { ctx } = await this.contexts.open(user, platform, integration.id, `trigger:${integration.id}`)
+      const created = await facts.subscribe(ctx, {
+        modelKey,
+        callbackUrl: this.addressOf(token),
+        description: DESCRIPTION,
+        created: recordRemoteId,
+      })
+      remoteId = created.remoteId
+      await this.db
+        .updateTable('webhooks')
+        .set({
+          remote_id: created.remoteId,
+          secret: created.secret ? this.sealer.seal(created.secret) : null,
+          status: 'active',
+          updated_at: new Date(),
         })
-        await this.db
-          .updateTable('webhooks')
-          .set({
-            remote_id: created.remoteId,
-            secret: created.secret ? this.sealer.seal(created.secret) : null,
-            status: 'active',
-            updated_at: new Date(),
-          })
-          .where('id', '=', id)
-          .execute()
-        await this.routes.changed()
-        return id
-      } catch (err) {
-        if (!created) {
-          await this.db.deleteFrom('webhooks').where('id', '=', id).execute()
-          throw err
-        }
-        // Made at the platform but not recorded: kept as a removal to retry at once, never an orphan
-        // that keeps delivering to an address nobody answers (its address answers 410 meanwhile).
-        await this.db
-          .updateTable('webhooks')
-          .set({
-            remote_id: created.remoteId,
-            status: 'remove_failed',
-            last_error: err instanceof Error ? err.message : String(err),
-            cleanup_at: new Date(),
-            updated_at: new Date(),
-          })
-          .where('id', '=', id)
-          .execute()
-          .catch(() =>
-            this.unsubscribe({
-              user_id: user.id,
-              platform: platform.id,
-              integration_id: integration.id,
-              remote_id: created!.remoteId,
-            }).catch(() => undefined),
-          )
+        .where('id', '=', id)
+        .execute()
+      await this.routes.changed()
+      return id
+    } catch (err) {
+      if (!remoteId) {
+        await this.db.deleteFrom('webhooks').where('id', '=', id).execute()
         throw err
       }
-    })
+      // Made at the platform but not set up: removed at once, else kept as a removal to retry,
+      // never an orphan that keeps delivering to an address nobody answers (it answers 410 meanwhile).
+      const row = await this.db
+        .updateTable('webhooks')
+        .set({
+          remote_id: remoteId,
+          status: 'removing',
+          last_error: err instanceof Error ? err.message : String(err),
+          updated_at: new Date(),
+        })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst()
+        .catch(() => undefined)
+      if (row) await this.remove(row)
+      else
+        await this.unsubscribe({
+          user_id: user.id,
+          platform: platform.id,
+          integration_id: integration.id,
+          remote_id: remoteId,
+        }).catch(() => undefined)
+      throw err
+    }
   }
 
   /** An address the user pastes into the platform's settings, with the secret the platform showed them. */
@@ -172,56 +266,122 @@ export class RemoteWebhooks {
   }
 
   /**
-   * Called after a subscription let go of the webhook: when no active subscription uses it any more
-   * it is removed at the platform. A failure is recorded on the row (health shows it with the remote
-   * id) and retried by `retryCleanups`. `subscriptionId`, when given, is the subscription letting go:
-   * its link is dropped at once if the webhook stays, else together with the webhook once it is gone.
+   * Called when a subscription lets go of the webhook: when no other subscription is linked to it
+   * (active, or activating right now: `ensure` links under the same lock) it is removed at the
+   * platform. A failure is recorded on the row (health shows it with the remote id) and retried by
+   * `retryCleanups`. `subscriptionId`, when given, is the subscription letting go: its link is dropped
+   * at once if the webhook stays, else together with the webhook once it is gone.
    */
   async release(webhookId: string, subscriptionId?: string): Promise<void> {
-    const unlink = async () => {
-      if (subscriptionId)
+    const hook = await this.db
+      .selectFrom('webhooks')
+      .select(['integration_id', 'model_key', 'managed'])
+      .where('id', '=', webhookId)
+      .executeTakeFirst()
+    if (!hook) return
+    const claimed = await this.store.withLock(lockKey(hook.integration_id, hook.model_key), async () => {
+      let others = this.db
+        .selectFrom('subscription_webhooks')
+        .select('subscription_id')
+        .where('webhook_id', '=', webhookId)
+      if (subscriptionId) others = others.where('subscription_id', '!=', subscriptionId)
+      const stays = (await others.executeTakeFirst()) !== undefined || !hook.managed
+      const row = stays
+        ? undefined
+        : await this.db
+            .updateTable('webhooks')
+            .set({ status: 'removing', updated_at: new Date() })
+            .where('id', '=', webhookId)
+            .where('status', 'in', ['active', 'pending', 'remove_failed'])
+            .returningAll()
+            .executeTakeFirst()
+      if (!row && subscriptionId)
         await this.db
           .deleteFrom('subscription_webhooks')
           .where('subscription_id', '=', subscriptionId)
           .where('webhook_id', '=', webhookId)
           .execute()
-    }
-    const users = await this.db
-      .selectFrom('subscription_webhooks')
-      .innerJoin('subscriptions', 'subscriptions.id', 'subscription_webhooks.subscription_id')
-      .select('subscriptions.id')
-      .where('subscription_webhooks.webhook_id', '=', webhookId)
-      .where('subscriptions.status', '=', 'active')
-      .executeTakeFirst()
-    if (users) return unlink()
-    const row = await this.db
-      .updateTable('webhooks')
-      .set({ status: 'removing', updated_at: new Date() })
-      .where('id', '=', webhookId)
-      .where('managed', '=', true)
-      .where('status', 'in', ['active', 'pending', 'remove_failed'])
-      .returningAll()
-      .executeTakeFirst()
-    if (row) {
+      return row
+    })
+    if (claimed) {
       await this.routes.changed()
-      await this.remove(row)
-    } else await unlink()
+      await this.remove(claimed)
+    }
   }
 
-  /** Removals that failed before and are due again. */
+  /**
+   * Removals that failed before and are due again. Each is claimed by moving its next attempt ahead
+   * in the same statement that finds it (`FOR UPDATE SKIP LOCKED`), so two instances never both send
+   * the DELETE; an instance that dies mid-attempt leaves it due again after the claim's lease.
+   */
   async retryCleanups(limit = 20): Promise<void> {
     const due = await this.db
-      .selectFrom('webhooks')
-      .selectAll()
-      .where('status', '=', 'remove_failed')
-      .where('cleanup_at', '<=', new Date())
-      .limit(limit)
+      .updateTable('webhooks')
+      .set({ cleanup_at: new Date(Date.now() + CLEANUP_CLAIM_MS) })
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('webhooks')
+          .select('id')
+          .where('status', '=', 'remove_failed')
+          .where('cleanup_at', '<=', new Date())
+          .orderBy('cleanup_at')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .returningAll()
       .execute()
     for (const row of due) await this.remove(row)
   }
 
+  /**
+   * Every webhook a user holds, removed at its platform while their credentials still work, before
+   * their removal revokes them (docs/security.md, "Removing a user"). Best effort: one that cannot be
+   * removed is counted, and its address answers 410 once the user is gone, so the platform stops.
+   */
+  async removeAllOf(userId: string): Promise<{ removed: number; left: number }> {
+    const rows = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('managed', '=', true)
+      .where('remote_id', 'is not', null)
+      .execute()
+    let removed = 0
+    for (const row of rows) {
+      try {
+        await this.unsubscribe(row)
+        removed++
+      } catch {
+        // Counted below; the address is retired with the user.
+      }
+    }
+    return { removed, left: rows.length - removed }
+  }
+
+  /** Whether an address belonged to a webhook removed on purpose (answered 410, where an unknown one is 404). */
+  async retired(token: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('retired_hooks')
+      .select('token')
+      .where('token', '=', token)
+      .executeTakeFirst()
+    return row !== undefined
+  }
+
+  /** Deletes a webhook row and retires its address. */
+  async forget(id: string, token: string, db: Db = this.db): Promise<void> {
+    await db
+      .insertInto('retired_hooks')
+      .values({ token })
+      .onConflict((oc) => oc.doNothing())
+      .execute()
+    await db.deleteFrom('webhooks').where('id', '=', id).execute()
+  }
+
   private async remove(row: {
     id: string
+    token: string
     user_id: string
     platform: string
     integration_id: string
@@ -232,8 +392,8 @@ export class RemoteWebhooks {
       // A deleted integration's token was revoked, and a platform deletes a revoked token's webhooks
       // with it (sources: Trello actions and webhooks): there is nothing left to remove.
       if (row.remote_id && (await this.integrationExists(row.integration_id))) await this.unsubscribe(row)
-      await this.db.deleteFrom('subscription_webhooks').where('webhook_id', '=', row.id).execute()
-      await this.db.deleteFrom('webhooks').where('id', '=', row.id).execute()
+      await this.forget(row.id, row.token)
+      await this.routes.changed()
     } catch (err) {
       const wait = CLEANUP_BACKOFF_MS[Math.min(row.cleanup_attempts, CLEANUP_BACKOFF_MS.length - 1)]
       await this.db

@@ -2,7 +2,7 @@ import type { AgentDefinition } from '../agents/definition.ts'
 import type { ChangeFeed } from '../store/changes.ts'
 import type { Db } from '../store/database.ts'
 import { SharedCache } from '../store/shared-cache.ts'
-import type { WebhookStatus } from '../store/schema.ts'
+import type { Plan, WebhookStatus } from '../store/schema.ts'
 import type { Mapping } from './mapping.ts'
 
 /** What the intake needs to route one delivery: the webhook, its integration, the active subscriptions on it. */
@@ -17,6 +17,8 @@ export interface Route {
     status: WebhookStatus
   }
   integration: { external_id: string; connected_with: string } | null
+  /** The owner's plan: a trigger the plan does not include starts nothing. */
+  plan: Plan
   subscriptions: Array<{
     id: string
     agent_id: string
@@ -98,6 +100,11 @@ export class TriggerRoutes {
       .select(['external_id', 'connected_with'])
       .where('id', '=', hook.integration_id)
       .executeTakeFirst()
+    const owner = await this.db
+      .selectFrom('users')
+      .select('plan')
+      .where('id', '=', hook.user_id)
+      .executeTakeFirst()
     const links = await this.db
       .selectFrom('subscription_webhooks')
       .select('subscription_id')
@@ -141,6 +148,7 @@ export class TriggerRoutes {
     return {
       hook,
       integration: integration ?? null,
+      plan: owner?.plan ?? 'free',
       // A subscription whose agent was deleted a moment ago has no current version: it starts nothing.
       subscriptions: subscriptions.flatMap((r) => {
         const definition = definitions.get(r.agent_id)

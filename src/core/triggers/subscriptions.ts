@@ -7,12 +7,14 @@ import type { Integrations, IntegrationRow } from '../connections/integrations.t
 import { AppError, invalidInput, notFound, type FieldError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { Db } from '../store/database.ts'
-import type { SubscriptionsTable } from '../store/schema.ts'
+import type { SubscriptionStatus, SubscriptionsTable } from '../store/schema.ts'
 import type { StepContexts } from '../tools/step-context.ts'
 import { parseDeclaredOrThrow, parseOrThrow } from '../validation.ts'
 import type { Selectable } from 'kysely'
 import type { RegisteredTrigger, TriggerRegistry } from './catalog.ts'
 import type { TriggerEvent } from './define.ts'
+import { subscriptionFacts, type PausedReason, type SubscriptionState } from './health-facts.ts'
+import { healthVerdict, type Health, type HealthFact } from './health-verdict.ts'
 import { mapEvent, mappingProblems, type Mapping } from './mapping.ts'
 import type { RemoteWebhooks } from './remote-webhooks.ts'
 import type { TriggerRoutes } from './routes.ts'
@@ -30,7 +32,11 @@ export interface SubscriptionView {
   integration_name: string | null
   config: Record<string, unknown>
   mapping: Mapping
-  status: 'inactive' | 'active'
+  status: SubscriptionStatus
+  /** Why the service paused it (`integration_disconnected`, `plan_required`); null unless paused. */
+  paused_reason: string | null
+  /** The one verdict (healthy, warning, failing, paused) with its reasons, from what is stored. */
+  health: Health
   start_on_own_changes: boolean
   /** Where the user points the platform, for platforms whose webhooks the user sets up. */
   webhook_address: string | null
@@ -142,8 +148,14 @@ export class Subscriptions {
       const problems = mappingProblems(body.mapping, agent.inputs)
       if (problems.length) throw invalidInput(problems)
     }
-    // What the platform watches changes with the integration or configuration: set it up again.
-    const rewire = row.status === 'active' && (integration || config)
+    // Set up again only when what the platform watches changes: the integration, or (for an instant
+    // trigger) its models; a polled one starts over on a new configuration. Saving an unchanged
+    // subscription touches nothing at the platform (issue 22 saw every save make the webhook again).
+    const rewire =
+      row.status === 'active' &&
+      ((integration !== undefined && integration.id !== row.integration_id) ||
+        (config !== undefined &&
+          this.watchesOtherwise(registered, row.config as Record<string, unknown>, config)))
     if (rewire) await this.deactivate(user, id)
     await this.db
       .updateTable('subscriptions')
@@ -185,19 +197,11 @@ export class Subscriptions {
       const models = registered.trigger.models?.(config) ?? []
       const linked: string[] = []
       try {
-        for (const model of models) {
-          const hookId = await this.webhooks.ensure(user, registered.platform, integration, model)
-          await this.db
-            .insertInto('subscription_webhooks')
-            .values({ subscription_id: id, webhook_id: hookId })
-            .onConflict((oc) => oc.doNothing())
-            .execute()
-          linked.push(hookId)
-        }
+        for (const model of models)
+          linked.push(await this.webhooks.ensure(user, registered.platform, integration, model, id))
       } catch (err) {
         // A half-done activation leaves nothing behind at the platform.
-        await this.db.deleteFrom('subscription_webhooks').where('subscription_id', '=', id).execute()
-        for (const hookId of linked) await this.webhooks.release(hookId)
+        for (const hookId of linked) await this.webhooks.release(hookId, id)
         await this.recordError(id, err)
         throw err
       }
@@ -206,6 +210,7 @@ export class Subscriptions {
       .updateTable('subscriptions')
       .set({
         status: 'active',
+        paused_reason: null,
         updated_at: new Date(),
         last_error: null,
         last_error_at: null,
@@ -219,11 +224,34 @@ export class Subscriptions {
 
   /** Deactivation always commits here first; the platform's webhook is then removed if nothing else uses it, or the failure is shown. */
   async deactivate(user: User, id: string): Promise<SubscriptionView> {
-    const row = await this.row(user.id, id)
+    await this.stop(await this.row(user.id, id), 'inactive', null)
+    return this.get(user.id, id)
+  }
+
+  /**
+   * The service stops a subscription a person did not deactivate (its integration is being
+   * disconnected, its plan no longer allows it): paused with the reason, its webhook removed while the
+   * credential still works. Only active ones are paused: an inactive one stays as its owner left it.
+   */
+  async pause(userId: string, id: string, reason: PausedReason): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('subscriptions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .where('status', '=', 'active')
+      .executeTakeFirst()
+    if (!row) return false
+    await this.stop(row, 'paused', reason)
+    return true
+  }
+
+  private async stop(row: SubscriptionRow, status: 'inactive' | 'paused', reason: PausedReason | null) {
+    const id = row.id
     const registered = this.triggers.get(row.trigger_id)
     await this.db
       .updateTable('subscriptions')
-      .set({ status: 'inactive', next_poll_at: null, updated_at: new Date() })
+      .set({ status, paused_reason: reason, next_poll_at: null, updated_at: new Date() })
       .where('id', '=', id)
       .execute()
     // The intake stops routing to it at once, in every process, before the platform's webhook is touched.
@@ -238,25 +266,43 @@ export class Subscriptions {
         .execute()
       for (const link of links) await this.webhooks.release(link.webhook_id, id)
     }
-    return this.get(user.id, id)
   }
 
-  async delete(user: User, id: string): Promise<void> {
+  /**
+   * Deletes it. A webhook the user added at the platform by hand cannot be removed by Switchyard:
+   * its address is retired (answered 410, so the platform stops) and the answer says what to remove
+   * where (docs/triggers.md, "Addresses").
+   */
+  async delete(user: User, id: string): Promise<ManualCleanup[]> {
     await this.deactivate(user, id)
+    const row = await this.row(user.id, id)
     const hooks = await this.webhooks.forSubscription(id)
+    const title = this.triggers.get(row.trigger_id)?.platform.title ?? row.trigger_id.split('.')[0]
     await this.db.deleteFrom('subscriptions').where('id', '=', id).execute()
-    for (const hook of hooks.filter((h) => !h.managed))
-      await this.db.deleteFrom('webhooks').where('id', '=', hook.id).execute()
+    const cleanup: ManualCleanup[] = []
+    for (const hook of hooks.filter((h) => !h.managed)) {
+      await this.webhooks.forget(hook.id, hook.token)
+      const address = this.webhooks.addressOf(hook.token)
+      cleanup.push({
+        platform: row.trigger_id.split('.')[0],
+        address,
+        message: `Remove the webhook that sends to ${address} in ${title}: Switchyard cannot remove a webhook you added there. Its address now answers 410 Gone.`,
+      })
+    }
+    await this.routes.changed()
+    return cleanup
   }
 
-  async deleteForAgent(user: User, agentId: string): Promise<void> {
+  async deleteForAgent(user: User, agentId: string): Promise<ManualCleanup[]> {
     const rows = await this.db
       .selectFrom('subscriptions')
       .select('id')
       .where('user_id', '=', user.id)
       .where('agent_id', '=', agentId)
       .execute()
-    for (const row of rows) await this.delete(user, row.id)
+    const cleanup: ManualCleanup[] = []
+    for (const row of rows) cleanup.push(...(await this.delete(user, row.id)))
+    return cleanup
   }
 
   async list(userId: string, agentId?: string): Promise<SubscriptionView[]> {
@@ -377,8 +423,20 @@ export class Subscriptions {
         }
       }),
     )
+    const found = subscriptionFacts({
+      ...this.stateOf(row, registered, integration),
+      webhooks: webhooks.map((h) => ({ ...h, secret_set: h.secret_set })),
+      last_error: this.staleError(row, integration) ? null : row.last_error,
+    })
+    // An error from before the integration was reconnected, or before events arrived again, no longer
+    // says anything (issue 22 saw a set-up error stay red while events arrived): Check again clears it.
+    if (row.last_error && this.staleError(row, integration)) await this.clearError(row.id)
+    const { verdict, reasons } = healthVerdict(found)
     return {
       status: row.status,
+      paused_reason: row.paused_reason,
+      verdict,
+      reasons,
       integration: integration
         ? {
             id: integration.id,
@@ -391,9 +449,54 @@ export class Subscriptions {
       polled: registered.trigger.mode === 'polled',
       next_poll_at: row.next_poll_at,
       last_event_at: row.last_event_at,
-      last_error: row.last_error,
-      last_error_at: row.last_error_at,
+      last_error: this.staleError(row, integration) ? null : row.last_error,
+      last_error_at: this.staleError(row, integration) ? null : row.last_error_at,
     }
+  }
+
+  /** Any error recorded before the integration's last (re)connection or before the last event that arrived. */
+  private staleError(row: SubscriptionRow, integration: IntegrationRow | undefined): boolean {
+    if (!row.last_error_at) return false
+    const at = new Date(row.last_error_at).getTime()
+    const reconnected = integration?.status === 'active' && new Date(integration.updated_at).getTime() > at
+    const eventSince = row.last_event_at !== null && new Date(row.last_event_at).getTime() > at
+    return reconnected || eventSince
+  }
+
+  private async clearError(id: string): Promise<void> {
+    await this.db
+      .updateTable('subscriptions')
+      .set({ last_error: null, last_error_at: null })
+      .where('id', '=', id)
+      .execute()
+  }
+
+  private stateOf(
+    row: SubscriptionRow,
+    registered: RegisteredTrigger | undefined,
+    integration: IntegrationRow | undefined,
+  ): Omit<SubscriptionState, 'webhooks' | 'last_error'> {
+    return {
+      status: row.status,
+      paused_reason: row.paused_reason,
+      platformTitle: registered?.platform.title ?? row.trigger_id.split('.')[0],
+      mode: registered?.trigger.mode ?? 'instant',
+      managed: registered ? !this.unmanaged(registered) : false,
+      integration: integration ? { name: integration.account_name, status: integration.status } : null,
+    }
+  }
+
+  /** Whether a new configuration needs the subscription set up again at the platform. */
+  private watchesOtherwise(
+    registered: RegisteredTrigger,
+    before: Record<string, unknown>,
+    after: Record<string, unknown>,
+  ): boolean {
+    if (registered.trigger.mode === 'polled') return JSON.stringify(before) !== JSON.stringify(after)
+    if (this.unmanaged(registered)) return false
+    const models = (config: Record<string, unknown>) =>
+      [...(registered.trigger.models?.(config) ?? [])].sort().join('\u0000')
+    return models(before) !== models(after)
   }
 
   async recordError(id: string, err: unknown): Promise<void> {
@@ -458,8 +561,9 @@ export class Subscriptions {
   private async view(row: SubscriptionRow): Promise<SubscriptionView> {
     const registered = this.triggers.get(row.trigger_id)
     const integration = await this.integrations.get(row.user_id, row.integration_id).catch(() => undefined)
-    const unmanaged =
-      registered && this.unmanaged(registered) ? (await this.webhooks.forSubscription(row.id))[0] : undefined
+    const hooks = await this.webhooks.forSubscription(row.id)
+    const unmanaged = registered && this.unmanaged(registered) ? hooks[0] : undefined
+    const health = healthVerdict(this.storedFacts(row, registered, integration, hooks))
     return {
       id: row.id,
       agent_id: row.agent_id,
@@ -472,14 +576,44 @@ export class Subscriptions {
       config: row.config as Record<string, unknown>,
       mapping: row.mapping as Mapping,
       status: row.status,
+      paused_reason: row.paused_reason,
+      health,
       start_on_own_changes: row.start_on_own_changes,
       webhook_address: unmanaged ? this.webhooks.addressOf(unmanaged.token) : null,
       webhook_secret_set: unmanaged ? unmanaged.secret !== null : null,
       last_event_at: row.last_event_at,
-      last_error: row.last_error,
-      last_error_at: row.last_error_at,
+      last_error: this.staleError(row, integration) ? null : row.last_error,
+      last_error_at: this.staleError(row, integration) ? null : row.last_error_at,
       created_at: row.created_at,
       updated_at: row.updated_at,
     }
   }
+
+  /** The facts storage gives, without asking the platform (lists show these; a health check adds live ones). */
+  private storedFacts(
+    row: SubscriptionRow,
+    registered: RegisteredTrigger | undefined,
+    integration: IntegrationRow | undefined,
+    hooks: Awaited<ReturnType<RemoteWebhooks['forSubscription']>>,
+  ): HealthFact[] {
+    return subscriptionFacts({
+      ...this.stateOf(row, registered, integration),
+      webhooks: hooks.map((h) => ({
+        managed: h.managed,
+        status: h.status,
+        remote_id: h.remote_id,
+        present: null,
+        last_error: h.last_error,
+        secret_set: h.managed ? undefined : h.secret !== null,
+      })),
+      last_error: this.staleError(row, integration) ? null : row.last_error,
+    })
+  }
+}
+
+/** A webhook a person must remove at the platform themselves, with where and why. */
+export interface ManualCleanup {
+  platform: string
+  address: string
+  message: string
 }

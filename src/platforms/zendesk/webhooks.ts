@@ -149,6 +149,8 @@ export const zendeskWebhooks: WebhookFacts = {
         )
       id = existing.id
     }
+    // The secret is a second call: the webhook exists from here on, whatever that call answers.
+    await hook.created?.(id)
     return { remoteId: id, secret: await signingSecret(ctx, id) }
   },
   async unsubscribe(ctx, remoteId) {

@@ -53,8 +53,10 @@ export function agentRoutes(app: FastifyInstance, services: Services) {
   app.delete<ById>('/v1/agents/:id', async (request, reply) => {
     const user = callerOf(request)
     await agents.get(user.id, request.params.id)
-    await services.subscriptions.deleteForAgent(user, request.params.id)
+    const manualCleanup = await services.subscriptions.deleteForAgent(user, request.params.id)
     await agents.delete(user.id, request.params.id)
+    // A webhook the user added at a platform by hand is theirs to remove: say which, and where.
+    if (manualCleanup.length) return reply.status(200).send({ manual_cleanup: manualCleanup })
     return reply.status(204).send()
   })
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { viewOf } from '../../core/connections/integrations.ts'
+import { viewOf, type IntegrationRow } from '../../core/connections/integrations.ts'
+import { AppError } from '../../core/errors.ts'
 import { parseOrThrow } from '../../core/validation.ts'
 import type { Services } from '../../services.ts'
 import { callerOf } from '../auth.ts'
@@ -27,13 +28,40 @@ type ById = { Params: { id: string } }
 export function integrationRoutes(app: FastifyInstance, services: Services) {
   const { integrations } = services
 
-  app.get('/v1/integrations', async (request) => ({
-    integrations: (await integrations.list(callerOf(request).id)).map(viewOf),
-  }))
+  // Each integration says how many triggers its disconnection paused: reconnecting offers to resume them.
+  const withPaused = async (userId: string, rows: IntegrationRow[]) => {
+    const paused = await services.lifecycle.pausedCounts(userId)
+    return rows.map((row) => ({ ...viewOf(row), paused_triggers: paused.get(row.id) ?? 0 }))
+  }
 
-  app.get<ById>('/v1/integrations/:id', async (request) =>
-    viewOf(await integrations.get(callerOf(request).id, request.params.id)),
-  )
+  app.get('/v1/integrations', async (request) => {
+    const user = callerOf(request)
+    return { integrations: await withPaused(user.id, await integrations.list(user.id)) }
+  })
+
+  app.get<ById>('/v1/integrations/:id', async (request) => {
+    const user = callerOf(request)
+    return (await withPaused(user.id, [await integrations.get(user.id, request.params.id)]))[0]
+  })
+
+  // What stops if it goes: the confirmation of Disconnect and Delete says it before a person decides.
+  app.get<ById>('/v1/integrations/:id/usage', async (request) => {
+    const user = callerOf(request)
+    return services.lifecycle.usage(user.id, await integrations.get(user.id, request.params.id))
+  })
+
+  // After reconnecting the same account: the triggers its disconnection paused are activated again.
+  app.post<ById>('/v1/integrations/:id/resume', async (request) => {
+    const user = callerOf(request)
+    const existing = await integrations.get(user.id, request.params.id)
+    if (existing.status !== 'active')
+      throw new AppError(
+        'reconnect_required',
+        `${existing.account_name} is not connected; reconnect it before resuming its triggers`,
+        { integrationId: existing.id },
+      )
+    return services.lifecycle.resume(user, existing.id)
+  })
 
   app.post('/v1/integrations/connect', async (request, reply) => {
     const { platform, fields } = parseOrThrow(Connect, request.body)
@@ -61,27 +89,32 @@ export function integrationRoutes(app: FastifyInstance, services: Services) {
     const user = callerOf(request)
     const existing = await integrations.get(user.id, request.params.id)
     const { credentials } = parseOrThrow(ReplaceCredentials, request.body)
-    return viewOf(
-      await services.connect.connectPasted(
-        user,
-        existing.platform,
-        existing.fields,
-        credentials,
-        existing.id,
-      ),
-    )
+    return (
+      await withPaused(user.id, [
+        await services.connect.connectPasted(
+          user,
+          existing.platform,
+          existing.fields,
+          credentials,
+          existing.id,
+        ),
+      ])
+    )[0]
   })
 
   app.post<ById>('/v1/integrations/:id/disconnect', async (request) => {
     const user = callerOf(request)
     const existing = await integrations.get(user.id, request.params.id)
+    // Its triggers are paused and their webhooks removed while the credential still works; then it is revoked.
+    await services.lifecycle.integrationGoing(user.id, existing.id)
     await services.disconnect.revoke(existing)
-    return viewOf(await integrations.disconnect(user.id, existing.id))
+    return (await withPaused(user.id, [await integrations.disconnect(user.id, existing.id)]))[0]
   })
 
   app.delete<ById>('/v1/integrations/:id', async (request, reply) => {
     const user = callerOf(request)
     const existing = await integrations.get(user.id, request.params.id)
+    await services.lifecycle.integrationGoing(user.id, existing.id)
     await services.disconnect.revoke(existing)
     await integrations.delete(user.id, existing.id)
     return reply.status(204).send()

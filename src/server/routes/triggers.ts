@@ -66,7 +66,9 @@ export function triggerRoutes(app: FastifyInstance, services: Services) {
   )
 
   app.delete<ById>('/v1/subscriptions/:id', async (request, reply) => {
-    await subscriptions.delete(callerOf(request), request.params.id)
+    const manualCleanup = await subscriptions.delete(callerOf(request), request.params.id)
+    // A webhook the user added at the platform by hand is theirs to remove: say which, and where.
+    if (manualCleanup.length) return reply.status(200).send({ manual_cleanup: manualCleanup })
     return reply.status(204).send()
   })
 

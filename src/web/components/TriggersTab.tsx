@@ -113,7 +113,21 @@ export function TriggersTab({ agent }: { agent: Agent }) {
                     {platformTitle} · {s.integration_name}
                   </span>
                   <RunStatusBadge status={s.status} />
+                  {s.health && (
+                    <span className={`badge verdict-${s.health.verdict}`} data-verdict={s.health.verdict}>
+                      {s.health.verdict}
+                    </span>
+                  )}
                 </div>
+                {s.health && s.health.reasons.length > 0 && (
+                  <ul className="health-reasons">
+                    {s.health.reasons.map((r) => (
+                      <li key={r.code} data-reason={r.code}>
+                        {r.message}
+                      </li>
+                    ))}
+                  </ul>
+                )}
                 <p className="muted subscription-last">
                   {s.last_event_at
                     ? `Last event ${timeAgo(s.last_event_at)} (${formatTime(s.last_event_at)})`

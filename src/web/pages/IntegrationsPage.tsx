@@ -275,6 +275,24 @@ function IntegrationRow({
       window.location.href = connect_url
     })
   }
+  // The confirmation names what will stop (its active triggers and agent steps), asked when it opens the page.
+  const [usage, setUsage] = useState<string | null>(null)
+  useEffect(() => {
+    let live = true
+    api
+      .integrationUsage(i.id)
+      .then((u) => live && setUsage(u.summary))
+      .catch(() => undefined)
+    return () => {
+      live = false
+    }
+  }, [i.id, i.status])
+  const stops = usage ? ` ${usage}: they stop, and its triggers are paused until you reconnect.` : ''
+  const resume = () =>
+    run(async () => {
+      await api.resumeTriggers(i.id)
+      onUpdated({ ...i, paused_triggers: 0 })
+    })
   const disconnect = () => run(async () => onUpdated(await api.disconnect(i.id)))
   const remove = () =>
     run(async () => {
@@ -301,6 +319,15 @@ function IntegrationRow({
           Disconnected: Switchyard holds no credentials for it. Reconnect to run steps on it again.
         </p>
       )}
+      {i.status === 'active' && (i.paused_triggers ?? 0) > 0 && (
+        <p className="help" role="status">
+          {i.paused_triggers === 1 ? '1 trigger was' : `${i.paused_triggers} triggers were`} paused when this
+          was disconnected.{' '}
+          <button type="button" onClick={resume} disabled={busy}>
+            Resume {i.paused_triggers === 1 ? 'it' : 'them'}
+          </button>
+        </p>
+      )}
       <div className="item-actions">
         <button
           type="button"
@@ -312,7 +339,7 @@ function IntegrationRow({
           {popup.status.state === 'waiting' ? `Waiting for ${platformTitle}…` : 'Reconnect'}
         </button>
         <ConfirmButton
-          question={`Disconnect ${i.account_name}? Its credentials are erased.`}
+          question={`Disconnect ${i.account_name}?${stops} Its credentials are erased.`}
           confirmLabel="Disconnect"
           onConfirm={disconnect}
           disabled={busy || i.status === 'disconnected'}
@@ -320,7 +347,7 @@ function IntegrationRow({
           Disconnect
         </ConfirmButton>
         <ConfirmButton
-          question={`Delete ${i.account_name}?`}
+          question={`Delete ${i.account_name}?${stops}`}
           confirmLabel="Delete"
           onConfirm={remove}
           disabled={busy}
