@@ -28,7 +28,9 @@ import { StepRunner } from './core/agents/step-runner.ts'
 import { ToolCallRecorder } from './core/agents/tool-calls.ts'
 import { RunWorker } from './core/agents/worker.ts'
 import { TriggerRegistry } from './core/triggers/catalog.ts'
+import { DeliveryLog } from './core/triggers/delivery-log.ts'
 import { Intake } from './core/triggers/intake.ts'
+import { TriggerEvents } from './core/triggers/trigger-events.ts'
 import { Poller } from './core/triggers/poller.ts'
 import { RemoteWebhooks } from './core/triggers/remote-webhooks.ts'
 import { SampleEvents } from './core/triggers/send-sample.ts'
@@ -86,6 +88,9 @@ export interface Services {
   samples: SampleEvents
   webhooks: RemoteWebhooks
   intake: Intake
+  /** Recent deliveries and polls with their outcomes, written in batches. */
+  deliveryLog: DeliveryLog
+  triggerEvents: TriggerEvents
   /** The run worker and the poller of this process; both stop on close. */
   worker: RunWorker
   poller: Poller
@@ -164,6 +169,8 @@ export async function createServices(
   const triggers = new TriggerRegistry(platforms)
   const routes = new TriggerRoutes(store.db, store.changes)
   const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes, routes)
+  const deliveryLog = new DeliveryLog(store.db, logError)
+  const triggerEvents = new TriggerEvents(store.db, deliveryLog)
   const subscriptions = new Subscriptions(
     store.db,
     triggers,
@@ -173,6 +180,7 @@ export async function createServices(
     contexts,
     webhooks,
     routes,
+    triggerEvents,
   )
   const intake = new Intake(
     store.db,
@@ -184,6 +192,7 @@ export async function createServices(
     runs,
     webhooks,
     sealer,
+    deliveryLog,
     metrics,
   )
   worker.intakeBusy = () => intake.busy()
@@ -200,6 +209,7 @@ export async function createServices(
     config.pollIntervalMs,
     logError,
   )
+  poller.log = deliveryLog
   if (options.engine !== false) {
     worker.start()
     poller.start()
@@ -237,11 +247,14 @@ export async function createServices(
     samples: new SampleEvents(store.db, triggers, webhooks, sealer, runs),
     webhooks,
     intake,
+    deliveryLog,
+    triggerEvents,
     worker,
     poller,
     async close() {
       await poller.stop()
       await worker.stop()
+      await deliveryLog.flush()
       await store.close()
     },
   }
