@@ -30,7 +30,9 @@ import { ToolCallRecorder } from './core/agents/tool-calls.ts'
 import { QueueCap } from './core/agents/queue-cap.ts'
 import { RunWorker } from './core/agents/worker.ts'
 import { TriggerRegistry } from './core/triggers/catalog.ts'
+import { DeliveryLog } from './core/triggers/delivery-log.ts'
 import { Intake } from './core/triggers/intake.ts'
+import { TriggerEvents } from './core/triggers/trigger-events.ts'
 import { Poller } from './core/triggers/poller.ts'
 import { RemoteWebhooks } from './core/triggers/remote-webhooks.ts'
 import { SampleEvents } from './core/triggers/send-sample.ts'
@@ -96,6 +98,9 @@ export interface Services {
   /** What happens to triggers when an integration, a plan or a user goes. */
   lifecycle: TriggerLifecycle
   intake: Intake
+  /** Recent deliveries and polls with their outcomes, written in batches. */
+  deliveryLog: DeliveryLog
+  triggerEvents: TriggerEvents
   /** The run worker and the poller of this process; both stop on close. */
   worker: RunWorker
   poller: Poller
@@ -217,6 +222,8 @@ export async function createServices(
   const triggers = new TriggerRegistry(platforms)
   const routes = new TriggerRoutes(store.db, store.changes)
   const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes, routes)
+  const deliveryLog = new DeliveryLog(store.db, logError)
+  const triggerEvents = new TriggerEvents(store.db, deliveryLog)
   const subscriptions = new Subscriptions(
     store.db,
     triggers,
@@ -226,6 +233,7 @@ export async function createServices(
     contexts,
     webhooks,
     routes,
+    triggerEvents,
   )
   const lifecycle = new TriggerLifecycle(store.db, triggers, subscriptions, webhooks, routes)
   const intake = new Intake(
@@ -238,6 +246,7 @@ export async function createServices(
     runs,
     webhooks,
     sealer,
+    deliveryLog,
     metrics,
   )
   worker.intakeBusy = () => intake.busy()
@@ -257,6 +266,7 @@ export async function createServices(
   )
   const pruner = new Pruner(store.db, config.retention, logError)
   poller.queueCap = queueCap
+  poller.log = deliveryLog
   if (options.engine !== false) {
     worker.start()
     poller.start()
@@ -297,6 +307,8 @@ export async function createServices(
     webhooks,
     lifecycle,
     intake,
+    deliveryLog,
+    triggerEvents,
     worker,
     poller,
     pruner,
@@ -306,6 +318,7 @@ export async function createServices(
       await pruner.stop()
       await poller.stop()
       await worker.stop()
+      await deliveryLog.flush()
       await store.close()
     },
   }

@@ -40,4 +40,11 @@ describe('the access log', () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(accessLines('/metrics').map((l) => l.res.statusCode)).toEqual([403])
   })
+  it("masks a webhook's intake address: its token never reaches the log", async () => {
+    const token = 'Tk0123456789abcdefghijAB'
+    await fetch(`${stack.url}/hooks/${token}`, { method: 'POST', body: '{}' })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(lines.join('')).not.toContain(token)
+    expect(accessLines('/hooks/[redacted]').length).toBeGreaterThan(0)
+  })
 })

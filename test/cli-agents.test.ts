@@ -428,9 +428,18 @@ describe('switchyard triggers and subscriptions', () => {
     expect(health.stdout).toContain('Status:      active')
     expect(health.stdout).toMatch(/Integration: .+ connected/)
     expect(health.stdout).toMatch(/Webhook .+: active, present at the platform/)
-    expect(JSON.parse((await cli('subscriptions', 'health', sub.id, '--json')).stdout).webhooks).toHaveLength(
-      1,
+    const healthJson = JSON.parse((await cli('subscriptions', 'health', sub.id, '--json')).stdout)
+    expect(healthJson.webhooks).toHaveLength(1)
+    expect(healthJson.webhooks[0].address).toMatch(/\/hooks\//)
+    // The events list (issue 22, §5), readable and as --json; a webhook trigger is not polled.
+    const events = await cli('subscriptions', 'events', sub.id)
+    expect(events.code, events.stderr).toBe(0)
+    expect(JSON.parse((await cli('subscriptions', 'events', sub.id, '--json')).stdout)).toHaveProperty(
+      'events',
     )
+    const hookEvents = await cli('subscriptions', 'webhook-events', healthJson.webhooks[0].id, '--json')
+    expect(hookEvents.code, hookEvents.stderr).toBe(0)
+    expect((await cli('subscriptions', 'poll', sub.id)).code).toBe(1)
 
     expect((await cli('subscriptions', 'deactivate', sub.id)).stdout).toBe(
       `New Card (${sub.id}) is inactive\n`,

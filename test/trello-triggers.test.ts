@@ -469,22 +469,29 @@ describe('the webhook lifecycle', () => {
     expect(err.message).toMatch(/did not return 200/)
   })
 
-  it('confirm() finds a delivered action on Trello, and not a forged one', async () => {
+  it('confirm() answers a delivered action as Trello has it, and nothing for a forged one', async () => {
     const [one] = await delivered(boardHook, () =>
       act(stack, 'grace', 'POST', `/1/cards/${TRELLO.cards.api.id}/actions/comments`, { text: 'confirm me' }),
     )
-    expect(await hooks.confirm!(ctx, one!.candidate)).toBe(true)
     const raw = one!.candidate.raw as { action: Record<string, any> }
+    const confirmed = await hooks.confirm!(ctx, one!.candidate)
+    expect(confirmed).toMatchObject({ dedupeKey: raw.action.id, type: 'commentCard' })
+    expect((confirmed!.raw as { action: Record<string, any> }).action.data.text).toBe('confirm me')
     const forged = (action: Record<string, unknown>): EventCandidate => ({
       ...one!.candidate,
       raw: { ...raw, action: { ...raw.action, ...action } },
     })
-    expect(await hooks.confirm!(ctx, forged({ type: 'deleteCard' }))).toBe(false)
-    expect(await hooks.confirm!(ctx, forged({ idMemberCreator: TRELLO.members.ada.id }))).toBe(false)
-    expect(await hooks.confirm!(ctx, forged({ id: '0'.repeat(24) }))).toBe(false)
-    expect(
-      await hooks.confirm!(ctx, forged({ data: { ...raw.action.data, card: { id: TRELLO.cards.ship.id } } })),
-    ).toBe(false)
+    expect(await hooks.confirm!(ctx, forged({ type: 'deleteCard' }))).toBeNull()
+    expect(await hooks.confirm!(ctx, forged({ idMemberCreator: TRELLO.members.ada.id }))).toBeNull()
+    expect(await hooks.confirm!(ctx, forged({ id: '0'.repeat(24) }))).toBeNull()
+    // A real id with forged content: the answer is what Trello holds, not what was delivered.
+    const rewritten = await hooks.confirm!(
+      ctx,
+      forged({ data: { ...raw.action.data, text: 'forged', card: { id: TRELLO.cards.ship.id } } }),
+    )
+    const real = (rewritten!.raw as { action: Record<string, any> }).action
+    expect(real.data.text).toBe('confirm me')
+    expect(real.data.card.id).toBe(TRELLO.cards.api.id)
   })
 })
 

@@ -333,6 +333,31 @@ describe('on the engine', () => {
     ).toEqual({ priority: 1 })
   })
 
+  it('an event without an id, replayed with other invocation ids, starts one run: the dedupe key is signed', async () => {
+    // x-zendesk-webhook-invocation-id is outside the signature: keying on it let one captured delivery
+    // start a run per replay inside the signature's window (issue 22, §6).
+    const secret = await signingSecret(stack, hook.id)
+    const body = freshEvent(delivered, { id: '' })
+    const timestamp = isoSeconds(Date.now())
+    const before = await runCount(stack, subs.priority.agent)
+    const answers = []
+    for (const invocation of ['inv-1', 'inv-2', 'inv-3'])
+      answers.push(
+        await post(hook.endpoint, body, {
+          'x-zendesk-webhook-signature': sign(secret, timestamp, body),
+          'x-zendesk-webhook-signature-timestamp': timestamp,
+          'x-zendesk-webhook-invocation-id': invocation,
+        }),
+      )
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200])
+    expect(answers.map((a) => a.body)).toEqual([
+      { accepted: 1, duplicates: 0 },
+      { accepted: 0, duplicates: 1 },
+      { accepted: 0, duplicates: 1 },
+    ])
+    expect(await runCount(stack, subs.priority.agent)).toBe(before + 1)
+  })
+
   it('refuses every delivery that is not signed as Zendesk signs, and stores nothing', async () => {
     const secret = await signingSecret(stack, hook.id)
     const body = freshEvent(delivered)

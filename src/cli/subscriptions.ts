@@ -15,6 +15,10 @@ export const SUBSCRIPTIONS_USAGE = `  subscriptions list [--agent <id|name>] [--
                                           save the signing secret a platform showed for a webhook you set up (Vercel)
   subscriptions send-sample <id> [--json] sign the trigger's sample with that secret and send it through the intake
   subscriptions health <id> [--json]      why a trigger does or does not fire
+  subscriptions events <id> [--json]      its recent deliveries and polls, each with its outcome and why
+  subscriptions webhook-events <webhook id> [--json]
+                                          a webhook's recent deliveries, per subscription on it (ids in health)
+  subscriptions poll <id> [--json]        poll a polled trigger now
   subscriptions delete <id> [--json]
   subscriptions resume --integration <integration id> [--json]
                                           after reconnecting an account, activate again the triggers
@@ -45,6 +49,7 @@ interface Health {
   reasons: Array<{ code: string; severity: string; message: string }>
   integration: { id: string; name: string | null; status: string; connected: boolean }
   webhooks: Array<{
+    id?: string
     model_key: string
     remote_id: string | null
     managed: boolean
@@ -59,6 +64,21 @@ interface Health {
   last_event_at: string | null
   last_error: string | null
   last_error_at: string | null
+  deliveries?: {
+    recent: number
+    refused: { count: number; last_at: string; reason: string } | null
+    skipped: { count: number; last_at: string; reason: string } | null
+    last_poll_at: string | null
+  }
+}
+interface DeliveryLine {
+  received_at: string
+  outcome: string
+  reason: string | null
+  event_type: string | null
+  event_id: string | null
+  run_id?: string | null
+  subscriptions?: Array<{ subscription_id: string; outcome: string; reason?: string }>
 }
 interface TestAnswer {
   source: string
@@ -209,6 +229,7 @@ export async function subscriptions(
       return answer(json, async () => {
         const sent = await ask<{
           status: number
+          message: string
           runs: Array<{
             id: string
             status: string
@@ -219,6 +240,7 @@ export async function subscriptions(
         return {
           value: sent,
           lines: [
+            sent.message,
             `The webhook address answered ${sent.status}; ${sent.runs.length === 0 ? 'no run started' : `${sent.runs.length} run(s) started:`}`,
             ...sent.runs.map(
               (r) =>
@@ -231,6 +253,32 @@ export async function subscriptions(
       return answer(json, async () => {
         const h = await ask<Health>('GET', `/v1/subscriptions/${needId()}/health`)
         return { value: h, lines: describeHealth(h) }
+      })
+    case 'events':
+    case 'webhook-events':
+      return answer(json, async () => {
+        const path =
+          sub === 'events' ? `/v1/subscriptions/${needId()}/events` : `/v1/webhooks/${needId()}/events`
+        const { events } = await ask<{ events: DeliveryLine[] }>('GET', path)
+        const lines = events.length
+          ? events.flatMap((e) => [
+              `${when(e.received_at)}  ${e.outcome}${e.event_type ? `  ${e.event_type}` : ''}${e.event_id ? ` ${e.event_id}` : ''}${e.run_id ? `  run ${e.run_id}` : ''}${e.reason ? `: ${e.reason}` : ''}`,
+              ...(e.subscriptions ?? []).map(
+                (o) => `    ${o.subscription_id}: ${o.outcome}${o.reason ? `: ${o.reason}` : ''}`,
+              ),
+            ])
+          : ['Nothing has arrived yet']
+        return { value: { events }, lines }
+      })
+    case 'poll':
+      return answer(json, async () => {
+        const s = await ask<Subscription>('POST', `/v1/subscriptions/${needId()}/poll`)
+        return {
+          value: s,
+          lines: [
+            `${s.trigger_title} (${s.id}) is polled within a second; see switchyard subscriptions events ${s.id}`,
+          ],
+        }
       })
     case 'delete':
       return answer(json, async () => {
@@ -263,7 +311,7 @@ export async function subscriptions(
       })
     default:
       throw new Error(
-        'usage: switchyard subscriptions list|create|activate|deactivate|test|secret|send-sample|health|delete|resume …',
+        'usage: switchyard subscriptions list|create|activate|deactivate|test|secret|send-sample|health|events|webhook-events|poll|delete|resume …',
       )
   }
 }
@@ -277,14 +325,25 @@ function describeHealth(h: Health): string[] {
     `Integration: ${i.name ?? i.id}, ${i.connected ? 'connected' : `NOT connected (${i.status})`}`,
     `Last event:  ${when(h.last_event_at)}`,
   ]
-  if (h.polled) lines.push(`Next poll:   ${when(h.next_poll_at)}`)
+  if (h.polled) {
+    lines.push(`Last poll:   ${when(h.deliveries?.last_poll_at ?? null)}`)
+    lines.push(`Next poll:   ${when(h.next_poll_at)}`)
+  }
+  const refused = h.deliveries?.refused
+  if (refused)
+    lines.push(
+      `Refused:     ${refused.count} of the last ${h.deliveries!.recent} deliveries, the last ${when(refused.last_at)}: ${refused.reason}`,
+    )
+  const skipped = h.deliveries?.skipped
+  if (skipped)
+    lines.push(`Skipped:     ${skipped.count}, the last ${when(skipped.last_at)}: ${skipped.reason}`)
   if (h.last_error) lines.push(`Last error:  ${when(h.last_error_at)}: ${h.last_error}`)
   for (const w of h.webhooks) {
     const presence =
       w.present === null ? '' : w.present ? ', present at the platform' : ', MISSING at the platform'
     lines.push(
       `Webhook ${w.managed ? `for ${w.model_key}` : 'address'}: ${w.status}${presence}${w.remote_id ? ` (remote id ${w.remote_id})` : ''}` +
-        `${w.address ? ` ${w.address}${w.secret_set ? '' : ' (no secret set)'}` : ''}${w.last_error ? `; error: ${w.last_error}` : ''}`,
+        `${w.address ? ` ${w.address}${w.secret_set === false ? ' (no secret set)' : ''}` : ''}${w.id ? ` [events: switchyard subscriptions webhook-events ${w.id}]` : ''}${w.last_error ? `; error: ${w.last_error}` : ''}`,
     )
   }
   if (!h.polled && h.webhooks.length === 0 && h.status === 'active') lines.push('Webhook: none')

@@ -69,6 +69,7 @@ describe('query strings in logged URLs pass an allow-list', () => {
       '/integrations?connecte%64=int_1&oauth_problem=user_refused',
     ],
     ['a connect token in the path', '/oauth/start/ct_secret?x=1', '/oauth/start/[redacted]?x=[redacted]'],
+    ['an intake address (its token is a bearer)', '/hooks/AbCdEf0123456789xyzw', '/hooks/[redacted]'],
   ])('%s', (_label, url, logged) => {
     const { logger, lines } = capture()
     logger.info({ req: { method: 'GET', url, ip: '127.0.0.1' } }, 'request')

@@ -41,7 +41,9 @@ const LOGGED_QUERY_PARAMETERS = new Set([
   'oauth_problem',
   'subdomain',
 ])
-const SECRET_PATH = /(\/oauth\/start\/)[^/?#]+/
+// The intake's address is a bearer of its own: anyone who has it may send deliveries to be checked
+// (issue 22, §5, where one log carried an address in full on 294 lines).
+const SECRET_PATH = /(\/oauth\/start\/|\/hooks\/)[^/?#]+/
 
 /** A URL fit for a log line: path-borne tokens and every query value not known to be harmless are masked. */
 export function redactUrl(url: string): string {

@@ -371,7 +371,11 @@ export const agentSchemas = {
               description: 'Asked of the platform now; null when it could not be asked',
             },
             last_error: { type: ['string', 'null'] },
-            address: { type: 'string' },
+            id: { type: 'string', description: 'For GET /v1/webhooks/{id}/events' },
+            address: {
+              type: 'string',
+              description: 'The intake address the platform delivers to (every platform)',
+            },
             secret_set: { type: 'boolean' },
           },
         },
@@ -381,6 +385,81 @@ export const agentSchemas = {
       last_event_at: nullable(time),
       last_error: { type: ['string', 'null'] },
       last_error_at: nullable(time),
+      deliveries: {
+        type: 'object',
+        description: 'What the recent deliveries and polls (GET /v1/subscriptions/{id}/events) say',
+        properties: {
+          recent: { type: 'integer', description: 'How many recent deliveries the counts cover' },
+          counts: {
+            type: 'object',
+            additionalProperties: { type: 'integer' },
+            description: 'Per outcome',
+          },
+          refused: nullable({
+            type: 'object',
+            properties: {
+              count: { type: 'integer' },
+              last_at: time,
+              reason: { type: 'string', description: 'Why, and what to do' },
+            },
+          }),
+          skipped: nullable({
+            type: 'object',
+            properties: {
+              count: { type: 'integer' },
+              last_at: time,
+              reason: { type: 'string' },
+              option: { const: 'start_on_own_changes' },
+            },
+          }),
+          last_poll_at: nullable(time),
+        },
+      },
+    },
+  },
+  TriggerEventOutcome: {
+    enum: ['accepted', 'duplicate', 'unmatched', 'skipped', 'refused', 'failed', 'polled'],
+    description:
+      'accepted: stored and its run started; duplicate: received before, nothing started; unmatched: the trigger does not fire for it under its configuration; skipped: the loop guard left a change made by the integration itself; refused: not accepted (signature, secret, shape); failed: not stored because of an error here, the platform sends it again; polled: a poll that found nothing new',
+  },
+  SubscriptionEvent: {
+    type: 'object',
+    required: ['id', 'received_at', 'via', 'outcome'],
+    properties: {
+      id: { type: 'string' },
+      received_at: time,
+      via: { enum: ['webhook', 'poll'] },
+      webhook_id: { type: ['string', 'null'] },
+      outcome: ref('TriggerEventOutcome'),
+      reason: { type: ['string', 'null'] },
+      event_type: { type: ['string', 'null'] },
+      event_id: { type: ['string', 'null'], description: "The platform's id of the event" },
+      run_id: { type: ['string', 'null'] },
+    },
+  },
+  WebhookEvent: {
+    type: 'object',
+    required: ['id', 'received_at', 'outcome', 'subscriptions'],
+    properties: {
+      id: { type: 'string' },
+      received_at: time,
+      outcome: ref('TriggerEventOutcome'),
+      reason: { type: ['string', 'null'] },
+      event_type: { type: ['string', 'null'] },
+      event_id: { type: ['string', 'null'] },
+      subscriptions: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['subscription_id', 'outcome'],
+          properties: {
+            subscription_id: { type: 'string' },
+            outcome: ref('TriggerEventOutcome'),
+            reason: { type: 'string' },
+            run_id: { type: 'string' },
+          },
+        },
+      },
     },
   },
 }
@@ -680,6 +759,12 @@ export const agentPaths = {
           type: 'object',
           properties: {
             status: { type: 'integer', description: 'What the intake answered' },
+            signed_by: {
+              const: 'switchyard',
+              description:
+                "The sample is signed by Switchyard with the saved secret, not by the platform: it shows this address, secret and mapping work, not that the platform's own webhook is set up",
+            },
+            message: { type: 'string', description: 'What the answer shows and what it does not' },
             answer: {},
             event_ids: { type: 'array', items: { type: 'string' } },
             runs: {
@@ -707,6 +792,30 @@ export const agentPaths = {
         'Why a trigger does or does not fire: integration, webhooks (asked live), last event and error',
       parameters: [idParam],
       responses: { 200: json(ref('SubscriptionHealth')), ...errors(404) },
+    },
+  },
+  '/v1/subscriptions/{id}/poll': {
+    post: {
+      summary:
+        'Poll now: an active polled trigger is polled within a second; its health shows the last and next poll',
+      parameters: [idParam],
+      responses: { 200: json(ref('Subscription')), ...errors(404, 409) },
+    },
+  },
+  '/v1/subscriptions/{id}/events': {
+    get: {
+      summary:
+        'The recent deliveries and polls of a subscription, newest first, each with its outcome for it and why',
+      parameters: [idParam, q('limit', 'At most this many (1-100, default 100)')],
+      responses: { 200: json(listOf('events', 'SubscriptionEvent')), ...errors(400, 404) },
+    },
+  },
+  '/v1/webhooks/{id}/events': {
+    get: {
+      summary:
+        'The recent deliveries to a webhook (its id is in a subscription health), each with its outcome for every subscription on it',
+      parameters: [idParam, q('limit', 'At most this many (1-100, default 100)')],
+      responses: { 200: json(listOf('events', 'WebhookEvent')), ...errors(400, 404) },
     },
   },
   '/hooks/{token}': {

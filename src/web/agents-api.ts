@@ -129,6 +129,9 @@ export interface Trigger {
 /** What "Send sample event" did: the intake's answer, and the runs it started with their mapped inputs. */
 export interface SampleSent {
   status: number
+  /** Switchyard signed the sample, not the platform: what it shows, and what it does not. */
+  signed_by: 'switchyard'
+  message: string
   answer: unknown
   runs: Array<{
     id: string
@@ -193,17 +196,41 @@ export interface SubscriptionTest extends MappingPreview {
 export interface SubscriptionHealth {
   integration: { id: string; name: string; status: string; connected: boolean }
   webhooks: Array<{
+    id?: string
     model_key: string
     remote_id: string | null
     status: string
     present: boolean | null
     last_error: string | null
+    /** The intake address the platform delivers to. */
+    address?: string
   }>
   last_event_at: string | null
   last_error: string | null
   last_error_at: string | null
   polled: boolean
   next_poll_at: string | null
+  /** What the recent deliveries say: refusals (with what to do) and events the loop guard skipped. */
+  deliveries?: {
+    recent: number
+    counts: Record<string, number>
+    refused: { count: number; last_at: string; reason: string } | null
+    skipped: { count: number; last_at: string; reason: string; option: string } | null
+    last_poll_at: string | null
+  }
+}
+
+/** One recent delivery or poll as a subscription saw it. */
+export interface SubscriptionEvent {
+  id: string
+  received_at: string
+  via: 'webhook' | 'poll'
+  webhook_id: string | null
+  outcome: string
+  reason: string | null
+  event_type: string | null
+  event_id: string | null
+  run_id: string | null
 }
 
 export interface RunQuery {
@@ -279,4 +306,9 @@ export const agentsApi = {
   test: (id: string, startRun = false) =>
     request<SubscriptionTest>('POST', `/v1/subscriptions/${enc(id)}/test`, { start_run: startRun }),
   health: (id: string) => request<SubscriptionHealth>('GET', `/v1/subscriptions/${enc(id)}/health`),
+  events: (id: string) =>
+    request<{ events: SubscriptionEvent[] }>('GET', `/v1/subscriptions/${enc(id)}/events`).then(
+      (r) => r.events,
+    ),
+  pollNow: (id: string) => request<Subscription>('POST', `/v1/subscriptions/${enc(id)}/poll`),
 }

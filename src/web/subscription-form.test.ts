@@ -113,4 +113,51 @@ describe('healthVerdict', () => {
       healthVerdict(active, { ...healthy, last_event_at: '2026-01-01T11:30:00Z' }, 'Trello', now),
     ).toEqual({ tone: 'ok', text: 'Working: the last event arrived 30 min ago.' })
   })
+
+  it('says how many deliveries were refused and what to do, rather than "no event yet"', () => {
+    const counts = {}
+    const refused = {
+      ...healthy,
+      deliveries: {
+        recent: 4,
+        counts,
+        refused: {
+          count: 4,
+          last_at: '2026-01-01T11:59:00Z',
+          reason:
+            "the webhook signature does not match the secret saved for this trigger: paste the webhook's secret again",
+        },
+        skipped: null,
+        last_poll_at: null,
+      },
+    }
+    expect(
+      healthVerdict({ ...active, webhook_address: 'https://sy.test/hooks/x' }, refused, 'Vercel', now),
+    ).toMatchObject({
+      tone: 'error',
+      text: expect.stringMatching(/^4 deliveries from Vercel were refused.*paste the webhook's secret again/),
+    })
+    // A later accepted event outranks older refusals.
+    expect(
+      healthVerdict(active, { ...refused, last_event_at: '2026-01-01T11:59:30Z' }, 'Vercel', now).tone,
+    ).toBe('ok')
+  })
+
+  it('says how many events the loop guard skipped and names the option', () => {
+    const skipped = {
+      ...healthy,
+      deliveries: {
+        recent: 1,
+        counts: {},
+        refused: null,
+        skipped: { count: 1, last_at: '2026-01-01T11:59:00Z', reason: 'own', option: 'start_on_own_changes' },
+        last_poll_at: null,
+      },
+    }
+    expect(healthVerdict(active, skipped, 'Trello', now)).toMatchObject({
+      tone: 'warning',
+      text: expect.stringMatching(/One event started nothing.*made by Ada itself.*start_on_own_changes/),
+    })
+    expect(healthVerdict({ ...active, start_on_own_changes: true }, skipped, 'Trello', now).tone).toBe('ok')
+  })
 })

@@ -96,6 +96,28 @@ export function healthVerdict(
   ) {
     return { tone: 'error', text: `The last event did not start a run: ${health.last_error}` }
   }
+  // Refusals and skips speak louder than silence (issue 22, §5): "no event yet" was shown while
+  // every delivery was refused for a wrong secret.
+  const refused = health.deliveries?.refused
+  if (refused && (!lastEvent || Date.parse(refused.last_at) >= Date.parse(lastEvent))) {
+    const n = refused.count === 1 ? 'One delivery' : `${refused.count} deliveries`
+    return {
+      tone: 'error',
+      text: `${n} from ${platformTitle} ${refused.count === 1 ? 'was' : 'were'} refused, the last ${timeAgo(refused.last_at, now)}: ${refused.reason}.`,
+    }
+  }
+  const skipped = health.deliveries?.skipped
+  if (
+    skipped &&
+    !sub.start_on_own_changes &&
+    (!lastEvent || Date.parse(skipped.last_at) >= Date.parse(lastEvent))
+  ) {
+    const n = skipped.count === 1 ? 'One event' : `${skipped.count} events`
+    return {
+      tone: 'warning',
+      text: `${n} started nothing, the last ${timeAgo(skipped.last_at, now)}: made by ${health.integration.name} itself, the integration's own account, so the loop guard skipped ${skipped.count === 1 ? 'it' : 'them'}. To start on such changes, tick “Also start on changes made by this integration’s own account” in the trigger’s settings (${skipped.option}).`,
+    }
+  }
   if (!lastEvent && sub.webhook_address) {
     return {
       tone: 'warning',

@@ -18,7 +18,7 @@ import {
   type Api,
 } from '../helpers/trello-engine.ts'
 import { client } from '../helpers/stack.ts'
-import { trelloControl } from '../helpers/trello.ts'
+import { connectTrelloWithToken, trelloControl } from '../helpers/trello.ts'
 
 // The intake's guarantees (docs/architecture.md, "The road of an event"): a 2xx only once the event
 // and its runs are committed, and nothing at all stored for a delivery that is not Trello's.
@@ -143,6 +143,23 @@ describe('the webhook intake on Trello deliveries', () => {
     expect((run!.inputs as { title: string }).title).toBe('Nul\ufffdcard')
   })
 
+  it('nothing is lost: a signed delivery holding a lone UTF-16 surrogate is stored and started, shown as U+FFFD', async () => {
+    // `\ud800` is valid JSON but no character; PostgreSQL refuses it in JSON, and a 500 would make
+    // Trello retry and then give up, losing the event (issue 22, §6).
+    const before = await stored()
+    const body = freshBody('Lone\ud800card')
+    expect(body).toContain('\\ud800')
+    const res = await postHook(stack.url, hook.path, body, {
+      'x-trello-webhook': sign(stack, body, hook.callbackUrl),
+    })
+    expect(res.status, res.text).toBe(200)
+    expect(await stored()).toEqual({ events: before.events + 1, runs: before.runs + 1 })
+    const run = (await runsOf(stack, sub.id)).find((r) =>
+      (r.inputs as { title?: string }).title?.startsWith('Lone'),
+    )
+    expect((run!.inputs as { title: string }).title).toBe('Lone\ufffdcard')
+  })
+
   it('bad signatures and bad shapes: 401 (or 400 after a valid signature), and nothing stored', async () => {
     const before = await stored()
     const body = freshBody('Hostile')
@@ -248,5 +265,51 @@ describe('the webhook intake on Trello deliveries', () => {
     const webhooks = (await control.call('GET', '/webhooks')).body.webhooks
     expect(webhooks.find((w: { id: string }) => w.id === doomedHook.remote_id)).toBeUndefined()
     expect(await runsOf(stack, doomed.id)).toHaveLength(0)
+  })
+
+  it('pasted credentials: an unsigned delivery starts its run with the action as Trello has it, not as delivered', async () => {
+    // Without the app's secret nothing in the body is signed; only the action id is believed, and the
+    // event is built from the action read back (issue 22, §6).
+    const grace = await connectTrelloWithToken(stack, 'grace')
+    const board = await freshBoard(stack)
+    const agent = await createAgent(api, commentingAgent(grace))
+    const pasted = await subscribe(api, agent, {
+      trigger: 'trello.new_card',
+      integration: grace,
+      config: { board_ids: [board.id] },
+      mapping: CARD_MAPPING,
+    })
+    const pastedHook = await hookOf(stack, pasted.id)
+    await personCreatesCard(stack, board.lists[0]!.id, 'The real name', 'ada')
+    await deliveriesSettled(stack)
+    await waitFor('the real run', async () => (await runsOf(stack, pasted.id)).length === 1)
+    const [delivery] = (await trelloControl(stack).call('GET', `/deliveries?webhook=${pastedHook.remote_id}`))
+      .body.deliveries
+    const real = JSON.parse(delivery.body)
+    expect((await runsOf(stack, pasted.id))[0]!.inputs).toMatchObject({ title: 'The real name' })
+
+    // The same real action id, its content rewritten, under a fresh source so dedupe cannot hide it:
+    // the webhook's events are deduplicated per webhook, so remove the first event's record.
+    await stack.services.store.db
+      .deleteFrom('events')
+      .where('source', '=', `webhook:${pastedHook.id}`)
+      .where('dedupe_key', '=', real.action.id)
+      .execute()
+    const forged = structuredClone(real)
+    forged.action.data.card.name = 'Forged name'
+    const res = await postHook(stack.url, pastedHook.path, JSON.stringify(forged))
+    expect(res.status, res.text).toBe(200)
+    const runs = await waitFor('the second run', async () => {
+      const all = await runsOf(stack, pasted.id)
+      return all.length === 2 ? all : undefined
+    })
+    expect(runs.map((r) => (r.inputs as { title: string }).title).sort()).toEqual([
+      'The real name',
+      'The real name',
+    ])
+    // A forged type or author is refused outright.
+    const otherType = structuredClone(real)
+    otherType.action.type = 'deleteCard'
+    expect((await postHook(stack.url, pastedHook.path, JSON.stringify(otherType))).status).toBe(401)
   })
 })

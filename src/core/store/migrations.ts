@@ -351,6 +351,30 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0009_trigger_deliveries': {
+    async up(db: Kysely<any>) {
+      // Each recent delivery to a webhook (and each poll) with what became of it, per subscription
+      // (core/triggers/delivery-log.ts): a ring of the last few per source, written in batches off
+      // the intake's path, so troubleshooting can see refusals, duplicates and unmatched events.
+      await db.schema
+        .createTable('trigger_deliveries')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('received_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('outcome', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('event_type', 'text')
+        .addColumn('event_key', 'text')
+        .addColumn('subscriptions', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
+        .execute()
+      await db.schema
+        .createIndex('trigger_deliveries_by_source')
+        .on('trigger_deliveries')
+        .columns(['source', 'id'])
+        .execute()
+    },
+  },
   '0011_fair_fenced_queue': {
     async up(db: Kysely<any>) {
       // Executions that ended because their process stopped renewing the lease (a crash, a kill -9,

@@ -232,6 +232,21 @@ export interface RunStepsTable {
   finished_at: Timestamp | null
 }
 
+/** One recent delivery (or poll) and its outcome, per subscription: a bounded ring per source. */
+export interface TriggerDeliveriesTable {
+  id: string
+  /** `webhook:<webhook id>` or `poll:<subscription id>`, as events' sources are. */
+  source: string
+  user_id: string
+  received_at: Timestamp
+  outcome: string
+  reason: string | null
+  event_type: string | null
+  event_key: string | null
+  /** Per subscription id: `{outcome, reason?, run_id?}`. */
+  subscriptions: Json<Record<string, { outcome: string; reason?: string; run_id?: string }>>
+}
+
 export interface Schema {
   users: UsersTable
   api_keys: ApiKeysTable
@@ -251,4 +266,5 @@ export interface Schema {
   events: EventsTable
   runs: RunsTable
   run_steps: RunStepsTable
+  trigger_deliveries: TriggerDeliveriesTable
 }

@@ -68,8 +68,12 @@ export interface WebhookFacts {
    * 'unverifiable' means no secret is known: the delivery is then confirmed with `confirm`, or refused.
    */
   verify(delivery: Delivery, secrets: { hookSecret?: string; appSecret?: string }): Promise<Verification>
-  /** Where no secret is known: asks the platform whether this event really happened, before anything starts. */
-  confirm?(ctx: ToolContext, candidate: EventCandidate): Promise<boolean>
+  /**
+   * Where no secret is known: asks the platform whether this event really happened, before anything
+   * starts. Answers the event as the platform gave it back (the only part of an unsigned delivery to
+   * believe), or null when the platform does not have it.
+   */
+  confirm?(ctx: ToolContext, candidate: EventCandidate): Promise<EventCandidate | null>
   /** Splits a verified delivery into events; throws invalid_input for a body that is not the platform's shape. */
   parse(delivery: Delivery): EventCandidate[]
   /**

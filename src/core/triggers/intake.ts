@@ -13,6 +13,12 @@ import type { StepContexts } from '../tools/step-context.ts'
 import { acceptEvents, type Accepted, type Match } from './accept.ts'
 import type { TriggerRegistry } from './catalog.ts'
 import type { Delivery, EventCandidate } from './define.ts'
+import {
+  OWN_CHANGE,
+  type DeliveryLog,
+  type DeliveryOutcome,
+  type SubscriptionOutcome,
+} from './delivery-log.ts'
 import { runInputs } from './mapping.ts'
 import type { RemoteWebhooks } from './remote-webhooks.ts'
 import type { Route, TriggerRoutes } from './routes.ts'
@@ -32,6 +38,37 @@ function withoutNul(delivery: Delivery): Delivery {
     ...delivery,
     rawBody: Buffer.from(delivery.rawBody.toString('utf8').replace(NUL_IN_JSON, '$1\\ufffd')),
   }
+}
+
+/** The start of a `\uD800`–`\uDFFF` escape in JSON text (and of a few others), where a lone surrogate can come from. */
+const SURROGATE_ESCAPES = [Buffer.from('\\ud'), Buffer.from('\\uD')]
+/** A UTF-16 surrogate without its partner (the `u` flag is off on purpose: it matches code units). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/** A value with each lone surrogate in its strings (keys too) turned into U+FFFD. */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\ufffd')
+  if (Array.isArray(value)) return value.map(wellFormed)
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), wellFormed(v)]))
+}
+
+/**
+ * Events whose text holds a lone UTF-16 surrogate (`\ud800`, valid JSON but no character), with
+ * each one turned into U+FFFD, as NUL is (withoutNul): PostgreSQL refuses such an escape in JSON, and
+ * refusing the delivery would lose the event once the platform gives up retrying (issue 22, §6).
+ * Only a delivery whose bytes hold such an escape is walked.
+ */
+function withoutLoneSurrogates(delivery: Delivery, candidates: EventCandidate[]): EventCandidate[] {
+  if (!SURROGATE_ESCAPES.some((escape) => delivery.rawBody.includes(escape))) return candidates
+  return candidates.map((c) => wellFormed(c) as EventCandidate)
+}
+
+/** One word for a delivery across the subscriptions of its webhook: the best that happened to it. */
+function overall(per: Record<string, SubscriptionOutcome>): DeliveryOutcome {
+  const seen = new Set(Object.values(per).map((o) => o.outcome))
+  for (const outcome of ['accepted', 'duplicate', 'skipped'] as const) if (seen.has(outcome)) return outcome
+  return 'unmatched'
 }
 
 /** Deliveries in flight at once from which the intake counts as busy (a burst, not a steady pace). */
@@ -65,6 +102,7 @@ export class Intake {
     private readonly runs: Runs,
     private readonly webhooks: RemoteWebhooks,
     private readonly sealer: Sealer,
+    private readonly log: DeliveryLog,
     private readonly metrics: Metrics = noMetrics,
   ) {
     this.commits = new GroupCommit((items) => acceptEvents(db, items))
@@ -126,6 +164,29 @@ export class Intake {
         throw new AppError('gone', 'this webhook was removed; stop sending to it')
       throw new AppError('not_found', 'no webhook has this address')
     }
+    try {
+      return await this.routed(route, rawBody, headers)
+    } catch (err) {
+      // Every answer but a 2xx is kept too, with its reason: a wrong secret shows in health and in
+      // the events list rather than as silence (issue 22, §5).
+      const refused = err instanceof AppError && err.status < 500
+      this.log.record({
+        source: `webhook:${route.hook.id}`,
+        userId: route.hook.user_id,
+        outcome: refused ? 'refused' : 'failed',
+        reason: refused
+          ? err.message
+          : 'not stored because of an error in Switchyard; the platform sends it again',
+      })
+      throw err
+    }
+  }
+
+  private async routed(
+    route: Route,
+    rawBody: Buffer,
+    headers: Record<string, string | undefined>,
+  ): Promise<{ accepted: number; duplicates: number }> {
     const { hook, integration } = route
     if (hook.status !== 'active' && hook.status !== 'pending')
       throw new AppError('gone', 'this webhook was removed; stop sending to it')
@@ -139,16 +200,34 @@ export class Intake {
       integration.connected_with === 'authorization' && runtime.mode !== 'not_configured'
         ? runtime.client.clientSecret
         : undefined
-    const verdict = await facts.verify(delivery, { hookSecret: this.hookSecret(route), appSecret })
-    if (verdict === 'invalid') throw new AppError('unauthenticated', 'the webhook signature does not match')
-    const candidates = facts.parse(withoutNul(delivery))
-    if (verdict === 'unverifiable') await this.confirm(hook.user_id, runtime, hook.integration_id, candidates)
+    const hookSecret = this.hookSecret(route)
+    const verdict = await facts.verify(delivery, { hookSecret, appSecret })
+    const title = runtime.definition.title
+    if (verdict === 'invalid')
+      throw new AppError(
+        'unauthenticated',
+        facts.managed
+          ? `the webhook signature does not match: this delivery was not signed as ${title} signs this webhook's deliveries`
+          : `the webhook signature does not match the secret saved for this trigger: paste the webhook's secret again, as ${title} shows it`,
+      )
+    if (verdict === 'unverifiable' && !facts.managed)
+      throw new AppError(
+        'unauthenticated',
+        `no secret is saved for this webhook, so no delivery can be checked: paste the secret ${title} shows for the webhook`,
+      )
+    const parsed = withoutLoneSurrogates(delivery, facts.parse(withoutNul(delivery)))
+    const candidates =
+      verdict === 'unverifiable'
+        ? await this.confirm(hook.user_id, runtime, hook.integration_id, parsed)
+        : parsed
 
+    const source = `webhook:${hook.id}`
     const items: Accepted[] = []
-    for (const candidate of candidates) {
-      const matches = await this.matches(route, candidate)
-      if (matches.length) items.push({ source: `webhook:${hook.id}`, candidate, matches })
-    }
+    const sorted = await Promise.all(candidates.map((candidate) => this.matches(route, candidate)))
+    candidates.forEach((candidate, i) => {
+      const { matches } = sorted[i]!
+      if (matches.length) items.push({ source, candidate, matches })
+    })
     await this.holdBackPastCap(hook.user_id, items)
     const outcomes = await Promise.all(items.map((item) => this.commits.submit(item)))
     const accepted = outcomes.filter((o) => !o.duplicate).length
@@ -156,6 +235,33 @@ export class Intake {
       this.metrics.triggerEvent(hook.platform, 'unmatched')
     for (const o of outcomes) this.metrics.triggerEvent(hook.platform, o.duplicate ? 'duplicate' : 'accepted')
     if (accepted) this.runs.onReady()
+
+    const committed = new Map(items.map((item, i) => [item.candidate, { item, outcome: outcomes[i]! }]))
+    candidates.forEach((candidate, i) => {
+      const per = sorted[i]!.outcomes
+      const done = committed.get(candidate)
+      if (done) {
+        const { runIds, duplicate } = done.outcome
+        done.item.matches.forEach((m, k) => {
+          per[m.subscriptionId] = duplicate
+            ? { outcome: 'duplicate', reason: 'this event was received before; nothing started again' }
+            : {
+                outcome: 'accepted',
+                ...(runIds.length === done.item.matches.length ? { run_id: runIds[k] } : {}),
+                ...(m.mappingError ? { reason: `its run failed at the mapping: ${m.mappingError}` } : {}),
+              }
+        })
+      }
+      this.log.record({
+        source,
+        userId: hook.user_id,
+        outcome: overall(per),
+        eventType: candidate.type,
+        eventKey: candidate.dedupeKey,
+        subscriptions: per,
+        ...(route.subscriptions.length === 0 ? { reason: 'no active trigger uses this webhook' } : {}),
+      })
+    })
     return { accepted, duplicates: outcomes.length - accepted }
   }
 
@@ -175,22 +281,38 @@ export class Intake {
     if (refused) for (const match of starting) match.refused = refused
   }
 
-  private async matches(route: Route, candidate: EventCandidate): Promise<Match[]> {
+  /** The subscriptions on the route this candidate starts, and what became of it for each of the others. */
+  private async matches(
+    route: Route,
+    candidate: EventCandidate,
+  ): Promise<{ matches: Match[]; outcomes: Record<string, SubscriptionOutcome> }> {
     const matches: Match[] = []
+    const outcomes: Record<string, SubscriptionOutcome> = {}
     for (const sub of route.subscriptions) {
+      const event = this.triggers.get(sub.trigger_id)?.trigger.match?.(candidate, sub.config)
+      if (!event) {
+        outcomes[sub.id] = {
+          outcome: 'unmatched',
+          reason: `this trigger does not fire for a ${candidate.type} event under its configuration`,
+        }
+        continue
+      }
       // No loops: a change the integration's own account made (a run acting through it) starts nothing, unless asked.
       if (
         !sub.start_on_own_changes &&
         candidate.actorId !== undefined &&
         candidate.actorId === route.integration?.external_id
-      )
+      ) {
+        outcomes[sub.id] = { outcome: 'skipped', reason: OWN_CHANGE }
         continue
-      const trigger = this.triggers.get(sub.trigger_id)?.trigger
+      }
       // The plan is checked as the event is accepted: a lowered plan stops its triggers at once, before
       // the change pauses them (docs/triggers.md, "When an integration, a plan or a user goes").
-      if (trigger?.requiredPlan && !planAtLeast(route.plan, trigger.requiredPlan)) continue
-      const event = trigger?.match?.(candidate, sub.config)
-      if (!event) continue
+      const requiredPlan = this.triggers.get(sub.trigger_id)?.trigger.requiredPlan
+      if (requiredPlan && !planAtLeast(route.plan, requiredPlan)) {
+        outcomes[sub.id] = { outcome: 'skipped', reason: `this trigger needs the ${requiredPlan} plan` }
+        continue
+      }
       matches.push({
         subscriptionId: sub.id,
         userId: route.hook.user_id,
@@ -199,7 +321,7 @@ export class Intake {
         ...(await runInputs(sub.mapping, event, sub.inputs)),
       })
     }
-    return matches
+    return { matches, outcomes }
   }
 
   private hookSecret(route: Route): string | undefined {
@@ -207,13 +329,16 @@ export class Intake {
     return sealed ? memoized(this.hookSecrets, route, () => this.sealer.open(sealed)) : undefined
   }
 
-  /** Without a secret, an event counts only once the platform itself confirms it happened. */
+  /**
+   * Without a secret, an event counts only once the platform itself confirms it happened, and then as
+   * the platform tells it: an unsigned body's content is never believed.
+   */
   private async confirm(
     userId: string,
     runtime: PlatformRuntime,
     integrationId: string,
     candidates: EventCandidate[],
-  ): Promise<void> {
+  ): Promise<EventCandidate[]> {
     const facts = runtime.definition.webhooks!
     const user = await this.users.get(userId)
     if (!facts.confirm || !user)
@@ -227,10 +352,13 @@ export class Intake {
       integrationId,
       `trigger:${integrationId}`,
     )
+    const confirmed: EventCandidate[] = []
     for (const candidate of candidates) {
-      if (!(await facts.confirm(ctx, candidate)))
-        throw new AppError('unauthenticated', 'the platform does not confirm this event')
+      const real = await facts.confirm(ctx, candidate)
+      if (!real) throw new AppError('unauthenticated', 'the platform does not confirm this event')
+      confirmed.push(real)
     }
+    return confirmed
   }
 
   private async retired(token: string): Promise<boolean> {

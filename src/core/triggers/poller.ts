@@ -13,6 +13,7 @@ import type { TriggerRegistry } from './catalog.ts'
 import { runInputs, type Mapping } from './mapping.ts'
 import type { RemoteWebhooks } from './remote-webhooks.ts'
 import type { SubscriptionRow, Subscriptions } from './subscriptions.ts'
+import { OWN_CHANGE, type DeliveryLog, type SubscriptionOutcome } from './delivery-log.ts'
 
 const TICK_MS = 1_000
 /** A claimed poll holds its subscription this long: a process killed mid-poll gives it up after this. */
@@ -41,6 +42,8 @@ export class Poller {
   private stopped = true
   /** The per-plan cap on waiting runs (set by the composition root). */
   queueCap: QueueCap | undefined
+  /** Where each poll's outcome is kept for the subscription's events list (services.ts sets it). */
+  log: DeliveryLog | null = null
 
   constructor(
     private readonly db: Db,
@@ -165,6 +168,7 @@ export class Poller {
       const refused = starting.length ? await this.queueCap?.refusal(user, starting.length) : null
       if (refused) for (const { match } of starting) match.refused = refused
       let started = 0
+      let outcomes: Array<{ duplicate: boolean; runIds: string[] }> = []
       await this.db.transaction().execute(async (trx) => {
         // The cursor moves with the runs it started, only while the subscription is still active, and
         // only under this poll's claim: a poll slower than its claim lost it to another, whose cursor
@@ -183,15 +187,22 @@ export class Poller {
           .where('poll_claim', '=', row.poll_claim)
           .executeTakeFirst()
         if (moved.numUpdatedRows === 0n) throw new ClaimLost()
-        const outcomes = await acceptEvents(
+        outcomes = await acceptEvents(
           trx,
           prepared.map(({ candidate, match }) => ({ source: `poll:${row.id}`, candidate, matches: [match] })),
         )
         started = outcomes.reduce((n, o) => n + o.runIds.length, 0)
       })
       if (started) this.runs.onReady()
+      this.recordPoll(row, result.events, prepared, outcomes)
     } catch (err) {
       if (err instanceof ClaimLost) return
+      this.log?.record({
+        source: `poll:${row.id}`,
+        userId: row.user_id,
+        outcome: 'failed',
+        reason: `the poll failed: ${err instanceof Error ? err.message : String(err)}`,
+      })
       await this.subscriptions.recordError(row.id, err)
       await this.db
         .updateTable('subscriptions')
@@ -200,6 +211,47 @@ export class Poller {
         .where('status', '=', 'active')
         .where('poll_claim', '=', row.poll_claim)
         .execute()
+    }
+  }
+
+  /** Each event a poll found, with what became of it, or one line saying the poll found nothing new. */
+  private recordPoll(
+    row: SubscriptionRow,
+    found: Array<{ candidate: { dedupeKey: string; type: string } }>,
+    prepared: Array<{ candidate: { dedupeKey: string; type: string }; match: Match }>,
+    outcomes: Array<{ duplicate: boolean; runIds: string[] }>,
+  ): void {
+    if (!this.log) return
+    const source = `poll:${row.id}`
+    const base = { source, userId: row.user_id }
+    if (found.length === 0) {
+      const reason = row.poll_cursor
+        ? 'nothing new'
+        : 'the first poll notes where to start: nothing from before the activation starts a run'
+      this.log.record({ ...base, outcome: 'polled', reason })
+      return
+    }
+    const kept = new Map(prepared.map((p, i) => [p.candidate.dedupeKey, { p, o: outcomes[i] }]))
+    for (const { candidate } of found) {
+      const done = kept.get(candidate.dedupeKey)
+      const own: SubscriptionOutcome = !done
+        ? { outcome: 'skipped', reason: OWN_CHANGE }
+        : done.o?.duplicate
+          ? { outcome: 'duplicate', reason: 'this event was found before; nothing started again' }
+          : {
+              outcome: 'accepted',
+              ...(done.o?.runIds[0] ? { run_id: done.o.runIds[0] } : {}),
+              ...(done.p.match.mappingError
+                ? { reason: `its run failed at the mapping: ${done.p.match.mappingError}` }
+                : {}),
+            }
+      this.log.record({
+        ...base,
+        outcome: own.outcome,
+        eventType: candidate.type,
+        eventKey: candidate.dedupeKey,
+        subscriptions: { [row.id]: own },
+      })
     }
   }
 }

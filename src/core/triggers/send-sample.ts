@@ -11,11 +11,31 @@ const POST_TIMEOUT_MS = 15_000
 export interface SampleOutcome {
   /** The intake's HTTP status and answer, as the platform would have received them. */
   status: number
+  /** Who signed the sample: Switchyard, with the saved secret, never the platform (issue 22, §5). */
+  signed_by: 'switchyard'
+  /** What the answer shows, and what it does not. */
+  message: string
   answer: unknown
   /** The sample's event ids (the keys it is deduplicated on). */
   event_ids: string[]
   /** The runs it started, with the inputs the mapping gave them. */
   runs: Array<Pick<RunView, 'id' | 'status' | 'inputs' | 'event' | 'error'>>
+}
+
+/**
+ * What a sample's answer shows. It was signed here with the secret saved here, so a success proves
+ * the address, that secret and the mapping, and nothing about the platform's own webhook: a wrong
+ * secret pasted from the platform signs the sample just as well (issue 22, §5).
+ */
+function sampleMessage(platform: string, status: number, answer: unknown, runs: number): string {
+  const signed = `Switchyard signed this sample with the secret saved here, not ${platform}`
+  if (status < 200 || status >= 300) {
+    const detail =
+      typeof answer === 'object' && answer !== null && 'detail' in answer ? `: ${String(answer.detail)}` : ''
+    return `${signed}. The trigger's address answered ${status}${detail}.`
+  }
+  const started = runs === 1 ? 'one run started' : `${runs} runs started`
+  return `${signed}. The address, that secret and the mapping work together (${started}, marked as tests; their steps really ran). This does not show that ${platform}'s webhook is set up or that its secret matches: the trigger's health counts the deliveries from ${platform} that were refused.`
 }
 
 /**
@@ -87,11 +107,14 @@ export class SampleEvents {
     } catch {
       // not JSON: shown as it came
     }
+    const runs = response.ok ? await this.startedRuns(userId, row.id, `webhook:${hook.id}`, eventIds) : []
     return {
       status: response.status,
+      signed_by: 'switchyard',
+      message: sampleMessage(registered.platform.title, response.status, answer, runs.length),
       answer,
       event_ids: eventIds,
-      runs: response.ok ? await this.startedRuns(userId, row.id, `webhook:${hook.id}`, eventIds) : [],
+      runs,
     }
   }
 

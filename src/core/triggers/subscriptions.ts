@@ -18,6 +18,7 @@ import { healthVerdict, type Health, type HealthFact } from './health-verdict.ts
 import { mapEvent, mappingProblems, type Mapping } from './mapping.ts'
 import type { RemoteWebhooks } from './remote-webhooks.ts'
 import type { TriggerRoutes } from './routes.ts'
+import type { TriggerEvents } from './trigger-events.ts'
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>
 
@@ -94,6 +95,7 @@ export class Subscriptions {
     private readonly contexts: StepContexts,
     private readonly webhooks: RemoteWebhooks,
     private readonly routes: TriggerRoutes,
+    private readonly events: TriggerEvents,
   ) {}
 
   async create(user: User, agentId: string, raw: unknown): Promise<SubscriptionView> {
@@ -413,13 +415,16 @@ export class Subscriptions {
           }
         }
         return {
+          id: h.id,
           model_key: h.model_key,
+          // Every webhook's address is shown, so a person can compare it with the platform's settings.
+          address: this.webhooks.addressOf(h.token),
           remote_id: h.remote_id,
           managed: h.managed,
           status: h.status,
           present,
           last_error: error ?? reachError ?? null,
-          ...(h.managed ? {} : { address: this.webhooks.addressOf(h.token), secret_set: h.secret !== null }),
+          ...(h.managed ? {} : { secret_set: h.secret !== null }),
         }
       }),
     )
@@ -451,6 +456,11 @@ export class Subscriptions {
       last_event_at: row.last_event_at,
       last_error: this.staleError(row, integration) ? null : row.last_error,
       last_error_at: this.staleError(row, integration) ? null : row.last_error_at,
+      // Refused deliveries and skipped events, counted over the recent ones (issue 22, §5).
+      deliveries: await this.events.facts(
+        row.id,
+        hooks.map((h) => h.id),
+      ),
     }
   }
 
@@ -497,6 +507,41 @@ export class Subscriptions {
     const models = (config: Record<string, unknown>) =>
       [...(registered.trigger.models?.(config) ?? [])].sort().join('\u0000')
     return models(before) !== models(after)
+  }
+
+  /**
+   * "Poll now": an active polled subscription becomes due at once, and the poller (which ticks every
+   * second) takes it. A poll already in flight may overlap this one; each event is still stored and
+   * started once, because polls deduplicate on the event's key like deliveries do.
+   */
+  async pollNow(user: User, id: string): Promise<SubscriptionView> {
+    const row = await this.row(user.id, id)
+    const registered = this.trigger(row.trigger_id, 'trigger')
+    if (registered.trigger.mode !== 'polled')
+      throw new AppError(
+        'conflict',
+        `${registered.trigger.title} is not polled: ${registered.platform.title} sends its events as they happen`,
+      )
+    if (row.status !== 'active')
+      throw new AppError('conflict', 'activate the trigger first: an inactive trigger is not polled')
+    await this.db
+      .updateTable('subscriptions')
+      .set({ next_poll_at: new Date() })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .execute()
+    return this.get(user.id, id)
+  }
+
+  /** The subscription's recent deliveries and polls, newest first, each with what became of it. */
+  async recentEvents(user: User, id: string, limit?: number) {
+    const row = await this.row(user.id, id)
+    const hooks = await this.webhooks.forSubscription(row.id)
+    return this.events.ofSubscription(
+      row.id,
+      hooks.map((h) => h.id),
+      limit,
+    )
   }
 
   async recordError(id: string, err: unknown): Promise<void> {

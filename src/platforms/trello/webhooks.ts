@@ -3,7 +3,7 @@ import { AppError, invalidInput } from '../../core/errors.ts'
 import type { ToolContext } from '../../core/tools/define.ts'
 import type { Delivery, EventCandidate, Verification, WebhookFacts } from '../../core/triggers/define.ts'
 import { matchesSignature } from '../../core/triggers/signatures.ts'
-import { actionOf, isAction } from './triggers/actions.ts'
+import { actionOf, candidateOf, isAction } from './triggers/actions.ts'
 import { MEMBER_MODEL } from './triggers/boards.ts'
 
 /**
@@ -93,27 +93,29 @@ function parse(delivery: Delivery): EventCandidate[] {
   ]
 }
 
-/** Reads the action back: it happened if Trello has it, with the same type, author, board and card. */
-async function confirm(ctx: ToolContext, candidate: EventCandidate): Promise<boolean> {
+/**
+ * Reads the action back and answers it as Trello gave it: the delivery is unsigned (a connection by
+ * pasted key and token has no app secret to check with), so nothing in it but the action id is
+ * believed. A real id with forged `data` therefore starts its runs with the real content (issue 22,
+ * §6). The type and author must still agree, so a delivery that lies about them is refused outright.
+ */
+async function confirm(ctx: ToolContext, candidate: EventCandidate): Promise<EventCandidate | null> {
   const claimed = actionOf(candidate)
-  if (!claimed) return false
+  if (!claimed) return null
   let real: unknown
   try {
     real = await ctx.api.get(`/1/actions/${encodeURIComponent(claimed.id)}`, {
       fields: 'type,idMemberCreator,data,date',
+      memberCreator: 'true',
     })
   } catch (err) {
-    if (isNotFound(err) || (err instanceof AppError && err.code === 'invalid_input')) return false
+    if (isNotFound(err) || (err instanceof AppError && err.code === 'invalid_input')) return null
     throw err
   }
-  if (!isAction({ ...(real as object), id: claimed.id })) return false
-  const action = real as typeof claimed
-  return (
-    action.type === claimed.type &&
-    action.idMemberCreator === claimed.idMemberCreator &&
-    action.data.board?.id === claimed.data.board?.id &&
-    action.data.card?.id === claimed.data.card?.id
-  )
+  const action = { ...(real as object), id: claimed.id }
+  if (!isAction(action)) return null
+  if (action.type !== claimed.type || action.idMemberCreator !== claimed.idMemberCreator) return null
+  return candidateOf(action)
 }
 
 export const trelloWebhooks: WebhookFacts = {

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto'
+import { createHash, createHmac } from 'node:crypto'
 import { AppError, invalidInput } from '../../core/errors.ts'
 import type { ToolContext } from '../../core/tools/define.ts'
 import type { Delivery, EventCandidate, Verification, WebhookFacts } from '../../core/triggers/define.ts'
@@ -76,7 +76,12 @@ async function verify(delivery: Delivery, secrets: { hookSecret?: string }): Pro
   )
 }
 
-/** One event per delivery, keyed by its event id (else the invocation id): a retry is a duplicate. */
+/**
+ * One event per delivery, keyed by its event id: a retry is a duplicate. An event without an id is
+ * keyed by a digest of its signed bytes, never by `x-zendesk-webhook-invocation-id`: the signature
+ * covers only the timestamp and the body, so a header key would let one captured delivery, replayed
+ * with other invocation ids inside the signature's window, start a run each time (issue 22, §6).
+ */
 function parse(delivery: Delivery): EventCandidate[] {
   let body: unknown
   try {
@@ -90,15 +95,7 @@ function parse(delivery: Delivery): EventCandidate[] {
     throw invalidInput([
       { field: 'body', message: 'is not a Zendesk ticket event (type, id, detail with the ticket, event)' },
     ])
-  const invocation = delivery.headers[INVOCATION_HEADER]?.trim()
-  const dedupeKey = body.id || (invocation ? `invocation:${invocation}` : '')
-  if (!dedupeKey)
-    throw invalidInput([
-      {
-        field: 'id',
-        message: 'is empty, and there is no x-zendesk-webhook-invocation-id to tell this event from others',
-      },
-    ])
+  const dedupeKey = body.id || `body:${createHash('sha256').update(delivery.rawBody).digest('base64url')}`
   const subdomain = delivery.headers[ACCOUNT_HEADER]?.trim()
   const actor = body.detail.actor_id
   return [

@@ -1,9 +1,18 @@
 import type { FastifyInstance } from 'fastify'
-import { notFound } from '../../core/errors.ts'
+import { invalidInput, notFound } from '../../core/errors.ts'
+import { KEPT_PER_SOURCE } from '../../core/triggers/delivery-log.ts'
 import type { Services } from '../../services.ts'
 import { callerOf } from '../auth.ts'
 
 type ById = { Params: { id: string } }
+
+function eventsLimit(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined
+  const n = typeof raw === 'string' && /^\d{1,3}$/.test(raw) ? Number(raw) : NaN
+  if (!(n >= 1 && n <= KEPT_PER_SOURCE))
+    throw invalidInput([{ field: 'limit', message: `give a whole number from 1 to ${KEPT_PER_SOURCE}` }])
+  return n
+}
 
 export function triggerRoutes(app: FastifyInstance, services: Services) {
   const { triggers, subscriptions } = services
@@ -91,4 +100,22 @@ export function triggerRoutes(app: FastifyInstance, services: Services) {
   app.get<ById>('/v1/subscriptions/:id/health', async (request) =>
     subscriptions.health(callerOf(request), request.params.id),
   )
+  app.post<ById>('/v1/subscriptions/:id/poll', async (request) =>
+    subscriptions.pollNow(callerOf(request), request.params.id),
+  )
+  // Each recent delivery with what became of it (docs/triggers.md, "When a trigger does not fire").
+  app.get<ById & { Querystring: { limit?: unknown } }>('/v1/subscriptions/:id/events', async (request) => ({
+    events: await subscriptions.recentEvents(
+      callerOf(request),
+      request.params.id,
+      eventsLimit(request.query.limit),
+    ),
+  }))
+  app.get<ById & { Querystring: { limit?: unknown } }>('/v1/webhooks/:id/events', async (request) => ({
+    events: await services.triggerEvents.ofWebhook(
+      callerOf(request).id,
+      request.params.id,
+      eventsLimit(request.query.limit),
+    ),
+  }))
 }

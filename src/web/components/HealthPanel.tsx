@@ -4,6 +4,7 @@ import { formatTime, timeAgo } from '../run-format.ts'
 import { healthVerdict } from '../subscription-form.ts'
 import { Link } from './Link.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
+import { RecentEvents } from './RecentEvents.tsx'
 
 /** Whether the platform still has the webhook, asked live: null when it could not be asked. */
 const PRESENT: Record<string, string> = { true: 'in place', false: 'missing', null: 'not checked' }
@@ -36,6 +37,22 @@ export function HealthPanel({
     // Checked again when the subscription changes (activated, edited).
   }, [subscription.id, subscription.status, subscription.updated_at])
 
+  const [polling, setPolling] = useState(false)
+  const pollNow = async () => {
+    setPolling(true)
+    setError(null)
+    try {
+      await agentsApi.pollNow(subscription.id)
+      // The poller takes it within a second; the health read after that shows the poll.
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      await check()
+    } catch (e) {
+      setError(e)
+    } finally {
+      setPolling(false)
+    }
+  }
+
   const verdict = health ? healthVerdict(subscription, health, platformTitle) : null
   return (
     <div className="health" data-testid="health">
@@ -65,13 +82,50 @@ export function HealthPanel({
                   {PRESENT[String(w.present)]}
                   {w.remote_id && <span className="muted wrap-anywhere"> (id {w.remote_id})</span>}
                   {w.last_error && <span className="entry-error-inline"> · {w.last_error}</span>}
+                  {w.address && (
+                    <>
+                      <br />
+                      <span className="muted">sends to </span>
+                      <code className="wrap-anywhere" data-testid="intake-address">
+                        {w.address}
+                      </code>
+                    </>
+                  )}
                 </dd>
               </div>
             ))}
             {health.polled && (
               <div>
                 <dt>Checks {platformTitle}</dt>
-                <dd>regularly{health.next_poll_at ? `; next at ${formatTime(health.next_poll_at)}` : ''}</dd>
+                <dd>
+                  {health.deliveries?.last_poll_at
+                    ? `last at ${formatTime(health.deliveries.last_poll_at)}`
+                    : 'not yet'}
+                  {health.next_poll_at ? `; next at ${formatTime(health.next_poll_at)}` : ''}{' '}
+                  {subscription.status === 'active' && (
+                    <button type="button" className="link-button" onClick={pollNow} disabled={polling}>
+                      {polling ? 'Polling…' : 'Poll now'}
+                    </button>
+                  )}
+                </dd>
+              </div>
+            )}
+            {health.deliveries?.refused && (
+              <div>
+                <dt>Refused</dt>
+                <dd className="entry-error-inline" data-testid="health-refused">
+                  {health.deliveries.refused.count} of the last {health.deliveries.recent} deliveries:{' '}
+                  {health.deliveries.refused.reason}
+                </dd>
+              </div>
+            )}
+            {health.deliveries?.skipped && (
+              <div>
+                <dt>Skipped</dt>
+                <dd data-testid="health-skipped">
+                  {health.deliveries.skipped.count} made by {health.integration.name} itself (the loop guard);
+                  tick “Also start on changes made by this integration’s own account” to start on them
+                </dd>
               </div>
             )}
             <div>
@@ -94,6 +148,7 @@ export function HealthPanel({
               </div>
             )}
           </dl>
+          <RecentEvents subscriptionId={subscription.id} refreshed={health} />
         </>
       )}
     </div>

@@ -279,8 +279,10 @@ export function WebhookSetup({
       {trigger?.manualWebhook?.sendSample && (
         <div className="send-sample">
           <p className="help">
-            {platformTitle} has no test button: this signs a realistic event with the saved secret and sends
-            it to the address above, through the same checks a real delivery meets.
+            {platformTitle} has no test button: Switchyard (not {platformTitle}) signs a realistic event with
+            the saved secret and sends it to the address above, through the same checks a real delivery meets.
+            It shows that the address, the saved secret and the mapping work together, not that{' '}
+            {platformTitle}’s webhook is set up: its runs really run their steps.
           </p>
           <button
             type="button"
@@ -298,6 +300,7 @@ export function WebhookSetup({
           {sampleError !== null && <ProblemMessage error={sampleError} />}
           {sample && (
             <div role="status" data-testid="sample-result">
+              <p>{sample.message}</p>
               <p>
                 The address answered {sample.status};{' '}
                 {sample.runs.length === 0
