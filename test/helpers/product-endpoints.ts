@@ -16,7 +16,7 @@ export function productEndpoints(platformDir: string): string[] {
   for (const file of files) {
     const source = fs.readFileSync(file, 'utf8')
     for (const m of source.matchAll(
-      /\b(?:api|client)\.(get|post|put|patch|delete)\(\s*(['`])(\/[^'`]*)\2/g,
+      /\b(?:api|client)\s*\.(get|post|put|patch|delete)\(\s*(['`])(\/[^'`]*)\2/g,
     )) {
       found.add(`${m[1]!.toUpperCase()} ${template(m[3]!)}`)
     }
