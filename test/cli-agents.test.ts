@@ -413,7 +413,10 @@ describe('switchyard triggers and subscriptions', () => {
     })
 
     const list = await cli('subscriptions', 'list', '--agent', 'Watcher')
-    expect(list.stdout).toMatch(new RegExp(`inactive\\s+New Card\\s+Watcher\\s+.+\\s+-\\s+${sub.id}`))
+    // The health column is the verdict (docs/triggers.md, "Health"): an inactive trigger is paused.
+    expect(list.stdout).toMatch(
+      new RegExp(`inactive\\s+paused\\s+New Card\\s+Watcher\\s+.+\\s+-\\s+${sub.id}`),
+    )
 
     const test = await cli('subscriptions', 'test', sub.id)
     expect(test.code, test.stdout + test.stderr).toBe(0)
