@@ -626,8 +626,10 @@ The raw numbers are in \`bench/results.json\`.
   reads the stored pauses at most every 250 ms, and the database stays off the call's path.
 - **Memory**: the same service on PostgreSQL shows Switchyard's own footprint; embedded PGlite (a
   WebAssembly PostgreSQL) adds the rest. A new data directory is initialised in a short-lived child
-  process, whose initdb memory (about 500 MiB) is then given back, and PGlite runs with a 16 MB
-  buffer cache; before both, the embedded service idled at about 850 MiB.
+  process, whose initdb memory (about 500 MiB) is then given back, and PGlite runs with a 32 MB
+  buffer cache; before both, the embedded service idled at about 850 MiB. PGlite's module is compiled
+  by V8's baseline WebAssembly compiler only (its optimised second copy was about 65 MiB), and one
+  template worker is kept warm instead of two: the goal is 250 MiB or less at idle.
 ${
   results.old_installation_intake_ratio === undefined
     ? ''

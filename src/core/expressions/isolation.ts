@@ -20,8 +20,9 @@ let pool: Piscina | undefined
 function poolOf(): Piscina {
   pool ??= new Piscina({
     filename: new URL('./worker.js', import.meta.url).href,
-    // Two at least, so one stopped template does not hold every other user's behind it.
-    minThreads: 2,
+    // One kept warm (each idle worker holds about 15 MiB); two or more when busy, so one stopped
+    // template does not hold every other user's behind it.
+    minThreads: 1,
     maxThreads: Math.max(2, Math.min(4, availableParallelism())),
     idleTimeout: 60_000,
     resourceLimits: {

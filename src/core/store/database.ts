@@ -1,3 +1,4 @@
+import v8 from 'node:v8'
 import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
@@ -47,11 +48,24 @@ export async function openStore(options: StoreOptions): Promise<Store> {
  */
 const PGLITE_CONF = 'shared_buffers = 32MB'
 
+/**
+ * V8 compiles WebAssembly twice: quickly (Liftoff), then again with its optimising compiler for the
+ * functions that run often. For PGlite's PostgreSQL that second copy is about 65 MiB of machine code
+ * kept for good, a fifth of the embedded service's memory, while its queries ran no slower on Liftoff
+ * alone on this 2-core machine (the optimising compiles compete with the service for the CPU).
+ * So the embedded store compiles its module with Liftoff only (docs/benchmarks.md, "Memory"). The flag
+ * is read when a module is compiled, so it must be set before the first PGlite opens.
+ */
+function compileWebAssemblyOnce(): void {
+  v8.setFlagsFromString('--liftoff-only')
+}
+
 async function openPGlite(options: { dataDir: string } | { memory: true }): Promise<Store> {
   if ('dataDir' in options) {
     await initialisePGliteDataDir(options.dataDir)
     secureDataDir(options.dataDir)
   }
+  compileWebAssemblyOnce()
   const pglite =
     'dataDir' in options
       ? new PGlite(options.dataDir, { postgresqlconf: PGLITE_CONF })
