@@ -84,6 +84,19 @@ describe('Vercel tool steps', () => {
     expect(body.output.meta).toMatchObject({ githubCommitRef: 'feature-login', ticket: 'ZD-42' })
   })
 
+  it('a project chosen by its id (as the picker does) deploys under the project name, not the id', async () => {
+    const { status, body } = await api().run('vercel.create_deployment', personal, {
+      project: VERCEL.personalProject.id,
+    })
+    expect(status, JSON.stringify(body)).toBe(200)
+    expect(body.output).toMatchObject({
+      name: VERCEL.personalProject.name,
+      projectId: VERCEL.personalProject.id,
+    })
+    expect(body.output.project_created).toBe(false)
+    expect(body.summary?.text ?? '').not.toContain(VERCEL.personalProject.id)
+  })
+
   it('a team integration acts in its team: it sees the team project, not the personal one', async () => {
     const teamList = await api().run('vercel.list_deployments', team, {})
     expect(teamList.status).toBe(200)

@@ -84,8 +84,8 @@ export const createDeployment = defineTool({
     url: inspectorUrl(baseUrl, d),
   }),
   async run({ api }, input) {
-    const exists = await projectExists(api, input.project)
-    if (!exists && !input.create_project_if_missing) {
+    const existing = await projectNamed(api, input.project)
+    if (!existing && !input.create_project_if_missing) {
       throw invalidInput([
         {
           field: 'input.project',
@@ -94,7 +94,9 @@ export const createDeployment = defineTool({
       ])
     }
     const body: Record<string, unknown> = {
-      name: input.project,
+      // `name` becomes the deployment's name (and its event's and URL's), so a project chosen by its id
+      // in the picker still deploys under the project's own name, as Vercel's dashboard and CLI do.
+      name: existing?.name ?? input.project,
       // Vercel: `project` takes precedence over `name` for choosing the project.
       project: input.project,
       meta: input.meta,
@@ -107,17 +109,17 @@ export const createDeployment = defineTool({
       // As the Vercel CLI does when deploying from a local checkout: the branch rides in gitMetadata.
       body.gitMetadata = { commitRef: input.branch }
     }
-    return { ...(await api.post('/v13/deployments', body)), project_created: !exists }
+    return { ...(await api.post('/v13/deployments', body)), project_created: !existing }
   },
 })
 
 /** `GET /v9/projects/{idOrName}` answers 404 for a project that does not exist (docs/platforms/vercel.md, "Facts the product relies on"). */
-async function projectExists(api: ApiClient, project: string): Promise<boolean> {
+async function projectNamed(api: ApiClient, project: string): Promise<{ name: string } | undefined> {
   try {
-    await api.get(`/v9/projects/${encodeURIComponent(project)}`)
-    return true
+    const found = await api.get<{ name?: unknown }>(`/v9/projects/${encodeURIComponent(project)}`)
+    return { name: typeof found.name === 'string' ? found.name : project }
   } catch (err) {
-    if (err instanceof AppError && err.extras.upstreamStatus === 404) return false
+    if (err instanceof AppError && err.extras.upstreamStatus === 404) return undefined
     throw err
   }
 }
