@@ -261,6 +261,38 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
   )
 
   it(
+    'the overview names what a chosen option names: a Trello list by its name, not its id',
+    async () => {
+      const integrationId = await connectTrelloWithToken(stack)
+      const created = await fetch(`${stack.url}/v1/agents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'Card filer',
+          inputs: [{ name: 'title', type: 'string', required: true }],
+          kind: 'steps',
+          steps: [
+            {
+              key: 'file',
+              tool: 'trello.create_card',
+              integration: integrationId,
+              input: { list_id: TRELLO.lists.todo.id, name: '{{ inputs.title }}' },
+            },
+          ],
+        }),
+      })
+      expect(created.status, await created.clone().text()).toBe(201)
+      const agent = (await created.json()) as { id: string }
+      await openSignedIn(`/agents/${encodeURIComponent(agent.id)}`)
+      const steps = page.locator('.overview-steps')
+      await steps.getByText(`${TRELLO.board.name} / ${TRELLO.lists.todo.name}`, { exact: true }).waitFor()
+      expect(await steps.innerText()).not.toContain(TRELLO.lists.todo.id)
+      await shot('04b-overview-option-names')
+    },
+    JOURNEY_TIMEOUT_MS,
+  )
+
+  it(
     'an external agent shows its signing secret once; a run started by hand can be cancelled; deleting asks first',
     async () => {
       await page.setViewportSize({ width: 1280, height: 900 })

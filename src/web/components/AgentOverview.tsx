@@ -7,6 +7,7 @@ import { withQuery } from '../url-state.ts'
 import { SecretOnce } from './AgentFormParts.tsx'
 import { ConfirmButton } from './ConfirmButton.tsx'
 import { Link } from './Link.tsx'
+import { OptionValue } from './OptionValue.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
 import { RunStatusBadge } from './RunBits.tsx'
 
@@ -82,7 +83,17 @@ export function AgentOverview({ agent, current }: { agent: Agent; current: Agent
                       {Object.entries(s.input).map(([field, value]) => (
                         <li key={field}>
                           <span className="muted">{humanize(field)}:</span>{' '}
-                          <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+                          {typeof value === 'string' ? (
+                            <OptionValue
+                              tool={s.tool}
+                              integration={s.integration}
+                              field={field}
+                              value={value}
+                              input={s.input}
+                            />
+                          ) : (
+                            <code>{JSON.stringify(value)}</code>
+                          )}
                         </li>
                       ))}
                     </ul>
