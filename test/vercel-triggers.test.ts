@@ -164,6 +164,18 @@ describe('the platform declares its triggers', () => {
     })
   })
 
+  it.each([
+    ['deployment completed', 'vercel.deployment_succeeded'],
+    ['completed', 'vercel.deployment_succeeded'],
+    ['deployment ready', 'vercel.deployment_succeeded'],
+    ['deployment error', 'vercel.deployment_failed'],
+    ['deployment created', 'vercel.deployment_started'],
+  ])('searching triggers for the words people use, %j, finds %s first', async (q, id) => {
+    const res = await api.get(`/v1/triggers?q=${encodeURIComponent(q)}`)
+    expect(res.status).toBe(200)
+    expect(res.body.triggers[0]?.id).toBe(id)
+  })
+
   it('the catalogue says which event to tick in Vercel and that a sample can be sent', async () => {
     const res = await api.get('/v1/triggers?q=vercel')
     const entries = res.body.triggers.filter((t: { platform: string }) => t.platform === 'vercel')

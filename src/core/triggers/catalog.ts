@@ -78,6 +78,7 @@ export class TriggerRegistry {
           },
           haystack: [
             { words: wordsOf(trigger.title), weight: 8 },
+            { words: wordsOf((trigger.alsoKnownAs ?? []).join(' ')), weight: 6 },
             { words: wordsOf(`${platform.id} ${platform.title}`), weight: 4 },
             { words: wordsOf(platform.kind), weight: 4 },
             { words: wordsOf(trigger.id), weight: 2 },

@@ -96,6 +96,8 @@ export interface TriggerDefinition<C extends z.ZodType = z.ZodType> {
   /** `<platform>.<snake_case>`, like a tool step's id. */
   id: string
   title: string
+  /** Other names people use for this event (a specification's or another product's), found by search. */
+  alsoKnownAs?: string[]
   description: string
   mode: TriggerMode
   /** What a subscription configures (boards, lists, event types, a reminder offset…). */

@@ -31,6 +31,7 @@ type DeploymentConfig = z.output<typeof Config>
 interface Spec {
   id: string
   title: string
+  alsoKnownAs: string[]
   description: string
   type: string
 }
@@ -55,6 +56,7 @@ function deploymentTrigger(spec: Spec): AnyTrigger {
   return defineTrigger({
     id: spec.id,
     title: spec.title,
+    alsoKnownAs: spec.alsoKnownAs,
     description: spec.description,
     mode: 'instant',
     config: Config,
@@ -70,6 +72,7 @@ function deploymentTrigger(spec: Spec): AnyTrigger {
 export const deploymentStarted = deploymentTrigger({
   id: 'vercel.deployment_started',
   title: 'Deployment Started',
+  alsoKnownAs: ['deployment created', 'new deployment'],
   description:
     "A deployment was created (Vercel's deployment.created): a push, a redeploy or an API call started a build.",
   type: 'deployment.created',
@@ -78,6 +81,8 @@ export const deploymentStarted = deploymentTrigger({
 export const deploymentSucceeded = deploymentTrigger({
   id: 'vercel.deployment_succeeded',
   title: 'Deployment Succeeded',
+  // The product's specification calls this event "deployment completed"; Vercel's dashboard says "Ready".
+  alsoKnownAs: ['deployment completed', 'deployment ready', 'deployment finished'],
   description: "A deployment finished building and is ready (Vercel's deployment.succeeded).",
   type: 'deployment.succeeded',
 })
@@ -85,6 +90,7 @@ export const deploymentSucceeded = deploymentTrigger({
 export const deploymentFailed = deploymentTrigger({
   id: 'vercel.deployment_failed',
   title: 'Deployment Failed',
+  alsoKnownAs: ['deployment error', 'build failed'],
   description: "A deployment failed to build or deploy (Vercel's deployment.error).",
   type: 'deployment.error',
 })
