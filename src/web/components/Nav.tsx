@@ -47,7 +47,11 @@ export function Nav({ me, pathname, onSignOut }: Props) {
         <span className="account-email" data-testid="user-email">
           {me.email}
         </span>
-        <span className={`badge badge-plan-${me.plan}`} data-testid="user-plan" title="Plan">
+        <span
+          className={`badge badge-plan-${me.plan}`}
+          data-testid="user-plan"
+          title={`Signed in as ${me.email}, plan ${me.plan}`}
+        >
           {me.plan}
         </span>
         <button type="button" className="link-button" onClick={onSignOut}>
