@@ -536,4 +536,22 @@ describe('the plan rule', () => {
     const tool = await as.run('zendesk.list_tickets', own, {})
     expect(tool.status, tool.text).toBe(200)
   })
+
+  it('the catalogue tells each caller, before any form is filled, which triggers their plan allows', async () => {
+    const pro = client(stack, (await stack.createUser('pro')).apiKey)
+    const enterprise = client(stack, (await stack.createUser('enterprise')).apiKey)
+    const availability = async (as: typeof pro) =>
+      Object.fromEntries(
+        ((await as.get('/v1/triggers?q=zendesk')).body.triggers as Array<Record<string, unknown>>)
+          .filter((t) => t.platform === 'zendesk')
+          .map((t) => [t.id, t.availableOnYourPlan]),
+      )
+    const onPro = await availability(pro)
+    expect(Object.keys(onPro).length).toBeGreaterThan(0)
+    expect(new Set(Object.values(onPro))).toEqual(new Set([false]))
+    expect(new Set(Object.values(await availability(enterprise)))).toEqual(new Set([true]))
+    expect((await pro.get('/v1/triggers/zendesk.new_ticket')).body.availableOnYourPlan).toBe(false)
+    const trello = (await pro.get('/v1/triggers/trello.new_card')).body
+    expect(trello).toMatchObject({ requiredPlan: null, availableOnYourPlan: true })
+  })
 })

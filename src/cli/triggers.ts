@@ -20,6 +20,8 @@ interface Trigger {
   sample: Record<string, unknown>
   fieldOptions: Record<string, { dependsOn: string[] }>
   requiredPlan: string | null
+  /** Absent from servers older than plan notes. */
+  availableOnYourPlan?: boolean
 }
 interface JsonSchema {
   type?: unknown
@@ -72,6 +74,7 @@ export async function triggers(
             sample,
             fieldOptions,
             requiredPlan,
+            availableOnYourPlan,
           }) => ({
             id,
             title,
@@ -84,15 +87,13 @@ export async function triggers(
             sample,
             fieldOptions,
             requiredPlan,
+            availableOnYourPlan,
           }),
         )
         const width = Math.max(0, ...rows.map((r) => r.id.length))
         return {
           value: rows,
-          lines: rows.map(
-            (r) =>
-              `${r.id.padEnd(width)}  ${r.mode.padEnd(7)}  ${r.title}${r.requiredPlan ? ` (${r.requiredPlan} plan)` : ''}`,
-          ),
+          lines: rows.map((r) => `${r.id.padEnd(width)}  ${r.mode.padEnd(7)}  ${r.title}${planNote(r)}`),
         }
       })
     }
@@ -109,6 +110,14 @@ export async function triggers(
   }
 }
 
+/** Said beside a trigger, so a plan refusal is never the first news of it. */
+function planNote(t: Pick<Trigger, 'requiredPlan' | 'availableOnYourPlan'>): string {
+  if (!t.requiredPlan) return ''
+  return t.availableOnYourPlan === false
+    ? ` (${t.requiredPlan} plan; not on yours: an admin can change it)`
+    : ` (${t.requiredPlan} plan)`
+}
+
 function describeTrigger(t: Trigger): string[] {
   const fields = (schema: JsonSchema) =>
     Object.entries(schema.properties ?? {}).map(
@@ -118,7 +127,7 @@ function describeTrigger(t: Trigger): string[] {
   return [
     `${t.title} (${t.id})`,
     `  ${t.description}`,
-    `  ${t.platform}, ${t.mode === 'instant' ? 'instant: the platform calls Switchyard' : 'polled: Switchyard asks the platform on a schedule'}${t.requiredPlan ? `, ${t.requiredPlan} plan` : ''}`,
+    `  ${t.platform}, ${t.mode === 'instant' ? 'instant: the platform calls Switchyard' : 'polled: Switchyard asks the platform on a schedule'}${planNote(t)}`,
     '',
     'Configuration:',
     ...fields(t.configSchema),

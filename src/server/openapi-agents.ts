@@ -259,6 +259,7 @@ export const agentSchemas = {
       'sample',
       'fieldOptions',
       'requiredPlan',
+      'availableOnYourPlan',
     ],
     properties: {
       id: { type: 'string' },
@@ -279,6 +280,11 @@ export const agentSchemas = {
         },
       },
       requiredPlan: { type: ['string', 'null'] },
+      availableOnYourPlan: {
+        type: 'boolean',
+        description:
+          "Whether the caller's plan allows this trigger (false: requiredPlan says which plan does)",
+      },
     },
   },
   Subscription: {

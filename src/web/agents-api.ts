@@ -122,6 +122,8 @@ export interface Trigger {
   sample: Record<string, unknown>
   fieldOptions?: Record<string, { dependsOn: string[] }>
   requiredPlan: string | null
+  /** Whether the signed-in person's plan allows it (absent from servers older than plan notes). */
+  availableOnYourPlan?: boolean
   /** For platforms whose webhook the person sets up: the event names to tick there, and whether a sample can be sent. */
   manualWebhook?: { events: string[]; sendSample: boolean } | null
 }

@@ -1,10 +1,21 @@
 import type { FastifyInstance } from 'fastify'
+import { planAtLeast } from '../../core/access/plans.ts'
+import type { User } from '../../core/access/users.ts'
 import { invalidInput, notFound } from '../../core/errors.ts'
+import type { TriggerEntry } from '../../core/triggers/catalog.ts'
 import { KEPT_PER_SOURCE } from '../../core/triggers/delivery-log.ts'
 import type { Services } from '../../services.ts'
 import { callerOf } from '../auth.ts'
 
 type ById = { Params: { id: string } }
+
+/**
+ * The catalogue as the caller may use it: a trigger their plan does not allow says so up front, so a
+ * person learns it when choosing, not after filling a whole form (docs/triggers.md, "Plans").
+ */
+function forCaller(entry: TriggerEntry, user: User): TriggerEntry & { availableOnYourPlan: boolean } {
+  return { ...entry, availableOnYourPlan: !entry.requiredPlan || planAtLeast(user.plan, entry.requiredPlan) }
+}
 
 function eventsLimit(raw: unknown): number | undefined {
   if (raw === undefined) return undefined
@@ -17,14 +28,16 @@ function eventsLimit(raw: unknown): number | undefined {
 export function triggerRoutes(app: FastifyInstance, services: Services) {
   const { triggers, subscriptions } = services
 
-  app.get<{ Querystring: { q?: string } }>('/v1/triggers', async (request) => ({
-    triggers: typeof request.query.q === 'string' ? triggers.search(request.query.q) : triggers.list(),
-  }))
+  app.get<{ Querystring: { q?: string } }>('/v1/triggers', async (request) => {
+    const user = callerOf(request)
+    const found = typeof request.query.q === 'string' ? triggers.search(request.query.q) : triggers.list()
+    return { triggers: found.map((entry) => forCaller(entry, user)) }
+  })
 
   app.get<ById>('/v1/triggers/:id', async (request) => {
     const registered = triggers.get(request.params.id)
     if (!registered) throw notFound(`trigger ${request.params.id}`)
-    return registered.entry
+    return forCaller(registered.entry, callerOf(request))
   })
 
   // The choices for a configuration's id field (boards, lists…), as for tool step inputs.

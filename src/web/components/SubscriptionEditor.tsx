@@ -4,6 +4,7 @@ import { agentsApi, triggerPath, type Agent, type Subscription, type Trigger } f
 import { groupFieldErrors } from '../field-errors.ts'
 import { coerceValues, fieldsFromSchema, initialValues, type FormValues } from '../schema-form.ts'
 import { formValuesOf, routeMappingErrors } from '../subscription-form.ts'
+import { Banner } from './Banner.tsx'
 import { DocsLink } from './DocsLink.tsx'
 import { FieldShell, fieldAria } from './FieldShell.tsx'
 import { Link } from './Link.tsx'
@@ -33,7 +34,10 @@ interface Props {
 /** Plans as people read them: "Enterprise", not the stored "enterprise". */
 const planName = (plan: string) => plan.charAt(0).toUpperCase() + plan.slice(1)
 /** Said in the picker before a trigger is chosen, so a plan refusal is never the first news of it. */
-const planNote = (t: Trigger) => (t.requiredPlan ? `${planName(t.requiredPlan)} plan` : '')
+const planNote = (t: Trigger) =>
+  t.requiredPlan
+    ? `${planName(t.requiredPlan)} plan${t.availableOnYourPlan === false ? ', not on yours' : ''}`
+    : ''
 
 /** Chooses a trigger, its integration and configuration, and maps its event onto the agent's inputs, with a live preview and a test. */
 export function SubscriptionEditor({
@@ -60,6 +64,8 @@ export function SubscriptionEditor({
   const [saving, setSaving] = useState(false)
   const [savedNote, setSavedNote] = useState<string | null>(null)
   const platformTitle = trigger ? (platformTitles[trigger.platform] ?? trigger.platform) : ''
+  // A new trigger the person's plan does not allow: said at once, with nothing to fill in first.
+  const notOnPlan = !subscription && trigger?.availableOnYourPlan === false
 
   const triggerOptions: SearchOption[] = useMemo(
     () =>
@@ -196,7 +202,18 @@ export function SubscriptionEditor({
             />
           </FieldShell>
         )}
-        {trigger && (
+        {trigger && notOnPlan && (
+          <Banner
+            kind="info"
+            title={`${trigger.title} needs the ${planName(trigger.requiredPlan ?? '')} plan, which your account is not on.`}
+          >
+            <p data-testid="plan-unavailable">
+              An admin of this Switchyard can change your plan on the Users page; until then, choose another
+              trigger.
+            </p>
+          </Banner>
+        )}
+        {trigger && !notOnPlan && (
           <>
             <p className="help">
               <DocsLink page={`triggers/${trigger.platform}.md`}>{platformTitle} triggers</DocsLink>: what
@@ -280,16 +297,18 @@ export function SubscriptionEditor({
             {savedNote}
           </p>
         )}
-        <div className="actions">
-          <button type="submit" className="button-primary" disabled={saving || !trigger || !integrationId}>
-            {saving ? 'Saving…' : subscription ? 'Save changes' : 'Save trigger'}
-          </button>
-          {dirty && !saving && (
-            <span className="muted unsaved-note">
-              Unsaved changes: the trigger and Test use the saved settings until you save.
-            </span>
-          )}
-        </div>
+        {!notOnPlan && (
+          <div className="actions">
+            <button type="submit" className="button-primary" disabled={saving || !trigger || !integrationId}>
+              {saving ? 'Saving…' : subscription ? 'Save changes' : 'Save trigger'}
+            </button>
+            {dirty && !saving && (
+              <span className="muted unsaved-note">
+                Unsaved changes: the trigger and Test use the saved settings until you save.
+              </span>
+            )}
+          </div>
+        )}
       </form>
       {trigger && subscription && (
         <MappingPreviewPanel
@@ -298,7 +317,7 @@ export function SubscriptionEditor({
           variables={agent.inputs.map((v) => v.name)}
         />
       )}
-      {trigger && !subscription && (
+      {trigger && !subscription && !notOnPlan && (
         <p className="muted">
           Save the trigger to see its mapping applied to a sample event, and to test it.
         </p>
