@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import semver from 'semver'
 import type { DoctorCheck } from './doctor.ts'
 
-/** What this project tests on besides the supported lines: CI's machines run Node 20 (README, "Node.js versions"). */
+/** What this project tests on besides the supported lines: CI runs the suite on Node 20 as well as on the LTS (README, "Node.js versions"). */
 const TESTED_BELOW_SUPPORTED = '>=20.19.0'
 
 function supportedRange(): string {
