@@ -9,6 +9,7 @@ import {
   type Receiver,
   type TestSandbox,
 } from './test-support.ts'
+import { homeFormToken, submitHomeForm } from '../kit/test-support.ts'
 
 // The home page (docs/sandbox.md "Home pages"): a newcomer changes a card as another member through
 // plain forms, and the change reaches the API, the actions and the webhooks exactly as an API change.
@@ -34,21 +35,8 @@ beforeEach(async () => {
 })
 afterEach(() => receiver.close())
 
-/** The page's form secret, read from the page as a browser would. */
-async function formToken(): Promise<string> {
-  const html = await (await fetch(sandbox.url)).text()
-  const match = /name="form_token" value="([^"]+)"/.exec(html)
-  if (!match) throw new Error(`no form token in:\n${html}`)
-  return match[1] as string
-}
-
-/** Posts one of the page's forms and follows its 303 to the page, answering both. */
-async function submit(fields: Record<string, string>) {
-  const posted = await postForm(sandbox.url, { form_token: await formToken(), ...fields })
-  const location = posted.headers.get('location')
-  const page = location ? await (await fetch(location)).text() : await posted.text()
-  return { status: posted.status, location, page }
-}
+const formToken = () => homeFormToken(sandbox.url)
+const submit = (fields: Record<string, string>) => submitHomeForm(sandbox.url, fields)
 
 /** The actions the webhook receiver was sent, once every delivery has settled, each delivered. */
 async function deliveredActions(): Promise<any[]> {
