@@ -74,14 +74,15 @@ export class HomeForms {
   }
 
   /**
-   * The posted form's fields, or the refusal: a body that is not a form (400), or a form without
+   * The posted form's fields (`origin`: the sandbox's own, as the request addressed it), or the refusal: a body that is not a form (400), or a form without
    * the page's secret or from another origin (403).
    */
   read(
-    req: IncomingRequest,
+    req: Pick<IncomingRequest, 'headers' | 'rawBody'>,
+    origin: string,
   ): { ok: true; fields: Record<string, string> } | { ok: false; response: SandboxResponse } {
-    const origin = header(req, 'origin')
-    if (origin !== undefined && origin !== 'null' && origin !== req.origin)
+    const from = header(req, 'origin')
+    if (from !== undefined && from !== 'null' && from !== origin)
       return { ok: false, response: problemPage(403, 'Refused', 'This form was posted from another site.') }
     if (!isFormBody(req))
       return {
@@ -110,8 +111,8 @@ export class HomeForms {
   }
 
   /** The confirmation a redirect named (`?done=`), as an escaped banner; empty when there is none. */
-  banner(req: IncomingRequest): string {
-    const id = req.query.get('done')
+  banner(query: URLSearchParams): string {
+    const id = query.get('done')
     const message = id ? this.flashes.get(id) : undefined
     return message ? `<p class="done" id="done" role="status">${escapeHtml(message)}</p>\n` : ''
   }

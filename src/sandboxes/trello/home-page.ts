@@ -97,7 +97,7 @@ ${fields}
       'Trello sandbox',
       `<nav><a href="/">All sandboxes</a></nav>
 <h1>Trello sandbox</h1>
-${forms.banner(req)}<p>A local stand-in for Trello. Change a card here as another person and Switchyard's Trello triggers see it as they would on trello.com.</p>
+${forms.banner(req.query)}<p>A local stand-in for Trello. Change a card here as another person and Switchyard's Trello triggers see it as they would on trello.com.</p>
 <h2>Make a change</h2>
 <div class="forms">
 ${form('create', 'Create a card', `${listSelect('List')}\n<label>Name <input type="text" name="name" required></label>\n<label>Description <textarea name="desc" rows="2"></textarea></label>`, 'Create card')}
@@ -146,7 +146,7 @@ export async function postTrelloHome(
   prefix: string,
   root: string,
 ): Promise<SandboxResponse> {
-  const read = forms.read(req)
+  const read = forms.read(req, req.origin)
   if (!read.ok) return read.response
   const { fields } = read
   const refuse = (status: number, reason: string) => problemPage(status, 'Trello sandbox', reason, root)

@@ -105,7 +105,7 @@ export function zendeskHomePage(
       'Zendesk sandbox',
       `<nav><a href="/">All sandboxes</a></nav>
 <h1>Zendesk sandbox</h1>
-${forms.banner(req)}<p>A local stand-in for Zendesk. Open a ticket as a customer or change one as an agent, and Switchyard's Zendesk triggers see it as they would on zendesk.com. Each person's password is <code>${escapeHtml(SEED_PASSWORD)}</code> (seeded accounts).</p>
+${forms.banner(req.query)}<p>A local stand-in for Zendesk. Open a ticket as a customer or change one as an agent, and Switchyard's Zendesk triggers see it as they would on zendesk.com. Each person's password is <code>${escapeHtml(SEED_PASSWORD)}</code> (seeded accounts).</p>
 ${accounts.map((a) => accountSection(a, forms, root)).join('\n') || '<p>No accounts.</p>'}`,
     ),
   )
@@ -129,7 +129,7 @@ export async function postZendeskHome(
   req: IncomingRequest,
   root: string,
 ): Promise<SandboxResponse> {
-  const read = forms.read(req)
+  const read = forms.read(req, req.origin)
   if (!read.ok) return read.response
   const { fields } = read
   const refuse = (status: number, reason: string) => problemPage(status, 'Zendesk sandbox', reason, root)
