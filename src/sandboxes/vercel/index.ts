@@ -17,6 +17,7 @@ import { webhookRoutes } from './webhooks.ts'
 import { sandboxPlugin, withRetryAfter } from '../kit/plugin.ts'
 import { HomeForms } from '../kit/home-page.ts'
 import { postVercelHome, vercelHomePage } from './home-page.ts'
+import { handleAccountTokens } from './account-tokens-page.ts'
 
 export { SEED } from './seed.ts'
 export { sign as vercelSignature } from './delivery.ts'
@@ -74,10 +75,12 @@ export function vercelSandbox(opts: VercelSandboxOptions = {}): FastifyPluginAsy
         const settings = /^\/projects\/([^/]+)\/settings\/webhooks\/?$/.exec(relative)
         const inspector = req.method === 'GET' ? INSPECTOR_PATH.exec(relative) : null
         const home = relative === '/' && ['GET', 'HEAD', 'POST'].includes(req.method)
+        const tokens = /^\/account\/tokens\/?$/.test(relative) && ['GET', 'HEAD', 'POST'].includes(req.method)
         return {
           // Faults apply to the API and the token endpoint, never to the pages.
-          faultPath: install || settings || home ? undefined : relative,
+          faultPath: install || settings || home || tokens ? undefined : relative,
           answer: () => {
+            if (tokens) return handleAccountTokens(sandbox, req)
             if (home)
               return req.method === 'POST'
                 ? postVercelHome(sandbox, router, homeForms, req)
