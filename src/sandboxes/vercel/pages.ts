@@ -53,7 +53,7 @@ function formList(req: IncomingRequest, name: string): string[] {
  * to fit a 390 px phone: fields take the width there is and long URLs and secrets wrap.
  */
 const STYLE = `<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>*{box-sizing:border-box}body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#171717;overflow-wrap:anywhere}
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#171717;overflow-wrap:anywhere}*{box-sizing:border-box}
 input[type=url],input[type=email],input[type=password],input[type=text],select{display:block;width:100%;max-width:100%}
 table{border-collapse:collapse;width:100%}td,th{padding:.3rem .5rem;text-align:left;vertical-align:top;border-bottom:1px solid #eaeaea}
 .error{color:#e5484d}button{margin-right:.5rem;padding:.4rem 1rem}label{display:block;margin:.6rem 0}
