@@ -52,6 +52,8 @@ describe('the Vercel home page', () => {
     expect(html).toContain(`href="${sandbox.url}/projects/ada-blog/settings/webhooks"`)
     expect(html).toContain(`href="${sandbox.url}/account/tokens"`)
     expect(html).toContain(`<option value="${SEED.member.id}" selected>`)
+    // Grace may deploy the team's project, not Ada's own: the form starts on one she may.
+    expect(html).toContain(`<option value="${SEED.teamProject.id}" selected>`)
   })
 
   for (const [outcome, last] of [

@@ -59,7 +59,12 @@ export function vercelHomePage(
         `<tr data-deployment="${escapeHtml(d.id)}"><td>${escapeHtml(d.name)}</td><td>${escapeHtml(d.readyState)}</td><td>${escapeHtml(d.target ?? 'preview')}</td><td><code>${escapeHtml(d.id)}</code></td></tr>`,
     )
     .join('\n')
-  const defaultUser = users.find((u) => u.id === SEED.member.id)?.id ?? users[0]?.id
+  const defaultUser = users.find((u) => u.id === SEED.member.id) ?? users[0]
+  // The first project the default person may deploy (their own, or a team's they are in), so the form works as it comes.
+  const defaultProject = projects.find((p) => {
+    const team = store.teams.get(p.ownerId)
+    return team ? defaultUser && store.isMember(defaultUser.id, team) : p.ownerId === defaultUser?.id
+  })?.id
   return htmlResponse(
     200,
     homeLayout(
@@ -76,11 +81,14 @@ ${forms.hidden()}
 <label>Acting as <select name="user">
 ${options(
   users.map((u) => ({ value: u.id, label: `${u.name} (${u.username})` })),
-  defaultUser,
+  defaultUser?.id,
 )}
 </select></label>
 <label>Project <select name="project">
-${options(projects.map((p) => ({ value: p.id, label: `${owner(p.ownerId)} / ${p.name}` })))}
+${options(
+  projects.map((p) => ({ value: p.id, label: `${owner(p.ownerId)} / ${p.name}` })),
+  defaultProject,
+)}
 </select></label>
 <label>Target <select name="target">
 ${options(TARGETS.map((t) => ({ value: t, label: t })))}
