@@ -157,6 +157,21 @@ describe('the Trello home page', () => {
     expect((await sandbox.api(`/1/cards/${cards.api.id}`, token)).body.closed).toBe(false)
   })
 
+  it('refuses a body that is not a form with a 400 page naming the reason', async () => {
+    const answer = await fetch(sandbox.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        form_token: await formToken(),
+        step: 'archive',
+        member: 'grace',
+        card: cards.api.id,
+      }),
+    })
+    expect(answer.status).toBe(400)
+    expect(await answer.text()).toContain('Send the form as application/x-www-form-urlencoded.')
+  })
+
   it('ignores a confirmation id it did not issue', async () => {
     const html = await (await fetch(`${sandbox.url}?done=${encodeURIComponent('<b>hacked</b>')}`)).text()
     expect(html).not.toContain('hacked')
