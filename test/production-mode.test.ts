@@ -78,6 +78,8 @@ describe('production never runs on a sandbox', () => {
       ['trello', 'not_configured', ['TRELLO_API_KEY', 'TRELLO_API_SECRET']],
       ['vercel', 'not_configured', ['VERCEL_CLIENT_ID', 'VERCEL_CLIENT_SECRET', 'VERCEL_INTEGRATION_SLUG']],
     ])
+    // No sandbox is served in production, so none is linked.
+    expect(platforms.map((p) => (p as { sandbox_home?: unknown }).sandbox_home)).toEqual([null, null, null])
   })
 
   it('answers not_configured when a person tries to connect such a platform', async () => {

@@ -57,6 +57,15 @@ describe('connecting Vercel', () => {
       authorize_in: 'popup',
     })
   })
+
+  it('in sandbox mode the platform names the sandbox home page, which links each project’s webhook page', async () => {
+    const { body } = await api().get('/v1/platforms')
+    const home = body.platforms.find((p: any) => p.id === 'vercel').sandbox_home
+    expect(home).toBe(`${stack.sandboxUrl}/vercel`)
+    const page = await fetch(home)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain(`href="${home}/projects/ada-blog/settings/webhooks"`)
+  })
 })
 
 describe('Vercel tool steps', () => {

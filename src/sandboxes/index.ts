@@ -65,6 +65,7 @@ export function sandboxBindings(sandboxUrl: string): Map<string, SandboxBinding>
       {
         client: s.client,
         baseUrl: (fields: Record<string, string>) => s.accountBaseUrl(`${sandboxUrl}${s.prefix}`, fields),
+        home: `${sandboxUrl}${s.prefix}`,
       },
     ]),
   )

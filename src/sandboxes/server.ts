@@ -1,14 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import { modelSandboxes, sandboxes } from './index.ts'
+import { sandboxRootPage } from './root-page.ts'
 import { serveSandboxes, type ListenOptions } from './kit/start.ts'
 
-/** Serves every sandbox on one port, each under its own prefix (/zendesk, …, /openai, /anthropic). */
+/** Serves every sandbox on one port, each under its own prefix (/zendesk, …, /openai, /anthropic), and a page linking them at `/`. */
 export async function startSandboxServer(
   options: ListenOptions = {},
 ): Promise<{ url: string; app: FastifyInstance; close(): Promise<void> }> {
   const served = await serveSandboxes(
     [...sandboxes, ...modelSandboxes].map((s) => ({ prefix: s.prefix, plugin: s.plugin() })),
     options,
+    () => sandboxRootPage(sandboxes, modelSandboxes),
   )
   return { url: served.origin, app: served.app, close: served.close }
 }

@@ -232,6 +232,11 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
               items: { type: 'string' },
               description: 'Environment variables still to set (not_configured only)',
             },
+            sandbox_home: {
+              type: ['string', 'null'],
+              description:
+                "sandbox only: the sandbox's home page, where a person makes changes as another user and adds webhooks; null otherwise",
+            },
             connect_methods: { type: 'array', items: { enum: ['authorize', 'credentials'] } },
             authorize_in: { enum: ['popup', 'page'] },
             credential_fields: { type: 'array', items: { type: 'object' } },

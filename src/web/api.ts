@@ -212,6 +212,8 @@ export interface Platform {
   /** `not_configured`: the deployment lacks the platform's OAuth client (see `missing_settings`). */
   mode: 'sandbox' | 'live' | 'not_configured' | string
   missing_settings?: string[]
+  /** In sandbox mode, the sandbox's home page (make changes as another person, add webhooks); else null. */
+  sandbox_home?: string | null
   connection_fields: ConnectionField[]
   /** `authorize` (the Connect button: OAuth) and, for platforms that take pasted values, `credentials`. */
   connect_methods?: string[]

@@ -271,9 +271,13 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
       const copied = await page.evaluate(() => navigator.clipboard.readText())
       expect(copied).toBe(await address.innerText())
 
-      // The Vercel project's settings page in a second tab: sign in, paste, tick, create.
-      const vercelTab = await context.newPage()
-      await vercelTab.goto(`${stack.sandboxUrl}/vercel/projects/ada-blog/settings/webhooks`)
+      // The Vercel project's settings page in a second tab, reached from the set-up's link to the
+      // sandbox (no project chosen: its home page, which links each project's): sign in, paste, tick, create.
+      const sandboxLink = page.getByTestId('sandbox-webhook-page')
+      expect(await sandboxLink.getAttribute('href')).toBe(`${stack.sandboxUrl}/vercel`)
+      const [vercelTab] = await Promise.all([context.waitForEvent('page'), sandboxLink.click()])
+      await vercelTab.locator('tr', { hasText: 'ada-blog' }).getByRole('link', { name: 'Webhooks' }).click()
+      await vercelTab.waitForURL((u) => u.pathname.endsWith('/vercel/projects/ada-blog/settings/webhooks'))
       await vercelTab.locator('input[name="email"]').fill(VERCEL.user.email)
       await vercelTab.locator('input[name="password"]').fill(VERCEL.password)
       await vercelTab.getByRole('button', { name: 'Continue' }).click()

@@ -7,6 +7,8 @@ export interface SandboxBinding {
   client: OAuthClient
   /** An account's base URL on the sandbox, without the API prefix. */
   baseUrl(fields: Record<string, string>): string
+  /** The sandbox's own pages for people (its home page), to link from the web app. */
+  home?: string
 }
 
 /**
@@ -23,6 +25,8 @@ export interface PlatformRuntime {
   baseUrl(fields: Record<string, string>): string
   /** The environment variables that are still missing (empty unless `not_configured`). */
   missing: string[]
+  /** In sandbox mode: the sandbox's home page, where a person makes changes and adds webhooks. */
+  sandboxHome?: string
 }
 
 /**
@@ -54,7 +58,14 @@ export function resolveRuntime(
   // A half-configured platform is a mistake to report, never a reason to fall back to the sandbox.
   const partlyConfigured = missing.length < required.length
   if (sandbox && !partlyConfigured)
-    return { definition, mode: 'sandbox', client: sandbox.client, baseUrl: sandbox.baseUrl, missing: [] }
+    return {
+      definition,
+      mode: 'sandbox',
+      client: sandbox.client,
+      baseUrl: sandbox.baseUrl,
+      missing: [],
+      sandboxHome: sandbox.home,
+    }
   return {
     definition,
     mode: 'not_configured',

@@ -1,5 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import type { AddressInfo } from 'node:net'
+import { sendSandboxResponse } from './fastify.ts'
+import type { SandboxResponse } from './http.ts'
 
 export interface ListenOptions {
   /** 0 (the default) = an ephemeral port. */
@@ -13,6 +15,9 @@ export interface SandboxMount {
   plugin: FastifyPluginAsync
 }
 
+/** What `GET /` (the port's root, outside every prefix) answers, if anything. */
+export type RootPage = () => SandboxResponse
+
 export interface ServedSandboxes {
   /** `http://host:port`, without a prefix. */
   origin: string
@@ -24,10 +29,12 @@ export interface ServedSandboxes {
 export async function serveSandboxes(
   mounts: SandboxMount[],
   options: ListenOptions = {},
+  rootPage?: RootPage,
 ): Promise<ServedSandboxes> {
   const { port = 0, host = '127.0.0.1' } = options
   const app = Fastify({ logger: false })
   for (const { plugin, prefix } of mounts) await app.register(plugin, { prefix })
+  if (rootPage) app.get('/', (_request, reply) => sendSandboxResponse(reply, rootPage()))
   await app.listen({ port, host })
   const address = app.server.address() as AddressInfo
   const hostPart = host.includes(':') ? `[${host}]` : host

@@ -212,3 +212,25 @@ export async function startSandboxForTest(
 ): Promise<StartedSandbox & SandboxControl> {
   return withControl(await startSandbox(plugin, prefix))
 }
+
+/** A sandbox home page's form secret (kit/home-page.ts), read from the page as a browser would. */
+export async function homeFormToken(pageUrl: string): Promise<string> {
+  const html = await (await fetch(pageUrl)).text()
+  const match = /name="form_token" value="([^"]+)"/.exec(html)
+  if (!match) throw new Error(`no form token in:\n${html}`)
+  return match[1] as string
+}
+
+/**
+ * Posts one of a home page's forms with the page's secret and, when it answers a redirect, follows
+ * it: the post's status and location, and the page shown after it (or the refusal page).
+ */
+export async function submitHomeForm(
+  pageUrl: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; location: string | null; page: string }> {
+  const posted = await postForm(pageUrl, { form_token: await homeFormToken(pageUrl), ...fields })
+  const location = posted.headers.get('location')
+  const page = location ? await (await fetch(location)).text() : await posted.text()
+  return { status: posted.status, location, page }
+}

@@ -11,6 +11,8 @@ import { authorizeTokenFlow, getAccessToken, getRequestToken } from './oauth1/en
 import { TrelloSandbox, type TrelloSandboxOptions } from './sandbox.ts'
 import { sandboxPlugin } from '../kit/plugin.ts'
 import { CARD_PAGE_PATH, cardPage } from './card-page.ts'
+import { postTrelloHome, trelloHomePage } from './home-page.ts'
+import { HomeForms } from '../kit/home-page.ts'
 
 export type { TrelloSandboxOptions } from './sandbox.ts'
 export { SEED } from './seed.ts'
@@ -35,13 +37,15 @@ const PAGES = new Set(['/1/authorize', '/1/OAuthAuthorizeToken'])
 /**
  * The Trello sandbox as a Fastify plugin; the host registers it with `{ prefix: '/trello' }`.
  * Under the prefix: the REST API at `/1/...`, the authorize page and OAuth 1.0a endpoints at
- * `/1/authorize` and `/1/OAuth*`, the developer page at `/app-key`, the control API at
+ * `/1/authorize` and `/1/OAuth*`, the developer page at `/app-key`, the home page (members, boards
+ * and forms to change a card as another member) at `/`, the control API at
  * `/_control/...`. Unknown paths get Trello's plain-text 404.
  */
 export function trelloSandbox(opts: TrelloSandboxOptions = {}): FastifyPluginAsync {
   return sandboxPlugin((prefix) => {
     const sb = new TrelloSandbox(opts)
     const control = new ControlApi(sb, prefix)
+    const homeForms = new HomeForms()
     const flows = new Map<string, (origin: string) => GrantFlow>([
       ['/1/authorize', (origin) => authorizeFlow(sb, `${origin}${prefix}/1/authorize`)],
       [
@@ -62,6 +66,10 @@ export function trelloSandbox(opts: TrelloSandboxOptions = {}): FastifyPluginAsy
       if (relative === '/1/OAuthGetAccessToken' && (req.method === 'GET' || req.method === 'POST'))
         return getAccessToken(sb, req)
       if (relative.startsWith('/1/')) return handleApi(sb, req, relative)
+      if (relative === '/') {
+        if (req.method === 'GET' || req.method === 'HEAD') return trelloHomePage(sb, homeForms, req, root)
+        if (req.method === 'POST') return postTrelloHome(sb, homeForms, req, prefix, root)
+      }
       if (relative === '/app-key' || relative === '/app-key/')
         return handleAppKey(sb, req, `${root}/app-key`, root)
       const card = req.method === 'GET' ? CARD_PAGE_PATH.exec(relative) : null

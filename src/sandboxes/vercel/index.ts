@@ -15,6 +15,9 @@ import { ApiRouter, handleApi } from './router.ts'
 import { VercelSandbox, type VercelSandboxOptions } from './sandbox.ts'
 import { webhookRoutes } from './webhooks.ts'
 import { sandboxPlugin, withRetryAfter } from '../kit/plugin.ts'
+import { HomeForms } from '../kit/home-page.ts'
+import { postVercelHome, vercelHomePage } from './home-page.ts'
+import { handleAccountTokens } from './account-tokens-page.ts'
 
 export { SEED } from './seed.ts'
 export { sign as vercelSignature } from './delivery.ts'
@@ -51,12 +54,13 @@ function faultReply(sandbox: VercelSandbox, fault: Fault): SandboxResponse | und
 }
 
 /**
- * The Vercel sandbox as a Fastify plugin, registered with `{ prefix: '/vercel' }`. Unknown paths
- * get Vercel's JSON 404.
+ * The Vercel sandbox as a Fastify plugin, registered with `{ prefix: '/vercel' }`. The home page
+ * (projects, deployments, a deploy form) is the prefix itself. Unknown paths get Vercel's JSON 404.
  */
 export function vercelSandbox(opts: VercelSandboxOptions = {}): FastifyPluginAsync {
   return sandboxPlugin(() => {
     const sandbox = new VercelSandbox(opts)
+    const homeForms = new HomeForms()
     const ticker = setInterval(() => sandbox.tick(), TICK_MS)
     ticker.unref()
     return {
@@ -70,10 +74,17 @@ export function vercelSandbox(opts: VercelSandboxOptions = {}): FastifyPluginAsy
         const install = /^\/integrations\/([^/]+)\/new\/?$/.exec(relative)
         const settings = /^\/projects\/([^/]+)\/settings\/webhooks\/?$/.exec(relative)
         const inspector = req.method === 'GET' ? INSPECTOR_PATH.exec(relative) : null
+        const home = relative === '/' && ['GET', 'HEAD', 'POST'].includes(req.method)
+        const tokens = /^\/account\/tokens\/?$/.test(relative) && ['GET', 'HEAD', 'POST'].includes(req.method)
         return {
-          // Faults apply to the API and the token endpoint, never to the install and settings pages.
-          faultPath: install || settings ? undefined : relative,
+          // Faults apply to the API and the token endpoint, never to the pages.
+          faultPath: install || settings || home || tokens ? undefined : relative,
           answer: () => {
+            if (tokens) return handleAccountTokens(sandbox, req)
+            if (home)
+              return req.method === 'POST'
+                ? postVercelHome(sandbox, router, homeForms, req)
+                : vercelHomePage(sandbox, homeForms, req)
             if (install) return handleInstall(sandbox, req, decodeOrKeep(install[1] as string))
             if (settings) return handleWebhookSettings(sandbox, req, decodeOrKeep(settings[1] as string))
             const page =

@@ -193,6 +193,8 @@ export interface Token {
   teamId: string | null
   installationId: string | null
   createdAt: number
+  /** What a person called it on the account tokens page (account-tokens-page.ts); absent for others. */
+  name?: string
 }
 
 export interface IntegrationClient {

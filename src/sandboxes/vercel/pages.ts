@@ -32,7 +32,7 @@ export const CODE_TTL_MS = 30 * 60 * 1000
 
 type Fields = Record<string, string>
 
-function formFields(req: IncomingRequest): Fields {
+export function formFields(req: IncomingRequest): Fields {
   const parsed = parseBody(req)
   const out: Fields = {}
   if (parsed.ok && isRecord(parsed.value)) {
@@ -48,14 +48,20 @@ function formList(req: IncomingRequest, name: string): string[] {
   return v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]
 }
 
-/** The same plain look as the Zendesk and Trello sandboxes' pop-ups (their oauth/grant pages.ts). */
-const STYLE = `<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#171717}
+/**
+ * The same plain look as the Zendesk and Trello sandboxes' pop-ups (their oauth/grant pages.ts), made
+ * to fit a 390 px phone: fields take the width there is and long URLs and secrets wrap.
+ */
+const STYLE = `<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#171717;overflow-wrap:anywhere}*{box-sizing:border-box}
+input[type=url],input[type=email],input[type=password],input[type=text],select{display:block;width:100%;max-width:100%}
+table{border-collapse:collapse;width:100%}td,th{padding:.3rem .5rem;text-align:left;vertical-align:top;border-bottom:1px solid #eaeaea}
 .error{color:#e5484d}button{margin-right:.5rem;padding:.4rem 1rem}label{display:block;margin:.6rem 0}
 code{background:#f2f2f2;padding:.2rem .4rem;word-break:break-all}fieldset{border:1px solid #eaeaea;margin:.6rem 0}
 .sandbox-accounts{background:#fafafa;border:1px solid #eaeaea;border-radius:4px;padding:0 1rem;margin:1rem 0}
 .sandbox-accounts h2{font-size:1rem}.switch-account{margin-top:1.5rem}</style>`
 
-function page(
+export function page(
   title: string,
   body: string,
   status = 200,
@@ -68,23 +74,23 @@ function page(
   )
 }
 
-function hidden(fields: Fields): string {
+export function hidden(fields: Fields): string {
   return Object.entries(fields)
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
     .join('\n')
 }
 
-function errorPage(message: string, status = 400): SandboxResponse {
+export function errorPage(message: string, status = 400): SandboxResponse {
   return page('Error', `<p class="error" id="error">${escapeHtml(message)}</p>`, status)
 }
 
-function sessionUser(sandbox: VercelSandbox, req: IncomingRequest, fields: Fields): User | undefined {
+export function sessionUser(sandbox: VercelSandbox, req: IncomingRequest, fields: Fields): User | undefined {
   const id = cookieValue(req, SESSION_COOKIE) ?? fields.session
   const userId = id ? sandbox.store.sessions.get(id) : undefined
   return userId ? sandbox.store.users.get(userId) : undefined
 }
 
-function signIn(
+export function signIn(
   sandbox: VercelSandbox,
   fields: Fields,
 ): { user: User; session: string; cookie: string } | undefined {
@@ -107,7 +113,7 @@ function sandboxAccounts(sandbox: VercelSandbox): SandboxAccounts {
 }
 
 /** `appName`: the integration asking for access, named on the install flow's sign-in form. */
-function loginPage(
+export function loginPage(
   sandbox: VercelSandbox,
   action: string,
   carry: Fields,

@@ -121,3 +121,36 @@ export function handleApi(sandbox: VercelSandbox, router: ApiRouter, req: Incomi
     })
   }
 }
+
+/**
+ * One API request as a person signed in to vercel.com's dashboard (the home page's deploy form):
+ * the route's own handler, so the change is the API's, with no token to check or rate-limit. The
+ * person acts for `team` (they must be a member) or their personal account. `body` is the JSON
+ * body the dashboard would send.
+ */
+export function handleAsPerson(
+  sandbox: VercelSandbox,
+  router: ApiRouter,
+  user: User,
+  team: Team | null,
+  req: IncomingRequest,
+  body: unknown,
+): SandboxResponse {
+  const found = router.match(req.method, req.path)
+  if (!found) return endpointNotFound()
+  if (team && !sandbox.store.isMember(user.id, team)) return forbidden()
+  const now = sandbox.now()
+  return found.route.handle({
+    sandbox,
+    store: sandbox.store,
+    req,
+    params: found.params,
+    now,
+    // The dashboard's session stands in for a token: the person's own, for the chosen scope.
+    token: { token: '', userId: user.id, teamId: team?.id ?? null, installationId: null, createdAt: now },
+    user,
+    ownerId: team?.id ?? user.id,
+    team,
+    body,
+  })
+}

@@ -14,9 +14,11 @@ import { deletedTicketRoutes } from './deleted-tickets.ts'
 import { userRoutes } from './users.ts'
 import { webhookRoutes } from './webhooks.ts'
 import { invocationRoutes } from './events/invocations.ts'
+import { requestRoutes } from './requests.ts'
 
 const router = new ApiRouter([
   ...ticketRoutes,
+  ...requestRoutes,
   ...deletedTicketRoutes,
   ...commentRoutes,
   ...userRoutes,

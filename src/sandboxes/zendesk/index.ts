@@ -10,6 +10,8 @@ import { sandboxPlugin, withRetryAfter, type RoutedRequest } from '../kit/plugin
 import { accountLimit, tooManyRequests } from './rate-limit.ts'
 import { ZendeskSandbox, type ZendeskSandboxOptions } from './sandbox.ts'
 import { MAX_UPLOAD_BYTES } from './uploads.ts'
+import { postZendeskHome, zendeskHomePage } from './home-page.ts'
+import { HomeForms } from '../kit/home-page.ts'
 
 export type { ZendeskSandboxOptions } from './sandbox.ts'
 
@@ -41,12 +43,14 @@ function faultReply(fault: Fault, routed: ZendeskRequest): SandboxResponse | und
 
 /**
  * The Zendesk sandbox as a Fastify plugin. The host app registers it with
- * `{ prefix: '/zendesk' }`; every account lives at `{prefix}/{subdomain}` and the control
- * API at `{prefix}/_control`.
+ * `{ prefix: '/zendesk' }`; every account lives at `{prefix}/{subdomain}`, the control
+ * API at `{prefix}/_control` and the home page (accounts, tickets, forms to change them as a
+ * person) at `{prefix}` itself.
  */
 export function zendeskSandbox(opts: ZendeskSandboxOptions = {}): FastifyPluginAsync {
   return sandboxPlugin((prefix) => {
     const sandbox = new ZendeskSandbox(opts)
+    const homeForms = new HomeForms()
     return {
       machinery: sandbox,
       // Room for the largest upload Zendesk takes (uploads.ts); the host app's own limit is smaller.
@@ -56,6 +60,16 @@ export function zendeskSandbox(opts: ZendeskSandboxOptions = {}): FastifyPluginA
       close: () => sandbox.deliveries.stop(),
       route: (req, raw, root): ZendeskRequest => {
         const relative = decodeOrKeep(raw)
+        // The home page (home-page.ts): the prefix itself, which names no account.
+        if (relative === '/' && (req.method === 'GET' || req.method === 'HEAD' || req.method === 'POST'))
+          return {
+            limit: 0,
+            account: null,
+            answer: () =>
+              req.method === 'POST'
+                ? postZendeskHome(sandbox, homeForms, req, root)
+                : zendeskHomePage(sandbox, homeForms, req, root),
+          }
         const address = resolveAddress(relative, header(req, 'host') ?? '', req.origin, prefix)
         // `{prefix}//_control` and the like still reach the control API (logged, as any other request).
         if (address.kind === 'control')

@@ -19,12 +19,13 @@ export function platformRoutes(app: FastifyInstance, services: Services) {
   )
 
   app.get('/v1/platforms', async () => ({
-    platforms: [...services.runtimes.values()].map(({ definition, mode, missing }) => ({
+    platforms: [...services.runtimes.values()].map(({ definition, mode, missing, sandboxHome }) => ({
       id: definition.id,
       title: definition.title,
       kind: definition.kind,
       mode,
       missing_settings: missing,
+      sandbox_home: sandboxHome ?? null,
       connect_methods: definition.auth.pasted ? ['authorize', 'credentials'] : ['authorize'],
       authorize_in: definition.auth.interactive.popup ? 'popup' : 'page',
       credential_fields: (definition.auth.pasted?.fields ?? []).map((f) => ({

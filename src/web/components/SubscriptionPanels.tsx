@@ -10,6 +10,7 @@ import {
 import { runPath } from '../routes.ts'
 import { routeMappingErrors } from '../subscription-form.ts'
 import { Link } from './Link.tsx'
+import { usePlatforms } from '../platform-titles.ts'
 import { ProblemMessage } from './ProblemMessage.tsx'
 import { CopyButton, JsonBlock } from './RunBits.tsx'
 
@@ -190,6 +191,23 @@ export function TestPanel({
 }
 
 /**
+ * Where, in the platform's sandbox, this webhook is added (docs/sandbox.md "Home pages"): Vercel's
+ * project webhook settings page for the first project the trigger is limited to, else the
+ * sandbox's home page, which links each project's. Null unless the platform runs as a sandbox.
+ */
+export function sandboxWebhookPage(
+  sandboxHome: string | null | undefined,
+  subscription: Subscription,
+): string | null {
+  if (!sandboxHome) return null
+  const projects = subscription.config.project_ids
+  const project = Array.isArray(projects) && typeof projects[0] === 'string' ? projects[0] : null
+  if (subscription.platform === 'vercel' && project)
+    return `${sandboxHome}/projects/${encodeURIComponent(project)}/settings/webhooks`
+  return sandboxHome
+}
+
+/**
  * For platforms whose webhooks the person sets up: the address to paste into the platform's
  * settings, and the secret the platform shows there, which lets Switchyard check each delivery.
  */
@@ -209,7 +227,10 @@ export function WebhookSetup({
   const [busy, setBusy] = useState(false)
   const [sample, setSample] = useState<SampleSent | null>(null)
   const [sampleError, setSampleError] = useState<unknown>(null)
+  const platform = usePlatforms()?.find((p) => p.id === subscription.platform)
   if (!subscription.webhook_address) return null
+  const sandboxPage =
+    platform?.mode === 'sandbox' ? sandboxWebhookPage(platform.sandbox_home, subscription) : null
   const events = trigger?.manualWebhook?.events ?? []
   const sendSample = async () => {
     setSampleError(null)
@@ -238,6 +259,17 @@ export function WebhookSetup({
     <div className="webhook-setup">
       <h4>Set up the webhook at {platformTitle}</h4>
       <p>In {platformTitle}’s webhook settings, add a webhook that sends to this address:</p>
+      {sandboxPage && (
+        <p>
+          This {platformTitle} is the local sandbox: add it on{' '}
+          <a href={sandboxPage} target="_blank" rel="noreferrer" data-testid="sandbox-webhook-page">
+            {sandboxPage.includes('/settings/webhooks')
+              ? 'the sandbox’s webhook settings page'
+              : 'the sandbox’s page, which links each project’s webhook settings'}
+          </a>{' '}
+          (sign in as a seeded user; the page lists them).
+        </p>
+      )}
       <p className="new-key">
         <code data-testid="webhook-address">{subscription.webhook_address}</code>
         <CopyButton text={subscription.webhook_address} />
