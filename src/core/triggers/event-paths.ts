@@ -104,6 +104,33 @@ function rootPaths(node: Node | undefined, out: string[][]): void {
   }
 }
 
+/** Every path the mapping's templates read from the event's root (`card.name` as ['card', 'name']). */
+export function mappingPaths(mapping: Record<string, string>): string[][] {
+  const paths: string[][] = []
+  for (const template of Object.values(mapping)) {
+    let parts
+    try {
+      parts = partsOf(template)
+    } catch {
+      continue
+    }
+    for (const part of parts) if ('expr' in part) rootPaths(part.expr.ast() as Node, paths)
+  }
+  return paths
+}
+
+/** Whether the mapping reads any of `paths` (`ticket.requester`), or a whole object holding one (`{{ ticket }}`). */
+export function mappingReads(mapping: Record<string, string>, paths: readonly string[]): boolean {
+  const wanted = paths.map((p) => p.split('.'))
+  return mappingPaths(mapping).some((read) =>
+    wanted.some(
+      (w) =>
+        w.slice(0, read.length).every((name, i) => name === read[i]) ||
+        read.slice(0, w.length).every((name, i) => name === w[i]),
+    ),
+  )
+}
+
 /** Each mapping field whose template reads a path the trigger's event (its JSON Schema) does not have. */
 export function eventPathProblems(mapping: Record<string, string>, event: Schema): FieldError[] {
   const errors: FieldError[] = []
