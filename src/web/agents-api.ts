@@ -196,6 +196,9 @@ export interface SubscriptionTest extends MappingPreview {
 }
 
 export interface SubscriptionHealth {
+  /** The one verdict and its reasons, as REST words them (docs/triggers.md, "Health"). */
+  verdict: 'healthy' | 'warning' | 'failing' | 'paused'
+  reasons: Array<{ code: string; severity: string; message: string }>
   integration: { id: string; name: string; status: string; connected: boolean }
   webhooks: Array<{
     id?: string

@@ -13,7 +13,12 @@ import { parseDeclaredOrThrow, parseOrThrow } from '../validation.ts'
 import type { Selectable } from 'kysely'
 import type { RegisteredTrigger, TriggerRegistry } from './catalog.ts'
 import type { TriggerEvent } from './define.ts'
-import { subscriptionFacts, type PausedReason, type SubscriptionState } from './health-facts.ts'
+import {
+  deliveryFacts,
+  subscriptionFacts,
+  type PausedReason,
+  type SubscriptionState,
+} from './health-facts.ts'
 import { healthVerdict, type Health, type HealthFact } from './health-verdict.ts'
 import { mapEvent, mappingProblems, unmappedRequired, type Mapping } from './mapping.ts'
 import type { RemoteWebhooks } from './remote-webhooks.ts'
@@ -434,11 +439,28 @@ export class Subscriptions {
         }
       }),
     )
-    const found = subscriptionFacts({
-      ...this.stateOf(row, registered, integration),
-      webhooks: webhooks.map((h) => ({ ...h, secret_set: h.secret_set })),
-      last_error: this.staleError(row, integration) ? null : row.last_error,
-    })
+    // Refused deliveries and skipped events, counted over the recent ones (issue 22, §5).
+    const deliveries = await this.events.facts(
+      row.id,
+      hooks.map((h) => h.id),
+    )
+    const state = this.stateOf(row, registered, integration)
+    const found = [
+      ...subscriptionFacts({
+        ...state,
+        webhooks: webhooks.map((h) => ({ ...h, secret_set: h.secret_set })),
+        last_error: this.staleError(row, integration) ? null : row.last_error,
+      }),
+      ...deliveryFacts({
+        status: row.status,
+        platformTitle: state.platformTitle,
+        integrationName: integration?.account_name ?? 'its integration',
+        start_on_own_changes: row.start_on_own_changes,
+        unmanaged: registered.trigger.mode === 'instant' && this.unmanaged(registered),
+        last_event_at: row.last_event_at,
+        deliveries,
+      }),
+    ]
     // An error from before the integration was reconnected, or before events arrived again, no longer
     // says anything (issue 22 saw a set-up error stay red while events arrived): Check again clears it.
     if (row.last_error && this.staleError(row, integration)) await this.clearError(row.id)
@@ -462,11 +484,7 @@ export class Subscriptions {
       last_event_at: row.last_event_at,
       last_error: this.staleError(row, integration) ? null : row.last_error,
       last_error_at: this.staleError(row, integration) ? null : row.last_error_at,
-      // Refused deliveries and skipped events, counted over the recent ones (issue 22, §5).
-      deliveries: await this.events.facts(
-        row.id,
-        hooks.map((h) => h.id),
-      ),
+      deliveries,
     }
   }
 
