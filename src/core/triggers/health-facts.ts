@@ -107,7 +107,7 @@ function pausedFact(reason: string | null, name: string): HealthFact {
       code: 'plan_required',
       severity: 'paused',
       message:
-        "Paused because the account's plan no longer includes this trigger: change the plan, then activate it.",
+        "Paused because the account's plan no longer includes this trigger: once the plan includes it again, resume it (Resume on the Triggers tab, switchyard subscriptions resume --plan, or Activate).",
     }
   return { code: reason ?? 'paused', severity: 'paused', message: 'Paused: activate it to resume.' }
 }
