@@ -236,6 +236,20 @@ export async function createServices(
     triggerEvents,
   )
   const lifecycle = new TriggerLifecycle(store.db, triggers, subscriptions, webhooks, routes)
+  const connect = new ConnectFlows(
+    store.db,
+    runtimes,
+    integrations,
+    credentials,
+    sealer,
+    clients,
+    config.publicUrl,
+  )
+  // Reconnected with a new credential: webhooks that belonged to the old one are made again under it
+  // (issue 22, §1: Trello's go with the token that made them).
+  connect.onReconnected = async (user, runtime, integration) => {
+    await webhooks.remakeUnder(user, runtime.definition, integration)
+  }
   const intake = new Intake(
     store.db,
     runtimes,
@@ -280,15 +294,7 @@ export async function createServices(
     sessions: new Sessions(store.db),
     integrations,
     credentials,
-    connect: new ConnectFlows(
-      store.db,
-      runtimes,
-      integrations,
-      credentials,
-      sealer,
-      clients,
-      config.publicUrl,
-    ),
+    connect,
     registry,
     disconnect,
     executor,
