@@ -139,6 +139,8 @@ export async function createServices(
     cacheTtlMs?: number
     /** false: no run worker or poller in this process (tests that drive them by hand). */
     engine?: boolean
+    /** How often an idle run worker looks for runs it was not told about (tests stretch it to prove the change feed wakes it). */
+    runIdlePollMs?: number
     /** Shorter waits between a step's attempts and an external agent's deliveries, for tests of the retries. */
     backoff?: { stepMs?: readonly number[]; deliveryMs?: readonly number[] }
   },
@@ -201,7 +203,15 @@ export async function createServices(
     external,
   )
   const logError = (err: unknown) => console.error('engine:', err instanceof Error ? err.message : err)
-  const worker = new RunWorker(store.db, handler, config.runConcurrency, logError, config.runLeaseMs, metrics)
+  const worker = new RunWorker(
+    store.db,
+    handler,
+    config.runConcurrency,
+    logError,
+    config.runLeaseMs,
+    metrics,
+    options.runIdlePollMs,
+  )
   // Other instances learn of new runs through the store's change feed (LISTEN/NOTIFY on PostgreSQL),
   // at most one notification per RUNS_NOTIFY_MS however many runs a burst enqueues; the worker's slow
   // idle poll is only the safety net (docs/scaling.md).
