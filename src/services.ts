@@ -139,6 +139,8 @@ export async function createServices(
     cacheTtlMs?: number
     /** false: no run worker or poller in this process (tests that drive them by hand). */
     engine?: boolean
+    /** How often an idle run worker looks for runs it was not told about (tests stretch it to prove the change feed wakes it). */
+    runIdlePollMs?: number
     /** Shorter waits between a step's attempts and an external agent's deliveries, for tests of the retries. */
     backoff?: { stepMs?: readonly number[]; deliveryMs?: readonly number[] }
   },
@@ -201,7 +203,15 @@ export async function createServices(
     external,
   )
   const logError = (err: unknown) => console.error('engine:', err instanceof Error ? err.message : err)
-  const worker = new RunWorker(store.db, handler, config.runConcurrency, logError, config.runLeaseMs, metrics)
+  const worker = new RunWorker(
+    store.db,
+    handler,
+    config.runConcurrency,
+    logError,
+    config.runLeaseMs,
+    metrics,
+    options.runIdlePollMs,
+  )
   // Other instances learn of new runs through the store's change feed (LISTEN/NOTIFY on PostgreSQL),
   // at most one notification per RUNS_NOTIFY_MS however many runs a burst enqueues; the worker's slow
   // idle poll is only the safety net (docs/scaling.md).
@@ -236,6 +246,20 @@ export async function createServices(
     triggerEvents,
   )
   const lifecycle = new TriggerLifecycle(store.db, triggers, subscriptions, webhooks, routes)
+  const connect = new ConnectFlows(
+    store.db,
+    runtimes,
+    integrations,
+    credentials,
+    sealer,
+    clients,
+    config.publicUrl,
+  )
+  // Reconnected with a new credential: webhooks that belonged to the old one are made again under it
+  // (issue 22, §1: Trello's go with the token that made them).
+  connect.onReconnected = async (user, runtime, integration) => {
+    await webhooks.remakeUnder(user, runtime.definition, integration)
+  }
   const intake = new Intake(
     store.db,
     runtimes,
@@ -280,15 +304,7 @@ export async function createServices(
     sessions: new Sessions(store.db),
     integrations,
     credentials,
-    connect: new ConnectFlows(
-      store.db,
-      runtimes,
-      integrations,
-      credentials,
-      sealer,
-      clients,
-      config.publicUrl,
-    ),
+    connect,
     registry,
     disconnect,
     executor,

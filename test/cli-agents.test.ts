@@ -230,7 +230,9 @@ describe('switchyard agents and runs', () => {
 
   it('runs list filters by agent name, status and limit; runs get shows the timeline', async () => {
     const list = await cli('runs', 'list', '--agent', 'Filer')
-    expect(list.stdout.split('\n')[0]).toMatch(/^CREATED\s+STATUS\s+AGENT\s+STARTED BY\s+DURATION\s+ID$/)
+    expect(list.stdout.split('\n')[0]).toMatch(
+      /^CREATED\s+STATUS\s+AGENT\s+STARTED BY\s+DURATION\s+ID\s+WHY IT FAILED$/,
+    )
     expect(list.stdout).toContain(runId)
     expect(list.stdout).toMatch(/succeeded\s+Filer v2\s+api/)
     const none = await cli('runs', 'list', '--agent', 'Other filer')

@@ -105,6 +105,14 @@ describe('a Vercel trigger with the wrong secret pasted', () => {
       skipped: null,
     })
     expect(JSON.stringify(health.body)).not.toContain('whsec_pasted_wrong')
+    // The one verdict says it, in the words every surface shows (the web renders these reasons as they are).
+    expect(health.body.verdict).toBe('failing')
+    expect(health.body.reasons[0]).toMatchObject({
+      code: 'deliveries_refused',
+      message: expect.stringMatching(
+        /^4 deliveries from Vercel were refused.*paste the webhook's secret again/,
+      ),
+    })
   })
 
   it('the events list shows each delivery with its outcome: refused, accepted, duplicate, unmatched', async () => {
@@ -197,6 +205,10 @@ describe('a Trello trigger', () => {
       option: 'start_on_own_changes',
       reason: expect.stringMatching(/own account.*start_on_own_changes/),
     })
+    expect(health.verdict).toBe('warning')
+    expect(health.reasons).toContainEqual(
+      expect.objectContaining({ code: 'events_skipped', message: expect.stringMatching(/loop guard.*tick/) }),
+    )
     expect(await runsOf(stack, sub.id)).toHaveLength(0)
     const hook = await hookOf(stack, sub.id)
     expect(health.webhooks[0]).toMatchObject({ id: hook.id, address: hook.callbackUrl })

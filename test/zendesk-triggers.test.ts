@@ -455,6 +455,70 @@ describe('on the engine', () => {
     })
   })
 
+  it('a live event names its people as a test does: ticket.requester.email is filled in before mapping', async () => {
+    const agent = await api.post('/v1/agents', {
+      name: `People ${Math.random().toString(36).slice(2, 8)}`,
+      inputs: [
+        { name: 'ticket_id', type: 'number', required: true },
+        { name: 'email', type: 'string', required: true },
+        { name: 'who', type: 'string' },
+      ],
+      kind: 'steps',
+      steps: [
+        {
+          key: 'look',
+          tool: 'zendesk.get_ticket',
+          integration,
+          input: { ticket_id: '{{ inputs.ticket_id }}' },
+        },
+      ],
+      output: {},
+    })
+    expect(agent.status, agent.text).toBe(201)
+    const sub = await api.post(`/v1/agents/${agent.body.id}/subscriptions`, {
+      trigger: 'zendesk.new_ticket',
+      integration,
+      config: {},
+      mapping: {
+        ticket_id: '{{ ticket.id }}',
+        email: '{{ ticket.requester.email }}',
+        who: '{{ actor.name }}',
+      },
+    })
+    expect(sub.status, sub.text).toBe(201)
+    expect((await api.post(`/v1/subscriptions/${sub.body.id}/activate`)).status).toBe(200)
+    const token = await zendeskControl(stack).mintToken(ZENDESK_AGENT)
+    const me = (
+      await (
+        await fetch(`${stack.sandboxUrl}/zendesk/acme/api/v2/users/me.json`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+      ).json()
+    ).user
+    try {
+      await settled(stack)
+      await zendeskControl(stack).clearRequests()
+      const created = await actAs(stack, ZENDESK_AGENT, 'POST', '/api/v2/tickets.json', {
+        ticket: { subject: 'Who asked?', comment: { body: 'Me' } },
+      })
+      await settled(stack)
+      const { body } = await api.get(`/v1/runs?agent_id=${agent.body.id}`)
+      expect(body.runs).toHaveLength(1)
+      expect(body.runs[0].error).toBeNull()
+      expect(body.runs[0].inputs).toEqual({
+        ticket_id: created.ticket.id,
+        email: ZENDESK_AGENT,
+        who: me.name,
+      })
+      // The delivery carried ids only; one Show Many Users call named them, and only for the subscription
+      // whose mapping reads people (the others on this webhook map ticket.id and ask nothing).
+      const asked = (await zendeskControl(stack).requests()).filter((r) => /\/users\/show_many/.test(r.path))
+      expect(asked).toHaveLength(1)
+    } finally {
+      await api.post(`/v1/subscriptions/${sub.body.id}/deactivate`)
+    }
+  })
+
   it('the webhook stays while any subscription needs it and goes with the last', async () => {
     const all = Object.values(subs)
     for (const { sub } of all.slice(0, -1))

@@ -100,7 +100,7 @@ export async function runs(
           page.runs.length === 0
             ? ['no runs']
             : table(
-                ['CREATED', 'STATUS', 'AGENT', 'STARTED BY', 'DURATION', 'ID'],
+                ['CREATED', 'STATUS', 'AGENT', 'STARTED BY', 'DURATION', 'ID', 'WHY IT FAILED'],
                 page.runs.map((r) => [
                   when(r.created_at),
                   r.status,
@@ -108,6 +108,7 @@ export async function runs(
                   r.started_by + (r.test ? ' (test)' : ''),
                   duration(r.duration_ms),
                   r.id,
+                  r.status === 'failed' && r.error ? failureOf(r.error) : '',
                 ]),
               )
         if (page.next_cursor) lines.push(`more: add --cursor ${page.next_cursor}`)
@@ -183,4 +184,10 @@ export function describeRun(run: Run): string[] {
   if (run.status === 'succeeded' && run.result !== null && run.result !== undefined)
     lines.push('', `Result: ${JSON.stringify(run.result)}`)
   return lines
+}
+
+/** Why a run failed, on its list row (issue 22, §5): its code and message, on one line and shortened. */
+function failureOf(error: { code: string; message: string }): string {
+  const text = error.message.replace(/\s+/g, ' ').trim()
+  return `${error.code}: ${text.length > 120 ? `${text.slice(0, 119)}…` : text}`
 }

@@ -23,6 +23,8 @@ export const SUBSCRIPTIONS_USAGE = `  subscriptions list [--agent <id|name>] [--
   subscriptions resume --integration <integration id> [--json]
                                           after reconnecting an account, activate again the triggers
                                           its disconnection paused
+  subscriptions resume --plan [--json]    after a plan upgrade, activate again the triggers the
+                                          lowered plan paused
 `
 
 interface Subscription {
@@ -107,6 +109,7 @@ export async function subscriptions(
       'start-on-own-changes': { type: 'boolean' },
       'start-run': { type: 'boolean' },
       secret: { type: 'string' },
+      plan: { type: 'boolean' },
     },
   })
   const json = values.json ?? false
@@ -119,10 +122,10 @@ export async function subscriptions(
     case 'list':
       return answer(json, async () => {
         const agentId = values.agent ? (await resolveAgent(values.agent)).id : undefined
-        const { subscriptions: list } = await ask<{ subscriptions: Subscription[] }>(
-          'GET',
-          `/v1/subscriptions${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`,
-        )
+        const { subscriptions: list, plan_resumable: planResumable = [] } = await ask<{
+          subscriptions: Subscription[]
+          plan_resumable?: string[]
+        }>('GET', `/v1/subscriptions${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`)
         const names = new Map(
           (await ask<{ agents: Array<{ id: string; name: string }> }>('GET', '/v1/agents')).agents.map(
             (a) => [a.id, a.name],
@@ -152,6 +155,10 @@ export async function subscriptions(
         for (const [integrationId, name] of paused)
           lines.push(
             `Triggers paused when ${name} was disconnected: reconnect it, then switchyard subscriptions resume --integration ${integrationId}`,
+          )
+        if (planResumable.length)
+          lines.push(
+            `${planResumable.length} trigger(s) paused by a lowered plan are included in the plan again: switchyard subscriptions resume --plan`,
           )
         return { value: list, lines }
       })
@@ -295,12 +302,19 @@ export async function subscriptions(
       })
     case 'resume':
       return answer(json, async () => {
-        if (!values.integration)
-          throw new Error('--integration is required (the id of the integration you reconnected)')
+        if (!values.integration && !values.plan)
+          throw new Error(
+            '--integration <id> (the integration you reconnected) or --plan (after a plan upgrade) is required',
+          )
         const outcome = await ask<{
           resumed: string[]
           failed: Array<{ id: string; message: string }>
-        }>('POST', `/v1/integrations/${encodeURIComponent(values.integration)}/resume`)
+        }>(
+          'POST',
+          values.plan
+            ? '/v1/subscriptions/resume'
+            : `/v1/integrations/${encodeURIComponent(values.integration!)}/resume`,
+        )
         const lines = [
           outcome.resumed.length
             ? `Resumed ${outcome.resumed.length} trigger(s): ${outcome.resumed.join(', ')}`

@@ -1,4 +1,5 @@
 import type { parseArgs as ParseArgs } from 'node:util'
+import { exampleTemplate } from '../core/triggers/event-fields.ts'
 import { fieldOptions, TRIGGER_OPTIONS_USAGE } from './field-options.ts'
 import { answer, ask } from './output.ts'
 
@@ -132,7 +133,7 @@ function describeTrigger(t: Trigger): string[] {
     'Configuration:',
     ...fields(t.configSchema),
     '',
-    'Event fields (for the mapping, e.g. {{ card.name }}):',
+    `Event fields (for the mapping, e.g. ${exampleTemplate(t.eventSchema as Record<string, unknown>)}):`,
     ...fields(t.eventSchema),
     '',
     'Sample event:',

@@ -679,7 +679,38 @@ export const agentPaths = {
     get: {
       summary: 'Your subscriptions',
       parameters: [q('agent_id', "Only this agent's")],
-      responses: { 200: json(listOf('subscriptions', 'Subscription')) },
+      responses: {
+        200: json(
+          listOf('subscriptions', 'Subscription', {
+            plan_resumable: {
+              type: 'array',
+              items: { type: 'string' },
+              description:
+                'Triggers a lowered plan paused (plan_required) that the plan includes again: POST /v1/subscriptions/resume',
+            },
+          }),
+        ),
+      },
+    },
+  },
+  '/v1/subscriptions/resume': {
+    post: {
+      summary: 'After a plan upgrade: activate again the triggers a lowered plan paused',
+      responses: {
+        200: json({
+          type: 'object',
+          properties: {
+            resumed: { type: 'array', items: { type: 'string' } },
+            failed: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { id: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+              },
+            },
+          },
+        }),
+      },
     },
   },
   '/v1/subscriptions/{id}': {

@@ -196,6 +196,9 @@ export interface SubscriptionTest extends MappingPreview {
 }
 
 export interface SubscriptionHealth {
+  /** The one verdict and its reasons, as REST words them (docs/triggers.md, "Health"). */
+  verdict: 'healthy' | 'warning' | 'failing' | 'paused'
+  reasons: Array<{ code: string; severity: string; message: string }>
   integration: { id: string; name: string; status: string; connected: boolean }
   webhooks: Array<{
     id?: string
@@ -313,4 +316,14 @@ export const agentsApi = {
       (r) => r.events,
     ),
   pollNow: (id: string) => request<Subscription>('POST', `/v1/subscriptions/${enc(id)}/poll`),
+  /** Triggers a lowered plan paused that the plan includes again (offered for resume after an upgrade). */
+  planResumable: (agentId: string) =>
+    request<{ plan_resumable: string[] }>('GET', `/v1/subscriptions?agent_id=${enc(agentId)}`).then(
+      (r) => r.plan_resumable ?? [],
+    ),
+  resumePlan: () =>
+    request<{ resumed: string[]; failed: Array<{ id: string; message: string }> }>(
+      'POST',
+      '/v1/subscriptions/resume',
+    ),
 }

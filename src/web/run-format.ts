@@ -83,6 +83,15 @@ const PREVIEW_LENGTH = 70
 /** Long hex strings and similar machine ids say nothing to a person scanning a list. */
 const MACHINE_ID = /^[0-9a-f]{16,}$|^[A-Za-z]+_[0-9A-Za-z]{10,}$/i
 
+const ERROR_LENGTH = 160
+
+/** Why a run failed, in one line for a list row: its message, shortened, then its code. */
+export function errorSummary(error: { code: string; message: string }): string {
+  const text = error.message.replace(/\s+/g, ' ').trim()
+  const short = text.length > ERROR_LENGTH ? `${text.slice(0, ERROR_LENGTH - 1)}…` : text
+  return `${short} (${error.code})`
+}
+
 /** A run's inputs in a few words, for a list row: the text values a person would recognise. */
 export function inputsPreview(inputs: Record<string, unknown> | null | undefined): string {
   const words = Object.values(inputs ?? {})

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { SubscriptionHealth } from './agents-api.ts'
 import { coerceValues, fieldsFromSchema } from './schema-form.ts'
-import { formValuesOf, healthVerdict, routeMappingErrors } from './subscription-form.ts'
+import { formValuesOf, routeMappingErrors, verdictView } from './subscription-form.ts'
 
 describe('formValuesOf', () => {
   it('gives the config form the values that coerce back to the stored config', () => {
@@ -42,122 +41,35 @@ describe('routeMappingErrors', () => {
   })
 })
 
-describe('healthVerdict', () => {
-  const healthy: SubscriptionHealth = {
-    integration: { id: 'i', name: 'Ada', status: 'active', connected: true },
-    webhooks: [{ model_key: 'board:b1', remote_id: 'w1', status: 'active', present: true, last_error: null }],
+describe('verdictView', () => {
+  const base: Parameters<typeof verdictView>[0] = {
+    verdict: 'healthy',
+    reasons: [],
     last_event_at: null,
-    last_error: null,
-    last_error_at: null,
     polled: false,
-    next_poll_at: null,
   }
   const now = Date.parse('2026-01-01T12:00:00Z')
-  const active = { status: 'active' as const, last_event_at: null }
 
-  it('answers why a trigger does not fire, most basic cause first', () => {
-    expect(
-      healthVerdict(
-        active,
-        { ...healthy, integration: { ...healthy.integration, connected: false } },
-        'Trello',
-        now,
-      ),
-    ).toMatchObject({ tone: 'error', text: expect.stringMatching(/not connected/) })
-    expect(healthVerdict({ ...active, status: 'inactive' }, healthy, 'Trello', now)).toMatchObject({
-      tone: 'warning',
-      text: expect.stringMatching(/inactive/),
-    })
-    expect(
-      healthVerdict(
-        active,
-        { ...healthy, webhooks: [{ ...healthy.webhooks[0], present: false }] },
-        'Trello',
-        now,
-      ),
-    ).toMatchObject({ tone: 'error', text: expect.stringMatching(/webhook at Trello is gone/) })
-    expect(
-      healthVerdict(
-        active,
-        {
-          ...healthy,
-          last_error: 'Mapping failed',
-          last_error_at: '2026-01-01T11:00:00Z',
-          last_event_at: '2026-01-01T10:00:00Z',
-        },
-        'Trello',
-        now,
-      ),
-    ).toMatchObject({ tone: 'error', text: expect.stringMatching(/Mapping failed/) })
-    expect(healthVerdict(active, healthy, 'Trello', now)).toMatchObject({
-      tone: 'ok',
-      text: expect.stringMatching(
-        /No event has arrived yet.*as someone other than Ada \(changes made by the integration's own account start nothing\)/,
-      ),
-    })
-    expect(healthVerdict({ ...active, start_on_own_changes: true }, healthy, 'Trello', now).text).not.toMatch(
-      /someone other/,
-    )
-    expect(
-      healthVerdict(
-        { ...active, webhook_address: 'https://sy.test/v1/hooks/x' },
-        { ...healthy, webhooks: [] },
-        'Zendesk',
-        now,
-      ),
-    ).toMatchObject({
-      tone: 'warning',
-      text: expect.stringMatching(/Check that Zendesk has a webhook sending to the address/),
-    })
-    expect(
-      healthVerdict(active, { ...healthy, last_event_at: '2026-01-01T11:30:00Z' }, 'Trello', now),
-    ).toEqual({ tone: 'ok', text: 'Working: the last event arrived 30 min ago.' })
-  })
-
-  it('says how many deliveries were refused and what to do, rather than "no event yet"', () => {
-    const counts = {}
-    const refused = {
-      ...healthy,
-      deliveries: {
-        recent: 4,
-        counts,
-        refused: {
-          count: 4,
-          last_at: '2026-01-01T11:59:00Z',
-          reason:
-            "the webhook signature does not match the secret saved for this trigger: paste the webhook's secret again",
-        },
-        skipped: null,
-        last_poll_at: null,
-      },
-    }
-    expect(
-      healthVerdict({ ...active, webhook_address: 'https://sy.test/hooks/x' }, refused, 'Vercel', now),
-    ).toMatchObject({
+  it("shows the server's verdict and reasons as they are, weightiest first", () => {
+    const reasons = [
+      { code: 'deliveries_refused', severity: 'failing', message: '4 deliveries from Vercel were refused' },
+      { code: 'webhook_check_failed', severity: 'warning', message: 'a check failed' },
+    ]
+    expect(verdictView({ ...base, verdict: 'failing', reasons }, 'Vercel', now)).toEqual({
       tone: 'error',
-      text: expect.stringMatching(/^4 deliveries from Vercel were refused.*paste the webhook's secret again/),
+      title: 'Failing',
+      lines: ['4 deliveries from Vercel were refused', 'a check failed'],
     })
-    // A later accepted event outranks older refusals.
-    expect(
-      healthVerdict(active, { ...refused, last_event_at: '2026-01-01T11:59:30Z' }, 'Vercel', now).tone,
-    ).toBe('ok')
+    expect(verdictView({ ...base, verdict: 'paused', reasons: reasons.slice(1) }, 'Trello', now).tone).toBe(
+      'warning',
+    )
   })
 
-  it('says how many events the loop guard skipped and names the option', () => {
-    const skipped = {
-      ...healthy,
-      deliveries: {
-        recent: 1,
-        counts: {},
-        refused: null,
-        skipped: { count: 1, last_at: '2026-01-01T11:59:00Z', reason: 'own', option: 'start_on_own_changes' },
-        last_poll_at: null,
-      },
-    }
-    expect(healthVerdict(active, skipped, 'Trello', now)).toMatchObject({
-      tone: 'warning',
-      text: expect.stringMatching(/One event started nothing.*made by Ada itself.*start_on_own_changes/),
-    })
-    expect(healthVerdict({ ...active, start_on_own_changes: true }, skipped, 'Trello', now).tone).toBe('ok')
+  it('says what a healthy trigger is doing from the facts REST gives', () => {
+    expect(verdictView({ ...base, last_event_at: '2026-01-01T11:58:00Z' }, 'Trello', now).lines[0]).toMatch(
+      /^Working: the last event arrived 2 min/,
+    )
+    expect(verdictView({ ...base, polled: true }, 'Trello', now).lines[0]).toMatch(/asks Trello/)
+    expect(verdictView(base, 'Trello', now)).toMatchObject({ tone: 'ok', title: 'Healthy' })
   })
 })

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MAX_LAPSES } from '../../src/core/agents/worker.ts'
 import { startSandboxServer } from '../../src/sandboxes/server.ts'
 import { isFinished, STORES, waitForRunState, type FreshStore } from '../helpers/engine.ts'
 import { createUserIn, startInstance, type Instance, type StoreAt } from '../helpers/instances.ts'
@@ -155,4 +156,37 @@ describe.each(STORES)('a run survives kill -9 of its service, on $name', ({ open
     expect(arrivals.filter((a) => a === 'POST /1/cards')).toHaveLength(1)
     expect(await cardsNamed('crash-write')).toBeLessThanOrEqual(1)
   }, 150_000)
+
+  it(`a run that keeps killing its process ends failed as crashed after ${MAX_LAPSES} executions, not claimed for ever`, async () => {
+    // Every execution hangs on the same read, and each time the process dies by SIGKILL under it, as a
+    // run that exhausts its process's memory would (issue 22, §2).
+    await control().fault({ latency_ms: 60_000, match: { method: 'GET', path: '/1/cards/' } })
+    try {
+      arrivals.length = 0
+      const runId = await startRun('Kills its process', [
+        {
+          key: 'hangs',
+          tool: 'trello.get_card',
+          integration: integrationId,
+          input: { card_id: '5f1a0000000000000000c0de' },
+        },
+      ])
+      for (let execution = 1; execution <= MAX_LAPSES; execution++) {
+        await until(
+          `execution ${execution} to reach the read`,
+          () => arrivals.filter((a) => a.startsWith('GET /1/cards/')).length >= execution,
+        )
+        await instance!.kill9()
+        instance = await startInstance(at, sandbox.url)
+      }
+      const run = await waitForRunState(api(), runId, isFinished, 60_000)
+      expect(run.status).toBe('failed')
+      expect(run.error).toMatchObject({ code: 'crashed', message: expect.stringMatching(/3 times/) })
+      // Its entry in flight ends with it, and the read was sent once per execution, no more.
+      expect(run.timeline.map((s: any) => [s.key, s.status])).toEqual([['hangs', 'failed']])
+      expect(arrivals.filter((a) => a.startsWith('GET /1/cards/'))).toHaveLength(MAX_LAPSES)
+    } finally {
+      await control().clearFaults()
+    }
+  }, 240_000)
 })

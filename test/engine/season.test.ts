@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process'
 import { createHmac } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts'
 import { connectZendesk } from '../helpers/connect.ts'
@@ -10,6 +13,8 @@ import { client } from '../helpers/stack.ts'
 import { CARD_MAPPING, commentingAgent, freshBoard, sandboxHooks, waitFor } from '../helpers/trello-engine.ts'
 import { connectVercel, VERCEL } from '../helpers/vercel.ts'
 import { remoteWebhooks } from '../helpers/zendesk-triggers.ts'
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/switchyard.js')
 
 // Issue 22, "Done when": a season in one user's life. A member connected on all three platforms with
 // active triggers is downgraded, disconnected, reconnected and removed; after each stage the
@@ -51,7 +56,6 @@ describe.each(STORES)('a season: downgraded, disconnected, reconnected, removed,
   const ints = { trello: '', zendesk: '', vercel: '' }
   const subs = { trello: '', zendesk: '', vercel: '' }
   let board: string
-  let zendeskEndpoint: string
   let vercelAddress: string
 
   beforeAll(async () => {
@@ -134,8 +138,6 @@ describe.each(STORES)('a season: downgraded, disconnected, reconnected, removed,
       webhook_secret: VERCEL_SECRET,
     })
     vercelAddress = (await api.get(`/v1/subscriptions/${subs.vercel}`)).body.webhook_address
-    const [zendeskHook] = await stack.services.webhooks.forSubscription(subs.zendesk)
-    zendeskEndpoint = stack.services.webhooks.addressOf(zendeskHook.token)
   }, 300_000)
   afterAll(async () => {
     await stack?.close()
@@ -166,7 +168,9 @@ describe.each(STORES)('a season: downgraded, disconnected, reconnected, removed,
   async function platformHooks() {
     return {
       trello: (await sandboxHooks(stack, board)).length,
-      zendesk: (await remoteWebhooks(stack)).filter((w) => w.endpoint === zendeskEndpoint).length,
+      // Any webhook sending to this stack: one made again after a resume has a new address.
+      zendesk: (await remoteWebhooks(stack)).filter((w) => w.endpoint.startsWith(`${stack.url}/hooks/`))
+        .length,
     }
   }
 
@@ -265,6 +269,27 @@ describe.each(STORES)('a season: downgraded, disconnected, reconnected, removed,
       vercel: ['active', null, 'healthy'],
     })
     expect(await platformHooks()).toEqual({ trello: 1, zendesk: 0 })
+    expect(await credentials()).toEqual(working)
+  })
+
+  it('4b. upgraded again: what the lowered plan paused is offered for resume (REST, CLI), and resuming makes its webhook again', async () => {
+    expect((await api.get('/v1/subscriptions')).body.plan_resumable).toEqual([])
+    const changed = await admin.call('PATCH', `/v1/users/${member.id}`, { plan: 'enterprise' })
+    expect(changed.status, changed.text).toBe(200)
+    // Not resumed behind the user's back: offered, in the list the CLI and the Triggers tab read.
+    expect((await api.get('/v1/subscriptions')).body.plan_resumable).toEqual([subs.zendesk])
+    expect((await api.get('/v1/subscriptions?agent_id=none')).body.plan_resumable).toEqual([])
+    const cli = await promisify(execFile)(process.execPath, [BIN, 'subscriptions', 'resume', '--plan'], {
+      env: { ...process.env, SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: member.apiKey },
+    })
+    expect(cli.stdout).toContain(`Resumed 1 trigger(s): ${subs.zendesk}`)
+    expect(await states()).toEqual({
+      trello: ['active', null, 'healthy'],
+      zendesk: ['active', null, 'healthy'],
+      vercel: ['active', null, 'healthy'],
+    })
+    expect(await platformHooks()).toEqual({ trello: 1, zendesk: 1 })
+    expect((await api.post('/v1/subscriptions/resume')).body).toEqual({ resumed: [], failed: [] })
     expect(await credentials()).toEqual(working)
   })
 

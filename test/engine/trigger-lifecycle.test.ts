@@ -10,12 +10,14 @@ import {
   createAgent,
   freshBoard,
   hookOf,
+  personCreatesCard,
+  runsOf,
   sandboxHooks,
   subscribe,
   waitFor,
   type Api,
 } from '../helpers/trello-engine.ts'
-import { trelloControl } from '../helpers/trello.ts'
+import { TRELLO, trelloControl } from '../helpers/trello.ts'
 import { remoteWebhooks } from '../helpers/zendesk-triggers.ts'
 import { connectVercel } from '../helpers/vercel.ts'
 
@@ -226,6 +228,52 @@ describe.each(STORES)('trigger webhooks over their whole life, on $name', ({ ope
     expect(health.last_error).toBeNull()
     expect(health.reasons.map((r: any) => r.code)).not.toContain('last_error')
     expect((await api.get(`/v1/subscriptions/${sub.id}`)).body.last_error).toBeNull()
+  })
+
+  it('reconnected with a new credential, its webhooks are made again under it and the stale set-up error clears', async () => {
+    const board = await freshBoard(stack)
+    const sub = await onBoard(await createAgent(api, commentingAgent(ada)), board.id)
+    const before = await hookOf(stack, sub.id)
+    expect((await sandboxHooks(stack, board.id)).map((h) => h.id)).toEqual([before.remote_id])
+    // The member revokes the token at Trello, which deletes the webhooks made with it (the sandbox does
+    // as Trello does); the set-up error seen in issue 22 is on the webhook.
+    const { credentials } = await stack.services.store.db
+      .selectFrom('integrations')
+      .select('credentials')
+      .where('id', '=', ada)
+      .executeTakeFirstOrThrow()
+    const old = stack.services.credentials.open(credentials!) as { token: string }
+    const revoked = await fetch(
+      `${stack.sandboxUrl}/trello/1/tokens/${old.token}?key=${TRELLO.app.key}&token=${old.token}`,
+      { method: 'DELETE' },
+    )
+    expect(revoked.status).toBe(200)
+    expect(await sandboxHooks(stack, board.id)).toEqual([])
+    await stack.services.store.db
+      .updateTable('webhooks')
+      .set({ last_error: 'Setting up the webhook at Trello failed: unauthorized permission requested' })
+      .where('id', '=', before.id)
+      .execute()
+
+    const token = await trelloControl(stack).mintToken('ada')
+    const replaced = await api.put(`/v1/integrations/${ada}/credentials`, {
+      credentials: { key: TRELLO.app.key, token },
+    })
+    expect(replaced.status, replaced.text).toBe(200)
+
+    // Made again at the same address, under the new token; the row keeps its id, so dedupe holds.
+    const remade = await sandboxHooks(stack, board.id)
+    expect(remade).toHaveLength(1)
+    expect(remade[0]!.id).not.toBe(before.remote_id)
+    expect(remade[0]!.callbackURL).toBe(before.callbackUrl)
+    const after = await hookOf(stack, sub.id)
+    expect(after).toMatchObject({ id: before.id, remote_id: remade[0]!.id, last_error: null })
+    const health = (await api.get(`/v1/subscriptions/${sub.id}/health`)).body
+    expect(health.verdict).toBe('healthy')
+    expect(health.webhooks[0]).toMatchObject({ present: true, last_error: null })
+    // And a card made by someone else starts a run through it.
+    await personCreatesCard(stack, board.lists[0]!.id, 'After the new token')
+    await waitFor('the run', async () => (await runsOf(stack, sub.id)).length === 1)
   })
 })
 

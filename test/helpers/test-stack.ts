@@ -37,6 +37,9 @@ export async function startTestStack(
     config?: Partial<Config>
     webDist?: string
     backoff?: Parameters<typeof createServices>[1]['backoff']
+    /** false: this instance runs no worker or poller (another instance on the same database does). */
+    engine?: boolean
+    runIdlePollMs?: number
   } = {},
 ): Promise<TestStack> {
   const port = await freePort()
@@ -60,6 +63,8 @@ export async function startTestStack(
     env: options.env ?? {},
     cacheTtlMs: options.cacheTtlMs,
     backoff: options.backoff,
+    engine: options.engine,
+    runIdlePollMs: options.runIdlePollMs,
   })
   const app = await buildApp(services, { logDestination: options.logDestination, webDist: options.webDist })
   await app.listen({ port, host: '127.0.0.1' })

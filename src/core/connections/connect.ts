@@ -78,6 +78,14 @@ export class ConnectFlows {
     private readonly publicUrl: string,
   ) {}
 
+  /**
+   * Called after an account already connected was connected again with a new credential (set by the
+   * composition root): what was made under the old credential, such as its webhooks, is made again
+   * under the new one. Its failures are its own to show; the connection has succeeded.
+   */
+  onReconnected:
+    ((user: User, runtime: PlatformRuntime, integration: IntegrationRow) => Promise<void>) | null = null
+
   get redirectUri(): string {
     return `${this.publicUrl}${CALLBACK_PATH}`
   }
@@ -417,7 +425,14 @@ export class ConnectFlows {
       .select(['id', 'email', 'name', 'plan', 'role'])
       .where('id', '=', userId)
       .executeTakeFirstOrThrow()
-    return this.integrations.save({
+    const before = await this.db
+      .selectFrom('integrations')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('platform', '=', runtime.definition.id)
+      .where('external_id', '=', identity.externalId)
+      .executeTakeFirst()
+    const saved = await this.integrations.save({
       user: owner,
       platform: runtime.definition.id,
       externalId: identity.externalId,
@@ -427,6 +442,8 @@ export class ConnectFlows {
       sealedCredentials: this.credentials.seal(credential),
       expiresAt: expiryOf(credential),
     })
+    if (before && this.onReconnected) await this.onReconnected(owner as User, runtime, saved).catch(() => {})
+    return saved
   }
 
   private runtime(platformId: unknown): PlatformRuntime {

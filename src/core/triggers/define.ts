@@ -122,6 +122,13 @@ export interface TriggerDefinition<C extends z.ZodType = z.ZodType> {
    * it, that fires this trigger under `config`; a fresh event id each call, so it is never a duplicate.
    */
   sampleBody?(config: z.output<C>): unknown
+  /**
+   * Instant: fills in what the platform's delivery leaves out, before the event is mapped (a platform
+   * that names people by id only). Asked through the integration while the delivery waits, and only
+   * for subscriptions whose mapping reads under one of `paths`: the others map at once. When it fails,
+   * the event is mapped as delivered and the run says why its inputs fell short.
+   */
+  enrich?: { paths: string[]; run(ctx: ToolContext, event: TriggerEvent): Promise<TriggerEvent> }
   /** Recent real events that match, newest first, for a subscription's test; empty when the platform keeps none. */
   recent?(ctx: ToolContext, config: z.output<C>): Promise<TriggerEvent[]>
 }

@@ -1,5 +1,6 @@
 import type { SubscriptionStatus, WebhookStatus } from '../store/schema.ts'
 import type { HealthFact } from './health-verdict.ts'
+import type { DeliveryFacts } from './trigger-events.ts'
 
 /** Why the service paused a subscription (docs/triggers.md, "When an integration, a plan or a user goes"). */
 export type PausedReason = 'integration_disconnected' | 'plan_required'
@@ -106,7 +107,55 @@ function pausedFact(reason: string | null, name: string): HealthFact {
       code: 'plan_required',
       severity: 'paused',
       message:
-        "Paused because the account's plan no longer includes this trigger: change the plan, then activate it.",
+        "Paused because the account's plan no longer includes this trigger: once the plan includes it again, resume it (Resume on the Triggers tab, switchyard subscriptions resume --plan, or Activate).",
     }
   return { code: reason ?? 'paused', severity: 'paused', message: 'Paused: activate it to resume.' }
+}
+
+/** What a health check knows beyond the stored state: the recent deliveries and the last event. */
+export interface DeliveryState {
+  status: SubscriptionStatus
+  platformTitle: string
+  integrationName: string
+  start_on_own_changes: boolean
+  /** Whether the user added the platform's webhook by hand, so its address is theirs to check. */
+  unmanaged: boolean
+  last_event_at: Date | null
+  deliveries: DeliveryFacts
+}
+
+const at = (d: Date | string) => new Date(d).toISOString().replace(/\.\d{3}Z$/, 'Z')
+const newer = (when: Date | string, than: Date | null) => !than || new Date(when) >= new Date(than)
+
+/**
+ * The facts recent deliveries give (issue 22, §5): refusals and the loop guard's skips speak louder
+ * than silence ("no event yet" was shown while every delivery was refused for a wrong secret), and
+ * only until an event arrives after them.
+ */
+export function deliveryFacts(s: DeliveryState): HealthFact[] {
+  const facts: HealthFact[] = []
+  const { refused, skipped } = s.deliveries
+  if (refused && newer(refused.last_at, s.last_event_at)) {
+    const n = refused.count === 1 ? 'One delivery' : `${refused.count} deliveries`
+    facts.push({
+      code: 'deliveries_refused',
+      severity: s.status === 'active' ? 'failing' : 'warning',
+      message: `${n} from ${s.platformTitle} ${refused.count === 1 ? 'was' : 'were'} refused, the last at ${at(refused.last_at)}: ${refused.reason}.`,
+    })
+  }
+  if (skipped && !s.start_on_own_changes && newer(skipped.last_at, s.last_event_at)) {
+    const one = skipped.count === 1
+    facts.push({
+      code: 'events_skipped',
+      severity: 'warning',
+      message: `${one ? 'One event' : `${skipped.count} events`} started nothing, the last at ${at(skipped.last_at)}: made by ${s.integrationName} itself, the integration's own account, so the loop guard skipped ${one ? 'it' : 'them'}. To start on such changes, tick “Also start on changes made by this integration’s own account” in the trigger’s settings (${skipped.option}).`,
+    })
+  }
+  if (s.status === 'active' && s.unmanaged && !s.last_event_at && !refused)
+    facts.push({
+      code: 'no_event_yet',
+      severity: 'warning',
+      message: `No event has arrived yet. Check that ${s.platformTitle} has a webhook sending to the address shown here, for the events this trigger watches.`,
+    })
+  return facts
 }

@@ -12,7 +12,8 @@ import { GroupCommit } from '../store/group-commit.ts'
 import type { StepContexts } from '../tools/step-context.ts'
 import { acceptEvents, type Accepted, type Match } from './accept.ts'
 import type { TriggerRegistry } from './catalog.ts'
-import type { Delivery, EventCandidate } from './define.ts'
+import type { Delivery, EventCandidate, TriggerEvent } from './define.ts'
+import { mappingReads } from './event-paths.ts'
 import {
   OWN_CHANGE,
   type DeliveryLog,
@@ -313,15 +314,53 @@ export class Intake {
         outcomes[sub.id] = { outcome: 'skipped', reason: `this trigger needs the ${requiredPlan} plan` }
         continue
       }
+      const { event: full, shortfall } = await this.enriched(route, sub, event)
+      const mapped = await runInputs(sub.mapping, full, sub.inputs)
       matches.push({
         subscriptionId: sub.id,
         userId: route.hook.user_id,
         agentId: sub.agent_id,
-        event,
-        ...(await runInputs(sub.mapping, event, sub.inputs)),
+        event: full,
+        ...mapped,
+        ...(mapped.mappingError && shortfall
+          ? { mappingError: `${mapped.mappingError} (${shortfall})` }
+          : {}),
       })
     }
     return { matches, outcomes }
+  }
+
+  /**
+   * The event with what the delivery left out filled in by its trigger (`enrich`, define.ts), when
+   * this subscription's mapping reads it; else as delivered. A failure is said beside a mapping that
+   * then falls short, never thrown: the event is still stored and its run recorded.
+   */
+  private async enriched(
+    route: Route,
+    sub: Route['subscriptions'][number],
+    event: TriggerEvent,
+  ): Promise<{ event: TriggerEvent; shortfall?: string }> {
+    const registered = this.triggers.get(sub.trigger_id)
+    const enrich = registered?.trigger.enrich
+    if (!registered || !enrich || !mappingReads(sub.mapping, enrich.paths)) return { event }
+    try {
+      const user = await this.users.get(route.hook.user_id)
+      if (!user) return { event }
+      const integrationId = route.hook.integration_id
+      const { ctx } = await this.contexts.open(
+        user,
+        registered.platform,
+        integrationId,
+        `trigger:${integrationId}`,
+      )
+      return { event: await enrich.run(ctx, structuredClone(event)) }
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err)
+      return {
+        event,
+        shortfall: `${registered.platform.title} could not be asked for what its delivery leaves out: ${why}`,
+      }
+    }
   }
 
   private hookSecret(route: Route): string | undefined {

@@ -125,6 +125,46 @@ export class TriggerLifecycle {
     return outcome
   }
 
+  /** The triggers a lowered plan paused that the user's plan now includes again (after an upgrade). */
+  async planResumable(user: User, agentId?: string): Promise<string[]> {
+    let query = this.db
+      .selectFrom('subscriptions')
+      .select(['id', 'trigger_id'])
+      .where('user_id', '=', user.id)
+      .where('status', '=', 'paused')
+      .where('paused_reason', '=', 'plan_required')
+    if (agentId) query = query.where('agent_id', '=', agentId)
+    const rows = await query.orderBy('created_at').execute()
+    return rows
+      .filter((r) => {
+        const required = this.triggers.get(r.trigger_id)?.trigger.requiredPlan
+        return !required || planAtLeast(user.plan, required)
+      })
+      .map((r) => r.id)
+  }
+
+  /**
+   * After a plan upgrade: activates again what the lowered plan paused and the plan now includes.
+   * Each is activated as a person would (its integration connected, its mapping complete), so one
+   * that cannot be is left paused and said in `failed`; the others go on.
+   */
+  async resumePlan(user: User): Promise<ResumeOutcome> {
+    const outcome: ResumeOutcome = { resumed: [], failed: [] }
+    for (const id of await this.planResumable(user)) {
+      try {
+        await this.subscriptions.activate(user, id)
+        outcome.resumed.push(id)
+      } catch (err) {
+        outcome.failed.push({
+          id,
+          code: err instanceof AppError ? err.code : 'internal',
+          message: err instanceof Error ? err.message : String(err),
+        })
+      }
+    }
+    return outcome
+  }
+
   /**
    * After a plan change: what the plan no longer allows is paused with `plan_required`, its webhooks
    * removed. The intake checks the plan too, for the moment between the change and this.

@@ -3,11 +3,20 @@ import { inputProblems } from '../agents/definition.ts'
 import type { FieldError } from '../errors.ts'
 import { checkTemplates, renderFields } from '../expressions/templates.ts'
 import type { TriggerEvent } from './define.ts'
+import { exampleTemplate, type Schema } from './event-fields.ts'
+import { eventPathProblems } from './event-paths.ts'
 
 export type Mapping = Record<string, string>
 
-/** A mapping names agent inputs, and its templates parse (checked when it is saved). */
-export function mappingProblems(mapping: Mapping, variables: AgentDefinition['inputs']): FieldError[] {
+/**
+ * A mapping names agent inputs, its templates parse, and (given the trigger's event schema) every
+ * path it reads from the event is one the event has (checked when it is saved).
+ */
+export function mappingProblems(
+  mapping: Mapping,
+  variables: AgentDefinition['inputs'],
+  event?: Schema,
+): FieldError[] {
   const names = new Set(variables.map((v) => v.name))
   const errors: FieldError[] = []
   for (const [name, template] of Object.entries(mapping)) {
@@ -19,7 +28,26 @@ export function mappingProblems(mapping: Mapping, variables: AgentDefinition['in
     if (typeof template !== 'string')
       errors.push({ field: `mapping.${name}`, message: 'give a template, for example {{ card.name }}' })
   }
-  return errors.length ? errors : checkTemplates(mapping, 'mapping')
+  if (errors.length) return errors
+  const syntax = checkTemplates(mapping, 'mapping')
+  return syntax.length || !event ? syntax : eventPathProblems(mapping, event)
+}
+
+/**
+ * The agent's required inputs the mapping leaves unmapped: an active subscription with one would fail
+ * every event with mapping_failed while its health looked green (issue 22, §5), so activation waits.
+ */
+export function unmappedRequired(
+  mapping: Mapping,
+  variables: AgentDefinition['inputs'],
+  event: Schema,
+): FieldError[] {
+  return variables
+    .filter((v) => v.required && !(typeof mapping[v.name] === 'string' && mapping[v.name].trim()))
+    .map((v) => ({
+      field: `mapping.${v.name}`,
+      message: `the agent's input ${v.name} is required and has no mapping: map it to a field of the event, for example ${exampleTemplate(event, v.name)}, before activating`,
+    }))
 }
 
 /**

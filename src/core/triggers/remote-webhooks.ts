@@ -134,6 +134,73 @@ export class RemoteWebhooks {
     return stale.id
   }
 
+  /**
+   * After an integration is reconnected with a new credential: each of its active webhooks the
+   * platform no longer has under it is made again at the same address (Trello's webhooks belong to
+   * the token that made them and go with it; Zendesk's belong to the account and stay). Its row keeps
+   * its id and address, so deliveries stay deduplicated with those before; its set-up error clears.
+   * Answers how many were made again; one that cannot be keeps the error in its health.
+   */
+  async remakeUnder(user: User, platform: PlatformDefinition, integration: IntegrationRow): Promise<number> {
+    const facts = platform.webhooks
+    if (!facts?.managed || !facts.exists || !facts.subscribe) return 0
+    const hooks = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('integration_id', '=', integration.id)
+      .where('managed', '=', true)
+      .where('status', '=', 'active')
+      .execute()
+    let remade = 0
+    for (const hook of hooks) {
+      await this.store.withLock(lockKey(integration.id, hook.model_key), async () => {
+        try {
+          const { ctx } = await this.contexts.open(
+            user,
+            platform,
+            integration.id,
+            `trigger:${integration.id}`,
+          )
+          if (hook.remote_id && (await facts.exists!(ctx, hook.remote_id))) {
+            if (hook.last_error) await this.setError(hook.id, null)
+            return
+          }
+          const made = await facts.subscribe!(ctx, {
+            modelKey: hook.model_key,
+            callbackUrl: this.addressOf(hook.token),
+            description: DESCRIPTION,
+          })
+          await this.db
+            .updateTable('webhooks')
+            .set({
+              remote_id: made.remoteId,
+              ...(made.secret ? { secret: this.sealer.seal(made.secret) } : {}),
+              last_error: null,
+              updated_at: new Date(),
+            })
+            .where('id', '=', hook.id)
+            .execute()
+          remade++
+        } catch (err) {
+          await this.setError(
+            hook.id,
+            `Setting up the webhook again after reconnecting failed: ${err instanceof Error ? err.message : String(err)}`,
+          )
+        }
+      })
+    }
+    if (remade) await this.routes.changed()
+    return remade
+  }
+
+  private async setError(id: string, error: string | null): Promise<void> {
+    await this.db
+      .updateTable('webhooks')
+      .set({ last_error: error, updated_at: new Date() })
+      .where('id', '=', id)
+      .execute()
+  }
+
   private async create(
     user: User,
     platform: PlatformDefinition,

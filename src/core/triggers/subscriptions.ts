@@ -13,9 +13,14 @@ import { parseDeclaredOrThrow, parseOrThrow } from '../validation.ts'
 import type { Selectable } from 'kysely'
 import type { RegisteredTrigger, TriggerRegistry } from './catalog.ts'
 import type { TriggerEvent } from './define.ts'
-import { subscriptionFacts, type PausedReason, type SubscriptionState } from './health-facts.ts'
+import {
+  deliveryFacts,
+  subscriptionFacts,
+  type PausedReason,
+  type SubscriptionState,
+} from './health-facts.ts'
 import { healthVerdict, type Health, type HealthFact } from './health-verdict.ts'
-import { mapEvent, mappingProblems, type Mapping } from './mapping.ts'
+import { mapEvent, mappingProblems, unmappedRequired, type Mapping } from './mapping.ts'
 import type { RemoteWebhooks } from './remote-webhooks.ts'
 import type { TriggerRoutes } from './routes.ts'
 import type { TriggerEvents } from './trigger-events.ts'
@@ -105,7 +110,7 @@ export class Subscriptions {
     this.checkPlan(user, registered)
     const integration = await this.integration(user, registered, body.integration)
     const config = this.parseConfig(registered, body.config)
-    const problems = mappingProblems(body.mapping, agent.inputs)
+    const problems = mappingProblems(body.mapping, agent.inputs, registered.entry.eventSchema)
     if (problems.length) throw invalidInput(problems)
     const id = newId('sub')
     await this.db
@@ -147,7 +152,10 @@ export class Subscriptions {
       : undefined
     const config = body.config ? this.parseConfig(registered, body.config) : undefined
     if (body.mapping) {
-      const problems = mappingProblems(body.mapping, agent.inputs)
+      const problems = mappingProblems(body.mapping, agent.inputs, registered.entry.eventSchema)
+      // An active subscription keeps a mapping that gives every required input (as activation asks).
+      if (row.status === 'active')
+        problems.push(...unmappedRequired(body.mapping, agent.inputs, registered.entry.eventSchema))
       if (problems.length) throw invalidInput(problems)
     }
     // Set up again only when what the platform watches changes: the integration, or (for an instant
@@ -194,6 +202,9 @@ export class Subscriptions {
       )
     }
     if (row.status === 'active') return this.get(user.id, id)
+    const agent = await this.agents.get(user.id, row.agent_id)
+    const unmapped = unmappedRequired(row.mapping as Mapping, agent.inputs, registered.entry.eventSchema)
+    if (unmapped.length) throw invalidInput(unmapped)
     const config = row.config as Record<string, unknown>
     if (registered.trigger.mode === 'instant' && !this.unmanaged(registered)) {
       const models = registered.trigger.models?.(config) ?? []
@@ -330,7 +341,7 @@ export class Subscriptions {
     const agent = await this.agents.get(user.id, row.agent_id)
     const mapping = body.mapping ?? (row.mapping as Mapping)
     const event = body.event ?? registered.trigger.sample
-    const saveProblems = mappingProblems(mapping, agent.inputs)
+    const saveProblems = mappingProblems(mapping, agent.inputs, registered.entry.eventSchema)
     if (saveProblems.length) return { event, inputs: {}, errors: saveProblems }
     return { event, ...(await mapEvent(mapping, event, agent.inputs)) }
   }
@@ -428,11 +439,28 @@ export class Subscriptions {
         }
       }),
     )
-    const found = subscriptionFacts({
-      ...this.stateOf(row, registered, integration),
-      webhooks: webhooks.map((h) => ({ ...h, secret_set: h.secret_set })),
-      last_error: this.staleError(row, integration) ? null : row.last_error,
-    })
+    // Refused deliveries and skipped events, counted over the recent ones (issue 22, §5).
+    const deliveries = await this.events.facts(
+      row.id,
+      hooks.map((h) => h.id),
+    )
+    const state = this.stateOf(row, registered, integration)
+    const found = [
+      ...subscriptionFacts({
+        ...state,
+        webhooks: webhooks.map((h) => ({ ...h, secret_set: h.secret_set })),
+        last_error: this.staleError(row, integration) ? null : row.last_error,
+      }),
+      ...deliveryFacts({
+        status: row.status,
+        platformTitle: state.platformTitle,
+        integrationName: integration?.account_name ?? 'its integration',
+        start_on_own_changes: row.start_on_own_changes,
+        unmanaged: registered.trigger.mode === 'instant' && this.unmanaged(registered),
+        last_event_at: row.last_event_at,
+        deliveries,
+      }),
+    ]
     // An error from before the integration was reconnected, or before events arrived again, no longer
     // says anything (issue 22 saw a set-up error stay red while events arrived): Check again clears it.
     if (row.last_error && this.staleError(row, integration)) await this.clearError(row.id)
@@ -456,11 +484,7 @@ export class Subscriptions {
       last_event_at: row.last_event_at,
       last_error: this.staleError(row, integration) ? null : row.last_error,
       last_error_at: this.staleError(row, integration) ? null : row.last_error_at,
-      // Refused deliveries and skipped events, counted over the recent ones (issue 22, §5).
-      deliveries: await this.events.facts(
-        row.id,
-        hooks.map((h) => h.id),
-      ),
+      deliveries,
     }
   }
 

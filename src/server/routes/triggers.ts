@@ -73,7 +73,15 @@ export function triggerRoutes(app: FastifyInstance, services: Services) {
       callerOf(request).id,
       typeof request.query.agent_id === 'string' ? request.query.agent_id : undefined,
     ),
+    // After a plan upgrade: the triggers a lowered plan paused that the plan includes again, offered
+    // for resume (docs/triggers.md, "When an integration, a plan or a user goes").
+    plan_resumable: await services.lifecycle.planResumable(
+      callerOf(request),
+      typeof request.query.agent_id === 'string' ? request.query.agent_id : undefined,
+    ),
   }))
+
+  app.post('/v1/subscriptions/resume', async (request) => services.lifecycle.resumePlan(callerOf(request)))
 
   app.post<ById>('/v1/agents/:id/subscriptions', async (request, reply) =>
     reply.status(201).send(await subscriptions.create(callerOf(request), request.params.id, request.body)),

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react'
 import { agentsApi, type Subscription, type SubscriptionHealth } from '../agents-api.ts'
 import { formatTime, timeAgo } from '../run-format.ts'
-import { healthVerdict } from '../subscription-form.ts'
+import { verdictView } from '../subscription-form.ts'
 import { Link } from './Link.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
 import { RecentEvents } from './RecentEvents.tsx'
@@ -53,7 +53,7 @@ export function HealthPanel({
     }
   }
 
-  const verdict = health ? healthVerdict(subscription, health, platformTitle) : null
+  const verdict = health ? verdictView(health, platformTitle) : null
   return (
     <div className="health" data-testid="health">
       <div className="health-head">
@@ -66,7 +66,16 @@ export function HealthPanel({
       {!health && !error && <p className="muted">Checking…</p>}
       {health && verdict && (
         <>
-          <p className={`health-verdict health-${verdict.tone}`}>{verdict.text}</p>
+          <div className={`health-verdict health-${verdict.tone}`} data-verdict={health.verdict}>
+            <strong>{verdict.title}.</strong> {verdict.lines[0]}
+            {verdict.lines.length > 1 && (
+              <ul className="health-reasons">
+                {verdict.lines.slice(1).map((line, i) => (
+                  <li key={i}>{line}</li>
+                ))}
+              </ul>
+            )}
+          </div>
           <dl className="facts health-facts">
             <div>
               <dt>Integration</dt>

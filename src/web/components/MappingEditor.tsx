@@ -1,4 +1,5 @@
 import { useMemo, useRef, useState } from 'react'
+import { exampleTemplate } from '../../core/triggers/event-fields.ts'
 import type { InputVariable } from '../agents-api.ts'
 import { eventFields, flattenFields, insertAt, templateOf, type EventField } from '../template-text.ts'
 import { FieldErrorText } from './FieldErrorText.tsx'
@@ -15,7 +16,8 @@ interface Props {
 
 /**
  * One row per input variable of the agent, each a template over the event; beside them the event's
- * fields, which insert `{{ card.name }}` into the box last in focus (at its cursor).
+ * fields, which insert `{{ card.name }}` into the box last in focus (at its cursor). Each box's
+ * placeholder is a field of this trigger's event (issue 22 saw a Zendesk trigger suggest a Trello card).
  */
 export function MappingEditor({ variables, mapping, onChange, eventSchema, sample, errors }: Props) {
   const fields = useMemo(() => flattenFields(eventFields(eventSchema, sample)), [eventSchema, sample])
@@ -85,7 +87,7 @@ export function MappingEditor({ variables, mapping, onChange, eventSchema, sampl
                 className="mono"
                 autoComplete="off"
                 spellCheck={false}
-                placeholder="{{ card.name }}"
+                placeholder={exampleTemplate(isSchema(eventSchema) ? eventSchema : {}, v.name)}
                 value={mapping[v.name] ?? ''}
                 onFocus={(e) => {
                   setTarget(v.name)
@@ -128,3 +130,5 @@ export function MappingEditor({ variables, mapping, onChange, eventSchema, sampl
     </div>
   )
 }
+
+const isSchema = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null

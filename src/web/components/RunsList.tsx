@@ -14,6 +14,7 @@ import {
 } from '../run-filters.ts'
 import {
   formatDuration,
+  errorSummary,
   formatTime,
   inputsPreview,
   runDuration,
@@ -206,6 +207,12 @@ export function RunsList({ fixedAgent, search, path }: Props) {
               {r.test && <span className="tag">test</span>}
               {inputsPreview(r.inputs) && <span className="run-row-inputs">{inputsPreview(r.inputs)}</span>}
               <span className="muted run-row-duration">{formatDuration(runDuration(r, now))}</span>
+              {r.status === 'failed' && r.error && (
+                // Why it failed, in the list itself (issue 22, §5): one line, the whole message on its page.
+                <span className="run-row-error" title={r.error.message}>
+                  {errorSummary(r.error)}
+                </span>
+              )}
             </li>
           ))}
         </ul>

@@ -3,6 +3,7 @@ import { api, type Integration } from '../api.ts'
 import { agentsApi, type Agent, type Subscription, type Trigger } from '../agents-api.ts'
 import { usePlatformTitles } from '../platform-titles.ts'
 import { formatTime, timeAgo } from '../run-format.ts'
+import { Banner } from './Banner.tsx'
 import { ConfirmButton } from './ConfirmButton.tsx'
 import { HealthPanel } from './HealthPanel.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
@@ -22,13 +23,29 @@ export function TriggersTab({ agent }: { agent: Agent }) {
   const [rowError, setRowError] = useState<{ id: string; error: unknown } | null>(null)
   const [busy, setBusy] = useState<string | null>(null)
   const [created, setCreated] = useState<string | null>(null)
+  const [resumable, setResumable] = useState<string[]>([])
+  const [resumeError, setResumeError] = useState<unknown>(null)
   const platformTitles = usePlatformTitles()
 
   useEffect(() => {
     agentsApi.subscriptions(agent.id).then(setSubs, setError)
     agentsApi.triggers().then(setTriggers, setError)
     api.listIntegrations().then(setIntegrations, () => {})
+    agentsApi.planResumable(agent.id).then(setResumable, () => {})
   }, [agent.id])
+
+  // After a plan upgrade: what the lowered plan paused is offered for resume, all at once.
+  const resumePlan = async () => {
+    setResumeError(null)
+    try {
+      const outcome = await agentsApi.resumePlan()
+      setSubs(await agentsApi.subscriptions(agent.id))
+      setResumable(outcome.failed.map((f) => f.id))
+      if (outcome.failed.length) setResumeError(new Error(outcome.failed.map((f) => f.message).join('; ')))
+    } catch (e) {
+      setResumeError(e)
+    }
+  }
 
   const replace = (sub: Subscription) =>
     setSubs((list) =>
@@ -74,6 +91,19 @@ export function TriggersTab({ agent }: { agent: Agent }) {
         )}
       </div>
       {error !== null && <ProblemMessage error={error} />}
+      {resumable.length > 0 && (
+        <Banner
+          kind="info"
+          title={`${resumable.length === 1 ? 'One trigger' : `${resumable.length} triggers`} paused by a lowered plan ${resumable.length === 1 ? 'is' : 'are'} included in your plan again.`}
+        >
+          <p>
+            <button type="button" onClick={resumePlan}>
+              Resume {resumable.length === 1 ? 'it' : 'them'}
+            </button>
+          </p>
+        </Banner>
+      )}
+      {resumeError !== null && <ProblemMessage error={resumeError} />}
       {subs === null && error === null && <p className="muted">Loading triggers…</p>}
       {subs?.length === 0 && editing === null && (
         <p className="empty">No triggers yet: this agent runs only when started by hand or over the API.</p>

@@ -114,19 +114,47 @@ export async function recentTickets(
   return { tickets: body.tickets ?? [], users: body.users ?? [] }
 }
 
+type Person = { id: number; name?: string; email?: string } | null | undefined
+
+/** The people an event names (by id, in a webhook's delivery): requester, assignee, actor, a comment's author, an assignment's agents. */
+function peopleOf(e: TriggerEvent): Array<{ id: number; name?: string; email?: string }> {
+  const t = (e.ticket ?? {}) as { requester?: Person; assignee?: Person }
+  const comment = e.comment as { author?: Person } | undefined
+  return [
+    t.requester,
+    t.assignee,
+    e.actor as Person,
+    e.previous as Person,
+    e.current as Person,
+    comment?.author,
+  ].filter((p): p is { id: number } => !!p && typeof p === 'object' && typeof p.id === 'number')
+}
+
 /** Names and emails for the people the events name (webhooks carry only ids). */
 function named(events: TriggerEvent[], users: RestUser[]): TriggerEvent[] {
-  type P = { id: number; name?: string; email?: string } | null | undefined
   const people = new Map(users.map((u) => [u.id, u]))
-  for (const e of events) {
-    const t = e.ticket as { requester: P; assignee: P }
-    for (const p of [t.requester, t.assignee, e.actor as P, e.previous as P, e.current as P]) {
-      const known = p && typeof p === 'object' && typeof p.id === 'number' ? people.get(p.id) : undefined
-      if (known) Object.assign(p!, { name: known.name, ...(known.email ? { email: known.email } : {}) })
+  for (const e of events)
+    for (const p of peopleOf(e)) {
+      const known = people.get(p.id)
+      if (known) Object.assign(p, { name: known.name, ...(known.email ? { email: known.email } : {}) })
     }
-  }
   return events
 }
+
+/**
+ * A live event's people with their names and emails, in one Show Many Users call (GET
+ * /api/v2/users/show_many?ids=…, up to 100 ids: an event names at most six). A person Zendesk no
+ * longer has (deleted) keeps only their id, as the delivery gave it.
+ */
+async function withPeople(ctx: ToolContext, event: TriggerEvent): Promise<TriggerEvent> {
+  const ids = [...new Set(peopleOf(event).map((p) => p.id))]
+  if (ids.length === 0) return event
+  const body = await ctx.api.get('/api/v2/users/show_many.json', { ids: ids.join(',') })
+  return named([event], body.users ?? [])[0]
+}
+
+/** Where a Zendesk event names people: a mapping reading any of these is worth the call above. */
+const PEOPLE_PATHS = ['ticket.requester', 'ticket.assignee', 'actor', 'previous', 'current', 'comment.author']
 
 /** A trigger fired by one ticket event type on the integration's one webhook. */
 export function ticketTrigger(spec: TicketTriggerSpec): AnyTrigger {
@@ -151,6 +179,9 @@ export function ticketTrigger(spec: TicketTriggerSpec): AnyTrigger {
     sample,
     models: () => [TICKETS_MODEL],
     match: (candidate, cfg) => match(candidate, cfg as TicketConfig),
+    // Webhooks name people by id only; a test reads them with the tickets, so a live run fills them in
+    // too, or `{{ ticket.requester.email }}` would work in a test and be empty live (issue 22, §5).
+    enrich: { paths: PEOPLE_PATHS, run: withPeople },
     async recent(ctx, cfg) {
       const { events, users } = await spec.recent(ctx, cfg as TicketConfig)
       const matched = events
