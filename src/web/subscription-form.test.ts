@@ -44,16 +44,32 @@ describe('routeMappingErrors', () => {
 
 describe('healthVerdict', () => {
   const healthy: SubscriptionHealth = {
+    status: 'active',
+    paused_reason: null,
+    verdict: 'healthy',
+    reasons: [],
     integration: { id: 'i', name: 'Ada', status: 'active', connected: true },
-    webhooks: [{ model_key: 'board:b1', remote_id: 'w1', status: 'active', present: true, last_error: null }],
+    webhooks: [
+      {
+        id: 'wh_1',
+        model_key: 'board:b1',
+        address: 'https://switchyard.test/hooks/t1',
+        remote_id: 'w1',
+        managed: true,
+        status: 'active',
+        present: true,
+        last_error: null,
+      },
+    ],
     last_event_at: null,
     last_error: null,
     last_error_at: null,
     polled: false,
     next_poll_at: null,
+    deliveries: { recent: 0, counts: {}, refused: null, skipped: null, last_poll_at: null },
   }
   const now = Date.parse('2026-01-01T12:00:00Z')
-  const active = { status: 'active' as const, last_event_at: null }
+  const active = { status: 'active' as const, last_event_at: null, webhook_address: null }
 
   it('answers why a trigger does not fire, most basic cause first', () => {
     expect(
@@ -144,7 +160,7 @@ describe('healthVerdict', () => {
   })
 
   it('says how many events the loop guard skipped and names the option', () => {
-    const skipped = {
+    const skipped: SubscriptionHealth = {
       ...healthy,
       deliveries: {
         recent: 1,
