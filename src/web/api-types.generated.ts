@@ -101,13 +101,16 @@ export interface paths {
           }
           content: {
             'application/json': {
-              id?: string
-              email?: string
-              name?: string
+              id: string
+              email: string
+              name: string
               /** @enum {unknown} */
-              plan?: 'free' | 'pro' | 'enterprise'
-              /** @enum {unknown} */
-              role?: 'admin' | 'member'
+              plan: 'free' | 'pro' | 'enterprise'
+              /**
+               * @description admin: may manage users
+               * @enum {unknown}
+               */
+              role: 'admin' | 'member'
             }
           }
         }
@@ -168,14 +171,14 @@ export interface paths {
               step_store_max_bytes: number
               /** @description estimates from the database's statistics */
               stored: {
-                runs?: number
-                events?: number
+                runs: number
+                events: number
               }
               last_prune: {
                 /** Format: date-time */
-                at?: string
-                runs_deleted?: number
-                events_deleted?: number
+                at: string
+                runs_deleted: number
+                events_deleted: number
               } | null
             }
           }
@@ -232,7 +235,7 @@ export interface paths {
           }
           content: {
             'application/json': {
-              users?: components['schemas']['User'][]
+              users: components['schemas']['User'][]
             }
           }
         }
@@ -292,13 +295,8 @@ export interface paths {
           }
           content: {
             'application/json': {
-              user?: components['schemas']['User']
-              api_key?: {
-                id?: string
-                name?: string
-                prefix?: string
-                key?: string
-              }
+              user: components['schemas']['User']
+              api_key: components['schemas']['CreatedApiKey']
             }
           }
         }
@@ -415,12 +413,12 @@ export interface paths {
           }
           content: {
             'application/json': {
-              id?: string
-              email?: string
-              integrations_disconnected?: number
-              revoked_at_platform?: number
-              webhooks_removed_at_platforms?: number
-              webhooks_left_at_platforms?: number
+              id: string
+              email: string
+              integrations_disconnected: number
+              revoked_at_platform: number
+              webhooks_removed_at_platforms: number
+              webhooks_left_at_platforms: number
             }
           }
         }
@@ -548,7 +546,9 @@ export interface paths {
             [name: string]: unknown
           }
           content: {
-            'application/json': Record<string, unknown>
+            'application/json': {
+              api_keys: components['schemas']['ApiKey'][]
+            }
           }
         }
       }
@@ -565,6 +565,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @default default */
             name?: string
           }
         }
@@ -576,7 +577,16 @@ export interface paths {
             [name: string]: unknown
           }
           content: {
-            'application/json': Record<string, unknown>
+            'application/json': components['schemas']['CreatedApiKey']
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
           }
         }
       }
@@ -656,8 +666,62 @@ export interface paths {
           }
           content: {
             'application/json': {
-              platforms?: components['schemas']['Platform'][]
+              platforms: components['schemas']['Platform'][]
             }
+          }
+        }
+      }
+    }
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/platforms/{id}/credential-help': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Where to get a pasted credential, given the values typed so far (for Trello: the token page of a key) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description The credential fields typed so far, by name */
+          values?: {
+            [key: string]: string
+          }
+        }
+        header?: never
+        path: {
+          id: string
+        }
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': {
+              url: string | null
+            }
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
           }
         }
       }
@@ -694,7 +758,7 @@ export interface paths {
           }
           content: {
             'application/json': {
-              integrations?: components['schemas']['Integration'][]
+              integrations: components['schemas']['Integration'][]
             }
           }
         }
@@ -1026,10 +1090,10 @@ export interface paths {
           }
           content: {
             'application/json': {
-              active_triggers?: number
-              agent_steps?: number
-              paused_triggers?: number
-              summary?: string | null
+              active_triggers: number
+              agent_steps: number
+              paused_triggers: number
+              summary: string | null
             }
           }
         }
@@ -1080,11 +1144,11 @@ export interface paths {
           }
           content: {
             'application/json': {
-              resumed?: string[]
-              failed?: {
-                id?: string
-                code?: string
-                message?: string
+              resumed: string[]
+              failed: {
+                id: string
+                code: string
+                message: string
               }[]
             }
           }
@@ -1188,7 +1252,7 @@ export interface paths {
           }
           content: {
             'application/json': {
-              tools?: components['schemas']['Tool'][]
+              tools: components['schemas']['Tool'][]
             }
           }
         }
@@ -3978,8 +4042,8 @@ export interface components {
         | 'internal'
       detail: string
       errors?: {
-        field?: string
-        message?: string
+        field: string
+        message: string
       }[]
       troubleshooting?: string[]
       applies?: number[]
@@ -3990,39 +4054,39 @@ export interface components {
       integration_id?: string
     }
     Integration: {
-      id?: string
-      platform?: string
-      account_name?: string
-      external_id?: string
+      id: string
+      platform: string
+      account_name: string
+      external_id: string
       /** @enum {unknown} */
-      status?: 'active' | 'needs_reconnection' | 'disconnected'
+      status: 'active' | 'needs_reconnection' | 'disconnected'
       /** @enum {unknown} */
-      connected_with?: 'authorization' | 'credentials'
-      fields?: {
+      connected_with: 'authorization' | 'credentials'
+      fields: {
         [key: string]: string
       }
       /** @description Triggers its disconnection paused: POST …/resume after reconnecting */
       paused_triggers?: number
       /** Format: date-time */
-      created_at?: string
+      created_at: string
       /** Format: date-time */
-      updated_at?: string
+      updated_at: string
     }
     Tool: {
-      id?: string
-      title?: string
-      description?: string
-      platform?: string
-      kind?: string
+      id: string
+      title: string
+      description: string
+      platform: string
+      kind: string
       /** @enum {unknown} */
-      effect?: 'read' | 'write' | 'delete'
-      legacy?: boolean
-      inputSchema?: Record<string, unknown>
-      outputSchema?: Record<string, unknown>
+      effect: 'read' | 'write' | 'delete'
+      legacy: boolean
+      inputSchema: Record<string, unknown>
+      outputSchema: Record<string, unknown>
       /** @description Present when a person should confirm before the step runs (every delete, and hard-to-undo writes); the question to ask */
       confirm?: string
       /** @description Input fields with options to choose from (GET /v1/tools/{id}/options/{field}), and the fields each one's options depend on */
-      fieldOptions?: {
+      fieldOptions: {
         [key: string]: {
           dependsOn: string[]
         }
@@ -4050,21 +4114,33 @@ export interface components {
       next_cursor: string | null
     }
     Platform: {
-      id?: string
-      title?: string
-      kind?: string
+      id: string
+      title: string
+      kind: string
       /**
        * @description not_configured: no OAuth client is set and no sandbox is served; connecting answers not_configured
        * @enum {unknown}
        */
-      mode?: 'live' | 'sandbox' | 'not_configured'
+      mode: 'live' | 'sandbox' | 'not_configured'
       /** @description Environment variables still to set (not_configured only) */
-      missing_settings?: string[]
-      connect_methods?: ('authorize' | 'credentials')[]
+      missing_settings: string[]
+      connect_methods: ('authorize' | 'credentials')[]
       /** @enum {unknown} */
-      authorize_in?: 'popup' | 'page'
-      credential_fields?: Record<string, unknown>[]
-      connection_fields?: Record<string, unknown>[]
+      authorize_in: 'popup' | 'page'
+      /** @description The values a person pastes (connect_methods has credentials); secret ones are masked */
+      credential_fields: {
+        name: string
+        label: string
+        help?: string
+        secret?: boolean
+      }[]
+      connection_fields: {
+        name: string
+        label: string
+        help?: string
+        example?: string
+        json_schema: Record<string, unknown>
+      }[]
     }
     User: {
       id: string
@@ -4448,9 +4524,27 @@ export interface components {
       }[]
     }
     ConnectStart: {
-      connect_url?: string
+      connect_url: string
       /** Format: date-time */
-      expires_at?: string
+      expires_at: string
+    }
+    ApiKey: {
+      id: string
+      name: string
+      /** @description The part of the key shown again to tell keys apart */
+      prefix: string
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      last_used_at: string | null
+    }
+    CreatedApiKey: {
+      id: string
+      name: string
+      /** @description The part of the key shown again to tell keys apart */
+      prefix: string
+      /** @description The key itself: shown once */
+      key: string
     }
   }
   responses: never
