@@ -8,6 +8,7 @@ import { AttemptTimers, postDelivery, settledWithin, trimSettled, type PostOutco
  * sent, how it is recorded, and what an answer means (delivered, retry after a wait, or an end).
  */
 export interface DeliveryRecord {
+  id: string
   state: string
   attempts: unknown[]
 }
@@ -47,25 +48,39 @@ export function retryWhileScheduled(outcome: PostOutcome, nextDelayMs: number | 
 }
 
 export class DeliveryQueue<D extends DeliveryRecord> {
+  /** The retry schedule and deadline, settable through each sandbox's control API. */
+  settings: DeliverySchedule
   private records: D[] = []
   private readonly timers = new AttemptTimers()
 
   constructor(
     private readonly rules: DeliveryRules<D>,
-    private readonly schedule: () => DeliverySchedule,
-  ) {}
+    private readonly defaults: Readonly<DeliverySchedule>,
+  ) {
+    this.settings = this.defaultSettings()
+  }
+
+  defaultSettings(): DeliverySchedule {
+    return { ...this.defaults, retryDelaysMs: [...this.defaults.retryDelaysMs] }
+  }
 
   /** Keeps the delivery and sends its first attempt after the current API answer. */
-  enqueue(delivery: D): D {
+  begin(delivery: D): D {
     this.records.push(delivery)
     trimSettled(this.records)
     this.timers.schedule(0, () => this.attempt(delivery))
     return delivery
   }
 
-  /** The records, oldest first, copied so callers cannot change them. */
-  list(): D[] {
-    return this.records.map((d) => ({ ...d, attempts: d.attempts.map((a) => ({ ...(a as object) })) }))
+  /** The records that match, oldest first, copied so callers cannot change them. */
+  listWhere(match: (delivery: D) => boolean = () => true): D[] {
+    return this.records
+      .filter(match)
+      .map((d) => ({ ...d, attempts: d.attempts.map((a) => ({ ...(a as object) })) }))
+  }
+
+  get(id: string): D | undefined {
+    return this.listWhere((d) => d.id === id)[0]
   }
 
   pendingCount(): number {
@@ -104,7 +119,7 @@ export class DeliveryQueue<D extends DeliveryRecord> {
   private async attempt(delivery: D): Promise<void> {
     if (this.timers.closed || delivery.state !== 'pending') return
     const sentAt = this.rules.now()
-    const outcome = await this.rules.send(delivery, this.schedule().timeoutMs)
+    const outcome = await this.rules.send(delivery, this.settings.timeoutMs)
     if (this.timers.closed || delivery.state !== 'pending') return
     if (outcome === undefined) {
       delivery.state = this.rules.cancelled
@@ -114,7 +129,7 @@ export class DeliveryQueue<D extends DeliveryRecord> {
     const verdict = this.rules.verdict(
       delivery,
       outcome,
-      this.schedule().retryDelaysMs[delivery.attempts.length - 1],
+      this.settings.retryDelaysMs[delivery.attempts.length - 1],
     )
     if ('retryInMs' in verdict) this.timers.schedule(verdict.retryInMs, () => this.attempt(delivery))
     else {

@@ -70,8 +70,9 @@ export class WebhookDispatcher {
         },
         verdict: (_delivery, sent, nextDelayMs) => retryWhileScheduled(sent, nextDelayMs),
       },
-      () => ({ retryDelaysMs: this.settings.retry_delays_ms, timeoutMs: this.settings.timeout_ms }),
+      { retryDelaysMs: [], timeoutMs: 0 },
     )
+    this.applySettings()
   }
 
   enqueue(
@@ -82,7 +83,7 @@ export class WebhookDispatcher {
     type: string,
     body: string,
   ): Delivery {
-    const { secret: _secret, ...delivery } = this.queue.enqueue({
+    const { secret: _secret, ...delivery } = this.queue.begin({
       id: String(this.nextId++),
       webhookId,
       eventId,
@@ -103,7 +104,7 @@ export class WebhookDispatcher {
 
   /** The record, without the secret each delivery is signed with. */
   list(): Delivery[] {
-    return this.queue.list().map(({ secret: _secret, ...d }) => d)
+    return this.queue.listWhere().map(({ secret: _secret, ...d }) => d)
   }
 
   configure(body: unknown): string | undefined {
@@ -125,6 +126,7 @@ export class WebhookDispatcher {
       next.timeout_ms = body.timeout_ms
     }
     this.settings = next
+    this.applySettings()
     return undefined
   }
 
@@ -135,6 +137,15 @@ export class WebhookDispatcher {
 
   resetSettings(): void {
     this.settings = defaultDeliverySettings()
+    this.applySettings()
+  }
+
+  /** Vercel's control API names the settings its own way; the queue runs on them. */
+  private applySettings(): void {
+    this.queue.settings = {
+      retryDelaysMs: [...this.settings.retry_delays_ms],
+      timeoutMs: this.settings.timeout_ms,
+    }
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { DeliveryQueue as KitQueue, postDelivery, retryWhileScheduled } from '../../kit/delivery-queue.ts'
+import {
+  DeliveryQueue as KitQueue,
+  postDelivery,
+  retryWhileScheduled,
+  type DeliverySchedule,
+} from '../../kit/delivery-queue.ts'
 import { SIGNATURE_HEADER } from './signature.ts'
 
 /**
@@ -9,10 +14,7 @@ import { SIGNATURE_HEADER } from './signature.ts'
  * "will retry 3 times" (sources: Trello actions and webhooks), so the default is three retries at 1 s, 5 s and 30 s (real
  * time, settable through the control API). A 410 answer deletes the webhook at once.
  */
-export interface DeliverySettings {
-  retryDelaysMs: number[]
-  timeoutMs: number
-}
+export type DeliverySettings = DeliverySchedule
 
 export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = {
   retryDelaysMs: [1000, 5000, 30_000],
@@ -54,15 +56,9 @@ export interface DeliveryHooks {
 }
 
 /** Trello's deliveries on the sandboxes' one queue (kit/delivery-queue.ts), with Trello's rules. */
-export class DeliveryQueue {
-  settings: DeliverySettings = {
-    ...DEFAULT_DELIVERY_SETTINGS,
-    retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs],
-  }
-  private readonly queue: KitQueue<Delivery>
-
+export class DeliveryQueue extends KitQueue<Delivery> {
   constructor(private readonly hooks: DeliveryHooks) {
-    this.queue = new KitQueue<Delivery>(
+    super(
       {
         now: () => hooks.now(),
         cancelled: 'cancelled',
@@ -91,17 +87,17 @@ export class DeliveryQueue {
           if (delivery.state === 'delivered') hooks.delivered(delivery.webhook_id)
           else if (delivery.state === 'failed') hooks.failed(delivery.webhook_id)
           else if (delivery.state === 'gone') {
-            this.queue.cancelWhere((other) => other.webhook_id === delivery.webhook_id)
+            this.cancelWhere((other) => other.webhook_id === delivery.webhook_id)
             hooks.gone(delivery.webhook_id)
           }
         },
       },
-      () => this.settings,
+      DEFAULT_DELIVERY_SETTINGS,
     )
   }
 
   enqueue(input: Omit<Delivery, 'id' | 'state' | 'attempts' | 'created_at'>): Delivery {
-    return this.queue.enqueue({
+    return this.begin({
       ...input,
       id: randomUUID(),
       state: 'pending',
@@ -111,34 +107,20 @@ export class DeliveryQueue {
   }
 
   list(filter: { webhookId?: string | null; actionType?: string | null } = {}): Delivery[] {
-    return this.queue
-      .list()
-      .filter(
-        (d) =>
-          (!filter.webhookId || d.webhook_id === filter.webhookId) &&
-          (!filter.actionType || d.action_type === filter.actionType),
-      )
+    return this.listWhere(
+      (d) =>
+        (!filter.webhookId || d.webhook_id === filter.webhookId) &&
+        (!filter.actionType || d.action_type === filter.actionType),
+    )
   }
 
-  get(id: string): Delivery | undefined {
-    return this.list().find((d) => d.id === id)
-  }
-
-  pendingCount(): number {
-    return this.queue.pendingCount()
-  }
-
-  /** Resolves once nothing is pending (or the timeout passes). */
-  settled(timeoutMs: number): Promise<boolean> {
-    return this.queue.settled(timeoutMs)
-  }
-
+  /** Forgets the settled deliveries (DELETE /_control/deliveries). */
   clear(): void {
-    this.queue.forgetSettled()
+    this.forgetSettled()
   }
 
   /** Cancels every pending delivery and timer (reset, close). */
   stop(): void {
-    void this.queue.close()
+    void this.close()
   }
 }

@@ -1,5 +1,10 @@
 import { randomInt, randomUUID } from 'node:crypto'
-import { DeliveryQueue as KitQueue, postDelivery, type PostOutcome } from '../../kit/delivery-queue.ts'
+import {
+  DeliveryQueue as KitQueue,
+  postDelivery,
+  type DeliverySchedule,
+  type PostOutcome,
+} from '../../kit/delivery-queue.ts'
 import { isoSeconds } from '../time.ts'
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from './signature.ts'
 
@@ -12,10 +17,7 @@ import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from './signatur
  * (default 1 s, 5 s, 30 s; a Retry-After of at most 60 s on 429/503 is honoured instead); any
  * other answer ends the invocation. The invocation id stays the same across retries.
  */
-export interface DeliverySettings {
-  retryDelaysMs: number[]
-  timeoutMs: number
-}
+export type DeliverySettings = DeliverySchedule
 
 export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = {
   retryDelaysMs: [1000, 5000, 30_000],
@@ -71,20 +73,15 @@ export interface DeliveryHooks {
 }
 
 /** Zendesk's invocations on the sandboxes' one queue (kit/delivery-queue.ts), with Zendesk's rules. */
-export class DeliveryQueue {
-  settings: DeliverySettings = {
-    ...DEFAULT_DELIVERY_SETTINGS,
-    retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs],
-  }
+export class DeliveryQueue extends KitQueue<Delivery> {
   faults: DeliveryFault[] = []
-  private readonly queue: KitQueue<Delivery>
 
   constructor(private readonly hooks: DeliveryHooks) {
-    this.queue = new KitQueue<Delivery>(
+    super(
       {
         now: () => hooks.now(),
         cancelled: 'cancelled',
-        send: (delivery, timeoutMs) => this.send(delivery, timeoutMs),
+        send: (delivery, timeoutMs) => this.sendOne(delivery, timeoutMs),
         record: (delivery, sent, sentAt) => {
           delivery.attempts.push({
             attempt: delivery.attempts.length + 1,
@@ -108,12 +105,12 @@ export class DeliveryQueue {
           }
         },
       },
-      () => this.settings,
+      DEFAULT_DELIVERY_SETTINGS,
     )
   }
 
   enqueue(input: Omit<Delivery, 'id' | 'state' | 'attempts' | 'created_at'>): void {
-    this.queue.enqueue({
+    this.begin({
       ...input,
       id: String(randomInt(1_000_000_000, 9_999_999_999)),
       state: 'pending',
@@ -125,30 +122,17 @@ export class DeliveryQueue {
   list(
     filter: { webhookId?: string | null; eventType?: string | null; account?: string | null } = {},
   ): Delivery[] {
-    return this.queue
-      .list()
-      .filter(
-        (d) =>
-          (!filter.webhookId || d.webhook_id === filter.webhookId) &&
-          (!filter.eventType || d.event_type === filter.eventType) &&
-          (!filter.account || d.account === filter.account),
-      )
+    return this.listWhere(
+      (d) =>
+        (!filter.webhookId || d.webhook_id === filter.webhookId) &&
+        (!filter.eventType || d.event_type === filter.eventType) &&
+        (!filter.account || d.account === filter.account),
+    )
   }
 
-  get(id: string): Delivery | undefined {
-    return this.list().find((d) => d.id === id)
-  }
-
-  pendingCount(): number {
-    return this.queue.pendingCount()
-  }
-
-  settled(timeoutMs: number): Promise<boolean> {
-    return this.queue.settled(timeoutMs)
-  }
-
+  /** Forgets the settled deliveries (DELETE /_control/deliveries). */
   clear(): void {
-    this.queue.forgetSettled()
+    this.forgetSettled()
   }
 
   addFault(fault: Omit<DeliveryFault, 'id'>): DeliveryFault {
@@ -158,17 +142,14 @@ export class DeliveryQueue {
   }
 
   /** Back to start: nothing pending, no faults, default settings. */
-  reset(): void {
-    this.queue.reset()
+  override reset(): void {
+    super.reset()
     this.faults = []
-    this.settings = {
-      ...DEFAULT_DELIVERY_SETTINGS,
-      retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs],
-    }
+    this.settings = this.defaultSettings()
   }
 
   stop(): void {
-    void this.queue.close()
+    void this.close()
     this.reset()
   }
 
@@ -211,7 +192,7 @@ export class DeliveryQueue {
   }
 
   /** One attempt, signed afresh with the sandbox clock; an injected fault may change or replace it. */
-  private async send(delivery: Delivery, timeoutMs: number): Promise<PostOutcome | undefined> {
+  private async sendOne(delivery: Delivery, timeoutMs: number): Promise<PostOutcome | undefined> {
     const secret = this.hooks.secretOf(delivery.account, delivery.webhook_id)
     if (secret === undefined) return undefined
     const fault = this.claimFault(delivery)
