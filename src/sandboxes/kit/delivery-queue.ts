@@ -40,6 +40,30 @@ export interface DeliveryRules<D extends DeliveryRecord> {
   now(): number
 }
 
+/** An attempt as Trello's and Zendesk's control APIs list it: numbered, with the time it was sent. */
+export interface NumberedAttempt {
+  attempt: number
+  at: string
+  status: number | null
+  error: string | null
+  duration_ms: number
+}
+
+/** Appends the next numbered attempt; `at` is the send time in the platform's own format. */
+export function recordNumbered(
+  delivery: { attempts: NumberedAttempt[] },
+  sent: PostOutcome,
+  at: string,
+): void {
+  delivery.attempts.push({
+    attempt: delivery.attempts.length + 1,
+    at,
+    status: sent.status,
+    error: sent.error,
+    duration_ms: sent.durationMs,
+  })
+}
+
 /** The common verdict: a 2xx is delivered; anything else is retried while the schedule lasts. */
 export function retryWhileScheduled(outcome: PostOutcome, nextDelayMs: number | undefined): AttemptVerdict {
   const status = outcome.status

@@ -3,7 +3,9 @@ import {
   DeliveryQueue as KitQueue,
   postDelivery,
   retryWhileScheduled,
+  recordNumbered,
   type DeliverySchedule,
+  type NumberedAttempt,
 } from '../../kit/delivery-queue.ts'
 import { SIGNATURE_HEADER } from './signature.ts'
 
@@ -23,13 +25,7 @@ export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = {
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'gone' | 'cancelled'
 
-export interface DeliveryAttempt {
-  attempt: number
-  at: string
-  status: number | null
-  error: string | null
-  duration_ms: number
-}
+export type DeliveryAttempt = NumberedAttempt
 
 export interface Delivery {
   id: string
@@ -71,15 +67,7 @@ export class DeliveryQueue extends KitQueue<Delivery> {
           }
           return postDelivery(delivery.callback_url, headers, delivery.body, timeoutMs)
         },
-        record: (delivery, sent, sentAt) => {
-          delivery.attempts.push({
-            attempt: delivery.attempts.length + 1,
-            at: new Date(sentAt).toISOString(),
-            status: sent.status,
-            error: sent.error,
-            duration_ms: sent.durationMs,
-          })
-        },
+        record: (delivery, sent, sentAt) => recordNumbered(delivery, sent, new Date(sentAt).toISOString()),
         // A 410 deletes the webhook at once; anything else but a 2xx is retried on the schedule.
         verdict: (_delivery, sent, nextDelayMs) =>
           sent.status === 410 ? { end: 'gone' } : retryWhileScheduled(sent, nextDelayMs),

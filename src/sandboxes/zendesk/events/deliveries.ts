@@ -2,7 +2,9 @@ import { randomInt, randomUUID } from 'node:crypto'
 import {
   DeliveryQueue as KitQueue,
   postDelivery,
+  recordNumbered,
   type DeliverySchedule,
+  type NumberedAttempt,
   type PostOutcome,
 } from '../../kit/delivery-queue.ts'
 import { isoSeconds } from '../time.ts'
@@ -27,13 +29,7 @@ const MAX_RETRY_AFTER_S = 60
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'cancelled'
 
-export interface DeliveryAttempt {
-  attempt: number
-  at: string
-  status: number | null
-  error: string | null
-  duration_ms: number
-}
+export type DeliveryAttempt = NumberedAttempt
 
 export interface Delivery {
   /** The invocation id (`x-zendesk-webhook-invocation-id`): digits, as Zendesk's are. */
@@ -82,15 +78,7 @@ export class DeliveryQueue extends KitQueue<Delivery> {
         now: () => hooks.now(),
         cancelled: 'cancelled',
         send: (delivery, timeoutMs) => this.sendOne(delivery, timeoutMs),
-        record: (delivery, sent, sentAt) => {
-          delivery.attempts.push({
-            attempt: delivery.attempts.length + 1,
-            at: isoSeconds(sentAt),
-            status: sent.status,
-            error: sent.error,
-            duration_ms: sent.durationMs,
-          })
-        },
+        record: (delivery, sent, sentAt) => recordNumbered(delivery, sent, isoSeconds(sentAt)),
         verdict: (_delivery, sent, nextDelayMs) => {
           const status = sent.status
           if (status !== null && status >= 200 && status < 300) return { end: 'delivered' }
