@@ -42,7 +42,7 @@ import { eventDaysFloor } from './core/retention/policy.ts'
 import { Pruner } from './core/retention/pruner.ts'
 import { retentionView, type RetentionView } from './core/retention/view.ts'
 import { TriggerLifecycle } from './core/triggers/lifecycle.ts'
-import { createPrometheusMetrics, type PrometheusMetrics } from './server/metrics.ts'
+import { createPrometheusMetrics, type PrometheusMetrics } from './core/metrics-registry.ts'
 
 /**
  * The sandboxes this deployment runs on. Production never does: its platforms are live or

@@ -2,14 +2,10 @@ import { loadConfig, type Config } from '../core/config.ts'
 import { loadEncryptionKey } from '../core/connections/crypto.ts'
 import { resolveRuntime } from '../core/platforms/runtime.ts'
 import { platforms } from '../platforms/index.ts'
+import type { DoctorCheck } from './doctor-check.ts'
 import { nodeVersionCheck } from './node-version.ts'
 
-export interface DoctorCheck {
-  name: string
-  ok: boolean
-  /** What is set up, or what is missing and how to set it. Never a secret's value. */
-  detail: string
-}
+export type { DoctorCheck }
 
 /**
  * Checks this deployment's configuration without starting it: what the service would refuse to

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import semver from 'semver'
-import type { DoctorCheck } from './doctor.ts'
+import type { DoctorCheck } from './doctor-check.ts'
 
 /** What this project tests on besides the supported lines: CI runs the suite on Node 20 as well as on the LTS (README, "Node.js versions"). */
 const TESTED_BELOW_SUPPORTED = '>=20.19.0'

@@ -20,8 +20,25 @@ const time = { type: 'string', format: 'date-time' }
 const nullable = (schema: Record<string, unknown>) => ({ oneOf: [schema, { type: 'null' }] })
 const listOf = (key: string, item: string, extra: Record<string, unknown> = {}) => ({
   type: 'object',
-  required: [key],
+  required: [key, ...Object.keys(extra)],
   properties: { [key]: { type: 'array', items: ref(item) }, ...extra },
+})
+type ObjectSchema = { type: string; required?: readonly string[]; properties: Record<string, object> }
+/** An answer's object: the defaults of the body it was made from are filled in, so those members are always there. */
+const filled = <S extends ObjectSchema>(schema: S) => ({
+  ...schema,
+  required: [
+    ...(schema.required ?? []),
+    ...Object.keys(schema.properties).filter(
+      (k) => 'default' in schema.properties[k]! && !(schema.required ?? []).includes(k),
+    ),
+  ],
+})
+/** An object whose members are always sent, except the optional ones named. */
+const sent = (properties: Record<string, object>, optional: string[] = []) => ({
+  type: 'object',
+  required: Object.keys(properties).filter((k) => !optional.includes(k)),
+  properties,
 })
 const deleted = { 204: { description: 'Deleted' } }
 /** Deleted, with webhooks the user added at a platform by hand and must remove there (their addresses answer 410). */
@@ -138,21 +155,31 @@ export const agentSchemas = {
   AgentInput: { type: 'object', required: ['name', 'kind'], properties: agentInputProperties },
   Agent: {
     type: 'object',
-    required: ['id', 'version', 'name', 'kind', 'inputs', 'steps', 'output', 'created_at', 'updated_at'],
+    required: [
+      'id',
+      'version',
+      'name',
+      'description',
+      'kind',
+      'inputs',
+      'steps',
+      'output',
+      'created_at',
+      'updated_at',
+    ],
     properties: {
       ...agentInputProperties,
+      inputs: { type: 'array', items: filled(agentInputProperties.inputs.items) },
       steps: {
         type: 'array',
         items: {
           allOf: [
-            agentInputProperties.steps.items,
-            {
-              type: 'object',
-              properties: { tool_title: { type: 'string' }, integration_name: { type: ['string', 'null'] } },
-            },
+            filled(agentInputProperties.steps.items),
+            sent({ tool_title: { type: 'string' }, integration_name: { type: ['string', 'null'] } }),
           ],
         },
       },
+      external: filled(agentInputProperties.external),
       id: { type: 'string' },
       version: { type: 'integer', minimum: 1 },
       created_at: time,
@@ -216,8 +243,18 @@ export const agentSchemas = {
       'agent_version',
       'status',
       'started_by',
+      'subscription_id',
+      'trigger_id',
+      'test',
+      'rerun_of',
       'inputs',
+      'event',
+      'result',
+      'error',
       'created_at',
+      'started_at',
+      'finished_at',
+      'duration_ms',
     ],
     properties: {
       id: { type: 'string' },
@@ -260,6 +297,7 @@ export const agentSchemas = {
       'fieldOptions',
       'requiredPlan',
       'availableOnYourPlan',
+      'manualWebhook',
     ],
     properties: {
       id: { type: 'string' },
@@ -285,11 +323,48 @@ export const agentSchemas = {
         description:
           "Whether the caller's plan allows this trigger (false: requiredPlan says which plan does)",
       },
+      manualWebhook: {
+        oneOf: [
+          sent({
+            events: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'The event names to tick at the platform',
+            },
+            sendSample: { type: 'boolean', description: 'Whether POST …/send-sample can send its sample' },
+          }),
+          { type: 'null' },
+        ],
+        description: 'Platforms whose webhook the person sets up: what to set up there; null for the others',
+      },
     },
   },
   Subscription: {
     type: 'object',
-    required: ['id', 'agent_id', 'trigger_id', 'status', 'integration_id', 'config', 'mapping'],
+    // Every member is always sent (src/core/triggers/subscriptions.ts, SubscriptionView).
+    required: [
+      'id',
+      'agent_id',
+      'trigger_id',
+      'trigger_title',
+      'platform',
+      'mode',
+      'integration_id',
+      'integration_name',
+      'config',
+      'mapping',
+      'status',
+      'paused_reason',
+      'health',
+      'start_on_own_changes',
+      'webhook_address',
+      'webhook_secret_set',
+      'last_event_at',
+      'last_error',
+      'last_error_at',
+      'created_at',
+      'updated_at',
+    ],
     properties: {
       id: { type: 'string' },
       agent_id: { type: 'string' },
@@ -309,18 +384,16 @@ export const agentSchemas = {
       health: {
         type: 'object',
         description: 'One verdict with its reasons, the weightiest first (docs/triggers.md, "Health")',
+        required: ['verdict', 'reasons'],
         properties: {
           verdict: { enum: ['healthy', 'warning', 'failing', 'paused'] },
           reasons: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                code: { type: 'string' },
-                severity: { enum: ['warning', 'failing', 'paused'] },
-                message: { type: 'string' },
-              },
-            },
+            items: sent({
+              code: { type: 'string' },
+              severity: { enum: ['warning', 'failing', 'paused'] },
+              message: { type: 'string' },
+            }),
           },
         },
       },
@@ -339,34 +412,44 @@ export const agentSchemas = {
   },
   SubscriptionHealth: {
     type: 'object',
+    // Every member is always sent (src/core/triggers/subscriptions.ts, health).
+    required: [
+      'status',
+      'paused_reason',
+      'verdict',
+      'reasons',
+      'integration',
+      'webhooks',
+      'polled',
+      'next_poll_at',
+      'last_event_at',
+      'last_error',
+      'last_error_at',
+      'deliveries',
+    ],
     properties: {
       status: { enum: ['inactive', 'active', 'paused'] },
       paused_reason: { type: ['string', 'null'] },
       verdict: { enum: ['healthy', 'warning', 'failing', 'paused'] },
       reasons: {
         type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            code: { type: 'string' },
-            severity: { enum: ['warning', 'failing', 'paused'] },
-            message: { type: 'string' },
-          },
-        },
+        items: sent({
+          code: { type: 'string' },
+          severity: { enum: ['warning', 'failing', 'paused'] },
+          message: { type: 'string' },
+        }),
       },
-      integration: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          name: { type: ['string', 'null'] },
-          status: { type: 'string' },
-          connected: { type: 'boolean' },
-        },
-      },
+      integration: sent({
+        id: { type: 'string' },
+        name: { type: ['string', 'null'] },
+        status: { type: 'string' },
+        connected: { type: 'boolean' },
+      }),
       webhooks: {
         type: 'array',
         items: {
           type: 'object',
+          required: ['id', 'model_key', 'address', 'remote_id', 'managed', 'status', 'present', 'last_error'],
           properties: {
             model_key: { type: 'string' },
             remote_id: { type: ['string', 'null'] },
@@ -394,6 +477,7 @@ export const agentSchemas = {
       deliveries: {
         type: 'object',
         description: 'What the recent deliveries and polls (GET /v1/subscriptions/{id}/events) say',
+        required: ['recent', 'counts', 'refused', 'skipped', 'last_poll_at'],
         properties: {
           recent: { type: 'integer', description: 'How many recent deliveries the counts cover' },
           counts: {
@@ -401,23 +485,21 @@ export const agentSchemas = {
             additionalProperties: { type: 'integer' },
             description: 'Per outcome',
           },
-          refused: nullable({
-            type: 'object',
-            properties: {
+          refused: nullable(
+            sent({
               count: { type: 'integer' },
               last_at: time,
               reason: { type: 'string', description: 'Why, and what to do' },
-            },
-          }),
-          skipped: nullable({
-            type: 'object',
-            properties: {
+            }),
+          ),
+          skipped: nullable(
+            sent({
               count: { type: 'integer' },
               last_at: time,
               reason: { type: 'string' },
               option: { const: 'start_on_own_changes' },
-            },
-          }),
+            }),
+          ),
           last_poll_at: nullable(time),
         },
       },
@@ -540,10 +622,11 @@ export const agentPaths = {
       responses: {
         200: json({
           type: 'object',
+          required: ['versions'],
           properties: {
             versions: {
               type: 'array',
-              items: { type: 'object', properties: { version: { type: 'integer' }, created_at: time } },
+              items: sent({ version: { type: 'integer' }, created_at: time }),
             },
           },
         }),
@@ -556,7 +639,7 @@ export const agentPaths = {
       summary: 'A new signing secret for an external agent; the old one stops working at once',
       parameters: [idParam],
       responses: {
-        200: json({ type: 'object', properties: { signing_secret: { type: 'string' } } }),
+        200: json(sent({ signing_secret: { type: 'string' } })),
         ...errors(404),
       },
     },
@@ -766,7 +849,7 @@ export const agentPaths = {
         },
         false,
       ),
-      responses: { 200: json({ type: 'object', properties: mappedEvent }), ...errors(400, 404) },
+      responses: { 200: json(sent(mappedEvent)), ...errors(400, 404) },
     },
   },
   '/v1/subscriptions/{id}/test': {
@@ -778,10 +861,9 @@ export const agentPaths = {
         false,
       ),
       responses: {
-        200: json({
-          type: 'object',
-          properties: { source: { enum: ['recent', 'sample'] }, ...mappedEvent, run: nullable(ref('Run')) },
-        }),
+        200: json(
+          sent({ source: { enum: ['recent', 'sample'] }, ...mappedEvent, run: nullable(ref('Run')) }),
+        ),
         ...errors(400, 402, 404, 409, 502),
       },
     },
@@ -794,6 +876,7 @@ export const agentPaths = {
       responses: {
         200: json({
           type: 'object',
+          required: ['status', 'signed_by', 'message', 'answer', 'event_ids', 'runs'],
           properties: {
             status: { type: 'integer', description: 'What the intake answered' },
             signed_by: {
@@ -806,16 +889,13 @@ export const agentPaths = {
             event_ids: { type: 'array', items: { type: 'string' } },
             runs: {
               type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  id: { type: 'string' },
-                  status: { type: 'string' },
-                  inputs: { type: 'object' },
-                  event: {},
-                  error: {},
-                },
-              },
+              items: sent({
+                id: { type: 'string' },
+                status: { type: 'string' },
+                inputs: { type: 'object' },
+                event: {},
+                error: nullable(runError),
+              }),
             },
           },
         }),

@@ -16,6 +16,18 @@ const json = (schema: unknown, description = 'OK') => ({
 })
 const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } })
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
+/** An object whose members are always sent, except the optional ones named. */
+const sent = (properties: Record<string, object>, optional: string[] = []) => ({
+  type: 'object',
+  required: Object.keys(properties).filter((k) => !optional.includes(k)),
+  properties,
+})
+const time = { type: 'string', format: 'date-time' }
+const apiKey = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  prefix: { type: 'string', description: 'The part of the key shown again to tell keys apart' },
+}
 
 const jsonRpc = {
   type: 'object',
@@ -111,10 +123,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
             detail: { type: 'string' },
             errors: {
               type: 'array',
-              items: {
-                type: 'object',
-                properties: { field: { type: 'string' }, message: { type: 'string' } },
-              },
+              items: sent({ field: { type: 'string' }, message: { type: 'string' } }),
             },
             troubleshooting: { type: 'array', items: { type: 'string' } },
             applies: { type: 'array', items: { type: 'integer' } },
@@ -129,6 +138,17 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         },
         Integration: {
           type: 'object',
+          required: [
+            'id',
+            'platform',
+            'account_name',
+            'external_id',
+            'status',
+            'connected_with',
+            'fields',
+            'created_at',
+            'updated_at',
+          ],
           properties: {
             id: { type: 'string' },
             platform: { type: 'string' },
@@ -147,6 +167,18 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         },
         Tool: {
           type: 'object',
+          required: [
+            'id',
+            'title',
+            'description',
+            'platform',
+            'kind',
+            'effect',
+            'legacy',
+            'inputSchema',
+            'outputSchema',
+            'fieldOptions',
+          ],
           properties: {
             id: { type: 'string' },
             title: { type: 'string' },
@@ -218,6 +250,17 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         },
         Platform: {
           type: 'object',
+          required: [
+            'id',
+            'title',
+            'kind',
+            'mode',
+            'missing_settings',
+            'connect_methods',
+            'authorize_in',
+            'credential_fields',
+            'connection_fields',
+          ],
           properties: {
             id: { type: 'string' },
             title: { type: 'string' },
@@ -239,8 +282,33 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
             },
             connect_methods: { type: 'array', items: { enum: ['authorize', 'credentials'] } },
             authorize_in: { enum: ['popup', 'page'] },
-            credential_fields: { type: 'array', items: { type: 'object' } },
-            connection_fields: { type: 'array', items: { type: 'object' } },
+            credential_fields: {
+              type: 'array',
+              description:
+                'The values a person pastes (connect_methods has credentials); secret ones are masked',
+              items: sent(
+                {
+                  name: { type: 'string' },
+                  label: { type: 'string' },
+                  help: { type: 'string' },
+                  secret: { type: 'boolean' },
+                },
+                ['help', 'secret'],
+              ),
+            },
+            connection_fields: {
+              type: 'array',
+              items: sent(
+                {
+                  name: { type: 'string' },
+                  label: { type: 'string' },
+                  help: { type: 'string' },
+                  example: { type: 'string' },
+                  json_schema: { type: 'object' },
+                },
+                ['help', 'example'],
+              ),
+            },
           },
         },
         User: {
@@ -257,13 +325,16 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           },
         },
         ...agentSchemas,
-        ConnectStart: {
-          type: 'object',
-          properties: {
-            connect_url: { type: 'string' },
-            expires_at: { type: 'string', format: 'date-time' },
-          },
-        },
+        ConnectStart: sent({ connect_url: { type: 'string' }, expires_at: time }),
+        ApiKey: sent({
+          ...apiKey,
+          created_at: time,
+          last_used_at: { type: ['string', 'null'], format: 'date-time' },
+        }),
+        CreatedApiKey: sent({
+          ...apiKey,
+          key: { type: 'string', description: 'The key itself: shown once' },
+        }),
       },
     },
     paths: {
@@ -284,16 +355,15 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         get: {
           summary: 'The caller',
           responses: {
-            200: json({
-              type: 'object',
-              properties: {
+            200: json(
+              sent({
                 id: { type: 'string' },
                 email: { type: 'string' },
                 name: { type: 'string' },
                 plan: { enum: ['free', 'pro', 'enterprise'] },
-                role: { enum: ['admin', 'member'] },
-              },
-            }),
+                role: { enum: ['admin', 'member'], description: 'admin: may manage users' },
+              }),
+            ),
             ...errors(401),
           },
         },
@@ -339,10 +409,12 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
                 stored: {
                   type: 'object',
                   description: "estimates from the database's statistics",
+                  required: ['runs', 'events'],
                   properties: { runs: { type: 'integer' }, events: { type: 'integer' } },
                 },
                 last_prune: {
                   type: ['object', 'null'],
+                  required: ['at', 'runs_deleted', 'events_deleted'],
                   properties: {
                     at: { type: 'string', format: 'date-time' },
                     runs_deleted: { type: 'integer' },
@@ -361,6 +433,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           responses: {
             200: json({
               type: 'object',
+              required: ['users'],
               properties: { users: { type: 'array', items: { $ref: '#/components/schemas/User' } } },
             }),
             ...errors(401, 403),
@@ -381,21 +454,10 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           }),
           responses: {
             201: json(
-              {
-                type: 'object',
-                properties: {
-                  user: { $ref: '#/components/schemas/User' },
-                  api_key: {
-                    type: 'object',
-                    properties: {
-                      id: { type: 'string' },
-                      name: { type: 'string' },
-                      prefix: { type: 'string' },
-                      key: { type: 'string' },
-                    },
-                  },
-                },
-              },
+              sent({
+                user: { $ref: '#/components/schemas/User' },
+                api_key: { $ref: '#/components/schemas/CreatedApiKey' },
+              }),
               'Created',
             ),
             ...errors(400, 401, 403, 409),
@@ -428,17 +490,14 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           parameters: [idParam],
           responses: {
             200: json(
-              {
-                type: 'object',
-                properties: {
-                  id: { type: 'string' },
-                  email: { type: 'string' },
-                  integrations_disconnected: { type: 'integer' },
-                  revoked_at_platform: { type: 'integer' },
-                  webhooks_removed_at_platforms: { type: 'integer' },
-                  webhooks_left_at_platforms: { type: 'integer' },
-                },
-              },
+              sent({
+                id: { type: 'string' },
+                email: { type: 'string' },
+                integrations_disconnected: { type: 'integer' },
+                revoked_at_platform: { type: 'integer' },
+                webhooks_removed_at_platforms: { type: 'integer' },
+                webhooks_left_at_platforms: { type: 'integer' },
+              }),
               'Removed',
             ),
             ...errors(403, 404, 409),
@@ -446,11 +505,19 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         },
       },
       '/v1/api-keys': {
-        get: { summary: 'List API keys', responses: { 200: json({ type: 'object' }) } },
+        get: {
+          summary: 'List API keys',
+          responses: {
+            200: json(sent({ api_keys: { type: 'array', items: { $ref: '#/components/schemas/ApiKey' } } })),
+          },
+        },
         post: {
           summary: 'Create an API key (shown once)',
-          requestBody: body({ type: 'object', properties: { name: { type: 'string' } } }),
-          responses: { 201: json({ type: 'object' }, 'Created') },
+          requestBody: body({
+            type: 'object',
+            properties: { name: { type: 'string', minLength: 1, maxLength: 100, default: 'default' } },
+          }),
+          responses: { 201: json({ $ref: '#/components/schemas/CreatedApiKey' }, 'Created'), ...errors(400) },
         },
       },
       '/v1/api-keys/{id}': {
@@ -467,8 +534,30 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           responses: {
             200: json({
               type: 'object',
+              required: ['platforms'],
               properties: { platforms: { type: 'array', items: { $ref: '#/components/schemas/Platform' } } },
             }),
+          },
+        },
+      },
+      '/v1/platforms/{id}/credential-help': {
+        get: {
+          summary:
+            'Where to get a pasted credential, given the values typed so far (for Trello: the token page of a key)',
+          parameters: [
+            idParam,
+            {
+              name: 'values',
+              in: 'query',
+              style: 'form',
+              explode: true,
+              schema: { type: 'object', additionalProperties: { type: 'string' } },
+              description: 'The credential fields typed so far, by name',
+            },
+          ],
+          responses: {
+            200: json(sent({ url: { type: ['string', 'null'] } })),
+            ...errors(404),
           },
         },
       },
@@ -478,6 +567,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           responses: {
             200: json({
               type: 'object',
+              required: ['integrations'],
               properties: {
                 integrations: { type: 'array', items: { $ref: '#/components/schemas/Integration' } },
               },
@@ -551,15 +641,14 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           summary: 'What stops if it is disconnected or deleted: its active triggers and agent steps',
           parameters: [idParam],
           responses: {
-            200: json({
-              type: 'object',
-              properties: {
+            200: json(
+              sent({
                 active_triggers: { type: 'integer' },
                 agent_steps: { type: 'integer' },
                 paused_triggers: { type: 'integer' },
                 summary: { type: ['string', 'null'] },
-              },
-            }),
+              }),
+            ),
             ...errors(404),
           },
         },
@@ -569,23 +658,19 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           summary: 'After reconnecting: activate again the triggers its disconnection paused',
           parameters: [idParam],
           responses: {
-            200: json({
-              type: 'object',
-              properties: {
+            200: json(
+              sent({
                 resumed: { type: 'array', items: { type: 'string' } },
                 failed: {
                   type: 'array',
-                  items: {
-                    type: 'object',
-                    properties: {
-                      id: { type: 'string' },
-                      code: { type: 'string' },
-                      message: { type: 'string' },
-                    },
-                  },
+                  items: sent({
+                    id: { type: 'string' },
+                    code: { type: 'string' },
+                    message: { type: 'string' },
+                  }),
                 },
-              },
-            }),
+              }),
+            ),
             ...errors(404, 409),
           },
         },
@@ -603,10 +688,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           summary: 'List or search tool steps',
           parameters: [{ name: 'q', in: 'query', schema: { type: 'string' } }],
           responses: {
-            200: json({
-              type: 'object',
-              properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/Tool' } } },
-            }),
+            200: json(sent({ tools: { type: 'array', items: { $ref: '#/components/schemas/Tool' } } })),
           },
         },
       },

@@ -137,7 +137,8 @@ describe('form ↔ definition', () => {
       created_at: '',
       updated_at: '',
       name: 'Triage',
-      inputs: [{ name: 'subject', type: 'string', required: true }],
+      description: '',
+      inputs: [{ name: 'subject', type: 'string', required: true, description: '' }],
       kind: 'steps',
       steps: [
         {
@@ -147,6 +148,8 @@ describe('form ↔ definition', () => {
           input: { name: '{{ inputs.subject }}', label_ids: ['a'], due: 4 },
           on_failure: 'continue',
           condition: 'true',
+          tool_title: 'Create card',
+          integration_name: 'Ada',
         },
         {
           key: 'odd',
@@ -154,8 +157,18 @@ describe('form ↔ definition', () => {
           integration: 'int_1',
           input: { unknown: 1 },
           on_failure: 'stop',
+          tool_title: 'Create card',
+          integration_name: 'Ada',
         },
-        { key: 'gone', tool: 'nope.tool', integration: 'int_1', input: { a: 1 }, on_failure: 'stop' },
+        {
+          key: 'gone',
+          tool: 'nope.tool',
+          integration: 'int_1',
+          input: { a: 1 },
+          on_failure: 'stop',
+          tool_title: 'nope.tool',
+          integration_name: null,
+        },
       ],
       output: { card: '{{ steps.make.output.id }}' },
     }
@@ -163,7 +176,8 @@ describe('form ↔ definition', () => {
     expect(f.steps.map((s) => s.inputMode)).toEqual(['form', 'json', 'json'])
     expect(f.steps[0].fields).toEqual({ name: '{{ inputs.subject }}', label_ids: 'a', due: '4' })
     const back = agentInputOf(f, fieldsOf).input
-    expect(back.steps).toEqual(agent.steps)
+    // The answer's tool titles and integration names are read-only: the form sends the steps without them.
+    expect(back.steps).toEqual(agent.steps.map(({ tool_title: _t, integration_name: _n, ...step }) => step))
     expect(back.output).toEqual(agent.output)
   })
 

@@ -80,6 +80,10 @@ export function nextStepKey(steps: readonly StepRow[]): string {
 
 export const hasTemplate = (text: string) => text.includes('{{')
 
+/** An output's template as the form edits it: the API keeps any JSON value, most often a string. */
+export const templateText = (template: unknown): string =>
+  typeof template === 'string' ? template : JSON.stringify(template)
+
 const NUMBER_RE = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/
 
 /**
@@ -267,7 +271,11 @@ export function formOfAgent(
         on_failure: s.on_failure,
       }
     }),
-    output: Object.entries(agent.output ?? {}).map(([name, template]) => ({ id: rowId(), name, template })),
+    output: Object.entries(agent.output ?? {}).map(([name, template]) => ({
+      id: rowId(),
+      name,
+      template: templateText(template),
+    })),
     url: agent.external?.url ?? '',
   }
 }

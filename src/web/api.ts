@@ -3,6 +3,7 @@
 // troubleshooting rules without parsing responses themselves.
 
 import { ERROR_CODES, type ErrorCode } from '../core/errors.ts'
+import type { Answer, Schema } from './api-shapes.ts'
 
 /**
  * The server's error codes (src/core/errors.ts, docs/errors.md), plus the client's own for a request
@@ -10,11 +11,13 @@ import { ERROR_CODES, type ErrorCode } from '../core/errors.ts'
  */
 export type ProblemCode = ErrorCode | 'network_error' | 'server_error' | 'error'
 
-export interface FieldError {
-  field: string
-  message: string
-}
+export type FieldError = NonNullable<Schema<'Problem'>['errors']>[number]
 
+/**
+ * The client's reading of any error answer: the server's Problem (api-types.generated.ts), or what a
+ * proxy in between said, so members the server always sends may be absent and the code may be the
+ * client's own.
+ */
 export interface Problem {
   type?: string
   title: string
@@ -165,130 +168,32 @@ export async function request<T>(
   return (text ? parsed : undefined) as T
 }
 
-// ---- Resources -----------------------------------------------------------------------------
+// ---- Resources: named from the generated REST types (npm run types:api) ---------------------
 
-export type Plan = 'free' | 'pro' | 'enterprise'
-export interface Me {
-  id: string
-  email: string
-  name: string | null
-  plan: Plan | string
-  /** `admin` may manage users (the Users page). */
-  role?: 'admin' | 'member' | string
-}
+export type Plan = Schema<'User'>['plan']
+export type Me = Answer<'/v1/me', 'get'>
+export type ApiKey = Schema<'ApiKey'>
+export type CreatedApiKey = Schema<'CreatedApiKey'>
 
-export interface ApiKey {
-  id: string
-  name: string
-  prefix: string
-  created_at: string
-  last_used_at: string | null
-}
-export interface CreatedApiKey {
-  id: string
-  name: string
-  prefix: string
-  key: string
-}
-
-export interface ConnectionField {
-  name: string
-  label: string
-  help?: string
-  example?: string
-  json_schema?: Record<string, unknown>
-}
+export type Platform = Schema<'Platform'>
+export type ConnectionField = Platform['connection_fields'][number]
 /** A value the person pastes (for example Trello's API key and token); `secret` ones are masked. */
-export interface CredentialField {
-  name: string
-  label: string
-  help?: string
-  secret?: boolean
-}
-export interface Platform {
-  id: string
-  title: string
-  kind: string
-  /** `not_configured`: the deployment lacks the platform's OAuth client (see `missing_settings`). */
-  mode: 'sandbox' | 'live' | 'not_configured' | string
-  missing_settings?: string[]
-  /** In sandbox mode, the sandbox's home page (make changes as another person, add webhooks); else null. */
-  sandbox_home?: string | null
-  connection_fields: ConnectionField[]
-  /** `authorize` (the Connect button: OAuth) and, for platforms that take pasted values, `credentials`. */
-  connect_methods?: string[]
-  credential_fields?: CredentialField[]
-  /** `popup` when the platform's authorize page is meant for a pop-up window (Vercel), `page` otherwise. */
-  authorize_in?: 'popup' | 'page' | string
-}
+export type CredentialField = Platform['credential_fields'][number]
 
-export type IntegrationStatus = 'active' | 'needs_reconnection' | 'disconnected'
-export interface Integration {
-  id: string
-  platform: string
-  account_name: string
-  external_id: string | null
-  status: IntegrationStatus | string
-  /** How it was connected, so Reconnect can offer the same way. */
-  connected_with: 'authorization' | 'credentials'
-  fields: Record<string, unknown>
-  /** Triggers its disconnection paused: after reconnecting, the page offers to resume them. */
-  paused_triggers?: number
-  created_at: string
-  updated_at: string
-}
+export type Integration = Schema<'Integration'>
+export type IntegrationStatus = Integration['status']
 /** What stops if an integration goes, said in the confirmation. */
-export interface IntegrationUsage {
-  active_triggers: number
-  agent_steps: number
-  paused_triggers: number
-  summary: string | null
-}
-export interface ConnectStart {
-  connect_url: string
-  expires_at: string
-}
+export type IntegrationUsage = Answer<'/v1/integrations/{id}/usage', 'get'>
+export type ConnectStart = Schema<'ConnectStart'>
+export type ResumeOutcome = Answer<'/v1/integrations/{id}/resume', 'post'>
 
-export type Effect = 'read' | 'write' | 'delete'
-export interface Tool {
-  id: string
-  title: string
-  description: string
-  platform: string
-  kind: string
-  effect: Effect | string
-  legacy: boolean
-  /** The question to ask before running (delete steps and hard-to-undo writes). */
-  confirm?: string
-  inputSchema: Record<string, unknown>
-  outputSchema?: Record<string, unknown>
-  /** Input fields with options to choose from, and the fields each one's options depend on. */
-  fieldOptions?: Record<string, { dependsOn: string[] }>
-}
-
-export interface ToolFieldOption {
-  value: string | number
-  label: string
-  description?: string
-}
-
-export interface ToolFieldOptions {
-  options: ToolFieldOption[]
-  next_cursor: string | null
-}
-
+export type Tool = Schema<'Tool'>
+export type Effect = Tool['effect']
+export type ToolFieldOptions = Schema<'FieldOptions'>
+export type ToolFieldOption = ToolFieldOptions['options'][number]
 /** A run's result in one line (docs/rest-api.md, "Tool steps"). */
-export interface RunSummary {
-  text: string
-  url?: string
-  tone?: 'error'
-}
-
-export interface RunResult {
-  output: unknown
-  /** Absent from servers older than summaries; null for steps that declare none. */
-  summary?: RunSummary | null
-}
+export type RunSummary = Schema<'Summary'>
+export type RunResult = Answer<'/v1/tools/{id}/run', 'post'>
 
 const enc = encodeURIComponent
 
@@ -329,7 +234,7 @@ export const api = {
   ) => request<Integration>('POST', '/v1/integrations', { platform, fields, credentials }),
   /** Where to create the missing value, given the query from credentialHelpQuery (for Trello: the token page of a key). */
   credentialHelp: (platform: string, query: string, signal?: AbortSignal) =>
-    request<{ url: string | null }>(
+    request<Answer<'/v1/platforms/{id}/credential-help', 'get'>>(
       'GET',
       `/v1/platforms/${enc(platform)}/credential-help?${query}`,
       undefined,
@@ -342,11 +247,7 @@ export const api = {
   disconnect: (id: string) => request<Integration>('POST', `/v1/integrations/${enc(id)}/disconnect`),
   deleteIntegration: (id: string) => request<void>('DELETE', `/v1/integrations/${enc(id)}`),
   integrationUsage: (id: string) => request<IntegrationUsage>('GET', `/v1/integrations/${enc(id)}/usage`),
-  resumeTriggers: (id: string) =>
-    request<{ resumed: string[]; failed: Array<{ id: string; message: string }> }>(
-      'POST',
-      `/v1/integrations/${enc(id)}/resume`,
-    ),
+  resumeTriggers: (id: string) => request<ResumeOutcome>('POST', `/v1/integrations/${enc(id)}/resume`),
 
   searchTools: (q: string, signal?: AbortSignal) =>
     request<{ tools: Tool[] }>('GET', q.trim() ? `/v1/tools?q=${enc(q.trim())}` : '/v1/tools', undefined, {

@@ -9,10 +9,14 @@ export type ConnectMethod = 'authorize' | 'credentials'
  * `connect_methods` connect through their authorization page; `credentials` is only offered when
  * the platform also says which values to paste.
  */
-export function connectMethodsOf(
-  platform: Pick<Platform, 'connect_methods' | 'credential_fields'>,
-): ConnectMethod[] {
-  const listed = Array.isArray(platform.connect_methods) ? platform.connect_methods : ['authorize']
+export function connectMethodsOf(platform: {
+  // Read as a server of any age may send it: absent, or with methods this client does not know.
+  connect_methods?: readonly string[]
+  credential_fields?: Platform['credential_fields']
+}): ConnectMethod[] {
+  const listed: readonly string[] = Array.isArray(platform.connect_methods)
+    ? platform.connect_methods
+    : ['authorize']
   const methods: ConnectMethod[] = []
   if (listed.includes('authorize')) methods.push('authorize')
   if (listed.includes('credentials') && (platform.credential_fields?.length ?? 0) > 0)

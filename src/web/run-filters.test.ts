@@ -96,9 +96,7 @@ describe('run formatting', () => {
   })
 
   it('names who started a run', () => {
-    expect(
-      startedByText({ started_by: 'trigger', trigger_id: 't', trigger_title: undefined }, 'New Card'),
-    ).toBe('New Card')
+    expect(startedByText({ started_by: 'trigger', trigger_id: 't' }, 'New Card')).toBe('New Card')
     expect(startedByText({ started_by: 'person', trigger_id: null })).toBe('You, by hand')
     expect(startedByText({ started_by: 'api', trigger_id: null })).toBe('API')
     expect(startedByText({ started_by: 'rerun', trigger_id: null })).toBe('Rerun')

@@ -23,13 +23,10 @@ export function runDuration(
 }
 
 /** Who or what started the run, in words; `triggerTitle` names the trigger where it is known. */
-export function startedByText(
-  run: Pick<Run, 'started_by' | 'trigger_id' | 'trigger_title'>,
-  triggerTitle?: string,
-): string {
+export function startedByText(run: Pick<Run, 'started_by' | 'trigger_id'>, triggerTitle?: string): string {
   switch (run.started_by) {
     case 'trigger':
-      return triggerTitle ?? run.trigger_title ?? 'A trigger'
+      return triggerTitle ?? 'A trigger'
     case 'person':
       return 'You, by hand'
     case 'api':

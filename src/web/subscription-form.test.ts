@@ -51,7 +51,7 @@ describe('verdictView', () => {
   const now = Date.parse('2026-01-01T12:00:00Z')
 
   it("shows the server's verdict and reasons as they are, weightiest first", () => {
-    const reasons = [
+    const reasons: (typeof base)['reasons'] = [
       { code: 'deliveries_refused', severity: 'failing', message: '4 deliveries from Vercel were refused' },
       { code: 'webhook_check_failed', severity: 'warning', message: 'a check failed' },
     ]

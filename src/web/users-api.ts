@@ -1,32 +1,15 @@
 // The admin's user management (REST: /v1/users, docs/rest-api.md).
-import { request, type CreatedApiKey, type Plan } from './api.ts'
+import { request, type Plan } from './api.ts'
+import type { Answer, RequestBody, Schema } from './api-shapes.ts'
 
 export const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise']
-export type Role = 'admin' | 'member'
+export type Role = Schema<'User'>['role']
 export const ROLES: readonly Role[] = ['admin', 'member']
 
-export interface UserListing {
-  id: string
-  email: string
-  name: string
-  plan: Plan
-  role: Role
-  created_at: string
-  integrations: number
-}
-
-export interface CreatedUser {
-  user: UserListing
-  /** The new user's first API key: shown once. */
-  api_key: CreatedApiKey
-}
-
-export interface RemovedUser {
-  id: string
-  email: string
-  integrations_disconnected: number
-  revoked_at_platform: number
-}
+export type UserListing = Schema<'User'>
+export type CreatedUser = Answer<'/v1/users', 'post', 201>
+export type RemovedUser = Answer<'/v1/users/{id}', 'delete'>
+export type UserChange = RequestBody<'/v1/users/{id}', 'patch'>
 
 const enc = encodeURIComponent
 
@@ -34,7 +17,6 @@ export const usersApi = {
   list: () => request<{ users: UserListing[] }>('GET', '/v1/users').then((r) => r.users),
   create: (email: string, plan: Plan, role: Role) =>
     request<CreatedUser>('POST', '/v1/users', { email, plan, role }),
-  change: (id: string, change: { plan?: Plan; role?: Role }) =>
-    request<UserListing>('PATCH', `/v1/users/${enc(id)}`, change),
+  change: (id: string, change: UserChange) => request<UserListing>('PATCH', `/v1/users/${enc(id)}`, change),
   remove: (id: string) => request<RemovedUser>('DELETE', `/v1/users/${enc(id)}`),
 }

@@ -1,10 +1,9 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts'
+import type { TestStack } from '../helpers/test-stack.ts'
 import {
   CARD_MAPPING,
   commentingAgent,
-  connectAda,
   createAgent,
   deliveriesSettled,
   freshBoard,
@@ -16,8 +15,8 @@ import {
   subscribe,
   waitFor,
   type Api,
+  startTrelloEngine,
 } from '../helpers/trello-engine.ts'
-import { client } from '../helpers/stack.ts'
 import { connectTrelloWithToken, trelloControl } from '../helpers/trello.ts'
 
 // The intake's guarantees (docs/architecture.md, "The road of an event"): a 2xx only once the event
@@ -51,9 +50,7 @@ describe('the webhook intake on Trello deliveries', () => {
   })
 
   beforeAll(async () => {
-    stack = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
-    api = client(stack, stack.apiKey)
-    ada = await connectAda(stack)
+    ;({ stack, api, ada } = await startTrelloEngine())
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
     sub = await subscribe(api, agent, {

@@ -1,9 +1,16 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandboxServer } from '../../src/sandboxes/server.ts'
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts'
+import type { TestStack } from '../helpers/test-stack.ts'
 import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
-import { connectAda, createAgent, runsOf, subscribe, waitFor, type Api } from '../helpers/trello-engine.ts'
+import {
+  createAgent,
+  runsOf,
+  startTrelloEngine,
+  subscribe,
+  waitFor,
+  type Api,
+} from '../helpers/trello-engine.ts'
 import {
   adminKey,
   removeDataDir,
@@ -27,9 +34,7 @@ describe('crash during a Trello poll', () => {
   let ada: string
 
   beforeAll(async () => {
-    stack = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
-    api = client(stack, stack.apiKey)
-    ada = await connectAda(stack)
+    ;({ stack, api, ada } = await startTrelloEngine())
   })
   afterAll(async () => stack?.close())
 

@@ -1,11 +1,10 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts'
+import type { TestStack } from '../helpers/test-stack.ts'
 import { trello } from '../../src/platforms/trello/platform.ts'
 import {
   CARD_MAPPING,
   commentingAgent,
-  connectAda,
   createAgent,
   freshBoard,
   hookOf,
@@ -13,8 +12,8 @@ import {
   subscribe,
   waitFor,
   type Api,
+  startTrelloEngine,
 } from '../helpers/trello-engine.ts'
-import { client } from '../helpers/stack.ts'
 import { triggerContext } from '../helpers/trello-triggers.ts'
 import { trelloControl } from '../helpers/trello.ts'
 
@@ -27,9 +26,7 @@ describe('Trello webhooks follow their subscriptions', () => {
   let ada: string
 
   beforeAll(async () => {
-    stack = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
-    api = client(stack, stack.apiKey)
-    ada = await connectAda(stack)
+    ;({ stack, api, ada } = await startTrelloEngine())
   })
   afterAll(async () => stack?.close())
 

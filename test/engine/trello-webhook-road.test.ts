@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts'
+import type { TestStack } from '../helpers/test-stack.ts'
 import {
   CARD_MAPPING,
   commentingAgent,
@@ -16,9 +16,9 @@ import {
   subscribe,
   waitFor,
   type Api,
+  startTrelloEngine,
 } from '../helpers/trello-engine.ts'
 import { waitForRun } from '../helpers/runs.ts'
-import { client } from '../helpers/stack.ts'
 import { act } from '../helpers/trello-triggers.ts'
 import { trelloControl } from '../helpers/trello.ts'
 
@@ -31,9 +31,7 @@ describe('Trello events reach agents', () => {
   let ada: string
 
   beforeAll(async () => {
-    stack = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
-    api = client(stack, stack.apiKey)
-    ada = await connectAda(stack)
+    ;({ stack, api, ada } = await startTrelloEngine())
   })
   afterAll(async () => stack?.close())
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { TestStack } from './test-stack.ts'
+import { startTestStack, type TestStack } from './test-stack.ts'
 import { signature } from '../../src/platforms/trello/webhooks.ts'
 import { connectTrelloOAuth } from './connect-trello.ts'
 import { client } from './stack.ts'
@@ -162,4 +162,21 @@ export async function connectAda(stack: TestStack, email?: string) {
   const integration = (await connectTrelloOAuth(stack, email ? { email } : {})).integrationId
   if (!integration) throw new Error('Trello connect failed')
   return integration
+}
+
+export interface TrelloEngine {
+  stack: TestStack
+  api: Api
+  /** Ada's Trello integration, connected by OAuth. */
+  ada: string
+}
+
+/**
+ * The engine tests' stack: the service on TEST_DATABASE_URL when set (else embedded), with Ada's
+ * Trello connected. Each file makes one in its `beforeAll` and closes `stack` in its `afterAll`.
+ */
+export async function startTrelloEngine(): Promise<TrelloEngine> {
+  const stack = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
+  const api = client(stack, stack.apiKey)
+  return { stack, api, ada: await connectAda(stack) }
 }

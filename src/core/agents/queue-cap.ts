@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { User } from '../access/users.ts'
 import { PLAN_LIMITS } from '../access/plans.ts'
 import type { Db } from '../store/database.ts'
-import type { RunError } from './runs.ts'
+import type { RunError } from './run-error.ts'
 
 /** How long a count of an owner's waiting runs is trusted, with this process's own admissions added. */
 const RECOUNT_MS = 1_000

@@ -1,46 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Users } from '../access/users.ts'
-import { newId } from '../ids.ts'
-import { openStore, type Store } from '../store/database.ts'
+import type { Store } from '../store/database.ts'
+import { openRunStore, type RunStore } from '../../../test/helpers/run-store.ts'
 import { RunState, type Settled } from './run-state.ts'
 
 // A run's end and its call-less timeline entries are one write, and only the worker holding the run
 // makes it (docs/architecture.md, "Runs are their own queue": End, Lease).
 describe('ending a run', () => {
+  let runs: RunStore
   let store: Store
   let state: RunState
-  let userId: string
-  let agentId: string
 
   beforeAll(async () => {
-    store = await openStore({ memory: true })
+    runs = await openRunStore('ends@example.test')
+    store = runs.store
     state = new RunState(store.db)
-    userId = (await new Users(store.db).create({ email: 'ends@example.test' })).id
-    agentId = newId('agt')
-    await store.db
-      .insertInto('agents')
-      .values({ id: agentId, user_id: userId, name: 'ends', current_version: 1 })
-      .execute()
   })
   afterAll(async () => store?.close())
 
-  const heldBy = async (holder: string) => {
-    const id = newId('run')
-    await store.db
-      .insertInto('runs')
-      .values({
-        id,
-        user_id: userId,
-        agent_id: agentId,
-        agent_version: 1,
-        started_by: 'api',
-        inputs: '{}',
-        status: 'running',
-        lease_holder: holder,
-      })
-      .execute()
-    return id
-  }
+  const heldBy = (holder: string) => runs.run({ status: 'running', lease_holder: holder })
   const skipped = (seq: number): Settled => ({
     step: { seq, key: `s${seq}`, kind: 'step', toolId: 'trello.get_card' },
     end: { status: 'skipped' },

@@ -14,6 +14,7 @@ import type { Agents } from './agents.ts'
 import { inputProblems } from './definition.ts'
 import { cutParts } from './stored-value.ts'
 import type { QueueCap } from './queue-cap.ts'
+import type { RunError } from './run-error.ts'
 
 export type RunRow = Selectable<RunsTable>
 export type StepRow = Selectable<RunStepsTable>
@@ -29,11 +30,7 @@ export interface Attempt {
   retry_in_ms?: number
 }
 
-export interface RunError {
-  code: string
-  message: string
-  step?: string
-}
+export type { RunError }
 
 export interface TimelineEntry {
   seq: number

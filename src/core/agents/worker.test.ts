@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Users } from '../access/users.ts'
-import { openStore, type Store } from '../store/database.ts'
-import { newId } from '../ids.ts'
+import type { Store } from '../store/database.ts'
+import { openRunStore, type RunStore } from '../../../test/helpers/run-store.ts'
 import type { RunRow } from './runs.ts'
 import { MAX_LAPSES, RunWorker, type Lease } from './worker.ts'
 
@@ -11,37 +10,16 @@ import { MAX_LAPSES, RunWorker, type Lease } from './worker.ts'
 const AN_HOUR_MS = 60 * 60 * 1000
 
 describe('the run worker', () => {
+  let runs: RunStore
   let store: Store
-  let userId: string
-  let agentId: string
 
   beforeAll(async () => {
-    store = await openStore({ memory: true })
-    userId = (await new Users(store.db).create({ email: 'worker@example.test' })).id
-    agentId = newId('agt')
-    await store.db
-      .insertInto('agents')
-      .values({ id: agentId, user_id: userId, name: 'worker test', current_version: 1 })
-      .execute()
+    runs = await openRunStore('worker@example.test')
+    store = runs.store
   })
   afterAll(async () => store?.close())
 
-  const enqueue = async () => {
-    const id = newId('run')
-    await store.db
-      .insertInto('runs')
-      .values({
-        id,
-        user_id: userId,
-        agent_id: agentId,
-        agent_version: 1,
-        started_by: 'api',
-        inputs: '{}',
-        status: 'queued',
-      })
-      .execute()
-    return id
-  }
+  const enqueue = () => runs.run()
 
   it('no lost wake: a run queued while every slot is busy starts when a slot frees, without waiting for the idle poll', async () => {
     const started: string[] = []
@@ -136,27 +114,10 @@ describe('the run worker', () => {
 
   // Issue 22, section 2: runs were claimed in one global order, so one owner's burst delayed everyone.
   it("fair between owners: one owner's burst does not hold back another owner's run queued after it", async () => {
-    const other = (await new Users(store.db).create({ email: 'neighbour@example.test' })).id
-    const otherAgent = newId('agt')
-    await store.db
-      .insertInto('agents')
-      .values({ id: otherAgent, user_id: other, name: 'neighbour', current_version: 1 })
-      .execute()
+    const other = await runs.owner('neighbour@example.test')
     const burst: string[] = []
     for (let i = 0; i < 40; i++) burst.push(await enqueue())
-    const lone = newId('run')
-    await store.db
-      .insertInto('runs')
-      .values({
-        id: lone,
-        user_id: other,
-        agent_id: otherAgent,
-        agent_version: 1,
-        started_by: 'api',
-        inputs: '{}',
-        status: 'queued',
-      })
-      .execute()
+    const lone = await runs.run({ user_id: other.userId, agent_id: other.agentId })
     const started: string[] = []
     const handler = {
       async execute(run: RunRow, lease: Lease) {
@@ -186,23 +147,13 @@ describe('the run worker', () => {
 
   // A run whose process keeps dying under it (issue 22, section 2) fails after MAX_LAPSES, saying why.
   it('a run whose lease lapsed MAX_LAPSES times fails as crashed, and its entry in flight ends with it', async () => {
-    const id = newId('run')
-    await store.db
-      .insertInto('runs')
-      .values({
-        id,
-        user_id: userId,
-        agent_id: agentId,
-        agent_version: 1,
-        started_by: 'api',
-        inputs: '{}',
-        status: 'running',
-        executions: MAX_LAPSES,
-        lapses: MAX_LAPSES - 1,
-        lease_holder: 'w_dead#3',
-        lease_expires_at: new Date(Date.now() - 60_000),
-      })
-      .execute()
+    const id = await runs.run({
+      status: 'running',
+      executions: MAX_LAPSES,
+      lapses: MAX_LAPSES - 1,
+      lease_holder: 'w_dead#3',
+      lease_expires_at: new Date(Date.now() - 60_000),
+    })
     await store.db
       .insertInto('run_steps')
       .values({ run_id: id, seq: 0, key: 'big', kind: 'step', status: 'running', attempts: '[]' })

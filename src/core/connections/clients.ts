@@ -6,8 +6,10 @@ import { memoized } from '../memo.ts'
 import type { BudgetWindow, RateBudget } from '../limits/budget.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { Credential } from './credentials.ts'
-import type { RefusalVerdict } from './refusals.ts'
 import { oauth1Authorization } from './oauth1.ts'
+
+/** `retry`: a replacement credential is in place, send the refused request once more. */
+export type RefusalVerdict = 'retry' | 'done'
 
 /** A token with no fixed budget still has a key, for pauses the platform announces. */
 const UNLIMITED = { limit: Number.POSITIVE_INFINITY, windowMs: 0 }

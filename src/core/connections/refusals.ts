@@ -1,11 +1,10 @@
 import { AppError } from '../errors.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
-import type { ApiClientFactory } from './clients.ts'
+import type { ApiClientFactory, RefusalVerdict } from './clients.ts'
 import type { Credential, Credentials } from './credentials.ts'
 import type { IntegrationRow, Integrations } from './integrations.ts'
 
-/** `retry`: a replacement credential is in place, send the refused request once more. */
-export type RefusalVerdict = 'retry' | 'done'
+export type { RefusalVerdict }
 
 /**
  * What a run does when the platform refuses its integration's credential (docs/security.md). A 401

@@ -11,8 +11,8 @@ import {
 } from '../limits/rate-limit-headers.ts'
 import type { BudgetWindow, RateBudget } from '../limits/budget.ts'
 import { backoffMs, MAX_ATTEMPTS, MAX_RETRY_WAIT_MS, shouldRetry, type Outcome } from '../limits/retry.ts'
-import type { HttpMethod } from '../platforms/types.ts'
-import { parseEndpoint, pinnedUrl, type PathPrefix } from '../proxy/endpoint.ts'
+import type { HttpMethod } from './method.ts'
+import { parseEndpoint, pinnedUrl, type PathPrefix } from './endpoint.ts'
 import { UNSTORABLE_ESCAPE_IN_JSON, withStorableText } from '../store/storable-text.ts'
 
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024

@@ -1,4 +1,4 @@
-import type { HttpMethod } from '../platforms/types.ts'
+import type { HttpMethod } from '../http/method.ts'
 
 // The retry decision lives here and nowhere else.
 

@@ -1,11 +1,10 @@
 import type { z } from 'zod'
 import type { ApiClient } from '../http/api-client.ts'
 import type { RateLimitFacts } from '../limits/rate-limit-headers.ts'
-import type { PathPrefix } from '../proxy/endpoint.ts'
+import type { PathPrefix } from '../http/endpoint.ts'
+import type { HttpMethod } from '../http/method.ts'
 import type { AnyTool } from '../tools/define.ts'
 import type { AnyTrigger, WebhookFacts } from '../triggers/define.ts'
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 /** A field the user types when connecting (for example a Zendesk subdomain). Never a secret. */
 export interface ConnectionField {

@@ -10,9 +10,10 @@ import { KeyedMutex, Mutex } from './mutex.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
 import { maintainPGlite, PGLITE_MAINTENANCE_EVERY_MS } from './pglite-vacuum.ts'
 import { initialisePGliteDataDir } from './pglite-init.ts'
-import type { Schema } from './schema.ts'
+import type { Db, Schema } from './schema.ts'
 
-export type Db = Kysely<Schema>
+// The type lives beside the schema so the store's helpers (leases) need not import this module.
+export type { Db }
 
 export interface Store {
   kind: 'pglite' | 'postgres'

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { randomToken } from '../ids.ts'
-import type { Db } from './database.ts'
+import type { Db } from './schema.ts'
 
 /**
  * How long a lease holds without its holder: a process that dies holding one blocks the key no

@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely'
+import type { ColumnType, Kysely } from 'kysely'
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>
 type Json<T> = ColumnType<T, string, string>
@@ -268,3 +268,6 @@ export interface Schema {
   run_steps: RunStepsTable
   trigger_deliveries: TriggerDeliveriesTable
 }
+
+/** The typed database every store module queries. */
+export type Db = Kysely<Schema>

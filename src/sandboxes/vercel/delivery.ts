@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto'
-import { AttemptTimers, postDelivery, trimSettled } from '../kit/outbox.ts'
+import { DeliveryQueue, postDelivery, retryWhileScheduled } from '../kit/delivery-queue.ts'
 import { isRecord } from './http.ts'
 
 /** `x-vercel-signature` = hex(HMAC-SHA1(secret, raw body)) [sources: Vercel webhooks, V-LEGACY, V-TRIG]. */
@@ -40,14 +40,40 @@ export const defaultDeliverySettings = (): DeliverySettings => ({
   timeout_ms: 30_000,
 })
 
+/** Vercel's deliveries on the sandboxes' one queue (kit/delivery-queue.ts), with Vercel's rules. */
 export class WebhookDispatcher {
   settings = defaultDeliverySettings()
-  private deliveries: Delivery[] = []
-  private readonly timers = new AttemptTimers()
-  private waiters: Array<() => void> = []
+  private readonly queue: DeliveryQueue<Delivery & { secret: string }>
   private nextId = 1
 
-  constructor(private readonly now: () => number) {}
+  constructor(private readonly now: () => number) {
+    this.queue = new DeliveryQueue<Delivery & { secret: string }>(
+      {
+        now,
+        // Cancelled by a reset: recorded as failed, as Vercel's list shows a delivery that ended unanswered.
+        cancelled: 'failed',
+        send: (delivery, timeoutMs) => {
+          const headers = {
+            'content-type': 'application/json',
+            'x-vercel-signature': sign(delivery.secret, delivery.body),
+            'user-agent': 'Vercel-Webhooks/sandbox',
+          }
+          return postDelivery(delivery.url, headers, delivery.body, timeoutMs)
+        },
+        record: (delivery, sent) => {
+          delivery.attempts.push({
+            at: this.now(),
+            status: sent.status,
+            error: sent.error,
+            duration_ms: sent.durationMs,
+          })
+        },
+        verdict: (_delivery, sent, nextDelayMs) => retryWhileScheduled(sent, nextDelayMs),
+      },
+      { retryDelaysMs: [], timeoutMs: 0 },
+    )
+    this.applySettings()
+  }
 
   enqueue(
     webhookId: string,
@@ -57,7 +83,7 @@ export class WebhookDispatcher {
     type: string,
     body: string,
   ): Delivery {
-    const delivery: Delivery = {
+    const { secret: _secret, ...delivery } = this.queue.begin({
       id: String(this.nextId++),
       webhookId,
       eventId,
@@ -66,58 +92,19 @@ export class WebhookDispatcher {
       body,
       state: 'pending',
       attempts: [],
-    }
-    this.deliveries.push(delivery)
-    trimSettled(this.deliveries)
-    this.timers.schedule(0, () => this.attempt(delivery, secret))
+      secret,
+    })
     return delivery
   }
 
-  private async attempt(delivery: Delivery, secret: string): Promise<void> {
-    if (delivery.state !== 'pending') return
-    const headers = {
-      'content-type': 'application/json',
-      'x-vercel-signature': sign(secret, delivery.body),
-      'user-agent': 'Vercel-Webhooks/sandbox',
-    }
-    const { status, error, durationMs } = await postDelivery(
-      delivery.url,
-      headers,
-      delivery.body,
-      this.settings.timeout_ms,
-    )
-    if (delivery.state !== 'pending') return
-    delivery.attempts.push({ at: this.now(), status, error, duration_ms: durationMs })
-    if (status !== null && status >= 200 && status < 300) delivery.state = 'delivered'
-    else {
-      const delay = this.settings.retry_delays_ms[delivery.attempts.length - 1]
-      if (delay === undefined || this.timers.closed) delivery.state = 'failed'
-      else this.timers.schedule(delay, () => this.attempt(delivery, secret))
-    }
-    if (delivery.state !== 'pending') this.notify()
-  }
-
-  private notify(): void {
-    if (this.deliveries.some((d) => d.state === 'pending')) return
-    const waiters = this.waiters
-    this.waiters = []
-    for (const w of waiters) w()
-  }
-
   /** Resolves once no delivery is pending (or after timeoutMs); returns whether settled. */
-  async settled(timeoutMs: number): Promise<boolean> {
-    if (!this.deliveries.some((d) => d.state === 'pending')) return true
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs)
-      this.waiters.push(() => {
-        clearTimeout(timer)
-        resolve(true)
-      })
-    })
+  settled(timeoutMs: number): Promise<boolean> {
+    return this.queue.settled(timeoutMs)
   }
 
+  /** The record, without the secret each delivery is signed with. */
   list(): Delivery[] {
-    return this.deliveries.map((d) => ({ ...d, attempts: d.attempts.map((a) => ({ ...a })) }))
+    return this.queue.listWhere().map(({ secret: _secret, ...d }) => d)
   }
 
   configure(body: unknown): string | undefined {
@@ -139,23 +126,30 @@ export class WebhookDispatcher {
       next.timeout_ms = body.timeout_ms
     }
     this.settings = next
+    this.applySettings()
     return undefined
   }
 
   /** Drops pending retries and the delivery record (reset). */
   clear(): void {
-    this.timers.cancel()
-    for (const d of this.deliveries) if (d.state === 'pending') d.state = 'failed'
-    this.notify()
-    this.deliveries = []
+    this.queue.reset()
   }
 
   resetSettings(): void {
     this.settings = defaultDeliverySettings()
+    this.applySettings()
+  }
+
+  /** Vercel's control API names the settings its own way; the queue runs on them. */
+  private applySettings(): void {
+    this.queue.settings = {
+      retryDelaysMs: [...this.settings.retry_delays_ms],
+      timeoutMs: this.settings.timeout_ms,
+    }
   }
 
   async close(): Promise<void> {
     this.clear()
-    await this.timers.close()
+    await this.queue.close()
   }
 }

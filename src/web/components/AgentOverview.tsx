@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react'
 import { agentsApi, type Agent, type AgentVersion, type Subscription } from '../agents-api.ts'
+import { templateText } from '../agent-form.ts'
 import { agentPath } from '../routes.ts'
 import { formatTime } from '../run-format.ts'
 import { humanize } from '../schema-form.ts'
@@ -113,7 +114,7 @@ export function AgentOverview({ agent, current }: { agent: Agent; current: Agent
                 <ul className="plain-list">
                   {Object.entries(agent.output).map(([name, template]) => (
                     <li key={name} className="wrap-anywhere">
-                      <code>{name}</code> ← <code>{template}</code>
+                      <code>{name}</code> ← <code>{templateText(template)}</code>
                     </li>
                   ))}
                 </ul>

@@ -1,14 +1,8 @@
 import { useEffect, useState } from 'react'
 import { request } from '../api.ts'
+import type { Answer } from '../api-shapes.ts'
 
-interface RetentionView {
-  plans: Array<{ plan: string; max_age_days: number; max_runs: number }>
-  event_days: number
-  event_days_minimum: number
-  step_store_max_bytes: number
-  stored: { runs: number; events: number }
-  last_prune: { at: string; runs_deleted: number; events_deleted: number } | null
-}
+type RetentionView = Answer<'/v1/retention', 'get'>
 
 const number = (n: number) => n.toLocaleString('en')
 

@@ -34,12 +34,13 @@ export function RunPage({ id }: { id: string }) {
   }, [load])
 
   useEffect(() => {
-    if (!run?.trigger_id || run.trigger_title) return
+    // A run names its trigger by id; the title is the trigger's own.
+    if (!run?.trigger_id) return
     agentsApi.trigger(run.trigger_id).then(
       (t) => setTriggerTitle(t.title),
       () => {},
     )
-  }, [run?.trigger_id, run?.trigger_title])
+  }, [run?.trigger_id])
 
   usePolling(load, !!run && isLive(run.status))
 
@@ -141,7 +142,7 @@ export function RunPage({ id }: { id: string }) {
           )}
         </dl>
         <Values label="Inputs" values={run.inputs} />
-        {run.event && <JsonBlock label="The trigger's event" value={run.event} />}
+        {run.event != null && <JsonBlock label="The trigger's event" value={run.event} />}
       </section>
 
       <section aria-labelledby="timeline-heading">

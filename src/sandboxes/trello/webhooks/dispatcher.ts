@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { AttemptTimers, postDelivery, settledWithin, trimSettled } from '../../kit/outbox.ts'
+import {
+  DeliveryQueue as KitQueue,
+  postDelivery,
+  retryWhileScheduled,
+  recordNumbered,
+  type DeliverySchedule,
+  type NumberedAttempt,
+} from '../../kit/delivery-queue.ts'
 import { SIGNATURE_HEADER } from './signature.ts'
 
 /**
@@ -9,10 +16,7 @@ import { SIGNATURE_HEADER } from './signature.ts'
  * "will retry 3 times" (sources: Trello actions and webhooks), so the default is three retries at 1 s, 5 s and 30 s (real
  * time, settable through the control API). A 410 answer deletes the webhook at once.
  */
-export interface DeliverySettings {
-  retryDelaysMs: number[]
-  timeoutMs: number
-}
+export type DeliverySettings = DeliverySchedule
 
 export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = {
   retryDelaysMs: [1000, 5000, 30_000],
@@ -21,13 +25,7 @@ export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = {
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'gone' | 'cancelled'
 
-export interface DeliveryAttempt {
-  attempt: number
-  at: string
-  status: number | null
-  error: string | null
-  duration_ms: number
-}
+export type DeliveryAttempt = NumberedAttempt
 
 export interface Delivery {
   id: string
@@ -53,101 +51,64 @@ export interface DeliveryHooks {
   gone(webhookId: string): void
 }
 
-export class DeliveryQueue {
-  settings: DeliverySettings = {
-    ...DEFAULT_DELIVERY_SETTINGS,
-    retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs],
+/** Trello's deliveries on the sandboxes' one queue (kit/delivery-queue.ts), with Trello's rules. */
+export class DeliveryQueue extends KitQueue<Delivery> {
+  constructor(private readonly hooks: DeliveryHooks) {
+    super(
+      {
+        now: () => hooks.now(),
+        cancelled: 'cancelled',
+        send: async (delivery, timeoutMs) => {
+          if (!hooks.alive(delivery.webhook_id)) return undefined
+          const headers = {
+            'content-type': 'application/json',
+            [SIGNATURE_HEADER]: delivery.signature,
+            'user-agent': 'Trello-Sandbox-Webhooks',
+          }
+          return postDelivery(delivery.callback_url, headers, delivery.body, timeoutMs)
+        },
+        record: (delivery, sent, sentAt) => recordNumbered(delivery, sent, new Date(sentAt).toISOString()),
+        // A 410 deletes the webhook at once; anything else but a 2xx is retried on the schedule.
+        verdict: (_delivery, sent, nextDelayMs) =>
+          sent.status === 410 ? { end: 'gone' } : retryWhileScheduled(sent, nextDelayMs),
+        ended: (delivery) => {
+          if (delivery.state === 'delivered') hooks.delivered(delivery.webhook_id)
+          else if (delivery.state === 'failed') hooks.failed(delivery.webhook_id)
+          else if (delivery.state === 'gone') {
+            this.cancelWhere((other) => other.webhook_id === delivery.webhook_id)
+            hooks.gone(delivery.webhook_id)
+          }
+        },
+      },
+      DEFAULT_DELIVERY_SETTINGS,
+    )
   }
-  private deliveries: Delivery[] = []
-  private readonly timers = new AttemptTimers()
-
-  constructor(private readonly hooks: DeliveryHooks) {}
 
   enqueue(input: Omit<Delivery, 'id' | 'state' | 'attempts' | 'created_at'>): Delivery {
-    const delivery: Delivery = {
+    return this.begin({
       ...input,
       id: randomUUID(),
       state: 'pending',
       attempts: [],
       created_at: new Date(this.hooks.now()).toISOString(),
-    }
-    this.deliveries.push(delivery)
-    trimSettled(this.deliveries)
-    this.timers.schedule(0, () => this.attempt(delivery))
-    return delivery
+    })
   }
 
   list(filter: { webhookId?: string | null; actionType?: string | null } = {}): Delivery[] {
-    return this.deliveries
-      .filter(
-        (d) =>
-          (!filter.webhookId || d.webhook_id === filter.webhookId) &&
-          (!filter.actionType || d.action_type === filter.actionType),
-      )
-      .map((d) => ({ ...d, attempts: d.attempts.map((a) => ({ ...a })) }))
+    return this.listWhere(
+      (d) =>
+        (!filter.webhookId || d.webhook_id === filter.webhookId) &&
+        (!filter.actionType || d.action_type === filter.actionType),
+    )
   }
 
-  get(id: string): Delivery | undefined {
-    return this.list().find((d) => d.id === id)
-  }
-
-  pendingCount(): number {
-    return this.deliveries.filter((d) => d.state === 'pending').length
-  }
-
-  /** Resolves once nothing is pending (or the timeout passes). */
-  settled(timeoutMs: number): Promise<boolean> {
-    return settledWithin(() => this.pendingCount() > 0, timeoutMs)
-  }
-
+  /** Forgets the settled deliveries (DELETE /_control/deliveries). */
   clear(): void {
-    this.deliveries = this.deliveries.filter((d) => d.state === 'pending')
+    this.forgetSettled()
   }
 
   /** Cancels every pending delivery and timer (reset, close). */
   stop(): void {
-    void this.timers.close()
-    for (const d of this.deliveries) if (d.state === 'pending') d.state = 'cancelled'
-  }
-
-  private async attempt(delivery: Delivery): Promise<void> {
-    if (this.timers.closed || delivery.state !== 'pending') return
-    if (!this.hooks.alive(delivery.webhook_id)) {
-      delivery.state = 'cancelled'
-      return
-    }
-    const at = new Date(this.hooks.now()).toISOString()
-    const headers = {
-      'content-type': 'application/json',
-      [SIGNATURE_HEADER]: delivery.signature,
-      'user-agent': 'Trello-Sandbox-Webhooks',
-    }
-    const sent = await postDelivery(delivery.callback_url, headers, delivery.body, this.settings.timeoutMs)
-    if (this.timers.closed || delivery.state !== 'pending') return
-    const record: DeliveryAttempt = {
-      attempt: delivery.attempts.length + 1,
-      at,
-      status: sent.status,
-      error: sent.error,
-      duration_ms: sent.durationMs,
-    }
-    delivery.attempts.push(record)
-    const status = record.status
-    if (status !== null && status >= 200 && status < 300) {
-      delivery.state = 'delivered'
-      this.hooks.delivered(delivery.webhook_id)
-    } else if (status === 410) {
-      delivery.state = 'gone'
-      for (const other of this.deliveries)
-        if (other.webhook_id === delivery.webhook_id && other.state === 'pending') other.state = 'cancelled'
-      this.hooks.gone(delivery.webhook_id)
-    } else {
-      const retry = this.settings.retryDelaysMs[delivery.attempts.length - 1]
-      if (retry !== undefined) this.timers.schedule(retry, () => this.attempt(delivery))
-      else {
-        delivery.state = 'failed'
-        this.hooks.failed(delivery.webhook_id)
-      }
-    }
+    void this.close()
   }
 }

@@ -1,11 +1,12 @@
 import { randomInt, randomUUID } from 'node:crypto'
 import {
-  AttemptTimers,
+  DeliveryQueue as KitQueue,
   postDelivery,
-  settledWithin,
-  trimSettled,
+  recordNumbered,
+  type DeliverySchedule,
+  type NumberedAttempt,
   type PostOutcome,
-} from '../../kit/outbox.ts'
+} from '../../kit/delivery-queue.ts'
 import { isoSeconds } from '../time.ts'
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from './signature.ts'
 
@@ -18,10 +19,7 @@ import { SIGNATURE_HEADER, TIMESTAMP_HEADER, webhookSignature } from './signatur
  * (default 1 s, 5 s, 30 s; a Retry-After of at most 60 s on 429/503 is honoured instead); any
  * other answer ends the invocation. The invocation id stays the same across retries.
  */
-export interface DeliverySettings {
-  retryDelaysMs: number[]
-  timeoutMs: number
-}
+export type DeliverySettings = DeliverySchedule
 
 export const DEFAULT_DELIVERY_SETTINGS: Readonly<DeliverySettings> = {
   retryDelaysMs: [1000, 5000, 30_000],
@@ -31,13 +29,7 @@ const MAX_RETRY_AFTER_S = 60
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'cancelled'
 
-export interface DeliveryAttempt {
-  attempt: number
-  at: string
-  status: number | null
-  error: string | null
-  duration_ms: number
-}
+export type DeliveryAttempt = NumberedAttempt
 
 export interface Delivery {
   /** The invocation id (`x-zendesk-webhook-invocation-id`): digits, as Zendesk's are. */
@@ -76,57 +68,59 @@ export interface DeliveryHooks {
   secretOf(account: string, webhookId: string): string | undefined
 }
 
-export class DeliveryQueue {
-  settings: DeliverySettings = {
-    ...DEFAULT_DELIVERY_SETTINGS,
-    retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs],
-  }
+/** Zendesk's invocations on the sandboxes' one queue (kit/delivery-queue.ts), with Zendesk's rules. */
+export class DeliveryQueue extends KitQueue<Delivery> {
   faults: DeliveryFault[] = []
-  private deliveries: Delivery[] = []
-  private readonly timers = new AttemptTimers()
 
-  constructor(private readonly hooks: DeliveryHooks) {}
+  constructor(private readonly hooks: DeliveryHooks) {
+    super(
+      {
+        now: () => hooks.now(),
+        cancelled: 'cancelled',
+        send: (delivery, timeoutMs) => this.sendOne(delivery, timeoutMs),
+        record: (delivery, sent, sentAt) => recordNumbered(delivery, sent, isoSeconds(sentAt)),
+        verdict: (_delivery, sent, nextDelayMs) => {
+          const status = sent.status
+          if (status !== null && status >= 200 && status < 300) return { end: 'delivered' }
+          const retriable = status === null || status === 409 || status === 429 || status >= 500
+          if (!retriable || nextDelayMs === undefined) return { end: 'failed' }
+          const seconds =
+            sent.retryAfter !== null && /^\d+$/.test(sent.retryAfter) && (status === 429 || status === 503)
+              ? Number(sent.retryAfter)
+              : undefined
+          return {
+            retryInMs: seconds !== undefined && seconds <= MAX_RETRY_AFTER_S ? seconds * 1000 : nextDelayMs,
+          }
+        },
+      },
+      DEFAULT_DELIVERY_SETTINGS,
+    )
+  }
 
   enqueue(input: Omit<Delivery, 'id' | 'state' | 'attempts' | 'created_at'>): void {
-    const delivery: Delivery = {
+    this.begin({
       ...input,
       id: String(randomInt(1_000_000_000, 9_999_999_999)),
       state: 'pending',
       attempts: [],
       created_at: isoSeconds(this.hooks.now()),
-    }
-    this.deliveries.push(delivery)
-    trimSettled(this.deliveries)
-    this.timers.schedule(0, () => this.attempt(delivery))
+    })
   }
 
   list(
     filter: { webhookId?: string | null; eventType?: string | null; account?: string | null } = {},
   ): Delivery[] {
-    return this.deliveries
-      .filter(
-        (d) =>
-          (!filter.webhookId || d.webhook_id === filter.webhookId) &&
-          (!filter.eventType || d.event_type === filter.eventType) &&
-          (!filter.account || d.account === filter.account),
-      )
-      .map((d) => ({ ...d, attempts: d.attempts.map((a) => ({ ...a })) }))
+    return this.listWhere(
+      (d) =>
+        (!filter.webhookId || d.webhook_id === filter.webhookId) &&
+        (!filter.eventType || d.event_type === filter.eventType) &&
+        (!filter.account || d.account === filter.account),
+    )
   }
 
-  get(id: string): Delivery | undefined {
-    return this.list().find((d) => d.id === id)
-  }
-
-  pendingCount(): number {
-    return this.deliveries.filter((d) => d.state === 'pending').length
-  }
-
-  settled(timeoutMs: number): Promise<boolean> {
-    return settledWithin(() => this.pendingCount() > 0, timeoutMs)
-  }
-
+  /** Forgets the settled deliveries (DELETE /_control/deliveries). */
   clear(): void {
-    this.deliveries = this.deliveries.filter((d) => d.state === 'pending')
+    this.forgetSettled()
   }
 
   addFault(fault: Omit<DeliveryFault, 'id'>): DeliveryFault {
@@ -136,19 +130,14 @@ export class DeliveryQueue {
   }
 
   /** Back to start: nothing pending, no faults, default settings. */
-  reset(): void {
-    this.timers.cancel()
-    for (const d of this.deliveries) if (d.state === 'pending') d.state = 'cancelled'
-    this.deliveries = []
+  override reset(): void {
+    super.reset()
     this.faults = []
-    this.settings = {
-      ...DEFAULT_DELIVERY_SETTINGS,
-      retryDelaysMs: [...DEFAULT_DELIVERY_SETTINGS.retryDelaysMs],
-    }
+    this.settings = this.defaultSettings()
   }
 
   stop(): void {
-    void this.timers.close()
+    void this.close()
     this.reset()
   }
 
@@ -190,57 +179,22 @@ export class DeliveryQueue {
     }
   }
 
-  private async attempt(delivery: Delivery): Promise<void> {
-    if (this.timers.closed || delivery.state !== 'pending') return
+  /** One attempt, signed afresh with the sandbox clock; an injected fault may change or replace it. */
+  private async sendOne(delivery: Delivery, timeoutMs: number): Promise<PostOutcome | undefined> {
     const secret = this.hooks.secretOf(delivery.account, delivery.webhook_id)
-    if (secret === undefined) {
-      delivery.state = 'cancelled'
-      return
-    }
-    const at = isoSeconds(this.hooks.now())
+    if (secret === undefined) return undefined
     const fault = this.claimFault(delivery)
-    let sent: PostOutcome
-    if (fault?.kind === 'fail') {
-      sent = {
+    if (fault?.kind === 'fail')
+      return {
         status: fault.status ?? 503,
         error: 'injected fault: not sent',
         retryAfter: null,
         durationMs: 0,
       }
-    } else {
-      const headers = this.headers(delivery, secret, fault)
-      sent = await postDelivery(delivery.endpoint, headers, delivery.body, this.settings.timeoutMs)
-      // At-least-once delivery: the same invocation, sent again at once.
-      if (fault?.kind === 'duplicate')
-        await postDelivery(delivery.endpoint, headers, delivery.body, this.settings.timeoutMs)
-    }
-    if (this.timers.closed || delivery.state !== 'pending') return
-    const record: DeliveryAttempt = {
-      attempt: delivery.attempts.length + 1,
-      at,
-      status: sent.status,
-      error: sent.error,
-      duration_ms: sent.durationMs,
-    }
-    const retryAfter = sent.retryAfter
-    delivery.attempts.push(record)
-    const status = record.status
-    if (status !== null && status >= 200 && status < 300) {
-      delivery.state = 'delivered'
-      return
-    }
-    const retriable = status === null || status === 409 || status === 429 || status >= 500
-    const delay = this.settings.retryDelaysMs[delivery.attempts.length - 1]
-    if (!retriable || delay === undefined) {
-      delivery.state = 'failed'
-      return
-    }
-    const seconds =
-      retryAfter !== null && /^\d+$/.test(retryAfter) && (status === 429 || status === 503)
-        ? Number(retryAfter)
-        : undefined
-    this.timers.schedule(seconds !== undefined && seconds <= MAX_RETRY_AFTER_S ? seconds * 1000 : delay, () =>
-      this.attempt(delivery),
-    )
+    const headers = this.headers(delivery, secret, fault)
+    const sent = await postDelivery(delivery.endpoint, headers, delivery.body, timeoutMs)
+    // At-least-once delivery: the same invocation, sent again at once.
+    if (fault?.kind === 'duplicate') await postDelivery(delivery.endpoint, headers, delivery.body, timeoutMs)
+    return sent
   }
 }
