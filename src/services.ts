@@ -1,5 +1,9 @@
 import { UserAdmin } from './core/access/admin.ts'
+import { Mailer } from './core/access/mailer.ts'
+import { OwnPassword } from './core/access/own-password.ts'
+import { PasswordLinks } from './core/access/password-links.ts'
 import { Sessions } from './core/access/sessions.ts'
+import { PasswordSignIn } from './core/access/sign-in.ts'
 import { Users } from './core/access/users.ts'
 import { ApiClientFactory } from './core/connections/clients.ts'
 import { ConnectFlows } from './core/connections/connect.ts'
@@ -74,6 +78,11 @@ export interface Services {
   /** What admins do to users: list, create, change plan or role, remove. */
   admin: UserAdmin
   sessions: Sessions
+  /** Email and password sign-in, slowed after repeated failures (docs/security.md, "People"). */
+  passwordSignIn: PasswordSignIn
+  /** One-time invitation and reset links that set a password. */
+  passwordLinks: PasswordLinks
+  ownPassword: OwnPassword
   integrations: Integrations
   credentials: Credentials
   connect: ConnectFlows
@@ -289,6 +298,7 @@ export async function createServices(
     logError,
   )
   const pruner = new Pruner(store.db, config.retention, logError)
+  const mailer = config.smtpUrl ? new Mailer(config.smtpUrl, config.mailFrom) : undefined
   poller.queueCap = queueCap
   poller.log = deliveryLog
   if (options.engine !== false) {
@@ -302,6 +312,9 @@ export async function createServices(
     users,
     admin: new UserAdmin(store.db, users, integrations, disconnect, lifecycle),
     sessions: new Sessions(store.db),
+    passwordSignIn: new PasswordSignIn(store.db),
+    passwordLinks: new PasswordLinks(store.db, config.publicUrl, mailer),
+    ownPassword: new OwnPassword(store.db),
     integrations,
     credentials,
     connect,
@@ -335,6 +348,7 @@ export async function createServices(
       await poller.stop()
       await worker.stop()
       await deliveryLog.flush()
+      mailer?.close()
       await store.close()
     },
   }

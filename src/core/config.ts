@@ -55,6 +55,10 @@ export interface Config {
   retention: RetentionSettings
   /** The most a step's input or its output takes in the store; more is cut, with a marker. */
   stepStoreMaxBytes: number
+  /** Where invitation and reset links are mailed (smtp:// or smtps://); unset, the admin hands them over. */
+  smtpUrl?: string
+  /** The From of those mails. */
+  mailFrom: string
 }
 
 /**
@@ -102,6 +106,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     adminEmail: env.SWITCHYARD_ADMIN_EMAIL?.trim() || undefined,
     metricsToken: env.SWITCHYARD_METRICS_TOKEN?.trim() || undefined,
+    smtpUrl: env.SWITCHYARD_SMTP_URL?.trim() || undefined,
+    mailFrom: env.SWITCHYARD_MAIL_FROM?.trim() || 'Switchyard <switchyard@localhost>',
     upstreamTimeoutMs: whole('SWITCHYARD_UPSTREAM_TIMEOUT_MS', DEFAULT_UPSTREAM_TIMEOUT_MS, 1),
     requestTimeoutMs: whole('SWITCHYARD_REQUEST_TIMEOUT_MS', 30_000, 1),
     headersTimeoutMs: whole('SWITCHYARD_HEADERS_TIMEOUT_MS', 10_000, 1),
@@ -140,6 +146,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     stepStoreMaxBytes: whole('SWITCHYARD_STEP_STORE_MAX_BYTES', DEFAULT_STEP_STORE_MAX_BYTES, 4096),
   }
+  // The scheme only: the URL may carry the mail account's password, which never goes into a message.
+  if (config.smtpUrl && !/^smtps?:\/\//i.test(config.smtpUrl))
+    problems.push('SWITCHYARD_SMTP_URL must start with smtp:// or smtps://')
   if (problems.length)
     throw new ConfigError(
       `Switchyard cannot use this configuration: ${problems.join('; ')} (docs/configuration.md)`,

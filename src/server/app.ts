@@ -63,7 +63,12 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(fastifyCookie)
   registerProblemHandlers(app, (code) => services.metrics.error(code))
   registerNulGuard(app)
-  registerCallerAuth(app, services, { publicRoutes: ['POST /v1/session', 'DELETE /v1/session'] })
+  registerCallerAuth(app, services, { publicRoutes: [
+      'POST /v1/session',
+      'DELETE /v1/session',
+      'POST /v1/password-links/inspect',
+      'POST /v1/password-links/accept',
+    ], })
   app.get('/health', async () => ({ ok: true }))
   app.get('/openapi.json', async () => openApiDocument(services.registry, services.config.publicUrl))
   registerMetricsRoute(app, services.metrics, services.config.metricsToken)

@@ -1,6 +1,7 @@
 import { ERROR_CODES, statusOf } from '../core/errors.ts'
 import type { ToolRegistry } from '../core/tools/catalog.ts'
 import { agentPaths, agentSchemas } from './openapi-agents.ts'
+import { peoplePaths, peopleSchemas } from './openapi-people.ts'
 
 const problem = { $ref: '#/components/schemas/Problem' }
 const errors = (...codes: number[]) =>
@@ -257,6 +258,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           },
         },
         ...agentSchemas,
+        ...peopleSchemas,
         ConnectStart: {
           type: 'object',
           properties: {
@@ -267,37 +269,6 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       },
     },
     paths: {
-      '/v1/session': {
-        post: {
-          summary: 'Sign in a browser with an API key',
-          security: [],
-          requestBody: body({
-            type: 'object',
-            required: ['api_key'],
-            properties: { api_key: { type: 'string' } },
-          }),
-          responses: { 204: { description: 'Signed in' }, ...errors(400, 401) },
-        },
-        delete: { summary: 'Sign out', responses: { 204: { description: 'Signed out' } } },
-      },
-      '/v1/me': {
-        get: {
-          summary: 'The caller',
-          responses: {
-            200: json({
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                email: { type: 'string' },
-                name: { type: 'string' },
-                plan: { enum: ['free', 'pro', 'enterprise'] },
-                role: { enum: ['admin', 'member'] },
-              },
-            }),
-            ...errors(401),
-          },
-        },
-      },
       '/v1/retention': {
         get: {
           summary:
@@ -367,7 +338,8 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           },
         },
         post: {
-          summary: 'Create a user and their first API key, shown once (admins only)',
+          summary:
+            'Create a user: their first API key and their invitation link, shown once; the link is also mailed when SMTP is configured (admins only)',
           requestBody: body({
             type: 'object',
             required: ['email'],
@@ -394,6 +366,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
                       key: { type: 'string' },
                     },
                   },
+                  invitation: { $ref: '#/components/schemas/PasswordLink' },
                 },
               },
               'Created',
@@ -670,6 +643,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         },
       },
       ...agentPaths,
+      ...peoplePaths,
       '/mcp': mcpPath,
     },
   }
