@@ -175,6 +175,8 @@ export interface Me {
   plan: Plan | string
   /** `admin` may manage users (the Users page). */
   role?: 'admin' | 'member' | string
+  /** Whether a password is set: changing it then needs the current one (the Account page). */
+  has_password?: boolean
 }
 
 export interface ApiKey {

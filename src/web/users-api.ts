@@ -1,5 +1,6 @@
 // The admin's user management (REST: /v1/users, docs/rest-api.md).
 import { request, type CreatedApiKey, type Plan } from './api.ts'
+import type { PasswordLink } from './people-api.ts'
 
 export const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise']
 export type Role = 'admin' | 'member'
@@ -19,6 +20,8 @@ export interface CreatedUser {
   user: UserListing
   /** The new user's first API key: shown once. */
   api_key: CreatedApiKey
+  /** Their invitation link, to set a password: shown once. */
+  invitation: PasswordLink
 }
 
 export interface RemovedUser {
