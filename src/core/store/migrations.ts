@@ -475,6 +475,16 @@ const migrations: Record<string, Migration> = {
         .addColumn('failures', 'integer', (c) => c.notNull())
         .addColumn('last_failure_at', 'timestamptz', (c) => c.notNull())
         .execute()
+      // A single sign-on under way: found by the hash of its state, which the browser also holds in a
+      // cookie; the PKCE verifier and nonce live here, never in the browser.
+      await db.schema
+        .createTable('sso_flows')
+        .addColumn('state_hash', 'text', (c) => c.primaryKey())
+        .addColumn('code_verifier', 'text', (c) => c.notNull())
+        .addColumn('nonce', 'text', (c) => c.notNull())
+        .addColumn('next_path', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute()
     },
   },
 }

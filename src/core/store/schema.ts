@@ -57,6 +57,15 @@ export interface PasswordLinksTable {
   used_at: Timestamp | null
 }
 
+export interface SsoFlowsTable {
+  state_hash: string
+  code_verifier: string
+  nonce: string
+  /** Where the person goes once signed in: a path of this site only. */
+  next_path: string
+  expires_at: Timestamp
+}
+
 export interface SignInFailuresTable {
   /** `account:<email>` or `client:<address>`. */
   key: string
@@ -279,6 +288,7 @@ export interface Schema {
   sessions: SessionsTable
   password_links: PasswordLinksTable
   sign_in_failures: SignInFailuresTable
+  sso_flows: SsoFlowsTable
   integrations: IntegrationsTable
   connect_sessions: ConnectSessionsTable
   settings: SettingsTable

@@ -17,8 +17,34 @@ type ById = { Params: { id: string } }
  * sign-in routes need no session, so they are where login CSRF would strike: each must come from this
  * site (Origin), and bodies are JSON only, which a cross-site form cannot send.
  */
+/**
+ * A fresh session for `user`: the one the browser came with (if any) is ended first, and the new one
+ * has a new id, so a session id planted in the browser before sign-in is worth nothing. The cookie is
+ * HttpOnly, SameSite=Lax, and Secure when the service is reached over https.
+ */
+export async function startBrowserSession(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: User,
+  method: SignInMethod,
+): Promise<void> {
+  const previous = request.cookies[SESSION_COOKIE]
+  if (previous) await services.sessions.destroy(previous)
+  const session = await services.sessions.create(user.id, {
+    method,
+    userAgent: request.headers['user-agent'] ?? '',
+  })
+  reply.setCookie(SESSION_COOKIE, session.id, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: services.config.publicUrl.startsWith('https:'),
+    path: '/',
+    maxAge: SESSION_TTL_MS / 1000,
+  })
+}
+
 export function sessionRoutes(app: FastifyInstance, services: Services) {
-  const secure = services.config.publicUrl.startsWith('https:')
   const ownOrigin = new URL(services.config.publicUrl).origin
 
   /** Refuses a sign-in another site's page started (login CSRF); tools without an Origin may sign in. */
@@ -28,30 +54,8 @@ export function sessionRoutes(app: FastifyInstance, services: Services) {
       throw new AppError('forbidden', 'sign in from this site: another site may not sign a browser in')
   }
 
-  /**
-   * A fresh session for `user`: the one the browser came with (if any) is ended first, and the new
-   * one has a new id, so a session id planted in the browser before sign-in is worth nothing.
-   */
-  const startSession = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    user: User,
-    method: SignInMethod,
-  ) => {
-    const previous = request.cookies[SESSION_COOKIE]
-    if (previous) await services.sessions.destroy(previous)
-    const session = await services.sessions.create(user.id, {
-      method,
-      userAgent: request.headers['user-agent'] ?? '',
-    })
-    reply.setCookie(SESSION_COOKIE, session.id, {
-      httpOnly: true,
-      sameSite: 'lax',
-      secure,
-      path: '/',
-      maxAge: SESSION_TTL_MS / 1000,
-    })
-  }
+  const startSession = (request: FastifyRequest, reply: FastifyReply, user: User, method: SignInMethod) =>
+    startBrowserSession(services, request, reply, user, method)
 
   // With an API key (the first admin's generated one, or any) or with email and password.
   app.post('/v1/session', async (request, reply) => {
