@@ -180,4 +180,46 @@ export const peoplePaths = {
       responses: { 204: { description: 'Password set, signed in' }, ...errors(400, 403, 410) },
     },
   },
+  '/v1/sso': {
+    get: {
+      summary: 'Whether single sign-on is offered, and what the sign-in button calls the identity provider',
+      security: [],
+      responses: {
+        200: json({
+          type: 'object',
+          required: ['enabled', 'name'],
+          properties: { enabled: { type: 'boolean' }, name: { type: ['string', 'null'] } },
+        }),
+      },
+    },
+  },
+  '/v1/sso/start': {
+    get: {
+      summary:
+        'Start single sign-on: 303 to the identity provider (authorization code with PKCE), binding the flow to this browser',
+      security: [],
+      parameters: [
+        {
+          name: 'next',
+          in: 'query',
+          required: false,
+          schema: { type: 'string' },
+          description: 'a path of this site to land on once signed in; anything else lands on /integrations',
+        },
+      ],
+      responses: { 303: { description: 'To the identity provider' }, ...errors(409, 502) },
+    },
+  },
+  '/v1/sso/callback': {
+    get: {
+      summary:
+        'Where the identity provider sends the browser back: 303 to the `next` path, signed in, or to /login?sso_error=… with the reason',
+      security: [],
+      parameters: [
+        { name: 'code', in: 'query', required: false, schema: { type: 'string' } },
+        { name: 'state', in: 'query', required: false, schema: { type: 'string' } },
+      ],
+      responses: { 303: { description: 'Signed in, or to the sign-in page with the reason' } },
+    },
+  },
 }

@@ -109,6 +109,8 @@ export function App() {
   if (onLogin) {
     return (
       <LoginPage
+        nextPath={nextPath}
+        ssoError={new URLSearchParams(search).get('sso_error')}
         onSignedIn={(me) => {
           setSession({ state: 'signed-in', me })
           navigate(nextPath, { replace: true })

@@ -45,8 +45,12 @@ export const peopleApi = {
     request<LinkDetails>('POST', '/v1/password-links/inspect', { token }, quiet),
   acceptLink: (token: string, password: string) =>
     request<void>('POST', '/v1/password-links/accept', { token, password }, quiet),
+  sso: () => request<{ enabled: boolean; name: string | null }>('GET', '/v1/sso', undefined, quiet),
   passwordLink: (userId: string) => request<PasswordLink>('POST', `/v1/users/${enc(userId)}/password-link`),
 }
+
+/** Where the browser goes to sign in through the identity provider, returning to `next` (a path of this site). */
+export const ssoStartUrl = (next: string) => `/v1/sso/start?${new URLSearchParams({ next })}`
 
 /** The token in a link's fragment (`/welcome#token=…`): never sent to a server, so never logged. */
 export function linkToken(hash: string): string | null {

@@ -1,10 +1,14 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { api, ApiError, type Me } from '../api.ts'
 import { ProblemMessage } from '../components/ProblemMessage.tsx'
-import { peopleApi } from '../people-api.ts'
+import { peopleApi, ssoStartUrl } from '../people-api.ts'
 
 interface Props {
   onSignedIn: (me: Me) => void
+  /** Where to go once signed in (already checked to be a path of this site). */
+  nextPath: string
+  /** Why single sign-on failed, when the identity provider's return landed here. */
+  ssoError: string | null
 }
 
 type Mode = 'password' | 'api_key'
@@ -13,7 +17,8 @@ type Mode = 'password' | 'api_key'
  * People sign in with email and password; an API key still works (the first admin of a fresh
  * install has only the generated one until they set a password, docs/security.md "People").
  */
-export function LoginPage({ onSignedIn }: Props) {
+export function LoginPage({ onSignedIn, nextPath, ssoError }: Props) {
+  const [sso, setSso] = useState<{ enabled: boolean; name: string | null } | null>(null)
   const [mode, setMode] = useState<Mode>('password')
   const [email, setEmail] = useState('')
   const [password, setPassword] = useState('')
@@ -24,6 +29,7 @@ export function LoginPage({ onSignedIn }: Props) {
 
   useEffect(() => {
     document.title = 'Sign in · Switchyard'
+    peopleApi.sso().then(setSso, () => setSso(null))
   }, [])
   useEffect(() => {
     firstRef.current?.focus()
@@ -66,6 +72,11 @@ export function LoginPage({ onSignedIn }: Props) {
     <main className="login" id="main">
       <form className="panel login-panel" onSubmit={submit} noValidate aria-labelledby="login-heading">
         <h1 id="login-heading">Sign in to Switchyard</h1>
+        {ssoError && (
+          <p className="field-error" role="alert" data-testid="sso-error">
+            Single sign-on did not sign you in: {ssoError}
+          </p>
+        )}
         {mode === 'password' ? (
           <>
             <div className="field">
@@ -142,6 +153,14 @@ export function LoginPage({ onSignedIn }: Props) {
           )}
         </p>
         <p className="help">Forgot your password? Ask an admin for a reset link.</p>
+        {sso?.enabled && (
+          <div className="login-sso">
+            {/* A plain link: the identity provider's pages are a full navigation, not a call. */}
+            <a className="button" href={ssoStartUrl(nextPath)}>
+              Sign in with {sso.name}
+            </a>
+          </div>
+        )}
       </form>
     </main>
   )
