@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import Provider, { type Configuration } from 'oidc-provider'
+import type { Configuration, default as Provider } from 'oidc-provider'
 import { escapeHtml } from '../kit/http.ts'
 import { OIDC_CLIENT, OIDC_PEOPLE, type SandboxPerson } from './seed.ts'
 
@@ -13,8 +13,10 @@ export function oidcSandbox(): FastifyPluginAsync {
   return async (app, options) => {
     const prefix = (options as { prefix?: string }).prefix ?? '/oidc'
     // The issuer is this server's own address, known only once a request names the host it reached.
-    const providers = new Map<string, Provider>()
-    const providerFor = (request: FastifyRequest): Provider => {
+    // oidc-provider is loaded on the first request, so a sandbox server nobody signs in through
+    // neither holds it in memory nor prints its start-up notices.
+    const providers = new Map<string, Promise<Provider>>()
+    const providerFor = (request: FastifyRequest): Promise<Provider> => {
       const issuer = `http://${request.headers.host}${prefix}`
       let provider = providers.get(issuer)
       if (!provider) {
@@ -26,7 +28,7 @@ export function oidcSandbox(): FastifyPluginAsync {
 
     // The sign-in page: pick a sandbox person.
     app.get<{ Params: { uid: string } }>('/interaction/:uid', async (request, reply) => {
-      const provider = providerFor(request)
+      const provider = await providerFor(request)
       const details = await provider.interactionDetails(request.raw, reply.raw)
       const client = String(details.params.client_id ?? '')
       return reply.type('text/html; charset=utf-8').send(signInPage(prefix, details.uid, client))
@@ -35,7 +37,7 @@ export function oidcSandbox(): FastifyPluginAsync {
     app.post<{ Params: { uid: string }; Body: { person?: string } }>(
       '/interaction/:uid/login',
       async (request, reply) => {
-        const provider = providerFor(request)
+        const provider = await providerFor(request)
         const details = await provider.interactionDetails(request.raw, reply.raw)
         const person = OIDC_PEOPLE.find((p) => p.sub === request.body?.person)
         if (!person) return reply.status(400).type('text/plain').send('Choose one of the sandbox people.')
@@ -58,7 +60,7 @@ export function oidcSandbox(): FastifyPluginAsync {
 
     // Everything else is the provider's: discovery, authorization, token, userinfo, keys.
     const handOver = async (request: FastifyRequest, reply: FastifyReply) => {
-      const provider = providerFor(request)
+      const provider = await providerFor(request)
       reply.hijack()
       const raw = request.raw as typeof request.raw & { originalUrl?: string }
       raw.originalUrl = raw.url
@@ -85,7 +87,8 @@ export function oidcSandbox(): FastifyPluginAsync {
   }
 }
 
-function createProvider(issuer: string, prefix: string): Provider {
+async function createProvider(issuer: string, prefix: string): Promise<Provider> {
+  const { default: Provider } = await import('oidc-provider')
   const configuration: Configuration = {
     clients: [
       {
