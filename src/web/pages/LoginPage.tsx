@@ -66,7 +66,8 @@ export function LoginPage({ onSignedIn, nextPath, ssoError }: Props) {
   }
 
   const message = loginMessage(error, mode)
-  const errorId = 'login-error'
+  // Under the field it is about; the API key's keeps the id scripts and tests know it by.
+  const errorId = mode === 'api_key' ? 'api-key-error' : 'login-error'
 
   return (
     <main className="login" id="main">
