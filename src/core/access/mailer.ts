@@ -1,4 +1,4 @@
-import { createTransport, type Transporter } from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { LinkPurpose } from './password-links.ts'
 import type { User } from './users.ts'
 
@@ -8,14 +8,18 @@ import type { User } from './users.ts'
  * the admin: the link is still answered to them, to hand over, and `emailed` says it was not sent.
  */
 export class Mailer {
-  private readonly transport: Transporter
+  // nodemailer is loaded on the first mail: a service that never invites anyone does not hold it.
+  private transport: Promise<Transporter> | undefined
 
   constructor(
-    smtpUrl: string,
+    private readonly smtpUrl: string,
     private readonly from: string,
     private readonly logError: (message: string) => void = (m) => console.error(m),
-  ) {
-    this.transport = createTransport(smtpUrl)
+  ) {}
+
+  private transporter(): Promise<Transporter> {
+    this.transport ??= import('nodemailer').then((m) => m.createTransport(this.smtpUrl))
+    return this.transport
   }
 
   async sendLink(user: User, purpose: LinkPurpose, url: string, expiresAt: Date): Promise<boolean> {
@@ -35,7 +39,7 @@ export class Mailer {
       'If you did not expect this, ignore this mail.',
     ].join('\n')
     try {
-      await this.transport.sendMail({ from: this.from, to: user.email, subject, text })
+      await (await this.transporter()).sendMail({ from: this.from, to: user.email, subject, text })
       return true
     } catch (err) {
       // The mail server's words only: never the link, which would let a log reader set the password.
@@ -47,6 +51,6 @@ export class Mailer {
   }
 
   close(): void {
-    this.transport.close()
+    void this.transport?.then((t) => t.close())
   }
 }
