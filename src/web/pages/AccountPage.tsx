@@ -195,8 +195,10 @@ function Sessions({ onSignedOut }: { onSignedOut: () => void }) {
             {sessions.map((s) => (
               <tr key={s.id} data-session-id={s.id}>
                 <td data-label="Browser">
-                  {describeBrowser(s.user_agent)}
-                  {s.current && <span className="muted"> (this browser)</span>}
+                  <span>
+                    {describeBrowser(s.user_agent)}
+                    {s.current && <span className="muted"> (this browser)</span>}
+                  </span>
                 </td>
                 <td data-label="Signed in with">{METHOD[s.method] ?? s.method}</td>
                 <td data-label="Signed in">{formatDate(s.created_at)}</td>
