@@ -49,13 +49,17 @@ export function Nav({ me, pathname, onSignOut }: Props) {
           to="/settings/account"
           className="account-link"
           aria-label={`Account: ${me.email}, plan ${me.plan}`}
-          title={`Signed in as ${me.email}, plan ${me.plan}: your password and sessions`}
+          title="Your password and sessions"
           aria-current={pathname.startsWith('/settings/account') ? 'page' : undefined}
         >
           <span className="account-email" data-testid="user-email">
             {me.email}
           </span>
-          <span className={`badge badge-plan-${me.plan}`} data-testid="user-plan">
+          <span
+            className={`badge badge-plan-${me.plan}`}
+            data-testid="user-plan"
+            title={`Signed in as ${me.email}, plan ${me.plan}`}
+          >
             {me.plan}
           </span>
         </Link>
