@@ -45,7 +45,7 @@ describe('switchyard users, through the running service', () => {
     const removed = JSON.parse((await cli(['remove', 'cli.user@example.test', '--yes', '--json'])).stdout)
     expect(removed).toMatchObject({ id: created.user.id, integrations_disconnected: 0 })
     expect((await client(stack, created.api_key.key).get('/v1/me')).status).toBe(401)
-  })
+  }, 120_000) // six CLI processes, each starting Node and tsx (about 5 s each on a loaded machine)
 
   it('bad input exits 1 with the problem naming the field', async () => {
     const failed = await cli(['create', 'x@example.test', '--plan', 'gold', '--json']).catch((err) => err)
