@@ -1,5 +1,10 @@
 import { UserAdmin } from './core/access/admin.ts'
+import { Mailer } from './core/access/mailer.ts'
+import { OwnPassword } from './core/access/own-password.ts'
+import { PasswordLinks } from './core/access/password-links.ts'
 import { Sessions } from './core/access/sessions.ts'
+import { PasswordSignIn } from './core/access/sign-in.ts'
+import { SingleSignOn } from './core/access/sso.ts'
 import { Users } from './core/access/users.ts'
 import { ApiClientFactory } from './core/connections/clients.ts'
 import { ConnectFlows } from './core/connections/connect.ts'
@@ -9,7 +14,13 @@ import { Integrations } from './core/connections/integrations.ts'
 import { CredentialRefusals } from './core/connections/refusals.ts'
 import { StepContexts } from './core/tools/step-context.ts'
 import { Revoker } from './core/connections/revoke.ts'
-import { ConfigError, type Config } from './core/config.ts'
+import {
+  ConfigError,
+  parseSsoDomains,
+  type Config,
+  type OidcSettings,
+  type SsoDomainRule,
+} from './core/config.ts'
 import { RateBudget } from './core/limits/budget.ts'
 import { MemoryBudgetStore } from './core/limits/budget-memory.ts'
 import { PostgresBudgetStore } from './core/limits/budget-postgres.ts'
@@ -55,15 +66,43 @@ export async function openSandboxes(
 ): Promise<{
   url?: string
   bindings: Map<string, SandboxBinding>
+  /** The identity provider sandbox, for single sign-on when no real provider is configured. */
+  identity?: SandboxIdentity
   close(): Promise<void>
 }> {
   if (config.production) return { bindings: new Map(), close: async () => {} }
   const { sandboxBindings } = await import('./sandboxes/index.ts')
+  const { OIDC_CLIENT, OIDC_SANDBOX_DOMAINS } = await import('./sandboxes/oidc/seed.ts')
+  const identity = (url: string): SandboxIdentity => ({
+    settings: {
+      issuer: `${url}/oidc`,
+      clientId: OIDC_CLIENT.clientId,
+      clientSecret: OIDC_CLIENT.clientSecret,
+      name: 'the identity provider sandbox',
+    },
+    domains: (parseSsoDomains(OIDC_SANDBOX_DOMAINS) as { rules: SsoDomainRule[] }).rules,
+  })
   if (config.sandboxUrl)
-    return { url: config.sandboxUrl, bindings: sandboxBindings(config.sandboxUrl), close: async () => {} }
+    return {
+      url: config.sandboxUrl,
+      bindings: sandboxBindings(config.sandboxUrl),
+      identity: identity(config.sandboxUrl),
+      close: async () => {},
+    }
   const { startSandboxServer } = await import('./sandboxes/server.ts')
   const server = await startSandboxServer({ port: start.port, host: '127.0.0.1' })
-  return { url: server.url, bindings: sandboxBindings(server.url), close: server.close }
+  return {
+    url: server.url,
+    bindings: sandboxBindings(server.url),
+    identity: identity(server.url),
+    close: server.close,
+  }
+}
+
+export interface SandboxIdentity {
+  settings: OidcSettings
+  /** Who may join through it unless SWITCHYARD_SSO_DOMAINS says otherwise. */
+  domains: SsoDomainRule[]
 }
 
 /** The composition root: the one place that wires core to the platform registry (and sandboxes). */
@@ -74,6 +113,13 @@ export interface Services {
   /** What admins do to users: list, create, change plan or role, remove. */
   admin: UserAdmin
   sessions: Sessions
+  /** Email and password sign-in, slowed after repeated failures (docs/security.md, "People"). */
+  passwordSignIn: PasswordSignIn
+  /** One-time invitation and reset links that set a password. */
+  passwordLinks: PasswordLinks
+  ownPassword: OwnPassword
+  /** OpenID Connect single sign-on: the configured provider, else the sandbox's; none in production without one. */
+  sso?: SingleSignOn
   integrations: Integrations
   credentials: Credentials
   connect: ConnectFlows
@@ -133,6 +179,8 @@ export async function createServices(
   options: {
     /** The sandboxes the product may use, by platform id; none in production. */
     sandboxes?: Map<string, SandboxBinding>
+    /** The identity provider sandbox, used for single sign-on when no provider is configured. */
+    identity?: SandboxIdentity
     store?: Store
     env?: NodeJS.ProcessEnv
     /** How long API key and integration lookups are cached in process (tests stretch it to prove the change feed). */
@@ -289,6 +337,16 @@ export async function createServices(
     logError,
   )
   const pruner = new Pruner(store.db, config.retention, logError)
+  const mailer = config.smtpUrl ? new Mailer(config.smtpUrl, config.mailFrom) : undefined
+  const ssoSettings = config.oidc ?? options.identity?.settings
+  const ssoDomains = config.oidc
+    ? config.ssoDomains
+    : config.ssoDomains.length
+      ? config.ssoDomains
+      : (options.identity?.domains ?? [])
+  const sso = ssoSettings
+    ? new SingleSignOn(store.db, users, ssoSettings, ssoDomains, config.publicUrl)
+    : undefined
   poller.queueCap = queueCap
   poller.log = deliveryLog
   if (options.engine !== false) {
@@ -302,6 +360,10 @@ export async function createServices(
     users,
     admin: new UserAdmin(store.db, users, integrations, disconnect, lifecycle),
     sessions: new Sessions(store.db),
+    passwordSignIn: new PasswordSignIn(store.db),
+    passwordLinks: new PasswordLinks(store.db, config.publicUrl, mailer),
+    ownPassword: new OwnPassword(store.db),
+    sso,
     integrations,
     credentials,
     connect,
@@ -335,6 +397,7 @@ export async function createServices(
       await poller.stop()
       await worker.stop()
       await deliveryLog.flush()
+      mailer?.close()
       await store.close()
     },
   }

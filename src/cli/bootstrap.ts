@@ -49,7 +49,8 @@ export async function bootstrapFirstUser(running: RunningService, config: Config
   if (fs.existsSync(keyFile)) {
     lines.push(
       `  Your API key is in ${keyFile} (readable only by you).`,
-      `  Web app:  open ${running.url}/login and paste it (cat ${path.relative(process.cwd(), keyFile) || keyFile})`,
+      `  Web app:  open ${running.url}/login, choose "Sign in with an API key instead" and paste it (cat ${path.relative(process.cwd(), keyFile) || keyFile});`,
+      `            then set a password on Account (your email, top right) and invite people on Users.`,
       `  REST:     curl -H "Authorization: Bearer $(cat ${keyFile})" ${running.url}/v1/tools`,
       `  CLI:      ${cliLine(config)}`,
     )

@@ -11,6 +11,7 @@ import { callService } from './remote.ts'
 import { problemText } from './output.ts'
 import { fieldOptions, TOOL_OPTIONS_USAGE } from './field-options.ts'
 import { users, USERS_USAGE } from './users.ts'
+import { sessions, SESSIONS_USAGE } from './sessions.ts'
 import { summaryLine } from './summary-line.ts'
 import { agents, AGENTS_USAGE } from './agents.ts'
 import { runs, RUNS_USAGE } from './runs.ts'
@@ -36,6 +37,7 @@ const COMMAND_USAGE: Record<string, string> = {
   mcp: `  mcp                                     serve the running service's tools over MCP on stdio,
                                           for desktop clients (same key settings; docs/mcp.md)\n`,
   users: USERS_USAGE,
+  sessions: SESSIONS_USAGE,
   retention: RETENTION_USAGE,
   agents: AGENTS_USAGE,
   runs: RUNS_USAGE,
@@ -76,6 +78,8 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
       return tools(sub, rest, parseArgs)
     case 'users':
       return users(sub, rest, parseArgs)
+    case 'sessions':
+      return sessions(sub, rest, parseArgs)
     case 'retention':
       return retention(sub === undefined ? rest : [sub, ...rest], parseArgs)
     case 'agents':

@@ -12,7 +12,11 @@ interface UserRow {
 
 export const USERS_USAGE = `  users list [--json]                     every user, with plan, role and integration count (admins only)
   users create <email> [--plan free|pro|enterprise] [--role admin|member] [--json]
-                                          add a user; prints their first API key, once
+                                          add a user; prints their first API key and their
+                                          invitation link (one-time, expiring), once
+  users password-link <id|email> [--json] a new one-time link that sets their password: an
+                                          invitation, or a reset once they have one (mailed too
+                                          when SWITCHYARD_SMTP_URL is set)
   users set-plan <id|email> <plan> [--json]
   users set-role <id|email> <admin|member> [--json]
   users remove <id|email> --yes [--json]  disconnect their integrations, erase their credentials, keys and sessions
@@ -63,13 +67,23 @@ export async function users(
         ...(values.role ? { role: values.role } : {}),
       })
       if (!result.ok) return failed(result.body, json)
-      const created = result.body as { user: UserRow; api_key: { key: string } }
+      const created = result.body as { user: UserRow; api_key: { key: string }; invitation: LinkRow }
       if (json) return print(created, true)
       process.stdout.write(
         `Created ${created.user.email} (${created.user.plan}, ${created.user.role}), id ${created.user.id}.\n` +
-          `Their API key, shown this once; hand it over privately:\n${created.api_key.key}\n`,
+          `Their API key, shown this once; hand it over privately:\n${created.api_key.key}\n` +
+          linkText(created.invitation),
       )
       return 0
+    }
+    case 'password-link': {
+      const [ref] = positionals
+      if (!ref) throw new Error('usage: switchyard users password-link <id|email>')
+      const id = await resolveUser(ref)
+      const result = await callService('POST', `/v1/users/${encodeURIComponent(id)}/password-link`)
+      if (!result.ok) return failed(result.body, json)
+      const link = result.body as LinkRow
+      return json ? print(link, true) : print(linkText(link).trimEnd(), false)
     }
     case 'set-plan':
     case 'set-role': {
@@ -105,8 +119,23 @@ export async function users(
           )
     }
     default:
-      throw new Error('usage: switchyard users list|create|set-plan|set-role|remove …')
+      throw new Error('usage: switchyard users list|create|password-link|set-plan|set-role|remove …')
   }
+}
+
+interface LinkRow {
+  purpose: 'invitation' | 'reset'
+  url: string
+  expires_at: string
+  emailed: boolean
+}
+
+function linkText(link: LinkRow): string {
+  const what = link.purpose === 'invitation' ? 'Their invitation link' : 'Their password reset link'
+  return (
+    `${what}, one use, until ${link.expires_at}${link.emailed ? ' (also sent to them by mail)' : '; hand it over privately'}:\n` +
+    `${link.url}\n`
+  )
 }
 
 /** An id is used as it is; an email is looked up in the list. */

@@ -55,6 +55,47 @@ export interface Config {
   retention: RetentionSettings
   /** The most a step's input or its output takes in the store; more is cut, with a marker. */
   stepStoreMaxBytes: number
+  /** Where invitation and reset links are mailed (smtp:// or smtps://); unset, the admin hands them over. */
+  smtpUrl?: string
+  /** The From of those mails. */
+  mailFrom: string
+  /** Single sign-on with OpenID Connect, when SWITCHYARD_OIDC_ISSUER is set (docs/configuration.md). */
+  oidc?: OidcSettings
+  /** Email-domain rules: who may join through single sign-on, and on which plan. */
+  ssoDomains: SsoDomainRule[]
+}
+
+export interface OidcSettings {
+  issuer: string
+  clientId: string
+  clientSecret: string
+  /** What the sign-in button says: "Sign in with <name>". */
+  name: string
+}
+
+export interface SsoDomainRule {
+  /** A domain (`example.com`) or a domain and its subdomains (`*.example.com`). */
+  domain: string
+  plan: 'free' | 'pro' | 'enterprise'
+}
+
+/** `example.com=pro, *.example.org` (the plan defaults to free): a rule per domain, or a problem to report. */
+export function parseSsoDomains(raw: string): { rules: SsoDomainRule[] } | { problem: string } {
+  const rules: SsoDomainRule[] = []
+  for (const part of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [domain, plan = 'free'] = part.split('=').map((p) => p.trim().toLowerCase())
+    if (!/^(\*\.)?([a-z0-9-]+\.)+[a-z0-9-]+$/.test(domain ?? ''))
+      return { problem: `SWITCHYARD_SSO_DOMAINS has "${part}", which names no domain (e.g. example.com=pro)` }
+    if (!['free', 'pro', 'enterprise'].includes(plan))
+      return {
+        problem: `SWITCHYARD_SSO_DOMAINS gives ${domain} the plan "${plan}": use free, pro or enterprise`,
+      }
+    rules.push({ domain, plan: plan as SsoDomainRule['plan'] })
+  }
+  return { rules }
 }
 
 /**
@@ -102,6 +143,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     adminEmail: env.SWITCHYARD_ADMIN_EMAIL?.trim() || undefined,
     metricsToken: env.SWITCHYARD_METRICS_TOKEN?.trim() || undefined,
+    smtpUrl: env.SWITCHYARD_SMTP_URL?.trim() || undefined,
+    mailFrom: env.SWITCHYARD_MAIL_FROM?.trim() || 'Switchyard <switchyard@localhost>',
+    ssoDomains: [],
     upstreamTimeoutMs: whole('SWITCHYARD_UPSTREAM_TIMEOUT_MS', DEFAULT_UPSTREAM_TIMEOUT_MS, 1),
     requestTimeoutMs: whole('SWITCHYARD_REQUEST_TIMEOUT_MS', 30_000, 1),
     headersTimeoutMs: whole('SWITCHYARD_HEADERS_TIMEOUT_MS', 10_000, 1),
@@ -140,6 +184,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     stepStoreMaxBytes: whole('SWITCHYARD_STEP_STORE_MAX_BYTES', DEFAULT_STEP_STORE_MAX_BYTES, 4096),
   }
+  const issuer = env.SWITCHYARD_OIDC_ISSUER?.trim()
+  if (issuer) {
+    const clientId = env.SWITCHYARD_OIDC_CLIENT_ID?.trim()
+    const clientSecret = env.SWITCHYARD_OIDC_CLIENT_SECRET?.trim()
+    if (!clientId || !clientSecret)
+      problems.push(
+        'SWITCHYARD_OIDC_ISSUER needs SWITCHYARD_OIDC_CLIENT_ID and SWITCHYARD_OIDC_CLIENT_SECRET too',
+      )
+    else if (!/^https?:\/\//.test(issuer)) problems.push('SWITCHYARD_OIDC_ISSUER must be an http(s) URL')
+    else if (production && !issuer.startsWith('https://'))
+      problems.push('SWITCHYARD_OIDC_ISSUER must be an https URL in production')
+    else
+      config.oidc = {
+        issuer: issuer.replace(/\/+$/, ''),
+        clientId,
+        clientSecret,
+        name: env.SWITCHYARD_OIDC_NAME?.trim() || 'single sign-on',
+      }
+  }
+  const domains = parseSsoDomains(env.SWITCHYARD_SSO_DOMAINS ?? '')
+  if ('problem' in domains) problems.push(domains.problem)
+  else config.ssoDomains = domains.rules
+  // The scheme only: the URL may carry the mail account's password, which never goes into a message.
+  if (config.smtpUrl && !/^smtps?:\/\//i.test(config.smtpUrl))
+    problems.push('SWITCHYARD_SMTP_URL must start with smtp:// or smtps://')
   if (problems.length)
     throw new ConfigError(
       `Switchyard cannot use this configuration: ${problems.join('; ')} (docs/configuration.md)`,

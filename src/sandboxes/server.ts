@@ -1,14 +1,18 @@
 import type { FastifyInstance } from 'fastify'
 import { modelSandboxes, sandboxes } from './index.ts'
+import { oidcSandbox } from './oidc/index.ts'
 import { sandboxRootPage } from './root-page.ts'
 import { serveSandboxes, type ListenOptions } from './kit/start.ts'
 
-/** Serves every sandbox on one port, each under its own prefix (/zendesk, …, /openai, /anthropic), and a page linking them at `/`. */
+/** Serves every sandbox on one port, each under its own prefix (/zendesk, …, /openai, /anthropic, /oidc), and a page linking them at `/`. */
 export async function startSandboxServer(
   options: ListenOptions = {},
 ): Promise<{ url: string; app: FastifyInstance; close(): Promise<void> }> {
   const served = await serveSandboxes(
-    [...sandboxes, ...modelSandboxes].map((s) => ({ prefix: s.prefix, plugin: s.plugin() })),
+    [
+      ...[...sandboxes, ...modelSandboxes].map((s) => ({ prefix: s.prefix, plugin: s.plugin() })),
+      { prefix: '/oidc', plugin: oidcSandbox() },
+    ],
     options,
     () => sandboxRootPage(sandboxes, modelSandboxes),
   )

@@ -22,6 +22,7 @@ import { integrationRoutes } from './routes/integrations.ts'
 import { oauthRoutes } from './routes/oauth.ts'
 import { platformRoutes } from './routes/platforms.ts'
 import { sessionRoutes } from './routes/session.ts'
+import { ssoRoutes } from './routes/sso.ts'
 import { toolRoutes } from './routes/tools.ts'
 import { userRoutes } from './routes/users.ts'
 import { retentionRoutes } from './routes/retention.ts'
@@ -63,11 +64,22 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(fastifyCookie)
   registerProblemHandlers(app, (code) => services.metrics.error(code))
   registerNulGuard(app)
-  registerCallerAuth(app, services, { publicRoutes: ['POST /v1/session', 'DELETE /v1/session'] })
+  registerCallerAuth(app, services, {
+    publicRoutes: [
+      'POST /v1/session',
+      'DELETE /v1/session',
+      'POST /v1/password-links/inspect',
+      'POST /v1/password-links/accept',
+      'GET /v1/sso',
+      'GET /v1/sso/start',
+      'GET /v1/sso/callback',
+    ],
+  })
   app.get('/health', async () => ({ ok: true }))
   app.get('/openapi.json', async () => openApiDocument(services.registry, services.config.publicUrl))
   registerMetricsRoute(app, services.metrics, services.config.metricsToken)
   sessionRoutes(app, services)
+  ssoRoutes(app, services)
   apiKeyRoutes(app, services)
   platformRoutes(app, services)
   integrationRoutes(app, services)
@@ -129,7 +141,7 @@ export async function startService(
   let services: Services | undefined
   let app: FastifyInstance
   try {
-    services = await createServices(config, { sandboxes: sandbox.bindings })
+    services = await createServices(config, { sandboxes: sandbox.bindings, identity: sandbox.identity })
     app = await buildApp(services, options)
     await app.listen({ port: config.port, host: config.host })
   } catch (err) {

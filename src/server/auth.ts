@@ -13,6 +13,8 @@ declare module 'fastify' {
     agentId: string | null
     /** Set when an external agent calls with its run token: its tool calls land on this run's timeline. */
     runId: string | null
+    /** The public id of the web session the request came with, if it came with one. */
+    sessionId: string | null
   }
 }
 
@@ -46,6 +48,7 @@ export function registerCallerAuth(
   app.decorateRequest('user', null)
   app.decorateRequest('agentId', null)
   app.decorateRequest('runId', null)
+  app.decorateRequest('sessionId', null)
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0]
     if (!path.startsWith('/v1/') || options.publicRoutes.includes(`${request.method} ${path}`)) return
@@ -74,8 +77,9 @@ export function registerCallerAuth(
       request.agentId = `key:${caller.keyId}`
       return
     }
-    const sessionId = request.cookies[SESSION_COOKIE]
-    const user = sessionId ? await services.sessions.resolve(sessionId) : undefined
+    const cookie = request.cookies[SESSION_COOKIE]
+    const session = cookie ? await services.sessions.resolveSession(cookie) : undefined
+    const user = session?.user
     if (!user)
       throw new AppError('unauthenticated', 'send an API key as "Authorization: Bearer sy_…" or sign in')
     if (STATE_CHANGING.has(request.method) && request.headers.origin !== ownOrigin) {
@@ -85,6 +89,7 @@ export function registerCallerAuth(
       )
     }
     request.user = user
+    request.sessionId = session.sessionId
     request.agentId = `user:${user.id}`
   })
 }

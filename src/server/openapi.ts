@@ -1,6 +1,7 @@
 import { ERROR_CODES, statusOf } from '../core/errors.ts'
 import type { ToolRegistry } from '../core/tools/catalog.ts'
 import { agentPaths, agentSchemas } from './openapi-agents.ts'
+import { peoplePaths, peopleSchemas } from './openapi-people.ts'
 
 const problem = { $ref: '#/components/schemas/Problem' }
 const errors = (...codes: number[]) =>
@@ -325,6 +326,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           },
         },
         ...agentSchemas,
+        ...peopleSchemas,
         ConnectStart: sent({ connect_url: { type: 'string' }, expires_at: time }),
         ApiKey: sent({
           ...apiKey,
@@ -338,36 +340,6 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       },
     },
     paths: {
-      '/v1/session': {
-        post: {
-          summary: 'Sign in a browser with an API key',
-          security: [],
-          requestBody: body({
-            type: 'object',
-            required: ['api_key'],
-            properties: { api_key: { type: 'string' } },
-          }),
-          responses: { 204: { description: 'Signed in' }, ...errors(400, 401) },
-        },
-        delete: { summary: 'Sign out', responses: { 204: { description: 'Signed out' } } },
-      },
-      '/v1/me': {
-        get: {
-          summary: 'The caller',
-          responses: {
-            200: json(
-              sent({
-                id: { type: 'string' },
-                email: { type: 'string' },
-                name: { type: 'string' },
-                plan: { enum: ['free', 'pro', 'enterprise'] },
-                role: { enum: ['admin', 'member'], description: 'admin: may manage users' },
-              }),
-            ),
-            ...errors(401),
-          },
-        },
-      },
       '/v1/retention': {
         get: {
           summary:
@@ -440,7 +412,8 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           },
         },
         post: {
-          summary: 'Create a user and their first API key, shown once (admins only)',
+          summary:
+            'Create a user: their first API key and their invitation link, shown once; the link is also mailed when SMTP is configured (admins only)',
           requestBody: body({
             type: 'object',
             required: ['email'],
@@ -457,6 +430,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
               sent({
                 user: { $ref: '#/components/schemas/User' },
                 api_key: { $ref: '#/components/schemas/CreatedApiKey' },
+                invitation: { $ref: '#/components/schemas/PasswordLink' },
               }),
               'Created',
             ),
@@ -752,6 +726,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         },
       },
       ...agentPaths,
+      ...peoplePaths,
       '/mcp': mcpPath,
     },
   }

@@ -9,6 +9,8 @@ import { AgentsPage } from './pages/AgentsPage.tsx'
 import { ApiKeysPage } from './pages/ApiKeysPage.tsx'
 import { IntegrationsPage } from './pages/IntegrationsPage.tsx'
 import { LoginPage } from './pages/LoginPage.tsx'
+import { AccountPage } from './pages/AccountPage.tsx'
+import { WelcomePage } from './pages/WelcomePage.tsx'
 import { RunPage } from './pages/RunPage.tsx'
 import { RunsPage } from './pages/RunsPage.tsx'
 import { ToolsPage } from './pages/ToolsPage.tsx'
@@ -38,6 +40,8 @@ export function App() {
   const { pathname, search } = useLocation()
   const [session, setSession] = useState<Session>({ state: 'loading' })
   const onLogin = pathname === '/login'
+  // An invitation or reset link's page: open to anyone holding the link, signed in or not.
+  const onWelcome = pathname === '/welcome'
 
   const loadMe = useCallback(() => {
     setSession({ state: 'loading' })
@@ -46,7 +50,7 @@ export function App() {
       (error) => {
         if (error instanceof ApiError && error.status === 401) {
           setSession({ state: 'signed-out' })
-          goToLogin()
+          if (window.location.pathname !== '/welcome') goToLogin()
         } else setSession({ state: 'failed', error })
       },
     )
@@ -91,9 +95,22 @@ export function App() {
     if (onLogin && session.state === 'signed-in') navigate(nextPath, { replace: true })
   }, [onLogin, session.state, nextPath])
 
+  if (onWelcome) {
+    return (
+      <WelcomePage
+        onSignedIn={(me) => {
+          setSession({ state: 'signed-in', me })
+          navigate('/integrations', { replace: true })
+        }}
+      />
+    )
+  }
+
   if (onLogin) {
     return (
       <LoginPage
+        nextPath={nextPath}
+        ssoError={new URLSearchParams(search).get('sso_error')}
         onSignedIn={(me) => {
           setSession({ state: 'signed-in', me })
           navigate(nextPath, { replace: true })
@@ -142,6 +159,10 @@ export function App() {
           search={search}
           me={session.me}
           onMeChanged={(me) => setSession({ state: 'signed-in', me })}
+          onSignedOut={() => {
+            setSession({ state: 'signed-out' })
+            navigate('/login')
+          }}
         />
       </main>
     </>
@@ -153,11 +174,13 @@ function Page({
   search,
   me,
   onMeChanged,
+  onSignedOut,
 }: {
   pathname: string
   search: string
   me: Me
   onMeChanged: (me: Me) => void
+  onSignedOut: () => void
 }) {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname
   const route = matchRoute(path)
@@ -183,6 +206,8 @@ function Page({
       return <ToolsPage search={search} />
     case '/settings/keys':
       return <ApiKeysPage />
+    case '/settings/account':
+      return <AccountPage me={me} onMeChanged={onMeChanged} onSignedOut={onSignedOut} />
     case '/settings/users':
       return <UsersPage me={me} onMeChanged={onMeChanged} />
     default:

@@ -122,14 +122,16 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
     async () => {
       await page.goto('/integrations')
       await page.waitForURL(isPath('/login'))
+      // The sign-in page leads with email and password; an API key is one click away.
+      await page.getByRole('button', { name: 'Sign in with an API key instead' }).click()
       await page.getByLabel('API key').fill('sy_not_a_real_key')
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
       // Refused (401, or 400 for a malformed key): the message sits under the field.
       await page.locator('#api-key-error').waitFor()
       expect(await page.getByLabel('API key').getAttribute('aria-invalid')).toBe('true')
 
       await page.getByLabel('API key').fill(stack.apiKey)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
       await page.waitForURL(isPath('/integrations'))
       await page.getByRole('heading', { name: 'Integrations', level: 1 }).waitFor()
       expect(await page.getByTestId('user-plan').innerText()).toMatch(/enterprise/i)
@@ -409,8 +411,9 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
       await page.waitForURL(isPath('/login'))
       await page.goto('/settings/keys')
       await page.waitForURL(isPath('/login'))
+      await page.getByRole('button', { name: 'Sign in with an API key instead' }).click()
       await page.getByLabel('API key').fill(newKey)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
       await page.waitForURL(isPath('/settings/keys'))
 
       await row.getByRole('button', { name: 'Delete' }).click()
@@ -1144,8 +1147,9 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
       try {
         const memberPage = await memberContext.newPage()
         await memberPage.goto('/login')
+        await memberPage.getByRole('button', { name: 'Sign in with an API key instead' }).click()
         await memberPage.getByLabel('API key').fill(member.apiKey)
-        await memberPage.getByRole('button', { name: 'Sign in' }).click()
+        await memberPage.getByRole('button', { name: 'Sign in', exact: true }).click()
         await memberPage.locator('.topbar').waitFor()
         const nav = memberPage.getByRole('navigation', { name: 'Main' })
         await nav.getByRole('link', { name: 'API keys' }).waitFor()

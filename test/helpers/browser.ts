@@ -102,10 +102,13 @@ export async function startBrowserStack(
     newContext,
     async openSignedIn(path, apiKey = stack.apiKey, on = page) {
       await on.goto(path)
-      await on.locator('#api-key, .topbar').first().waitFor()
+      await on.locator('#email, #api-key, .topbar').first().waitFor()
+      // The sign-in page opens on email and password; API keys are one click away.
+      if (await on.locator('#email').isVisible())
+        await on.getByRole('button', { name: 'Sign in with an API key instead' }).click()
       if (await on.locator('#api-key').isVisible()) {
         await on.getByLabel('API key').fill(apiKey)
-        await on.getByRole('button', { name: 'Sign in' }).click()
+        await on.getByRole('button', { name: 'Sign in', exact: true }).click()
         await on.waitForURL((u) => onSwitchyard(u.href) && u.pathname !== '/login')
       }
       await on.locator('.topbar').waitFor()

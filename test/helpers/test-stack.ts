@@ -59,6 +59,7 @@ export async function startTestStack(
   const store = await openStore(databaseUrl ? { databaseUrl } : { memory: true })
   const services = await createServices(config, {
     sandboxes: sandbox.bindings,
+    identity: sandbox.identity,
     store,
     env: options.env ?? {},
     cacheTtlMs: options.cacheTtlMs,

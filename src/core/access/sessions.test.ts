@@ -30,6 +30,7 @@ describe('web sessions', () => {
     const [idle, active] = [await aUser(), await aUser()]
     const expired = Array.from({ length: 50 }, (_, i) => ({
       id_hash: `expired-${idle}-${i}`,
+      id: `ses_expired-${idle}-${i}`,
       user_id: idle,
       expires_at: new Date(Date.now() - 1000),
     }))

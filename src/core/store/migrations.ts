@@ -441,6 +441,52 @@ const migrations: Record<string, Migration> = {
       )
     },
   },
+  '0016_people': {
+    async up(db: Kysely<any>) {
+      // Signing in like a person (issue 24, docs/security.md "People"): a password, stored only as its
+      // scrypt hash; none until the person sets one through an invitation, a reset link or their account.
+      await sql`alter table users add column password_hash text`.execute(db)
+      // Sessions get a public id (to list and end one without its secret), and what a person needs to
+      // recognise it: how it signed in, from which browser, when it was last used.
+      await sql`alter table sessions add column id text`.execute(db)
+      await sql`update sessions set id = 'ses_' || md5(id_hash)`.execute(db)
+      await sql`alter table sessions alter column id set not null`.execute(db)
+      await sql`create unique index sessions_by_id on sessions (id)`.execute(db)
+      await sql`create index sessions_by_user on sessions (user_id, created_at)`.execute(db)
+      await sql`alter table sessions add column method text not null default 'api_key'`.execute(db)
+      await sql`alter table sessions add column user_agent text not null default ''`.execute(db)
+      await sql`alter table sessions add column last_seen_at timestamptz not null default now()`.execute(db)
+      // One-time links that set a password: an invitation or a reset. Only the token's hash is kept.
+      await db.schema
+        .createTable('password_links')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('invitation','reset')`))
+        .addColumn('created_by', 'text')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('used_at', 'timestamptz')
+        .execute()
+      await sql`create index password_links_by_user on password_links (user_id)`.execute(db)
+      // Failed sign-ins, per account and per client address, that slow the next answers down.
+      await db.schema
+        .createTable('sign_in_failures')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('failures', 'integer', (c) => c.notNull())
+        .addColumn('last_failure_at', 'timestamptz', (c) => c.notNull())
+        .execute()
+      // A single sign-on under way: found by the hash of its state, which the browser also holds in a
+      // cookie; the PKCE verifier and nonce live here, never in the browser.
+      await db.schema
+        .createTable('sso_flows')
+        .addColumn('state_hash', 'text', (c) => c.primaryKey())
+        .addColumn('code_verifier', 'text', (c) => c.notNull())
+        .addColumn('nonce', 'text', (c) => c.notNull())
+        .addColumn('next_path', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .execute()
+    },
+  },
 }
 
 export const migrationProvider: MigrationProvider = {

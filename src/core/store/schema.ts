@@ -18,6 +18,8 @@ export interface UsersTable {
   /** admin: may manage users; member: only their own integrations and keys. */
   role: ColumnType<Role, Role | undefined, Role>
   created_at: DefaultNow
+  /** scrypt hash of the person's password (core/access/passwords.ts); null until one is set. */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface ApiKeysTable {
@@ -31,11 +33,44 @@ export interface ApiKeysTable {
   last_used_at: Timestamp | null
 }
 
+export type SignInMethod = 'api_key' | 'password' | 'link' | 'sso'
+
 export interface SessionsTable {
   id_hash: string
+  /** Public id, to list and end a session without knowing its secret. */
+  id: string
   user_id: string
   created_at: DefaultNow
   expires_at: Timestamp
+  method: ColumnType<SignInMethod, SignInMethod | undefined, SignInMethod>
+  user_agent: ColumnType<string, string | undefined, string>
+  last_seen_at: DefaultNow
+}
+
+export interface PasswordLinksTable {
+  token_hash: string
+  user_id: string
+  purpose: 'invitation' | 'reset'
+  created_by: string | null
+  created_at: DefaultNow
+  expires_at: Timestamp
+  used_at: Timestamp | null
+}
+
+export interface SsoFlowsTable {
+  state_hash: string
+  code_verifier: string
+  nonce: string
+  /** Where the person goes once signed in: a path of this site only. */
+  next_path: string
+  expires_at: Timestamp
+}
+
+export interface SignInFailuresTable {
+  /** `account:<email>` or `client:<address>`. */
+  key: string
+  failures: number
+  last_failure_at: Timestamp
 }
 
 export interface IntegrationsTable {
@@ -251,6 +286,9 @@ export interface Schema {
   users: UsersTable
   api_keys: ApiKeysTable
   sessions: SessionsTable
+  password_links: PasswordLinksTable
+  sign_in_failures: SignInFailuresTable
+  sso_flows: SsoFlowsTable
   integrations: IntegrationsTable
   connect_sessions: ConnectSessionsTable
   settings: SettingsTable

@@ -26,13 +26,25 @@ export function userRoutes(app: FastifyInstance, services: Services) {
     return admin.get(request.params.id)
   })
 
-  // Answers the new user's first API key, once: the admin hands it over.
+  // Answers the new user's first API key and their invitation link, once: the admin hands them over
+  // (the link is also mailed when SMTP is configured).
   app.post('/v1/users', async (request, reply) => {
-    adminOf(request)
+    const caller = adminOf(request)
+    const created = await admin.create(request.body ?? {})
+    const invitation = await services.passwordLinks.issue(created.user, caller.id)
     return reply
       .status(201)
       .header('cache-control', 'no-store')
-      .send(await admin.create(request.body ?? {}))
+      .send({ ...created, invitation })
+  })
+
+  // A new one-time link: an invitation while the user has no password, a reset once they have one.
+  // Earlier unused links of the user stop working.
+  app.post<ById>('/v1/users/:id/password-link', async (request, reply) => {
+    const caller = adminOf(request)
+    const user = await admin.get(request.params.id)
+    const link = await services.passwordLinks.issue(user, caller.id)
+    return reply.status(201).header('cache-control', 'no-store').send(link)
   })
 
   app.patch<ById>('/v1/users/:id', async (request) => {

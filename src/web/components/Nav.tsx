@@ -44,16 +44,25 @@ export function Nav({ me, pathname, onSignOut }: Props) {
         </ul>
       </nav>
       <div className="account">
-        <span className="account-email" data-testid="user-email">
-          {me.email}
-        </span>
-        <span
-          className={`badge badge-plan-${me.plan}`}
-          data-testid="user-plan"
-          title={`Signed in as ${me.email}, plan ${me.plan}`}
+        {/* Who is signed in, and the way to their password and sessions; on a phone only the plan shows. */}
+        <Link
+          to="/settings/account"
+          className="account-link"
+          aria-label={`Account: ${me.email}, plan ${me.plan}`}
+          title="Your password and sessions"
+          aria-current={pathname.startsWith('/settings/account') ? 'page' : undefined}
         >
-          {me.plan}
-        </span>
+          <span className="account-email" data-testid="user-email">
+            {me.email}
+          </span>
+          <span
+            className={`badge badge-plan-${me.plan}`}
+            data-testid="user-plan"
+            title={`Signed in as ${me.email}, plan ${me.plan}`}
+          >
+            {me.plan}
+          </span>
+        </Link>
         <button type="button" className="link-button" onClick={onSignOut}>
           Sign out
         </button>

@@ -6,6 +6,8 @@ import { FieldErrorText } from '../components/FieldErrorText.tsx'
 import { ProblemMessage } from '../components/ProblemMessage.tsx'
 import { groupFieldErrors } from '../field-errors.ts'
 import { RetentionPanel } from '../components/RetentionPanel.tsx'
+import { OneTimeLink } from '../components/OneTimeLink.tsx'
+import { peopleApi, type PasswordLink } from '../people-api.ts'
 import {
   PLANS,
   ROLES,
@@ -26,6 +28,7 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
   const [created, setCreated] = useState<CreatedUser | null>(null)
   const [removed, setRemoved] = useState<RemovedUser | null>(null)
   const [rowError, setRowError] = useState<{ id: string; error: unknown } | null>(null)
+  const [issued, setIssued] = useState<{ email: string; link: PasswordLink } | null>(null)
 
   useEffect(() => {
     document.title = 'Users · Switchyard'
@@ -58,6 +61,18 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
     }
   }
 
+  const issueLink = async (user: UserListing) => {
+    setRowError(null)
+    try {
+      setIssued({ email: user.email, link: await peopleApi.passwordLink(user.id) })
+      setCreated(null)
+      setRemoved(null)
+      window.scrollTo({ top: 0 })
+    } catch (error) {
+      setRowError({ id: user.id, error })
+    }
+  }
+
   const remove = async (user: UserListing) => {
     setRowError(null)
     try {
@@ -79,6 +94,16 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
       </p>
 
       {created && <NewUser created={created} onDone={() => setCreated(null)} />}
+      {issued && (
+        <Banner
+          kind="success"
+          title={`A new ${issued.link.purpose === 'invitation' ? 'invitation' : 'password reset'} link for ${issued.email}`}
+          onDismiss={() => setIssued(null)}
+        >
+          <OneTimeLink link={issued.link} email={issued.email} />
+          <p className="muted">Their earlier links no longer work.</p>
+        </Banner>
+      )}
       {removed && (
         <Banner kind="success" title={`Removed ${removed.email}`} onDismiss={() => setRemoved(null)}>
           <p>
@@ -93,6 +118,7 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
         onCreated={(c) => {
           setCreated(c)
           setRemoved(null)
+          setIssued(null)
           setUsers((list) => [...(list ?? []), c.user])
         }}
       />
@@ -156,6 +182,15 @@ export function UsersPage({ me, onMeChanged }: { me: Me; onMeChanged: (me: Me) =
                   <td data-label="Integrations">{u.integrations}</td>
                   <td data-label="Added">{formatDate(u.created_at)}</td>
                   <td className="cell-actions">
+                    {!self && (
+                      <ConfirmButton
+                        question={`Issue a new link for ${u.email} to choose a password? Their earlier links stop working.`}
+                        confirmLabel="Issue link"
+                        onConfirm={() => issueLink(u)}
+                      >
+                        Password link
+                      </ConfirmButton>
+                    )}
                     {self ? (
                       <span className="muted no-action">—</span>
                     ) : (
@@ -271,9 +306,10 @@ function NewUser({ created, onDone }: { created: CreatedUser; onDone: () => void
 
   return (
     <Banner kind="success" title={`Added ${created.user.email} (${created.user.plan})`} onDismiss={onDone}>
+      <OneTimeLink link={created.invitation} email={created.user.email} />
       <p className="warning">
-        <strong>Copy their API key now</strong> and hand it over privately: this is the only time it is shown.
-        They sign in with it.
+        Their first <strong>API key</strong>, for scripts and agents, is shown this once too: copy it now if
+        they need one.
       </p>
       <div className="new-key">
         <code ref={codeRef} data-testid="new-user-api-key">
