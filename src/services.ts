@@ -42,6 +42,10 @@ import { eventDaysFloor } from './core/retention/policy.ts'
 import { Pruner } from './core/retention/pruner.ts'
 import { retentionView, type RetentionView } from './core/retention/view.ts'
 import { TriggerLifecycle } from './core/triggers/lifecycle.ts'
+import { Approvals } from './core/models/approvals.ts'
+import { ModelConnections, type ModelSandboxBinding } from './core/models/connections.ts'
+import { aiSdkClient } from './core/models/providers/ai-sdk.ts'
+import { ModelRunner } from './core/models/runner.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './server/metrics.ts'
 
 /**
@@ -55,15 +59,28 @@ export async function openSandboxes(
 ): Promise<{
   url?: string
   bindings: Map<string, SandboxBinding>
+  /** The model sandbox's OpenAI endpoint: the "Sandbox model" connection. */
+  model?: ModelSandboxBinding
   close(): Promise<void>
 }> {
   if (config.production) return { bindings: new Map(), close: async () => {} }
-  const { sandboxBindings } = await import('./sandboxes/index.ts')
+  const { sandboxBindings, modelSandboxBindings } = await import('./sandboxes/index.ts')
+  const model = (url: string) => modelSandboxBindings(url).get('openai')
   if (config.sandboxUrl)
-    return { url: config.sandboxUrl, bindings: sandboxBindings(config.sandboxUrl), close: async () => {} }
+    return {
+      url: config.sandboxUrl,
+      bindings: sandboxBindings(config.sandboxUrl),
+      model: model(config.sandboxUrl),
+      close: async () => {},
+    }
   const { startSandboxServer } = await import('./sandboxes/server.ts')
   const server = await startSandboxServer({ port: start.port, host: '127.0.0.1' })
-  return { url: server.url, bindings: sandboxBindings(server.url), close: server.close }
+  return {
+    url: server.url,
+    bindings: sandboxBindings(server.url),
+    model: model(server.url),
+    close: server.close,
+  }
 }
 
 /** The composition root: the one place that wires core to the platform registry (and sandboxes). */
@@ -87,6 +104,10 @@ export interface Services {
   runtimes: Map<string, PlatformRuntime>
   agents: Agents
   runs: Runs
+  /** Model providers people connect, and the sandbox model (docs/model-agents.md). */
+  modelConnections: ModelConnections
+  /** Approval requests of model runs. */
+  approvals: Approvals
   /** Tool steps an external agent calls with its run token, recorded on the run's timeline. */
   toolCalls: ToolCallRecorder
   /** What a run token may act on. */
@@ -133,6 +154,8 @@ export async function createServices(
   options: {
     /** The sandboxes the product may use, by platform id; none in production. */
     sandboxes?: Map<string, SandboxBinding>
+    /** The sandbox model this deployment offers; none in production. */
+    modelSandbox?: ModelSandboxBinding
     store?: Store
     env?: NodeJS.ProcessEnv
     /** How long API key and integration lookups are cached in process (tests stretch it to prove the change feed). */
@@ -193,12 +216,25 @@ export async function createServices(
     config.agentNetworks,
     options.backoff?.deliveryMs,
   )
+  const modelConnections = new ModelConnections(store.db, sealer, options.modelSandbox)
+  agents.modelConnections = modelConnections
+  const approvals = new Approvals(store.db, registry, (id, version) => agents.definitionAt(id, version))
   const handler = new AgentRunHandler(
     agents,
     users,
     runState,
     new StepRunner(registry, executor, runState, options.backoff?.stepMs),
     external,
+    new ModelRunner(
+      registry,
+      executor,
+      runState,
+      modelConnections,
+      integrations,
+      approvals,
+      aiSdkClient,
+      options.backoff?.stepMs,
+    ),
   )
   const logError = (err: unknown) => console.error('engine:', err instanceof Error ? err.message : err)
   const worker = new RunWorker(store.db, handler, config.runConcurrency, logError, config.runLeaseMs, metrics)
@@ -213,6 +249,7 @@ export async function createServices(
     worker.wake()
     announceRuns()
   }
+  approvals.onReady = runs.onReady
   store.changes.subscribe((kind) => {
     if (kind === 'runs') worker.wake()
   })
@@ -299,6 +336,8 @@ export async function createServices(
     keySource: source,
     agents,
     runs,
+    modelConnections,
+    approvals,
     runTokenScope,
     toolCalls: new ToolCallRecorder(runState, runTokenScope),
     triggers,

@@ -56,6 +56,7 @@ export async function startTestStack(
   const store = await openStore(databaseUrl ? { databaseUrl } : { memory: true })
   const services = await createServices(config, {
     sandboxes: sandbox.bindings,
+    modelSandbox: sandbox.model,
     store,
     env: options.env ?? {},
     cacheTtlMs: options.cacheTtlMs,
