@@ -126,3 +126,233 @@ describe('approvals', () => {
     expect(JSON.stringify(calls[1].request)).toContain('we keep tickets')
   })
 })
+
+async function approvalOf(runId: string) {
+  const { body } = await api.get('/v1/approvals')
+  return body.approvals.find((a: any) => a.run_id === runId)
+}
+
+describe('each complaint about model agents elsewhere, as a test', () => {
+  it('one malformed tool call does not kill the run: bad JSON and an unknown tool go back to the model', async () => {
+    const id = await ticket()
+    const model = await scriptedModel(stack, stack.apiKey, [
+      {
+        tool_calls: [
+          { name: 'get_ticket', arguments: `{"ticket_id": ${id}`, id: 'call_bad' },
+          { name: 'get_tickets_please', arguments: {}, id: 'call_unknown' },
+        ],
+      },
+      { tool_calls: [{ name: 'get_ticket', arguments: { ticket_id: id }, id: 'call_good' }] },
+      { text: 'fixed it' },
+    ])
+    const run = await waitForRun(
+      api,
+      await start(await agent(model.connectionId), { ticket_id: id }),
+      settled,
+    )
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
+    const byKey = Object.fromEntries(run.timeline.map((e: any) => [e.key, e]))
+    expect(byKey.call_bad.error.code).toBe('invalid_input')
+    expect(byKey.call_unknown.error).toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('get_ticket'),
+    })
+    expect(byKey.call_good.status).toBe('succeeded')
+    const calls = await model.calls()
+    expect(JSON.stringify(calls[1].request)).toContain('there is no tool get_tickets_please')
+  })
+
+  it('tool errors past the repair budget end the run out of budget, not as a success', async () => {
+    const model = await scriptedModel(stack, stack.apiKey, [
+      { tool_calls: [{ name: 'nope', arguments: {}, id: 'c1' }] },
+      { tool_calls: [{ name: 'nope', arguments: { a: 1 }, id: 'c2' }] },
+      { text: 'never reached' },
+    ])
+    const run = await waitForRun(
+      api,
+      await start(await agent(model.connectionId, { budget: { tool_errors: 1 } }), { ticket_id: 1 }),
+      settled,
+    )
+    expect(run.status).toBe('budget_exhausted')
+    expect(run.error).toMatchObject({ code: 'budget_exhausted', budget: 'tool_errors' })
+  })
+
+  it('running out of model calls is budget_exhausted, keeps the transcript, and the budget holds across a resume', async () => {
+    const id = await ticket()
+    const model = await scriptedModel(stack, stack.apiKey, [
+      {
+        tool_calls: [
+          { name: 'update_ticket', arguments: { ticket_id: id, status: 'pending' }, id: 'c_write' },
+        ],
+      },
+      { tool_calls: [{ name: 'get_ticket', arguments: { ticket_id: id }, id: 'c_read' }] },
+      { text: 'all done' },
+    ])
+    const runId = await start(await agent(model.connectionId, { budget: { model_calls: 2 } }), {
+      ticket_id: id,
+    })
+    expect((await waitForRun(api, runId, settled)).status).toBe('waiting_for_approval')
+    // The approval sends the run back to the queue: a new execution, which must count the call before it.
+    const approval = await approvalOf(runId)
+    await api.post(`/v1/approvals/${approval.id}/decide`, {
+      decisions: [{ tool_call_id: 'c_write', decision: 'approve' }],
+    })
+    const stopped = await waitForRun(api, runId, (r) => settled(r) && r.status !== 'waiting_for_approval')
+    expect(stopped.status).toBe('budget_exhausted')
+    expect(stopped.error).toMatchObject({
+      budget: 'model_calls',
+      message: expect.stringContaining('2 model calls'),
+    })
+    expect(stopped.timeline.filter((e: any) => e.kind === 'model_call')).toHaveLength(2)
+    expect((await model.calls()).length).toBe(2)
+    // Extend and continue: the run resumes where it stopped and finishes.
+    const extended = await api.post(`/v1/runs/${runId}/extend`, { model_calls: 1 })
+    expect(extended.status, JSON.stringify(extended.body)).toBe(200)
+    const done = await waitForRun(api, runId, settled)
+    expect(done.status, JSON.stringify(done.error)).toBe('succeeded')
+    expect(done.result).toBe('all done')
+    expect((await model.calls()).length).toBe(3)
+  })
+
+  it('an author cannot raise a budget past the plan ceiling, on saving or by extending', async () => {
+    const member = await stack.createUser('free')
+    const memberApi = client(stack, member.apiKey)
+    const refused = await memberApi.post('/v1/agents', {
+      name: 'spender',
+      kind: 'model',
+      instructions: 'spend',
+      model: { connection: 'Sandbox model', name: 'sandbox-model' },
+      budget: { cost_usd: 1000 },
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body.errors).toContainEqual({
+      field: 'budget.cost_usd',
+      message: expect.stringContaining('at most 1'),
+    })
+  })
+
+  it('the same call with the same arguments and result, again and again, stops as a loop', async () => {
+    const id = await ticket()
+    const call = (n: number) => ({
+      tool_calls: [{ name: 'get_ticket', arguments: { ticket_id: id }, id: `loop_${n}` }],
+    })
+    const model = await scriptedModel(stack, stack.apiKey, [
+      call(1),
+      call(2),
+      call(3),
+      call(4),
+      { text: 'x' },
+    ])
+    const run = await waitForRun(
+      api,
+      await start(await agent(model.connectionId), { ticket_id: id }),
+      settled,
+    )
+    expect(run.status).toBe('failed')
+    expect(run.error.code).toBe('loop_detected')
+    expect((await model.calls()).length).toBe(3)
+  })
+
+  it('escalating to a person is an ending of its own', async () => {
+    const model = await scriptedModel(stack, stack.apiKey, [
+      {
+        tool_calls: [
+          { name: 'escalate_to_person', arguments: { reason: 'the customer is a lawyer' }, id: 'e1' },
+        ],
+      },
+    ])
+    const run = await waitForRun(api, await start(await agent(model.connectionId), { ticket_id: 1 }), settled)
+    expect(run.status).toBe('escalated')
+    expect(run.result).toEqual({ reason: 'the customer is a lawyer' })
+  })
+
+  it('succeeds only with a final answer valid against the output schema; an invalid one goes back to the model', async () => {
+    const model = await scriptedModel(stack, stack.apiKey, [
+      { text: 'not json' },
+      { text: JSON.stringify({ verdict: 7 }) },
+      { text: JSON.stringify({ verdict: 'keep' }) },
+    ])
+    const output = {
+      type: 'object',
+      properties: { verdict: { type: 'string' } },
+      required: ['verdict'],
+      additionalProperties: false,
+    }
+    const run = await waitForRun(
+      api,
+      await start(await agent(model.connectionId, { output }), { ticket_id: 1 }),
+      settled,
+    )
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
+    expect(run.result).toEqual({ verdict: 'keep' })
+    expect((await model.calls()).length).toBe(3)
+  })
+})
+
+describe('approval decisions', () => {
+  it('parallel calls needing approval are one request; edits are checked again; approve for the rest of the run', async () => {
+    const a = await ticket()
+    const b = await ticket()
+    const model = await scriptedModel(stack, stack.apiKey, [
+      {
+        tool_calls: [
+          { name: 'update_ticket', arguments: { ticket_id: a, status: 'pending' }, id: 'u1' },
+          { name: 'update_ticket', arguments: { ticket_id: b, status: 'pending' }, id: 'u2' },
+        ],
+      },
+      { tool_calls: [{ name: 'update_ticket', arguments: { ticket_id: a, status: 'solved' }, id: 'u3' }] },
+      { text: 'updated' },
+    ])
+    const runId = await start(await agent(model.connectionId), { ticket_id: a })
+    await waitForRun(api, runId, settled)
+    const approval = await approvalOf(runId)
+    expect(approval.calls.map((c: any) => c.tool_call_id)).toEqual(['u1', 'u2'])
+    const bad = await api.post(`/v1/approvals/${approval.id}/decide`, {
+      decisions: [{ tool_call_id: 'u1', decision: 'approve', input: { ticket_id: 'not a number' } }],
+    })
+    expect(bad.status).toBe(400)
+    expect(bad.body.errors[0].field).toMatch(/^decisions\[0\]\.input/)
+    // One call decided leaves the run waiting for the other.
+    await api.post(`/v1/approvals/${approval.id}/decide`, {
+      decisions: [{ tool_call_id: 'u1', decision: 'approve', input: { ticket_id: a, status: 'open' } }],
+    })
+    expect((await api.get(`/v1/runs/${runId}`)).body.status).toBe('waiting_for_approval')
+    await api.post(`/v1/approvals/${approval.id}/decide`, {
+      decisions: [{ tool_call_id: 'u2', decision: 'approve_for_run' }],
+    })
+    const run = await waitForRun(api, runId, (r) => settled(r) && r.status !== 'waiting_for_approval')
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
+    const byKey = Object.fromEntries(run.timeline.map((e: any) => [e.key, e]))
+    expect(byKey.u1.output.status).toBe('open') // the edited input ran, not the model's
+    expect(byKey.u3.status).toBe('succeeded') // approved for the rest of the run: no second request
+    expect(
+      (await api.get('/v1/approvals?status=all')).body.approvals.filter((x: any) => x.run_id === runId),
+    ).toHaveLength(1)
+  })
+
+  it('an approval nobody decides expires, and the calls count as denied', async () => {
+    const id = await ticket()
+    const model = await scriptedModel(stack, stack.apiKey, [
+      { tool_calls: [{ name: 'delete_ticket', arguments: { ticket_id: id }, id: 'd1' }] },
+      { text: 'nothing deleted' },
+    ])
+    const runId = await start(await agent(model.connectionId), { ticket_id: id })
+    await waitForRun(api, runId, settled)
+    // A day passes: the request and the run's wait end now.
+    const past = new Date(Date.now() - 1000)
+    await stack.services.store.db
+      .updateTable('approvals')
+      .set({ expires_at: past })
+      .where('run_id', '=', runId)
+      .execute()
+    await stack.services.store.db
+      .updateTable('runs')
+      .set({ available_at: past })
+      .where('id', '=', runId)
+      .execute()
+    const run = await waitForRun(api, runId, (r) => settled(r) && r.status !== 'waiting_for_approval')
+    expect(run.status).toBe('succeeded')
+    expect(run.timeline.find((e: any) => e.key === 'd1').error.code).toBe('expired')
+    expect((await api.run('zendesk.get_ticket', integration, { ticket_id: id })).status).toBe(200)
+  })
+})
