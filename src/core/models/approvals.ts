@@ -177,6 +177,16 @@ export class Approvals {
    */
   async decide(user: User, id: string, raw: unknown): Promise<ApprovalView> {
     const { decisions } = parseOrThrow(DecideInput, raw)
+    // Read before the transaction: the embedded store has one connection, which the transaction holds.
+    const owner = await this.db
+      .selectFrom('approvals')
+      .innerJoin('runs', 'runs.id', 'approvals.run_id')
+      .select(['runs.agent_id', 'runs.agent_version'])
+      .where('approvals.id', '=', id)
+      .where('approvals.user_id', '=', user.id)
+      .executeTakeFirst()
+    if (!owner) throw notFound('approval')
+    const def = await this.definitionAt(owner.agent_id, owner.agent_version)
     const ready = await this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom('approvals')
@@ -188,8 +198,6 @@ export class Approvals {
           'approvals.decisions',
           'approvals.expires_at',
           'approvals.run_id',
-          'runs.agent_id',
-          'runs.agent_version',
           'runs.status as run_status',
         ])
         .where('approvals.id', '=', id)
@@ -210,7 +218,6 @@ export class Approvals {
         )
       const calls = row.calls as PendingCall[]
       const stored = { ...(row.decisions as Record<string, Decision>) }
-      const def = await this.definitionAt(row.agent_id, row.agent_version)
       const errors: FieldError[] = []
       for (const [i, d] of decisions.entries()) {
         const call = calls.find((c) => c.tool_call_id === d.tool_call_id)

@@ -21,10 +21,19 @@ export async function extendRun(
   const more = parseOrThrow(BudgetInput, raw ?? {}) as Partial<Budget>
   if (Object.keys(more).length === 0)
     throw invalidInput([{ field: 'model_calls', message: `say what to add: ${BUDGET_FIELDS.join(', ')}` }])
+  // Read before the transaction: the embedded store has one connection, which the transaction holds.
+  const owned = await db
+    .selectFrom('runs')
+    .select(['agent_id', 'agent_version'])
+    .where('id', '=', runId)
+    .where('user_id', '=', user.id)
+    .executeTakeFirst()
+  if (!owned) throw notFound('run')
+  const def = await definitionAt(owned.agent_id, owned.agent_version)
   await db.transaction().execute(async (trx) => {
     const run = await trx
       .selectFrom('runs')
-      .select(['id', 'status', 'agent_id', 'agent_version', 'model_state'])
+      .select(['id', 'status', 'model_state'])
       .where('id', '=', runId)
       .where('user_id', '=', user.id)
       .forUpdate()
@@ -35,7 +44,6 @@ export async function extendRun(
         'conflict',
         `only a run that ran out of budget is extended; this one is ${run.status}`,
       )
-    const def = await definitionAt(run.agent_id, run.agent_version)
     const state = (run.model_state ?? {
       approvals: {},
       approved_for_run: [],
