@@ -1,6 +1,7 @@
 import { ERROR_CODES, statusOf } from '../core/errors.ts'
 import type { ToolRegistry } from '../core/tools/catalog.ts'
 import { agentPaths, agentSchemas } from './openapi-agents.ts'
+import { modelPaths, modelSchemas } from './openapi-models.ts'
 
 const problem = { $ref: '#/components/schemas/Problem' }
 const errors = (...codes: number[]) =>
@@ -252,6 +253,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           },
         },
         ...agentSchemas,
+        ...modelSchemas,
         ConnectStart: {
           type: 'object',
           properties: {
@@ -665,6 +667,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         },
       },
       ...agentPaths,
+      ...modelPaths,
       '/mcp': mcpPath,
     },
   }
