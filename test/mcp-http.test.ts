@@ -44,6 +44,8 @@ describe('the tool list', () => {
       'list_agents',
       'start_agent_run',
       'get_run',
+      'list_approvals',
+      'decide_approval',
       ...steps.map((s) => toolNameOf(s.id)),
     ])
     for (const step of steps) {
@@ -109,6 +111,11 @@ describe('the tool list', () => {
     ],
     ['get_run', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
     ['start_agent_run', { readOnlyHint: false, destructiveHint: false, idempotentHint: false }],
+    [
+      'list_approvals',
+      { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    ],
+    ['decide_approval', { readOnlyHint: false, destructiveHint: true, idempotentHint: false }],
   ])('%s is annotated %o', (name, hints) => {
     expect(tool(name).annotations).toMatchObject({ openWorldHint: true, ...hints })
   })

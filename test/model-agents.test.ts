@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectZendesk } from './helpers/connect.ts'
 import { scriptedModel, settled, waitForRun } from './helpers/model-agents.ts'
+import { callOk, httpClient } from './helpers/mcp.ts'
 import { client } from './helpers/stack.ts'
 import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 
@@ -354,5 +355,120 @@ describe('approval decisions', () => {
     expect(run.status).toBe('succeeded')
     expect(run.timeline.find((e: any) => e.key === 'd1').error.code).toBe('expired')
     expect((await api.run('zendesk.get_ticket', integration, { ticket_id: id })).status).toBe(200)
+  })
+})
+
+describe('model connections', () => {
+  it('keys are sealed and never answered; the sandbox model is offered without a key and says what it is', async () => {
+    const secret = `sk-${'s3cret'.repeat(6)}`
+    const created = await api.post('/v1/model-connections', {
+      name: 'real openai',
+      protocol: 'openai-responses',
+      base_url: 'https://api.openai.com/v1',
+      api_key: secret,
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const listed = await api.get('/v1/model-connections')
+    expect(listed.text).not.toContain(secret)
+    expect(created.text).not.toContain(secret)
+    const row = await stack.services.store.db
+      .selectFrom('model_connections')
+      .select('api_key')
+      .where('id', '=', created.body.id)
+      .executeTakeFirstOrThrow()
+    expect(row.api_key).not.toContain(secret)
+    expect(listed.body.model_connections[0]).toMatchObject({
+      id: 'mc_sandbox',
+      name: 'Sandbox model',
+      sandbox: true,
+      has_key: false,
+    })
+    expect((await api.delete(`/v1/model-connections/${created.body.id}`)).status).toBe(204)
+  })
+
+  it.each([
+    [{ name: 'x', protocol: 'gemini', base_url: 'https://x.test' }, 'protocol'],
+    [{ name: 'x', protocol: 'openai-chat', base_url: 'ftp://x.test', api_key: 'k' }, 'base_url'],
+    [{ name: 'x', protocol: 'anthropic', base_url: 'https://x.test' }, 'api_key'],
+    [{ name: '', protocol: 'openai-chat', base_url: 'https://x.test', api_key: 'k' }, 'name'],
+    [{ name: 'x', protocol: 'openai-chat', base_url: 'https://x.test', api_key: 'k', extra: 1 }, ''],
+  ])('refuses %o naming the field', async (input, field) => {
+    const { status, body } = await api.post('/v1/model-connections', input)
+    expect(status).toBe(400)
+    if (field) expect(body.errors.map((e: any) => e.field)).toContain(field)
+  })
+
+  it("only an admin shares a connection, and another user's own connection is not theirs to use", async () => {
+    const member = await stack.createUser('pro')
+    const memberApi = client(stack, member.apiKey)
+    const shared = await memberApi.post('/v1/model-connections', {
+      name: 'shared',
+      protocol: 'openai-compatible',
+      base_url: 'http://127.0.0.1:1/v1',
+      shared: true,
+    })
+    expect(shared.status).toBe(403)
+    const mine = await api.post('/v1/model-connections', {
+      name: 'admin only',
+      protocol: 'openai-compatible',
+      base_url: 'http://127.0.0.1:1/v1',
+    })
+    const refused = await memberApi.post('/v1/agents', {
+      name: 'borrower',
+      kind: 'model',
+      instructions: 'x',
+      model: { connection: mine.body.id, name: 'm' },
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body.errors[0].field).toBe('model.connection')
+  })
+
+  it("saving names the field OpenAI's strict mode would refuse, and a read that asks for approval", async () => {
+    const { status, body } = await api.post('/v1/agents', {
+      name: 'strict',
+      kind: 'model',
+      instructions: 'x',
+      model: { connection: 'Sandbox model', name: 'sandbox-model' },
+      tools: [
+        { tool: 'zendesk.update_ticket', integration, strict: true },
+        { tool: 'zendesk.get_ticket', integration, require_approval: true },
+        { tool: 'zendesk.delete_ticket', integration, require_approval: false },
+      ],
+    })
+    expect(status).toBe(400)
+    const fields = body.errors.map((e: any) => `${e.field}: ${e.message}`)
+    expect(fields.some((f: string) => f.startsWith('tools[0].strict:') && /optional/.test(f))).toBe(true)
+    expect(fields.some((f: string) => f.startsWith('tools[1].require_approval: a read never'))).toBe(true)
+    expect(
+      fields.some((f: string) => f.startsWith('tools[2].require_approval:') && /destructive/.test(f)),
+    ).toBe(true)
+  })
+})
+
+describe('over MCP', () => {
+  it('starts a model agent, lists its approval and denies it, and reads the run', async () => {
+    const id = await ticket()
+    const model = await scriptedModel(stack, stack.apiKey, [
+      { tool_calls: [{ name: 'delete_ticket', arguments: { ticket_id: id }, id: 'mcp_del' }] },
+      { text: 'kept it' },
+    ])
+    const agentId = await agent(model.connectionId)
+    const mcp = await httpClient(stack.url, stack.apiKey)
+    try {
+      const started = await callOk(mcp, 'start_agent_run', { agent: agentId, inputs: { ticket_id: id } })
+      await waitForRun(api, started.id, settled)
+      const { approvals } = await callOk(mcp, 'list_approvals', {})
+      const approval = approvals.find((a: any) => a.run_id === started.id)
+      await callOk(mcp, 'decide_approval', {
+        approval_id: approval.id,
+        decisions: [{ tool_call_id: 'mcp_del', decision: 'deny', reason: 'not over MCP' }],
+      })
+      await waitForRun(api, started.id, (r) => settled(r) && r.status !== 'waiting_for_approval')
+      const run = await callOk(mcp, 'get_run', { run_id: started.id })
+      expect(run.status).toBe('succeeded')
+      expect(run.timeline.find((e: any) => e.key === 'mcp_del').error.code).toBe('denied')
+    } finally {
+      await mcp.close()
+    }
   })
 })
