@@ -345,7 +345,7 @@ describe('tenancy', () => {
       const { integrations } = (await rest(stack, stack.apiKey).get('/v1/integrations')).body
       for (const integration of integrations)
         expect(text).not.toContain(JSON.stringify(integration.account_name))
-      for (const listedTool of listed.slice(4))
+      for (const listedTool of listed.slice(6))
         expect(Object.keys(listedTool.inputSchema.properties!.integration)).toEqual(['type', 'description'])
       for (const integration of integrations) {
         const problem = await callFails(client, `${integration.platform}_api_call`, {
