@@ -472,3 +472,47 @@ describe('over MCP', () => {
     }
   })
 })
+
+describe('triggers start model agents like the other kinds', () => {
+  it('a new Zendesk ticket starts a model agent on the sandbox model, which reads it and answers', async () => {
+    const created = await api.post('/v1/agents', {
+      name: 'ticket reader',
+      kind: 'model',
+      inputs: [{ name: 'ticket_id', type: 'number', required: true }],
+      instructions:
+        'Read the new ticket with get_ticket, then say what it is about.\nticket_id: {{ inputs.ticket_id }}',
+      model: { connection: 'Sandbox model', name: 'sandbox-model' },
+      tools: [{ tool: 'zendesk.get_ticket', integration }],
+    })
+    expect(created.status, created.text).toBe(201)
+    const sub = await api.post(`/v1/agents/${created.body.id}/subscriptions`, {
+      trigger: 'zendesk.new_ticket',
+      integration,
+      mapping: { ticket_id: '{{ ticket.id }}' },
+      // The ticket below is made with the same integration: a change of its own.
+      start_on_own_changes: true,
+    })
+    expect(sub.status, sub.text).toBe(201)
+    if (sub.body.status !== 'active')
+      expect((await api.post(`/v1/subscriptions/${sub.body.id}/activate`, {})).status).toBe(200)
+    const id = await ticket()
+    let runId: string | undefined
+    const until = Date.now() + 20_000
+    while (!runId && Date.now() < until) {
+      runId = (await api.get(`/v1/runs?agent_id=${created.body.id}`)).body.runs[0]?.id
+      if (!runId) await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(runId).toBeDefined()
+    const run = await waitForRun(api, runId!, settled)
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
+    expect(run.started_by).toBe('trigger')
+    expect(run.inputs).toEqual({ ticket_id: id })
+    const read = run.timeline.find((e: any) => e.kind === 'tool_call')
+    expect(read).toMatchObject({
+      tool_id: 'zendesk.get_ticket',
+      status: 'succeeded',
+      input: { ticket_id: id },
+    })
+    expect(run.result).toContain('Sandbox model')
+  })
+})
