@@ -11,7 +11,10 @@ let api: ReturnType<typeof client>
 let integration: string
 
 beforeAll(async () => {
-  stack = await startTestStack({ backoff: { stepMs: [20, 20, 20] } })
+  stack = await startTestStack({
+    databaseUrl: process.env.TEST_DATABASE_URL,
+    backoff: { stepMs: [20, 20, 20] },
+  })
   api = client(stack, stack.apiKey)
   integration = (await connectZendesk(stack)).integrationId!
 })
