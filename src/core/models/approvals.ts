@@ -132,13 +132,14 @@ export class Approvals {
       .innerJoin('runs', 'runs.id', 'approvals.run_id')
       .innerJoin('agents', 'agents.id', 'runs.agent_id')
       .selectAll('approvals')
-      .select(['agents.id as agent_id', 'agents.name as agent_name'])
+      .select(['agents.id as agent_id', 'agents.name as agent_name', 'runs.status as run_status'])
       .where('approvals.user_id', '=', userId)
       .orderBy('approvals.created_at', 'desc')
       .limit(200)
     if (status !== 'all') query = query.where('approvals.status', '=', status)
     const rows = await query.execute()
-    return rows.map((r) => this.view(r))
+    const views = rows.map((r) => this.view(r))
+    return status === 'all' ? views : views.filter((v) => v.status === status)
   }
 
   async get(userId: string, id: string): Promise<ApprovalView> {
@@ -147,7 +148,7 @@ export class Approvals {
       .innerJoin('runs', 'runs.id', 'approvals.run_id')
       .innerJoin('agents', 'agents.id', 'runs.agent_id')
       .selectAll('approvals')
-      .select(['agents.id as agent_id', 'agents.name as agent_name'])
+      .select(['agents.id as agent_id', 'agents.name as agent_name', 'runs.status as run_status'])
       .where('approvals.user_id', '=', userId)
       .where('approvals.id', '=', id)
       .executeTakeFirst()
@@ -157,12 +158,18 @@ export class Approvals {
 
   private view(r: any): ApprovalView {
     const expired = r.status === 'pending' && r.expires_at.getTime() <= Date.now()
+    // A run cancelled (or ended) while it waited leaves its request open for nobody.
+    const orphaned =
+      r.status === 'pending' &&
+      r.run_status !== 'waiting_for_approval' &&
+      r.run_status !== 'queued' &&
+      r.run_status !== 'running'
     return {
       id: r.id,
       run_id: r.run_id,
       agent_id: r.agent_id,
       agent_name: r.agent_name,
-      status: expired ? 'expired' : r.status,
+      status: orphaned ? 'cancelled' : expired ? 'expired' : r.status,
       calls: r.calls as PendingCall[],
       decisions: r.decisions as Record<string, Decision>,
       created_at: r.created_at,
