@@ -519,3 +519,24 @@ describe('triggers start model agents like the other kinds', () => {
     expect(run.result).toContain('Sandbox model')
   })
 })
+
+describe('cancelling a run that waits for a person', () => {
+  it('ends it at once; its request leaves the inbox and can no longer be decided', async () => {
+    const id = await ticket()
+    const model = await scriptedModel(stack, stack.apiKey, [
+      { tool_calls: [{ name: 'delete_ticket', arguments: { ticket_id: id }, id: 'c_del' }] },
+      { text: 'x' },
+    ])
+    const runId = await start(await agent(model.connectionId), { ticket_id: id })
+    await waitForRun(api, runId, settled)
+    const approval = await approvalOf(runId)
+    const cancelled = await api.post(`/v1/runs/${runId}/cancel`)
+    expect(cancelled.body.status).toBe('cancelled')
+    expect(await approvalOf(runId)).toBeUndefined()
+    const late = await api.post(`/v1/approvals/${approval.id}/decide`, {
+      decisions: [{ tool_call_id: 'c_del', decision: 'approve' }],
+    })
+    expect(late.status).toBe(409)
+    expect((await api.run('zendesk.get_ticket', integration, { ticket_id: id })).status).toBe(200)
+  })
+})
