@@ -12,13 +12,7 @@ import {
   type ToolSet,
 } from 'ai'
 import { AppError } from '../../errors.ts'
-import type {
-  FinishReason,
-  ModelAnswer,
-  ModelClient,
-  ModelEndpoint,
-  TranscriptMessage,
-} from '../client.ts'
+import type { FinishReason, ModelAnswer, ModelClient, ModelEndpoint, TranscriptMessage } from '../client.ts'
 
 /**
  * The model port on the Vercel AI SDK 6.x (pinned; docs/model-agents.md says why not 7.x): the only
