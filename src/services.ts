@@ -54,6 +54,10 @@ import { Pruner } from './core/retention/pruner.ts'
 import { retentionView, type RetentionView } from './core/retention/view.ts'
 import { TriggerLifecycle } from './core/triggers/lifecycle.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './core/metrics-registry.ts'
+import { Approvals } from './core/models/approvals.ts'
+import { ModelConnections, type ModelSandboxBinding } from './core/models/connections.ts'
+import { aiSdkClient } from './core/models/providers/ai-sdk.ts'
+import { ModelRunner } from './core/models/runner.ts'
 
 /**
  * The sandboxes this deployment runs on. Production never does: its platforms are live or
@@ -68,10 +72,12 @@ export async function openSandboxes(
   bindings: Map<string, SandboxBinding>
   /** The identity provider sandbox, for single sign-on when no real provider is configured. */
   identity?: SandboxIdentity
+  /** The model sandbox's OpenAI endpoint: the "Sandbox model" connection. */
+  model?: ModelSandboxBinding
   close(): Promise<void>
 }> {
   if (config.production) return { bindings: new Map(), close: async () => {} }
-  const { sandboxBindings } = await import('./sandboxes/index.ts')
+  const { sandboxBindings, modelSandboxBindings } = await import('./sandboxes/index.ts')
   const { OIDC_CLIENT, OIDC_SANDBOX_DOMAINS } = await import('./sandboxes/oidc/seed.ts')
   const identity = (url: string): SandboxIdentity => ({
     settings: {
@@ -82,11 +88,13 @@ export async function openSandboxes(
     },
     domains: (parseSsoDomains(OIDC_SANDBOX_DOMAINS) as { rules: SsoDomainRule[] }).rules,
   })
+  const model = (url: string) => modelSandboxBindings(url).get('openai')
   if (config.sandboxUrl)
     return {
       url: config.sandboxUrl,
       bindings: sandboxBindings(config.sandboxUrl),
       identity: identity(config.sandboxUrl),
+      model: model(config.sandboxUrl),
       close: async () => {},
     }
   const { startSandboxServer } = await import('./sandboxes/server.ts')
@@ -95,6 +103,7 @@ export async function openSandboxes(
     url: server.url,
     bindings: sandboxBindings(server.url),
     identity: identity(server.url),
+    model: model(server.url),
     close: server.close,
   }
 }
@@ -133,6 +142,10 @@ export interface Services {
   runtimes: Map<string, PlatformRuntime>
   agents: Agents
   runs: Runs
+  /** Model providers people connect, and the sandbox model (docs/model-agents.md). */
+  modelConnections: ModelConnections
+  /** Approval requests of model runs. */
+  approvals: Approvals
   /** Tool steps an external agent calls with its run token, recorded on the run's timeline. */
   toolCalls: ToolCallRecorder
   /** What a run token may act on. */
@@ -181,6 +194,8 @@ export async function createServices(
     sandboxes?: Map<string, SandboxBinding>
     /** The identity provider sandbox, used for single sign-on when no provider is configured. */
     identity?: SandboxIdentity
+    /** The sandbox model this deployment offers; none in production. */
+    modelSandbox?: ModelSandboxBinding
     store?: Store
     env?: NodeJS.ProcessEnv
     /** How long API key and integration lookups are cached in process (tests stretch it to prove the change feed). */
@@ -243,12 +258,25 @@ export async function createServices(
     config.agentNetworks,
     options.backoff?.deliveryMs,
   )
+  const modelConnections = new ModelConnections(store.db, sealer, options.modelSandbox)
+  agents.modelConnections = modelConnections
+  const approvals = new Approvals(store.db, registry, (id, version) => agents.definitionAt(id, version))
   const handler = new AgentRunHandler(
     agents,
     users,
     runState,
     new StepRunner(registry, executor, runState, options.backoff?.stepMs),
     external,
+    new ModelRunner(
+      registry,
+      executor,
+      runState,
+      modelConnections,
+      integrations,
+      approvals,
+      aiSdkClient,
+      options.backoff?.stepMs,
+    ),
   )
   const logError = (err: unknown) => console.error('engine:', err instanceof Error ? err.message : err)
   const worker = new RunWorker(
@@ -271,6 +299,7 @@ export async function createServices(
     worker.wake()
     announceRuns()
   }
+  approvals.onReady = runs.onReady
   store.changes.subscribe((kind) => {
     if (kind === 'runs') worker.wake()
   })
@@ -377,6 +406,8 @@ export async function createServices(
     keySource: source,
     agents,
     runs,
+    modelConnections,
+    approvals,
     runTokenScope,
     toolCalls: new ToolCallRecorder(runState, runTokenScope),
     triggers,

@@ -44,6 +44,8 @@ describe('the tool list', () => {
       'list_agents',
       'start_agent_run',
       'get_run',
+      'list_approvals',
+      'decide_approval',
       ...steps.map((s) => toolNameOf(s.id)),
     ])
     for (const step of steps) {
@@ -109,6 +111,11 @@ describe('the tool list', () => {
     ],
     ['get_run', { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
     ['start_agent_run', { readOnlyHint: false, destructiveHint: false, idempotentHint: false }],
+    [
+      'list_approvals',
+      { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    ],
+    ['decide_approval', { readOnlyHint: false, destructiveHint: true, idempotentHint: false }],
   ])('%s is annotated %o', (name, hints) => {
     expect(tool(name).annotations).toMatchObject({ openWorldHint: true, ...hints })
   })
@@ -338,7 +345,7 @@ describe('tenancy', () => {
       const { integrations } = (await rest(stack, stack.apiKey).get('/v1/integrations')).body
       for (const integration of integrations)
         expect(text).not.toContain(JSON.stringify(integration.account_name))
-      for (const listedTool of listed.slice(4))
+      for (const listedTool of listed.slice(6))
         expect(Object.keys(listedTool.inputSchema.properties!.integration)).toEqual(['type', 'description'])
       for (const integration of integrations) {
         const problem = await callFails(client, `${integration.platform}_api_call`, {

@@ -143,12 +143,14 @@ describe('switchyard mcp against a service that pages its list', () => {
         const url = `http://127.0.0.1:${(small.server.address() as { port: number }).port}`
         const client = await stdioClient(url, stack.apiKey)
         const { tools, pages } = await listAll(client)
-        expect(pages).toBe(Math.ceil((stack.services.registry.list().length + 4) / 4))
+        expect(pages).toBe(Math.ceil((stack.services.registry.list().length + 6) / 4))
         expect(tools.map((t) => t.name)).toEqual([
           'search_tools',
           'list_agents',
           'start_agent_run',
           'get_run',
+          'list_approvals',
+          'decide_approval',
           ...stack.services.registry.list().map((s) => s.id.replace('.', '_')),
         ])
         await client.close()

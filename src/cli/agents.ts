@@ -18,7 +18,7 @@ interface Agent {
   id: string
   name: string
   description: string
-  kind: 'steps' | 'external'
+  kind: 'steps' | 'external' | 'model'
   version: number
   inputs: Array<{ name: string; type: string; required: boolean; description: string }>
   steps: Array<{
@@ -155,6 +155,12 @@ export async function agents(
             ],
           }
         const run = await waitFor(started.id, timeoutSeconds * 1000)
+        if (run.status === 'waiting_for_approval')
+          return {
+            value: run,
+            lines: [`Run ${run.id} waits for a person's approval: switchyard approvals list`],
+            code: 0,
+          }
         if (!FINISHED.has(run.status)) {
           return {
             value: run,
@@ -176,7 +182,8 @@ async function waitFor(runId: string, timeoutMs: number): Promise<Run> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const run = await ask<Run>('GET', `/v1/runs/${encodeURIComponent(runId)}`)
-    if (FINISHED.has(run.status) || Date.now() >= deadline) return run
+    if (FINISHED.has(run.status) || run.status === 'waiting_for_approval' || Date.now() >= deadline)
+      return run
     await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS))
   }
 }

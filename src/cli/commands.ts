@@ -18,6 +18,8 @@ import { runs, RUNS_USAGE } from './runs.ts'
 import { retention, RETENTION_USAGE } from './retention.ts'
 import { subscriptions, SUBSCRIPTIONS_USAGE } from './subscriptions.ts'
 import { triggers, TRIGGERS_USAGE } from './triggers.ts'
+import { models, MODELS_USAGE } from './models.ts'
+import { approvals, APPROVALS_USAGE } from './approvals.ts'
 
 const TOOLS_USAGE = `  tools list [--json]                     the tool step catalogue
   tools search <words> [--json]           search the catalogue
@@ -41,6 +43,8 @@ const COMMAND_USAGE: Record<string, string> = {
   retention: RETENTION_USAGE,
   agents: AGENTS_USAGE,
   runs: RUNS_USAGE,
+  models: MODELS_USAGE,
+  approvals: APPROVALS_USAGE,
   triggers: TRIGGERS_USAGE,
   subscriptions: SUBSCRIPTIONS_USAGE,
 }
@@ -86,6 +90,10 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
       return agents(sub, rest, parseArgs)
     case 'runs':
       return runs(sub, rest, parseArgs)
+    case 'models':
+      return models(sub, rest, parseArgs)
+    case 'approvals':
+      return approvals(sub, rest, parseArgs)
     case 'triggers':
       return triggers(sub, rest, parseArgs)
     case 'subscriptions':

@@ -1,12 +1,15 @@
 import type { parseArgs as ParseArgs } from 'node:util'
 import { answer, ask, duration, resolveAgent, table, when } from './output.ts'
 
-export const RUNS_USAGE = `  runs list [--agent <id|name>] [--status queued|running|succeeded|failed|cancelled]
+export const RUNS_USAGE = `  runs list [--agent <id|name>] [--status queued|running|waiting_for_approval|succeeded|failed|
+            cancelled|budget_exhausted|escalated]
             [--trigger <trigger id>] [--since <ISO time>] [--limit N] [--cursor <c>] [--json]
                                           runs, newest first
   runs get <run id> [--json]              a run and its timeline, one line per step
   runs cancel <run id> [--json]           stop a queued or running run
   runs rerun <run id> [--json]            run the agent's current version again with the same inputs
+  runs extend <run id> [--model-calls N] [--tool-calls N] [--tokens N] [--cost-usd X] [--json]
+                                          add to the budget of a model run that ran out, and continue it
 `
 
 interface Attempt {
@@ -51,7 +54,7 @@ export interface Run {
   timeline?: Entry[]
 }
 
-export const FINISHED = new Set(['succeeded', 'failed', 'cancelled'])
+export const FINISHED = new Set(['succeeded', 'failed', 'cancelled', 'budget_exhausted', 'escalated'])
 
 /** `switchyard runs …`: a run's record and timeline, through the running service's REST API. */
 export async function runs(
@@ -70,6 +73,10 @@ export async function runs(
       since: { type: 'string' },
       limit: { type: 'string' },
       cursor: { type: 'string' },
+      'model-calls': { type: 'string' },
+      'tool-calls': { type: 'string' },
+      tokens: { type: 'string' },
+      'cost-usd': { type: 'string' },
     },
   })
   const json = values.json ?? false
@@ -139,8 +146,21 @@ export async function runs(
           ],
         }
       })
+    case 'extend':
+      return answer(json, async () => {
+        const more: Record<string, number> = {}
+        for (const [option, field] of [
+          ['model-calls', 'model_calls'],
+          ['tool-calls', 'tool_calls'],
+          ['tokens', 'tokens'],
+          ['cost-usd', 'cost_usd'],
+        ] as const)
+          if (values[option] !== undefined) more[field] = Number(values[option])
+        const run = await ask<Run>('POST', `/v1/runs/${needId()}/extend`, more)
+        return { value: run, lines: [`Run ${run.id} extended: ${run.status}`] }
+      })
     default:
-      throw new Error('usage: switchyard runs list|get|cancel|rerun …')
+      throw new Error('usage: switchyard runs list|get|cancel|rerun|extend …')
   }
 }
 

@@ -16,7 +16,7 @@ export interface Metrics {
   /** A run claimed by a worker for its first execution, with how long it waited in the queue. */
   runStarted(queuedSeconds: number): void
   /** A run that ended, by its final status. */
-  runFinished(status: 'succeeded' | 'failed' | 'cancelled'): void
+  runFinished(status: 'succeeded' | 'failed' | 'cancelled' | 'budget_exhausted' | 'escalated'): void
 }
 
 /** For code paths nobody observes (tools, scripts, unit tests). */

@@ -17,6 +17,7 @@ import { agentRoutes } from './routes/agents.ts'
 import { apiKeyRoutes } from './routes/api-keys.ts'
 import { hookRoutes } from './routes/hooks.ts'
 import { runRoutes } from './routes/runs.ts'
+import { modelRoutes } from './routes/models.ts'
 import { triggerRoutes } from './routes/triggers.ts'
 import { integrationRoutes } from './routes/integrations.ts'
 import { oauthRoutes } from './routes/oauth.ts'
@@ -89,6 +90,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   retentionRoutes(app, services)
   agentRoutes(app, services)
   runRoutes(app, services)
+  modelRoutes(app, services)
   triggerRoutes(app, services)
   docsRoutes(app)
   await hookRoutes(app, services)
@@ -141,7 +143,11 @@ export async function startService(
   let services: Services | undefined
   let app: FastifyInstance
   try {
-    services = await createServices(config, { sandboxes: sandbox.bindings, identity: sandbox.identity })
+    services = await createServices(config, {
+      sandboxes: sandbox.bindings,
+      identity: sandbox.identity,
+      modelSandbox: sandbox.model,
+    })
     app = await buildApp(services, options)
     await app.listen({ port: config.port, host: config.host })
   } catch (err) {

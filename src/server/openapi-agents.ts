@@ -1,3 +1,5 @@
+import { modelAgentInputProperties } from './openapi-models.ts'
+
 // The agents, runs, triggers and subscriptions part of the OpenAPI document (docs/agents.md,
 // docs/triggers.md); the shapes follow src/core/agents/ and src/core/triggers/.
 
@@ -104,8 +106,9 @@ const agentInputProperties = {
     },
   },
   kind: {
-    enum: ['steps', 'external'],
-    description: 'steps: Switchyard runs tool steps; external: Switchyard delivers each run to your service',
+    enum: ['steps', 'external', 'model'],
+    description:
+      'steps: Switchyard runs tool steps; external: Switchyard delivers each run to your service; model: a language model works through tool steps (docs/model-agents.md)',
   },
   steps: {
     type: 'array',
@@ -132,7 +135,8 @@ const agentInputProperties = {
     type: 'object',
     additionalProperties: template,
     default: {},
-    description: "The run's result; without it, the last successful step's output",
+    description:
+      "Steps agents: the run's result as templates (without it, the last successful step's output). Model agents: a JSON Schema the final answer must satisfy (without it, free text)",
   },
   external: {
     type: 'object',
@@ -149,6 +153,7 @@ const agentInputProperties = {
       },
     },
   },
+  ...modelAgentInputProperties,
 }
 
 export const agentSchemas = {
@@ -212,7 +217,7 @@ export const agentSchemas = {
     properties: {
       seq: { type: 'integer' },
       key: { type: 'string' },
-      kind: { enum: ['step', 'tool_call', 'delivery'] },
+      kind: { enum: ['step', 'tool_call', 'delivery', 'model_call'] },
       tool_id: { type: ['string', 'null'] },
       tool_title: { type: ['string', 'null'] },
       integration_id: { type: ['string', 'null'] },
@@ -261,7 +266,18 @@ export const agentSchemas = {
       agent_id: { type: 'string' },
       agent_name: { type: 'string' },
       agent_version: { type: 'integer' },
-      status: { enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'] },
+      status: {
+        enum: [
+          'queued',
+          'running',
+          'waiting_for_approval',
+          'succeeded',
+          'failed',
+          'cancelled',
+          'budget_exhausted',
+          'escalated',
+        ],
+      },
       started_by: { enum: ['trigger', 'person', 'api', 'rerun'] },
       subscription_id: { type: ['string', 'null'] },
       trigger_id: { type: ['string', 'null'] },
@@ -674,7 +690,16 @@ export const agentPaths = {
         q('subscription_id', 'Only runs this subscription started'),
         q('trigger_id', 'Only runs a subscription of this trigger started'),
         q('status', 'Only runs in this status', {
-          enum: ['queued', 'running', 'succeeded', 'failed', 'cancelled'],
+          enum: [
+            'queued',
+            'running',
+            'waiting_for_approval',
+            'succeeded',
+            'failed',
+            'cancelled',
+            'budget_exhausted',
+            'escalated',
+          ],
         }),
         q('since', 'Created at or after (ISO 8601)', time),
         q('until', 'Created before (ISO 8601)', time),

@@ -2,6 +2,7 @@ import { ERROR_CODES, statusOf } from '../core/errors.ts'
 import type { ToolRegistry } from '../core/tools/catalog.ts'
 import { agentPaths, agentSchemas } from './openapi-agents.ts'
 import { peoplePaths, peopleSchemas } from './openapi-people.ts'
+import { modelPaths, modelSchemas } from './openapi-models.ts'
 
 const problem = { $ref: '#/components/schemas/Problem' }
 const errors = (...codes: number[]) =>
@@ -326,6 +327,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
           },
         },
         ...agentSchemas,
+        ...modelSchemas,
         ...peopleSchemas,
         ConnectStart: sent({ connect_url: { type: 'string' }, expires_at: time }),
         ApiKey: sent({
@@ -727,6 +729,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       },
       ...agentPaths,
       ...peoplePaths,
+      ...modelPaths,
       '/mcp': mcpPath,
     },
   }

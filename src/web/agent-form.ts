@@ -245,6 +245,9 @@ export function formOfAgent(
   agent: Agent,
   fieldsOf: (toolId: string) => readonly FormField[] | undefined,
 ): AgentForm {
+  // The page checks first: a model agent's instructions, model and tools have no place in this form yet.
+  if (agent.kind === 'model')
+    throw new Error('a model agent is edited over REST or the CLI (docs/model-agents.md)')
   return {
     name: agent.name,
     description: agent.description ?? '',

@@ -2345,7 +2345,15 @@ export interface paths {
           /** @description Only runs a subscription of this trigger started */
           trigger_id?: string
           /** @description Only runs in this status */
-          status?: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
+          status?:
+            | 'queued'
+            | 'running'
+            | 'waiting_for_approval'
+            | 'succeeded'
+            | 'failed'
+            | 'cancelled'
+            | 'budget_exhausted'
+            | 'escalated'
           /** @description Created at or after (ISO 8601) */
           since?: string
           /** @description Created before (ISO 8601) */
@@ -4478,6 +4486,397 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/model-connections': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Model connections you may use: yours, shared ones, and the sandbox model */
+    get: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': {
+              model_connections?: components['schemas']['ModelConnection'][]
+            }
+          }
+        }
+      }
+    }
+    put?: never
+    /** Connect a model provider; the key is sealed and never returned */
+    post: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string
+            /** @enum {unknown} */
+            protocol: 'openai-chat' | 'openai-responses' | 'anthropic' | 'openai-compatible'
+            /** Format: uri */
+            base_url: string
+            api_key?: string
+            /**
+             * @description Admins only: every user may use it
+             * @default false
+             */
+            shared?: boolean
+          }
+        }
+      }
+      responses: {
+        /** @description Connected */
+        201: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ModelConnection']
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        403: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/model-connections/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /** Remove a model connection */
+    delete: {
+      parameters: {
+        query?: never
+        header?: never
+        path: {
+          id: string
+        }
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description Removed */
+        204: {
+          headers: {
+            [name: string]: unknown
+          }
+          content?: never
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/approvals': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Model runs' tool calls waiting for a person */
+    get: {
+      parameters: {
+        query?: {
+          status?: 'pending' | 'decided' | 'expired' | 'cancelled' | 'all'
+        }
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': {
+              approvals?: components['schemas']['Approval'][]
+            }
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/approvals/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One approval request */
+    get: {
+      parameters: {
+        query?: never
+        header?: never
+        path: {
+          id: string
+        }
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['Approval']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/approvals/{id}/decide': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Approve, approve with edited input, approve for the rest of the run, or deny with a reason, per call */
+    post: {
+      parameters: {
+        query?: never
+        header?: never
+        path: {
+          id: string
+        }
+        cookie?: never
+      }
+      requestBody: {
+        content: {
+          'application/json': {
+            decisions: {
+              tool_call_id: string
+              /** @enum {unknown} */
+              decision: 'approve' | 'approve_for_run' | 'deny'
+              /** @description Edited input, checked against the step's schema */
+              input?: Record<string, unknown>
+              /** @description Given to the model with a denial */
+              reason?: string
+            }[]
+          }
+        }
+      }
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['Approval']
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        409: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/runs/{id}/extend': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Add to the budget of a model run that ran out, and continue it from its transcript */
+    post: {
+      parameters: {
+        query?: never
+        header?: never
+        path: {
+          id: string
+        }
+        cookie?: never
+      }
+      requestBody: {
+        content: {
+          'application/json': {
+            model_calls?: number
+            tool_calls?: number
+            tokens?: number
+            /** @description From the shipped, versioned price table */
+            cost_usd?: number
+            /** @description Working time of its model and tool calls */
+            wall_clock_s?: number
+            /** @description Tool errors the model may repair */
+            tool_errors?: number
+          }
+        }
+      }
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['Run']
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        409: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/mcp': {
     parameters: {
       query?: never
@@ -4780,10 +5179,10 @@ export interface components {
         description?: string
       }[]
       /**
-       * @description steps: Switchyard runs tool steps; external: Switchyard delivers each run to your service
+       * @description steps: Switchyard runs tool steps; external: Switchyard delivers each run to your service; model: a language model works through tool steps (docs/model-agents.md)
        * @enum {unknown}
        */
-      kind: 'steps' | 'external'
+      kind: 'steps' | 'external' | 'model'
       /** @default [] */
       steps?: {
         key: string
@@ -4804,7 +5203,7 @@ export interface components {
         on_failure?: 'stop' | 'continue'
       }[]
       /**
-       * @description The run's result; without it, the last successful step's output
+       * @description Steps agents: the run's result as templates (without it, the last successful step's output). Model agents: a JSON Schema the final answer must satisfy (without it, free text)
        * @default {}
        */
       output?: {
@@ -4822,6 +5221,40 @@ export interface components {
          */
         integrations?: string[]
       }
+      /** @description Model agents: what the model is told, a template over inputs and event ("{{ inputs.ticket_id }}") */
+      instructions?: string
+      model?: {
+        /** @description A model connection id or name ("Sandbox model" in the sandbox) */
+        connection: string
+        /** @description The model name, e.g. gpt-4.1 or sandbox-model */
+        name: string
+      }
+      /** @default [] */
+      tools?: {
+        /** @description A tool step id, e.g. zendesk.get_ticket */
+        tool: string
+        /** @description An integration id or account name; without it, the model chooses among the owner's accounts on the platform */
+        integration?: string
+        /** @description What the model calls it */
+        name?: string
+        description?: string
+        /** @description Writes only: each call waits for a person. Destructive steps always do, reads never */
+        require_approval?: boolean
+        /** @description Sent in OpenAI's strict mode; saving checks the schema's rules */
+        strict?: boolean
+      }[]
+      /** @description Per run; within the owner's plan's ceilings, which an author cannot raise */
+      budget?: {
+        model_calls?: number
+        tool_calls?: number
+        tokens?: number
+        /** @description From the shipped, versioned price table */
+        cost_usd?: number
+        /** @description Working time of its model and tool calls */
+        wall_clock_s?: number
+        /** @description Tool errors the model may repair */
+        tool_errors?: number
+      }
     }
     Agent: {
       /** @description Unique among your agents */
@@ -4838,10 +5271,10 @@ export interface components {
         description: string
       }[]
       /**
-       * @description steps: Switchyard runs tool steps; external: Switchyard delivers each run to your service
+       * @description steps: Switchyard runs tool steps; external: Switchyard delivers each run to your service; model: a language model works through tool steps (docs/model-agents.md)
        * @enum {unknown}
        */
-      kind: 'steps' | 'external'
+      kind: 'steps' | 'external' | 'model'
       steps: ({
         key: string
         /** @description A tool step id, e.g. trello.create_card */
@@ -4864,7 +5297,7 @@ export interface components {
         integration_name: string | null
       })[]
       /**
-       * @description The run's result; without it, the last successful step's output
+       * @description Steps agents: the run's result as templates (without it, the last successful step's output). Model agents: a JSON Schema the final answer must satisfy (without it, free text)
        * @default {}
        */
       output: {
@@ -4881,6 +5314,40 @@ export interface components {
          * @default []
          */
         integrations: string[]
+      }
+      /** @description Model agents: what the model is told, a template over inputs and event ("{{ inputs.ticket_id }}") */
+      instructions?: string
+      model?: {
+        /** @description A model connection id or name ("Sandbox model" in the sandbox) */
+        connection: string
+        /** @description The model name, e.g. gpt-4.1 or sandbox-model */
+        name: string
+      }
+      /** @default [] */
+      tools?: {
+        /** @description A tool step id, e.g. zendesk.get_ticket */
+        tool: string
+        /** @description An integration id or account name; without it, the model chooses among the owner's accounts on the platform */
+        integration?: string
+        /** @description What the model calls it */
+        name?: string
+        description?: string
+        /** @description Writes only: each call waits for a person. Destructive steps always do, reads never */
+        require_approval?: boolean
+        /** @description Sent in OpenAI's strict mode; saving checks the schema's rules */
+        strict?: boolean
+      }[]
+      /** @description Per run; within the owner's plan's ceilings, which an author cannot raise */
+      budget?: {
+        model_calls?: number
+        tool_calls?: number
+        tokens?: number
+        /** @description From the shipped, versioned price table */
+        cost_usd?: number
+        /** @description Working time of its model and tool calls */
+        wall_clock_s?: number
+        /** @description Tool errors the model may repair */
+        tool_errors?: number
       }
       id: string
       version: number
@@ -4907,7 +5374,7 @@ export interface components {
       seq: number
       key: string
       /** @enum {unknown} */
-      kind: 'step' | 'tool_call' | 'delivery'
+      kind: 'step' | 'tool_call' | 'delivery' | 'model_call'
       tool_id?: string | null
       tool_title?: string | null
       integration_id?: string | null
@@ -4936,7 +5403,15 @@ export interface components {
       agent_name: string
       agent_version: number
       /** @enum {unknown} */
-      status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
+      status:
+        | 'queued'
+        | 'running'
+        | 'waiting_for_approval'
+        | 'succeeded'
+        | 'failed'
+        | 'cancelled'
+        | 'budget_exhausted'
+        | 'escalated'
       /** @enum {unknown} */
       started_by: 'trigger' | 'person' | 'api' | 'rerun'
       subscription_id: string | null
@@ -5127,6 +5602,48 @@ export interface components {
         reason?: string
         run_id?: string
       }[]
+    }
+    ModelConnection: {
+      id: string
+      name: string
+      /** @enum {unknown} */
+      protocol: 'openai-chat' | 'openai-responses' | 'anthropic' | 'openai-compatible'
+      base_url: string
+      /** @description Whether a key is stored; the key itself is never returned */
+      has_key: boolean
+      shared: boolean
+      /** @enum {unknown} */
+      owner: 'you' | 'shared' | 'sandbox'
+      /** @description The sandbox model: scripted rules, no understanding */
+      sandbox: boolean
+      /** Format: date-time */
+      created_at?: string | null
+    }
+    Approval: {
+      id: string
+      run_id: string
+      agent_id: string
+      agent_name: string
+      /** @enum {unknown} */
+      status: 'pending' | 'decided' | 'expired' | 'cancelled'
+      calls: {
+        tool_call_id?: string
+        name?: string
+        tool?: string
+        effect?: string
+        input?: unknown
+        /** @description The call in words */
+        words?: string
+      }[]
+      decisions: {
+        [key: string]: Record<string, unknown>
+      }
+      /** Format: date-time */
+      created_at: string
+      /** Format: date-time */
+      expires_at: string
+      /** Format: date-time */
+      decided_at?: string | null
     }
     PasswordLink: {
       /** @enum {unknown} */

@@ -60,6 +60,7 @@ export async function startTestStack(
   const services = await createServices(config, {
     sandboxes: sandbox.bindings,
     identity: sandbox.identity,
+    modelSandbox: sandbox.model,
     store,
     env: options.env ?? {},
     cacheTtlMs: options.cacheTtlMs,

@@ -10,6 +10,8 @@ import type { ToolRegistry } from '../tools/catalog.ts'
 import { declaredFields, parseOrThrow, undeclaredFields } from '../validation.ts'
 import { refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts'
 import { AgentInput, definitionProblems, type AgentDefinition } from './definition.ts'
+import type { ModelConnections } from '../models/connections.ts'
+import { modelAgentProblems } from '../models/validate.ts'
 
 const MAX_CACHED_VERSIONS = 1_000
 
@@ -174,6 +176,8 @@ export class Agents {
 
   /** A version never changes once saved, so the worker reads each one from storage once. */
   private readonly versionCache = new Map<string, AgentDefinition>()
+  /** The model connections a model agent may name (set by the composition root). */
+  modelConnections?: ModelConnections
 
   /** The stored definition of one version, for the worker (no ownership check: the run was checked when it was made). */
   async definitionAt(agentId: string, version: number): Promise<AgentDefinition> {
@@ -222,6 +226,15 @@ export class Agents {
     // Refused now rather than on its first run: every delivery to it would fail.
     const refused = def.external && refusedWithoutLookup(def.external.url, this.networks)
     if (refused) errors.push({ field: 'external.url', message: refused.message })
+    if (def.kind === 'model') {
+      if (!this.modelConnections)
+        errors.push({ field: 'kind', message: 'this deployment runs no model agents' })
+      else
+        errors.push(
+          ...(await modelAgentProblems(user, def, this.registry, this.integrations, this.modelConnections)),
+        )
+    } else if (def.tools.length)
+      errors.push({ field: 'tools', message: 'only a model agent has tools; a steps agent lists steps' })
     for (const [i, step] of def.steps.entries()) {
       const registered = this.registry.get(step.tool)
       if (!registered) {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { checkExpression, checkTemplates } from '../expressions/templates.ts'
 import type { FieldError } from '../errors.ts'
+import { ModelAgentFields, TOOL_NAME, toolNameOf } from '../models/definition.ts'
 
 /** Names a person and a template both write: `{{ inputs.subject }}`, `{{ steps.find_card.output.id }}`. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
@@ -49,9 +50,9 @@ export const AgentInput = z.object({
     .array(InputVariable, { error: 'give the input variables as a list' })
     .max(50, 'at most 50 input variables')
     .default([]),
-  kind: z.enum(['steps', 'external'], {
+  kind: z.enum(['steps', 'external', 'model'], {
     error:
-      'choose steps (Switchyard runs tool steps) or external (Switchyard delivers each run to your service)',
+      'choose steps (Switchyard runs tool steps), external (Switchyard delivers each run to your service) or model (a language model works through tool steps)',
   }),
   steps: z
     .array(Step, { error: 'give the steps as a list' })
@@ -72,6 +73,7 @@ export const AgentInput = z.object({
         .default([]),
     })
     .optional(),
+  ...ModelAgentFields,
 })
 
 export type AgentDefinition = z.output<typeof AgentInput>
@@ -97,6 +99,8 @@ export function definitionProblems(def: AgentDefinition): FieldError[] {
       }
     })
     checkTemplates(def.output, 'output', errors)
+  } else if (def.kind === 'model') {
+    modelProblems(def, errors)
   } else {
     if (!def.external)
       errors.push({ field: 'external.url', message: 'give the http(s) address Switchyard delivers runs to' })
@@ -108,6 +112,35 @@ export function definitionProblems(def: AgentDefinition): FieldError[] {
   }
   return errors
 }
+
+/** A model agent's own fields; its `output` is a JSON Schema, not templates. */
+function modelProblems(def: AgentDefinition, errors: FieldError[]): void {
+  if (!def.instructions?.trim()) errors.push({ field: 'instructions', message: 'tell the model what to do' })
+  else checkTemplates({ instructions: def.instructions }, '', errors)
+  if (!def.model) errors.push({ field: 'model', message: 'choose a model connection and a model name' })
+  if (def.steps.length > 0)
+    errors.push({ field: 'steps', message: 'a model agent has tools, not steps: list them under tools' })
+  if (def.external) errors.push({ field: 'external', message: 'only an external agent has an address' })
+  const names = def.tools.map(toolNameOf)
+  names.forEach((name, i) => {
+    if (!TOOL_NAME.test(name))
+      errors.push({ field: `tools[${i}].name`, message: 'give the tool a name of letters, digits, _ or -' })
+  })
+  duplicates(names).forEach((i) =>
+    errors.push({
+      field: `tools[${i}].name`,
+      message: `another tool is called ${names[i]}; give this one a name`,
+    }),
+  )
+  if (names.includes(ESCALATE_TOOL))
+    errors.push({
+      field: 'tools',
+      message: `${ESCALATE_TOOL} is the model's way to hand the run to a person`,
+    })
+}
+
+/** The tool every model agent has: the run ends `escalated`, with the model's reason. */
+export const ESCALATE_TOOL = 'escalate_to_person'
 
 function duplicates(names: string[]): number[] {
   const seen = new Set<string>()

@@ -3,4 +3,6 @@ export interface RunError {
   code: string
   message: string
   step?: string
+  /** The budget a model run exhausted. */
+  budget?: string
 }

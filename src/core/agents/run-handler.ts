@@ -6,6 +6,7 @@ import type { RunState } from './run-state.ts'
 import type { RunRow } from './runs.ts'
 import { errorOf, type StepRunner } from './step-runner.ts'
 import type { Lease, RunHandler } from './worker.ts'
+import type { ModelRunner } from '../models/runner.ts'
 
 const USER_TTL_MS = 5_000
 
@@ -20,6 +21,7 @@ export class AgentRunHandler implements RunHandler {
     private readonly state: RunState,
     private readonly steps: StepRunner,
     private readonly external: ExternalDelivery,
+    private readonly models?: ModelRunner,
   ) {}
 
   private async user(id: string): Promise<User | undefined> {
@@ -47,6 +49,7 @@ export class AgentRunHandler implements RunHandler {
         return
       }
       if (def.kind === 'external') await this.external.execute(run, def, lease)
+      else if (def.kind === 'model' && this.models) await this.models.execute(run, def, user, lease)
       else await this.steps.execute(run, def, user, lease)
     } catch (err) {
       // Nothing a run meets may leave it running forever: an unexpected failure ends it, recorded.

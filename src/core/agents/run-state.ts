@@ -24,6 +24,12 @@ export interface StepEnd {
   error?: RunError | null
 }
 
+/** How a run may end: a model agent's run may also run out of budget or be handed to a person. */
+export type EndStatus = Extract<
+  RunStatus,
+  'succeeded' | 'failed' | 'cancelled' | 'budget_exhausted' | 'escalated'
+>
+
 /** How long an external agent may hold a delivered run before it is failed as timed out (docs/agents.md). */
 export const EXTERNAL_RUN_DEADLINE_MS = 24 * 60 * 60 * 1000
 
@@ -45,7 +51,7 @@ export interface Settled {
 interface RunEnd {
   runId: string
   holder: string
-  status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>
+  status: EndStatus
   result: unknown
   error: RunError | null
   settled: Settled[]
@@ -218,7 +224,7 @@ export class RunState {
   async finish(
     runId: string,
     lease: Lease,
-    status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>,
+    status: EndStatus,
     outcome: { result?: unknown; error?: RunError | null },
     settled: Settled[] = [],
   ): Promise<boolean> {
@@ -296,6 +302,40 @@ export class RunState {
       .where('cancel_requested', '=', false)
       .executeTakeFirst()
     return handed.numUpdatedRows > 0n
+  }
+
+  /**
+   * Waits for a person without holding a worker (docs/model-agents.md, "Approvals"): the run leaves
+   * its claim and is claimed again when the approval is decided, or at `until`, when it expires.
+   * False when the claim was lost or a cancel was asked for (the caller then ends the run).
+   */
+  async park(runId: string, lease: Lease, until: Date): Promise<boolean> {
+    const parked = await this.db
+      .updateTable('runs')
+      .set({
+        status: 'waiting_for_approval',
+        available_at: until,
+        lease_holder: null,
+        lease_expires_at: null,
+      })
+      .where('id', '=', runId)
+      .where('lease_holder', '=', lease.holder)
+      .where('status', '=', 'running')
+      .where('cancel_requested', '=', false)
+      .executeTakeFirst()
+    return parked.numUpdatedRows > 0n
+  }
+
+  /** A model run's own state (its budget extensions, tools approved for the rest of the run), under the claim. */
+  async modelState(runId: string, lease: Lease, value: unknown): Promise<boolean> {
+    const result = await this.db
+      .updateTable('runs')
+      .set({ model_state: JSON.stringify(value) })
+      .where('id', '=', runId)
+      .where('lease_holder', '=', lease.holder)
+      .where('status', '=', 'running')
+      .executeTakeFirst()
+    return result.numUpdatedRows > 0n
   }
 
   /** Whether the run has ended (by its worker, a cancel, or an external agent's report). */

@@ -90,7 +90,16 @@ export interface NewRun {
   failed?: RunError
 }
 
-const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
+const RUN_STATUSES = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'waiting_for_approval',
+  'budget_exhausted',
+  'escalated',
+] as const
 const MAX_PAGE = 200
 /** When a person or client refused for a full queue may try again: runs start by the second. */
 const QUEUE_FULL_RETRY_S = 10
@@ -208,7 +217,7 @@ export class Runs {
 
   async cancel(userId: string, runId: string): Promise<RunView> {
     const run = await this.row(userId, runId)
-    if (run.status !== 'queued' && run.status !== 'running')
+    if (run.status !== 'queued' && run.status !== 'running' && run.status !== 'waiting_for_approval')
       throw new AppError(
         'conflict',
         `the run has already ${run.status === 'cancelled' ? 'been cancelled' : run.status}`,
@@ -220,7 +229,7 @@ export class Runs {
       .updateTable('runs')
       .set({ cancel_requested: true })
       .where('id', '=', runId)
-      .where('status', 'in', ['queued', 'running'])
+      .where('status', 'in', ['queued', 'running', 'waiting_for_approval'])
       .execute()
     const error = { code: 'cancelled', message: 'cancelled by a person' }
     const stopped = await this.db
@@ -234,7 +243,7 @@ export class Runs {
       })
       .where('id', '=', runId)
       .where('user_id', '=', userId)
-      .where('status', 'in', ['queued', 'running'])
+      .where('status', 'in', ['queued', 'running', 'waiting_for_approval'])
       .where('lease_holder', 'is', null)
       .executeTakeFirst()
     if (stopped.numUpdatedRows > 0n) await this.closeWaitingEntries(runId, error)

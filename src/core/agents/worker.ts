@@ -316,7 +316,14 @@ export class RunWorker {
       where id in (select id from runs where status = 'running' and lease_holder is null and available_at < now() for update skip locked)`.execute(
       this.db,
     )
-    return Number(requeued.numAffectedRows ?? 0n)
+    // A model run waiting for a person whose approval expired goes back to the queue: it resumes with
+    // the expired calls denied (models/runner.ts). available_at holds the expiry while it waits.
+    const expired = await sql`
+      update runs set status = 'queued'
+      where id in (select id from runs where status = 'waiting_for_approval' and available_at < now() for update skip locked)`.execute(
+      this.db,
+    )
+    return Number(requeued.numAffectedRows ?? 0n) + Number(expired.numAffectedRows ?? 0n)
   }
 
   private async renew(runId: string, token: string): Promise<boolean> {

@@ -16,7 +16,7 @@ export const PRUNE_BATCH = 500
 /** Longer than a pass plausibly takes; a process that dies mid-pass gives the work up after this. */
 const PRUNE_LEASE_MS = 10 * 60_000
 const LEASE_KEY = 'retention:prune'
-const FINISHED = ['succeeded', 'failed', 'cancelled'] as const
+const FINISHED = ['succeeded', 'failed', 'cancelled', 'budget_exhausted', 'escalated'] as const
 
 export interface PruneCounts {
   runs: number

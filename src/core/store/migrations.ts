@@ -441,6 +441,61 @@ const migrations: Record<string, Migration> = {
       )
     },
   },
+  '0015_model_agents': {
+    async up(db: Kysely<any>) {
+      // Model connections (docs/model-agents.md): a provider's protocol, its base URL and a sealed
+      // key, the owner's own or shared by an admin with everyone.
+      await db.schema
+        .createTable('model_connections')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('protocol', 'text', (c) => c.notNull())
+        .addColumn('base_url', 'text', (c) => c.notNull())
+        .addColumn('api_key', 'text')
+        .addColumn('shared', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute()
+      await sql`create unique index model_connections_name on model_connections (user_id, name)`.execute(db)
+      // A model agent's run waits for a person without a worker, and ends out of budget or escalated
+      // as endings of their own, not as failures (issue 23).
+      await sql`alter table runs drop constraint runs_status_check`.execute(db)
+      await sql`alter table runs add constraint runs_status_check check (status in ('queued','running','succeeded','failed','cancelled','waiting_for_approval','budget_exhausted','escalated'))`.execute(
+        db,
+      )
+      // What a model run adds to its budget when a person extends it, and the tools approved for the
+      // rest of the run: both outlive the execution that read them.
+      await sql`alter table runs add column model_state jsonb`.execute(db)
+      await sql`create index runs_waiting on runs (available_at) where status = 'waiting_for_approval'`.execute(
+        db,
+      )
+      await sql`alter table run_steps drop constraint run_steps_kind_check`.execute(db)
+      await sql`alter table run_steps add constraint run_steps_kind_check check (kind in ('step','tool_call','delivery','model_call'))`.execute(
+        db,
+      )
+      // One request per model answer whose tool calls need a person: a decision per call.
+      await db.schema
+        .createTable('approvals')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id').onDelete('cascade'))
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('model_seq', 'integer', (c) => c.notNull())
+        .addColumn('status', 'text', (c) =>
+          c.notNull().check(sql`status in ('pending','decided','expired','cancelled')`),
+        )
+        .addColumn('calls', 'jsonb', (c) => c.notNull())
+        .addColumn('decisions', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
+        .addColumn('decided_by', 'text')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('decided_at', 'timestamptz')
+        .execute()
+      await sql`create unique index approvals_per_answer on approvals (run_id, model_seq)`.execute(db)
+      await sql`create index approvals_pending on approvals (user_id, created_at) where status = 'pending'`.execute(
+        db,
+      )
+    },
+  },
   '0016_people': {
     async up(db: Kysely<any>) {
       // Signing in like a person (issue 24, docs/security.md "People"): a password, stored only as its

@@ -133,10 +133,18 @@ export interface LeasesTable {
   expires_at: Date
 }
 
-export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
+export type RunStatus =
+  | 'queued'
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'cancelled'
+  | 'waiting_for_approval'
+  | 'budget_exhausted'
+  | 'escalated'
 export type RunStartedBy = 'trigger' | 'person' | 'api' | 'rerun'
 export type StepStatus = 'running' | 'succeeded' | 'failed' | 'skipped'
-export type TimelineKind = 'step' | 'tool_call' | 'delivery'
+export type TimelineKind = 'step' | 'tool_call' | 'delivery' | 'model_call'
 export type SubscriptionStatus = 'inactive' | 'active' | 'paused'
 export type WebhookStatus = 'pending' | 'active' | 'removing' | 'remove_failed'
 
@@ -245,6 +253,8 @@ export interface RunsTable {
   lease_holder: string | null
   lease_expires_at: Timestamp | null
   cancel_requested: ColumnType<boolean, boolean | undefined, boolean>
+  /** A model agent's run: budget extensions and tools approved for the rest of the run. */
+  model_state: ColumnType<unknown, string | null | undefined, string | null>
   created_at: DefaultNow
   started_at: Timestamp | null
   finished_at: Timestamp | null
@@ -282,6 +292,38 @@ export interface TriggerDeliveriesTable {
   subscriptions: Json<Record<string, { outcome: string; reason?: string; run_id?: string }>>
 }
 
+export type ModelProtocol = 'openai-chat' | 'openai-responses' | 'anthropic' | 'openai-compatible'
+
+export interface ModelConnectionsTable {
+  id: string
+  user_id: string
+  name: string
+  protocol: ModelProtocol
+  base_url: string
+  /** AES-256-GCM sealed key; null for a server that takes none. */
+  api_key: string | null
+  /** An admin's connection every user may use (never read). */
+  shared: ColumnType<boolean, boolean | undefined, boolean>
+  created_at: DefaultNow
+}
+
+export type ApprovalStatus = 'pending' | 'decided' | 'expired' | 'cancelled'
+
+export interface ApprovalsTable {
+  id: string
+  run_id: string
+  user_id: string
+  /** The timeline entry of the model answer whose calls wait. */
+  model_seq: number
+  status: ApprovalStatus
+  calls: Json<unknown>
+  decisions: ColumnType<unknown, string | undefined, string>
+  decided_by: string | null
+  created_at: DefaultNow
+  expires_at: Timestamp
+  decided_at: Timestamp | null
+}
+
 export interface Schema {
   users: UsersTable
   api_keys: ApiKeysTable
@@ -305,6 +347,8 @@ export interface Schema {
   runs: RunsTable
   run_steps: RunStepsTable
   trigger_deliveries: TriggerDeliveriesTable
+  model_connections: ModelConnectionsTable
+  approvals: ApprovalsTable
 }
 
 /** The typed database every store module queries. */

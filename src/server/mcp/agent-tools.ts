@@ -25,6 +25,38 @@ const GetRun = z
   })
   .strict()
 
+const ListApprovals = z
+  .object({
+    status: z
+      .enum(['pending', 'decided', 'expired', 'cancelled', 'all'])
+      .default('pending')
+      .describe('Which requests: pending by default'),
+  })
+  .strict()
+const DecideApproval = z
+  .object({
+    approval_id: z
+      .string()
+      .min(1, 'give the approval id that list_approvals returned')
+      .describe('The request'),
+    decisions: z
+      .array(
+        z
+          .object({
+            tool_call_id: z.string().min(1).describe('The call decided'),
+            decision: z.enum(['approve', 'approve_for_run', 'deny']),
+            input: z
+              .record(z.string(), z.unknown())
+              .optional()
+              .describe("Edited input, checked against the step's schema"),
+            reason: z.string().max(2000).optional().describe('Given to the model with a denial'),
+          })
+          .strict(),
+      )
+      .min(1),
+  })
+  .strict()
+
 const schemaOf = (schema: z.ZodType) => {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>
   return json as Tool['inputSchema']
@@ -66,6 +98,29 @@ export const AGENT_TOOLS: Tool[] = [
       "A run with its status, inputs, result or error, and its timeline: each step's tool, input, output or error and attempts.",
     inputSchema: schemaOf(GetRun),
     annotations: { title: 'Read a run', ...read },
+  },
+  {
+    name: 'list_approvals',
+    title: 'List approvals',
+    description:
+      "Model runs' tool calls waiting for a person (docs/model-agents.md): each request's calls in words, with their inputs.",
+    inputSchema: schemaOf(ListApprovals),
+    annotations: { title: 'List approvals', ...read },
+  },
+  {
+    name: 'decide_approval',
+    title: 'Decide an approval',
+    description:
+      'Approve, approve with edited input, approve a tool for the rest of the run, or deny with a reason (given to the model), per call. Decided by the person whose key calls this.',
+    inputSchema: schemaOf(DecideApproval),
+    // An approval lets a write or a destructive step go out.
+    annotations: {
+      title: 'Decide an approval',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
   },
 ]
 
@@ -113,6 +168,14 @@ export async function callAgentTool(
         )
         if (!found) throw notFound(`agent ${agent}`)
         return successResult(plain(await services.runs.start(caller.user, found.id, inputs, 'api')))
+      }
+      case 'list_approvals': {
+        const { status } = parseOrThrow(ListApprovals, args)
+        return successResult(plain({ approvals: await services.approvals.list(caller.user.id, status) }))
+      }
+      case 'decide_approval': {
+        const { approval_id, decisions } = parseOrThrow(DecideApproval, args)
+        return successResult(plain(await services.approvals.decide(caller.user, approval_id, { decisions })))
       }
       default: {
         const { run_id } = parseOrThrow(GetRun, args)

@@ -61,7 +61,9 @@ export function AgentOverview({ agent, current }: { agent: Agent; current: Agent
             ))}
           </ul>
         )}
-        {agent.kind === 'external' ? (
+        {agent.kind === 'model' ? (
+          <ModelDefinition agent={agent} />
+        ) : agent.kind === 'external' ? (
           <>
             <h3>External service</h3>
             <p className="wrap-anywhere">
@@ -211,5 +213,46 @@ function NewSigningSecret({ agentId }: { agentId: string }) {
       )}
       {error !== null && <ProblemMessage error={error} />}
     </div>
+  )
+}
+
+/** A model agent in words: what the model is told, which model, the tools it may choose from, its budget. */
+function ModelDefinition({ agent }: { agent: Agent }) {
+  const budget = Object.entries(agent.budget ?? {})
+  return (
+    <>
+      <h3>Instructions</h3>
+      <pre className="wrap-anywhere model-instructions">{agent.instructions}</pre>
+      <h3>Model</h3>
+      <p>
+        <code>{agent.model?.name}</code> <span className="muted">through {agent.model?.connection}</span>
+      </p>
+      <h3>Tools the model may use</h3>
+      {(agent.tools ?? []).length === 0 && <p className="muted">None.</p>}
+      <ul className="plain-list">
+        {(agent.tools ?? []).map((t) => (
+          <li key={t.name ?? t.tool}>
+            <code>{t.tool}</code>{' '}
+            <span className="muted">
+              on {t.integration ?? 'any of your accounts on the platform'}
+              {t.require_approval ? ', each call waits for a person' : ''}
+            </span>
+          </li>
+        ))}
+      </ul>
+      <p className="help">Destructive steps always wait for a person&apos;s approval; reads never do.</p>
+      {budget.length > 0 && (
+        <>
+          <h3>Budget per run</h3>
+          <ul className="plain-list">
+            {budget.map(([name, value]) => (
+              <li key={name}>
+                <span className="muted">{humanize(name)}:</span> {String(value)}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </>
   )
 }

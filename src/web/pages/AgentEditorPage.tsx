@@ -14,6 +14,7 @@ import {
 } from '../agent-form.ts'
 import { OutputEditor, SecretOnce, TemplateHelp, VariablesEditor } from '../components/AgentFormParts.tsx'
 import { FieldErrorText } from '../components/FieldErrorText.tsx'
+import { DocsLink } from '../components/DocsLink.tsx'
 import { FieldShell, fieldAria } from '../components/FieldShell.tsx'
 import { Link } from '../components/Link.tsx'
 import { FormProblem, ProblemMessage } from '../components/ProblemMessage.tsx'
@@ -49,7 +50,7 @@ export function AgentEditorPage({ id }: { id?: string }) {
       ([tools, integrations, agent]) => {
         if (!live) return
         setLoaded({ tools, integrations, agent })
-        if (agent) {
+        if (agent && agent.kind !== 'model') {
           const byId = new Map(tools.map((t) => [t.id, fieldsFromSchema(t.inputSchema)]))
           const form = formOfAgent(agent, (t) => byId.get(t))
           // A definition made over the API may name its integration by account name: the picker holds ids.
@@ -167,7 +168,14 @@ export function AgentEditorPage({ id }: { id?: string }) {
       </div>
       {loadError !== null && <ProblemMessage error={loadError} />}
       {!loaded && loadError === null && <p className="muted">Loading…</p>}
-      {loaded && (
+      {loaded?.agent?.kind === 'model' && (
+        <p data-testid="model-agent-not-editable">
+          A model agent&apos;s instructions, model, tools and budget are edited over REST or with{' '}
+          <code>switchyard agents update</code> for now; see{' '}
+          <DocsLink page="model-agents.md">model agents</DocsLink>.
+        </p>
+      )}
+      {loaded && loaded.agent?.kind !== 'model' && (
         <form className="agent-editor" onSubmit={save} noValidate>
           <section className="panel">
             <FieldShell id="agent-name" label="Name" messages={at.name}>

@@ -1,0 +1,182 @@
+import { z } from 'zod'
+import type { User } from '../access/users.ts'
+import type { Sealer } from '../connections/crypto.ts'
+import { AppError, invalidInput, notFound } from '../errors.ts'
+import { newId } from '../ids.ts'
+import type { Db } from '../store/database.ts'
+import type { ModelProtocol } from '../store/schema.ts'
+import { parseOrThrow } from '../validation.ts'
+import type { ModelEndpoint } from './client.ts'
+
+export const PROTOCOLS = ['openai-chat', 'openai-responses', 'anthropic', 'openai-compatible'] as const
+
+/** The connection to the local model sandbox (`npm start`): no key, and labelled a sandbox model. */
+export const SANDBOX_CONNECTION_ID = 'mc_sandbox'
+export const SANDBOX_CONNECTION_NAME = 'Sandbox model'
+
+/** The model sandbox this deployment may use; none in production. */
+export interface ModelSandboxBinding {
+  baseUrl: string
+  apiKey: string
+}
+
+export interface ModelConnectionView {
+  id: string
+  name: string
+  protocol: ModelProtocol
+  base_url: string
+  /** Whether a key is stored: the key itself never leaves the server. */
+  has_key: boolean
+  shared: boolean
+  /** Yours to remove, an admin's shared one, or the sandbox's. */
+  owner: 'you' | 'shared' | 'sandbox'
+  /** The sandbox model follows scripted rules: it understands nothing. */
+  sandbox: boolean
+  created_at: Date | null
+}
+
+const ConnectionInput = z.strictObject({
+  name: z
+    .string({ error: 'give the connection a name' })
+    .trim()
+    .min(1, 'give the connection a name')
+    .max(100),
+  protocol: z.enum(PROTOCOLS, { error: `choose one of ${PROTOCOLS.join(', ')}` }),
+  base_url: z.url({
+    protocol: /^https?$/,
+    error: 'give the http(s) base URL, for example https://api.openai.com/v1',
+  }),
+  api_key: z
+    .string()
+    .min(1, 'give the key, or leave it out for a server that takes none')
+    .max(4_000)
+    .optional(),
+  shared: z.boolean({ error: 'say true or false' }).default(false),
+})
+
+/**
+ * Model connections (docs/model-agents.md, "Model connections"): the user's own, an admin's shared
+ * ones, and the sandbox model. Keys are sealed like platform credentials (connections/crypto.ts)
+ * and opened only to make a call; no answer, error or log carries them.
+ */
+export class ModelConnections {
+  constructor(
+    private readonly db: Db,
+    private readonly sealer: Sealer,
+    private readonly sandbox?: ModelSandboxBinding,
+  ) {}
+
+  async create(user: User, raw: unknown): Promise<ModelConnectionView> {
+    const input = parseOrThrow(ConnectionInput, raw)
+    if (input.shared && user.role !== 'admin')
+      throw new AppError('forbidden', 'only an admin shares a model connection with everyone')
+    if (input.protocol !== 'openai-compatible' && !input.api_key)
+      throw invalidInput([
+        { field: 'api_key', message: `a ${input.protocol} connection needs the provider's key` },
+      ])
+    if (input.name === SANDBOX_CONNECTION_NAME)
+      throw invalidInput([{ field: 'name', message: 'that name is the sandbox model' }])
+    const taken = await this.db
+      .selectFrom('model_connections')
+      .select('id')
+      .where('user_id', '=', user.id)
+      .where('name', '=', input.name)
+      .executeTakeFirst()
+    if (taken)
+      throw invalidInput([
+        { field: 'name', message: `you already have a model connection named "${input.name}"` },
+      ])
+    const id = newId('mc')
+    await this.db
+      .insertInto('model_connections')
+      .values({
+        id,
+        user_id: user.id,
+        name: input.name,
+        protocol: input.protocol,
+        base_url: input.base_url.replace(/\/+$/, ''),
+        api_key: input.api_key ? this.sealer.seal(input.api_key) : null,
+        shared: input.shared,
+      })
+      .execute()
+    return (await this.list(user.id)).find((c) => c.id === id)!
+  }
+
+  async list(userId: string): Promise<ModelConnectionView[]> {
+    const rows = await this.db
+      .selectFrom('model_connections')
+      .selectAll()
+      .where((eb) => eb.or([eb('user_id', '=', userId), eb('shared', '=', true)]))
+      .orderBy('created_at')
+      .execute()
+    const views: ModelConnectionView[] = rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      protocol: r.protocol,
+      base_url: r.base_url,
+      has_key: r.api_key !== null,
+      shared: r.shared,
+      owner: r.user_id === userId ? 'you' : 'shared',
+      sandbox: false,
+      created_at: r.created_at,
+    }))
+    if (this.sandbox)
+      views.unshift({
+        id: SANDBOX_CONNECTION_ID,
+        name: SANDBOX_CONNECTION_NAME,
+        protocol: 'openai-chat',
+        base_url: this.sandbox.baseUrl,
+        has_key: false,
+        shared: true,
+        owner: 'sandbox',
+        sandbox: true,
+        created_at: null,
+      })
+    return views
+  }
+
+  /** Removes one of the caller's own connections (an admin may remove a shared one). */
+  async remove(user: User, id: string): Promise<void> {
+    const row = await this.db
+      .selectFrom('model_connections')
+      .select(['user_id', 'shared'])
+      .where('id', '=', id)
+      .executeTakeFirst()
+    const allowed = row && (row.user_id === user.id || (row.shared && user.role === 'admin'))
+    if (!allowed) throw notFound('model connection')
+    await this.db.deleteFrom('model_connections').where('id', '=', id).execute()
+  }
+
+  /** The connection a user may use, by id or name: their own, a shared one, or the sandbox. */
+  async resolve(userId: string, ref: string): Promise<ModelConnectionView> {
+    const found = (await this.list(userId)).find((c) => c.id === ref || c.name === ref)
+    if (!found) throw notFound(`model connection ${ref}`)
+    return found
+  }
+
+  /** Where to call and with what key: only for the run that calls now, never shown. */
+  async endpoint(userId: string, id: string): Promise<ModelEndpoint & { sandbox: boolean }> {
+    if (id === SANDBOX_CONNECTION_ID) {
+      if (!this.sandbox) throw new AppError('not_configured', 'this deployment has no sandbox model')
+      return {
+        protocol: 'openai-chat',
+        baseUrl: this.sandbox.baseUrl,
+        apiKey: this.sandbox.apiKey,
+        sandbox: true,
+      }
+    }
+    const row = await this.db
+      .selectFrom('model_connections')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst()
+    if (!row || (row.user_id !== userId && !row.shared))
+      throw new AppError('not_found', 'the model connection of this agent was removed')
+    return {
+      protocol: row.protocol,
+      baseUrl: row.base_url,
+      apiKey: row.api_key ? this.sealer.open(row.api_key) : null,
+      sandbox: false,
+    }
+  }
+}

@@ -1,0 +1,173 @@
+import { createAnthropic } from '@ai-sdk/anthropic'
+import { createOpenAI } from '@ai-sdk/openai'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import {
+  APICallError,
+  generateText,
+  jsonSchema,
+  Output,
+  tool,
+  type LanguageModel,
+  type ModelMessage,
+  type ToolSet,
+} from 'ai'
+import { AppError } from '../../errors.ts'
+import type { FinishReason, ModelAnswer, ModelClient, ModelEndpoint, TranscriptMessage } from '../client.ts'
+
+/**
+ * The model port on the Vercel AI SDK 6.x (pinned; docs/model-agents.md says why not 7.x): the only
+ * file that names it. One `generateText` per call, with tools that have no `execute`, so the SDK
+ * never runs a tool or loops: Switchyard's loop does both, durably.
+ */
+export const aiSdkClient = (endpoint: ModelEndpoint): ModelClient => ({
+  async call(request) {
+    const model = languageModel(endpoint, request.model)
+    const tools: ToolSet = Object.fromEntries(
+      request.tools.map((t) => [
+        t.name,
+        tool({
+          description: t.description,
+          inputSchema: jsonSchema(t.parameters as Parameters<typeof jsonSchema>[0]),
+          ...(t.strict ? { strict: true } : {}),
+        }),
+      ]),
+    )
+    try {
+      const result = await generateText({
+        model,
+        system: request.system,
+        messages: toModelMessages(request.messages),
+        ...(request.tools.length ? { tools } : {}),
+        ...(request.outputSchema
+          ? { output: Output.object({ schema: jsonSchema(request.outputSchema as never) }) }
+          : {}),
+        // The loop retries on its own terms (a stored answer is never asked for again).
+        maxRetries: 0,
+        abortSignal: request.signal,
+      })
+      const calls = result.content.flatMap((part) =>
+        part.type === 'tool-call'
+          ? [
+              {
+                id: part.toolCallId,
+                name: part.toolName,
+                input: part.input,
+                ...('invalid' in part && part.invalid && typeof part.input === 'string'
+                  ? { invalid: 'its arguments are not valid JSON' }
+                  : {}),
+              },
+            ]
+          : [],
+      )
+      const headers = result.response.headers ?? {}
+      return {
+        text: result.text,
+        calls,
+        finishReason: finishOf(result.finishReason),
+        usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
+        requestId: headers['x-request-id'] ?? headers['request-id'] ?? result.response.id ?? null,
+      } satisfies ModelAnswer
+    } catch (err) {
+      throw providerError(err)
+    }
+  },
+})
+
+function languageModel(endpoint: ModelEndpoint, name: string): LanguageModel {
+  const apiKey = endpoint.apiKey ?? 'none'
+  switch (endpoint.protocol) {
+    case 'openai-chat':
+      return createOpenAI({ baseURL: endpoint.baseUrl, apiKey }).chat(name)
+    case 'openai-responses':
+      return createOpenAI({ baseURL: endpoint.baseUrl, apiKey }).responses(name)
+    case 'anthropic':
+      return createAnthropic({ baseURL: `${endpoint.baseUrl.replace(/\/$/, '')}/v1`, apiKey })(name)
+    case 'openai-compatible':
+      return createOpenAICompatible({
+        name: 'compatible',
+        baseURL: endpoint.baseUrl,
+        ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
+        includeUsage: true,
+      }).chatModel(name)
+  }
+}
+
+function finishOf(reason: string): FinishReason {
+  return (['stop', 'tool-calls', 'length', 'content-filter', 'error'] as const).includes(reason as never)
+    ? (reason as FinishReason)
+    : 'other'
+}
+
+/** Switchyard's transcript in the SDK's message shape: plain data both ways. */
+function toModelMessages(messages: TranscriptMessage[]): ModelMessage[] {
+  return messages.map((m): ModelMessage => {
+    if (m.role === 'user') return { role: 'user', content: m.text }
+    if (m.role === 'assistant')
+      return {
+        role: 'assistant',
+        content: [
+          ...(m.text ? [{ type: 'text' as const, text: m.text }] : []),
+          ...m.calls.map((c) => ({
+            type: 'tool-call' as const,
+            toolCallId: c.id,
+            toolName: c.name,
+            // A call whose arguments did not parse is replayed with none, as the SDK itself does.
+            input: c.invalid ? {} : c.input,
+          })),
+        ],
+      }
+    return {
+      role: 'tool',
+      content: m.results.map((r) => ({
+        type: 'tool-result' as const,
+        toolCallId: r.callId,
+        toolName: r.name,
+        output: r.isError
+          ? {
+              type: 'error-text' as const,
+              value: typeof r.output === 'string' ? r.output : JSON.stringify(r.output),
+            }
+          : { type: 'json' as const, value: (r.output ?? null) as never },
+      })),
+    }
+  })
+}
+
+/**
+ * A provider's refusal in Switchyard's vocabulary. Its words are kept (they name the field the
+ * provider refused) but never the request, which holds the key in its headers.
+ */
+function providerError(err: unknown): AppError {
+  if (err instanceof AppError) return err
+  if (APICallError.isInstance(err)) {
+    const status = err.statusCode
+    const words = providerMessage(err.responseBody) ?? err.message
+    const retryAfter = Number(err.responseHeaders?.['retry-after'])
+    if (status === 429)
+      return new AppError('rate_limited', `the model provider is rate limiting: ${words}`, {
+        upstreamStatus: status,
+        ...(Number.isFinite(retryAfter) ? { retryAfterSeconds: retryAfter } : {}),
+      })
+    if (status === 401 || status === 403)
+      return new AppError('reconnect_required', `the model provider refused the key: ${words}`, {
+        upstreamStatus: status,
+      })
+    if (status !== undefined && status >= 400 && status < 500)
+      return new AppError('platform_refused', `the model provider refused the request: ${words}`, {
+        upstreamStatus: status,
+      })
+    return new AppError('upstream_error', `the model provider failed: ${words}`, { upstreamStatus: status })
+  }
+  const message = err instanceof Error ? err.message : String(err)
+  return new AppError('upstream_error', `the model call failed: ${message.slice(0, 300)}`)
+}
+
+function providerMessage(body: string | undefined): string | undefined {
+  if (!body) return undefined
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: string } }
+    return parsed.error?.message?.slice(0, 500)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,650 @@
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import type { User } from '../access/users.ts'
+import { ESCALATE_TOOL, type AgentDefinition } from '../agents/definition.ts'
+import type { EndStatus, RunState } from '../agents/run-state.ts'
+import type { Attempt, RunError, RunRow, StepRow } from '../agents/runs.ts'
+import {
+  MAX_INLINE_WAIT_MS,
+  MAX_STEP_ATTEMPTS,
+  retryable,
+  retryDelayMs,
+  STEP_BACKOFF_MS,
+} from '../agents/step-retry.ts'
+import { errorOf } from '../agents/step-runner.ts'
+import type { Lease } from '../agents/worker.ts'
+import type { Integrations } from '../connections/integrations.ts'
+import { AppError } from '../errors.ts'
+import { renderValue } from '../expressions/templates.ts'
+import type { ToolRegistry } from '../tools/catalog.ts'
+import type { ToolExecutor } from '../tools/executor.ts'
+import type { Approvals, Decision } from './approvals.ts'
+import { BUDGET_FIELDS, budgetOf, PLAN_CEILINGS, type Budget, type BudgetField } from './budget.ts'
+import type { ModelClientFactory, ModelToolCall } from './client.ts'
+import type { ModelConnections } from './connections.ts'
+import { costOf, PRICE_TABLE_VERSION } from './prices.ts'
+import { ACCOUNT_FIELD, boundTools, callInWords, offeredTools, type BoundTool } from './toolset.ts'
+import {
+  assertAnswered,
+  readTranscript,
+  type ReadTranscript,
+  type StoredAnswer,
+  type StoredUsage,
+} from './transcript.ts'
+
+const ajv = new Ajv2020({ strict: false, validateFormats: false })
+
+/** The same call with the same arguments and the same result this many times is a loop. */
+export const LOOP_REPEATS = 3
+/** How long an approval waits for a person before it counts as denied (docs/model-agents.md). */
+export const APPROVAL_TTL_MS = 24 * 60 * 60 * 1000
+
+const INTERRUPTED: RunError = {
+  code: 'interrupted',
+  message:
+    'the service stopped while this write was in flight; it is not repeated, because the platform may already have done it',
+}
+const CANCELLED: RunError = { code: 'cancelled', message: 'cancelled by a person' }
+
+/** What a model run keeps on its row: fixed at its start, or added by people while it runs. */
+export interface ModelRunState {
+  /** The approval rule of each tool, fixed when the run started (annotations may change later). */
+  approvals: Record<string, 'required' | 'none'>
+  /** Tools a person approved for the rest of the run. */
+  approved_for_run: string[]
+  /** What people added to the budget after it ran out. */
+  extensions: Partial<Budget>
+  /** What the run has spent, as of its last model or tool call. */
+  usage?: StoredUsage
+  budget?: Budget
+}
+
+type Outcome = 'continue' | 'stop'
+
+/**
+ * A model agent's run (docs/model-agents.md, "The run"): Switchyard's own loop, one timeline entry
+ * per model call and per tool call, on the same claim, fencing and tool road as a step agent's run.
+ * Every pass rebuilds the transcript from the stored timeline, so a crash, a restart or an approval
+ * resumes exactly where the run was, and the budget it spent is the budget it keeps.
+ */
+export class ModelRunner {
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly executor: ToolExecutor,
+    private readonly state: RunState,
+    private readonly connections: ModelConnections,
+    private readonly integrations: Integrations,
+    private readonly approvals: Approvals,
+    private readonly clientOf: ModelClientFactory,
+    private readonly backoffMs: readonly number[] = STEP_BACKOFF_MS,
+  ) {}
+
+  async execute(run: RunRow, def: AgentDefinition, user: User, lease: Lease): Promise<void> {
+    const tools = boundTools(def, this.registry)
+    let runState = run.model_state as ModelRunState | null
+    if (!runState) {
+      runState = {
+        approvals: Object.fromEntries([...tools.values()].map((t) => [t.name, t.approval])),
+        approved_for_run: [],
+        extensions: {},
+      }
+      if (!(await this.state.modelState(run.id, lease, runState))) return
+    }
+    const scope = { inputs: run.inputs, event: run.event, run: { id: run.id, agent_id: run.agent_id } }
+    let system: string
+    try {
+      system = String(await renderValue(def.instructions ?? '', scope, 'instructions'))
+    } catch (err) {
+      await this.end(run, lease, runState, 'failed', {
+        error: { code: 'invalid_input', message: errorOf(err).message },
+      })
+      return
+    }
+    const firstMessage = JSON.stringify({ inputs: run.inputs, ...(run.event ? { event: run.event } : {}) })
+    const budget = this.limits(def, user, runState)
+    for (;;) {
+      if (!lease.held()) return
+      if (await this.state.cancelRequested(run.id)) {
+        await this.end(run, lease, runState, 'cancelled', { error: CANCELLED })
+        return
+      }
+      const read = readTranscript(await this.state.steps(run.id), firstMessage)
+      runState.usage = read.usage
+      const last = read.last?.answer
+      let outcome: Outcome
+      const unanswered = last?.calls.some(
+        (c) => read.results.get(c.id)?.status !== 'succeeded' && read.results.get(c.id)?.status !== 'failed',
+      )
+      if (last && unanswered && !read.inFlight)
+        outcome = await this.toolCalls(run, def, user, lease, tools, runState, read, budget)
+      else if (last && !read.inFlight && last.calls.length === 0 && !last.correction)
+        outcome = await this.finalAnswer(run, def, lease, runState, read, budget)
+      else outcome = await this.modelCall(run, def, user, lease, tools, runState, read, budget, system)
+      if (outcome === 'stop') return
+    }
+  }
+
+  /** The budget of this run: the agent's, plus extensions, never past the owner's plan's ceiling. */
+  private limits(def: AgentDefinition, user: User, runState: ModelRunState): Budget {
+    const base = budgetOf(def.budget, user.plan)
+    const ceiling = PLAN_CEILINGS[user.plan]
+    return Object.fromEntries(
+      BUDGET_FIELDS.map((f) => [f, Math.min(base[f] + (runState.extensions[f] ?? 0), ceiling[f])]),
+    ) as Budget
+  }
+
+  private async end(
+    run: RunRow,
+    lease: Lease,
+    runState: ModelRunState,
+    status: EndStatus,
+    outcome: { result?: unknown; error?: RunError },
+  ): Promise<void> {
+    await this.state.modelState(run.id, lease, runState)
+    await this.state.finish(run.id, lease, status, outcome)
+  }
+
+  private async exhausted(
+    run: RunRow,
+    lease: Lease,
+    runState: ModelRunState,
+    field: BudgetField,
+    budget: Budget,
+  ): Promise<Outcome> {
+    const words: Record<BudgetField, string> = {
+      model_calls: `${budget.model_calls} model calls`,
+      tool_calls: `${budget.tool_calls} tool calls`,
+      tokens: `${budget.tokens} tokens`,
+      cost_usd: `$${budget.cost_usd}`,
+      wall_clock_s: `${budget.wall_clock_s} s of working time`,
+      tool_errors: `${budget.tool_errors} tool errors the model may repair`,
+    }
+    runState.budget = budget
+    await this.end(run, lease, runState, 'budget_exhausted', {
+      error: {
+        code: 'budget_exhausted',
+        message: `the run used its budget of ${words[field]}; its transcript is kept: extend the budget to continue (POST /v1/runs/${run.id}/extend)`,
+        budget: field,
+      },
+    })
+    return 'stop'
+  }
+
+  private overBudget(usage: StoredUsage, budget: Budget): BudgetField | null {
+    if (usage.tool_errors > budget.tool_errors) return 'tool_errors'
+    if (usage.model_calls >= budget.model_calls) return 'model_calls'
+    if (usage.tokens >= budget.tokens) return 'tokens'
+    if (usage.cost_usd >= budget.cost_usd) return 'cost_usd'
+    if (usage.wall_clock_s >= budget.wall_clock_s) return 'wall_clock_s'
+    return null
+  }
+
+  private async modelCall(
+    run: RunRow,
+    def: AgentDefinition,
+    user: User,
+    lease: Lease,
+    tools: Map<string, BoundTool>,
+    runState: ModelRunState,
+    read: ReadTranscript,
+    budget: Budget,
+    system: string,
+  ): Promise<Outcome> {
+    // The same call, arguments and result again and again: the model is going round in circles.
+    const counts = new Map<string, number>()
+    for (const s of read.signatures) counts.set(s, (counts.get(s) ?? 0) + 1)
+    const looping = [...counts.entries()].find(([, n]) => n >= LOOP_REPEATS)
+    if (looping) {
+      const [name] = JSON.parse(looping[0]) as [string]
+      await this.end(run, lease, runState, 'failed', {
+        error: {
+          code: 'loop_detected',
+          message: `the model called ${name} ${LOOP_REPEATS} times with the same arguments and got the same result; the run stops rather than pay for more of the same`,
+        },
+      })
+      return 'stop'
+    }
+    const over = this.overBudget(read.usage, budget)
+    if (over) return this.exhausted(run, lease, runState, over, budget)
+    assertAnswered(read.messages)
+
+    const model = def.model!
+    const seq = read.inFlight?.seq ?? read.nextSeq
+    const attempts = ((read.inFlight?.attempts as Attempt[] | undefined) ?? []).map((a) =>
+      a.outcome === 'running'
+        ? {
+            ...a,
+            outcome: 'failed' as const,
+            error: 'interrupted: the service stopped before the answer was stored, so it is asked again',
+          }
+        : a,
+    )
+    const accounts = await this.accountNames(user, tools)
+    const offered = offeredTools(tools, accounts)
+    const input = { model: model.name, connection: model.connection, tools: offered.map((t) => t.name) }
+    if (!read.inFlight) {
+      const key = `model#${read.usage.model_calls + 1}`
+      if (!(await this.state.begin(run.id, lease, { seq, key, kind: 'model_call', input }))) return 'stop'
+    }
+    let endpoint
+    try {
+      endpoint = await this.connections.endpoint(run.user_id, model.connection)
+    } catch (err) {
+      const error = errorOf(err)
+      await this.state.end(run.id, seq, { status: 'failed', error }, attempts, lease)
+      await this.end(run, lease, runState, 'failed', { error })
+      return 'stop'
+    }
+    const client = this.clientOf(endpoint)
+    for (;;) {
+      const started = Date.now()
+      attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
+      if (!(await this.state.attempts(run.id, seq, attempts, lease)) || !lease.held()) return 'stop'
+      try {
+        const answer = await client.call({
+          model: model.name,
+          system,
+          messages: read.messages,
+          tools: offered,
+          ...(Object.keys(def.output).length ? { outputSchema: def.output } : {}),
+        })
+        const latency = Date.now() - started
+        attempts[attempts.length - 1] = { ...attempts.at(-1)!, outcome: 'succeeded', duration_ms: latency }
+        const stored: StoredAnswer = {
+          ...answer,
+          cost_usd: costOf(model.name, answer.usage),
+          latency_ms: latency,
+          price_table: PRICE_TABLE_VERSION,
+        }
+        const summary = {
+          text: answer.calls.length
+            ? `${model.name} asked for ${answer.calls.map((c) => c.name).join(', ')}`
+            : `${model.name} answered (${answer.finishReason})`,
+        }
+        if (
+          !(await this.state.end(
+            run.id,
+            seq,
+            { status: 'succeeded', output: stored, summary },
+            attempts,
+            lease,
+          ))
+        )
+          return 'stop'
+        return 'continue'
+      } catch (err) {
+        const failed = attempts.filter((a) => a.outcome === 'failed').length + 1
+        // A model call is a read: asked again after a rate limit or a provider's failure.
+        const again = retryable('read', err) && failed < MAX_STEP_ATTEMPTS
+        const waitMs = again ? retryDelayMs(failed, err, this.backoffMs) : undefined
+        attempts[attempts.length - 1] = {
+          ...attempts.at(-1)!,
+          outcome: 'failed',
+          error: errorOf(err).message,
+          duration_ms: Date.now() - started,
+          ...(err instanceof AppError && err.extras.upstreamStatus
+            ? { status: err.extras.upstreamStatus }
+            : {}),
+          ...(waitMs !== undefined ? { retry_in_ms: waitMs } : {}),
+        }
+        if (waitMs === undefined) {
+          const error = errorOf(err)
+          await this.state.end(run.id, seq, { status: 'failed', error }, attempts, lease)
+          await this.end(run, lease, runState, 'failed', {
+            error: { ...error, message: `the model call failed: ${error.message}` },
+          })
+          return 'stop'
+        }
+        if (!(await this.state.attempts(run.id, seq, attempts, lease))) return 'stop'
+        if (waitMs > MAX_INLINE_WAIT_MS) {
+          await this.state.later(run.id, lease, new Date(Date.now() + waitMs))
+          return 'stop'
+        }
+        await new Promise((resolve) => setTimeout(resolve, waitMs))
+        if (!lease.held()) return 'stop'
+      }
+    }
+  }
+
+  /** The owner's account names on each platform a tool may choose among. */
+  private async accountNames(user: User, tools: Map<string, BoundTool>): Promise<Map<string, string[]>> {
+    const platforms = new Set(
+      [...tools.values()].filter((t) => !t.definition.integration).map((t) => t.registered.platform.id),
+    )
+    const names = new Map<string, string[]>()
+    for (const p of platforms)
+      names.set(
+        p,
+        (await this.integrations.list(user.id, p))
+          .filter((i) => i.status === 'active')
+          .map((i) => i.account_name),
+      )
+    return names
+  }
+
+  /** An answer without tool calls: the run's final answer, if it is one. */
+  private async finalAnswer(
+    run: RunRow,
+    def: AgentDefinition,
+    lease: Lease,
+    runState: ModelRunState,
+    read: ReadTranscript,
+    budget: Budget,
+  ): Promise<Outcome> {
+    const { seq, answer } = read.last!
+    let correction: string | null = null
+    let result: unknown = answer.text
+    if (answer.finishReason === 'length')
+      correction = 'Your answer was cut off at the length limit. Answer again, shorter.'
+    else if (Object.keys(def.output).length) {
+      try {
+        result = JSON.parse(answer.text)
+        const validate = ajv.compile(def.output)
+        if (!validate(result))
+          correction = `Your answer does not match the required output schema: ${ajv.errorsText(validate.errors)}. Answer again with JSON that matches it.`
+      } catch {
+        correction =
+          'Your answer is not JSON. Answer again with only a JSON document that matches the required output schema.'
+      }
+    } else if (!answer.text.trim()) correction = 'Your answer is empty. Give your final answer.'
+    if (!correction) {
+      await this.end(run, lease, runState, 'succeeded', { result })
+      return 'stop'
+    }
+    // Not an answer to end on: said back to the model, within the same repair budget as tool errors.
+    if (read.usage.tool_errors + 1 > budget.tool_errors)
+      return this.exhausted(run, lease, runState, 'tool_errors', budget)
+    const entry = (await this.state.steps(run.id)).find((e) => e.seq === seq)!
+    const ok = await this.state.end(
+      run.id,
+      seq,
+      { status: 'succeeded', output: { ...answer, correction }, summary: entry.summary as never },
+      entry.attempts as Attempt[],
+      lease,
+    )
+    return ok ? 'continue' : 'stop'
+  }
+
+  /** The tool calls of the last answer that have no result yet. */
+  private async toolCalls(
+    run: RunRow,
+    def: AgentDefinition,
+    user: User,
+    lease: Lease,
+    tools: Map<string, BoundTool>,
+    runState: ModelRunState,
+    read: ReadTranscript,
+    budget: Budget,
+  ): Promise<Outcome> {
+    const { seq: modelSeq, answer } = read.last!
+    let nextSeq = read.nextSeq
+    const usage = { ...read.usage }
+    const pending = answer.calls.filter((c) => {
+      const e = read.results.get(c.id)
+      return !e || e.status === 'running'
+    })
+    const escalate = pending.find((c) => c.name === ESCALATE_TOOL)
+    if (escalate) {
+      const reason = (escalate.input as { reason?: unknown } | null)?.reason
+      await this.end(run, lease, runState, 'escalated', {
+        result: { reason: typeof reason === 'string' ? reason : 'the model asked for a person' },
+        error: {
+          code: 'escalated',
+          message: `the model handed the run to a person: ${typeof reason === 'string' ? reason : 'no reason given'}`,
+        },
+      })
+      return 'stop'
+    }
+    const needApproval: ModelToolCall[] = []
+    const reads: Array<() => Promise<boolean>> = []
+    const writes: Array<() => Promise<boolean>> = []
+    for (const call of pending) {
+      const existing = read.results.get(call.id)
+      const bound = tools.get(call.name)
+      if (existing) {
+        // Caught in flight by a crash: a read is read again in its entry; a write is not repeated.
+        if (bound?.registered.tool.effect === 'read')
+          reads.push(() => this.runTool(run, user, lease, existing.seq, call, bound, call.input, existing))
+        else if (
+          !(await this.state.end(
+            run.id,
+            existing.seq,
+            { status: 'failed', error: INTERRUPTED },
+            markInterrupted(existing),
+            lease,
+          ))
+        )
+          return 'stop'
+        continue
+      }
+      const fail = async (error: RunError): Promise<boolean> =>
+        this.state
+          .begin(run.id, lease, {
+            seq: nextSeq++,
+            key: call.id,
+            kind: 'tool_call',
+            toolId: bound?.registered.tool.id ?? null,
+            input: call.input,
+          })
+          .then((ok) => ok && this.state.end(run.id, nextSeq - 1, { status: 'failed', error }, [], lease))
+      if (!bound) {
+        const known = [...tools.keys(), ESCALATE_TOOL].join(', ')
+        if (
+          !(await fail({
+            code: 'not_found',
+            message: `there is no tool ${call.name}; the tools are ${known}`,
+          }))
+        )
+          return 'stop'
+        continue
+      }
+      if (call.invalid) {
+        if (!(await fail({ code: 'invalid_input', message: `${call.name} was not run: ${call.invalid}` })))
+          return 'stop'
+        continue
+      }
+      if (runState.approvals[call.name] === 'required' && !runState.approved_for_run.includes(call.name)) {
+        needApproval.push(call)
+        continue
+      }
+      const seq = nextSeq++
+      const task = () => this.runTool(run, user, lease, seq, call, bound, call.input)
+      // Reads may run together; writes go one at a time, in the order the model asked.
+      ;(bound.registered.tool.effect === 'read' ? reads : writes).push(task)
+    }
+    for (const batch of [reads, writes]) {
+      if (batch.length && usage.tool_calls + batch.length > budget.tool_calls)
+        return this.exhausted(run, lease, runState, 'tool_calls', budget)
+      usage.tool_calls += batch.length
+      if (batch === reads) {
+        if ((await Promise.all(batch.map((t) => t()))).includes(false)) return 'stop'
+      } else for (const t of batch) if (!(await t())) return 'stop'
+    }
+    if (needApproval.length === 0) return 'continue'
+    return this.approvalsFor(
+      run,
+      user,
+      lease,
+      tools,
+      runState,
+      modelSeq,
+      needApproval,
+      () => nextSeq++,
+      budget,
+      usage,
+    )
+  }
+
+  /** Calls that need a person: one request per answer, a decision per call (docs/model-agents.md, "Approvals"). */
+  private async approvalsFor(
+    run: RunRow,
+    user: User,
+    lease: Lease,
+    tools: Map<string, BoundTool>,
+    runState: ModelRunState,
+    modelSeq: number,
+    calls: ModelToolCall[],
+    takeSeq: () => number,
+    budget: Budget,
+    usage: StoredUsage,
+  ): Promise<Outcome> {
+    const request = await this.approvals.forAnswer(run.id, modelSeq)
+    if (!request) {
+      const expiresAt = new Date(Date.now() + APPROVAL_TTL_MS)
+      const accountOf = async (b: BoundTool, input: unknown) => {
+        const ref = b.definition.integration ?? (input as Record<string, unknown> | null)?.[ACCOUNT_FIELD]
+        if (typeof ref !== 'string') return null
+        return (
+          (await this.integrations.resolve(user.id, b.registered.platform.id, ref).catch(() => null))
+            ?.account_name ?? ref
+        )
+      }
+      const described = await Promise.all(
+        calls.map(async (c) => {
+          const b = tools.get(c.name)!
+          return {
+            tool_call_id: c.id,
+            name: c.name,
+            tool: b.registered.tool.id,
+            effect: b.registered.tool.effect,
+            input: c.input,
+            words: callInWords(b, c.input, await accountOf(b, c.input)),
+          }
+        }),
+      )
+      await this.approvals.open(run.id, run.user_id, modelSeq, described, expiresAt)
+      return this.wait(run, lease, runState, expiresAt)
+    }
+    if (request.status === 'pending' && request.expires_at.getTime() > Date.now())
+      return this.wait(run, lease, runState, request.expires_at)
+    if (request.status === 'pending') await this.approvals.expire(request.id)
+    const decisions = request.decisions
+    const runnable: Array<() => Promise<boolean>> = []
+    for (const call of calls) {
+      const decision: Decision | undefined = decisions[call.id]
+      const seq = takeSeq()
+      const bound = tools.get(call.name)!
+      if (!decision || decision.decision === 'deny') {
+        const error: RunError = decision
+          ? {
+              code: 'denied',
+              message: `a person denied this call${decision.reason ? `: ${decision.reason}` : ''}`,
+            }
+          : {
+              code: 'expired',
+              message: 'nobody approved this call in time, so it was not run (treated as denied)',
+            }
+        const ok =
+          (await this.state.begin(run.id, lease, {
+            seq,
+            key: call.id,
+            kind: 'tool_call',
+            toolId: bound.registered.tool.id,
+            input: call.input,
+          })) && (await this.state.end(run.id, seq, { status: 'failed', error }, [], lease))
+        if (!ok) return 'stop'
+        continue
+      }
+      if (decision.decision === 'approve_for_run' && !runState.approved_for_run.includes(call.name)) {
+        runState.approved_for_run.push(call.name)
+        if (!(await this.state.modelState(run.id, lease, runState))) return 'stop'
+      }
+      runnable.push(() => this.runTool(run, user, lease, seq, call, bound, decision.input ?? call.input))
+    }
+    if (runnable.length && usage.tool_calls + runnable.length > budget.tool_calls)
+      return this.exhausted(run, lease, runState, 'tool_calls', budget)
+    for (const t of runnable) if (!(await t())) return 'stop'
+    return 'continue'
+  }
+
+  private async wait(run: RunRow, lease: Lease, runState: ModelRunState, until: Date): Promise<Outcome> {
+    await this.state.modelState(run.id, lease, runState)
+    if (!(await this.state.park(run.id, lease, until)) && (await this.state.cancelRequested(run.id)))
+      await this.end(run, lease, runState, 'cancelled', { error: CANCELLED })
+    return 'stop'
+  }
+
+  /** One tool call on the road every tool step takes (tools/executor.ts), as its own timeline entry. */
+  private async runTool(
+    run: RunRow,
+    user: User,
+    lease: Lease,
+    seq: number,
+    call: ModelToolCall,
+    bound: BoundTool,
+    rawInput: unknown,
+    existing?: StepRow,
+  ): Promise<boolean> {
+    const { tool } = bound.registered
+    const args = rawInput && typeof rawInput === 'object' ? { ...(rawInput as Record<string, unknown>) } : {}
+    const account = bound.definition.integration ?? args[ACCOUNT_FIELD]
+    if (!bound.definition.integration) delete args[ACCOUNT_FIELD]
+    const attempts: Attempt[] = existing
+      ? markInterrupted(existing, 'interrupted: the service stopped during this read, so it is read again')
+      : []
+    let integrationId: string | null = null
+    const base = { seq, key: call.id, kind: 'tool_call' as const, toolId: tool.id, input: rawInput }
+    if (typeof account !== 'string' || !account) {
+      const error = { code: 'invalid_input', message: `say which account to act on in ${ACCOUNT_FIELD}` }
+      return (
+        (await this.state.begin(run.id, lease, base)) &&
+        this.state.end(run.id, seq, { status: 'failed', error }, [], lease)
+      )
+    }
+    try {
+      integrationId = (await this.integrations.resolve(user.id, bound.registered.platform.id, account)).id
+    } catch (err) {
+      const error = errorOf(err)
+      const message = `${error.message}; choose one of the accounts the tool's description lists`
+      return (
+        (await this.state.begin(run.id, lease, base)) &&
+        this.state.end(run.id, seq, { status: 'failed', error: { code: error.code, message } }, [], lease)
+      )
+    }
+    if (!(await this.state.begin(run.id, lease, { ...base, integrationId }, attempts))) return false
+    for (;;) {
+      const started = Date.now()
+      attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
+      if (!(await this.state.attempts(run.id, seq, attempts, lease)) || !lease.held()) return false
+      try {
+        const { output, summary } = await this.executor.runAndSummarize(
+          user,
+          tool.id,
+          integrationId,
+          args,
+          `run:${run.id}`,
+        )
+        attempts[attempts.length - 1] = {
+          ...attempts.at(-1)!,
+          outcome: 'succeeded',
+          duration_ms: Date.now() - started,
+        }
+        return this.state.end(run.id, seq, { status: 'succeeded', output, summary }, attempts, lease)
+      } catch (err) {
+        const failed = attempts.filter((a) => a.outcome === 'failed').length + 1
+        const waitMs =
+          retryable(tool.effect, err) && failed < MAX_STEP_ATTEMPTS
+            ? retryDelayMs(failed, err, this.backoffMs)
+            : undefined
+        attempts[attempts.length - 1] = {
+          ...attempts.at(-1)!,
+          outcome: 'failed',
+          error: errorOf(err).message,
+          duration_ms: Date.now() - started,
+          ...(waitMs !== undefined && waitMs <= MAX_INLINE_WAIT_MS ? { retry_in_ms: waitMs } : {}),
+        }
+        // A tool's failure is the model's to read and repair (within its repair budget), not the run's end.
+        if (waitMs === undefined || waitMs > MAX_INLINE_WAIT_MS)
+          return this.state.end(run.id, seq, { status: 'failed', error: errorOf(err) }, attempts, lease)
+        if (!(await this.state.attempts(run.id, seq, attempts, lease))) return false
+        await new Promise((resolve) => setTimeout(resolve, waitMs))
+        if (!lease.held()) return false
+      }
+    }
+  }
+}
+
+function markInterrupted(entry: StepRow, why = INTERRUPTED.message): Attempt[] {
+  return ((entry.attempts as Attempt[]) ?? []).map((a) =>
+    a.outcome === 'running' ? { ...a, outcome: 'failed', error: why } : a,
+  )
+}

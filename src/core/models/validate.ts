@@ -1,0 +1,82 @@
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import type { User } from '../access/users.ts'
+import type { AgentDefinition } from '../agents/definition.ts'
+import type { Integrations } from '../connections/integrations.ts'
+import { AppError, type FieldError } from '../errors.ts'
+import type { ToolRegistry } from '../tools/catalog.ts'
+import { budgetProblems } from './budget.ts'
+import type { ModelConnections } from './connections.ts'
+import { toolSchema } from './toolset.ts'
+import { strictModeProblems } from './strict-schema.ts'
+
+const ajv = new Ajv2020({ strict: false, validateFormats: false })
+
+/**
+ * What saving a model agent checks beyond its shape (docs/model-agents.md): the connection is one
+ * the author may use, each tool exists and is bound to one of the author's integrations, an approval
+ * setting is one its annotations allow, a strict tool's schema is one OpenAI accepts, the output
+ * schema compiles, and the budget is within the plan's ceilings. Ids replace names as stored, so
+ * renaming an account or a connection never breaks the agent.
+ */
+export async function modelAgentProblems(
+  user: User,
+  def: AgentDefinition,
+  registry: ToolRegistry,
+  integrations: Integrations,
+  connections: ModelConnections,
+): Promise<FieldError[]> {
+  const errors: FieldError[] = []
+  if (def.model) {
+    try {
+      def.model.connection = (await connections.resolve(user.id, def.model.connection)).id
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err
+      errors.push({
+        field: 'model.connection',
+        message: `${err.message}; GET /v1/model-connections lists yours`,
+      })
+    }
+  }
+  for (const [i, t] of def.tools.entries()) {
+    const registered = registry.get(t.tool)
+    if (!registered) {
+      errors.push({
+        field: `tools[${i}].tool`,
+        message: `there is no tool step ${t.tool}; GET /v1/tools lists them`,
+      })
+      continue
+    }
+    const { tool, platform } = registered
+    if (t.require_approval !== undefined && tool.effect === 'read')
+      errors.push({ field: `tools[${i}].require_approval`, message: 'a read never needs approval' })
+    if (t.require_approval === false && (tool.effect === 'delete' || tool.destructive))
+      errors.push({
+        field: `tools[${i}].require_approval`,
+        message: `${tool.title} is destructive: it always needs a person's approval`,
+      })
+    if (t.integration) {
+      try {
+        t.integration = (await integrations.resolve(user.id, platform.id, t.integration)).id
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err
+        errors.push({
+          field: `tools[${i}].integration`,
+          message: err.extras.errors?.[0]?.message ?? err.message,
+        })
+      }
+    }
+    if (t.strict) errors.push(...strictModeProblems(toolSchema(registered, t), `tools[${i}].strict`))
+  }
+  if (Object.keys(def.output).length) {
+    try {
+      ajv.compile(def.output)
+    } catch (err) {
+      errors.push({
+        field: 'output',
+        message: `not a JSON Schema: ${err instanceof Error ? err.message : String(err)}`,
+      })
+    }
+  }
+  errors.push(...budgetProblems(def.budget, user.plan))
+  return errors
+}

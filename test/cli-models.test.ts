@@ -1,0 +1,112 @@
+import { execFile } from 'node:child_process'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectZendesk } from './helpers/connect.ts'
+import { scriptedModel, settled, waitForRun } from './helpers/model-agents.ts'
+import { client } from './helpers/stack.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
+
+// `switchyard models` and `switchyard approvals` against a running stack (issue 23), readable lines
+// and --json, exit 1 on a refusal; the key is read from the environment, never printed.
+const exec = promisify(execFile)
+const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
+let stack: TestStack
+let integration: string
+
+beforeAll(async () => {
+  stack = await startTestStack()
+  integration = (await connectZendesk(stack)).integrationId!
+})
+afterAll(async () => {
+  await stack?.close()
+})
+
+async function cli(env: Record<string, string>, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], {
+      env: { ...process.env, SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey, ...env },
+      timeout: 60_000,
+    })
+    return { code: 0, stdout, stderr }
+  } catch (err: any) {
+    if (typeof err.code !== 'number') throw err
+    return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string }
+  }
+}
+
+describe('switchyard models', () => {
+  it('connects with a key from the environment, lists without it, and removes', async () => {
+    const key = 'sk-cli-secret-0123456789'
+    const connected = await cli(
+      { MY_KEY: key },
+      'models',
+      'connect',
+      'cli-openai',
+      '--protocol',
+      'openai-chat',
+      '--base-url',
+      `${stack.sandboxUrl}/openai/v1`,
+      '--api-key-env',
+      'MY_KEY',
+      '--json',
+    )
+    expect(connected.code, connected.stderr).toBe(0)
+    const made = JSON.parse(connected.stdout)
+    expect(made).toMatchObject({ name: 'cli-openai', has_key: true })
+    const listed = await cli({}, 'models', 'list')
+    expect(listed.stdout).toContain('Sandbox model (sandbox model: scripted, no understanding)')
+    expect(listed.stdout).toContain('cli-openai')
+    expect(listed.stdout + connected.stdout).not.toContain(key)
+    const refused = await cli(
+      {},
+      'models',
+      'connect',
+      'bad',
+      '--protocol',
+      'nope',
+      '--base-url',
+      'https://x.test',
+    )
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('protocol')
+    expect((await cli({}, 'models', 'remove', made.id)).code).toBe(0)
+  })
+})
+
+describe('switchyard approvals', () => {
+  it('lists a waiting call in words and denies it with a reason the model reads', async () => {
+    const api = client(stack, stack.apiKey)
+    const { body: created } = await api.run('zendesk.create_ticket', integration, {
+      subject: 's',
+      description: 'd',
+    })
+    const id = created.output.id
+    const model = await scriptedModel(stack, stack.apiKey, [
+      { tool_calls: [{ name: 'delete_ticket', arguments: { ticket_id: id }, id: 'cli_del' }] },
+      { text: 'kept' },
+    ])
+    const agent = await api.post('/v1/agents', {
+      name: 'cli model agent',
+      kind: 'model',
+      instructions: 'delete it',
+      model: { connection: model.connectionId, name: 'sandbox-model' },
+      tools: [{ tool: 'zendesk.delete_ticket', integration }],
+    })
+    expect(agent.status, agent.text).toBe(201)
+    const run = await api.post(`/v1/agents/${agent.body.id}/runs`, { inputs: {} })
+    await waitForRun(api, run.body.id, settled)
+    const listed = await cli({}, 'approvals', 'list')
+    expect(listed.stdout).toContain(`Delete Ticket on`)
+    expect(listed.stdout).toContain(`ticket_id: ${id}`)
+    const [approval] = JSON.parse((await cli({}, 'approvals', 'list', '--json')).stdout)
+    const denied = await cli({}, 'approvals', 'deny', approval.id, '--reason', 'not from the CLI', '--json')
+    expect(denied.code, denied.stderr).toBe(0)
+    expect(JSON.parse(denied.stdout).status).toBe('decided')
+    const done = await waitForRun(api, run.body.id, (r) => settled(r) && r.status !== 'waiting_for_approval')
+    expect(done.status).toBe('succeeded')
+    expect(JSON.stringify((await model.calls())[1].request)).toContain('not from the CLI')
+    const again = await cli({}, 'approvals', 'approve', approval.id)
+    expect(again.code).toBe(1)
+  })
+})

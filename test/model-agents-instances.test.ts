@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectZendesk } from './helpers/connect.ts'
+import { scriptedModel, settled, waitForRun } from './helpers/model-agents.ts'
+import { client } from './helpers/stack.ts'
+import { startTestStack, type TestStack } from './helpers/test-stack.ts'
+
+// Two instances on one PostgreSQL (issue 23): a model run paused for approval on one instance is
+// decided through the other, resumed by whichever claims it, and runs its approved call once.
+const databaseUrl = process.env.TEST_DATABASE_URL
+
+describe.skipIf(!databaseUrl)('model runs across two instances on PostgreSQL', () => {
+  let first: TestStack
+  let second: TestStack
+  let integration: string
+
+  beforeAll(async () => {
+    first = await startTestStack({ databaseUrl })
+    second = await startTestStack({
+      databaseUrl: first.databaseUrl,
+      sharedDatabase: true,
+      sandboxUrl: first.sandboxUrl,
+    })
+    integration = (await connectZendesk(first)).integrationId!
+  }, 120_000)
+  afterAll(async () => {
+    await second?.close()
+    await first?.close()
+  })
+
+  it('an approval decided on the other instance resumes the run once', async () => {
+    const api = client(first, first.apiKey)
+    // The first stack's admin is a user of the shared database: the second answers the same key.
+    const other = client(second, first.apiKey)
+    const results = await Promise.all(
+      [1, 2, 3].map(async (n) => {
+        const { body } = await api.run('zendesk.create_ticket', integration, {
+          subject: `t${n}`,
+          description: 'd',
+        })
+        const id = body.output.id as number
+        const model = await scriptedModel(first, first.apiKey, [
+          { tool_calls: [{ name: 'delete_ticket', arguments: { ticket_id: id }, id: `del${n}` }] },
+          { text: `deleted ${id}` },
+        ])
+        const agent = await api.post('/v1/agents', {
+          name: `instances ${n} ${Math.random().toString(36).slice(2)}`,
+          kind: 'model',
+          instructions: 'delete it',
+          model: { connection: model.connectionId, name: 'sandbox-model' },
+          tools: [{ tool: 'zendesk.delete_ticket', integration }],
+        })
+        expect(agent.status, agent.text).toBe(201)
+        const run = (await api.post(`/v1/agents/${agent.body.id}/runs`, { inputs: {} })).body.id as string
+        await waitForRun(api, run, settled)
+        const { body: list } = await other.get('/v1/approvals')
+        const approval = list.approvals.find((a: any) => a.run_id === run)
+        const decided = await other.post(`/v1/approvals/${approval.id}/decide`, {
+          decisions: [{ tool_call_id: `del${n}`, decision: 'approve' }],
+        })
+        expect(decided.status, decided.text).toBe(200)
+        const done = await waitForRun(other, run, (r) => settled(r) && r.status !== 'waiting_for_approval')
+        return { done, model, id }
+      }),
+    )
+    for (const { done, model, id } of results) {
+      expect(done.status, JSON.stringify(done.error)).toBe('succeeded')
+      expect(done.timeline.filter((e: any) => e.kind === 'tool_call')).toHaveLength(1)
+      expect((await model.calls()).length).toBe(2)
+      expect((await api.run('zendesk.get_ticket', integration, { ticket_id: id })).status).toBe(404)
+    }
+  }, 120_000)
+})
