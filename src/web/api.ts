@@ -221,8 +221,20 @@ export const api = {
 
   listPlatforms: () => request<{ platforms: Platform[] }>('GET', '/v1/platforms').then((r) => r.platforms),
 
-  listIntegrations: () =>
-    request<{ integrations: Integration[] }>('GET', '/v1/integrations').then((r) => r.integrations),
+  /** Every integration (pickers and the grouped Integrations page need them all), page after page. */
+  listIntegrations: async () => {
+    const all: Integration[] = []
+    let cursor: string | null = null
+    do {
+      const page: { integrations: Integration[]; next_cursor: string | null } = await request(
+        'GET',
+        `/v1/integrations?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      )
+      all.push(...page.integrations)
+      cursor = page.next_cursor
+    } while (cursor)
+    return all
+  },
   getIntegration: (id: string) => request<Integration>('GET', `/v1/integrations/${enc(id)}`),
   connect: (platform: string, fields: Record<string, string>) =>
     request<ConnectStart>('POST', '/v1/integrations/connect', { platform, fields }),
