@@ -189,7 +189,15 @@ export class Integrations {
     }
     if (rows.length === 0) {
       // Name what there is, so a near miss ("acme" for "Ada Admin (acme)") can be corrected at once.
-      const yours = await this.list(userId, platform)
+      // A few, by the (user_id, platform, account_name) index: never all of them (issue 22, §7).
+      const yours = await this.db
+        .selectFrom('integrations')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('platform', '=', platform)
+        .orderBy('account_name')
+        .limit(MAX_NAMED + 1)
+        .execute()
       const hint =
         yours.length === 0
           ? 'you have none yet'
