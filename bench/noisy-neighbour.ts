@@ -67,6 +67,7 @@ async function latencies(service: Service, target: DeliveryTarget, sent: Map<str
 }
 
 export async function noisyNeighbourBench(): Promise<Record<string, number>> {
+  const loadAtStart = os.loadavg()[0]!
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-noisy-'))
   const sandbox = await startChild(['sandbox', '--port', String(await freePort())], {}, /listening on (\S+)/)
   const service = await startChild(
@@ -120,6 +121,8 @@ export async function noisyNeighbourBench(): Promise<Record<string, number>> {
     const burstS = (Date.now() - started) / 1000
     const during = await latencies(b, quiet, duringSent)
     const result = {
+      // The machine is shared: its load when the line began says how far to trust the numbers.
+      noisy_neighbour_load_average: Math.round(loadAtStart * 100) / 100,
       noisy_neighbour_burst_deliveries: BURST,
       noisy_neighbour_burst_acknowledged: acknowledged,
       noisy_neighbour_burst_s: Math.round(burstS * 10) / 10,

@@ -684,7 +684,8 @@ ${
 then trigger latency at 200 deliveries a second) on a store that also holds 1,000 Trello integrations with
 10,000 active subscriptions (written straight into the tables and not analyzed: the service meets them as
 they were left), against the same on a store holding only the measured subscription, each on a service of
-its own, in one run. Goal: within 1.5× of one subscription.
+its own, in one run. Goal: within 1.5× of one subscription. The machine's load average when the line
+began: ${results.many_subscriptions_load_average} (2 cores, shared).
 
 | store | intake, one subscription | intake, 10,000 | ratio | trigger latency p99, one | p99, 10,000 | ratio | goal |
 |---|---|---|---|---|---|---|---|
@@ -714,7 +715,7 @@ every 50 ms. The event-loop delay is the service's own (\`nodejs_eventloop_lag_p
 Trello deliveries as fast as 64 senders can (${results.noisy_neighbour_burst_acknowledged} acknowledged in
 ${results.noisy_neighbour_burst_s} s) while user B's Vercel trigger receives one delivery a second. B's trigger
 latency is from sending its delivery to its run's claim (\`started_at\`); "alone" is the same for B before A's burst, in
-the same run.
+the same run. The machine's load average when the line began: ${results.noisy_neighbour_load_average} (2 cores, shared).
 
 | B's trigger latency | alone | during A's burst | goal |
 |---|---|---|---|

@@ -221,7 +221,18 @@ export const api = {
 
   listPlatforms: () => request<{ platforms: Platform[] }>('GET', '/v1/platforms').then((r) => r.platforms),
 
-  /** Every integration (pickers and the grouped Integrations page need them all), page after page. */
+  /** One page of integrations, oldest first, found by words of the account name (docs/rest-api.md, "Lists are paged"). */
+  integrationsPage: (params: { q?: string; cursor?: string | null } = {}) => {
+    const query = new URLSearchParams()
+    if (params.q) query.set('q', params.q)
+    if (params.cursor) query.set('cursor', params.cursor)
+    const qs = query.toString()
+    return request<{ integrations: Integration[]; next_cursor: string | null }>(
+      'GET',
+      `/v1/integrations${qs ? `?${qs}` : ''}`,
+    )
+  },
+  /** Every integration (pickers choose among them all), page after page. */
   listIntegrations: async () => {
     const all: Integration[] = []
     let cursor: string | null = null
