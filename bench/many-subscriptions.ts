@@ -85,6 +85,17 @@ export async function manySubscriptionsBench(): Promise<Record<string, number>> 
       [`many_subscriptions_${kind}_intake_one_per_s`]: intakeOne,
       [`many_subscriptions_${kind}_intake_many_per_s`]: intakeMany,
       [`many_subscriptions_${kind}_intake_ratio`]: round(intakeMany / intakeOne),
+      // Each against a bare server measured beside it: on a shared machine the load moves between
+      // the two halves, and this ratio moves less with it.
+      [`many_subscriptions_${kind}_intake_one_to_bare`]: one[`intake_${key}_ratio_to_bare`]!,
+      [`many_subscriptions_${kind}_intake_many_to_bare`]: many[`intake_${key}_ratio_to_bare`]!,
+      // CPU per delivery (service, and PostgreSQL's processes) moves least with the machine's load.
+      [`many_subscriptions_${kind}_cpu_us_one`]:
+        one[`intake_${key}_service_cpu_us_per_delivery`]! +
+        (one[`intake_${key}_postgres_cpu_us_per_delivery`] ?? 0),
+      [`many_subscriptions_${kind}_cpu_us_many`]:
+        many[`intake_${key}_service_cpu_us_per_delivery`]! +
+        (many[`intake_${key}_postgres_cpu_us_per_delivery`] ?? 0),
       [`many_subscriptions_${kind}_latency_p99_one_ms`]: p99One,
       [`many_subscriptions_${kind}_latency_p99_many_ms`]: p99Many,
       [`many_subscriptions_${kind}_latency_p99_ratio`]: round(p99Many / Math.max(p99One, 1)),
