@@ -702,6 +702,7 @@ ${manyRows(results)}
 \`bench/hostile-templates.ts\` (issue 22, §2 and §9): a Vercel subscription whose mapping is the issue's runaway
 template (\`$replace($pad("",1000000,"a"),"a",$pad("",100,"b"))\`) receives deliveries while \`/health\` is asked
 every 50 ms. The event-loop delay is the service's own (\`nodejs_eventloop_lag_p99_seconds\` from \`/metrics\`).
+The machine's load average when the line began: ${results.hostile_templates_load_average ?? '?'} (2 cores, shared).
 
 | event-loop delay p99 | goal | /health answered | /health failed |
 |---|---|---|---|
