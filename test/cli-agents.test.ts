@@ -470,6 +470,7 @@ describe('switchyard triggers and subscriptions', () => {
     expect(JSON.parse((await cli('subscriptions', 'list', '--json')).stdout)).toEqual({
       subscriptions: [],
       next_cursor: null,
+      plan_resumable: [],
     })
   })
 
