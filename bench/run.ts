@@ -8,6 +8,9 @@ import { scratchDatabase } from '../test/helpers/scratch-database.ts'
 import { connectZendesk } from '../test/helpers/connect.ts'
 import { connectVercel, VERCEL } from '../test/helpers/vercel.ts'
 import { hostileTemplatesBench } from './hostile-templates.ts'
+import { manySubscriptionsBench } from './many-subscriptions.ts'
+import { noisyNeighbourBench } from './noisy-neighbour.ts'
+import { oldInstallationBench } from './old-installation.ts'
 import { mcpLatencies } from './mcp.ts'
 import { connectFreshToken, measureUtilisation } from './rate-budget.ts'
 import { interleavedLatencies, percentile, throughput } from './measure.ts'
@@ -37,6 +40,25 @@ async function fetchOk(
   if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`)
 }
 
+/**
+ * The lines that run on services (or stores) of their own, after the main run's service has stopped:
+ * many subscriptions (both stores), a noisy neighbour and an old installation (issue 22, §9).
+ */
+async function ownServiceLines(only?: string): Promise<Record<string, number>> {
+  process.env.BENCH_DATABASE_URL ??= process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL
+  const results: Record<string, number> = {}
+  if (!only || only === 'many') Object.assign(results, await manySubscriptionsBench())
+  if (!only || only === 'noisy') Object.assign(results, await noisyNeighbourBench())
+  if (!only || only === 'old') Object.assign(results, await oldInstallationBench())
+  return results
+}
+
+/** One of the lines above alone, measured again into the last full run's results (BENCH_ONLY=many|noisy|old). */
+async function onlyOwnServiceLine(only: string) {
+  const last = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'results.json'), 'utf8'))
+  writeResults({ ...last, ...(await ownServiceLines(only)) })
+}
+
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-'))
   const sandboxPort = await freePort()
@@ -55,6 +77,7 @@ async function main() {
   )
   const url = service.match[1]
   let bareProxy: Awaited<ReturnType<typeof startChild>> | undefined
+  let measured: Record<string, number> = {}
   try {
     const apiKey = fs.readFileSync(path.join(dataDir, 'admin-api-key'), 'utf8').trim()
     const integration = (await connectZendesk({ url, apiKey })).integrationId!
@@ -110,6 +133,12 @@ async function main() {
       if (!r.ok) throw new Error('could not lift the sandbox rate limit')
     })
 
+    if (process.env.BENCH_ONLY === 'hostile') {
+      // Only the hostile-templates line, measured again into the last full run's results.
+      const last = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'results.json'), 'utf8'))
+      writeResults({ ...last, ...(await hostileTemplatesBench({ url, apiKey, pid: service.process.pid })) })
+      return
+    }
     if (process.env.BENCH_ONLY === 'mcp') {
       // Only the MCP line, measured again into the last full run's results (BENCH_ONLY=mcp).
       const last = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'results.json'), 'utf8'))
@@ -270,13 +299,17 @@ async function main() {
       )
     }
     writeResults(results)
-    console.log(JSON.stringify(results, null, 2))
+    measured = results
   } finally {
     await bareProxy?.stop()
     await service.stop()
     await sandbox.stop()
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
+  // The lines with services or stores of their own, one at a time once the main service is gone.
+  const all = { ...measured, ...(await ownServiceLines()) }
+  writeResults(all)
+  console.log(JSON.stringify(all, null, 2))
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000
@@ -469,6 +502,17 @@ function triggerRows(results: Record<string, number>): string {
   ).join('\n')
 }
 
+/** The many-subscriptions table's rows, one per store measured. */
+function manyRows(results: Record<string, number>): string {
+  return (['pglite', 'postgres'] as const)
+    .filter((k) => results[`many_subscriptions_${k}_intake_ratio`] !== undefined)
+    .map(
+      (k) =>
+        `| ${k === 'pglite' ? 'PGlite (embedded, on disk)' : 'PostgreSQL'} | ${results[`many_subscriptions_${k}_intake_one_per_s`]} /s (${results[`many_subscriptions_${k}_intake_one_to_bare`] ?? '?'}) | ${results[`many_subscriptions_${k}_intake_many_per_s`]} /s (${results[`many_subscriptions_${k}_intake_many_to_bare`] ?? '?'}) | ${results[`many_subscriptions_${k}_intake_ratio`]} | ${results[`many_subscriptions_${k}_cpu_us_one`] ?? '?'} → ${results[`many_subscriptions_${k}_cpu_us_many`] ?? '?'} µs | ${results[`many_subscriptions_${k}_latency_p99_one_ms`]} ms | ${results[`many_subscriptions_${k}_latency_p99_many_ms`]} ms | ${results[`many_subscriptions_${k}_latency_p99_ratio`]} | intake ≥ 0.67, p99 ≤ 1.5 |`,
+    )
+    .join('\n')
+}
+
 function writeResults(results: Record<string, number>) {
   const postgresRows =
     results.service_rss_idle_postgres_mib === undefined
@@ -631,16 +675,67 @@ The raw numbers are in \`bench/results.json\`.
   by V8's baseline WebAssembly compiler only (its optimised second copy was about 65 MiB), and one
   template worker is kept warm instead of two: the goal is 250 MiB or less at idle.
 ${
-  results.old_installation_intake_ratio === undefined
+  results.many_subscriptions_pglite_intake_ratio === undefined
     ? ''
     : `
+## Many subscriptions
+
+\`bench/many-subscriptions.ts\` (issue 22, §7 and §9): the Trello line above (intake for 8 s by 128 senders,
+then trigger latency at 200 deliveries a second) on a store that also holds 1,000 Trello integrations with
+10,000 active subscriptions (written straight into the tables and not analyzed: the service meets them as
+they were left), against the same on a store holding only the measured subscription, each on a service of
+its own, in one run. Goal: within 1.5× of one subscription. The machine's load average when the line
+began: ${results.many_subscriptions_load_average} (2 cores, shared). Under such load the two halves of a line
+meet different machines (the bare server's rate moved up to threefold between them): read the ratio to the
+bare server and the CPU per delivery (service plus PostgreSQL) before the raw ratio.
+
+| store | intake, one subscription (to a bare server) | intake, 10,000 (to a bare server) | ratio | CPU per delivery, one → 10,000 | trigger latency p99, one | p99, 10,000 | ratio | goal |
+|---|---|---|---|---|---|---|---|---|
+${manyRows(results)}
+`
+}${
+    results.hostile_templates_event_loop_p99_ms === undefined
+      ? ''
+      : `
+## Hostile templates
+
+\`bench/hostile-templates.ts\` (issue 22, §2 and §9): a Vercel subscription whose mapping is the issue's runaway
+template (\`$replace($pad("",1000000,"a"),"a",$pad("",100,"b"))\`) receives deliveries while \`/health\` is asked
+every 50 ms. The event-loop delay is the service's own (\`nodejs_eventloop_lag_p99_seconds\` from \`/metrics\`).
+The machine's load average when the line began: ${results.hostile_templates_load_average ?? '?'} (2 cores, shared).
+
+| event-loop delay p99 | goal | /health answered | /health failed |
+|---|---|---|---|
+| ${results.hostile_templates_event_loop_p99_ms} ms | ≤ 20 ms | ${results.hostile_templates_health_answered} | ${results.hostile_templates_health_failed} |
+`
+  }${
+    results.noisy_neighbour_b_during_p99_ms === undefined
+      ? ''
+      : `
+## Noisy neighbour
+
+\`bench/noisy-neighbour.ts\` (issue 22, §2 and §9), embedded store: user A sends ${results.noisy_neighbour_burst_deliveries}
+Trello deliveries as fast as 64 senders can (${results.noisy_neighbour_burst_acknowledged} acknowledged in
+${results.noisy_neighbour_burst_s} s) while user B's Vercel trigger receives one delivery a second. B's trigger
+latency is from sending its delivery to its run's claim (\`started_at\`); "alone" is the same for B before A's burst, in
+the same run. The machine's load average when the line began: ${results.noisy_neighbour_load_average} (2 cores, shared).
+
+| B's trigger latency | alone | during A's burst | goal |
+|---|---|---|---|
+| p50 | ${results.noisy_neighbour_b_alone_p50_ms} ms | ${results.noisy_neighbour_b_during_p50_ms} ms | |
+| p99 | ${results.noisy_neighbour_b_alone_p99_ms} ms (${results.noisy_neighbour_b_alone_runs} runs) | ${results.noisy_neighbour_b_during_p99_ms} ms (${results.noisy_neighbour_b_during_runs} runs) | ≤ 100 ms |
+`
+  }${
+    results.old_installation_intake_ratio === undefined
+      ? ''
+      : `
 ## An old installation (embedded store)
 
-\`node --import tsx bench/old-installation.ts\` (not yet part of \`npm run bench\`'s own run; its keys are
-kept in bench/results.json): the intake's statement (\`accept_events\`, batches of 64, each run then
+\`bench/old-installation.ts\`: the intake's statement (\`accept_events\`, batches of 64, each run then
 claimed and finished) for a fixed time while the embedded store's maintenance runs every second, with
 ${results.old_installation_runs_kept} finished runs kept (made with one INSERT … SELECT generate_series) against
-${results.old_installation_baseline_runs_kept}, in one run. Goal: within 1.25×.
+${results.old_installation_baseline_runs_kept}, in one run. Goal: within 1.25×. \`BENCH_OLD_RUNS\`,
+\`BENCH_OLD_SMALL\` and \`BENCH_OLD_PHASE_MS\` scale it down for a quick run.
 
 | runs kept | intake (statements' deliveries /s) | longest maintenance pause |
 |---|---|---|
@@ -650,18 +745,21 @@ ${results.old_installation_baseline_runs_kept}, in one run. Goal: within 1.25×.
 Retention (docs/operating.md) is what keeps an installation from reaching the larger table by age
 alone; this line measures what an operator who keeps that many runs pays.
 `
-}`
+  }`
   fs.writeFileSync(path.join(dir, '../docs/benchmarks.md'), md)
 }
 
 /**
- * BENCH_ONLY=mcp measures only the MCP line; BENCH_REPORT_ONLY=1 writes docs/benchmarks.md again from bench/results.json,
+ * BENCH_ONLY=mcp, hostile, many, noisy or old measures only that line; BENCH_REPORT_ONLY=1 writes docs/benchmarks.md again from bench/results.json,
  * to revise its prose without measuring.
  */
+const only = process.env.BENCH_ONLY
 const run = process.env.BENCH_REPORT_ONLY
   ? async () =>
       writeResults(JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'results.json'), 'utf8')))
-  : main
+  : only === 'many' || only === 'noisy' || only === 'old'
+    ? () => onlyOwnServiceLine(only)
+    : main
 
 run().catch((err) => {
   console.error(err)

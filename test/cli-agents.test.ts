@@ -91,9 +91,26 @@ describe('switchyard agents and runs', () => {
     expect(list.stdout).toMatch(/Filer\s+steps\s+1\s+1\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\s+agt_/)
     expect(
       JSON.parse((await cli('agents', 'list', '--json')).stdout)
-        .map((a: any) => a.name)
+        .agents.map((a: any) => a.name)
         .sort(),
     ).toEqual(['Filer', 'Other filer'])
+    // A page at a time, searched by the server, saying how to get the next page (issue 22, §7).
+    const paged = await cli('agents', 'list', '--limit', '1')
+    expect(paged.stdout).toMatch(/more: add --cursor \S+\n$/)
+    const cursor = /--cursor (\S+)/.exec(paged.stdout)![1]
+    const second = JSON.parse(
+      (await cli('agents', 'list', '--limit', '1', '--cursor', cursor, '--json')).stdout,
+    )
+    expect(second.agents).toHaveLength(1)
+    expect(second.next_cursor).toBeNull()
+    expect(
+      JSON.parse((await cli('agents', 'list', '--search', 'other', '--json')).stdout).agents.map(
+        (a: any) => a.name,
+      ),
+    ).toEqual(['Other filer'])
+    const badCursor = await cli('agents', 'list', '--cursor', 'nonsense')
+    expect(badCursor.code).toBe(1)
+    expect(badCursor.stderr).toContain('cursor')
 
     const got = await cli('agents', 'get', 'Filer')
     expect(got.stdout).toContain('Filer (steps), version 1')
@@ -450,7 +467,11 @@ describe('switchyard triggers and subscriptions', () => {
       `New Card (${sub.id}) is inactive\n`,
     )
     expect((await cli('subscriptions', 'delete', sub.id)).stdout).toBe(`Deleted subscription ${sub.id}\n`)
-    expect((await cli('subscriptions', 'list', '--json')).stdout.trim()).toBe('[]')
+    expect(JSON.parse((await cli('subscriptions', 'list', '--json')).stdout)).toEqual({
+      subscriptions: [],
+      next_cursor: null,
+      plan_resumable: [],
+    })
   })
 
   it('agents delete removes the agent by name', async () => {

@@ -60,6 +60,18 @@ describe('agents and runs over MCP', () => {
       errors: [{ field: 'inputs.note' }],
     })
     expect(await callFails(mcp, 'start_agent_run', { agent: 'nobody' })).toMatchObject({ code: 'not_found' })
+    // Paged as GET /v1/agents is: a page, its next cursor, a search; a made-up cursor is refused by name.
+    const page = await callOk(mcp, 'list_agents', { limit: 1, search: 'BOARD' })
+    expect(page).toMatchObject({ agents: [{ id: agentId }], next_cursor: null })
+    expect((await callOk(mcp, 'list_agents', { search: 'nothing like it' })).agents).toEqual([])
+    expect(await callFails(mcp, 'list_agents', { cursor: 'made-up' })).toMatchObject({
+      code: 'invalid_input',
+      errors: [{ field: 'cursor' }],
+    })
+    expect(await callFails(mcp, 'list_agents', { limit: 0 })).toMatchObject({
+      code: 'invalid_input',
+      errors: [{ field: 'limit' }],
+    })
     const other = await stack.createUser()
     const theirs = await httpClient(stack.url, other.apiKey)
     try {

@@ -1,8 +1,20 @@
 import type { parseArgs as ParseArgs } from 'node:util'
-import { answer, ask, jsonFile, jsonOption, resolveAgent, table, when } from './output.ts'
+import {
+  answer,
+  ask,
+  jsonFile,
+  jsonOption,
+  moreLine,
+  PAGE_OPTIONS,
+  pageQuery,
+  resolveAgent,
+  table,
+  when,
+} from './output.ts'
 import { describeRun, FINISHED, type Run } from './runs.ts'
 
-export const AGENTS_USAGE = `  agents list [--json]                    your agents, with kind, version and step count
+export const AGENTS_USAGE = `  agents list [--search <words>] [--limit N] [--cursor <c>] [--json]
+                                          your agents, newest first, a page at a time, with kind, version and step count
   agents get <id|name> [--version N] [--json]
   agents create --file <definition.json> [--json]
                                           a new agent (docs/agents.md); an external one's signing secret is shown once
@@ -57,6 +69,7 @@ export async function agents(
       inputs: { type: 'string' },
       wait: { type: 'boolean' },
       timeout: { type: 'string' },
+      ...PAGE_OPTIONS,
     },
   })
   const json = values.json ?? false
@@ -68,7 +81,12 @@ export async function agents(
   switch (sub) {
     case 'list':
       return answer(json, async () => {
-        const { agents: list } = await ask<{ agents: Agent[] }>('GET', '/v1/agents')
+        const query = pageQuery(values)
+        const page = await ask<{ agents: Agent[]; next_cursor: string | null }>(
+          'GET',
+          `/v1/agents${query.size ? `?${query}` : ''}`,
+        )
+        const list = page.agents
         const lines =
           list.length === 0
             ? ['no agents yet; create one with switchyard agents create --file <definition.json>']
@@ -83,7 +101,8 @@ export async function agents(
                   a.id,
                 ]),
               )
-        return { value: list, lines }
+        lines.push(...moreLine(page.next_cursor))
+        return { value: page, lines }
       })
     case 'get': {
       const name = needRef()

@@ -122,9 +122,44 @@ interface AgentRef {
   name: string
 }
 
+/** The options every paged list takes (docs/cli.md): as query parameters of its route. */
+export const PAGE_OPTIONS = {
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  search: { type: 'string' },
+} as const
+
+export function pageQuery(values: { limit?: string; cursor?: string; search?: string }): URLSearchParams {
+  const query = new URLSearchParams()
+  if (values.limit !== undefined) query.set('limit', values.limit)
+  if (values.cursor !== undefined) query.set('cursor', values.cursor)
+  if (values.search !== undefined) query.set('q', values.search)
+  return query
+}
+
+/** The line that says how to get the next page, as `runs list` prints it. */
+export function moreLine(nextCursor: string | null): string[] {
+  return nextCursor ? [`more: add --cursor ${nextCursor}`] : []
+}
+
+/** Every page of a paged list (a lookup by name must see them all), at the largest page size. */
+export async function askAll<T>(route: string, key: string, query = new URLSearchParams()): Promise<T[]> {
+  const all: T[] = []
+  let cursor: string | null = null
+  do {
+    const params = new URLSearchParams(query)
+    params.set('limit', '200')
+    if (cursor) params.set('cursor', cursor)
+    const page: Record<string, unknown> = await ask('GET', `${route}?${params}`)
+    all.push(...(page[key] as T[]))
+    cursor = page.next_cursor as string | null
+  } while (cursor)
+  return all
+}
+
 /** An agent by id, else by name (exact, then ignoring case), from the caller's list. */
 export async function resolveAgent(ref: string): Promise<AgentRef> {
-  const { agents } = await ask<{ agents: AgentRef[] }>('GET', '/v1/agents')
+  const agents = await askAll<AgentRef>('/v1/agents', 'agents')
   const match = agents.find((a) => a.id === ref) ?? agents.find((a) => a.name === ref)
   if (match) return match
   const loose = agents.filter((a) => a.name.toLowerCase() === ref.toLowerCase())

@@ -1,8 +1,18 @@
 import type { parseArgs as ParseArgs } from 'node:util'
-import { answer, ask, jsonOption, resolveAgent, table, when } from './output.ts'
+import {
+  answer,
+  ask,
+  jsonOption,
+  moreLine,
+  PAGE_OPTIONS,
+  pageQuery,
+  resolveAgent,
+  table,
+  when,
+} from './output.ts'
 
-export const SUBSCRIPTIONS_USAGE = `  subscriptions list [--agent <id|name>] [--json]
-                                          the triggers attached to your agents
+export const SUBSCRIPTIONS_USAGE = `  subscriptions list [--agent <id|name>] [--search <words>] [--limit N] [--cursor <c>] [--json]
+                                          the triggers attached to your agents, a page at a time
   subscriptions create --agent <id|name> --trigger <id> --integration <id|account name>
             [--config <json>] [--mapping <json>] [--start-on-own-changes] [--json]
                                           attach a trigger to an agent (inactive until activated);
@@ -30,6 +40,7 @@ export const SUBSCRIPTIONS_USAGE = `  subscriptions list [--agent <id|name>] [--
 interface Subscription {
   id: string
   agent_id: string
+  agent_name: string | null
   trigger_id: string
   trigger_title: string
   platform: string
@@ -110,6 +121,7 @@ export async function subscriptions(
       'start-run': { type: 'boolean' },
       secret: { type: 'string' },
       plan: { type: 'boolean' },
+      ...PAGE_OPTIONS,
     },
   })
   const json = values.json ?? false
@@ -122,15 +134,15 @@ export async function subscriptions(
     case 'list':
       return answer(json, async () => {
         const agentId = values.agent ? (await resolveAgent(values.agent)).id : undefined
-        const { subscriptions: list, plan_resumable: planResumable = [] } = await ask<{
+        const query = pageQuery(values)
+        if (agentId) query.set('agent_id', agentId)
+        const page = await ask<{
           subscriptions: Subscription[]
+          next_cursor: string | null
           plan_resumable?: string[]
-        }>('GET', `/v1/subscriptions${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`)
-        const names = new Map(
-          (await ask<{ agents: Array<{ id: string; name: string }> }>('GET', '/v1/agents')).agents.map(
-            (a) => [a.id, a.name],
-          ),
-        )
+        }>('GET', `/v1/subscriptions${query.size ? `?${query}` : ''}`)
+        const planResumable = page.plan_resumable ?? []
+        const list = page.subscriptions
         const lines =
           list.length === 0
             ? ['no subscriptions']
@@ -140,7 +152,7 @@ export async function subscriptions(
                   s.paused_reason ? `${s.status} (${s.paused_reason})` : s.status,
                   s.health.verdict,
                   s.trigger_title,
-                  names.get(s.agent_id) ?? s.agent_id,
+                  s.agent_name ?? s.agent_id,
                   s.integration_name ?? s.integration_id,
                   when(s.last_event_at),
                   s.id,
@@ -160,7 +172,8 @@ export async function subscriptions(
           lines.push(
             `${planResumable.length} trigger(s) paused by a lowered plan are included in the plan again: switchyard subscriptions resume --plan`,
           )
-        return { value: list, lines }
+        lines.push(...moreLine(page.next_cursor))
+        return { value: page, lines }
       })
     case 'create': {
       if (!values.agent) throw new Error('--agent is required (an agent id or name)')

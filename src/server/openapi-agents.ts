@@ -384,6 +384,7 @@ export const agentSchemas = {
     properties: {
       id: { type: 'string' },
       agent_id: { type: 'string' },
+      agent_name: { type: ['string', 'null'], description: "The agent's current name" },
       trigger_id: { type: 'string' },
       trigger_title: { type: 'string' },
       platform: { type: 'string' },
@@ -601,11 +602,26 @@ const q = (name: string, description: string, schema: Record<string, unknown> = 
   description,
 })
 
+/** The parameters every paged list takes (docs/api.md, "Lists are paged"), as runs do. */
+export const pageParameters = (searched: string) => [
+  q('limit', 'Page size', { type: 'integer', minimum: 1, maximum: 200, default: 50 }),
+  q('cursor', "A next_cursor from the previous page of the same list (another list's or user's is refused)", {
+    type: 'string',
+    maxLength: 400,
+  }),
+  q('q', `Search: every word must be found, ignoring case, in ${searched}`, {
+    type: 'string',
+    maxLength: 200,
+  }),
+]
+export const nextCursor = { next_cursor: { type: ['string', 'null'] } }
+
 export const agentPaths = {
   '/v1/agents': {
     get: {
-      summary: 'List your agents, newest first',
-      responses: { 200: json(listOf('agents', 'Agent')), ...errors(401) },
+      summary: 'Your agents, newest first, a page at a time',
+      parameters: pageParameters("the agent's name or description"),
+      responses: { 200: json(listOf('agents', 'Agent', nextCursor)), ...errors(400, 401) },
     },
     post: {
       summary: 'Create an agent (version 1)',
@@ -785,11 +801,15 @@ export const agentPaths = {
   },
   '/v1/subscriptions': {
     get: {
-      summary: 'Your subscriptions',
-      parameters: [q('agent_id', "Only this agent's")],
+      summary: 'Your subscriptions, oldest first, a page at a time',
+      parameters: [
+        q('agent_id', "Only this agent's"),
+        ...pageParameters("the trigger's title or id, the agent's name or the integration's account name"),
+      ],
       responses: {
         200: json(
           listOf('subscriptions', 'Subscription', {
+            ...nextCursor,
             plan_resumable: {
               type: 'array',
               items: { type: 'string' },
@@ -798,6 +818,7 @@ export const agentPaths = {
             },
           }),
         ),
+        ...errors(400),
       },
     },
   },

@@ -1,6 +1,6 @@
 import { ERROR_CODES, statusOf } from '../core/errors.ts'
 import type { ToolRegistry } from '../core/tools/catalog.ts'
-import { agentPaths, agentSchemas } from './openapi-agents.ts'
+import { agentPaths, agentSchemas, nextCursor, pageParameters } from './openapi-agents.ts'
 import { peoplePaths, peopleSchemas } from './openapi-people.ts'
 import { modelPaths, modelSchemas } from './openapi-models.ts'
 
@@ -539,15 +539,18 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       },
       '/v1/integrations': {
         get: {
-          summary: 'List integrations',
+          summary: 'Your integrations, oldest first, a page at a time',
+          parameters: pageParameters("the account name or the platform's id"),
           responses: {
             200: json({
               type: 'object',
               required: ['integrations'],
               properties: {
                 integrations: { type: 'array', items: { $ref: '#/components/schemas/Integration' } },
+                ...nextCursor,
               },
             }),
+            ...errors(400),
           },
         },
         post: {

@@ -610,10 +610,17 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List integrations */
+    /** Your integrations, oldest first, a page at a time */
     get: {
       parameters: {
-        query?: never
+        query?: {
+          /** @description Page size */
+          limit?: number
+          /** @description A next_cursor from the previous page of the same list (another list's or user's is refused) */
+          cursor?: string
+          /** @description Search: every word must be found, ignoring case, in the account name or the platform's id */
+          q?: string
+        }
         header?: never
         path?: never
         cookie?: never
@@ -628,7 +635,17 @@ export interface paths {
           content: {
             'application/json': {
               integrations: components['schemas']['Integration'][]
+              next_cursor?: string | null
             }
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
           }
         }
       }
@@ -1795,10 +1812,17 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** List your agents, newest first */
+    /** Your agents, newest first, a page at a time */
     get: {
       parameters: {
-        query?: never
+        query?: {
+          /** @description Page size */
+          limit?: number
+          /** @description A next_cursor from the previous page of the same list (another list's or user's is refused) */
+          cursor?: string
+          /** @description Search: every word must be found, ignoring case, in the agent's name or description */
+          q?: string
+        }
         header?: never
         path?: never
         cookie?: never
@@ -1813,7 +1837,17 @@ export interface paths {
           content: {
             'application/json': {
               agents: components['schemas']['Agent'][]
+              next_cursor: string | null
             }
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
           }
         }
         /** @description Problem */
@@ -2839,12 +2873,18 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Your subscriptions */
+    /** Your subscriptions, oldest first, a page at a time */
     get: {
       parameters: {
         query?: {
           /** @description Only this agent's */
           agent_id?: string
+          /** @description Page size */
+          limit?: number
+          /** @description A next_cursor from the previous page of the same list (another list's or user's is refused) */
+          cursor?: string
+          /** @description Search: every word must be found, ignoring case, in the trigger's title or id, the agent's name or the integration's account name */
+          q?: string
         }
         header?: never
         path?: never
@@ -2860,9 +2900,19 @@ export interface paths {
           content: {
             'application/json': {
               subscriptions: components['schemas']['Subscription'][]
+              next_cursor: string | null
               /** @description Triggers a lowered plan paused (plan_required) that the plan includes again: POST /v1/subscriptions/resume */
               plan_resumable: string[]
             }
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
           }
         }
       }
@@ -5467,6 +5517,8 @@ export interface components {
     Subscription: {
       id: string
       agent_id: string
+      /** @description The agent's current name */
+      agent_name?: string | null
       trigger_id: string
       trigger_title: string
       platform: string

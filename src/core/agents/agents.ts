@@ -8,6 +8,8 @@ import { newId } from '../ids.ts'
 import type { Db } from '../store/database.ts'
 import type { ToolRegistry } from '../tools/catalog.ts'
 import { declaredFields, parseOrThrow, undeclaredFields } from '../validation.ts'
+import { afterPosition, createdMicros, decodeCursor, PageQuery, pageOf, searchPatterns } from '../paging.ts'
+import { sql } from 'kysely'
 import { refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts'
 import { AgentInput, definitionProblems, type AgentDefinition } from './definition.ts'
 import type { ModelConnections } from '../models/connections.ts'
@@ -111,8 +113,39 @@ export class Agents {
     return secret
   }
 
+  /** Every agent of the user, newest first (the MCP tools and the CLI's name lookups read them all). */
   async list(userId: string): Promise<AgentView[]> {
-    const rows = await this.db
+    return this.views(userId, await this.rows(userId).orderBy('agents.created_at', 'desc').execute())
+  }
+
+  /**
+   * One page of the user's agents, newest first, found by words of their name or description
+   * (docs/api.md, "Lists are paged").
+   */
+  async page(userId: string, raw: unknown): Promise<{ agents: AgentView[]; next_cursor: string | null }> {
+    const { limit, cursor, q } = parseOrThrow(PageQuery, raw)
+    const scope = `agents:${userId}`
+    let query = this.rows(userId)
+    if (cursor) query = query.where(afterPosition('agents', decodeCursor(cursor, scope), 'desc'))
+    for (const pattern of searchPatterns(q))
+      query = query.where((eb) =>
+        eb.or([
+          eb(sql`agent_versions.definition->>'name'`, 'ilike', pattern),
+          eb(sql`agent_versions.definition->>'description'`, 'ilike', pattern),
+        ]),
+      )
+    const rows = await query
+      .select(createdMicros('agents').as('created_us'))
+      .orderBy('agents.created_at', 'desc')
+      .orderBy('agents.id', 'desc')
+      .limit(limit + 1)
+      .execute()
+    const { page, next_cursor } = pageOf(rows, limit, scope)
+    return { agents: await this.views(userId, page), next_cursor }
+  }
+
+  private rows(userId: string) {
+    return this.db
       .selectFrom('agents')
       .innerJoin('agent_versions', (j) =>
         j
@@ -127,8 +160,18 @@ export class Agents {
         'agent_versions.definition',
       ])
       .where('agents.user_id', '=', userId)
-      .orderBy('agents.created_at', 'desc')
-      .execute()
+  }
+
+  private async views(
+    userId: string,
+    rows: Array<{
+      id: string
+      current_version: number
+      definition: unknown
+      created_at: Date
+      updated_at: Date
+    }>,
+  ): Promise<AgentView[]> {
     const names = await this.integrationNames(
       userId,
       rows.map((r) => r.definition as AgentDefinition),

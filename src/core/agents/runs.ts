@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely'
+import type { Selectable } from 'kysely'
 import type { User } from '../access/users.ts'
 import type { Sealer } from '../connections/crypto.ts'
 import type { Integrations } from '../connections/integrations.ts'
@@ -9,6 +9,7 @@ import type { RunStartedBy, RunStatus, RunsTable, RunStepsTable } from '../store
 import type { ToolRegistry } from '../tools/catalog.ts'
 import type { Summary } from '../tools/define.ts'
 import { parseOrThrow } from '../validation.ts'
+import { afterPosition, createdMicros, CursorField, decodeCursor, LimitField, pageOf } from '../paging.ts'
 import { z } from 'zod'
 import type { Agents } from './agents.ts'
 import { inputProblems } from './definition.ts'
@@ -100,7 +101,6 @@ const RUN_STATUSES = [
   'budget_exhausted',
   'escalated',
 ] as const
-const MAX_PAGE = 200
 /** When a person or client refused for a full queue may try again: runs start by the second. */
 const QUEUE_FULL_RETRY_S = 10
 
@@ -115,13 +115,8 @@ const ListFilter = z.object({
   until: z.iso
     .datetime({ offset: true, error: 'give an ISO 8601 time, for example 2026-11-23T10:00:00Z' })
     .optional(),
-  limit: z.coerce
-    .number({ error: 'give a number' })
-    .int('give a whole number')
-    .min(1, 'at least 1')
-    .max(MAX_PAGE, `at most ${MAX_PAGE}`)
-    .default(50),
-  cursor: z.string().max(200).optional(),
+  limit: LimitField,
+  cursor: CursorField,
 })
 
 // Strict, like every other body: a mistyped field (`results`, `errors`) would otherwise be dropped
@@ -302,31 +297,17 @@ export class Runs {
     if (filter.status) query = query.where('runs.status', '=', filter.status)
     if (filter.since) query = query.where('runs.created_at', '>=', new Date(filter.since))
     if (filter.until) query = query.where('runs.created_at', '<', new Date(filter.until))
-    if (filter.cursor) {
-      const [micros, id] = decodeCursor(filter.cursor)
-      const at = sql<Date>`timestamptz 'epoch' + ${micros}::bigint * interval '1 microsecond'`
-      query = query.where((eb) =>
-        eb.or([
-          eb('runs.created_at', '<', at),
-          eb.and([eb('runs.created_at', '=', at), eb('runs.id', '<', id)]),
-        ]),
-      )
-    }
-    // The cursor keeps the database's microseconds: a JavaScript Date has only milliseconds, and a
-    // page boundary inside one millisecond would skip the runs of that millisecond after it.
+    const scope = `runs:${userId}`
+    if (filter.cursor)
+      query = query.where(afterPosition('runs', decodeCursor(filter.cursor, scope, { legacy: true }), 'desc'))
     const rows = await query
-      .select(sql<string>`(extract(epoch from runs.created_at) * 1000000)::bigint::text`.as('created_us'))
+      .select(createdMicros('runs').as('created_us'))
       .orderBy('runs.created_at', 'desc')
       .orderBy('runs.id', 'desc')
       .limit(filter.limit + 1)
       .execute()
-    const page = rows.slice(0, filter.limit)
-    const views = await this.views(userId, page)
-    const last = page.at(-1)
-    return {
-      runs: views,
-      next_cursor: rows.length > filter.limit && last ? encodeCursor(last.created_us, last.id) : null,
-    }
+    const { page, next_cursor } = pageOf(rows, filter.limit, scope)
+    return { runs: await this.views(userId, page), next_cursor }
   }
 
   async get(userId: string, runId: string): Promise<RunView> {
@@ -493,23 +474,5 @@ export class Runs {
       finished_at: s.finished_at,
       duration_ms: s.finished_at ? s.finished_at.getTime() - s.started_at.getTime() : null,
     }
-  }
-}
-
-function encodeCursor(micros: string, id: string): string {
-  return Buffer.from(JSON.stringify([micros, id])).toString('base64url')
-}
-
-/** `[microseconds since the epoch, id]`; a cursor from before (an ISO time) still reads, to the millisecond. */
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, string]
-    if (typeof id !== 'string' || typeof at !== 'string') throw new Error('bad cursor')
-    if (/^\d{1,17}$/.test(at)) return [at, id]
-    const date = new Date(at)
-    if (Number.isNaN(date.getTime()) || date.getTime() < 0) throw new Error('bad cursor')
-    return [String(date.getTime() * 1000), id]
-  } catch {
-    throw invalidInput([{ field: 'cursor', message: 'give a next_cursor that a previous page returned' }])
   }
 }

@@ -6,6 +6,8 @@ import { SharedCache, type SharedCacheOptions } from '../store/shared-cache.ts'
 import type { Db } from '../store/database.ts'
 import type { ConnectedWith, IntegrationStatus, IntegrationsTable } from '../store/schema.ts'
 import type { Selectable } from 'kysely'
+import { afterPosition, createdMicros, decodeCursor, PageQuery, pageOf, searchPatterns } from '../paging.ts'
+import { parseOrThrow } from '../validation.ts'
 
 export type IntegrationRow = Selectable<IntegrationsTable>
 
@@ -84,6 +86,34 @@ export class Integrations {
   }
 
   /**
+   * One page of the user's integrations, oldest first, found by words of their account name or
+   * platform (docs/api.md, "Lists are paged").
+   */
+  async page(
+    userId: string,
+    raw: unknown,
+    platform?: string,
+  ): Promise<{ integrations: IntegrationRow[]; next_cursor: string | null }> {
+    const { limit, cursor, q } = parseOrThrow(PageQuery, raw)
+    const scope = `integrations:${userId}`
+    let query = this.db.selectFrom('integrations').selectAll().where('user_id', '=', userId)
+    if (platform) query = query.where('platform', '=', platform)
+    if (cursor) query = query.where(afterPosition('integrations', decodeCursor(cursor, scope), 'asc'))
+    for (const pattern of searchPatterns(q))
+      query = query.where((eb) =>
+        eb.or([eb('account_name', 'ilike', pattern), eb('platform', 'ilike', pattern)]),
+      )
+    const rows = await query
+      .select(createdMicros('integrations').as('created_us'))
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit + 1)
+      .execute()
+    const { page, next_cursor } = pageOf(rows, limit, scope)
+    return { integrations: page.map(({ created_us: _, ...row }) => row), next_cursor }
+  }
+
+  /**
    * The account names of the user's integrations among `ids`, by id: what an agent, a run or a
    * trigger shows beside each step. Read by key, so it costs the same however many integrations the
    * user has (issue 22 saw GET /v1/agents/{id} read all 1,000).
@@ -109,6 +139,19 @@ export class Integrations {
       .executeTakeFirst()
     if (!row) throw notFound('integration')
     return row
+  }
+
+  /** The user's integrations among `ids`, by id: one read for a whole page of subscriptions. */
+  async byIds(userId: string, ids: Iterable<string>): Promise<Map<string, IntegrationRow>> {
+    const wanted = [...new Set(ids)]
+    if (!wanted.length) return new Map()
+    const rows = await this.db
+      .selectFrom('integrations')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('id', 'in', wanted)
+      .execute()
+    return new Map(rows.map((r) => [r.id, r]))
   }
 
   /** Finds an integration by id or by account name, within one platform. */
@@ -146,7 +189,15 @@ export class Integrations {
     }
     if (rows.length === 0) {
       // Name what there is, so a near miss ("acme" for "Ada Admin (acme)") can be corrected at once.
-      const yours = await this.list(userId, platform)
+      // A few, by the (user_id, platform, account_name) index: never all of them (issue 22, §7).
+      const yours = await this.db
+        .selectFrom('integrations')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('platform', '=', platform)
+        .orderBy('account_name')
+        .limit(MAX_NAMED + 1)
+        .execute()
       const hint =
         yours.length === 0
           ? 'you have none yet'

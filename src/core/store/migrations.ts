@@ -441,6 +441,60 @@ const migrations: Record<string, Migration> = {
       )
     },
   },
+  '0013_lists_and_writes_at_any_size': {
+    async up(db: Kysely<any>) {
+      // Lists are paged on (created_at, id) within one user (core/paging.ts): each page is one range
+      // of these indexes, however many rows the user has (issue 22, section 7).
+      await sql`create index agents_by_user_time on agents (user_id, created_at, id)`.execute(db)
+      await sql`create index integrations_by_user_time on integrations (user_id, created_at, id)`.execute(db)
+      await sql`create index subscriptions_by_user_time on subscriptions (user_id, created_at, id)`.execute(
+        db,
+      )
+      // A user's, an agent's or an integration's subscriptions (counting them against the plan when one
+      // is created, an agent's Triggers tab, deleting an agent, disconnecting an integration) read all
+      // subscriptions without these: writes slowed as the store grew.
+      await sql`create index subscriptions_by_agent on subscriptions (agent_id)`.execute(db)
+      await sql`create index subscriptions_by_integration on subscriptions (integration_id)`.execute(db)
+      // (user_id, platform) is a prefix of integrations_by_account_name (0012): with both, the planner
+      // chose the shorter one for a lookup by account name and read the user's whole platform range.
+      await sql`drop index integrations_by_user`.execute(db)
+      // This replaces accept_events from 0012. Only the last_event_at update changes: "id in (select
+      // … from started)" was planned as a join that scanned every subscription once per batch; "= any
+      // (array(…))" is computed first and probes the primary key once per subscription of the batch.
+      await sql`
+        create or replace function accept_events(new_events jsonb, new_runs jsonb) returns table (kind text, id text)
+        language plpgsql as $$
+        #variable_conflict use_column
+        begin
+          return query
+          with fresh as (
+            insert into events (id, source, dedupe_key, type)
+            select e.id, e.source, e.dedupe_key, e.type
+            from jsonb_to_recordset(new_events) as e(id text, source text, dedupe_key text, type text)
+            on conflict (source, dedupe_key) do nothing
+            returning events.id
+          ), started as (
+            insert into runs (id, user_id, agent_id, agent_version, started_by, subscription_id, event_id, event, inputs, status, error, finished_at)
+            select r.id, r.user_id, r.agent_id, a.current_version, 'trigger', r.subscription_id, r.event_id, r.event, r.inputs,
+              case when r.error is null then 'queued' else 'failed' end, r.error, case when r.error is null then null else now() end
+            from jsonb_to_recordset(new_runs)
+              as r(id text, event_id text, user_id text, agent_id text, subscription_id text, event jsonb, inputs jsonb, error jsonb)
+            join fresh on fresh.id = r.event_id
+            cross join lateral (select agents.current_version from agents where agents.id = r.agent_id offset 0) a
+            returning runs.id, runs.subscription_id
+          ), touched as (
+            -- At most once a second: concurrent batches for one subscription would otherwise queue on its row.
+            update subscriptions set last_event_at = now()
+            where subscriptions.id = any (array(select distinct subscription_id from started where subscription_id is not null))
+              and (last_event_at is null or last_event_at < now() - interval '1 second')
+          )
+          select 'event'::text, fresh.id from fresh
+          union all
+          select 'run'::text, started.id from started;
+        end
+        $$`.execute(db)
+    },
+  },
   '0015_model_agents': {
     async up(db: Kysely<any>) {
       // Model connections (docs/model-agents.md): a provider's protocol, its base URL and a sealed

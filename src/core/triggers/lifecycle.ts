@@ -67,11 +67,15 @@ export class TriggerLifecycle {
   }
 
   /** Triggers paused on each of a user's integrations by its disconnection, for listing integrations. */
-  async pausedCounts(userId: string): Promise<Map<string, number>> {
-    const rows = await this.db
+  async pausedCounts(userId: string, integrationIds?: string[]): Promise<Map<string, number>> {
+    // A page of integrations asks about its own rows only (issue 22, §7: a list costs one page).
+    if (integrationIds && !integrationIds.length) return new Map()
+    let query = this.db
       .selectFrom('subscriptions')
       .select((eb) => ['integration_id', eb.fn.countAll<string>().as('n')])
       .where('user_id', '=', userId)
+    if (integrationIds) query = query.where('integration_id', 'in', integrationIds)
+    const rows = await query
       .where('status', '=', 'paused')
       .where('paused_reason', '=', 'integration_disconnected')
       .groupBy('integration_id')

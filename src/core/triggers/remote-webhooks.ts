@@ -332,6 +332,21 @@ export class RemoteWebhooks {
       .execute()
   }
 
+  /** The webhooks of each of `subscriptionIds`, in one read (a page of subscriptions, not one read a row). */
+  async forSubscriptions(subscriptionIds: string[]): Promise<Map<string, WebhookRow[]>> {
+    const found = new Map<string, WebhookRow[]>(subscriptionIds.map((id) => [id, []]))
+    if (!subscriptionIds.length) return found
+    const rows = await this.db
+      .selectFrom('webhooks')
+      .innerJoin('subscription_webhooks', 'subscription_webhooks.webhook_id', 'webhooks.id')
+      .selectAll('webhooks')
+      .select('subscription_webhooks.subscription_id as linked_subscription_id')
+      .where('subscription_webhooks.subscription_id', 'in', subscriptionIds)
+      .execute()
+    for (const { linked_subscription_id, ...hook } of rows) found.get(linked_subscription_id)?.push(hook)
+    return found
+  }
+
   /**
    * Called when a subscription lets go of the webhook: when no other subscription is linked to it
    * (active, or activating right now: `ensure` links under the same lock) it is removed at the

@@ -10,7 +10,8 @@ import type { Db } from '../store/database.ts'
 import type { SubscriptionStatus, SubscriptionsTable } from '../store/schema.ts'
 import type { StepContexts } from '../tools/step-context.ts'
 import { parseDeclaredOrThrow, parseOrThrow } from '../validation.ts'
-import type { Selectable } from 'kysely'
+import { sql, type Selectable } from 'kysely'
+import { afterPosition, createdMicros, decodeCursor, PageQuery, pageOf, searchPatterns } from '../paging.ts'
 import type { RegisteredTrigger, TriggerRegistry } from './catalog.ts'
 import type { TriggerEvent } from './define.ts'
 import {
@@ -21,7 +22,7 @@ import {
 } from './health-facts.ts'
 import { healthVerdict, type Health, type HealthFact } from './health-verdict.ts'
 import { mapEvent, mappingProblems, unmappedRequired, type Mapping } from './mapping.ts'
-import type { RemoteWebhooks } from './remote-webhooks.ts'
+import type { RemoteWebhooks, WebhookRow } from './remote-webhooks.ts'
 import type { TriggerRoutes } from './routes.ts'
 import type { TriggerEvents } from './trigger-events.ts'
 
@@ -30,6 +31,8 @@ export type SubscriptionRow = Selectable<SubscriptionsTable>
 export interface SubscriptionView {
   id: string
   agent_id: string
+  /** The agent's current name, so a list names it without a second request. */
+  agent_name: string | null
   trigger_id: string
   trigger_title: string
   platform: string
@@ -321,8 +324,69 @@ export class Subscriptions {
   async list(userId: string, agentId?: string): Promise<SubscriptionView[]> {
     let query = this.db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId)
     if (agentId) query = query.where('agent_id', '=', agentId)
-    const rows = await query.orderBy('created_at').execute()
-    return Promise.all(rows.map((r) => this.view(r)))
+    return this.views(userId, await query.orderBy('created_at').orderBy('id').execute())
+  }
+
+  /**
+   * One page of the user's subscriptions, oldest first (docs/api.md, "Lists are paged"), found by
+   * words of the trigger's title or id, the agent's name or the integration's account name.
+   */
+  async page(
+    userId: string,
+    raw: unknown,
+    agentId?: string,
+  ): Promise<{ subscriptions: SubscriptionView[]; next_cursor: string | null }> {
+    const { limit, cursor, q } = parseOrThrow(PageQuery, raw)
+    const scope = `subscriptions:${userId}`
+    let query = this.db.selectFrom('subscriptions').selectAll('subscriptions').where('user_id', '=', userId)
+    if (agentId) query = query.where('agent_id', '=', agentId)
+    if (cursor) query = query.where(afterPosition('subscriptions', decodeCursor(cursor, scope), 'asc'))
+    const entries = this.triggers.list()
+    for (const pattern of searchPatterns(q)) {
+      const word = pattern.slice(1, -1).replace(/\\(.)/g, '$1')
+      const titled = entries
+        .filter((t) => `${t.title} ${t.platform}`.toLowerCase().includes(word))
+        .map((t) => t.id)
+      query = query.where((eb) =>
+        eb.or([
+          eb('subscriptions.trigger_id', 'ilike', pattern),
+          ...(titled.length ? [eb('subscriptions.trigger_id', 'in', titled)] : []),
+          eb.exists(
+            eb
+              .selectFrom('agents')
+              .innerJoin('agent_versions', (j) =>
+                j
+                  .onRef('agent_versions.agent_id', '=', 'agents.id')
+                  .onRef('agent_versions.version', '=', 'agents.current_version'),
+              )
+              .select('agents.id')
+              .whereRef('agents.id', '=', 'subscriptions.agent_id')
+              .where(sql`agent_versions.definition->>'name'`, 'ilike', pattern),
+          ),
+          eb.exists(
+            eb
+              .selectFrom('integrations')
+              .select('integrations.id')
+              .whereRef('integrations.id', '=', 'subscriptions.integration_id')
+              .where('integrations.account_name', 'ilike', pattern),
+          ),
+        ]),
+      )
+    }
+    const rows = await query
+      .select(createdMicros('subscriptions').as('created_us'))
+      .orderBy('subscriptions.created_at')
+      .orderBy('subscriptions.id')
+      .limit(limit + 1)
+      .execute()
+    const { page, next_cursor } = pageOf(rows, limit, scope)
+    return {
+      subscriptions: await this.views(
+        userId,
+        page.map(({ created_us: _, ...row }) => row),
+      ),
+      next_cursor,
+    }
   }
 
   async get(userId: string, id: string): Promise<SubscriptionView> {
@@ -628,9 +692,54 @@ export class Subscriptions {
   }
 
   private async view(row: SubscriptionRow): Promise<SubscriptionView> {
+    return (await this.views(row.user_id, [row]))[0]!
+  }
+
+  /**
+   * The views of a page of subscriptions with one read of their integrations and one of their
+   * webhooks, whatever the page's length (issue 22 saw one integration lookup per row).
+   */
+  private async views(userId: string, rows: SubscriptionRow[]): Promise<SubscriptionView[]> {
+    const [integrations, hooksOf, agentNames] = await Promise.all([
+      this.integrations.byIds(
+        userId,
+        rows.map((r) => r.integration_id),
+      ),
+      this.webhooks.forSubscriptions(rows.map((r) => r.id)),
+      this.agentNames(
+        userId,
+        rows.map((r) => r.agent_id),
+      ),
+    ])
+    return rows.map((row) => ({
+      ...this.viewOf(row, integrations.get(row.integration_id), hooksOf.get(row.id) ?? []),
+      agent_name: agentNames.get(row.agent_id) ?? null,
+    }))
+  }
+
+  private async agentNames(userId: string, ids: string[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(ids)]
+    if (!wanted.length) return new Map()
+    const rows = await this.db
+      .selectFrom('agents')
+      .innerJoin('agent_versions', (j) =>
+        j
+          .onRef('agent_versions.agent_id', '=', 'agents.id')
+          .onRef('agent_versions.version', '=', 'agents.current_version'),
+      )
+      .select(['agents.id', sql<string>`agent_versions.definition->>'name'`.as('name')])
+      .where('agents.user_id', '=', userId)
+      .where('agents.id', 'in', wanted)
+      .execute()
+    return new Map(rows.map((r) => [r.id, r.name]))
+  }
+
+  private viewOf(
+    row: SubscriptionRow,
+    integration: IntegrationRow | undefined,
+    hooks: WebhookRow[],
+  ): Omit<SubscriptionView, 'agent_name'> {
     const registered = this.triggers.get(row.trigger_id)
-    const integration = await this.integrations.get(row.user_id, row.integration_id).catch(() => undefined)
-    const hooks = await this.webhooks.forSubscription(row.id)
     const unmanaged = registered && this.unmanaged(registered) ? hooks[0] : undefined
     const health = healthVerdict(this.storedFacts(row, registered, integration, hooks))
     return {

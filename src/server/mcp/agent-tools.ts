@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { AppError, notFound } from '../../core/errors.ts'
+import { MAX_PAGE, MAX_SEARCH } from '../../core/paging.ts'
 import { parseOrThrow } from '../../core/validation.ts'
 import type { Services } from '../../services.ts'
 import type { McpCaller } from './auth.ts'
@@ -9,7 +10,25 @@ import { errorResult, successResult } from './results.ts'
 // Agents and runs over MCP (issue 12 §3): list the caller's agents, start one with inputs, and read a
 // run with its timeline, so a model can start work and follow it.
 
-const ListAgents = z.object({}).strict()
+// Paged as GET /v1/agents is (docs/rest-api.md, "Lists are paged"): a client with thousands of
+// agents reads a page, and `next_cursor` says where the next one starts.
+const ListAgents = z
+  .object({
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_PAGE)
+      .optional()
+      .describe(`Page size, 1 to ${MAX_PAGE} (default 50)`),
+    cursor: z.string().max(400).optional().describe('The next_cursor of the previous page'),
+    search: z
+      .string()
+      .max(MAX_SEARCH)
+      .optional()
+      .describe('Words to find, ignoring case, in the name or description'),
+  })
+  .strict()
 const StartRun = z
   .object({
     agent: z.string().min(1, "give the agent's id or name").describe('The agent to start, by id or by name'),
@@ -72,7 +91,7 @@ export const AGENT_TOOLS: Tool[] = [
     name: 'list_agents',
     title: 'List agents',
     description:
-      "The caller's agents: id, name, description, kind, version and their input variables (name, type, required).",
+      "The caller's agents, newest first, a page at a time: id, name, description, kind, version and their input variables (name, type, required), and next_cursor for the next page.",
     inputSchema: schemaOf(ListAgents),
     annotations: { title: 'List agents', ...read },
   },
@@ -146,10 +165,15 @@ export async function callAgentTool(
       throw new AppError('forbidden', 'a run token can only call tool steps and read its own run')
     switch (name) {
       case 'list_agents': {
-        parseOrThrow(ListAgents, args)
-        const agents = await services.agents.list(caller.user.id)
+        const { limit, cursor, search } = parseOrThrow(ListAgents, args ?? {})
+        const { agents, next_cursor } = await services.agents.page(caller.user.id, {
+          limit,
+          cursor,
+          q: search,
+        })
         return successResult(
           plain({
+            next_cursor,
             agents: agents.map((a) => ({
               id: a.id,
               name: a.name,

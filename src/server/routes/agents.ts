@@ -23,7 +23,8 @@ export function startedByOf(request: FastifyRequest): RunStartedBy {
 export function agentRoutes(app: FastifyInstance, services: Services) {
   const { agents } = services
 
-  app.get('/v1/agents', async (request) => ({ agents: await agents.list(callerOf(request).id) }))
+  // Paged like runs (docs/api.md, "Lists are paged"): `limit`, `cursor` and a search `q`.
+  app.get('/v1/agents', async (request) => agents.page(callerOf(request).id, request.query))
 
   // The signing secret of an external agent is in this answer and the rotate answer only.
   app.post('/v1/agents', async (request, reply) => {

@@ -30,13 +30,18 @@ export function integrationRoutes(app: FastifyInstance, services: Services) {
 
   // Each integration says how many triggers its disconnection paused: reconnecting offers to resume them.
   const withPaused = async (userId: string, rows: IntegrationRow[]) => {
-    const paused = await services.lifecycle.pausedCounts(userId)
+    const paused = await services.lifecycle.pausedCounts(
+      userId,
+      rows.map((r) => r.id),
+    )
     return rows.map((row) => ({ ...viewOf(row), paused_triggers: paused.get(row.id) ?? 0 }))
   }
 
+  // Paged like runs (docs/api.md, "Lists are paged"): `limit`, `cursor` and a search `q`.
   app.get('/v1/integrations', async (request) => {
     const user = callerOf(request)
-    return { integrations: await withPaused(user.id, await integrations.list(user.id)) }
+    const { integrations: rows, next_cursor } = await integrations.page(user.id, request.query)
+    return { integrations: await withPaused(user.id, rows), next_cursor }
   })
 
   app.get<ById>('/v1/integrations/:id', async (request) => {

@@ -68,18 +68,16 @@ export function triggerRoutes(app: FastifyInstance, services: Services) {
     return { subscriptions: await subscriptions.list(user.id, request.params.id) }
   })
 
-  app.get<{ Querystring: { agent_id?: string } }>('/v1/subscriptions', async (request) => ({
-    subscriptions: await subscriptions.list(
-      callerOf(request).id,
-      typeof request.query.agent_id === 'string' ? request.query.agent_id : undefined,
-    ),
-    // After a plan upgrade: the triggers a lowered plan paused that the plan includes again, offered
-    // for resume (docs/triggers.md, "When an integration, a plan or a user goes").
-    plan_resumable: await services.lifecycle.planResumable(
-      callerOf(request),
-      typeof request.query.agent_id === 'string' ? request.query.agent_id : undefined,
-    ),
-  }))
+  // Paged like runs (docs/rest-api.md, "Lists are paged"): `limit`, `cursor` and a search `q`.
+  app.get<{ Querystring: { agent_id?: string } }>('/v1/subscriptions', async (request) => {
+    const agentId = typeof request.query.agent_id === 'string' ? request.query.agent_id : undefined
+    return {
+      ...(await subscriptions.page(callerOf(request).id, request.query, agentId)),
+      // After a plan upgrade: the triggers a lowered plan paused that the plan includes again, offered
+      // for resume (docs/triggers.md, "When an integration, a plan or a user goes").
+      plan_resumable: await services.lifecycle.planResumable(callerOf(request), agentId),
+    }
+  })
 
   app.post('/v1/subscriptions/resume', async (request) => services.lifecycle.resumePlan(callerOf(request)))
 

@@ -15,6 +15,8 @@ import { useConnectPopup } from '../use-connect-popup.ts'
 import { navigate } from '../router.ts'
 import { parseConnectResult, withQuery } from '../url-state.ts'
 
+const SEARCH_DELAY_MS = 250
+
 type Connected =
   { state: 'loading' } | { state: 'done'; integration: Integration } | { state: 'failed'; error: unknown }
 
@@ -32,20 +34,48 @@ export function IntegrationsPage({ search }: { search: string }) {
   // An integration connected in place (pasted credentials): the banner needs no second request.
   const justConnected = useRef<Integration | null>(null)
 
+  // A page at a time, searched by the server (docs/rest-api.md, "Lists are paged").
+  const [query, setQuery] = useState('')
+  const [next, setNext] = useState<string | null>(null)
+  const [loadingMore, setLoadingMore] = useState(false)
+  const searched = useRef('')
   const load = useCallback(() => {
-    api.listIntegrations().then(
-      (list) => {
-        setIntegrations(list)
+    const q = searched.current.trim() || undefined
+    api.integrationsPage({ q }).then(
+      (page) => {
+        if (searched.current.trim() !== (q ?? '')) return // a newer search answers for itself
+        setIntegrations(page.integrations)
+        setNext(page.next_cursor)
         setLoadError(null)
       },
       (e) => setLoadError(e),
     )
   }, [])
+  const showMore = async () => {
+    if (!next) return
+    setLoadingMore(true)
+    try {
+      const page = await api.integrationsPage({ q: searched.current.trim() || undefined, cursor: next })
+      setIntegrations((list) => [
+        ...(list ?? []),
+        ...page.integrations.filter((i) => !list?.some((s) => s.id === i.id)),
+      ])
+      setNext(page.next_cursor)
+    } catch (e) {
+      setLoadError(e)
+    } finally {
+      setLoadingMore(false)
+    }
+  }
 
   useEffect(() => {
     document.title = 'Integrations · Switchyard'
-    load()
-  }, [load])
+  }, [])
+  useEffect(() => {
+    searched.current = query
+    const timer = setTimeout(load, query ? SEARCH_DELAY_MS : 0)
+    return () => clearTimeout(timer)
+  }, [query, load])
 
   // A pop-up flow finished: the app puts its result in the address (App.tsx); the list is reloaded
   // here, as it changed on the server.
@@ -144,10 +174,22 @@ export function IntegrationsPage({ search }: { search: string }) {
         />
       )}
 
+      <input
+        type="search"
+        className="list-search"
+        aria-label="Search integrations"
+        placeholder="Search integrations by account name"
+        value={query}
+        maxLength={200}
+        onChange={(e) => setQuery(e.target.value)}
+      />
       {loadError !== null && <ProblemMessage error={loadError} />}
       {integrations === null && loadError === null && <p className="muted">Loading integrations…</p>}
-      {integrations?.length === 0 && !adding && (
+      {integrations?.length === 0 && !adding && !query.trim() && (
         <p className="empty">No integrations yet. Add one to let agents work with your accounts.</p>
+      )}
+      {integrations?.length === 0 && query.trim() !== '' && (
+        <p className="empty">No integration matches “{query}”.</p>
       )}
       {integrations &&
         integrations.length > 0 &&
@@ -183,6 +225,11 @@ export function IntegrationsPage({ search }: { search: string }) {
             </section>
           )
         })}
+      {next && (
+        <button type="button" className="secondary" onClick={() => void showMore()} disabled={loadingMore}>
+          {loadingMore ? 'Loading…' : 'Show more'}
+        </button>
+      )}
     </>
   )
 }

@@ -1,0 +1,176 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Integrations } from '../../src/core/connections/integrations.ts'
+import { afterPosition, createdMicros, encodeCursor, decodeCursor } from '../../src/core/paging.ts'
+import type { Db } from '../../src/core/store/database.ts'
+import { openStore, type Store } from '../../src/core/store/database.ts'
+import { acceptEvents } from '../../src/core/triggers/accept.ts'
+import { seedManySubscriptions, tableReads, type SeededStore } from '../helpers/many-subscriptions.ts'
+import { freshPostgres, type FreshStore } from '../helpers/engine.ts'
+
+// Issue 22, section 7: lists and writes that slowed as the store grew. With 1,000 integrations and
+// 10,000 subscriptions, what each query reads is asserted from the database itself (its plan, or the
+// rows and scans it counted in the transaction), never timed. No ANALYZE runs: the store is as the
+// rows left it (migration 0013's indexes must be chosen on those statistics).
+const STORES: Array<[string, () => Promise<{ store: Store; scratch?: FreshStore }>]> = [
+  ['PGlite', async () => ({ store: await openStore({ memory: true }) })],
+]
+if (process.env.TEST_DATABASE_URL)
+  STORES.push([
+    'PostgreSQL',
+    async () => {
+      const scratch = await freshPostgres('lists')
+      return { store: await openStore({ databaseUrl: scratch.databaseUrl! }), scratch }
+    },
+  ])
+
+/** The plan PostgreSQL chose for a query, as its node types and the indexes they read. */
+async function planOf(db: Db, query: { sql: string; parameters: readonly unknown[] }) {
+  const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (format json) ${sql.raw(
+    // Parameters are inlined by position: EXPLAIN cannot take them through Kysely's sql tag here.
+    query.sql.replace(/\$(\d+)/g, (_, n) => literal(query.parameters[Number(n) - 1])),
+  )}`.execute(db)
+  const raw = rows[0]!['QUERY PLAN']
+  const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan: PlanNode }>
+  const nodes: PlanNode[] = []
+  const walk = (node: PlanNode) => {
+    nodes.push(node)
+    for (const child of node.Plans ?? []) walk(child)
+  }
+  walk(plan[0]!.Plan)
+  return {
+    seqScans: nodes.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']),
+    indexes: nodes.map((n) => n['Index Name']).filter(Boolean),
+  }
+}
+interface PlanNode {
+  'Node Type': string
+  'Relation Name'?: string
+  'Index Name'?: string
+  Plans?: PlanNode[]
+}
+const literal = (v: unknown) => (typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`)
+
+describe.each(STORES)('lists and writes at any size on %s', (_name, open) => {
+  let store: Store
+  let scratch: FreshStore | undefined
+  let seed: SeededStore
+  beforeAll(async () => {
+    ;({ store, scratch } = await open())
+    seed = await seedManySubscriptions(store.db, { integrations: 1_000, perWebhook: 10 })
+  }, 120_000)
+  afterAll(async () => {
+    await store?.close()
+    await scratch?.drop()
+  })
+
+  it('pages integrations by one index range, reading a page of rows (GET /v1/integrations)', async () => {
+    const integrations = new Integrations(store.db)
+    const first = await integrations.page(seed.userId, { limit: '50' })
+    expect(first.integrations).toHaveLength(50)
+    const reads = await tableReads(store.db, async (trx) => {
+      const next = await new Integrations(trx).page(seed.userId, { limit: '50', cursor: first.next_cursor })
+      expect(next.integrations).toHaveLength(50)
+      expect(next.integrations[0]!.id).not.toBe(first.integrations[0]!.id)
+    })
+    expect({ table: 'integrations', ...reads.integrations }).toMatchObject({ seqScans: 0 })
+    expect(reads.integrations!.indexRows).toBeLessThanOrEqual(51)
+  })
+
+  it.each([
+    ['agents', 'desc'],
+    ['subscriptions', 'asc'],
+  ] as const)('pages %s by its (user_id, created_at, id) index', async (table, direction) => {
+    const position = decodeCursor(
+      encodeCursor({ micros: String(Date.now() * 1000), id: 'zzz' }, 'scope'),
+      'scope',
+    )
+    const query = store.db
+      .selectFrom(table)
+      .selectAll(table)
+      .select(createdMicros(table).as('created_us'))
+      .where(`${table}.user_id`, '=', seed.userId)
+      .where(afterPosition(table, position, direction))
+      .orderBy(`${table}.created_at`, direction)
+      .orderBy(`${table}.id`, direction)
+      .limit(51)
+      .compile()
+    const plan = await planOf(store.db, query)
+    expect(plan.seqScans).toEqual([])
+    expect(plan.indexes).toContain(`${table}_by_user_time`)
+  })
+
+  it.each([
+    ['agent', 'agent_id', 'big_agt_7', 'subscriptions_by_agent'],
+    ['integration', 'integration_id', 'big_int_7', 'subscriptions_by_integration'],
+  ] as const)(
+    "reads an %s's subscriptions by index (Triggers tab, deleting, disconnecting)",
+    async (_what, column, value, index) => {
+      const plan = await planOf(
+        store.db,
+        store.db.selectFrom('subscriptions').select('id').where(column, '=', value).compile(),
+      )
+      expect(plan.seqScans).toEqual([])
+      expect(plan.indexes).toContain(index)
+    },
+  )
+
+  it("counts a user's subscriptions (the plan's cap, on every create) without reading everyone's", async () => {
+    const plan = await planOf(
+      store.db,
+      store.db
+        .selectFrom('subscriptions')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('user_id', '=', 'usr_someone_else')
+        .compile(),
+    )
+    expect(plan.seqScans).toEqual([])
+  })
+
+  it('finds an integration by its account name through the account-name index', async () => {
+    const plan = await planOf(
+      store.db,
+      store.db
+        .selectFrom('integrations')
+        .selectAll()
+        .where('user_id', '=', seed.userId)
+        .where('platform', '=', 'trello')
+        .where('account_name', '=', 'account500')
+        .compile(),
+    )
+    expect(plan.seqScans).toEqual([])
+    expect(plan.indexes).toContain('integrations_by_account_name')
+    const reads = await tableReads(store.db, async (trx) => {
+      expect((await new Integrations(trx).resolve(seed.userId, 'trello', 'account500')).id).toBe(
+        'big_int_500',
+      )
+    })
+    expect(reads.integrations!.seqScans).toBe(0)
+    expect(reads.integrations!.indexRows).toBeLessThanOrEqual(2)
+  })
+
+  it('marks last_event_at on the batch’s subscriptions without scanning them all (accept_events)', async () => {
+    const reads = await tableReads(store.db, (trx) =>
+      acceptEvents(trx, [
+        {
+          source: `webhook:${seed.webhookId}`,
+          candidate: { dedupeKey: 'evt-lists-1', type: 'createCard', raw: {} },
+          matches: [1, 2, 3].map((j) => ({
+            subscriptionId: `big_sub_1_${j}`,
+            userId: seed.userId,
+            agentId: seed.agentId,
+            event: { card: { name: 'A card' } },
+            inputs: {},
+          })),
+        },
+      ]),
+    )
+    expect({ table: 'subscriptions', ...reads.subscriptions }).toMatchObject({ seqScans: 0 })
+    const touched = await store.db
+      .selectFrom('subscriptions')
+      .select('id')
+      .where('last_event_at', 'is not', null)
+      .execute()
+    expect(touched.map((r) => r.id).sort()).toEqual(['big_sub_1_1', 'big_sub_1_2', 'big_sub_1_3'])
+  })
+})
