@@ -1,24 +1,9 @@
 import { modelAgentInputProperties } from './openapi-models.ts'
+import { body, errors, idParam, json, ref, sent, time } from './openapi-parts.ts'
 
 // The agents, runs, triggers and subscriptions part of the OpenAPI document (docs/agents.md,
 // docs/triggers.md); the shapes follow src/core/agents/ and src/core/triggers/.
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-const problem = ref('Problem')
-const errors = (...codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      { description: 'Problem', content: { 'application/problem+json': { schema: problem } } },
-    ]),
-  )
-const json = (schema: unknown, description = 'OK') => ({
-  description,
-  content: { 'application/json': { schema } },
-})
-const body = (schema: unknown, required = true) => ({ required, content: { 'application/json': { schema } } })
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
-const time = { type: 'string', format: 'date-time' }
 const nullable = (schema: Record<string, unknown>) => ({ oneOf: [schema, { type: 'null' }] })
 const listOf = (key: string, item: string, extra: Record<string, unknown> = {}) => ({
   type: 'object',
@@ -35,12 +20,6 @@ const filled = <S extends ObjectSchema>(schema: S) => ({
       (k) => 'default' in schema.properties[k]! && !(schema.required ?? []).includes(k),
     ),
   ],
-})
-/** An object whose members are always sent, except the optional ones named. */
-const sent = (properties: Record<string, object>, optional: string[] = []) => ({
-  type: 'object',
-  required: Object.keys(properties).filter((k) => !optional.includes(k)),
-  properties,
 })
 const deleted = { 204: { description: 'Deleted' } }
 /** Deleted, with webhooks the user added at a platform by hand and must remove there (their addresses answer 410). */

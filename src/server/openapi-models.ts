@@ -1,21 +1,8 @@
 // The model agents part of the OpenAPI document (docs/model-agents.md): model connections,
 // approvals and extending a run; the shapes follow src/core/models/.
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-const errors = (...codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      { description: 'Problem', content: { 'application/problem+json': { schema: ref('Problem') } } },
-    ]),
-  )
-const json = (schema: unknown, description = 'OK') => ({
-  description,
-  content: { 'application/json': { schema } },
-})
-const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } })
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
-const time = { type: 'string', format: 'date-time' }
+import { body, errors, idParam, json, ref, time } from './openapi-parts.ts'
+
 const protocols = ['openai-chat', 'openai-responses', 'anthropic', 'openai-compatible']
 const budgetProperties = {
   model_calls: { type: 'integer', minimum: 1 },

@@ -1,21 +1,8 @@
 // The people part of the OpenAPI document: signing in, sessions, passwords and the one-time links
 // that set them (docs/security.md, "People"); the shapes follow src/core/access/.
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
-const errors = (...codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      { description: 'Problem', content: { 'application/problem+json': { schema: ref('Problem') } } },
-    ]),
-  )
-const json = (schema: unknown, description = 'OK') => ({
-  description,
-  content: { 'application/json': { schema } },
-})
-const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } })
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
-const time = { type: 'string', format: 'date-time' }
+import { body, errors, idParam, json, ref, time } from './openapi-parts.ts'
+
 const token = {
   type: 'string',
   pattern: '^[A-Za-z0-9_-]{43}$',

@@ -3,28 +3,8 @@ import type { ToolRegistry } from '../core/tools/catalog.ts'
 import { agentPaths, agentSchemas, nextCursor, pageParameters } from './openapi-agents.ts'
 import { peoplePaths, peopleSchemas } from './openapi-people.ts'
 import { modelPaths, modelSchemas } from './openapi-models.ts'
+import { body, errors, idParam, json, sent, time } from './openapi-parts.ts'
 
-const problem = { $ref: '#/components/schemas/Problem' }
-const errors = (...codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      { description: 'Problem', content: { 'application/problem+json': { schema: problem } } },
-    ]),
-  )
-const json = (schema: unknown, description = 'OK') => ({
-  description,
-  content: { 'application/json': { schema } },
-})
-const body = (schema: unknown) => ({ required: true, content: { 'application/json': { schema } } })
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } }
-/** An object whose members are always sent, except the optional ones named. */
-const sent = (properties: Record<string, object>, optional: string[] = []) => ({
-  type: 'object',
-  required: Object.keys(properties).filter((k) => !optional.includes(k)),
-  properties,
-})
-const time = { type: 'string', format: 'date-time' }
 const apiKey = {
   id: { type: 'string' },
   name: { type: 'string' },
