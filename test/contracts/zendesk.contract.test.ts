@@ -266,6 +266,17 @@ const ENDPOINTS: Endpoint[] = [
     objects: (b) => ({ users: b.users }),
   },
   {
+    method: 'GET',
+    path: '/api/v2/users/show_many.json',
+    vendor: '/api/v2/users/show_many',
+    usedBy: 'triggers: a live event names its people (triggers/ticket-trigger.ts withPeople)',
+    sends: { ids: '1001,1002' },
+    drive: ({ acme, token }, query) =>
+      call(`${acme}/api/v2/users/show_many.json?${qs(query)}`, { auth: bearer(token) }),
+    reads: z.looseObject({ users: z.array(Person).min(1) }),
+    objects: (b) => ({ users: b.users }),
+  },
+  {
     method: 'PUT',
     path: '/api/v2/tickets/{ticket_id}.json',
     vendor: '/api/v2/tickets/{ticket_id}',
@@ -648,6 +659,9 @@ describe.skipIf(skip)(
       expect(await zendeskWebhooks.exists!(adminCtx, remoteId)).toBe(true)
       await zendeskWebhooks.unsubscribe!(adminCtx, remoteId)
       for (const trigger of zendesk.triggers) await trigger.recent!(adminCtx, trigger.config.parse({}))
+      // A live event's people, named before mapping (each trigger's enrich makes the same call).
+      const enriched = zendesk.triggers[0]!
+      await enriched.enrich!.run(adminCtx, enriched.sample)
       sent.push(...admin.sent)
       await zendesk.revoke!(api)
 
