@@ -7,6 +7,7 @@ import { AgentEditorPage } from './pages/AgentEditorPage.tsx'
 import { AgentPage } from './pages/AgentPage.tsx'
 import { AgentsPage } from './pages/AgentsPage.tsx'
 import { ApiKeysPage } from './pages/ApiKeysPage.tsx'
+import { ApprovalsPage } from './pages/ApprovalsPage.tsx'
 import { IntegrationsPage } from './pages/IntegrationsPage.tsx'
 import { LoginPage } from './pages/LoginPage.tsx'
 import { AccountPage } from './pages/AccountPage.tsx'
@@ -204,6 +205,8 @@ function Page({
       return <IntegrationsPage search={search} />
     case '/tools':
       return <ToolsPage search={search} />
+    case '/approvals':
+      return <ApprovalsPage />
     case '/settings/keys':
       return <ApiKeysPage />
     case '/settings/account':

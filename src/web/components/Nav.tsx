@@ -9,6 +9,7 @@ const LINKS = [
   },
   { to: '/agents', label: 'Agents', match: (p: string) => p.startsWith('/agents') },
   { to: '/runs', label: 'Runs', match: (p: string) => p.startsWith('/runs') },
+  { to: '/approvals', label: 'Approvals', match: (p: string) => p.startsWith('/approvals') },
   { to: '/tools', label: 'Tool steps', match: (p: string) => p.startsWith('/tools') },
   { to: '/settings/keys', label: 'API keys', match: (p: string) => p.startsWith('/settings/keys') },
   // Shown to admins only; the server refuses the rest anyway.
