@@ -100,6 +100,12 @@ describe.skipIf(!hasChromium)('the approvals inbox', () => {
         input: { ticket_id: ticketId },
       })
       expect(gone.status).not.toBe(200)
+      // The run reads as a conversation: each model call with its words, tokens and cost.
+      await page.goto(`/runs/${encodeURIComponent(run.body.id)}`)
+      await page.getByTestId('model-words').last().waitFor()
+      expect(await page.locator('[data-testid="timeline-entry"]').count()).toBeGreaterThanOrEqual(3)
+      expect(await page.locator('.timeline-entry').first().innerText()).toMatch(/Model call[\s\S]*tokens/)
+      await page.screenshot({ path: `${SHOTS}/approvals-run-${width}.png`, fullPage: true })
     },
     TEST_TIMEOUT_MS,
   )

@@ -3,7 +3,30 @@ import { usePlatformTitles } from '../platform-titles.ts'
 import { formatDuration, formatTime } from '../run-format.ts'
 import { JsonBlock, RunStatusBadge } from './RunBits.tsx'
 
-const KIND_WORDS: Record<string, string> = { delivery: 'Delivery to your service', tool_call: 'Tool call' }
+const KIND_WORDS: Record<string, string> = {
+  delivery: 'Delivery to your service',
+  tool_call: 'Tool call',
+  model_call: 'Model call',
+}
+
+/** What a model call stored (core/models/transcript.ts): its words, tokens and cost, read defensively. */
+function modelAnswerOf(output: unknown): {
+  text: string
+  tokens: number | null
+  cost: number | null
+  requestId: string | null
+} | null {
+  if (!output || typeof output !== 'object') return null
+  const o = output as Record<string, any>
+  if (!Array.isArray(o.calls)) return null
+  const usage = o.usage && typeof o.usage === 'object' ? o.usage : null
+  return {
+    text: typeof o.text === 'string' ? o.text : '',
+    tokens: usage ? Number(usage.inputTokens ?? 0) + Number(usage.outputTokens ?? 0) : null,
+    cost: typeof o.cost_usd === 'number' ? o.cost_usd : null,
+    requestId: typeof o.requestId === 'string' ? o.requestId : null,
+  }
+}
 
 /** One entry of a run's timeline: a step, a tool call of an external agent, or a delivery to it. */
 export function TimelineCard({ entry, now }: { entry: TimelineEntry; now: number }) {
@@ -42,6 +65,7 @@ export function TimelineCard({ entry, now }: { entry: TimelineEntry; now: number
           )}
         </p>
       )}
+      {entry.kind === 'model_call' && <ModelWords output={entry.output} />}
       {entry.status === 'skipped' && !entry.summary && (
         <p className="muted">Skipped: its condition was false.</p>
       )}
@@ -87,5 +111,26 @@ export function TimelineCard({ entry, now }: { entry: TimelineEntry; now: number
         </details>
       )}
     </li>
+  )
+}
+
+/** A model call read as a turn of the conversation: what it said, and what it cost. */
+function ModelWords({ output }: { output: unknown }) {
+  const answer = modelAnswerOf(output)
+  if (!answer) return null
+  const facts = [
+    answer.tokens !== null ? `${answer.tokens} tokens` : '',
+    answer.cost !== null ? `$${answer.cost.toFixed(4)}` : '',
+    answer.requestId ? `request ${answer.requestId}` : '',
+  ].filter(Boolean)
+  return (
+    <>
+      {answer.text && (
+        <blockquote className="model-words" data-testid="model-words">
+          {answer.text}
+        </blockquote>
+      )}
+      {facts.length > 0 && <p className="muted">{facts.join(' · ')}</p>}
+    </>
   )
 }
