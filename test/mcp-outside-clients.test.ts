@@ -142,7 +142,8 @@ describe("the MCP Inspector's CLI (@modelcontextprotocol/inspector --cli)", () =
         'vercel_cancel_deployment',
       ]),
     )
-    expect(names).toHaveLength(stack.services.registry.list().length + 4)
+    // Beside the steps: search_tools, list_agents, start_agent_run, get_run, list_approvals, decide_approval.
+    expect(names).toHaveLength(stack.services.registry.list().length + 6)
   })
 
   it("calls a tool step on the connected Zendesk account and prints the sandbox's tickets", async () => {
