@@ -16,13 +16,25 @@ interface Props {
  * (the server keeps it 30 s, docs/tool-options.md); a value not on it, a template or an unreachable
  * account shows the value itself.
  */
+/** Each tool's declaration, read once per page load however many of its fields an overview shows. */
+const declarations = new Map<string, ReturnType<typeof api.getTool>>()
+const declarationOf = (tool: string) => {
+  let found = declarations.get(tool)
+  if (!found) {
+    found = api.getTool(tool)
+    // A failed read is not kept: the next overview asks again.
+    found.catch(() => declarations.delete(tool))
+    declarations.set(tool, found)
+  }
+  return found
+}
+
 export function OptionValue({ tool, integration, field, value, input }: Props) {
   const [label, setLabel] = useState<string | null>(null)
   useEffect(() => {
     if (value.includes('{{')) return
     const controller = new AbortController()
-    api
-      .getTool(tool)
+    declarationOf(tool)
       .then(async (declaration) => {
         const options = declaration.fieldOptions?.[field]
         if (!options) return
