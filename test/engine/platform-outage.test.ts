@@ -108,3 +108,54 @@ describe.each(STORES)('a platform outage, on $name', ({ open }) => {
     expect(posts.map((r) => r.status)).toEqual([...Array(CLIENT_ATTEMPTS).fill(429), 200])
   })
 })
+
+// A retry's wait that a worker holds in hand (docs/agents.md, "Retries"): stopping the process must not
+// sit it out, and must not lose it either.
+describe.each(STORES)('a worker stopping during a retry wait, on $name', ({ open }) => {
+  let e: EngineStack
+  beforeAll(async () => {
+    e = await startEngineStack(await open('stop_wait'), {
+      backoff: { stepMs: [3_000, 3_000, 3_000], deliveryMs: [50, 50, 50] },
+    })
+  })
+  afterAll(async () => e?.close())
+  const newCard = async () =>
+    (await e.api.run('trello.create_card', e.integrationId, { list_id: e.listId, name: 'stop target' })).body
+      .output.id as string
+
+  it('a worker that stops while a step waits to retry hands the run back at its retry time, and the retry still happens', async () => {
+    // A wait this long is held in hand (under MAX_INLINE_WAIT_MS); the stop must not sit it out.
+    const worker = e.stack.services.worker
+    const cardId = await newCard()
+    await e.control.fault({
+      status: 503,
+      match: { method: 'GET', path: '/1/cards/' },
+      times: CLIENT_ATTEMPTS,
+    })
+    const agent = await e.api.post('/v1/agents', {
+      name: `Stopping ${Math.random()}`,
+      kind: 'steps',
+      steps: [
+        { key: 'read', tool: 'trello.get_card', integration: e.integrationId, input: { card_id: cardId } },
+      ],
+    })
+    const started = await e.api.post(`/v1/agents/${agent.body.id}/runs`, { inputs: {} })
+    const waiting = await waitForRunState(
+      e.api,
+      started.body.id,
+      (r) => r.timeline[0]?.attempts?.length === 1 && r.timeline[0].attempts[0].retry_in_ms !== undefined,
+    )
+    await worker.stop()
+    const handedBack = (await e.api.get(`/v1/runs/${started.body.id}`)).body
+    expect(handedBack.status).toBe('queued')
+    expect(handedBack.timeline[0].attempts.map((a: any) => a.outcome)).toEqual(['failed'])
+    worker.start()
+    const run = await waitForRunState(e.api, started.body.id, isFinished)
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
+    expect(run.timeline[0].attempts.map((a: any) => a.outcome)).toEqual(['failed', 'succeeded'])
+    // Not earlier than the wait it had been promised (the database's clock decides the claim: a few ms' leeway).
+    expect(Date.parse(run.timeline[0].attempts[1].at)).toBeGreaterThanOrEqual(
+      Date.parse(waiting.timeline[0].attempts[0].at) + waiting.timeline[0].attempts[0].retry_in_ms - 50,
+    )
+  })
+})

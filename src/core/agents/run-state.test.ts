@@ -22,7 +22,7 @@ describe('ending a run', () => {
     step: { seq, key: `s${seq}`, kind: 'step', toolId: 'trello.get_card' },
     end: { status: 'skipped' },
   })
-  const lease = (holder: string) => ({ holder, held: () => true })
+  const lease = (holder: string) => ({ holder, held: () => true, stopping: new AbortController().signal })
   const timeline = (runId: string) =>
     store.db
       .selectFrom('run_steps')

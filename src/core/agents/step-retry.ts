@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { AppError } from '../errors.ts'
 import type { Effect } from '../tools/define.ts'
 
@@ -36,4 +37,19 @@ export function retryDelayMs(
   if (retryAfter !== undefined) return Math.max(0, retryAfter * 1000)
   const base = backoffMs[Math.min(attempt - 1, backoffMs.length - 1)]
   return Math.round(base * (0.75 + Math.random() / 2))
+}
+
+/**
+ * Waits between two attempts of a run in hand, unless the worker stops first. False when it stopped
+ * (or the wait is too long to hold a worker): the caller hands the run back to resume at the same
+ * time, so a shutdown never waits out a retry's backoff and the retry is not lost.
+ */
+export async function waitInHand(ms: number, stopping: AbortSignal): Promise<boolean> {
+  if (ms > MAX_INLINE_WAIT_MS) return false
+  try {
+    await sleep(ms, undefined, { signal: stopping })
+    return true
+  } catch {
+    return false // aborted: the only way this sleep rejects
+  }
 }

@@ -11,13 +11,7 @@ import type { ToolExecutor } from '../tools/executor.ts'
 import type { AgentDefinition, StepDefinition } from './definition.ts'
 import type { RunState, Settled } from './run-state.ts'
 import type { Attempt, RunError, RunRow, StepRow } from './runs.ts'
-import {
-  MAX_INLINE_WAIT_MS,
-  MAX_STEP_ATTEMPTS,
-  retryable,
-  retryDelayMs,
-  STEP_BACKOFF_MS,
-} from './step-retry.ts'
+import { waitInHand, MAX_STEP_ATTEMPTS, retryable, retryDelayMs, STEP_BACKOFF_MS } from './step-retry.ts'
 import type { Lease } from './worker.ts'
 
 /** What the expressions of a run see: `inputs`, earlier `steps.<key>.output`, the trigger's `event`, and the `run`. */
@@ -217,11 +211,11 @@ export class StepRunner {
           return { status: 'failed', error }
         }
         if (!(await this.state.attempts(run.id, seq, attempts, lease))) return 'later'
-        if (waitMs > MAX_INLINE_WAIT_MS) {
-          await this.state.later(run.id, lease, new Date(Date.now() + waitMs))
+        const retryAt = new Date(Date.now() + waitMs)
+        if (!(await waitInHand(waitMs, lease.stopping))) {
+          await this.state.later(run.id, lease, retryAt)
           return 'later'
         }
-        await new Promise((resolve) => setTimeout(resolve, waitMs))
         if (!lease.held()) return 'later'
         // A cancel asked for during the wait stops the run before the next attempt: a person who
         // cancelled does not expect the write to go out a few seconds later.

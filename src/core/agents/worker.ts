@@ -40,6 +40,11 @@ export interface Lease {
    * lasts (the database may have let it lapse): the execution stops acting.
    */
   held(): boolean
+  /**
+   * Aborted when the worker stops: a retry waiting between attempts hands its run back (to resume at
+   * the same time, here after a restart or on another instance) instead of holding the shutdown.
+   */
+  readonly stopping: AbortSignal
 }
 
 /** Owners whose last claim a worker remembers for the round-robin. */
@@ -72,6 +77,7 @@ export class RunWorker {
   private lastClaimAt = 0
   private readonly active = new Set<Promise<void>>()
   private running = false
+  private stopping = new AbortController()
   private wakeUp: (() => void) | null = null
   private loop: Promise<void> | null = null
   private sweeper: Promise<void> | null = null
@@ -92,6 +98,7 @@ export class RunWorker {
   start(): void {
     if (this.running) return
     this.running = true
+    if (this.stopping.signal.aborted) this.stopping = new AbortController()
     this.loop = this.run()
     this.sweeper = this.sweep()
   }
@@ -134,6 +141,7 @@ export class RunWorker {
   /** Stops claiming and waits for runs in hand; an unfinished run is picked up again after its lease. */
   async stop(): Promise<void> {
     this.running = false
+    this.stopping.abort()
     if (this.dueTimer) clearTimeout(this.dueTimer)
     this.dueTimer = null
     this.wake()
@@ -222,6 +230,7 @@ export class RunWorker {
       // A stalled database can fail renewals without answering "no": once they failed for a whole
       // lease, the sweep on another process may have handed the run on, so this one stops acting.
       held: () => !lost && Date.now() - confirmedAt < this.leaseMs,
+      stopping: this.stopping.signal,
     }
     const work = this.handler
       .execute(run, lease)

@@ -9,6 +9,7 @@ import {
   retryable,
   retryDelayMs,
   STEP_BACKOFF_MS,
+  waitInHand,
 } from '../agents/step-retry.ts'
 import { errorOf } from '../agents/step-runner.ts'
 import type { Lease } from '../agents/worker.ts'
@@ -295,11 +296,11 @@ export class ModelRunner {
           return 'stop'
         }
         if (!(await this.state.attempts(run.id, seq, attempts, lease))) return 'stop'
-        if (waitMs > MAX_INLINE_WAIT_MS) {
-          await this.state.later(run.id, lease, new Date(Date.now() + waitMs))
+        const retryAt = new Date(Date.now() + waitMs)
+        if (!(await waitInHand(waitMs, lease.stopping))) {
+          await this.state.later(run.id, lease, retryAt)
           return 'stop'
         }
-        await new Promise((resolve) => setTimeout(resolve, waitMs))
         if (!lease.held()) return 'stop'
       }
     }
