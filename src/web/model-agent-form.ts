@@ -8,19 +8,14 @@ export type ModelTool = NonNullable<AgentInput['tools']>[number]
 export type ModelBudget = NonNullable<AgentInput['budget']>
 export type BudgetField = keyof ModelBudget
 
-/** The budget's boxes, in the order the editor shows them, each with its unit and the default an empty box gets. */
-export const BUDGET_BOXES: ReadonlyArray<{
-  field: BudgetField
-  label: string
-  unit: string
-  default: number
-}> = [
-  { field: 'model_calls', label: 'Model calls', unit: 'calls', default: 20 },
-  { field: 'tool_calls', label: 'Tool calls', unit: 'calls', default: 40 },
-  { field: 'tokens', label: 'Tokens', unit: 'tokens', default: 200_000 },
-  { field: 'cost_usd', label: 'Cost', unit: 'US dollars', default: 1 },
-  { field: 'wall_clock_s', label: 'Working time', unit: 'seconds', default: 600 },
-  { field: 'tool_errors', label: 'Tool errors the model may repair', unit: 'errors', default: 5 },
+/** The budget's boxes, in the order the editor shows them, each with the default an empty box gets. */
+export const BUDGET_BOXES: ReadonlyArray<{ field: BudgetField; label: string; default: number }> = [
+  { field: 'model_calls', label: 'Model calls', default: 20 },
+  { field: 'tool_calls', label: 'Tool calls', default: 40 },
+  { field: 'tokens', label: 'Tokens', default: 200_000 },
+  { field: 'cost_usd', label: 'Cost (US dollars)', default: 1 },
+  { field: 'wall_clock_s', label: 'Working time (seconds)', default: 600 },
+  { field: 'tool_errors', label: 'Tool errors to repair', default: 5 },
 ]
 
 /** Who decides about a tool's calls: fixed by its annotations, except a write's (docs/model-agents.md, "Approvals"). */

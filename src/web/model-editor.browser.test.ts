@@ -78,7 +78,7 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
     (await rest('POST', '/v1/tools/zendesk.get_ticket/run', { integration, input: { ticket_id: id } }))
       .status === 200
 
-  /** The editor, filled in as a newcomer would: the sandbox model, a read on any account, a destructive step. */
+  /** The editor, filled in as a newcomer would: the sandbox model, a read and a destructive step on their account. */
   async function fillModelAgent(name: string): Promise<void> {
     await b.openSignedIn('/agents/new')
     await page.locator('#agent-name').fill(name)
@@ -98,12 +98,11 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
 
     await page.getByRole('button', { name: 'Add tool' }).click()
     await searchSelect('#agent-tools-0-tool', 'get ticket', /^Get Ticket/)
-    await page.locator('#agent-tools-0-integration').selectOption('')
     await page.getByRole('button', { name: 'Add tool' }).click()
     await searchSelect('#agent-tools-1-tool', 'delete ticket', /^Delete Ticket/)
     const rules = page.getByTestId('approval-rule')
-    expect(await rules.nth(0).innerText()).toMatch(/never waits for approval/)
-    expect(await rules.nth(1).innerText()).toMatch(/every call waits for a person's approval/)
+    expect(await rules.nth(0).innerText()).toMatch(/Runs without approval/)
+    expect(await rules.nth(1).innerText()).toMatch(/Every call waits for a person's approval/)
   }
 
   it(
@@ -117,6 +116,10 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
       // step whose schema has an optional property.
       await page.getByRole('button', { name: 'Add tool' }).click()
       await searchSelect('#agent-tools-2-tool', 'search tickets', /^Search Tickets/)
+      await page
+        .getByRole('listitem', { name: /^Tool 3/ })
+        .getByText('Name and strict mode')
+        .click()
       await page.locator('#agent-tools-2-strict').check()
       await page.locator('#agent-budget-model_calls').fill('abc')
       await page.getByRole('button', { name: 'Create agent' }).click()
@@ -140,10 +143,16 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
       expect(saved.body).toMatchObject({
         kind: 'model',
         model: { connection: 'mc_sandbox', name: 'sandbox-model' },
-        tools: [{ tool: 'zendesk.get_ticket' }, { tool: 'zendesk.delete_ticket', integration }],
+        tools: [
+          { tool: 'zendesk.get_ticket', integration },
+          { tool: 'zendesk.delete_ticket', integration },
+        ],
         budget: { model_calls: 6 },
       })
-      expect(saved.body.tools[0].integration).toBeUndefined()
+      // The overview names the connection and the account, not their ids.
+      const overview = page.locator('.panel').filter({ hasText: 'Tools the model may use' })
+      await overview.getByText('through Sandbox model').waitFor()
+      expect(await overview.innerText()).toMatch(/delete_ticket on Ada Admin \(acme\)/)
       await shot('03-overview')
 
       // Editing it again opens the model's fields as saved.
@@ -207,6 +216,13 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
       await page.setViewportSize({ width: 390, height: 844 })
       try {
         await fillModelAgent('Phone sweeper')
+        // A read may act on any of the person's accounts: the model then chooses one by name.
+        await page.locator('#agent-tools-0-integration').selectOption('')
+        await page.getByText('The model chooses one by its account name on each call.').waitFor()
+        await page
+          .getByRole('listitem', { name: /^Tool 2/ })
+          .getByText('Name and strict mode')
+          .click()
         await page.getByRole('button', { name: 'JSON Schema' }).click()
         await page.locator('#agent-output-schema').waitFor()
         await expectNoSideways()

@@ -272,19 +272,16 @@ export function ModelAgentEditor({
             const messages = errors[`budget.${box.field}`]
             return (
               <FieldShell key={box.field} id={id} label={box.label} messages={messages}>
-                <span className="input-with-unit">
-                  <input
-                    type="text"
-                    inputMode="decimal"
-                    {...fieldAria(id, messages)}
-                    name={`budget-${box.field}`}
-                    autoComplete="off"
-                    placeholder={box.default.toLocaleString('en-US')}
-                    value={form.budget[box.field] ?? ''}
-                    onChange={(e) => set({ budget: { ...form.budget, [box.field]: e.target.value } })}
-                  />
-                  <span className="muted">{box.unit}</span>
-                </span>
+                <input
+                  type="text"
+                  inputMode="decimal"
+                  {...fieldAria(id, messages)}
+                  name={`budget-${box.field}`}
+                  autoComplete="off"
+                  placeholder={box.default.toLocaleString('en-US')}
+                  value={form.budget[box.field] ?? ''}
+                  onChange={(e) => set({ budget: { ...form.budget, [box.field]: e.target.value } })}
+                />
               </FieldShell>
             )
           })}
@@ -295,11 +292,11 @@ export function ModelAgentEditor({
 }
 
 const RULE_WORDS = {
-  never: 'A read: it never waits for approval.',
-  always: "Destructive: every call waits for a person's approval.",
+  never: 'Runs without approval: it only reads.',
+  always: "Every call waits for a person's approval: it cannot be taken back.",
 } as const
 
-/** One tool of the agent: the step, where it acts, its name for the model, and its approval rule. */
+/** One tool of the agent: the step, where it acts, its approval rule, and its name for the model. */
 function ModelToolCard({
   index,
   row,
@@ -327,6 +324,8 @@ function ModelToolCard({
   const choices = integrationsFor(integrations, tool?.platform)
   const platformTitle = tool ? (platformTitles[tool.platform] ?? tool.platform) : ''
   const rule = approvalRuleOf(tool)
+  // Open by itself where it holds something: a name, strict mode, or the server's words about them.
+  const moreOpen = !!(row.name || row.strict || e('name') || e('strict'))
   const set = (patch: Partial<ModelToolRow>) => onChange({ ...row, ...patch })
   const chooseTool = (id: string) => {
     const next = tools.find((t) => t.id === id)
@@ -391,37 +390,17 @@ function ModelToolCard({
                   {STATUS_NOTE[i.status] ?? ''}
                 </option>
               ))}
-              <option value="">
-                Any of my {platformTitle || 'platform'} integrations (the model chooses)
-              </option>
+              <option value="">Any of my {platformTitle} accounts</option>
             </select>
+            {row.integration === '' && choices.length > 0 && (
+              <p className="help">The model chooses one by its account name on each call.</p>
+            )}
             {choices.length === 0 && tool && (
               <p className="help">
                 No {platformTitle} integration yet. <Link to="/integrations">Add one</Link> for the tool to
                 act on.
               </p>
             )}
-          </FieldShell>
-        )}
-        {(tool || row.tool) && (
-          <FieldShell
-            id={`${base}-name`}
-            label="The model calls it"
-            optional
-            help="Letters, digits, _ or -; name it in the instructions."
-            messages={e('name')}
-          >
-            <input
-              type="text"
-              {...fieldAria(`${base}-name`, e('name'), true)}
-              name="tool-name"
-              className="mono"
-              autoComplete="off"
-              spellCheck={false}
-              placeholder={defaultToolName(row.tool)}
-              value={row.name}
-              onChange={(ev) => set({ name: ev.target.value })}
-            />
           </FieldShell>
         )}
       </div>
@@ -439,9 +418,7 @@ function ModelToolCard({
                 aria-describedby={e('require_approval') ? `${base}-require_approval-error` : undefined}
                 onChange={(ev) => set({ requireApproval: ev.target.checked })}
               />
-              <label htmlFor={`${base}-require_approval`}>
-                A write: each call waits for a person&apos;s approval
-              </label>
+              <label htmlFor={`${base}-require_approval`}>Each call waits for a person&apos;s approval</label>
             </span>
           ) : (
             <span>{RULE_WORDS[rule]}</span>
@@ -450,23 +427,45 @@ function ModelToolCard({
       )}
       <FieldErrorText id={`${base}-require_approval-error`} messages={e('require_approval')} />
       {(tool || row.tool) && (
-        <div className="field field-checkbox tool-strict">
-          <input
-            type="checkbox"
-            id={`${base}-strict`}
-            name="strict"
-            checked={row.strict}
-            aria-invalid={e('strict') ? true : undefined}
-            aria-describedby={e('strict') ? `${base}-strict-error` : `${base}-strict-help`}
-            onChange={(ev) => set({ strict: ev.target.checked })}
-          />
-          <label htmlFor={`${base}-strict`}>Send in OpenAI&apos;s strict mode</label>
-          <p className="help" id={`${base}-strict-help`}>
-            The model&apos;s arguments then always fit the schema; saving checks the step&apos;s schema
-            against strict mode&apos;s rules.
-          </p>
-          <FieldErrorText id={`${base}-strict-error`} messages={e('strict')} />
-        </div>
+        <details className="tool-more" open={moreOpen}>
+          <summary>Name and strict mode</summary>
+          <FieldShell
+            id={`${base}-name`}
+            label="The model calls it"
+            optional
+            help="Letters, digits, _ or -. Name it so in the instructions."
+            messages={e('name')}
+          >
+            <input
+              type="text"
+              {...fieldAria(`${base}-name`, e('name'), true)}
+              name="tool-name"
+              className="mono"
+              autoComplete="off"
+              spellCheck={false}
+              placeholder={defaultToolName(row.tool)}
+              value={row.name}
+              onChange={(ev) => set({ name: ev.target.value })}
+            />
+          </FieldShell>
+          <div className="field field-checkbox">
+            <input
+              type="checkbox"
+              id={`${base}-strict`}
+              name="strict"
+              checked={row.strict}
+              aria-invalid={e('strict') ? true : undefined}
+              aria-describedby={e('strict') ? `${base}-strict-error` : `${base}-strict-help`}
+              onChange={(ev) => set({ strict: ev.target.checked })}
+            />
+            <label htmlFor={`${base}-strict`}>Send in OpenAI&apos;s strict mode</label>
+            <p className="help" id={`${base}-strict-help`}>
+              The model&apos;s arguments then always fit the schema. Saving checks the step&apos;s schema
+              against strict mode&apos;s rules.
+            </p>
+            <FieldErrorText id={`${base}-strict-error`} messages={e('strict')} />
+          </div>
+        </details>
       )}
     </li>
   )
