@@ -227,6 +227,10 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
         await page.locator('#agent-output-schema').waitFor()
         await expectNoSideways()
         await shot('07-editor-390')
+        await page
+          .locator('.model-editor .step-list')
+          .screenshot({ path: `${SHOTS}/model-editor-08-tools-390.png` })
+        await page.locator('.model-budget').screenshot({ path: `${SHOTS}/model-editor-09-budget-390.png` })
       } finally {
         await page.setViewportSize({ width: 1280, height: 900 })
       }

@@ -203,7 +203,12 @@ export function RunPage({ id }: { id: string }) {
                 : 'The run failed'}
           </h2>
           {run.error && <p className="entry-error">{run.error.message}</p>}
-          {run.result !== null && run.result !== undefined ? (
+          {typeof run.result === 'string' ? (
+            // A model agent's answer without an output schema is text: read, not JSON-escaped.
+            <blockquote className="model-words" data-testid="run-result-text">
+              {run.result}
+            </blockquote>
+          ) : run.result !== null && run.result !== undefined ? (
             <JsonBlock
               label="Result (JSON)"
               value={run.result}
