@@ -315,7 +315,8 @@ describe('approval decisions', () => {
       decisions: [{ tool_call_id: 'u1', decision: 'approve', input: { ticket_id: 'not a number' } }],
     })
     expect(bad.status).toBe(400)
-    expect(bad.body.errors[0].field).toMatch(/^decisions\[0\]\.input/)
+    // Named as the person sent it: the field of the edited input, not the tool run's `input.` path.
+    expect(bad.body.errors[0].field).toBe('decisions[0].input.ticket_id')
     // One call decided leaves the run waiting for the other.
     await api.post(`/v1/approvals/${approval.id}/decide`, {
       decisions: [{ tool_call_id: 'u1', decision: 'approve', input: { ticket_id: a, status: 'open' } }],

@@ -157,6 +157,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
             'kind',
             'effect',
             'legacy',
+            'destructive',
             'inputSchema',
             'outputSchema',
             'fieldOptions',
@@ -169,6 +170,11 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
             kind: { type: 'string' },
             effect: { enum: ['read', 'write', 'delete'] },
             legacy: { type: 'boolean' },
+            destructive: {
+              type: 'boolean',
+              description:
+                "A delete, or a write that cannot simply be taken back (MCP's destructiveHint); a model agent's call to it always waits for a person's approval",
+            },
             inputSchema: { type: 'object' },
             outputSchema: { type: 'object' },
             confirm: {

@@ -15,8 +15,10 @@ export function normalizePath(path: string): string {
 
 /** What the editor shows: the steps' input field names (form mode only) and the output rows' names. */
 export interface EditorShape {
-  kind: 'steps' | 'external'
+  kind: 'steps' | 'external' | 'model'
   inputCount: number
+  /** A model agent's tools (rows of the tool list); 0 for other kinds. */
+  toolCount?: number
   /** Per step: the input fields shown as a form, or null when the input is edited as JSON. */
   stepFields: ReadonlyArray<readonly string[] | null>
   outputNames: readonly string[]
@@ -24,6 +26,16 @@ export interface EditorShape {
 
 const VARIABLE_PARTS = new Set(['name', 'type', 'required', 'description'])
 const STEP_PARTS = new Set(['key', 'tool', 'integration', 'condition', 'on_failure'])
+const TOOL_PARTS = new Set(['tool', 'integration', 'name', 'require_approval', 'strict'])
+const MODEL_PARTS = new Set(['connection', 'name'])
+const BUDGET_PARTS = new Set([
+  'model_calls',
+  'tool_calls',
+  'tokens',
+  'cost_usd',
+  'wall_clock_s',
+  'tool_errors',
+])
 
 export interface RoutedErrors {
   /** Place (as the editor names it) → messages. */
@@ -35,7 +47,9 @@ export interface RoutedErrors {
  * The place in the editor for each error. Places: `name`, `description`, `url`, `inputs`,
  * `inputs.N` (the row), `inputs.N.<part>`, `steps`, `steps.N` (the card), `steps.N.<part>`,
  * `steps.N.input` (the input as a whole, or its JSON box), `steps.N.input.<field>`, `output`,
- * `output.<name>`.
+ * `output.<name>`; a model agent's `instructions`, `model`, `model.connection`, `model.name`,
+ * `tools`, `tools.N`, `tools.N.<part>` (`tools.N.strict` holds what a provider's rules refuse),
+ * `output` (its JSON Schema), `budget` and `budget.<field>`.
  */
 export function routeAgentErrors(
   errors: readonly FieldError[] | undefined,
@@ -84,7 +98,30 @@ function placeOf(path: string, shape: EditorShape): { place: string; prefix?: st
       }
       return { place: `steps.${i}`, prefix: seg.slice(2).join('.') }
     }
+    case 'instructions':
+      return shape.kind === 'model'
+        ? { place: 'instructions', prefix: seg.slice(1).join('.') || undefined }
+        : null
+    case 'model':
+      if (shape.kind !== 'model') return null
+      return seg.length === 2 && MODEL_PARTS.has(seg[1]) ? { place: `model.${seg[1]}` } : { place: 'model' }
+    case 'tools': {
+      if (shape.kind !== 'model') return null
+      const i = Number(seg[1])
+      if (seg.length === 1 || !Number.isInteger(i) || i >= (shape.toolCount ?? 0))
+        return { place: 'tools', prefix: seg.slice(1).join('.') || undefined }
+      if (seg.length === 2) return { place: `tools.${i}` }
+      if (TOOL_PARTS.has(seg[2]))
+        return { place: `tools.${i}.${seg[2]}`, prefix: seg.slice(3).join('.') || undefined }
+      return { place: `tools.${i}`, prefix: seg.slice(2).join('.') }
+    }
+    case 'budget':
+      if (shape.kind !== 'model') return null
+      return seg.length === 2 && BUDGET_PARTS.has(seg[1])
+        ? { place: `budget.${seg[1]}` }
+        : { place: 'budget', prefix: seg.slice(1).join('.') || undefined }
     case 'output': {
+      if (shape.kind === 'model') return { place: 'output', prefix: seg.slice(1).join('.') || undefined }
       if (shape.kind !== 'steps') return null
       const name = seg.slice(1).join('.')
       if (name && shape.outputNames.includes(name)) return { place: `output.${name}` }

@@ -3,10 +3,12 @@
 import type { Agent, AgentInput, AgentStep, InputVariable, OnFailure, VariableType } from './agents-api.ts'
 import type { JsonSchema } from './schema-form.ts'
 import type { FieldKind, FormField } from './schema-form.ts'
+import type { Tool } from './api.ts'
 
-let nextRowId = 0
-/** A row's React key: rows move and are removed, so their index is no identity. */
-export const rowId = () => `row-${++nextRowId}`
+import { rowId } from './row-id.ts'
+import { emptyModelForm, modelFormOf, modelInputOf, type ModelForm } from './model-agent-form.ts'
+
+export { rowId }
 
 export interface VariableRow {
   id: string
@@ -39,11 +41,13 @@ export interface OutputRow {
 export interface AgentForm {
   name: string
   description: string
-  kind: 'steps' | 'external'
+  kind: 'steps' | 'external' | 'model'
   inputs: VariableRow[]
   steps: StepRow[]
   output: OutputRow[]
   url: string
+  /** A model agent's instructions, model, tools, output schema and budget. */
+  model: ModelForm
 }
 
 export const emptyVariable = (): VariableRow => ({
@@ -67,7 +71,16 @@ export const emptyStep = (key = ''): StepRow => ({
 export const emptyOutput = (): OutputRow => ({ id: rowId(), name: '', template: '' })
 
 export function emptyAgentForm(): AgentForm {
-  return { name: '', description: '', kind: 'steps', inputs: [], steps: [], output: [], url: '' }
+  return {
+    name: '',
+    description: '',
+    kind: 'steps',
+    inputs: [],
+    steps: [],
+    output: [],
+    url: '',
+    model: emptyModelForm(),
+  }
 }
 
 /** A free step key: `step1`, `step2`, … (keys are identifiers the templates name). */
@@ -201,10 +214,14 @@ export interface ConvertResult {
   errors: Record<string, string>
 }
 
-/** The definition to send. `fieldsOf` gives a tool's input fields once loaded. */
+/**
+ * The definition to send. `fieldsOf` gives a tool's input fields once loaded, `toolOf` its
+ * catalogue entry (a model agent's approval rules come from it).
+ */
 export function agentInputOf(
   form: AgentForm,
   fieldsOf: (toolId: string) => readonly FormField[] | undefined,
+  toolOf: (toolId: string) => Pick<Tool, 'effect' | 'destructive'> | undefined = () => undefined,
 ): ConvertResult {
   const errors: Record<string, string> = {}
   const input: AgentInput = {
@@ -220,6 +237,11 @@ export function agentInputOf(
   if (form.kind === 'external') {
     input.external = { url: form.url.trim() }
     return { input, errors }
+  }
+  if (form.kind === 'model') {
+    const model = modelInputOf(form.model, toolOf)
+    Object.assign(input, model.fields)
+    return { input, errors: model.errors }
   }
   input.steps = form.steps.map((s, i): AgentStep => {
     const converted = stepInputOf(s, s.tool ? fieldsOf(s.tool) : undefined)
@@ -245,9 +267,6 @@ export function formOfAgent(
   agent: Agent,
   fieldsOf: (toolId: string) => readonly FormField[] | undefined,
 ): AgentForm {
-  // The page checks first: a model agent's instructions, model and tools have no place in this form yet.
-  if (agent.kind === 'model')
-    throw new Error('a model agent is edited over REST or the CLI (docs/model-agents.md)')
   return {
     name: agent.name,
     description: agent.description ?? '',
@@ -274,12 +293,14 @@ export function formOfAgent(
         on_failure: s.on_failure,
       }
     }),
-    output: Object.entries(agent.output ?? {}).map(([name, template]) => ({
+    // A model agent's output is a JSON Schema, edited as a whole in its own box.
+    output: Object.entries(agent.kind === 'model' ? {} : (agent.output ?? {})).map(([name, template]) => ({
       id: rowId(),
       name,
       template: templateText(template),
     })),
     url: agent.external?.url ?? '',
+    model: agent.kind === 'model' ? modelFormOf(agent) : emptyModelForm(),
   }
 }
 

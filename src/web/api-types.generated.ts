@@ -5133,6 +5133,8 @@ export interface components {
       /** @enum {unknown} */
       effect: 'read' | 'write' | 'delete'
       legacy: boolean
+      /** @description A delete, or a write that cannot simply be taken back (MCP's destructiveHint); a model agent's call to it always waits for a person's approval */
+      destructive: boolean
       inputSchema: Record<string, unknown>
       outputSchema: Record<string, unknown>
       /** @description Present when a person should confirm before the step runs (every delete, and hard-to-undo writes); the question to ask */

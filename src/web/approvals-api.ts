@@ -11,6 +11,9 @@ const enc = encodeURIComponent
 export const approvalsApi = {
   pending: () =>
     request<{ approvals?: Approval[] }>('GET', '/v1/approvals?status=pending').then((r) => r.approvals ?? []),
+  /** The requests of one run still waiting for a person (its page shows them). */
+  pendingFor: (runId: string) =>
+    approvalsApi.pending().then((list) => list.filter((a) => a.run_id === runId)),
   decide: (id: string, decisions: Decision[]) =>
     request<Approval>('POST', `/v1/approvals/${enc(id)}/decide`, { decisions }),
 }

@@ -294,8 +294,12 @@ export class Approvals {
     } catch (err) {
       if (!(err instanceof AppError)) throw err
       const fieldErrors = err.extras.errors ?? [{ field: '', message: err.message }]
+      // The step's own errors name `input.<field>`, as for a tool run; here the edited input is `field`.
       errors.push(
-        ...fieldErrors.map((e) => ({ field: e.field ? `${field}.${e.field}` : field, message: e.message })),
+        ...fieldErrors.map((e) => {
+          const inner = e.field.replace(/^input(\.|$)/, '')
+          return { field: inner ? `${field}.${inner}` : field, message: e.message }
+        }),
       )
     }
     return errors

@@ -14,6 +14,8 @@ export interface CatalogEntry {
   kind: string
   effect: Effect
   legacy: boolean
+  /** A delete, or a write that cannot simply be taken back (MCP's destructiveHint): a model agent's call to it always waits for a person. */
+  destructive: boolean
   /** The question the web app asks before running (docs/tools.md, "Confirmation"); absent for steps that run on one click. */
   confirm?: string
   inputSchema: Record<string, unknown>
@@ -58,6 +60,7 @@ export class ToolRegistry {
             kind: platform.kind,
             effect: tool.effect,
             legacy: tool.legacy ?? false,
+            destructive: tool.effect === 'delete' || (tool.destructive ?? false),
             ...confirmationOf(tool),
             inputSchema: declaredInputSchema(tool.input),
             outputSchema: z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<

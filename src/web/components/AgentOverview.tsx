@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react'
 import { agentsApi, type Agent, type AgentVersion, type Subscription } from '../agents-api.ts'
 import { templateText } from '../agent-form.ts'
+import { api } from '../api.ts'
+import { modelConnectionsApi } from '../model-connections-api.ts'
 import { agentPath } from '../routes.ts'
 import { formatTime } from '../run-format.ts'
 import { humanize } from '../schema-form.ts'
@@ -219,13 +221,34 @@ function NewSigningSecret({ agentId }: { agentId: string }) {
 /** A model agent in words: what the model is told, which model, the tools it may choose from, its budget. */
 function ModelDefinition({ agent }: { agent: Agent }) {
   const budget = Object.entries(agent.budget ?? {})
+  // The definition stores ids (renaming never breaks it); a person reads names.
+  const [names, setNames] = useState<Record<string, string>>({})
+  useEffect(() => {
+    let live = true
+    Promise.all([modelConnectionsApi.list(), api.listIntegrations()]).then(
+      ([connections, integrations]) =>
+        live &&
+        setNames(
+          Object.fromEntries([
+            ...connections.map((c) => [c.id, c.name]),
+            ...integrations.map((i) => [i.id, i.account_name]),
+          ]),
+        ),
+      () => {},
+    )
+    return () => {
+      live = false
+    }
+  }, [])
+  const named = (id: string | undefined) => (id ? (names[id] ?? id) : '')
   return (
     <>
       <h3>Instructions</h3>
       <pre className="wrap-anywhere model-instructions">{agent.instructions}</pre>
       <h3>Model</h3>
       <p>
-        <code>{agent.model?.name}</code> <span className="muted">through {agent.model?.connection}</span>
+        <code>{agent.model?.name}</code>{' '}
+        <span className="muted">through {named(agent.model?.connection)}</span>
       </p>
       <h3>Tools the model may use</h3>
       {(agent.tools ?? []).length === 0 && <p className="muted">None.</p>}
@@ -234,7 +257,7 @@ function ModelDefinition({ agent }: { agent: Agent }) {
           <li key={t.name ?? t.tool}>
             <code>{t.tool}</code>{' '}
             <span className="muted">
-              on {t.integration ?? 'any of your accounts on the platform'}
+              on {t.integration ? named(t.integration) : 'any of your accounts on the platform'}
               {t.require_approval ? ', each call waits for a person' : ''}
             </span>
           </li>

@@ -9,7 +9,7 @@ import { Link } from './Link.tsx'
 import { SchemaForm } from './SchemaForm.tsx'
 import { SearchSelect, type SearchOption } from './SearchSelect.tsx'
 
-const STATUS_NOTE: Record<string, string> = {
+export const STATUS_NOTE: Record<string, string> = {
   needs_reconnection: ' (needs reconnection)',
   disconnected: ' (disconnected)',
 }

@@ -14,19 +14,25 @@ import {
 } from '../agent-form.ts'
 import { OutputEditor, SecretOnce, TemplateHelp, VariablesEditor } from '../components/AgentFormParts.tsx'
 import { FieldErrorText } from '../components/FieldErrorText.tsx'
-import { DocsLink } from '../components/DocsLink.tsx'
 import { FieldShell, fieldAria } from '../components/FieldShell.tsx'
 import { Link } from '../components/Link.tsx'
+import { ModelAgentEditor } from '../components/ModelAgentEditor.tsx'
 import { FormProblem, ProblemMessage } from '../components/ProblemMessage.tsx'
 import type { SearchOption } from '../components/SearchSelect.tsx'
 import { StepEditor } from '../components/StepEditor.tsx'
 import { usePlatformTitles } from '../platform-titles.ts'
 import { navigate } from '../router.ts'
 import { agentPath } from '../routes.ts'
+import { modelConnectionsApi, SANDBOX_MODEL_NAMES, type ModelConnection } from '../model-connections-api.ts'
 import { fieldsFromSchema, type FormField } from '../schema-form.ts'
 import { withQuery } from '../url-state.ts'
 
-type Loaded = { tools: Tool[]; integrations: Integration[]; agent: Agent | null }
+type Loaded = {
+  tools: Tool[]
+  integrations: Integration[]
+  connections: ModelConnection[]
+  agent: Agent | null
+}
 
 /** Creates an agent (`id` absent) or edits one; saving makes a new version. */
 export function AgentEditorPage({ id }: { id?: string }) {
@@ -45,16 +51,36 @@ export function AgentEditorPage({ id }: { id?: string }) {
     Promise.all([
       api.searchTools(''),
       api.listIntegrations(),
+      modelConnectionsApi.list(),
       id ? agentsApi.get(id) : Promise.resolve(null),
     ]).then(
-      ([tools, integrations, agent]) => {
+      ([tools, integrations, connections, agent]) => {
         if (!live) return
-        setLoaded({ tools, integrations, agent })
-        if (agent && agent.kind !== 'model') {
+        setLoaded({ tools, integrations, connections, agent })
+        if (!agent) {
+          // A new model agent starts on the only model there is, or on the sandbox one a newcomer has.
+          const first = connections.length === 1 ? connections[0] : connections.find((c) => c.sandbox)
+          if (first)
+            setForm((f) => ({
+              ...f,
+              model: {
+                ...f.model,
+                connection: first.id,
+                modelName: first.sandbox ? SANDBOX_MODEL_NAMES[0] : '',
+              },
+            }))
+        }
+        if (agent) {
           const byId = new Map(tools.map((t) => [t.id, fieldsFromSchema(t.inputSchema)]))
           const form = formOfAgent(agent, (t) => byId.get(t))
           // A definition made over the API may name its integration by account name: the picker holds ids.
           const platformOf = new Map(tools.map((t) => [t.id, t.platform]))
+          for (const row of form.model.tools) {
+            const named = integrations.find(
+              (i) => i.account_name === row.integration && i.platform === platformOf.get(row.tool),
+            )
+            if (named && !integrations.some((i) => i.id === row.integration)) row.integration = named.id
+          }
           for (const step of form.steps) {
             const named = integrations.find(
               (i) =>
@@ -80,8 +106,9 @@ export function AgentEditorPage({ id }: { id?: string }) {
     [loaded],
   )
   const fieldsOf = (toolId: string): readonly FormField[] | undefined => fieldsByTool.get(toolId)
+  const toolOf = (toolId: string) => loaded?.tools.find((t) => t.id === toolId)
   // Legacy steps are offered only where a step already uses one (new work takes their successors).
-  const usedTools = form.steps.map((s) => s.tool).join('\n')
+  const usedTools = [...form.steps.map((s) => s.tool), ...form.model.tools.map((t) => t.tool)].join('\n')
   const toolOptions: SearchOption[] = useMemo(
     () =>
       (loaded?.tools ?? [])
@@ -105,6 +132,7 @@ export function AgentEditorPage({ id }: { id?: string }) {
       s.inputMode === 'form' ? (fieldsOf(s.tool) ?? []).map((f) => f.name) : null,
     ),
     outputNames: form.output.map((o) => o.name.trim()),
+    toolCount: form.model.tools.length,
   }
   const routed = routeAgentErrors(problem?.errors, shape)
   const at: Record<string, string[]> = { ...routed.at }
@@ -123,7 +151,7 @@ export function AgentEditorPage({ id }: { id?: string }) {
 
   const save = async (e: FormEvent) => {
     e.preventDefault()
-    const { input, errors } = agentInputOf(form, fieldsOf)
+    const { input, errors } = agentInputOf(form, fieldsOf, toolOf)
     setLocalErrors(errors)
     setSaveError(null)
     if (Object.keys(errors).length > 0) {
@@ -168,14 +196,7 @@ export function AgentEditorPage({ id }: { id?: string }) {
       </div>
       {loadError !== null && <ProblemMessage error={loadError} />}
       {!loaded && loadError === null && <p className="muted">Loading…</p>}
-      {loaded?.agent?.kind === 'model' && (
-        <p data-testid="model-agent-not-editable">
-          A model agent&apos;s instructions, model, tools and budget are edited over REST or with{' '}
-          <code>switchyard agents update</code> for now; see{' '}
-          <DocsLink page="model-agents.md">model agents</DocsLink>.
-        </p>
-      )}
-      {loaded && loaded.agent?.kind !== 'model' && (
+      {loaded && (
         <form className="agent-editor" onSubmit={save} noValidate>
           <section className="panel">
             <FieldShell id="agent-name" label="Name" messages={at.name}>
@@ -219,6 +240,20 @@ export function AgentEditorPage({ id }: { id?: string }) {
                   />
                   <span className="method-title">Steps</span>
                   <span className="help">Runs tool steps in order, on your integrations.</span>
+                </label>
+                <label className="method-option">
+                  <input
+                    type="radio"
+                    name="kind"
+                    value="model"
+                    checked={form.kind === 'model'}
+                    onChange={() => setForm({ ...form, kind: 'model' })}
+                  />
+                  <span className="method-title">Model</span>
+                  <span className="help">
+                    A language model works through tool steps you allow, within a budget; destructive calls
+                    wait for your approval.
+                  </span>
                 </label>
                 <label className="method-option">
                   <input
@@ -277,6 +312,18 @@ export function AgentEditorPage({ id }: { id?: string }) {
                   onChange={(output) => setForm({ ...form, output })}
                 />
               </>
+            ) : form.kind === 'model' ? (
+              <ModelAgentEditor
+                form={form.model}
+                onChange={(model) => setForm((f) => ({ ...f, model }))}
+                connections={loaded.connections}
+                tools={loaded.tools}
+                toolOptions={toolOptions}
+                integrations={loaded.integrations}
+                platformTitles={platformTitles}
+                variables={variableNames}
+                errors={at}
+              />
             ) : (
               <FieldShell
                 id="agent-url"

@@ -1,5 +1,8 @@
 import { useCallback, useEffect, useState } from 'react'
 import { agentsApi, type Run } from '../agents-api.ts'
+import { approvalsApi, type Approval } from '../approvals-api.ts'
+import { ApprovalCard } from '../components/ApprovalCard.tsx'
+import { Banner } from '../components/Banner.tsx'
 import { Link } from '../components/Link.tsx'
 import { ProblemMessage } from '../components/ProblemMessage.tsx'
 import { JsonBlock, RunStatusBadge, usePolling } from '../components/RunBits.tsx'
@@ -19,11 +22,21 @@ export function RunPage({ id }: { id: string }) {
   const [busy, setBusy] = useState(false)
   const [triggerTitle, setTriggerTitle] = useState<string | undefined>()
   const [now, setNow] = useState(() => Date.now())
+  const [approvals, setApprovals] = useState<Approval[]>([])
+  const [decided, setDecided] = useState<string | null>(null)
 
   const load = useCallback(async () => {
     const r = await agentsApi.run(id)
     setRun(r)
     setNow(Date.now())
+    // A run waiting for a person shows what it waits for here, as the inbox does (docs/model-agents.md).
+    if (r.status === 'waiting_for_approval') {
+      const waiting = await approvalsApi.pendingFor(id).catch(() => [])
+      // A card being filled in keeps its state: only a new or finished request changes the list.
+      setApprovals((shown) =>
+        shown.map((a) => a.id).join() === waiting.map((a) => a.id).join() ? shown : waiting,
+      )
+    } else setApprovals((shown) => (shown.length ? [] : shown))
     return r
   }, [id])
 
@@ -42,7 +55,9 @@ export function RunPage({ id }: { id: string }) {
     )
   }, [run?.trigger_id])
 
-  usePolling(load, !!run && isLive(run.status))
+  const waiting = run?.status === 'waiting_for_approval'
+  // A run waiting for a person may be decided elsewhere (the inbox, the CLI) or expire: look now and then.
+  usePolling(load, !!run && (isLive(run.status) || waiting), waiting ? 5000 : 1500)
 
   const act = async (what: 'cancel' | 'rerun') => {
     setBusy(true)
@@ -93,6 +108,23 @@ export function RunPage({ id }: { id: string }) {
         </div>
       </div>
       {actionError !== null && <ProblemMessage error={actionError} />}
+      {decided && (
+        <Banner kind="success" title={decided} onDismiss={() => setDecided(null)}>
+          <p>The run goes on with your decisions; a denial&apos;s reason is given to the model.</p>
+        </Banner>
+      )}
+      {approvals.map((a) => (
+        <ApprovalCard
+          key={a.id}
+          approval={a}
+          onRunPage
+          onDecided={(message) => {
+            setDecided(message)
+            setApprovals((list) => list.filter((x) => x.id !== a.id))
+            void load()
+          }}
+        />
+      ))}
 
       <section className="panel run-header" aria-label="Run">
         <dl className="facts">
@@ -171,7 +203,12 @@ export function RunPage({ id }: { id: string }) {
                 : 'The run failed'}
           </h2>
           {run.error && <p className="entry-error">{run.error.message}</p>}
-          {run.result !== null && run.result !== undefined ? (
+          {typeof run.result === 'string' ? (
+            // A model agent's answer without an output schema is text: read, not JSON-escaped.
+            <blockquote className="model-words" data-testid="run-result-text">
+              {run.result}
+            </blockquote>
+          ) : run.result !== null && run.result !== undefined ? (
             <JsonBlock
               label="Result (JSON)"
               value={run.result}
