@@ -625,9 +625,9 @@ the team scope, validation and the shared rate budget), ${Math.min(LATENCY_ROUND
 
 ## Get Ticket Info over MCP against the same step over REST
 
-\`tools/call\` on \`/mcp\` (one JSON-RPC POST, as a Streamable HTTP client sends it once initialized; a fresh
-stateless MCP server per request, docs/mcp.md) against \`POST /v1/tools/zendesk.get_ticket/run\`, ${results.mcp_rounds}
-interleaved sequential calls each.
+\`tools/call\` on \`/mcp\` (one JSON-RPC POST, as a Streamable HTTP client sends it once initialized; no
+session: each POST borrows a kept MCP server and brings its caller, docs/mcp.md) against
+\`POST /v1/tools/zendesk.get_ticket/run\`, ${results.mcp_rounds} interleaved sequential calls each.
 
 | REST p50 | MCP p50 | added by MCP, p50 | added by MCP, p99 |
 |---|---|---|---|

@@ -530,6 +530,106 @@ describe('authentication', () => {
   })
 })
 
+describe("a POST, checked as the SDK's stateless transport checks it", () => {
+  // The endpoint keeps its servers and their transports between POSTs (server-pool.ts), so the checks
+  // the SDK's transport made on each POST are made by the endpoint (post-checks.ts): these hold them.
+  const SDK_HEADERS = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+  }
+  const ping = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'ping' })
+  const post = (body: unknown, headers: Record<string, string> = {}, key = stack.apiKey) =>
+    fetch(`${stack.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, ...SDK_HEADERS, ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    })
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+  }
+
+  it.each([
+    ['an Accept without text/event-stream', ping(1), { accept: 'application/json' }, 406, -32000],
+    ['an Accept without application/json', ping(1), { accept: 'text/event-stream' }, 406, -32000],
+    ['an unsupported MCP-Protocol-Version', ping(1), { 'mcp-protocol-version': '1999-01-01' }, 400, -32000],
+    ['JSON that is no JSON-RPC message', { hello: 'world' }, {}, 400, -32700],
+    ['a batch holding one message that is not JSON-RPC', [ping(1), { id: 2 }], {}, 400, -32700],
+    ['a batch of 101 messages', Array.from({ length: 101 }, (_, i) => ping(i)), {}, 400, -32600],
+    ['initialize in a batch', [initialize, ping(2)], {}, 400, -32600],
+    ['two requests of a batch with one id', [ping(7), ping(7)], {}, 400, -32600],
+  ])('%s is refused', async (_case, body, headers, status, code) => {
+    const res = await post(body, headers as Record<string, string>)
+    expect(res.status).toBe(status)
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { code }, id: null })
+  })
+
+  it('initialize takes any MCP-Protocol-Version header: the version is negotiated in its body', async () => {
+    const res = await post(initialize, { 'mcp-protocol-version': '1999-01-01' })
+    expect(res.status).toBe(200)
+    expect((await res.json()).result.protocolVersion).toBe('2025-11-25')
+  })
+
+  it('a POST of notifications only is accepted with 202 and no body', async () => {
+    const res = await post({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    expect(res.status).toBe(202)
+    expect(await res.text()).toBe('')
+  })
+
+  it('a Content-Type with parameters is JSON too', async () => {
+    const res = await post(ping(3), { 'content-type': 'application/json; charset=utf-8' })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 3, result: {} })
+  })
+
+  it('a batch is answered request by request, in its order, leaving out its notifications', async () => {
+    const res = await post([
+      {
+        jsonrpc: '2.0',
+        id: 'b',
+        method: 'tools/call',
+        params: { name: 'search_tools', arguments: { query: 'ticket' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      ping('a'),
+      { jsonrpc: '2.0', id: 'c', method: 'no/such/method' },
+    ])
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^application\/json\b/)
+    const answers = await res.json()
+    expect(answers.map((a: { id: string }) => a.id)).toEqual(['b', 'a', 'c'])
+    expect(answers[0].result.structuredContent.matches.length).toBeGreaterThan(0)
+    expect(answers[1].result).toEqual({})
+    expect(answers[2].error.code).toBe(ErrorCode.MethodNotFound)
+  })
+
+  it('callers whose POSTs overlap, with the same JSON-RPC ids, each get their own answers', async () => {
+    const other = await stack.createUser()
+    const call = (key: string) =>
+      post(
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'search_tools', arguments: { query: 'ticket' } },
+        },
+        {},
+        key,
+      ).then(async (res) => (await res.json()).result.structuredContent.matches as { accounts: string[] }[])
+    const rounds = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call(i % 2 === 0 ? stack.apiKey : other.apiKey)),
+    )
+    rounds.forEach((matches, i) => {
+      const offered = matches.flatMap((m) => m.accounts)
+      if (i % 2 === 0) expect(offered).toContain(ZENDESK_ACCOUNT)
+      else expect(offered).toEqual([])
+    })
+  })
+})
+
 describe('a stream and its credential', () => {
   it('ends the list-changes stream when the API key it was opened with is deleted', async () => {
     const api = rest(stack, stack.apiKey)

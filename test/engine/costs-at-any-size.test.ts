@@ -1,40 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Integrations } from '../../src/core/connections/integrations.ts'
 import { LocalChangeFeed } from '../../src/core/store/changes.ts'
-import { openStore, type Store } from '../../src/core/store/database.ts'
+import type { Store } from '../../src/core/store/database.ts'
 import { acceptEvents } from '../../src/core/triggers/accept.ts'
 import { TriggerRoutes } from '../../src/core/triggers/routes.ts'
-import { seedManySubscriptions, tableReads, type SeededStore } from '../helpers/many-subscriptions.ts'
-import { freshPostgres, type FreshStore } from '../helpers/engine.ts'
+import { tableReads, type SeededStore } from '../helpers/many-subscriptions.ts'
+import { STORES } from '../helpers/engine.ts'
+import { seededStoreForSuite } from '../helpers/seeded-store.ts'
 
 // Issue 22, section 7: with 1,000 integrations and 10,000 active subscriptions the intake's lookups
 // read every subscription. What each one costs is counted by the database itself (rows and scans per
 // table in the transaction), never timed, and must not depend on the size of the store. No ANALYZE
 // runs: the store is as the rows left it.
-const STORES: Array<[string, () => Promise<{ store: Store; scratch?: FreshStore }>]> = [
-  ['PGlite', async () => ({ store: await openStore({ memory: true }) })],
-]
-if (process.env.TEST_DATABASE_URL)
-  STORES.push([
-    'PostgreSQL',
-    async () => {
-      const scratch = await freshPostgres('costs')
-      return { store: await openStore({ databaseUrl: scratch.databaseUrl! }), scratch }
-    },
-  ])
 
-describe.each(STORES)('costs at any size on %s', (_name, open) => {
+describe.each(STORES)('costs at any size on $name', ({ open }) => {
   let store: Store
-  let scratch: FreshStore | undefined
   let seed: SeededStore
-  beforeAll(async () => {
-    ;({ store, scratch } = await open())
-    seed = await seedManySubscriptions(store.db, { integrations: 1_000, perWebhook: 10 })
-  }, 120_000)
-  afterAll(async () => {
-    await store?.close()
-    await scratch?.drop()
-  })
+  seededStoreForSuite(open, 'costs', (seeded) => ({ store, seed } = seeded))
 
   it('finds a webhook’s subscriptions by the webhook, reading only its own rows', async () => {
     let found = 0

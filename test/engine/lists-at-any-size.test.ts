@@ -1,28 +1,18 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Integrations } from '../../src/core/connections/integrations.ts'
 import { afterPosition, createdMicros, encodeCursor, decodeCursor } from '../../src/core/paging.ts'
 import type { Db } from '../../src/core/store/database.ts'
-import { openStore, type Store } from '../../src/core/store/database.ts'
+import type { Store } from '../../src/core/store/database.ts'
 import { acceptEvents } from '../../src/core/triggers/accept.ts'
-import { seedManySubscriptions, tableReads, type SeededStore } from '../helpers/many-subscriptions.ts'
-import { freshPostgres, type FreshStore } from '../helpers/engine.ts'
+import { tableReads, type SeededStore } from '../helpers/many-subscriptions.ts'
+import { STORES } from '../helpers/engine.ts'
+import { seededStoreForSuite } from '../helpers/seeded-store.ts'
 
 // Issue 22, section 7: lists and writes that slowed as the store grew. With 1,000 integrations and
 // 10,000 subscriptions, what each query reads is asserted from the database itself (its plan, or the
 // rows and scans it counted in the transaction), never timed. No ANALYZE runs: the store is as the
 // rows left it (migration 0013's indexes must be chosen on those statistics).
-const STORES: Array<[string, () => Promise<{ store: Store; scratch?: FreshStore }>]> = [
-  ['PGlite', async () => ({ store: await openStore({ memory: true }) })],
-]
-if (process.env.TEST_DATABASE_URL)
-  STORES.push([
-    'PostgreSQL',
-    async () => {
-      const scratch = await freshPostgres('lists')
-      return { store: await openStore({ databaseUrl: scratch.databaseUrl! }), scratch }
-    },
-  ])
 
 /** The plan PostgreSQL chose for a query, as its node types and the indexes they read. */
 async function planOf(db: Db, query: { sql: string; parameters: readonly unknown[] }) {
@@ -51,18 +41,10 @@ interface PlanNode {
 }
 const literal = (v: unknown) => (typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`)
 
-describe.each(STORES)('lists and writes at any size on %s', (_name, open) => {
+describe.each(STORES)('lists and writes at any size on $name', ({ open }) => {
   let store: Store
-  let scratch: FreshStore | undefined
   let seed: SeededStore
-  beforeAll(async () => {
-    ;({ store, scratch } = await open())
-    seed = await seedManySubscriptions(store.db, { integrations: 1_000, perWebhook: 10 })
-  }, 120_000)
-  afterAll(async () => {
-    await store?.close()
-    await scratch?.drop()
-  })
+  seededStoreForSuite(open, 'lists', (seeded) => ({ store, seed } = seeded))
 
   it('pages integrations by one index range, reading a page of rows (GET /v1/integrations)', async () => {
     const integrations = new Integrations(store.db)

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SubscriptionRow } from '../../src/core/triggers/subscriptions.ts'
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts'
 import { client } from '../helpers/stack.ts'
-import { connectAda, createAgent, runsOf, subscribe, waitFor } from '../helpers/trello-engine.ts'
+import { connectAda, notifiedAgentSubscribed, runsOf, waitFor } from '../helpers/trello-engine.ts'
 import { act } from '../helpers/trello-triggers.ts'
 import { TRELLO } from '../helpers/trello.ts'
 
@@ -38,20 +38,7 @@ postgres('a slow poll', () => {
     const api = client(stack, stack.apiKey)
     const db = stack.services.store.db
     const ada = await connectAda(stack)
-    const agent = await createAgent(api, {
-      name: 'Notified',
-      inputs: [{ name: 'text', type: 'string', required: true }],
-      kind: 'steps',
-      steps: [
-        { key: 'me', tool: 'trello.get_card', integration: ada, input: { card_id: TRELLO.cards.api.id } },
-      ],
-    })
-    const sub = await subscribe(api, agent, {
-      trigger: 'trello.new_notification',
-      integration: ada,
-      config: {},
-      mapping: { text: '{{ text }}' },
-    })
+    const { sub } = await notifiedAgentSubscribed(api, ada)
     const poller = stack.services.poller as unknown as { pollOne(row: SubscriptionRow): Promise<void> }
     /** Claims the subscription as the poller does: a later poll time and a fresh claim token. */
     const claim = async (token: string) =>

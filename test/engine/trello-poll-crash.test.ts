@@ -4,10 +4,9 @@ import { startSandboxServer } from '../../src/sandboxes/server.ts'
 import type { TestStack } from '../helpers/test-stack.ts'
 import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
 import {
-  createAgent,
+  notifiedAgentSubscribed,
   runsOf,
   startTrelloEngine,
-  subscribe,
   waitFor,
   type Api,
 } from '../helpers/trello-engine.ts'
@@ -40,20 +39,7 @@ describe('crash during a Trello poll', () => {
 
   it('a failure between enqueue and cursor commit loses nothing and runs nothing twice', async () => {
     const db = stack.services.store.db
-    const agent = await createAgent(api, {
-      name: 'Notified',
-      inputs: [{ name: 'text', type: 'string', required: true }],
-      kind: 'steps',
-      steps: [
-        { key: 'me', tool: 'trello.get_card', integration: ada, input: { card_id: TRELLO.cards.api.id } },
-      ],
-    })
-    const sub = await subscribe(api, agent, {
-      trigger: 'trello.new_notification',
-      integration: ada,
-      config: {},
-      mapping: { text: '{{ text }}' },
-    })
+    const { sub } = await notifiedAgentSubscribed(api, ada)
     const row = () =>
       db.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow()
     const pollNow = () =>
@@ -152,20 +138,7 @@ describe('kill -9 during a Trello poll', () => {
     const stack = { url: service.url, apiKey: adminKey(env!) }
     const api = client(stack, stack.apiKey)
     const ada = (await connectTrelloOAuth(stack)).integrationId!
-    const agent = await createAgent(api, {
-      name: 'Notified',
-      inputs: [{ name: 'text', type: 'string', required: true }],
-      kind: 'steps',
-      steps: [
-        { key: 'me', tool: 'trello.get_card', integration: ada, input: { card_id: TRELLO.cards.api.id } },
-      ],
-    })
-    const sub = await subscribe(api, agent, {
-      trigger: 'trello.new_notification',
-      integration: ada,
-      config: {},
-      mapping: { text: '{{ text }}' },
-    })
+    const { sub } = await notifiedAgentSubscribed(api, ada)
     const reads = async () =>
       (
         (await control('GET', '/requests?limit=1000')).body.requests as Array<{

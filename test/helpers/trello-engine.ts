@@ -4,7 +4,7 @@ import { signature } from '../../src/platforms/trello/webhooks.ts'
 import { connectTrelloOAuth } from './connect-trello.ts'
 import { client } from './stack.ts'
 import { act } from './trello-triggers.ts'
-import { trelloControl } from './trello.ts'
+import { TRELLO, trelloControl } from './trello.ts'
 
 /**
  * The engine's guarantee tests (test/engine/) share this: a Trello integration connected by OAuth
@@ -92,6 +92,26 @@ export async function subscribe(
 }
 
 /** The sandbox's webhooks on one model. */
+/**
+ * An agent that reads a card, subscribed to the integration's new notifications (polled, with
+ * `text` mapped in): the poll tests' subject.
+ */
+export async function notifiedAgentSubscribed(api: Api, integration: string) {
+  const agent = await createAgent(api, {
+    name: 'Notified',
+    inputs: [{ name: 'text', type: 'string', required: true }],
+    kind: 'steps',
+    steps: [{ key: 'me', tool: 'trello.get_card', integration, input: { card_id: TRELLO.cards.api.id } }],
+  })
+  const sub = await subscribe(api, agent, {
+    trigger: 'trello.new_notification',
+    integration,
+    config: {},
+    mapping: { text: '{{ text }}' },
+  })
+  return { agent, sub }
+}
+
 export async function sandboxHooks(
   stack: { sandboxUrl: string },
   idModel: string,

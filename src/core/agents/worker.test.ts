@@ -20,53 +20,67 @@ describe('the run worker', () => {
   afterAll(async () => store?.close())
 
   const enqueue = () => runs.run()
+  /** What a handler does once its run is done: marks it succeeded, while its lease is still its own. */
+  const succeed = (run: RunRow, lease: Lease) =>
+    store.db
+      .updateTable('runs')
+      .set({ status: 'succeeded', lease_holder: null })
+      .where('id', '=', run.id)
+      .where('lease_holder', '=', lease.holder)
+      .execute()
+  /** A handler that notes each run it starts, then succeeds it (after `waitFor(run)`, if given). */
+  const noting = (started: string[], waitFor?: (run: RunRow) => Promise<void>) => ({
+    async execute(run: RunRow, lease: Lease) {
+      started.push(run.id)
+      await waitFor?.(run)
+      await succeed(run, lease)
+    },
+  })
+  /** A worker of `slots` whose errors fail the test; the other arguments as given. */
+  const workerOf = (
+    handler: ConstructorParameters<typeof RunWorker>[1],
+    slots: number,
+    idlePollMs?: number,
+  ) =>
+    new RunWorker(
+      store.db,
+      handler,
+      slots,
+      (err) => {
+        throw err
+      },
+      ...(idlePollMs === undefined ? [] : ([30_000, undefined, idlePollMs] as const)),
+    )
+  /** Polls every 5 ms, at most `tries` times, until `done`. */
+  const until = async (done: () => boolean, tries = 2_000) => {
+    for (let i = 0; i < tries && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+  }
 
   it('no lost wake: a run queued while every slot is busy starts when a slot frees, without waiting for the idle poll', async () => {
     const started: string[] = []
     const release = new Map<string, () => void>()
-    const handler = {
-      async execute(run: RunRow, lease: Lease) {
-        started.push(run.id)
-        await new Promise<void>((resolve) => release.set(run.id, resolve))
-        await store.db
-          .updateTable('runs')
-          .set({ status: 'succeeded', lease_holder: null })
-          .where('id', '=', run.id)
-          .where('lease_holder', '=', lease.holder)
-          .execute()
-      },
-    }
-    const worker = new RunWorker(
-      store.db,
-      handler,
-      2,
-      (err) => {
-        throw err
-      },
-      30_000,
-      undefined,
-      AN_HOUR_MS,
-    )
-    const until = async (what: string, ok: () => boolean) => {
-      for (let i = 0; i < 2_000 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+    const handler = noting(started, (run) => new Promise<void>((resolve) => release.set(run.id, resolve)))
+    const worker = workerOf(handler, 2, AN_HOUR_MS)
+    const reached = async (what: string, ok: () => boolean) => {
+      await until(ok)
       expect(ok(), what).toBe(true)
     }
     worker.start()
     try {
       const first = [await enqueue(), await enqueue()]
       worker.wake()
-      await until('both slots taken', () => started.length === 2)
+      await reached('both slots taken', () => started.length === 2)
       // Every slot is busy: these wakes cannot be served now, and must not be forgotten.
       const waiting = [await enqueue(), await enqueue(), await enqueue()]
       worker.wake()
       await new Promise((resolve) => setTimeout(resolve, 50))
       expect([...started].sort()).toEqual([...first].sort())
       release.get(started[0]!)!()
-      await until('a waiting run takes the freed slot', () => started.length === 3)
+      await reached('a waiting run takes the freed slot', () => started.length === 3)
       release.get(started[1]!)!()
-      await until('another waiting run takes the next freed slot', () => started.length === 4)
+      await reached('another waiting run takes the next freed slot', () => started.length === 4)
       release.get(started[2]!)!()
-      await until('the last waiting run starts', () => started.length === 5)
+      await reached('the last waiting run starts', () => started.length === 5)
       expect(started.slice(2).sort()).toEqual([...waiting].sort())
       for (const id of started.slice(3)) release.get(id)!()
     } finally {
@@ -77,35 +91,13 @@ describe('the run worker', () => {
 
   it('a burst cannot starve runs: while the intake stays busy, claims wait but still come, and stop still returns', async () => {
     const started: string[] = []
-    const handler = {
-      async execute(run: RunRow, lease: Lease) {
-        started.push(run.id)
-        await store.db
-          .updateTable('runs')
-          .set({ status: 'succeeded', lease_holder: null })
-          .where('id', '=', run.id)
-          .where('lease_holder', '=', lease.holder)
-          .execute()
-      },
-    }
-    const worker = new RunWorker(
-      store.db,
-      handler,
-      1,
-      (err) => {
-        throw err
-      },
-      30_000,
-      undefined,
-      AN_HOUR_MS,
-    )
+    const worker = workerOf(noting(started), 1, AN_HOUR_MS)
     worker.intakeBusy = () => true
     worker.start()
     try {
       const queued = [await enqueue(), await enqueue(), await enqueue()]
       worker.wake()
-      for (let i = 0; i < 2_000 && started.length < queued.length; i++)
-        await new Promise((resolve) => setTimeout(resolve, 5))
+      await until(() => started.length >= queued.length)
       expect([...started].sort()).toEqual([...queued].sort())
     } finally {
       await worker.stop()
@@ -119,24 +111,10 @@ describe('the run worker', () => {
     for (let i = 0; i < 40; i++) burst.push(await enqueue())
     const lone = await runs.run({ user_id: other.userId, agent_id: other.agentId })
     const started: string[] = []
-    const handler = {
-      async execute(run: RunRow, lease: Lease) {
-        started.push(run.id)
-        await store.db
-          .updateTable('runs')
-          .set({ status: 'succeeded', lease_holder: null })
-          .where('id', '=', run.id)
-          .where('lease_holder', '=', lease.holder)
-          .execute()
-      },
-    }
-    const worker = new RunWorker(store.db, handler, 1, (err) => {
-      throw err
-    })
+    const worker = workerOf(noting(started), 1)
     worker.start()
     try {
-      for (let i = 0; i < 4_000 && started.length < 41; i++)
-        await new Promise((resolve) => setTimeout(resolve, 5))
+      await until(() => started.length >= 41, 4_000)
       // One slot: the burst's first run, then the other owner's turn, then the rest of the burst.
       expect(started.indexOf(lone)).toBeLessThanOrEqual(1)
       expect([...started].sort()).toEqual([...burst, lone].sort())
@@ -158,9 +136,7 @@ describe('the run worker', () => {
       .insertInto('run_steps')
       .values({ run_id: id, seq: 0, key: 'big', kind: 'step', status: 'running', attempts: '[]' })
       .execute()
-    const worker = new RunWorker(store.db, { execute: async () => {} }, 1, (err) => {
-      throw err
-    })
+    const worker = workerOf({ execute: async () => {} }, 1)
     worker.start()
     try {
       let row

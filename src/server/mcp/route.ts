@@ -7,6 +7,7 @@ import { McpCatalog } from './catalog.ts'
 import { ListChanges } from './list-changes.ts'
 import { createMcpServer, requestContext } from './server.ts'
 import { McpServerPool } from './server-pool.ts'
+import { checkPost, isRefused, refusalBody } from './post-checks.ts'
 
 export const MCP_PATH = '/mcp'
 
@@ -17,9 +18,11 @@ export interface McpRouteOptions {
 
 /**
  * MCP's Streamable HTTP transport at /mcp, stateless (docs/mcp.md):
- * - No Mcp-Session-Id. Each POST gets a fresh transport, and a server kept from earlier requests
- *   (server-pool.ts), that answer with one JSON response, so any instance behind a load balancer can take any request, with nothing to share
- *   and nothing to lose when an instance stops. Tool calls are single request/response steps, so
+ * - No Mcp-Session-Id. Each POST borrows a server kept from earlier requests, connected once to a
+ *   transport of its own (server-pool.ts, kept-transport.ts), after the checks the SDK's stateless
+ *   transport makes (post-checks.ts); it answers with one JSON response. The caller comes with the
+ *   request, so any instance behind a load balancer can take any request, with nothing to share and
+ *   nothing to lose when an instance stops. Tool calls are single request/response steps, so
  *   streaming a POST's answer would buy nothing.
  * - GET opens the optional server-to-client stream. It carries only
  *   `notifications/tools/list_changed`, which any instance can send because integration changes
@@ -60,23 +63,34 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
           id: null,
         })
       const caller = await authenticateMcp(request, reply, resolvers)
-      const { transport, giveBack } = await pool.borrow()
-      whenGone(request, reply, giveBack)
+      const post = checkPost(request.headers, request.body)
+      if (isRefused(post)) return reply.status(post.status).send(refusalBody(post))
+      const lease = await pool.borrow()
+      let answered = false
+      whenGone(request, reply, () => {
+        if (!answered) lease.drop()
+      })
+      let answers
       try {
-        return reply.send(
-          await transport.handleRequest(webRequest(request), {
-            parsedBody: request.body,
-            authInfo: requestContext({
-              caller,
-              log: request.log,
-              refusedArguments: refusedToolArguments(request.body),
-            }),
+        answers = await lease.transport.serve(post.messages, post.requests, {
+          authInfo: requestContext({
+            caller,
+            log: request.log,
+            refusedArguments: refusedToolArguments(request.body),
           }),
-        )
-      } finally {
-        // The JSON answer is complete once handleRequest returns: nothing more goes through the server.
-        giveBack()
+          requestInfo: { headers: request.headers },
+        })
+      } catch {
+        // The client left and its server was dropped: there is no one to answer.
+        return reply
       }
+      answered = true
+      lease.giveBack()
+      // As the SDK's transport answers: 202 when nothing asked for an answer, one answer alone, several as an array.
+      if (answers.length === 0) return reply.status(202).send()
+      return reply
+        .header('content-type', 'application/json')
+        .send(JSON.stringify(answers.length === 1 ? answers[0] : answers))
     })
 
     scope.get(MCP_PATH, async (request, reply) => {

@@ -1,45 +1,53 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import { KeptTransport } from './kept-transport.ts'
 
 /** Idle servers kept for the next requests: more than the requests one instance answers at once. */
 const MAX_IDLE = 64
 
+/** A server and the transport it stays connected to. */
+export interface PooledServer {
+  server: Server
+  transport: KeptTransport
+}
+
 /**
- * MCP servers kept between requests. Building one (its handlers, capabilities and schemas) cost more
- * than the rest of a `tools/call` (bench/mcp.ts), and none of it depends on the caller, who comes
- * with each request. The transport cannot be kept: the SDK's stateless transport answers one request
- * only. A server is connected to one transport at a time, so each request borrows an idle one.
+ * MCP servers kept between POSTs, each connected once to its own transport. Building a server (its
+ * handlers, capabilities and schemas) and connecting it cost more than the rest of a `tools/call`
+ * (bench/mcp.ts), and none of it depends on the caller, who comes with each request. A server
+ * answers one POST at a time, so the JSON-RPC ids of different callers never meet in it: each POST
+ * borrows an idle one.
  */
 export class McpServerPool {
-  private readonly idle: Server[] = []
+  private readonly idle: PooledServer[] = []
 
   constructor(private readonly build: () => Server) {}
 
-  /** A server connected to a fresh transport, and how to give it back once the request is answered. */
-  async borrow(): Promise<{
-    server: Server
-    transport: WebStandardStreamableHTTPServerTransport
-    giveBack(): void
-  }> {
-    const server = this.idle.pop() ?? this.build()
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    })
-    await server.connect(transport)
-    let given = false
-    const giveBack = () => {
-      if (given) return
-      given = true
-      // Closing aborts what the request left running (a client that went away) and frees the
-      // server for its next transport; one that fails to close is dropped, not reused.
-      server.close().then(
-        () => {
-          if (this.idle.length < MAX_IDLE) this.idle.push(server)
-        },
-        () => {},
-      )
+  /**
+   * A server for one POST, and what to do with it after: give it back once the POST is answered,
+   * or drop it when the client left first (closing it aborts what the POST left running).
+   */
+  async borrow(): Promise<PooledServer & { giveBack(): void; drop(): void }> {
+    const pooled = this.idle.pop() ?? (await this.connected())
+    let done = false
+    return {
+      ...pooled,
+      giveBack: () => {
+        if (done) return
+        done = true
+        if (this.idle.length < MAX_IDLE) this.idle.push(pooled)
+      },
+      drop: () => {
+        if (done) return
+        done = true
+        void pooled.server.close().catch(() => {})
+      },
     }
-    return { server, transport, giveBack }
+  }
+
+  private async connected(): Promise<PooledServer> {
+    const server = this.build()
+    const transport = new KeptTransport()
+    await server.connect(transport)
+    return { server, transport }
   }
 }

@@ -2,7 +2,7 @@ import { VARIABLE_TYPES, type VariableType } from '../agents-api.ts'
 import { emptyOutput, emptyVariable, type OutputRow, type VariableRow } from '../agent-form.ts'
 import { FieldErrorText } from './FieldErrorText.tsx'
 import { fieldAria } from './FieldShell.tsx'
-import { CopyButton } from './RunBits.tsx'
+import { ShownOnce } from './ShownOnce.tsx'
 
 const TYPE_LABELS: Record<VariableType, string> = {
   string: 'Text',
@@ -235,10 +235,7 @@ export function SecretOnce({ secret }: { secret: string }) {
           Your service checks each delivery's signature with it (Standard Webhooks). Switchyard keeps no
           readable copy, so it cannot show it again.
         </p>
-        <p className="new-key">
-          <code data-testid="signing-secret">{secret}</code>
-          <CopyButton text={secret} />
-        </p>
+        <ShownOnce value={secret} testId="signing-secret" what="secret" />
       </div>
     </div>
   )

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useRef, useState, type RefObject } from 'react'
 import { STATUS_LABELS } from '../run-format.ts'
 
 /** A run's, step's or subscription's status as a badge (queued, running, succeeded, failed, …). */
@@ -11,15 +11,29 @@ export function RunStatusBadge({ status }: { status: string }) {
   )
 }
 
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
-  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle')
+export function CopyButton({
+  text,
+  label = 'Copy',
+  select,
+  what = 'text',
+}: {
+  text: string
+  label?: string
+  /** Where the text is shown: selected for Ctrl+C when the clipboard is refused. */
+  select?: RefObject<HTMLElement | null>
+  /** What the text is, for that message ("key", "link"). */
+  what?: string
+}) {
+  const [state, setState] = useState<'idle' | 'copied' | 'selected' | 'failed'>('idle')
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(text)
       setState('copied')
     } catch {
       // The clipboard is refused on plain-HTTP origins other than localhost; say so rather than pretend.
-      setState('failed')
+      const node = select?.current
+      if (node) window.getSelection()?.selectAllChildren(node)
+      setState(node ? 'selected' : 'failed')
     }
   }
   return (
@@ -30,9 +44,11 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
       <span aria-live="polite" className="muted">
         {state === 'copied'
           ? 'Copied.'
-          : state === 'failed'
-            ? 'The browser refused the clipboard; select the text instead.'
-            : ''}
+          : state === 'selected'
+            ? `Could not copy; the ${what} is selected, press Ctrl+C.`
+            : state === 'failed'
+              ? 'The browser refused the clipboard; select the text instead.'
+              : ''}
       </span>
     </span>
   )

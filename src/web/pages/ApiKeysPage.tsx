@@ -1,9 +1,10 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react'
+import { useEffect, useState, type FormEvent } from 'react'
 import { api, ApiError, type ApiKey, type CreatedApiKey } from '../api.ts'
 import { Banner } from '../components/Banner.tsx'
 import { ConfirmButton } from '../components/ConfirmButton.tsx'
 import { FieldErrorText } from '../components/FieldErrorText.tsx'
 import { ProblemMessage } from '../components/ProblemMessage.tsx'
+import { ShownOnce } from '../components/ShownOnce.tsx'
 import { groupFieldErrors } from '../field-errors.ts'
 
 const formatDate = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'Never')
@@ -149,41 +150,12 @@ function CreateKeyForm({ onCreated }: { onCreated: (k: CreatedApiKey) => void })
 }
 
 function NewKey({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
-  const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle')
-  const codeRef = useRef<HTMLElement>(null)
-
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(created.key)
-      setCopied('copied')
-    } catch {
-      // Clipboard access can be refused (permissions, insecure origin): select the text instead.
-      const node = codeRef.current
-      if (node) window.getSelection()?.selectAllChildren(node)
-      setCopied('failed')
-    }
-  }
-
   return (
     <Banner kind="success" title={`Key “${created.name}” created`} onDismiss={onDone}>
       <p className="warning">
         <strong>Copy it now.</strong> This is the only time the full key is shown.
       </p>
-      <div className="new-key">
-        <code ref={codeRef} data-testid="new-api-key">
-          {created.key}
-        </code>
-        <button type="button" onClick={copy}>
-          Copy
-        </button>
-        <span role="status" className="muted">
-          {copied === 'copied'
-            ? 'Copied.'
-            : copied === 'failed'
-              ? 'Could not copy; the key is selected, press Ctrl+C.'
-              : ''}
-        </span>
-      </div>
+      <ShownOnce value={created.key} testId="new-api-key" what="key" />
     </Banner>
   )
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react'
+import { useEffect, useState, type FormEvent } from 'react'
 import { ApiError, type Me, type Plan } from '../api.ts'
 import { Banner } from '../components/Banner.tsx'
 import { ConfirmButton } from '../components/ConfirmButton.tsx'
@@ -7,6 +7,7 @@ import { ProblemMessage } from '../components/ProblemMessage.tsx'
 import { groupFieldErrors } from '../field-errors.ts'
 import { RetentionPanel } from '../components/RetentionPanel.tsx'
 import { OneTimeLink } from '../components/OneTimeLink.tsx'
+import { ShownOnce } from '../components/ShownOnce.tsx'
 import { peopleApi, type PasswordLink } from '../people-api.ts'
 import {
   PLANS,
@@ -290,20 +291,6 @@ function CreateUserForm({ onCreated }: { onCreated: (c: CreatedUser) => void }) 
 }
 
 function NewUser({ created, onDone }: { created: CreatedUser; onDone: () => void }) {
-  const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle')
-  const codeRef = useRef<HTMLElement>(null)
-
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(created.api_key.key)
-      setCopied('copied')
-    } catch {
-      const node = codeRef.current
-      if (node) window.getSelection()?.selectAllChildren(node)
-      setCopied('failed')
-    }
-  }
-
   return (
     <Banner kind="success" title={`Added ${created.user.email} (${created.user.plan})`} onDismiss={onDone}>
       <OneTimeLink link={created.invitation} email={created.user.email} />
@@ -311,21 +298,7 @@ function NewUser({ created, onDone }: { created: CreatedUser; onDone: () => void
         Their first <strong>API key</strong>, for scripts and agents, is shown this once too: copy it now if
         they need one.
       </p>
-      <div className="new-key">
-        <code ref={codeRef} data-testid="new-user-api-key">
-          {created.api_key.key}
-        </code>
-        <button type="button" onClick={copy}>
-          Copy
-        </button>
-        <span role="status" className="muted">
-          {copied === 'copied'
-            ? 'Copied.'
-            : copied === 'failed'
-              ? 'Could not copy; the key is selected, press Ctrl+C.'
-              : ''}
-        </span>
-      </div>
+      <ShownOnce value={created.api_key.key} testId="new-user-api-key" what="key" />
     </Banner>
   )
 }
