@@ -1,12 +1,10 @@
 import { prototypeKeyIn } from '../prototype-keys.ts'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../services.ts'
 import { authenticateMcp, bearerResolvers } from './auth.ts'
 import { McpCatalog } from './catalog.ts'
 import { ListChanges } from './list-changes.ts'
-import { createMcpServer, requestContext } from './server.ts'
-import { McpServerPool } from './server-pool.ts'
+import type { McpServerPool } from './server-pool.ts'
 
 export const MCP_PATH = '/mcp'
 
@@ -49,8 +47,7 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
       }
     })
 
-    const build = () => createMcpServer({ services, catalog, pageSize: options.pageSize })
-    const pool = new McpServerPool(build)
+    const sdk = mcpSdkOnFirstRequest(services, catalog, options)
 
     scope.post(MCP_PATH, async (request, reply) => {
       if (request.body === NOT_JSON)
@@ -60,6 +57,7 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
           id: null,
         })
       const caller = await authenticateMcp(request, reply, resolvers)
+      const { pool, requestContext } = await sdk()
       const { transport, giveBack } = await pool.borrow()
       whenGone(request, reply, giveBack)
       try {
@@ -81,6 +79,7 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
 
     scope.get(MCP_PATH, async (request, reply) => {
       const caller = await authenticateMcp(request, reply, resolvers)
+      const { build, requestContext, WebStandardStreamableHTTPServerTransport } = await sdk()
       // A stream's server is its own for as long as the stream stays open: it sends the list changes.
       const server = build()
       const transport = new WebStandardStreamableHTTPServerTransport({
@@ -146,6 +145,29 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
 }
 
 const NOT_JSON = Symbol('not JSON')
+
+/**
+ * The MCP SDK and the servers built on it, loaded by the first request to /mcp: they hold several
+ * MiB that an instance no MCP client talks to never uses (docs/benchmarks.md, "Memory").
+ */
+function mcpSdkOnFirstRequest(services: Services, catalog: McpCatalog, options: McpRouteOptions) {
+  const load = async () => {
+    const [
+      { createMcpServer, requestContext },
+      { McpServerPool },
+      { WebStandardStreamableHTTPServerTransport },
+    ] = await Promise.all([
+      import('./server.ts'),
+      import('./server-pool.ts'),
+      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    ])
+    const build = () => createMcpServer({ services, catalog, pageSize: options.pageSize })
+    const pool: McpServerPool = new McpServerPool(build)
+    return { build, pool, requestContext, WebStandardStreamableHTTPServerTransport }
+  }
+  let loaded: ReturnType<typeof load> | undefined
+  return () => (loaded ??= load())
+}
 
 /**
  * The stream with an SSE comment in front: headers only leave with the first bytes, and the SDK's
