@@ -56,7 +56,7 @@ import { TriggerLifecycle } from './core/triggers/lifecycle.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './core/metrics-registry.ts'
 import { Approvals } from './core/models/approvals.ts'
 import { ModelConnections, type ModelSandboxBinding } from './core/models/connections.ts'
-import { aiSdkClient } from './core/models/providers/ai-sdk.ts'
+import { aiSdkOnFirstCall } from './core/models/providers/on-first-call.ts'
 import { ModelRunner } from './core/models/runner.ts'
 
 /**
@@ -274,7 +274,7 @@ export async function createServices(
       modelConnections,
       integrations,
       approvals,
-      aiSdkClient,
+      aiSdkOnFirstCall,
       options.backoff?.stepMs,
     ),
   )

@@ -131,6 +131,7 @@ describe('single sign-on with the identity provider sandbox', () => {
   it.each([
     ['a domain no rule admits', 'idp-mallory', /elsewhere\.test is not a domain that may join/],
     ['an email the provider did not verify', 'idp-eve', /did not confirm your email address/],
+    ['an email the provider says nothing about verifying', 'idp-una', /did not confirm your email address/],
   ])('refuses %s, with the reason on the sign-in page', async (_label, person, reason) => {
     const browser = new Browser()
     const callback = await chooseOnSignInPage(browser, await toSignInPage(browser), person)
@@ -152,6 +153,25 @@ describe('single sign-on with the identity provider sandbox', () => {
     await browser.get(callback)
     const me = await (await browser.get(`${stack.url}/v1/me`)).json()
     expect(me).toMatchObject({ id: existing.id, plan: 'enterprise', role: 'admin' })
+  })
+
+  it.each([
+    ['says is not verified', 'idp-eve', 'eve@example.test'],
+    ['says nothing about', 'idp-una', 'una@example.test'],
+  ])('an email the provider %s never signs in to the account that has it', async (_label, person, email) => {
+    // The account exists (an admin, the worst case): whoever controls the provider's record could
+    // claim the address without owning it, so a match by email must come with its verification.
+    const existing = await stack.services.users.create({ email, plan: 'enterprise', role: 'admin' })
+    const browser = new Browser()
+    const callback = await chooseOnSignInPage(browser, await toSignInPage(browser), person)
+    const answer = await browser.get(callback)
+    const location = answer.headers.get('location')!
+    expect(new URLSearchParams(location.slice('/login?'.length)).get('sso_error')).toMatch(
+      /did not confirm your email address/,
+    )
+    expect(browser.cookies.has(SESSION_COOKIE)).toBe(false)
+    expect((await browser.get(`${stack.url}/v1/me`)).status).toBe(401)
+    expect(await stack.services.sessions.list(existing.id)).toEqual([])
   })
 
   it('session fixation: the session a browser brought is ended, not kept, by signing in', async () => {

@@ -6,7 +6,6 @@ import { startService } from '../server/app.ts'
 import { bootstrapFirstUser, recordServiceUrl } from './bootstrap.ts'
 import { diagnoseConfig } from './doctor.ts'
 import { autovacuumCheck } from './doctor-database.ts'
-import { serveMcpOverStdio } from './mcp.ts'
 import { callService } from './remote.ts'
 import { problemText } from './output.ts'
 import { fieldOptions, TOOL_OPTIONS_USAGE } from './field-options.ts'
@@ -101,7 +100,8 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
     case 'doctor':
       return doctor(argv.slice(1), parseArgs)
     case 'mcp':
-      return serveMcpOverStdio()
+      // The MCP SDK is loaded only by the command that speaks it: \`start\` never holds it for this.
+      return (await import('./mcp.ts')).serveMcpOverStdio()
     default:
       process.stderr.write(`unknown command: ${command}\n\n${USAGE}`)
       return 2

@@ -45,3 +45,31 @@ describe('a setting that cannot be used as written stops the start, naming the v
     expect(loadConfig(env)).toMatchObject(expected)
   })
 })
+
+describe('SWITCHYARD_TRUST_PROXY names proxies by address only', () => {
+  it.each([
+    ['true'],
+    ['*'],
+    ['2'],
+    ['any'],
+    ['127.1'],
+    ['0x7f.0.0.1'],
+    ['10.0.0.0/33'],
+    ['10.0.0.0/8/8'],
+    ['fe80::/129'],
+    ['10.0.0.1, proxy.example.com'],
+    ['10.0.0.0/-1'],
+  ])('refuses %j, naming the setting', (value) => {
+    expect(() => loadConfig({ SWITCHYARD_TRUST_PROXY: value })).toThrow(
+      /SWITCHYARD_TRUST_PROXY has ".*", which is not an IP address/,
+    )
+  })
+
+  it.each([
+    ['', []],
+    ['10.0.0.5', ['10.0.0.5']],
+    [' 10.0.0.0/8 , ::1, fd00::/8, loopback ', ['10.0.0.0/8', '::1', 'fd00::/8', 'loopback']],
+  ])('%j is the list %j', (value, proxies) => {
+    expect(loadConfig({ SWITCHYARD_TRUST_PROXY: value }).trustedProxies).toEqual(proxies)
+  })
+})

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import ipaddr from 'ipaddr.js'
 import type { AgentNetworks } from './http/public-only.ts'
 import { DEFAULT_RETENTION, perPlan, type RetentionSettings } from './retention/policy.ts'
 
@@ -63,6 +64,11 @@ export interface Config {
   oidc?: OidcSettings
   /** Email-domain rules: who may join through single sign-on, and on which plan. */
   ssoDomains: SsoDomainRule[]
+  /**
+   * The reverse proxies whose X-Forwarded-For is believed (addresses, CIDR ranges, or `loopback`,
+   * `linklocal`, `uniquelocal`); empty: the client is the socket's peer (docs/configuration.md).
+   */
+  trustedProxies: string[]
 }
 
 export interface OidcSettings {
@@ -96,6 +102,38 @@ export function parseSsoDomains(raw: string): { rules: SsoDomainRule[] } | { pro
     rules.push({ domain, plan: plan as SsoDomainRule['plan'] })
   }
   return { rules }
+}
+
+/** The named ranges fastify's trustProxy (proxy-addr) knows, beside addresses and CIDR ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal']
+
+/**
+ * `10.0.0.5, 192.168.0.0/16, loopback`: the proxies whose X-Forwarded-For is believed, or a problem to
+ * report. Only addresses and ranges: trusting "any" peer or a hop count would let whoever reaches the
+ * service directly name any client address they like.
+ */
+export function parseTrustedProxies(raw: string): { proxies: string[] } | { problem: string } {
+  const proxies: string[] = []
+  for (const part of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    if (!PROXY_RANGE_NAMES.includes(part) && !isAddressOrRange(part))
+      return {
+        problem: `SWITCHYARD_TRUST_PROXY has "${part.slice(0, 60)}", which is not an IP address, a CIDR range (10.0.0.0/8) or one of ${PROXY_RANGE_NAMES.join(', ')}`,
+      }
+    proxies.push(part)
+  }
+  return { proxies }
+}
+
+/** An IPv4 address in four decimal parts or an IPv6 address, with or without a `/prefix` that fits it. */
+function isAddressOrRange(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/')
+  if (rest.length) return false
+  const bits = ipaddr.IPv4.isValidFourPartDecimal(address) ? 32 : ipaddr.IPv6.isValid(address) ? 128 : 0
+  if (!bits) return false
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits)
 }
 
 /**
@@ -146,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SWITCHYARD_SMTP_URL?.trim() || undefined,
     mailFrom: env.SWITCHYARD_MAIL_FROM?.trim() || 'Switchyard <switchyard@localhost>',
     ssoDomains: [],
+    trustedProxies: [],
     upstreamTimeoutMs: whole('SWITCHYARD_UPSTREAM_TIMEOUT_MS', DEFAULT_UPSTREAM_TIMEOUT_MS, 1),
     requestTimeoutMs: whole('SWITCHYARD_REQUEST_TIMEOUT_MS', 30_000, 1),
     headersTimeoutMs: whole('SWITCHYARD_HEADERS_TIMEOUT_MS', 10_000, 1),
@@ -203,6 +242,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         name: env.SWITCHYARD_OIDC_NAME?.trim() || 'single sign-on',
       }
   }
+  const proxies = parseTrustedProxies(env.SWITCHYARD_TRUST_PROXY ?? '')
+  if ('problem' in proxies) problems.push(proxies.problem)
+  else config.trustedProxies = proxies.proxies
   const domains = parseSsoDomains(env.SWITCHYARD_SSO_DOMAINS ?? '')
   if ('problem' in domains) problems.push(domains.problem)
   else config.ssoDomains = domains.rules

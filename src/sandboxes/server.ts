@@ -4,7 +4,10 @@ import { oidcSandbox } from './oidc/index.ts'
 import { sandboxRootPage } from './root-page.ts'
 import { serveSandboxes, type ListenOptions } from './kit/start.ts'
 
-/** Serves every sandbox on one port, each under its own prefix (/zendesk, …, /openai, /anthropic, /oidc), and a page linking them at `/`. */
+/**
+ * Serves every sandbox on one port, each under its own prefix (/zendesk, …, /openai, /anthropic, /oidc),
+ * and a page at `/` linking the platforms' and the identity provider's home pages.
+ */
 export async function startSandboxServer(
   options: ListenOptions = {},
 ): Promise<{ url: string; app: FastifyInstance; close(): Promise<void> }> {
@@ -14,7 +17,7 @@ export async function startSandboxServer(
       { prefix: '/oidc', plugin: oidcSandbox() },
     ],
     options,
-    () => sandboxRootPage(sandboxes, modelSandboxes),
+    () => sandboxRootPage([...sandboxes, { title: 'Identity provider', prefix: '/oidc' }], modelSandboxes),
   )
   return { url: served.origin, app: served.app, close: served.close }
 }

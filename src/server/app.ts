@@ -51,6 +51,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         ? createLogger(services.config.logLevel, options.logDestination)
         : undefined,
     bodyLimit: BODY_LIMIT_BYTES,
+    // request.ip (the sign-in slow-down's client address, the access log) comes from X-Forwarded-For
+    // only when the peer is a configured proxy; otherwise it is the socket's (docs/security.md).
+    trustProxy: services.config.trustedProxies.length ? services.config.trustedProxies : false,
     ...requestTimeouts(services.config),
     logController: new LogController({ disableRequestLogging: true }), // one line per request instead, below
     childLoggerFactory: lazyChildLogger,

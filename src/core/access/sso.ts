@@ -141,6 +141,8 @@ export class SingleSignOn {
         `the identity provider's answer could not be checked: ${messageOf(err)}`,
       )
     }
+    // Only a verified email matches an account: unverified or unstated (no claim), the address is
+    // whatever was typed at the provider, and matching it would hand over the account that has it.
     if (typeof email !== 'string' || verified !== true)
       throw new AppError(
         'forbidden',

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Configuration, default as Provider } from 'oidc-provider'
+import { homeLayout } from '../kit/home-page.ts'
 import { escapeHtml } from '../kit/http.ts'
 import { OIDC_CLIENT, OIDC_PEOPLE, type SandboxPerson } from './seed.ts'
 
@@ -25,6 +26,12 @@ export function oidcSandbox(): FastifyPluginAsync {
       }
       return provider
     }
+
+    // The home page, for people who open /oidc from the sandbox root: who can sign in, and how to
+    // point a client at it. It needs no provider, so opening it does not load oidc-provider.
+    app.get('/', async (request, reply) =>
+      reply.type('text/html; charset=utf-8').send(homePage(`http://${request.headers.host}${prefix}`)),
+    )
 
     // The sign-in page: pick a sandbox person.
     app.get<{ Params: { uid: string } }>('/interaction/:uid', async (request, reply) => {
@@ -82,7 +89,6 @@ export function oidcSandbox(): FastifyPluginAsync {
       payload.on('end', () => done(null, Object.fromEntries(new URLSearchParams(text))))
       payload.on('error', (err) => done(err))
     })
-    app.all('/', handOver)
     app.all('/*', handOver)
   }
 }
@@ -130,14 +136,50 @@ async function createProvider(issuer: string, prefix: string): Promise<Provider>
   return provider
 }
 
+/** The person's claims; `email_verified` is left out for a person the provider says nothing about. */
 function claimsOf(person: SandboxPerson) {
-  return { sub: person.sub, email: person.email, email_verified: person.emailVerified, name: person.name }
+  return {
+    sub: person.sub,
+    email: person.email,
+    ...(person.emailVerified === undefined ? {} : { email_verified: person.emailVerified }),
+    name: person.name,
+  }
+}
+
+function homePage(issuer: string): string {
+  const people = OIDC_PEOPLE.map(
+    (p) =>
+      `<tr><td>${escapeHtml(p.name)}</td><td><code>${escapeHtml(p.email)}</code></td><td>${verifiedText(p)}</td></tr>`,
+  ).join('\n')
+  return homeLayout(
+    'Identity provider sandbox',
+    `<h1>Identity provider sandbox</h1>
+<p>An OpenID Connect provider for single sign-on. Switchyard's sign-in page offers it outside production when no other provider is configured: choose a person below on its sign-in page, with no password.</p>
+<h2>People</h2>
+<div class="table-wrap"><table id="people"><thead><tr><th>name</th><th>email</th><th>email verified</th></tr></thead>
+<tbody>
+${people}
+</tbody></table></div>
+<h2>For a client</h2>
+<ul class="records">
+<li>Issuer: <code>${escapeHtml(issuer)}</code></li>
+<li>Discovery: <a href="${escapeHtml(`${issuer}/.well-known/openid-configuration`)}"><code>${escapeHtml(`${issuer}/.well-known/openid-configuration`)}</code></a></li>
+<li>Client: <code>${escapeHtml(OIDC_CLIENT.clientId)}</code>, secret <code>${escapeHtml(OIDC_CLIENT.clientSecret)}</code>, returning to <code>http://127.0.0.1:{any port}/v1/sso/callback</code></li>
+</ul>
+<p><a href="/">All sandboxes</a></p>`,
+  )
+}
+
+/** What the provider says of a person's email: verified, not verified, or nothing at all. */
+function verifiedText(person: SandboxPerson): string {
+  if (person.emailVerified === undefined) return 'not stated'
+  return person.emailVerified ? 'yes' : 'no'
 }
 
 function signInPage(prefix: string, uid: string, client: string): string {
   const buttons = OIDC_PEOPLE.map(
     (p) => `<li><button type="submit" name="person" value="${escapeHtml(p.sub)}">
-      <strong>${escapeHtml(p.name)}</strong><span>${escapeHtml(p.email)}${p.emailVerified ? '' : ' (email not verified)'}</span>
+      <strong>${escapeHtml(p.name)}</strong><span>${escapeHtml(p.email)}${p.emailVerified ? '' : ` (email ${p.emailVerified === false ? 'not verified' : 'verification not stated'})`}</span>
     </button></li>`,
   ).join('')
   return `<!doctype html>

@@ -4,7 +4,8 @@ export interface SandboxPerson {
   sub: string
   email: string
   name: string
-  emailVerified: boolean
+  /** What the provider says of the email; absent: it says nothing (no `email_verified` claim). */
+  emailVerified?: boolean
 }
 
 export const OIDC_PEOPLE: SandboxPerson[] = [
@@ -14,6 +15,8 @@ export const OIDC_PEOPLE: SandboxPerson[] = [
   { sub: 'idp-mallory', email: 'mallory@elsewhere.test', name: 'Mallory Elsewhere', emailVerified: true },
   // Claims an address the provider never checked: never trusted with an account.
   { sub: 'idp-eve', email: 'eve@example.test', name: 'Eve Unverified', emailVerified: false },
+  // Says nothing of whether the address was checked (no email_verified claim): trusted no more than Eve.
+  { sub: 'idp-una', email: 'una@example.test', name: 'Una Unstated' },
 ]
 
 export const OIDC_CLIENT = { clientId: 'switchyard-sandbox', clientSecret: 'sandbox-oidc-client-secret' }

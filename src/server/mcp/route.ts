@@ -1,13 +1,9 @@
 import { prototypeKeyIn } from '../prototype-keys.ts'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../services.ts'
 import { authenticateMcp, bearerResolvers } from './auth.ts'
 import { McpCatalog } from './catalog.ts'
 import { ListChanges } from './list-changes.ts'
-import { createMcpServer, requestContext } from './server.ts'
-import { McpServerPool } from './server-pool.ts'
-import { checkPost, isRefused, refusalBody } from './post-checks.ts'
 
 export const MCP_PATH = '/mcp'
 
@@ -52,8 +48,7 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
       }
     })
 
-    const build = () => createMcpServer({ services, catalog, pageSize: options.pageSize })
-    const pool = new McpServerPool(build)
+    const sdk = mcpSdkOnFirstRequest(services, catalog, options)
 
     scope.post(MCP_PATH, async (request, reply) => {
       if (request.body === NOT_JSON)
@@ -63,6 +58,7 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
           id: null,
         })
       const caller = await authenticateMcp(request, reply, resolvers)
+      const { pool, requestContext, checkPost, isRefused, refusalBody } = await sdk()
       const post = checkPost(request.headers, request.body)
       if (isRefused(post)) return reply.status(post.status).send(refusalBody(post))
       const lease = await pool.borrow()
@@ -95,6 +91,7 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
 
     scope.get(MCP_PATH, async (request, reply) => {
       const caller = await authenticateMcp(request, reply, resolvers)
+      const { build, requestContext, WebStandardStreamableHTTPServerTransport } = await sdk()
       // A stream's server is its own for as long as the stream stays open: it sends the list changes.
       const server = build()
       const transport = new WebStandardStreamableHTTPServerTransport({
@@ -160,6 +157,39 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
 }
 
 const NOT_JSON = Symbol('not JSON')
+
+/**
+ * The MCP SDK and the servers built on it, loaded by the first request to /mcp: they hold several
+ * MiB that an instance no MCP client talks to never uses (docs/benchmarks.md, "Memory").
+ */
+function mcpSdkOnFirstRequest(services: Services, catalog: McpCatalog, options: McpRouteOptions) {
+  const load = async () => {
+    const [
+      { createMcpServer, requestContext },
+      { McpServerPool },
+      { checkPost, isRefused, refusalBody },
+      { WebStandardStreamableHTTPServerTransport },
+    ] = await Promise.all([
+      import('./server.ts'),
+      import('./server-pool.ts'),
+      import('./post-checks.ts'),
+      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    ])
+    const build = () => createMcpServer({ services, catalog, pageSize: options.pageSize })
+    const pool = new McpServerPool(build)
+    return {
+      build,
+      pool,
+      requestContext,
+      checkPost,
+      isRefused,
+      refusalBody,
+      WebStandardStreamableHTTPServerTransport,
+    }
+  }
+  let loaded: ReturnType<typeof load> | undefined
+  return () => (loaded ??= load())
+}
 
 /**
  * The stream with an SSE comment in front: headers only leave with the first bytes, and the SDK's
