@@ -258,7 +258,7 @@ export async function createServices(
     config.agentNetworks,
     options.backoff?.deliveryMs,
   )
-  const modelConnections = new ModelConnections(store.db, sealer, options.modelSandbox)
+  const modelConnections = new ModelConnections(store.db, sealer, options.modelSandbox, config.agentNetworks)
   agents.modelConnections = modelConnections
   const approvals = new Approvals(store.db, registry, (id, version) => agents.definitionAt(id, version))
   const handler = new AgentRunHandler(
