@@ -4,7 +4,7 @@ import type { AgentDefinition } from '../agents/definition.ts'
 import type { Integrations } from '../connections/integrations.ts'
 import { AppError, type FieldError } from '../errors.ts'
 import type { ToolRegistry } from '../tools/catalog.ts'
-import { budgetProblems } from './budget.ts'
+import { budgetProblems, type Budget } from './budget.ts'
 import type { ModelConnections } from './connections.ts'
 import { toolSchema } from './toolset.ts'
 import { strictModeProblems } from './strict-schema.ts'
@@ -50,6 +50,7 @@ export async function modelAgentProblems(
   registry: ToolRegistry,
   integrations: Integrations,
   connections: ModelConnections,
+  ceiling: Budget,
 ): Promise<FieldError[]> {
   const errors: FieldError[] = []
   let protocol: ModelProtocol | undefined
@@ -106,6 +107,6 @@ export async function modelAgentProblems(
       })
     }
   }
-  errors.push(...budgetProblems(def.budget, user.plan))
+  errors.push(...budgetProblems(def.budget, user.plan, ceiling))
   return errors
 }
