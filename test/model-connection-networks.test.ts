@@ -112,3 +112,15 @@ describe('a model connection outside public networks is refused, and never calle
     expect(calls.body.calls).toEqual([])
   })
 })
+
+describe('an approval webhook outside public networks is refused', () => {
+  it.each([
+    ['loopback', 'http://127.0.0.1:9000/hooks', '127.0.0.1'],
+    ['the cloud metadata address', 'http://169.254.169.254/hooks', '169.254.169.254'],
+    ['localhost', 'http://localhost/hooks', 'localhost'],
+  ])('a webhook at %s is refused with 400 naming url', async (_name, url, host) => {
+    const answer = await api.put('/v1/approval-webhook', { url })
+    expect(answer.status, answer.text).toBe(400)
+    expect(answer.body.errors).toEqual([{ field: 'url', message: expect.stringContaining(host) }])
+  })
+})
