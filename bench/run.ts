@@ -12,6 +12,7 @@ import { manySubscriptionsBench } from './many-subscriptions.ts'
 import { noisyNeighbourBench } from './noisy-neighbour.ts'
 import { oldInstallationBench } from './old-installation.ts'
 import { mcpLatencies } from './mcp.ts'
+import { modelAgentsBench } from './model-agents.ts'
 import { connectFreshToken, measureUtilisation } from './rate-budget.ts'
 import { interleavedLatencies, percentile, throughput } from './measure.ts'
 import { freePort, startChild } from './processes.ts'
@@ -50,6 +51,7 @@ async function ownServiceLines(only?: string): Promise<Record<string, number>> {
   if (!only || only === 'many') Object.assign(results, await manySubscriptionsBench())
   if (!only || only === 'noisy') Object.assign(results, await noisyNeighbourBench())
   if (!only || only === 'old') Object.assign(results, await oldInstallationBench())
+  if (!only || only === 'model') Object.assign(results, await modelAgentsBench())
   return results
 }
 
@@ -804,19 +806,43 @@ ${results.old_installation_baseline_runs_kept}, in one run. Goal: within 1.25×.
 Retention (docs/operating.md) is what keeps an installation from reaching the larger table by age
 alone; this line measures what an operator who keeps that many runs pays.
 `
+  }${
+    results.model_call_added_p50_ms === undefined
+      ? ''
+      : `
+## Model agents
+
+\`bench/model-agents.ts\` (\`BENCH_ONLY=model\`): a model agent of three model calls and two tool calls
+(get_ticket, search_tickets, then an answer) on the sandbox model's default rules and the Zendesk
+sandbox. What Switchyard adds per model call is a run's own working time (its \`started_at\` to
+\`finished_at\`) less its tool calls' time, over three, against the same conversation's calls sent
+straight to the sandbox model with the same library (the AI SDK), interleaved, runs one at a time on
+the embedded store. It covers everything a model call costs in a run besides the model itself:
+reading the timeline back to rebuild the transcript, the budget and loop checks, storing the call's
+entry before and after it, and the hand-over to the tool call. Runs per second are many runs
+started at once (32 at a time), read from the runs' own end times.
+
+| line | result | goal |
+|---|---|---|
+| a model call through a run, p50 | ${results.model_call_switchyard_p50_ms} ms | |
+| the same call straight to the sandbox model (AI SDK), p50 | ${results.model_call_direct_p50_ms} ms | |
+| added per model call, p50 | ${results.model_call_added_p50_ms} ms | ≤ 2 ms |
+| model-agent runs finished, PGlite | ${results.model_runs_pglite_per_s} /s | |
+| model-agent runs finished, PostgreSQL | ${results.model_runs_postgres_per_s ?? 'not measured'} /s | ≥ 200/s |
+`
   }`
   fs.writeFileSync(path.join(dir, '../docs/benchmarks.md'), md)
 }
 
 /**
- * BENCH_ONLY=memory, mcp, hostile, many, noisy or old measures only that line; BENCH_REPORT_ONLY=1 writes docs/benchmarks.md again from bench/results.json,
+ * BENCH_ONLY=memory, mcp, hostile, many, noisy, old or model measures only that line; BENCH_REPORT_ONLY=1 writes docs/benchmarks.md again from bench/results.json,
  * to revise its prose without measuring.
  */
 const only = process.env.BENCH_ONLY
 const run = process.env.BENCH_REPORT_ONLY
   ? async () =>
       writeResults(JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'results.json'), 'utf8')))
-  : only === 'many' || only === 'noisy' || only === 'old'
+  : only === 'many' || only === 'noisy' || only === 'old' || only === 'model'
     ? () => onlyOwnServiceLine(only)
     : only === 'memory'
       ? onlyMemoryLine

@@ -56,6 +56,9 @@ import { TriggerLifecycle } from './core/triggers/lifecycle.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './core/metrics-registry.ts'
 import { Approvals } from './core/models/approvals.ts'
 import { ModelConnections, type ModelSandboxBinding } from './core/models/connections.ts'
+import { ApprovalWebhooks } from './core/models/approval-webhooks.ts'
+import { PlanCeilings } from './core/models/plan-ceilings.ts'
+import { PriceBook } from './core/models/price-book.ts'
 import { aiSdkOnFirstCall } from './core/models/providers/on-first-call.ts'
 import { ModelRunner } from './core/models/runner.ts'
 
@@ -144,6 +147,9 @@ export interface Services {
   runs: Runs
   /** Model providers people connect, and the sandbox model (docs/model-agents.md). */
   modelConnections: ModelConnections
+  priceBook: PriceBook
+  approvalWebhooks: ApprovalWebhooks
+  planCeilings: PlanCeilings
   /** Approval requests of model runs. */
   approvals: Approvals
   /** Tool steps an external agent calls with its run token, recorded on the run's timeline. */
@@ -205,7 +211,11 @@ export async function createServices(
     /** How often an idle run worker looks for runs it was not told about (tests stretch it to prove the change feed wakes it). */
     runIdlePollMs?: number
     /** Shorter waits between a step's attempts and an external agent's deliveries, for tests of the retries. */
-    backoff?: { stepMs?: readonly number[]; deliveryMs?: readonly number[] }
+    backoff?: {
+      stepMs?: readonly number[]
+      deliveryMs?: readonly number[]
+      approvalWebhookMs?: readonly number[]
+    }
   },
 ): Promise<Services> {
   // Events are the dedupe records: kept shorter than a platform retries, a late retry would run twice.
@@ -258,9 +268,24 @@ export async function createServices(
     config.agentNetworks,
     options.backoff?.deliveryMs,
   )
-  const modelConnections = new ModelConnections(store.db, sealer, options.modelSandbox)
+  const modelConnections = new ModelConnections(store.db, sealer, options.modelSandbox, config.agentNetworks)
   agents.modelConnections = modelConnections
+  const priceBook = new PriceBook(store.db, options.cacheTtlMs)
+  const planCeilings = new PlanCeilings(store.db, options.cacheTtlMs)
+  agents.planCeilings = planCeilings
   const approvals = new Approvals(store.db, registry, (id, version) => agents.definitionAt(id, version))
+  const approvalWebhooks = new ApprovalWebhooks(
+    store.db,
+    sealer,
+    config.publicUrl,
+    config.agentNetworks,
+    options.backoff?.approvalWebhookMs,
+  )
+  approvals.onOpened = (approval, ownerId) => {
+    approvalWebhooks
+      .notify(approval, ownerId)
+      .catch((err: unknown) => console.error('approval webhook:', err instanceof Error ? err.message : err))
+  }
   const handler = new AgentRunHandler(
     agents,
     users,
@@ -275,6 +300,8 @@ export async function createServices(
       integrations,
       approvals,
       aiSdkOnFirstCall,
+      priceBook,
+      planCeilings,
       options.backoff?.stepMs,
     ),
   )
@@ -407,6 +434,9 @@ export async function createServices(
     agents,
     runs,
     modelConnections,
+    priceBook,
+    planCeilings,
+    approvalWebhooks,
     approvals,
     runTokenScope,
     toolCalls: new ToolCallRecorder(runState, runTokenScope),

@@ -110,3 +110,42 @@ describe('switchyard approvals', () => {
     expect(again.code).toBe(1)
   })
 })
+
+describe('switchyard models prices and ceilings, approvals webhook (admin settings)', () => {
+  it('an admin sets a price and a ceiling; lines and --json agree; a refusal exits 1 naming the field', async () => {
+    const set = await cli({}, 'models', 'price', 'my-llama', '--input', '0.5', '--output', '1.5', '--json')
+    expect(set.code, set.stderr).toBe(0)
+    const table = JSON.parse(set.stdout)
+    expect(table.prices).toContainEqual({
+      model: 'my-llama',
+      input_per_mtok: 0.5,
+      output_per_mtok: 1.5,
+      source: 'admin',
+    })
+    const listed = await cli({}, 'models', 'prices')
+    expect(listed.stdout).toContain(`Price table ${table.version}`)
+    expect(listed.stdout).toMatch(/my-llama\s+0\.5\s+1\.5\s+admin/)
+    const bad = await cli({}, 'models', 'price', 'my-llama', '--input', '-1', '--output', '1')
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('prices.my-llama.input_per_mtok')
+    const back = await cli({}, 'models', 'price', 'my-llama', '--shipped', '--json')
+    expect(JSON.parse(back.stdout).prices.find((p: any) => p.model === 'my-llama')).toBeUndefined()
+
+    const ceiling = await cli({}, 'models', 'ceiling', 'free', '--model-calls', '5', '--json')
+    expect(ceiling.code, ceiling.stderr).toBe(0)
+    expect(JSON.parse(ceiling.stdout)).toMatchObject({ plan: 'free', ceilings: { model_calls: 5 } })
+    expect((await cli({}, 'models', 'ceilings')).stdout).toMatch(/free\s+5 \(admin\)/)
+    await cli({}, 'models', 'ceiling', 'free')
+  })
+
+  it('sets, shows and removes the approval webhook; the secret is shown once', async () => {
+    const set = await cli({}, 'approvals', 'webhook', 'set', 'https://hooks.example.com/approvals', '--json')
+    expect(set.code, set.stderr).toBe(0)
+    expect(JSON.parse(set.stdout).secret).toMatch(/^whsec_/)
+    const shown = await cli({}, 'approvals', 'webhook')
+    expect(shown.stdout).toContain('https://hooks.example.com/approvals')
+    expect(shown.stdout).not.toContain('whsec_')
+    expect((await cli({}, 'approvals', 'webhook', 'remove')).code).toBe(0)
+    expect((await cli({}, 'approvals', 'webhook')).code).toBe(1)
+  })
+})

@@ -8,6 +8,9 @@ export const APPROVALS_USAGE = `  approvals list [--status pending|decided|expir
                                           that tool for the rest of the run
   approvals deny <approval id> [--call <tool_call_id>] [--reason <words>] [--json]
                                           deny; the reason is given to the model
+  approvals webhook [set <url> | remove] [--installation] [--json]
+                                          the signed webhook told when an approval waits (yours,
+                                          or the installation's for admins); set shows its secret once
 `
 
 interface Approval {
@@ -36,6 +39,7 @@ export async function approvals(
       input: { type: 'string' },
       reason: { type: 'string' },
       'for-run': { type: 'boolean' },
+      installation: { type: 'boolean' },
     },
   })
   const json = values.json ?? false
@@ -95,7 +99,30 @@ export async function approvals(
       return decide(values['for-run'] ? 'approve_for_run' : 'approve')
     case 'deny':
       return decide('deny')
+    case 'webhook':
+      return answer(json, async () => {
+        const where = values.installation ? '/v1/admin/approval-webhook' : '/v1/approval-webhook'
+        const [verb, url] = positionals
+        if (verb === 'set') {
+          if (!url) throw new Error('usage: switchyard approvals webhook set <url> [--installation]')
+          const set = await ask<{ url: string; secret: string }>('PUT', where, { url })
+          return {
+            value: set,
+            lines: [
+              `Approvals waiting are told to ${set.url}`,
+              `Signing secret (shown once; verify deliveries with any Standard Webhooks library): ${set.secret}`,
+            ],
+          }
+        }
+        if (verb === 'remove') {
+          await ask('DELETE', where)
+          return { value: { removed: true }, lines: ['Removed the approval webhook'] }
+        }
+        if (verb) throw new Error('usage: switchyard approvals webhook [set <url> | remove] [--installation]')
+        const hook = await ask<{ url: string; created_at: string }>('GET', where)
+        return { value: hook, lines: [`${hook.url} (since ${hook.created_at})`] }
+      })
     default:
-      throw new Error('usage: switchyard approvals list|approve|deny …')
+      throw new Error('usage: switchyard approvals list|approve|deny|webhook …')
   }
 }

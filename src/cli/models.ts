@@ -7,6 +7,13 @@ export const MODELS_USAGE = `  models list [--json]                    model con
                                           connect a model provider; the key is read from the
                                           environment variable VAR, never from the command line
   models remove <id> [--json]             remove a model connection
+  models prices [--version N] [--json]    the prices model calls are counted with, and their version
+  models price <model> --input <$/MTok> --output <$/MTok> | --shipped [--json]
+                                          admins: set a model's price, or go back to the shipped one
+  models ceilings [--json]                each plan's budget ceilings for model agents
+  models ceiling <plan> [--model-calls N] [--tool-calls N] [--tokens N] [--cost-usd X]
+            [--wall-clock-s N] [--tool-errors N] [--json]
+                                          admins: set a plan's ceilings (those left out: shipped)
 `
 
 interface Connection {
@@ -34,6 +41,16 @@ export async function models(
       'base-url': { type: 'string' },
       'api-key-env': { type: 'string' },
       shared: { type: 'boolean' },
+      version: { type: 'string' },
+      input: { type: 'string' },
+      output: { type: 'string' },
+      shipped: { type: 'boolean' },
+      'model-calls': { type: 'string' },
+      'tool-calls': { type: 'string' },
+      tokens: { type: 'string' },
+      'cost-usd': { type: 'string' },
+      'wall-clock-s': { type: 'string' },
+      'tool-errors': { type: 'string' },
     },
   })
   const json = values.json ?? false
@@ -81,7 +98,84 @@ export async function models(
         await ask('DELETE', `/v1/model-connections/${encodeURIComponent(first)}`)
         return { value: { removed: first }, lines: [`Removed ${first}`] }
       })
+    case 'prices':
+      return answer(json, async () => {
+        const query = values.version ? `?version=${encodeURIComponent(values.version)}` : ''
+        const table_ = await ask<PriceTable>('GET', `/v1/model-prices${query}`)
+        return { value: table_, lines: priceLines(table_) }
+      })
+    case 'price':
+      return answer(json, async () => {
+        if (!first || (!values.shipped && (values.input === undefined || values.output === undefined)))
+          throw new Error(
+            'usage: switchyard models price <model> --input <$/MTok> --output <$/MTok> | --shipped',
+          )
+        const price = values.shipped
+          ? null
+          : { input_per_mtok: Number(values.input), output_per_mtok: Number(values.output) }
+        const changed = await ask<PriceTable>('PATCH', '/v1/model-prices', { prices: { [first]: price } })
+        return {
+          value: changed,
+          lines: [`Prices are now version ${changed.version}`, ...priceLines(changed)],
+        }
+      })
+    case 'ceilings':
+      return answer(json, async () => {
+        const { plans } = await ask<{ plans: Ceilings[] }>('GET', '/v1/plan-ceilings')
+        return { value: plans, lines: ceilingLines(plans) }
+      })
+    case 'ceiling':
+      return answer(json, async () => {
+        if (!first) throw new Error('usage: switchyard models ceiling <plan> [--model-calls N] …')
+        const fields = [
+          'model-calls',
+          'tool-calls',
+          'tokens',
+          'cost-usd',
+          'wall-clock-s',
+          'tool-errors',
+        ] as const
+        const body = Object.fromEntries(
+          fields
+            .filter((f) => values[f] !== undefined)
+            .map((f) => [f.replaceAll('-', '_'), Number(values[f])]),
+        )
+        const set = await ask<Ceilings>('PUT', `/v1/plan-ceilings/${encodeURIComponent(first)}`, body)
+        return { value: set, lines: ceilingLines([set]) }
+      })
     default:
-      throw new Error('usage: switchyard models list|connect|remove …')
+      throw new Error('usage: switchyard models list|connect|remove|prices|price|ceilings|ceiling …')
   }
+}
+
+interface PriceTable {
+  version: string
+  prices: Array<{ model: string; input_per_mtok: number; output_per_mtok: number; source: string }>
+}
+
+interface Ceilings {
+  plan: string
+  ceilings: Record<string, number>
+  overridden: string[]
+}
+
+function priceLines(t: PriceTable): string[] {
+  return [
+    `Price table ${t.version} (US dollars per million tokens)`,
+    ...table(
+      ['MODEL', 'INPUT', 'OUTPUT', 'FROM'],
+      t.prices.map((p) => [p.model, String(p.input_per_mtok), String(p.output_per_mtok), p.source]),
+    ),
+  ]
+}
+
+function ceilingLines(plans: Ceilings[]): string[] {
+  const fields = ['model_calls', 'tool_calls', 'tokens', 'cost_usd', 'wall_clock_s', 'tool_errors']
+  return table(
+    ['PLAN', ...fields.map((f) => f.toUpperCase())],
+    plans.map((p) => [
+      p.plan,
+      ...fields.map((f) => `${p.ceilings[f]}${p.overridden.includes(f) ? ' (admin)' : ''}`),
+    ]),
+  )
 }

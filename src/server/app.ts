@@ -18,6 +18,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts'
 import { hookRoutes } from './routes/hooks.ts'
 import { runRoutes } from './routes/runs.ts'
 import { modelRoutes } from './routes/models.ts'
+import { modelAdminRoutes } from './routes/model-admin.ts'
 import { triggerRoutes } from './routes/triggers.ts'
 import { integrationRoutes } from './routes/integrations.ts'
 import { oauthRoutes } from './routes/oauth.ts'
@@ -94,6 +95,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   agentRoutes(app, services)
   runRoutes(app, services)
   modelRoutes(app, services)
+  modelAdminRoutes(app, services)
   triggerRoutes(app, services)
   docsRoutes(app)
   await hookRoutes(app, services)

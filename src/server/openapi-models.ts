@@ -4,7 +4,7 @@
 import { body, errors, idParam, json, ref, time } from './openapi-parts.ts'
 
 const protocols = ['openai-chat', 'openai-responses', 'anthropic', 'openai-compatible']
-const budgetProperties = {
+export const budgetProperties = {
   model_calls: { type: 'integer', minimum: 1 },
   tool_calls: { type: 'integer', minimum: 1 },
   tokens: { type: 'integer', minimum: 1 },

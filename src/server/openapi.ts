@@ -2,6 +2,7 @@ import { ERROR_CODES, statusOf } from '../core/errors.ts'
 import type { ToolRegistry } from '../core/tools/catalog.ts'
 import { agentPaths, agentSchemas, nextCursor, pageParameters } from './openapi-agents.ts'
 import { peoplePaths, peopleSchemas } from './openapi-people.ts'
+import { modelAdminPaths, modelAdminSchemas } from './openapi-model-admin.ts'
 import { modelPaths, modelSchemas } from './openapi-models.ts'
 import { body, errors, idParam, json, sent, time } from './openapi-parts.ts'
 
@@ -314,6 +315,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
         },
         ...agentSchemas,
         ...modelSchemas,
+        ...modelAdminSchemas,
         ...peopleSchemas,
         ConnectStart: sent({ connect_url: { type: 'string' }, expires_at: time }),
         ApiKey: sent({
@@ -719,6 +721,7 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       ...agentPaths,
       ...peoplePaths,
       ...modelPaths,
+      ...modelAdminPaths,
       '/mcp': mcpPath,
     },
   }

@@ -4927,6 +4927,483 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/model-prices': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The prices model calls are counted with: the shipped table under an admin’s overrides */
+    get: {
+      parameters: {
+        query?: {
+          /** @description An earlier admin version (override_version), as a run's model calls name it */
+          version?: number
+        }
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['PriceTable']
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    /** Admins: set models’ prices (null goes back to the shipped price); makes a new version */
+    patch: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody: {
+        content: {
+          'application/json': {
+            prices: {
+              [key: string]: {
+                /** @description US dollars per million tokens */
+                input_per_mtok: number
+                /** @description US dollars per million tokens */
+                output_per_mtok: number
+              } | null
+            }
+          }
+        }
+      }
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['PriceTable']
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        403: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        409: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    trace?: never
+  }
+  '/v1/plan-ceilings': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Each plan's budget ceilings for model agents, which an agent's author cannot raise */
+    get: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': {
+              plans: components['schemas']['PlanCeilings'][]
+            }
+          }
+        }
+      }
+    }
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/plan-ceilings/{plan}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    /** Admins: set a plan's ceilings; fields left out go back to the shipped ones */
+    put: {
+      parameters: {
+        query?: never
+        header?: never
+        path: {
+          plan: 'free' | 'pro' | 'enterprise'
+        }
+        cookie?: never
+      }
+      requestBody: {
+        content: {
+          'application/json': {
+            model_calls?: number
+            tool_calls?: number
+            tokens?: number
+            /** @description From the shipped, versioned price table */
+            cost_usd?: number
+            /** @description Working time of its model and tool calls */
+            wall_clock_s?: number
+            /** @description Tool errors the model may repair */
+            tool_errors?: number
+          }
+        }
+      }
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['PlanCeilings']
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        403: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/approval-webhook': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The approval webhook for your runs */
+    get: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ApprovalWebhook']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    /** Set the approval webhook for your runs: a signed POST each time an approval starts waiting; the answer holds its secret, once */
+    put: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody: {
+        content: {
+          'application/json': {
+            /** Format: uri */
+            url: string
+          }
+        }
+      }
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ApprovalWebhook']
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    post?: never
+    /** Remove the approval webhook for your runs */
+    delete: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description Removed */
+        204: {
+          headers: {
+            [name: string]: unknown
+          }
+          content?: never
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/approval-webhook': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The approval webhook for the whole installation (admins) */
+    get: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ApprovalWebhook']
+          }
+        }
+        /** @description Problem */
+        403: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    /** Set the approval webhook for the whole installation (admins): a signed POST each time an approval starts waiting; the answer holds its secret, once */
+    put: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody: {
+        content: {
+          'application/json': {
+            /** Format: uri */
+            url: string
+          }
+        }
+      }
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ApprovalWebhook']
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        403: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    post?: never
+    /** Remove the approval webhook for the whole installation (admins) */
+    delete: {
+      parameters: {
+        query?: never
+        header?: never
+        path?: never
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description Removed */
+        204: {
+          headers: {
+            [name: string]: unknown
+          }
+          content?: never
+        }
+        /** @description Problem */
+        403: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/mcp': {
     parameters: {
       query?: never
@@ -5698,6 +6175,60 @@ export interface components {
       expires_at: string
       /** Format: date-time */
       decided_at?: string | null
+    }
+    PriceTable: {
+      /** @description What runs' model calls name: the shipped version, +N for the admin's */
+      version: string
+      shipped_version: string
+      /** @description The admin's version; 0 for the shipped table alone */
+      override_version: number
+      prices: {
+        model: string
+        input_per_mtok: number
+        output_per_mtok: number
+        /** @enum {unknown} */
+        source: 'shipped' | 'admin'
+      }[]
+    }
+    PlanCeilings: {
+      /** @enum {unknown} */
+      plan: 'free' | 'pro' | 'enterprise'
+      /** @description What holds now */
+      ceilings: {
+        model_calls: number
+        tool_calls: number
+        tokens: number
+        /** @description From the shipped, versioned price table */
+        cost_usd: number
+        /** @description Working time of its model and tool calls */
+        wall_clock_s: number
+        /** @description Tool errors the model may repair */
+        tool_errors: number
+      }
+      shipped: {
+        model_calls: number
+        tool_calls: number
+        tokens: number
+        /** @description From the shipped, versioned price table */
+        cost_usd: number
+        /** @description Working time of its model and tool calls */
+        wall_clock_s: number
+        /** @description Tool errors the model may repair */
+        tool_errors: number
+      }
+      /** @description The fields an admin set */
+      overridden: string[]
+      /** Format: date-time */
+      updated_at: string | null
+    }
+    ApprovalWebhook: {
+      /** @enum {unknown} */
+      scope: 'mine' | 'installation'
+      url: string
+      /** Format: date-time */
+      created_at: string
+      /** @description The Standard Webhooks secret (whsec_…), in the answer that sets the webhook only */
+      secret?: string
     }
     PasswordLink: {
       /** @enum {unknown} */

@@ -14,6 +14,7 @@ import { refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts
 import { AgentInput, definitionProblems, type AgentDefinition } from './definition.ts'
 import type { ModelConnections } from '../models/connections.ts'
 import { modelAgentProblems } from '../models/validate.ts'
+import type { PlanCeilings } from '../models/plan-ceilings.ts'
 
 const MAX_CACHED_VERSIONS = 1_000
 
@@ -221,6 +222,8 @@ export class Agents {
   private readonly versionCache = new Map<string, AgentDefinition>()
   /** The model connections a model agent may name (set by the composition root). */
   modelConnections?: ModelConnections
+  /** The plans' budget ceilings in force (an admin's over the shipped ones). */
+  planCeilings?: PlanCeilings
 
   /** The stored definition of one version, for the worker (no ownership check: the run was checked when it was made). */
   async definitionAt(agentId: string, version: number): Promise<AgentDefinition> {
@@ -270,11 +273,18 @@ export class Agents {
     const refused = def.external && refusedWithoutLookup(def.external.url, this.networks)
     if (refused) errors.push({ field: 'external.url', message: refused.message })
     if (def.kind === 'model') {
-      if (!this.modelConnections)
+      if (!this.modelConnections || !this.planCeilings)
         errors.push({ field: 'kind', message: 'this deployment runs no model agents' })
       else
         errors.push(
-          ...(await modelAgentProblems(user, def, this.registry, this.integrations, this.modelConnections)),
+          ...(await modelAgentProblems(
+            user,
+            def,
+            this.registry,
+            this.integrations,
+            this.modelConnections,
+            await this.planCeilings.of(user.plan),
+          )),
         )
     } else if (def.tools.length)
       errors.push({ field: 'tools', message: 'only a model agent has tools; a steps agent lists steps' })

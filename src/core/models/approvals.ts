@@ -77,6 +77,8 @@ const DecideInput = z.strictObject({
 export class Approvals {
   /** The run went back to the queue: wake a worker. */
   onReady: () => void = () => {}
+  /** A new request waits for a person (its run's owner): the approval webhooks tell outside systems. */
+  onOpened: (approval: ApprovalView, ownerId: string) => void = () => {}
 
   constructor(
     private readonly db: Db,
@@ -102,7 +104,7 @@ export class Approvals {
     calls: PendingCall[],
     expiresAt: Date,
   ): Promise<void> {
-    await this.db
+    const opened = await this.db
       .insertInto('approvals')
       .values({
         id: newId('apr'),
@@ -114,7 +116,10 @@ export class Approvals {
         expires_at: expiresAt,
       })
       .onConflict((oc) => oc.columns(['run_id', 'model_seq']).doNothing())
-      .execute()
+      .returning('id')
+      .executeTakeFirst()
+    // Told once, by the execution that opened it, not again by one that lost its claim and retried.
+    if (opened) this.onOpened(await this.get(userId, opened.id), userId)
   }
 
   async expire(id: string): Promise<void> {

@@ -29,7 +29,8 @@ export const DEFAULT_BUDGET: Budget = {
 }
 
 /**
- * Ceilings per plan that an agent's author cannot raise: saving refuses a budget above them and a
+ * The shipped ceilings per plan, which an admin may override (plan-ceilings.ts) and an agent's
+ * author cannot raise: saving refuses a budget above them and a
  * run never spends past them, even after a plan went down. Why these numbers: free is enough to try
  * the sandbox model and a few real calls; pro covers a working agent; enterprise a long one.
  */
@@ -67,16 +68,20 @@ export const BudgetInput = z
   })
   .default({})
 
-export function budgetOf(input: Partial<Budget>, plan: Plan): Budget {
-  const ceiling = PLAN_CEILINGS[plan]
+/** An agent's budget with the defaults filled in, never above the ceilings that hold for its owner. */
+export function budgetOf(input: Partial<Budget>, ceiling: Budget): Budget {
   return Object.fromEntries(
     BUDGET_FIELDS.map((f) => [f, Math.min(input[f] ?? DEFAULT_BUDGET[f], ceiling[f])]),
   ) as Budget
 }
 
 /** A budget above the owner's plan's ceiling is refused, naming the field and the ceiling. */
-export function budgetProblems(input: Partial<Budget>, plan: Plan, prefix = 'budget'): FieldError[] {
-  const ceiling = PLAN_CEILINGS[plan]
+export function budgetProblems(
+  input: Partial<Budget>,
+  plan: Plan,
+  ceiling: Budget,
+  prefix = 'budget',
+): FieldError[] {
   return BUDGET_FIELDS.flatMap((f) =>
     input[f] !== undefined && input[f]! > ceiling[f]
       ? [

@@ -1,3 +1,4 @@
+import type { AgentNetworks } from '../http/public-only.ts'
 import type { ModelProtocol } from '../store/schema.ts'
 
 /**
@@ -61,6 +62,8 @@ export interface ModelEndpoint {
   protocol: ModelProtocol
   baseUrl: string
   apiKey: string | null
+  /** The networks a call may reach (public-only.ts): checked on the address actually connected to. */
+  networks?: AgentNetworks
 }
 
 export interface ModelClient {

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { User } from '../access/users.ts'
 import type { Sealer } from '../connections/crypto.ts'
 import { AppError, invalidInput, notFound } from '../errors.ts'
+import { refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts'
 import { newId } from '../ids.ts'
 import type { Db } from '../store/database.ts'
 import type { ModelProtocol } from '../store/schema.ts'
@@ -64,6 +65,12 @@ export class ModelConnections {
     private readonly db: Db,
     private readonly sealer: Sealer,
     private readonly sandbox?: ModelSandboxBinding,
+    /**
+     * Which networks a connection's base URL may be on: the same rule as an external agent's
+     * address (SWITCHYARD_AGENT_NETWORKS, docs/security.md). A base URL is an address a user typed,
+     * and a model call sends a request there and shows the answer on the timeline.
+     */
+    private readonly networks: AgentNetworks = 'any',
   ) {}
 
   async create(user: User, raw: unknown): Promise<ModelConnectionView> {
@@ -74,6 +81,9 @@ export class ModelConnections {
       throw invalidInput([
         { field: 'api_key', message: `a ${input.protocol} connection needs the provider's key` },
       ])
+    // Refused now rather than on its first call; a name is checked again on the address connected to.
+    const refused = refusedWithoutLookup(input.base_url, this.networks)
+    if (refused) throw invalidInput([{ field: 'base_url', message: refused.message }])
     if (input.name === SANDBOX_CONNECTION_NAME)
       throw invalidInput([{ field: 'name', message: 'that name is the sandbox model' }])
     const taken = await this.db
@@ -162,6 +172,8 @@ export class ModelConnections {
         protocol: 'openai-chat',
         baseUrl: this.sandbox.baseUrl,
         apiKey: this.sandbox.apiKey,
+        // The deployment's own sandbox, configured by its operator, not an address a user typed.
+        networks: 'any',
         sandbox: true,
       }
     }
@@ -176,6 +188,7 @@ export class ModelConnections {
       protocol: row.protocol,
       baseUrl: row.base_url,
       apiKey: row.api_key ? this.sealer.open(row.api_key) : null,
+      networks: this.networks,
       sandbox: false,
     }
   }

@@ -3,7 +3,8 @@ import { AppError, invalidInput, notFound } from '../errors.ts'
 import type { Db } from '../store/database.ts'
 import { parseOrThrow } from '../validation.ts'
 import type { AgentDefinition } from '../agents/definition.ts'
-import { BUDGET_FIELDS, BudgetInput, budgetOf, PLAN_CEILINGS, type Budget } from './budget.ts'
+import { BUDGET_FIELDS, BudgetInput, budgetOf, type Budget } from './budget.ts'
+import type { PlanCeilings } from './plan-ceilings.ts'
 import type { ModelRunState } from './runner.ts'
 
 /**
@@ -17,6 +18,7 @@ export async function extendRun(
   runId: string,
   raw: unknown,
   definitionAt: (agentId: string, version: number) => Promise<AgentDefinition>,
+  ceilings: PlanCeilings,
 ): Promise<void> {
   const more = parseOrThrow(BudgetInput, raw ?? {}) as Partial<Budget>
   if (Object.keys(more).length === 0)
@@ -30,6 +32,7 @@ export async function extendRun(
     .executeTakeFirst()
   if (!owned) throw notFound('run')
   const def = await definitionAt(owned.agent_id, owned.agent_version)
+  const ceiling = await ceilings.of(user.plan)
   await db.transaction().execute(async (trx) => {
     const run = await trx
       .selectFrom('runs')
@@ -49,8 +52,7 @@ export async function extendRun(
       approved_for_run: [],
       extensions: {},
     }) as ModelRunState
-    const base = budgetOf(def.budget, user.plan)
-    const ceiling = PLAN_CEILINGS[user.plan]
+    const base = budgetOf(def.budget, ceiling)
     const errors = BUDGET_FIELDS.flatMap((f) => {
       if (more[f] === undefined) return []
       const total = base[f] + (state.extensions[f] ?? 0) + more[f]!

@@ -19,10 +19,11 @@ import { renderValue } from '../expressions/templates.ts'
 import type { ToolRegistry } from '../tools/catalog.ts'
 import type { ToolExecutor } from '../tools/executor.ts'
 import type { Approvals, Decision } from './approvals.ts'
-import { BUDGET_FIELDS, budgetOf, PLAN_CEILINGS, type Budget, type BudgetField } from './budget.ts'
+import { BUDGET_FIELDS, budgetOf, type Budget, type BudgetField } from './budget.ts'
 import type { ModelClientFactory, ModelToolCall } from './client.ts'
 import type { ModelConnections } from './connections.ts'
-import { costOf, PRICE_TABLE_VERSION } from './prices.ts'
+import type { PlanCeilings } from './plan-ceilings.ts'
+import { priceVersionLabel, type PriceBook } from './price-book.ts'
 import { ACCOUNT_FIELD, boundTools, callInWords, offeredTools, type BoundTool } from './toolset.ts'
 import {
   assertAnswered,
@@ -57,6 +58,8 @@ export interface ModelRunState {
   /** What the run has spent, as of its last model or tool call. */
   usage?: StoredUsage
   budget?: Budget
+  /** The admin's price version in force when the run started (price-book.ts): its calls cost that. */
+  price_version?: number
 }
 
 type Outcome = 'continue' | 'stop'
@@ -76,6 +79,8 @@ export class ModelRunner {
     private readonly integrations: Integrations,
     private readonly approvals: Approvals,
     private readonly clientOf: ModelClientFactory,
+    private readonly prices: PriceBook,
+    private readonly ceilings: PlanCeilings,
     private readonly backoffMs: readonly number[] = STEP_BACKOFF_MS,
   ) {}
 
@@ -87,6 +92,7 @@ export class ModelRunner {
         approvals: Object.fromEntries([...tools.values()].map((t) => [t.name, t.approval])),
         approved_for_run: [],
         extensions: {},
+        price_version: await this.prices.current(),
       }
       if (!(await this.state.modelState(run.id, lease, runState))) return
     }
@@ -101,7 +107,7 @@ export class ModelRunner {
       return
     }
     const firstMessage = JSON.stringify({ inputs: run.inputs, ...(run.event ? { event: run.event } : {}) })
-    const budget = this.limits(def, user, runState)
+    const budget = this.limits(def, runState, await this.ceilings.of(user.plan))
     for (;;) {
       if (!lease.held()) return
       if (await this.state.cancelRequested(run.id)) {
@@ -124,10 +130,12 @@ export class ModelRunner {
     }
   }
 
-  /** The budget of this run: the agent's, plus extensions, never past the owner's plan's ceiling. */
-  private limits(def: AgentDefinition, user: User, runState: ModelRunState): Budget {
-    const base = budgetOf(def.budget, user.plan)
-    const ceiling = PLAN_CEILINGS[user.plan]
+  /**
+   * The budget of this run: the agent's, plus extensions, never past the owner's plan's ceiling as it
+   * holds now (an admin may have lowered it since the agent was saved).
+   */
+  private limits(def: AgentDefinition, runState: ModelRunState, ceiling: Budget): Budget {
+    const base = budgetOf(def.budget, ceiling)
     return Object.fromEntries(
       BUDGET_FIELDS.map((f) => [f, Math.min(base[f] + (runState.extensions[f] ?? 0), ceiling[f])]),
     ) as Budget
@@ -250,11 +258,13 @@ export class ModelRunner {
         })
         const latency = Date.now() - started
         attempts[attempts.length - 1] = { ...attempts.at(-1)!, outcome: 'succeeded', duration_ms: latency }
+        // A run from before an admin could version prices counts with the shipped table (version 0).
+        const priceVersion = runState.price_version ?? 0
         const stored: StoredAnswer = {
           ...answer,
-          cost_usd: costOf(model.name, answer.usage),
+          cost_usd: await this.prices.costAt(priceVersion, model.name, answer.usage),
           latency_ms: latency,
-          price_table: PRICE_TABLE_VERSION,
+          price_table: priceVersionLabel(priceVersion),
         }
         const summary = {
           text: answer.calls.length

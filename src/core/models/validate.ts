@@ -4,10 +4,14 @@ import type { AgentDefinition } from '../agents/definition.ts'
 import type { Integrations } from '../connections/integrations.ts'
 import { AppError, type FieldError } from '../errors.ts'
 import type { ToolRegistry } from '../tools/catalog.ts'
-import { budgetProblems } from './budget.ts'
+import { budgetProblems, type Budget } from './budget.ts'
 import type { ModelConnections } from './connections.ts'
 import { toolSchema } from './toolset.ts'
 import { strictModeProblems } from './strict-schema.ts'
+import { anthropicSchemaProblems } from './anthropic-schema.ts'
+import { toolNameOf, type ModelToolDefinition } from './definition.ts'
+import type { RegisteredTool } from '../tools/catalog.ts'
+import type { ModelProtocol } from '../store/schema.ts'
 
 const ajv = new Ajv2020({ strict: false, validateFormats: false })
 
@@ -18,17 +22,43 @@ const ajv = new Ajv2020({ strict: false, validateFormats: false })
  * schema compiles, and the budget is within the plan's ceilings. Ids replace names as stored, so
  * renaming an account or a connection never breaks the agent.
  */
+/**
+ * What the agent's provider would refuse in one tool's schema: OpenAI's strict mode when the tool
+ * asks for it, Anthropic's rules for an Anthropic connection. The field is the tool's entry and the
+ * message names the tool and the place in its schema.
+ */
+export function providerSchemaProblems(
+  protocol: ModelProtocol | undefined,
+  registered: RegisteredTool,
+  t: ModelToolDefinition,
+  i: number,
+): FieldError[] {
+  const schema = toolSchema(registered, t)
+  const errors = t.strict ? strictModeProblems(schema, `tools[${i}].strict`) : []
+  if (protocol === 'anthropic')
+    for (const p of anthropicSchemaProblems(schema))
+      errors.push({
+        field: `tools[${i}].tool`,
+        message: `Anthropic's Messages API would refuse ${toolNameOf(t)} (${t.tool}): ${p.path} ${p.message}`,
+      })
+  return errors
+}
+
 export async function modelAgentProblems(
   user: User,
   def: AgentDefinition,
   registry: ToolRegistry,
   integrations: Integrations,
   connections: ModelConnections,
+  ceiling: Budget,
 ): Promise<FieldError[]> {
   const errors: FieldError[] = []
+  let protocol: ModelProtocol | undefined
   if (def.model) {
     try {
-      def.model.connection = (await connections.resolve(user.id, def.model.connection)).id
+      const connection = await connections.resolve(user.id, def.model.connection)
+      def.model.connection = connection.id
+      protocol = connection.protocol
     } catch (err) {
       if (!(err instanceof AppError)) throw err
       errors.push({
@@ -65,7 +95,7 @@ export async function modelAgentProblems(
         })
       }
     }
-    if (t.strict) errors.push(...strictModeProblems(toolSchema(registered, t), `tools[${i}].strict`))
+    errors.push(...providerSchemaProblems(protocol, registered, t, i))
   }
   if (Object.keys(def.output).length) {
     try {
@@ -77,6 +107,6 @@ export async function modelAgentProblems(
       })
     }
   }
-  errors.push(...budgetProblems(def.budget, user.plan))
+  errors.push(...budgetProblems(def.budget, user.plan, ceiling))
   return errors
 }

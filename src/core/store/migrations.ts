@@ -596,6 +596,38 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0017_model_admin': {
+    async up(db: Kysely<any>) {
+      // An admin's prices over the shipped table (docs/model-agents.md, "Budget"): each change adds a
+      // version holding the whole set of overrides, so a run that names its version always finds the
+      // prices it was counted with, however often they change later.
+      await db.schema
+        .createTable('price_overrides')
+        .addColumn('version', 'integer', (c) => c.primaryKey())
+        .addColumn('prices', 'jsonb', (c) => c.notNull())
+        .addColumn('created_by', 'text')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute()
+      // Per-plan budget ceilings an admin set over the shipped ones; a field left out keeps the shipped one.
+      await db.schema
+        .createTable('plan_ceilings')
+        .addColumn('plan', 'text', (c) => c.primaryKey().check(sql`plan in ('free','pro','enterprise')`))
+        .addColumn('ceilings', 'jsonb', (c) => c.notNull())
+        .addColumn('updated_by', 'text')
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute()
+      // Where to tell an outside system that an approval is waiting: one per user, and one for the
+      // whole installation (owner '*', set by an admin). The signing secret is sealed.
+      await db.schema
+        .createTable('approval_webhooks')
+        .addColumn('owner', 'text', (c) => c.primaryKey())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('created_by', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute()
+    },
+  },
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -307,6 +307,31 @@ export interface ModelConnectionsTable {
   created_at: DefaultNow
 }
 
+/** One version of an admin's prices over the shipped table: the whole set as of that change. */
+export interface PriceOverridesTable {
+  version: number
+  prices: Json<unknown>
+  created_by: string | null
+  created_at: DefaultNow
+}
+
+export interface PlanCeilingsTable {
+  plan: Plan
+  ceilings: Json<unknown>
+  updated_by: string | null
+  updated_at: DefaultNow
+}
+
+/** `owner` is a user's id, or '*' for the installation's. */
+export interface ApprovalWebhooksTable {
+  owner: string
+  url: string
+  /** AES-256-GCM sealed Standard Webhooks secret. */
+  secret: string
+  created_by: string
+  created_at: DefaultNow
+}
+
 export type ApprovalStatus = 'pending' | 'decided' | 'expired' | 'cancelled'
 
 export interface ApprovalsTable {
@@ -349,6 +374,9 @@ export interface Schema {
   trigger_deliveries: TriggerDeliveriesTable
   model_connections: ModelConnectionsTable
   approvals: ApprovalsTable
+  price_overrides: PriceOverridesTable
+  plan_ceilings: PlanCeilingsTable
+  approval_webhooks: ApprovalWebhooksTable
 }
 
 /** The typed database every store module queries. */

@@ -48,8 +48,13 @@ export function modelRoutes(app: FastifyInstance, services: Services) {
 
   app.post<ById>('/v1/runs/:id/extend', async (request) => {
     const user = callerOf(request)
-    await extendRun(services.store.db, user, request.params.id, request.body, (id, v) =>
-      services.agents.definitionAt(id, v),
+    await extendRun(
+      services.store.db,
+      user,
+      request.params.id,
+      request.body,
+      (id, v) => services.agents.definitionAt(id, v),
+      services.planCeilings,
     )
     services.runs.onReady()
     return services.runs.get(user.id, request.params.id)

@@ -11,7 +11,9 @@ import {
   type ModelMessage,
   type ToolSet,
 } from 'ai'
+import { fetch as undiciFetch } from 'undici'
 import { AppError } from '../../errors.ts'
+import { AddressRefused, reachable, type AgentNetworks } from '../../http/public-only.ts'
 import type { FinishReason, ModelAnswer, ModelClient, ModelEndpoint, TranscriptMessage } from '../client.ts'
 
 /**
@@ -73,21 +75,37 @@ export const aiSdkClient = (endpoint: ModelEndpoint): ModelClient => ({
   },
 })
 
+/**
+ * A fetch that reaches only the allowed networks (public-only.ts): the base URL was checked when
+ * the connection was saved, and a name's address is checked here, when connecting, so a name that
+ * later resolves to a private address is refused too. Without a limit the SDK's own fetch is used.
+ */
+function fetchWithin(networks: AgentNetworks | undefined): { fetch?: typeof globalThis.fetch } {
+  if (!networks || networks === 'any') return {}
+  const limited = (url: string | URL | Request, init?: RequestInit) => {
+    const target = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url
+    return undiciFetch(target, { ...(init as object), ...reachable(target, networks), redirect: 'manual' })
+  }
+  return { fetch: limited as unknown as typeof globalThis.fetch }
+}
+
 function languageModel(endpoint: ModelEndpoint, name: string): LanguageModel {
   const apiKey = endpoint.apiKey ?? 'none'
+  const fetch = fetchWithin(endpoint.networks)
   switch (endpoint.protocol) {
     case 'openai-chat':
-      return createOpenAI({ baseURL: endpoint.baseUrl, apiKey }).chat(name)
+      return createOpenAI({ baseURL: endpoint.baseUrl, apiKey, ...fetch }).chat(name)
     case 'openai-responses':
-      return createOpenAI({ baseURL: endpoint.baseUrl, apiKey }).responses(name)
+      return createOpenAI({ baseURL: endpoint.baseUrl, apiKey, ...fetch }).responses(name)
     case 'anthropic':
-      return createAnthropic({ baseURL: `${endpoint.baseUrl.replace(/\/$/, '')}/v1`, apiKey })(name)
+      return createAnthropic({ baseURL: `${endpoint.baseUrl.replace(/\/$/, '')}/v1`, apiKey, ...fetch })(name)
     case 'openai-compatible':
       return createOpenAICompatible({
         name: 'compatible',
         baseURL: endpoint.baseUrl,
         ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
         includeUsage: true,
+        ...fetch,
       }).chatModel(name)
   }
 }
@@ -139,6 +157,8 @@ function toModelMessages(messages: TranscriptMessage[]): ModelMessage[] {
  */
 function providerError(err: unknown): AppError {
   if (err instanceof AppError) return err
+  const refused = refusalIn(err)
+  if (refused) return new AppError('forbidden', refused.message)
   if (APICallError.isInstance(err)) {
     const status = err.statusCode
     const words = providerMessage(err.responseBody) ?? err.message
@@ -160,6 +180,13 @@ function providerError(err: unknown): AppError {
   }
   const message = err instanceof Error ? err.message : String(err)
   return new AppError('upstream_error', `the model call failed: ${message.slice(0, 300)}`)
+}
+
+/** An address outside the allowed networks, however deep the SDK and fetch wrapped it. */
+function refusalIn(err: unknown): AddressRefused | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (e instanceof AddressRefused) return e
+  return undefined
 }
 
 function providerMessage(body: string | undefined): string | undefined {

@@ -1,0 +1,237 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { createOpenAI } from '@ai-sdk/openai'
+import { generateText, jsonSchema, tool, type ModelMessage } from 'ai'
+import { request } from 'undici'
+import { Users } from '../src/core/access/users.ts'
+import { openStore, type StoreOptions } from '../src/core/store/database.ts'
+import { modelSandboxBindings } from '../src/sandboxes/index.ts'
+import { connectZendesk } from '../test/helpers/connect.ts'
+import { scratchDatabase } from '../test/helpers/scratch-database.ts'
+import { percentile } from './measure.ts'
+import { freePort, startChild } from './processes.ts'
+
+// Model agents (issue 23, §7): an agent of three model calls and two tool calls (get_ticket, then
+// search_tickets, then an answer) on the sandbox model's default rules, against the Zendesk sandbox.
+// 1. What Switchyard adds per model call: a run's own working time (started_at → finished_at, both
+//    stamped by the service) less its tool calls' time, over three, against one call of the same
+//    conversation sent straight to the sandbox model with the same library (the AI SDK), p50.
+//    Goal ≤ 2 ms. Runs one at a time, on the embedded store.
+// 2. Model-agent runs finished per second, many started at once, on PGlite and, when
+//    BENCH_DATABASE_URL names a server, PostgreSQL. Goal ≥ 200/s on PostgreSQL.
+// `BENCH_ONLY=model npm run bench` runs only this line.
+const LATENCY_RUNS = Number(process.env.BENCH_MODEL_RUNS ?? 150)
+const THROUGHPUT_RUNS = Number(process.env.BENCH_MODEL_THROUGHPUT_RUNS ?? 1_000)
+const INSTRUCTIONS =
+  'Read the ticket with get_ticket, then look for similar ones with search_tickets, then answer.\nticket_id: {{ inputs.ticket_id }}'
+
+const round = (n: number) => Math.round(n * 1000) / 1000
+
+async function call(url: string, apiKey: string, method: string, p: string, body?: unknown): Promise<any> {
+  const res = await request(`${url}${p}`, {
+    method: method as 'GET',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await res.body.text()
+  if (res.statusCode >= 300)
+    throw new Error(`${method} ${p} answered ${res.statusCode}: ${text.slice(0, 300)}`)
+  return text ? JSON.parse(text) : undefined
+}
+
+interface Stack {
+  url: string
+  sandboxUrl: string
+  apiKey: string
+  stop(): Promise<void>
+}
+
+async function startStack(kind: 'pglite' | 'postgres'): Promise<Stack> {
+  const scratch =
+    kind === 'postgres' ? await scratchDatabase(process.env.BENCH_DATABASE_URL!, 'sy_bench_model') : undefined
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-model-'))
+  const options: StoreOptions = scratch ? { databaseUrl: scratch.url } : { dataDir }
+  const store = await openStore(options)
+  let apiKey: string
+  try {
+    const users = new Users(store.db)
+    const user = await users.create({ email: `bench-${Date.now()}@example.test`, plan: 'enterprise' })
+    apiKey = (await users.createApiKey(user.id, 'bench')).key
+  } finally {
+    await store.close()
+  }
+  const sandbox = await startChild(['sandbox', '--port', String(await freePort())], {}, /listening on (\S+)/)
+  const service = await startChild(
+    ['start'],
+    {
+      PORT: String(await freePort()),
+      SWITCHYARD_DATA_DIR: dataDir,
+      SWITCHYARD_SANDBOX_URL: sandbox.match[1],
+      LOG_LEVEL: 'warn',
+      ...(scratch ? { DATABASE_URL: scratch.url, SWITCHYARD_ENCRYPTION_KEY: '22'.repeat(32) } : {}),
+    },
+    /Switchyard is running at (\S+)/,
+  )
+  return {
+    url: service.match[1]!,
+    sandboxUrl: sandbox.match[1]!,
+    apiKey,
+    stop: async () => {
+      await service.stop()
+      await sandbox.stop()
+      await scratch?.drop()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+async function prepare(s: Stack): Promise<{ agentId: string; ticketId: number }> {
+  const integration = (await connectZendesk({ url: s.url, apiKey: s.apiKey })).integrationId!
+  // The sandbox's own rate limit would throttle the benchmark; lift it.
+  await request(`${s.sandboxUrl}/zendesk/_control/accounts/acme`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ rate_limit_per_minute: 10_000_000 }),
+  }).then((r) => r.body.text())
+  const created = await call(s.url, s.apiKey, 'POST', '/v1/tools/zendesk.create_ticket/run', {
+    integration,
+    input: { subject: 'Printer on fire', description: 'It is on fire' },
+  })
+  const agent = await call(s.url, s.apiKey, 'POST', '/v1/agents', {
+    name: `bench model ${Date.now()}`,
+    kind: 'model',
+    inputs: [{ name: 'ticket_id', type: 'number', required: true }],
+    instructions: INSTRUCTIONS,
+    model: { connection: 'Sandbox model', name: 'sandbox-model' },
+    tools: [
+      { tool: 'zendesk.get_ticket', integration },
+      { tool: 'zendesk.search_tickets', integration },
+    ],
+  })
+  return { agentId: agent.id, ticketId: created.output.id }
+}
+
+async function finished(s: Stack, runId: string): Promise<any> {
+  for (;;) {
+    const run = await call(s.url, s.apiKey, 'GET', `/v1/runs/${runId}`)
+    if (!['queued', 'running'].includes(run.status)) {
+      if (run.status !== 'succeeded')
+        throw new Error(`run ${runId} ended ${run.status}: ${JSON.stringify(run.error)}`)
+      return run
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+/** The same three calls a run makes, straight to the sandbox model with the AI SDK, timed each. */
+async function directCalls(sandboxUrl: string, run: any, samples: number[]): Promise<void> {
+  const binding = modelSandboxBindings(sandboxUrl).get('openai')!
+  const model = createOpenAI({ baseURL: binding.baseUrl, apiKey: binding.apiKey }).chat('sandbox-model')
+  const offered = run.timeline[0].input.tools as string[]
+  const schema = jsonSchema({
+    type: 'object',
+    properties: { ticket_id: { type: 'number' } },
+    additionalProperties: true,
+  })
+  const tools = Object.fromEntries(
+    offered.map((name) => [name, tool({ description: name, inputSchema: schema })]),
+  )
+  const system = INSTRUCTIONS.replace('{{ inputs.ticket_id }}', String(run.inputs.ticket_id))
+  const messages: ModelMessage[] = [{ role: 'user', content: JSON.stringify({ inputs: run.inputs }) }]
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now()
+    const result = await generateText({ model, system, messages, tools, maxRetries: 0 })
+    samples.push(performance.now() - started)
+    const calls = result.toolCalls
+    if (!calls.length) break
+    messages.push({
+      role: 'assistant',
+      content: calls.map((c) => ({
+        type: 'tool-call' as const,
+        toolCallId: c.toolCallId,
+        toolName: c.toolName,
+        input: c.input,
+      })),
+    })
+    // The tool's output as the run stored it, so the conversation is the same size.
+    const stored = run.timeline.find((e: any) => e.key === calls[0]!.toolCallId)?.output ?? {}
+    messages.push({
+      role: 'tool',
+      content: calls.map((c) => ({
+        type: 'tool-result' as const,
+        toolCallId: c.toolCallId,
+        toolName: c.toolName,
+        output: { type: 'json' as const, value: stored },
+      })),
+    })
+  }
+}
+
+async function latencyLine(s: Stack, agentId: string, ticketId: number): Promise<Record<string, number>> {
+  const perCall: number[] = []
+  const direct: number[] = []
+  for (let i = 0; i < LATENCY_RUNS + 10; i++) {
+    const started = await call(s.url, s.apiKey, 'POST', `/v1/agents/${agentId}/runs`, {
+      inputs: { ticket_id: ticketId },
+    })
+    const run = await finished(s, started.id)
+    const models = run.timeline.filter((e: any) => e.kind === 'model_call')
+    const tools = run.timeline.filter((e: any) => e.kind === 'tool_call')
+    if (models.length !== 3 || tools.length !== 2)
+      throw new Error(`expected 3 model calls and 2 tool calls, got ${models.length} and ${tools.length}`)
+    const working = new Date(run.finished_at).getTime() - new Date(run.started_at).getTime()
+    const toolMs = tools.reduce((sum: number, e: any) => sum + e.duration_ms, 0)
+    // Interleaved with the runs, so both sides meet the same moments of this shared machine.
+    const directSamples: number[] = []
+    await directCalls(s.sandboxUrl, run, directSamples)
+    if (i < 10) continue // warm-up
+    perCall.push((working - toolMs) / 3)
+    direct.push(...directSamples)
+  }
+  const p50 = percentile(perCall, 50)
+  const directP50 = percentile(direct, 50)
+  return {
+    model_call_switchyard_p50_ms: round(p50),
+    model_call_direct_p50_ms: round(directP50),
+    model_call_added_p50_ms: round(p50 - directP50),
+  }
+}
+
+async function throughputLine(s: Stack, agentId: string, ticketId: number): Promise<number> {
+  const ids: string[] = []
+  const startedAt = Date.now()
+  // Started 32 at a time: starting is part of what a burst of triggers costs.
+  for (let i = 0; i < THROUGHPUT_RUNS; i += 32) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(32, THROUGHPUT_RUNS - i) }, () =>
+        call(s.url, s.apiKey, 'POST', `/v1/agents/${agentId}/runs`, { inputs: { ticket_id: ticketId } }),
+      ),
+    )
+    ids.push(...batch.map((r) => r.id))
+  }
+  // The rate is read from the runs' own end times, so the polling here does not count.
+  let lastEnd = 0
+  for (const id of ids) lastEnd = Math.max(lastEnd, new Date((await finished(s, id)).finished_at).getTime())
+  return THROUGHPUT_RUNS / ((lastEnd - startedAt) / 1000)
+}
+
+export async function modelAgentsBench(): Promise<Record<string, number>> {
+  const results: Record<string, number> = {}
+  const stores: Array<'pglite' | 'postgres'> = [
+    'pglite',
+    ...(process.env.BENCH_DATABASE_URL ? ['postgres' as const] : []),
+  ]
+  for (const kind of stores) {
+    const s = await startStack(kind)
+    try {
+      const { agentId, ticketId } = await prepare(s)
+      if (kind === 'pglite') Object.assign(results, await latencyLine(s, agentId, ticketId))
+      results[`model_runs_${kind}_per_s`] = round(await throughputLine(s, agentId, ticketId))
+      console.log(kind, results)
+    } finally {
+      await s.stop()
+    }
+  }
+  return results
+}

@@ -1,0 +1,207 @@
+import { randomBytes } from 'node:crypto'
+import { Webhook } from 'standardwebhooks'
+import { fetch } from 'undici'
+import type { User } from '../access/users.ts'
+import type { Sealer } from '../connections/crypto.ts'
+import { AppError, invalidInput, notFound } from '../errors.ts'
+import { AddressRefused, reachable, refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts'
+import { newId } from '../ids.ts'
+import type { Db } from '../store/database.ts'
+import { parseOrThrow } from '../validation.ts'
+import { z } from 'zod'
+import type { ApprovalView } from './approvals.ts'
+
+/** The installation's webhook is stored under this owner; a user's under their id. */
+export const INSTALLATION = '*'
+
+export type WebhookScope = 'mine' | 'installation'
+
+export interface ApprovalWebhookView {
+  scope: WebhookScope
+  url: string
+  created_at: Date
+  /** Only when it is made: the Standard Webhooks secret to verify deliveries with. */
+  secret?: string
+}
+
+/**
+ * Waits before each delivery attempt: at once, then Standard Webhooks' early steps (5 s, 5 min,
+ * 30 min, 2 h). A person is waiting on the other side, so the tries stop well inside the approval's
+ * day; they are kept in this process only, so a restart during them drops the remaining tries (the
+ * approval itself is stored and listed as ever).
+ */
+export const APPROVAL_WEBHOOK_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000]
+const ATTEMPT_TIMEOUT_MS = 10_000
+
+const WebhookInput = z.strictObject({
+  url: z.url({
+    protocol: /^https?$/,
+    error: 'give the http(s) address to tell, for example https://example.com/hooks/approvals',
+  }),
+})
+
+export interface DeliveryOutcome {
+  scope: WebhookScope
+  status: number | null
+  error?: string
+  attempt: number
+}
+
+/**
+ * The optional signed webhook that tells an outside system an approval is waiting
+ * (docs/model-agents.md, "Approvals"): one a user sets for their own runs, and one an admin sets
+ * for the whole installation. Signed the Standard Webhooks way (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`) with a secret shown once and stored sealed; delivered with retries, to
+ * public addresses only where SWITCHYARD_AGENT_NETWORKS=public. The body says what waits and how to
+ * decide it; it carries no key, token or credential, and deciding still takes a person's own key.
+ */
+export class ApprovalWebhooks {
+  /** Told of each delivery's last attempt (tests and logs); never given the address or the secret. */
+  onDelivered: (outcome: DeliveryOutcome & { approval_id: string }) => void = () => {}
+
+  constructor(
+    private readonly db: Db,
+    private readonly sealer: Sealer,
+    private readonly publicUrl: string,
+    private readonly networks: AgentNetworks,
+    private readonly scheduleMs: readonly number[] = APPROVAL_WEBHOOK_SCHEDULE_MS,
+  ) {}
+
+  async set(user: User, scope: WebhookScope, raw: unknown): Promise<ApprovalWebhookView> {
+    const owner = this.ownerOf(user, scope, 'set')
+    const { url } = parseOrThrow(WebhookInput, raw)
+    const refused = refusedWithoutLookup(url, this.networks)
+    if (refused) throw invalidInput([{ field: 'url', message: refused.message }])
+    const secret = `whsec_${randomBytes(32).toString('base64')}`
+    const sealed = this.sealer.seal(secret)
+    const now = new Date()
+    await this.db
+      .insertInto('approval_webhooks')
+      .values({ owner, url, secret: sealed, created_by: user.id, created_at: now })
+      .onConflict((oc) =>
+        oc.column('owner').doUpdateSet({ url, secret: sealed, created_by: user.id, created_at: now }),
+      )
+      .execute()
+    return { scope, url, created_at: now, secret }
+  }
+
+  async get(user: User, scope: WebhookScope): Promise<ApprovalWebhookView> {
+    const owner = this.ownerOf(user, scope, 'read')
+    const row = await this.db
+      .selectFrom('approval_webhooks')
+      .select(['url', 'created_at'])
+      .where('owner', '=', owner)
+      .executeTakeFirst()
+    if (!row)
+      throw notFound(scope === 'mine' ? 'approval webhook of yours' : "installation's approval webhook")
+    return { scope, url: row.url, created_at: row.created_at }
+  }
+
+  async remove(user: User, scope: WebhookScope): Promise<void> {
+    const owner = this.ownerOf(user, scope, 'remove')
+    const removed = await this.db
+      .deleteFrom('approval_webhooks')
+      .where('owner', '=', owner)
+      .executeTakeFirst()
+    if (!removed.numDeletedRows) throw notFound('approval webhook')
+  }
+
+  /** Tells the run owner's webhook and the installation's, each with its own secret, in the background. */
+  async notify(approval: ApprovalView, ownerId: string): Promise<void> {
+    const rows = await this.db
+      .selectFrom('approval_webhooks')
+      .select(['owner', 'url', 'secret'])
+      .where('owner', 'in', [ownerId, INSTALLATION])
+      .execute()
+    if (!rows.length) return
+    const body = JSON.stringify(this.payload(approval))
+    for (const row of rows)
+      void this.deliver(
+        approval.id,
+        row.owner === INSTALLATION ? 'installation' : 'mine',
+        row.url,
+        this.sealer.open(row.secret),
+        body,
+      )
+  }
+
+  /** What the outside system reads: what waits, in words, and how a person decides it. */
+  payload(approval: ApprovalView) {
+    const decide = `${this.publicUrl}/v1/approvals/${approval.id}/decide`
+    return {
+      type: 'approval.waiting',
+      timestamp: new Date().toISOString(),
+      data: {
+        approval_id: approval.id,
+        run: { id: approval.run_id, url: `${this.publicUrl}/v1/runs/${approval.run_id}` },
+        agent: { id: approval.agent_id, name: approval.agent_name },
+        calls: approval.calls.map((c) => ({
+          tool_call_id: c.tool_call_id,
+          tool: c.tool,
+          name: c.name,
+          effect: c.effect,
+          summary: c.words,
+        })),
+        expires_at: approval.expires_at.toISOString(),
+        how_to_decide: {
+          web: `${this.publicUrl}/approvals`,
+          rest: `POST ${decide} with {"decisions": [{"tool_call_id": "…", "decision": "approve" | "approve_for_run" | "deny", "reason"?: "…"}]}, as a person with their own API key`,
+          cli: `switchyard approvals approve ${approval.id}   or   switchyard approvals deny ${approval.id} --reason "…"`,
+          expires: 'undecided calls count as denied when the request expires',
+        },
+      },
+    }
+  }
+
+  private async deliver(
+    approvalId: string,
+    scope: WebhookScope,
+    url: string,
+    secret: string,
+    body: string,
+  ): Promise<void> {
+    // One message id for every attempt, so the receiver can drop a repeat (Standard Webhooks).
+    const messageId = newId('msg')
+    let last: DeliveryOutcome = { scope, status: null, attempt: 0 }
+    for (const [i, waitMs] of this.scheduleMs.entries()) {
+      if (waitMs) await new Promise((resolve) => setTimeout(resolve, waitMs).unref())
+      const at = new Date()
+      last = { scope, status: null, attempt: i + 1 }
+      try {
+        const response = await fetch(url, {
+          ...reachable(url, this.networks),
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': messageId,
+            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+            'webhook-signature': new Webhook(secret).sign(messageId, at, body),
+          },
+          body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+        })
+        await response.body?.cancel().catch(() => undefined)
+        last.status = response.status
+        if (response.status >= 200 && response.status < 300) break
+        last.error = `answered ${response.status}`
+      } catch (err) {
+        const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err
+        last.error =
+          cause instanceof AddressRefused
+            ? cause.message
+            : `could not reach it: ${cause instanceof Error ? cause.message || cause.name : String(cause)}`
+        // An address outside the allowed networks stays outside them: no more tries.
+        if (cause instanceof AddressRefused) break
+      }
+    }
+    this.onDelivered({ ...last, approval_id: approvalId })
+  }
+
+  private ownerOf(user: User, scope: WebhookScope, verb: string): string {
+    if (scope === 'mine') return user.id
+    if (user.role !== 'admin')
+      throw new AppError('forbidden', `only an admin may ${verb} the installation's approval webhook`)
+    return INSTALLATION
+  }
+}
