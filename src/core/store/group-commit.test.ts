@@ -17,27 +17,6 @@ describe('group commit', () => {
     expect(writes.flat()).toEqual(Array.from({ length: 50 }, (_, i) => i))
   })
 
-  // Issue 22, section 2 (noisy neighbour): the first request of a write waited for a turn of the event
-  // loop to gather company, and in one user's burst that turn held every delivery read meanwhile, so
-  // another user's lone delivery waited behind all of them before its write even began.
-  it('a request that finds no write in progress is written at once; those arriving meanwhile share the next write', async () => {
-    const writes: number[][] = []
-    let finishFirst = () => {}
-    const commits = new GroupCommit<number, number>(async (items) => {
-      writes.push(items)
-      if (writes.length === 1) await new Promise<void>((resolve) => (finishFirst = resolve))
-      return items
-    })
-    const first = commits.submit(1)
-    // Before anything else runs: no turn of the event loop, no timer, no microtask.
-    expect(writes).toEqual([[1]])
-    const rest = [commits.submit(2), commits.submit(3)]
-    expect(writes).toEqual([[1]])
-    finishFirst()
-    await expect(Promise.all([first, ...rest])).resolves.toEqual([1, 2, 3])
-    expect(writes).toEqual([[1], [2, 3]])
-  })
-
   it('answers every request of a write that fails for each of them with its failure, and goes on with the next write', async () => {
     let down = true
     const commits = new GroupCommit<string, string>(async (items) => {

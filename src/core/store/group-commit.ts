@@ -1,13 +1,9 @@
 /**
  * Group commit: requests that arrive while a write is in progress are written together in the next
  * one, each answered only when the write that holds it has committed. Under load this turns many
- * small transactions (each paying a commit) into a few larger ones; a request that finds no write in
- * progress is written at once. It does not wait for a turn of the event loop to gather company: in
- * a burst that turn holds every other request read meanwhile (one user's burst of deliveries), and
- * it took 250 ms at the median and 1.5 s at worst (docs/benchmarks.md, "Noisy neighbour"), while
- * the write in progress, which is all a request waits for now, took 20–60 ms. When a shared write
- * fails, its items are written again one by one (alone), so only the item that fails on its own
- * gets a failure.
+ * small transactions (each paying a commit) into a few larger ones; alone, a request is written at
+ * once. When a shared write fails, its items are written again one by one (alone), so only the item
+ * that fails on its own gets a failure.
  */
 export class GroupCommit<T, R> {
   private pending: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }> = []
@@ -27,6 +23,8 @@ export class GroupCommit<T, R> {
 
   private async drain(): Promise<void> {
     this.writing = true
+    // One turn of the event loop lets requests already read from their sockets join this write.
+    await new Promise((resolve) => setImmediate(resolve))
     while (this.pending.length) {
       const batch = this.pending.splice(0, this.maxBatch)
       try {
