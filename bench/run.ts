@@ -707,6 +707,16 @@ The machine's load average when the line began: ${results.hostile_templates_load
 | event-loop delay p99 | goal | /health answered | /health failed |
 |---|---|---|---|
 | ${results.hostile_templates_event_loop_p99_ms} ms | ≤ 20 ms | ${results.hostile_templates_health_answered} | ${results.hostile_templates_health_failed} |
+
+Where the delay comes from, from a CPU profile of the service through this line (\`BENCH_PROFILE\`, load
+21, p99 157.5 ms; still open): the service's thread was idle 74 % of the window, and the longest
+busy stretches (100–830 ms) were the start and end of template workers (their \`MessageChannel\`,
+\`startThread\`, Piscina's \`onWorkerExit\`, and a garbage collection of up to 280 ms within them):
+every delivery's template is stopped (time or memory), its worker ends, and a new one starts, 75
+during the 10 s. The embedded store's own statements, including its synchronous file calls
+(\`fstat\`), made the other long stretches (up to 350 ms). Not evaluating a template again for a
+while once it was stopped, rather than starting a worker per delivery to stop it again, is the
+next step.
 `
   }${
     results.noisy_neighbour_b_during_p99_ms === undefined
