@@ -712,8 +712,8 @@ Where the delay comes from, from a CPU profile of the service through this line 
 21, p99 157.5 ms; still open): the service's thread was idle 74 % of the window, and the longest
 busy stretches (100–830 ms) were the start and end of template workers (their \`MessageChannel\`,
 \`startThread\`, Piscina's \`onWorkerExit\`, and a garbage collection of up to 280 ms within them):
-every delivery's template is stopped (time or memory), its worker ends, and a new one starts, 75
-during the 10 s. The embedded store's own statements, including its synchronous file calls
+every delivery's template is stopped (time or memory), its worker ends, and a new one starts: 74
+workers for 100 deliveries in 10 s. The embedded store's own statements, including its synchronous file calls
 (\`fstat\`), made the other long stretches (up to 350 ms). Not evaluating a template again for a
 while once it was stopped, rather than starting a worker per delivery to stop it again, is the
 next step.
