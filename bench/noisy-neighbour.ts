@@ -45,25 +45,37 @@ async function oncePerSecond(target: DeliveryTarget, until: () => boolean): Prom
 /** Each sent event's time from sending to its run's claim, read back from the runs list. */
 async function latencies(service: Service, target: DeliveryTarget, sent: Map<string, number>) {
   const found: number[] = []
+  // Where the time went: from sending to the run's row (the intake's write began), and from there to its claim.
+  const intake: number[] = []
+  const queued: number[] = []
   for (let tries = 0; tries < 240 && found.length < sent.size; tries++) {
     found.length = 0
+    intake.length = 0
+    queued.length = 0
     let cursor: string | null = null
     do {
-      const page: { runs: Array<{ event: unknown; started_at: string | null }>; next_cursor: string | null } =
-        await call(
-          service,
-          'GET',
-          `/v1/runs?subscription_id=${target.subscriptionId}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-        )
+      const page: {
+        runs: Array<{ event: unknown; created_at: string; started_at: string | null }>
+        next_cursor: string | null
+      } = await call(
+        service,
+        'GET',
+        `/v1/runs?subscription_id=${target.subscriptionId}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      )
       for (const run of page.runs) {
         const at = sent.get(target.eventIdOf(run.event) ?? '')
-        if (at !== undefined && run.started_at) found.push(new Date(run.started_at).getTime() - at)
+        if (at === undefined || !run.started_at) continue
+        const created = new Date(run.created_at).getTime()
+        const started = new Date(run.started_at).getTime()
+        found.push(started - at)
+        intake.push(created - at)
+        queued.push(started - created)
       }
       cursor = page.next_cursor
     } while (cursor)
     if (found.length < sent.size) await new Promise((resolve) => setTimeout(resolve, 500))
   }
-  return found
+  return Object.assign(found, { intake, queued })
 }
 
 export async function noisyNeighbourBench(): Promise<Record<string, number>> {
@@ -132,6 +144,10 @@ export async function noisyNeighbourBench(): Promise<Record<string, number>> {
       noisy_neighbour_b_during_p50_ms: percentile(during, 50),
       noisy_neighbour_b_during_p99_ms: percentile(during, 99),
       noisy_neighbour_b_during_runs: during.length,
+      // Where B's time went during the burst: up to its run's row (the intake: the request, its
+      // route, the shared write's wait), and from there to its claim (the queue: the worker).
+      noisy_neighbour_b_during_intake_p99_ms: percentile(during.intake, 99),
+      noisy_neighbour_b_during_queued_p99_ms: percentile(during.queued, 99),
     }
     console.log(
       `noisy neighbour: B's trigger latency p99 ${result.noisy_neighbour_b_during_p99_ms} ms during A's burst of ${BURST} (${acknowledged} acknowledged in ${result.noisy_neighbour_burst_s} s) against ${result.noisy_neighbour_b_alone_p99_ms} ms alone`,

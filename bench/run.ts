@@ -768,6 +768,16 @@ The machine's load average when the line began: ${results.hostile_templates_load
 | event-loop delay p99 | goal | /health answered | /health failed |
 |---|---|---|---|
 | ${results.hostile_templates_event_loop_p99_ms} ms | ≤ 20 ms | ${results.hostile_templates_health_answered} | ${results.hostile_templates_health_failed} |
+
+Where the delay comes from, from a CPU profile of the service through this line (\`BENCH_PROFILE\`, load
+21, p99 157.5 ms; still open): the service's thread was idle 74 % of the window, and the longest
+busy stretches (100–830 ms) were the start and end of template workers (their \`MessageChannel\`,
+\`startThread\`, Piscina's \`onWorkerExit\`, and a garbage collection of up to 280 ms within them):
+every delivery's template is stopped (time or memory), its worker ends, and a new one starts: 74
+workers for 100 deliveries in 10 s. The embedded store's own statements, including its synchronous file calls
+(\`fstat\`), made the other long stretches (up to 350 ms). Not evaluating a template again for a
+while once it was stopped, rather than starting a worker per delivery to stop it again, is the
+next step.
 `
   }${
     results.noisy_neighbour_b_during_p99_ms === undefined
@@ -785,6 +795,28 @@ the same run. The machine's load average when the line began: ${results.noisy_ne
 |---|---|---|---|
 | p50 | ${results.noisy_neighbour_b_alone_p50_ms} ms | ${results.noisy_neighbour_b_during_p50_ms} ms | |
 | p99 | ${results.noisy_neighbour_b_alone_p99_ms} ms (${results.noisy_neighbour_b_alone_runs} runs) | ${results.noisy_neighbour_b_during_p99_ms} ms (${results.noisy_neighbour_b_during_runs} runs) | ≤ 100 ms |
+${
+  results.noisy_neighbour_b_during_intake_p99_ms === undefined
+    ? ''
+    : `| p99 during the burst, up to the run's row (the intake) | | ${results.noisy_neighbour_b_during_intake_p99_ms} ms | |
+| p99 during the burst, from the row to the claim (the queue) | | ${results.noisy_neighbour_b_during_queued_p99_ms} ms | |
+`
+}
+Where B's time went, traced in the service (issue 22, §2), on a machine at load 15–23:
+
+- **The queue** (row to claim): B's run was claimed by the first claim after it was queued, but every
+  slot was held by A's runs, and they end together (their ends share a write), so that claim came
+  when a batch of A's runs ended, 0.4–1.7 s later (p99 1.1–1.7 s in three runs of 3,000–5,000
+  deliveries). A worker of 4 slots or more now keeps one for other owners (\`slotsPerOwner\`,
+  \`core/agents/worker.ts\`): the queue's p99 fell to 76 ms in a run of 5,000 deliveries (load 19) and to the figure in the table above in this one.
+- **The intake** (send to row), still open: B's delivery is written in the intake's next shared
+  write (group commit), which first waits one turn of the event loop so that requests already
+  read join it. During A's burst that turn holds the processing of every one of A's requests read
+  meanwhile: it took 251 ms at the median and up to 1.5 s, against 20–60 ms for the write itself.
+  Writing at once instead was tried and measured: on the embedded store each write's continuation
+  then took the next write before new requests were read, batches fell to a request or two, and
+  A's 5,000 deliveries took 300 s instead of 65 s, with B's intake p99 worse (4.9 s), so the turn
+  stays. The read of the owner per delivery for the queue cap is gone (the route carries the plan).
 `
   }${
     results.old_installation_intake_ratio === undefined

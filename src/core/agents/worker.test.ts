@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../store/database.ts'
 import { openRunStore, type RunStore } from '../../../test/helpers/run-store.ts'
 import type { RunRow } from './runs.ts'
-import { MAX_LAPSES, RunWorker, type Lease } from './worker.ts'
+import { MAX_LAPSES, RunWorker, slotsPerOwner, type Lease } from './worker.ts'
 
 // The worker's wake-ups (docs/architecture.md, "Runs are their own queue"). Its idle poll is set to an
 // hour here, so a run that starts at all started because a wake reached the worker: a lost wake
@@ -119,6 +119,71 @@ describe('the run worker', () => {
       expect(started.indexOf(lone)).toBeLessThanOrEqual(1)
       expect([...started].sort()).toEqual([...burst, lone].sort())
     } finally {
+      await worker.stop()
+    }
+  })
+
+  // Issue 22, section 2 (noisy neighbour): claims were fair, but one owner's burst held every slot,
+  // so another owner's run, though claimed first, waited for one of the burst's runs to end.
+  it("a slot is kept for other owners: another owner's run starts while one owner's burst holds the rest, and the burst still drains", async () => {
+    const busy = await runs.owner('burst-owner@example.test')
+    const other = await runs.owner('slot-neighbour@example.test')
+    const burst: string[] = []
+    for (let i = 0; i < 6; i++) burst.push(await runs.run({ user_id: busy.userId, agent_id: busy.agentId }))
+    const started: string[] = []
+    const release = new Map<string, () => void>()
+    const handler = {
+      async execute(run: RunRow, lease: Lease) {
+        started.push(run.id)
+        await new Promise<void>((resolve) => release.set(run.id, resolve))
+        await store.db
+          .updateTable('runs')
+          .set({ status: 'succeeded', lease_holder: null })
+          .where('id', '=', run.id)
+          .where('lease_holder', '=', lease.holder)
+          .execute()
+      },
+    }
+    const concurrency = 4
+    const share = slotsPerOwner(concurrency)
+    expect(share).toBe(concurrency - 1)
+    const worker = new RunWorker(
+      store.db,
+      handler,
+      concurrency,
+      (err) => {
+        throw err
+      },
+      30_000,
+      undefined,
+      AN_HOUR_MS,
+    )
+    const until = async (what: string, ok: () => boolean) => {
+      for (let i = 0; i < 2_000 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
+      expect(ok(), what).toBe(true)
+    }
+    const burstStarted = () => started.filter((id) => burst.includes(id))
+    worker.start()
+    try {
+      worker.wake()
+      await until('the burst takes its share of the slots', () => started.length === share)
+      const lone = await runs.run({ user_id: other.userId, agent_id: other.agentId })
+      worker.wake()
+      await until("the other owner's run starts while the burst's runs are all still running", () =>
+        started.includes(lone),
+      )
+      expect(burstStarted()).toHaveLength(share)
+      expect(release.size).toBe(share + 1)
+      // The end of one of the burst's runs wakes the worker (its idle poll is an hour): the next one starts.
+      release.get(burst.find((id) => started.includes(id))!)!()
+      await until("the burst's next run takes the freed share", () => burstStarted().length === share + 1)
+      await until('the rest of the burst starts as its runs end', () => {
+        for (const id of burstStarted()) release.get(id)?.()
+        return burstStarted().length === burst.length
+      })
+      expect([...burstStarted()].sort()).toEqual([...burst].sort())
+    } finally {
+      for (const r of release.values()) r()
       await worker.stop()
     }
   })

@@ -50,6 +50,18 @@ export interface Lease {
 /** Owners whose last claim a worker remembers for the round-robin. */
 const MAX_REMEMBERED_OWNERS = 1_000
 
+/**
+ * The most of this worker's slots one owner's runs may hold: all but one, from four slots up. The
+ * slot kept is for any other owner's run, so it starts as soon as it is claimed rather than when
+ * one of the busy owner's runs ends: claims were already fair, but with every slot held by one
+ * owner's burst another owner's run waited for a whole run of that burst to end (up to 1.7 s in
+ * the noisy-neighbour bench, docs/benchmarks.md). Below four slots, keeping one would cost a lone
+ * owner too large a share of the worker.
+ */
+export function slotsPerOwner(concurrency: number): number {
+  return concurrency >= 4 ? concurrency - 1 : concurrency
+}
+
 /** Executions ended by a lapsed lease after which a run is failed rather than claimed again. */
 export const MAX_LAPSES = 3
 
@@ -76,6 +88,8 @@ export class RunWorker {
   intakeBusy: () => boolean = () => false
   private lastClaimAt = 0
   private readonly active = new Set<Promise<void>>()
+  /** This worker's runs in hand, by owner (slotsPerOwner). */
+  private readonly activeByOwner = new Map<string, number>()
   private running = false
   private stopping = new AbortController()
   private wakeUp: (() => void) | null = null
@@ -188,10 +202,19 @@ export class RunWorker {
           this.metrics.runStarted(Math.max(0, run.started_at.getTime() - run.created_at.getTime()) / 1000)
         this.track(run)
       }
-      this.saturated = claimed.length === free
+      const full = claimed.length === free
+      // An owner at its share of the slots may have more ready: the end of one of its runs must wake the loop too.
+      this.saturated = full || this.atShare()
       // Claim again at once only when there may be more: a full claim, or news since this one began.
-      if (!this.signaled && (!this.saturated || this.active.size >= this.concurrency)) await this.idle()
+      if (!this.signaled && (!full || this.active.size >= this.concurrency)) await this.idle()
     }
+  }
+
+  /** Whether some owner holds as many of this worker's slots as one owner may (slotsPerOwner). */
+  private atShare(): boolean {
+    const share = slotsPerOwner(this.concurrency)
+    for (const held of this.activeByOwner.values()) if (held >= share) return true
+    return false
   }
 
   private async yieldToIntake(): Promise<void> {
@@ -238,9 +261,13 @@ export class RunWorker {
       .finally(() => {
         clearInterval(heartbeat)
         this.active.delete(work)
+        const held = (this.activeByOwner.get(run.user_id) ?? 1) - 1
+        if (held > 0) this.activeByOwner.set(run.user_id, held)
+        else this.activeByOwner.delete(run.user_id)
         if (this.saturated) this.wake()
       })
     this.active.add(work)
+    this.activeByOwner.set(run.user_id, (this.activeByOwner.get(run.user_id) ?? 0) + 1)
   }
 
   /**
@@ -250,7 +277,8 @@ export class RunWorker {
    * thousands waits behind another owner's single run instead of in front of it. The owners are
    * found by skipping through an index (one probe per owner, not one per queued run), each owner's
    * oldest ready runs are locked with `SKIP LOCKED` (so two workers never take the same one), and the
-   * earliest turns win. Each claim writes its own fencing token into `lease_holder`.
+   * earliest turns win. No owner is given more of this worker's slots than slotsPerOwner allows.
+   * Each claim writes its own fencing token into `lease_holder`.
    */
   private async claim(limit: number): Promise<RunRow[]> {
     const { rows } = await sql<RunRow>`
@@ -261,6 +289,7 @@ export class RunWorker {
         from owners o where o.user_id is not null
       ), candidates as (
         select c.id, c.available_at, o.user_id,
+          row_number() over (partition by o.user_id order by c.available_at) as nth,
           (select count(*) from runs h where h.user_id = o.user_id and h.status = 'running' and h.lease_holder is not null)
             + row_number() over (partition by o.user_id order by c.available_at) as turn
         from owners o cross join lateral (
@@ -276,6 +305,7 @@ export class RunWorker {
         started_at = coalesce(started_at, now()), executions = executions + 1
       where id in (
         select id from candidates
+        where nth <= ${slotsPerOwner(this.concurrency)} - coalesce((${JSON.stringify(Object.fromEntries(this.activeByOwner))}::jsonb ->> user_id)::int, 0)
         order by turn, coalesce((${JSON.stringify(Object.fromEntries(this.served))}::jsonb ->> user_id)::bigint, 0), available_at
         limit ${limit})
       returning *`.execute(this.db)

@@ -1,5 +1,5 @@
 import { planAtLeast } from '../access/plans.ts'
-import type { Users } from '../access/users.ts'
+import type { User, Users } from '../access/users.ts'
 import type { QueueCap } from '../agents/queue-cap.ts'
 import type { Runs } from '../agents/runs.ts'
 import type { Sealer } from '../connections/crypto.ts'
@@ -229,7 +229,7 @@ export class Intake {
       const { matches } = sorted[i]!
       if (matches.length) items.push({ source, candidate, matches })
     })
-    await this.holdBackPastCap(hook.user_id, items)
+    await this.holdBackPastCap({ id: hook.user_id, plan: route.plan }, items)
     const outcomes = await Promise.all(items.map((item) => this.commits.submit(item)))
     const accepted = outcomes.filter((o) => !o.duplicate).length
     for (let i = 0; i < candidates.length - items.length; i++)
@@ -274,11 +274,12 @@ export class Intake {
    * (for all of its events, not only this owner's backlog), Vercel gives up after a day
    * (reference/platform-apis.md); after that the event is gone without a trace here.
    */
-  private async holdBackPastCap(userId: string, items: Accepted[]): Promise<void> {
+  private async holdBackPastCap(owner: Pick<User, 'id' | 'plan'>, items: Accepted[]): Promise<void> {
     const starting = items.flatMap((item) => item.matches.filter((m) => !m.mappingError))
     if (!this.queueCap || starting.length === 0) return
-    const user = await this.users.get(userId)
-    const refused = user && (await this.queueCap.refusal(user, starting.length))
+    // The plan comes with the route (read with it, as the trigger's plan check above uses it): no read
+    // of the user per delivery, which on the embedded store took a turn of its one connection.
+    const refused = await this.queueCap.refusal(owner, starting.length)
     if (refused) for (const match of starting) match.refused = refused
   }
 
