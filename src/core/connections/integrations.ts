@@ -130,6 +130,54 @@ export class Integrations {
     return new Map(rows.filter((r) => r.user_id === userId).map((r) => [r.id, r.account_name]))
   }
 
+  /**
+   * Up to `limit` of the user's accounts on a platform that a call may act as (all but disconnected
+   * ones), by account name, and whether there are more: what an MCP listing, a tool call naming no
+   * account and a model's tool choice offer. Read from the account-name index, so it costs the same
+   * with 1,000 integrations as with one (issue 22, §7). `only` keeps those ids (a run token's scope).
+   */
+  async offered(
+    userId: string,
+    platform: string,
+    limit: number,
+    only?: ReadonlySet<string>,
+  ): Promise<{ accounts: Array<Pick<IntegrationRow, 'id' | 'account_name' | 'status'>>; more: boolean }> {
+    if (only && only.size === 0) return { accounts: [], more: false }
+    let query = this.db
+      .selectFrom('integrations')
+      .select(['id', 'account_name', 'status'])
+      .where('user_id', '=', userId)
+      .where('platform', '=', platform)
+      .where('status', '!=', 'disconnected')
+    if (only) query = query.where('id', 'in', [...only])
+    const rows = await query
+      .orderBy('account_name')
+      .orderBy('id')
+      .limit(limit + 1)
+      .execute()
+    return { accounts: rows.slice(0, limit), more: rows.length > limit }
+  }
+
+  /** The ids among `refs` (ids or account names, as an agent names them) of the user's integrations. */
+  async idsNamed(userId: string, platforms: string[], refs: Iterable<string>): Promise<Set<string>> {
+    const wanted = [...new Set(refs)]
+    if (!wanted.length) return new Set()
+    // Two reads, each by its own index (an "id or name" query read every integration of the user).
+    const [byId, byName] = await Promise.all([
+      this.db.selectFrom('integrations').select(['id', 'user_id']).where('id', 'in', wanted).execute(),
+      platforms.length
+        ? this.db
+            .selectFrom('integrations')
+            .select(['id', 'user_id'])
+            .where('user_id', '=', userId)
+            .where('platform', 'in', platforms)
+            .where('account_name', 'in', wanted)
+            .execute()
+        : [],
+    ])
+    return new Set([...byId, ...byName].filter((r) => r.user_id === userId).map((r) => r.id))
+  }
+
   async get(userId: string, id: string): Promise<IntegrationRow> {
     const row = await this.db
       .selectFrom('integrations')
@@ -226,13 +274,21 @@ export class Integrations {
         .where('platform', '=', connection.platform)
         .where('external_id', '=', connection.externalId)
         .executeTakeFirst()
-      if (!existing) {
+      const limit = PLAN_LIMITS[connection.user.plan].maxIntegrations
+      // Counted only up to the plan's cap, and not at all on a plan without one: counting every
+      // integration made each connection slower than the last (issue 22, §7).
+      if (!existing && Number.isFinite(limit)) {
         const count = await trx
-          .selectFrom('integrations')
+          .selectFrom((eb) =>
+            eb
+              .selectFrom('integrations')
+              .select('id')
+              .where('user_id', '=', connection.user.id)
+              .limit(limit)
+              .as('held'),
+          )
           .select((eb) => eb.fn.countAll<string>().as('n'))
-          .where('user_id', '=', connection.user.id)
           .executeTakeFirstOrThrow()
-        const limit = PLAN_LIMITS[connection.user.plan].maxIntegrations
         if (Number(count.n) >= limit) {
           throw new AppError(
             'plan_required',
