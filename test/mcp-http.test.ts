@@ -200,6 +200,45 @@ describe('account names', () => {
   })
 })
 
+describe('many accounts (issue 22, §7)', () => {
+  it('past 20 accounts of a platform, the listing names none of them and a call must choose one', async () => {
+    const owner = await stack.createUser()
+    const user = (await stack.services.users.authenticateKey(owner.apiKey))!.user
+    for (let i = 0; i < 25; i++)
+      await stack.services.integrations.save({
+        user,
+        platform: 'trello',
+        externalId: `member-${i}`,
+        accountName: `Account ${String(i).padStart(2, '0')}`,
+        fields: {},
+        connectedWith: 'credentials',
+        sealedCredentials: 'unused',
+        expiresAt: null,
+      })
+    const client = await httpClient(stack.url, owner.apiKey)
+    try {
+      const boards = (await listAll(client)).tools.find((t) => t.name === 'trello_get_boards')!
+      const integration = boards.inputSchema.properties!.integration as Record<string, unknown>
+      expect(integration).not.toHaveProperty('enum')
+      expect(integration.description).toMatch(/More than 20 are connected/)
+      expect(boards.inputSchema.required).toContain('integration')
+      // A call naming none is told the first 20 by name, and where the rest are found.
+      const failed = await callFails(client, 'trello_get_boards', {})
+      expect(failed.code).toBe('invalid_input')
+      expect(failed.detail).toContain('Account 00, Account 01')
+      expect(failed.detail).not.toContain('Account 20')
+      expect(failed.detail).toContain('GET /v1/integrations?q=')
+      const found = await client.callTool({ name: 'search_tools', arguments: { query: 'boards' } })
+      const match = (
+        found.structuredContent as { matches: Array<{ platform: string; accounts: string[] }> }
+      ).matches.find((m) => m.platform === 'trello')!
+      expect(match.accounts).toHaveLength(20)
+    } finally {
+      await client.close()
+    }
+  })
+})
+
 describe('calling every tool step against the sandboxes', () => {
   it('runs each step once, and each result matches its output schema', async () => {
     const called = await callEveryStep(mcp, stack)

@@ -177,3 +177,75 @@ describe.each(LISTS)('GET /v1/%s refuses hostile cursors, limits and searches by
     )
   })
 })
+
+describe('GET /v1/agents/{id}/subscriptions (the Triggers tab) is paged', () => {
+  /** One agent of `a` with `n` triggers, and another agent with one. */
+  async function agentWithTriggers(n: number): Promise<{ agent: string; subs: string[]; other: string }> {
+    const db = stack.services.store.db
+    const tag = `tab${++seq}`
+    await sql`insert into integrations (id, user_id, platform, external_id, account_name, status)
+      values (${`${tag}_int`}, ${a.id}, 'trello', ${tag}, 'tab account', 'active')`.execute(db)
+    await sql`insert into agents (id, user_id, name, current_version)
+      values (${`${tag}_agt`}, ${a.id}, ${`${tag} agent`}, 1), (${`${tag}_oth`}, ${a.id}, ${`${tag} other`}, 1)`.execute(
+      db,
+    )
+    await sql`insert into agent_versions (agent_id, version, definition)
+      select id, 1, jsonb_build_object('name', name, 'description', '', 'kind', 'external', 'inputs', '[]'::jsonb, 'steps', '[]'::jsonb)
+      from agents where id in (${`${tag}_agt`}, ${`${tag}_oth`})`.execute(db)
+    await sql`insert into subscriptions (id, user_id, agent_id, trigger_id, integration_id, config, mapping, status)
+      select ${tag} || '_sub_' || i, ${a.id}, case when i = 0 then ${`${tag}_oth`} else ${`${tag}_agt`} end,
+        'trello.new_card', ${`${tag}_int`}, '{}'::jsonb, '{}'::jsonb, 'inactive'
+      from generate_series(0, ${n}::int) i`.execute(db)
+    return {
+      agent: `${tag}_agt`,
+      other: `${tag}_oth`,
+      subs: Array.from({ length: n }, (_, i) => `${tag}_sub_${i + 1}`),
+    }
+  }
+
+  it("pages through the agent's triggers once each, and only its own", async () => {
+    const { agent, subs } = await agentWithTriggers(7)
+    const api = client(stack, a.apiKey)
+    const seen: string[] = []
+    let cursor: string | null = null
+    do {
+      const res = await api.get(
+        `/v1/agents/${agent}/subscriptions?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      )
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.subscriptions.length).toBeLessThanOrEqual(3)
+      seen.push(...res.body.subscriptions.map((s: { id: string }) => s.id))
+      cursor = res.body.next_cursor
+    } while (cursor && seen.length < 100)
+    expect(seen).toEqual(subs.sort())
+    // The same rows as GET /v1/subscriptions?agent_id=, whose cursors it shares.
+    const whole = await api.get(`/v1/subscriptions?agent_id=${agent}&limit=3`)
+    expect(whole.body.subscriptions.map((s: { id: string }) => s.id)).toEqual(seen.slice(0, 3))
+    const next = await api.get(
+      `/v1/agents/${agent}/subscriptions?limit=3&cursor=${encodeURIComponent(whole.body.next_cursor)}`,
+    )
+    expect(next.body.subscriptions.map((s: { id: string }) => s.id)).toEqual(seen.slice(3, 6))
+  })
+
+  it("refuses a cursor from another agent's list or from the whole list, naming cursor", async () => {
+    const { agent, other } = await agentWithTriggers(3)
+    const api = client(stack, a.apiKey)
+    const fromWhole = (await api.get('/v1/subscriptions?limit=1')).body.next_cursor
+    const fromOther = (await api.get(`/v1/agents/${agent}/subscriptions?limit=1`)).body.next_cursor
+    for (const [path, cursor] of [
+      [`/v1/agents/${agent}/subscriptions`, fromWhole],
+      [`/v1/agents/${other}/subscriptions`, fromOther],
+    ]) {
+      const res = await api.get(`${path}?cursor=${encodeURIComponent(cursor)}`)
+      expect(res.status, res.text).toBe(400)
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['cursor'])
+    }
+    for (const bad of ['limit=0', 'limit=201', 'limit=ten', 'q=a%00b']) {
+      const res = await api.get(`/v1/agents/${agent}/subscriptions?${bad}`)
+      expect(res.status, `${bad}: ${res.text}`).toBe(400)
+      expect(res.body.errors[0].field).toMatch(new RegExp(`\\b${bad.split('=')[0]}$`))
+    }
+    // Another user's agent is not found, whatever the page asked for.
+    expect((await client(stack, b.apiKey).get(`/v1/agents/${agent}/subscriptions?limit=1`)).status).toBe(404)
+  })
+})

@@ -666,9 +666,15 @@ export const agentPaths = {
   },
   '/v1/agents/{id}/subscriptions': {
     get: {
-      summary: "The agent's subscriptions (its triggers)",
-      parameters: [idParam],
-      responses: { 200: json(listOf('subscriptions', 'Subscription')), ...errors(404) },
+      summary: "The agent's subscriptions (its triggers), oldest first, a page at a time",
+      parameters: [
+        idParam,
+        ...pageParameters("the trigger's title or id, the agent's name or the integration's account name"),
+      ],
+      responses: {
+        200: json(listOf('subscriptions', 'Subscription', nextCursor)),
+        ...errors(400, 404),
+      },
     },
     post: {
       summary: 'Attach a trigger to the agent; inactive until activated',

@@ -30,6 +30,7 @@ export type Trigger = Schema<'Trigger'>
 export type SampleSent = Answer<'/v1/subscriptions/{id}/send-sample', 'post'>
 
 export type Subscription = Schema<'Subscription'>
+export type SubscriptionPage = Answer<'/v1/agents/{id}/subscriptions', 'get'>
 export type SubscriptionInput = RequestBody<'/v1/agents/{id}/subscriptions', 'post'>
 export type SubscriptionChange = RequestBody<'/v1/subscriptions/{id}', 'patch'>
 export type MappingPreview = Answer<'/v1/subscriptions/{id}/preview', 'post'>
@@ -110,9 +111,11 @@ export const agentsApi = {
     }).then((r) => r.triggers),
   trigger: (id: string) => request<Trigger>('GET', triggerPath(id)),
 
-  subscriptions: (agentId: string) =>
-    request<{ subscriptions: Subscription[] }>('GET', `/v1/agents/${enc(agentId)}/subscriptions`).then(
-      (r) => r.subscriptions,
+  /** One page of the agent's triggers, oldest first (docs/rest-api.md, "Lists are paged"). */
+  subscriptions: (agentId: string, params: { cursor?: string | null; limit?: number } = {}) =>
+    request<SubscriptionPage>(
+      'GET',
+      `/v1/agents/${enc(agentId)}/subscriptions${query({ cursor: params.cursor, limit: params.limit })}`,
     ),
   subscribe: (agentId: string, input: SubscriptionInput) =>
     request<Subscription>('POST', `/v1/agents/${enc(agentId)}/subscriptions`, input),

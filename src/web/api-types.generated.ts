@@ -2242,10 +2242,17 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** The agent's subscriptions (its triggers) */
+    /** The agent's subscriptions (its triggers), oldest first, a page at a time */
     get: {
       parameters: {
-        query?: never
+        query?: {
+          /** @description Page size */
+          limit?: number
+          /** @description A next_cursor from the previous page of the same list (another list's or user's is refused) */
+          cursor?: string
+          /** @description Search: every word must be found, ignoring case, in the trigger's title or id, the agent's name or the integration's account name */
+          q?: string
+        }
         header?: never
         path: {
           id: string
@@ -2262,7 +2269,17 @@ export interface paths {
           content: {
             'application/json': {
               subscriptions: components['schemas']['Subscription'][]
+              next_cursor: string | null
             }
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
           }
         }
         /** @description Problem */

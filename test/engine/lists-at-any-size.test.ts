@@ -1,6 +1,9 @@
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { Integrations } from '../../src/core/connections/integrations.ts'
+import { Agents } from '../../src/core/agents/agents.ts'
+import { countUpTo, Integrations } from '../../src/core/connections/integrations.ts'
+import { RemoteWebhooks } from '../../src/core/triggers/remote-webhooks.ts'
+import { ToolRegistry } from '../../src/core/tools/catalog.ts'
 import { afterPosition, createdMicros, encodeCursor, decodeCursor } from '../../src/core/paging.ts'
 import type { Db } from '../../src/core/store/database.ts'
 import type { Store } from '../../src/core/store/database.ts'
@@ -154,5 +157,67 @@ describe.each(STORES)('lists and writes at any size on $name', ({ open }) => {
       .where('last_event_at', 'is not', null)
       .execute()
     expect(touched.map((r) => r.id).sort()).toEqual(['big_sub_1_1', 'big_sub_1_2', 'big_sub_1_3'])
+  })
+
+  // Issue 22, §7, "writes slow as the store grows": each read a save, an activation, a subscription's
+  // view or an MCP call makes, counted by the database in rows, on statistics as the rows left them.
+  const rowsRead = (r: { indexRows: number; seqRows: number } | undefined) =>
+    (r?.indexRows ?? 0) + (r?.seqRows ?? 0)
+
+  it("reads a page of subscriptions' webhooks by key, never the whole webhooks table", async () => {
+    const reads = await tableReads(store.db, async (trx) => {
+      const hooks = new RemoteWebhooks(
+        { db: trx } as never,
+        ...([] as unknown as [never, never, never, never, never, never]),
+      )
+      const found = await hooks.forSubscriptions(['big_sub_7_1', 'big_sub_7_2', 'big_sub_500_3'])
+      expect(found.get('big_sub_7_1')!.map((h) => h.id)).toEqual(['big_whk_7'])
+      expect(found.get('big_sub_500_3')!.map((h) => h.id)).toEqual(['big_whk_500'])
+    })
+    expect({ table: 'webhooks', ...reads.webhooks }).toMatchObject({ seqScans: 0 })
+    expect(rowsRead(reads.webhooks)).toBeLessThanOrEqual(3)
+    expect({ table: 'subscription_webhooks', ...reads.subscription_webhooks }).toMatchObject({ seqScans: 0 })
+  })
+
+  it("counts a user's integrations only up to the plan's cap when one is connected", async () => {
+    const reads = await tableReads(store.db, async (trx) => {
+      // 1,000 held against the Pro plan's 50: refused, having read 50 of them.
+      expect(await countUpTo(trx, seed.userId, 50)).toBe(50)
+    })
+    expect(rowsRead(reads.integrations)).toBeLessThanOrEqual(50)
+  })
+
+  it('offers a bounded number of accounts per platform (MCP listings and calls, model calls)', async () => {
+    const reads = await tableReads(store.db, async (trx) => {
+      const { accounts, more } = await new Integrations(trx).offered(seed.userId, 'trello', 21)
+      expect(accounts).toHaveLength(21)
+      expect(more).toBe(true)
+    })
+    expect({ table: 'integrations', ...reads.integrations }).toMatchObject({ seqScans: 0 })
+    expect(rowsRead(reads.integrations)).toBeLessThanOrEqual(30)
+  })
+
+  it("finds a run token's integrations by id and by name without reading the user's others", async () => {
+    const reads = await tableReads(store.db, async (trx) => {
+      const ids = await new Integrations(trx).idsNamed(
+        seed.userId,
+        ['trello', 'zendesk'],
+        ['big_int_3', 'account700', 'nobody'],
+      )
+      expect([...ids].sort()).toEqual(['big_int_3', 'big_int_700'])
+    })
+    expect({ table: 'integrations', ...reads.integrations }).toMatchObject({ seqScans: 0 })
+    expect(rowsRead(reads.integrations)).toBeLessThanOrEqual(4)
+  })
+
+  it('finds an agent by name through its (user_id, name) index (MCP start_agent_run)', async () => {
+    const reads = await tableReads(store.db, async (trx) => {
+      const agents = new Agents(trx, new ToolRegistry([]), new Integrations(trx), {} as never)
+      expect((await agents.find(seed.userId, 'agent 600')).id).toBe('big_agt_600')
+      expect((await agents.find(seed.userId, 'big_agt_601')).id).toBe('big_agt_601')
+      await expect(agents.find(seed.userId, 'no such agent')).rejects.toMatchObject({ code: 'not_found' })
+    })
+    expect({ table: 'agents', ...reads.agents }).toMatchObject({ seqScans: 0 })
+    expect(rowsRead(reads.agents)).toBeLessThanOrEqual(8)
   })
 })

@@ -114,11 +114,6 @@ export class Agents {
     return secret
   }
 
-  /** Every agent of the user, newest first (the MCP tools and the CLI's name lookups read them all). */
-  async list(userId: string): Promise<AgentView[]> {
-    return this.views(userId, await this.rows(userId).orderBy('agents.created_at', 'desc').execute())
-  }
-
   /**
    * One page of the user's agents, newest first, found by words of their name or description
    * (docs/api.md, "Lists are paged").
@@ -206,6 +201,30 @@ export class Agents {
       agent.updated_at,
       await this.integrationNames(userId, [row.definition as AgentDefinition]),
     )
+  }
+
+  /**
+   * An agent by id or, failing that, by its name (names are unique per user): each by its own index,
+   * never by reading all of the user's agents (issue 22, §7).
+   */
+  async find(userId: string, ref: string): Promise<AgentView> {
+    const byId = await this.db
+      .selectFrom('agents')
+      .select('id')
+      .where('id', '=', ref)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
+    const byName = byId
+      ? undefined
+      : await this.db
+          .selectFrom('agents')
+          .select('id')
+          .where('user_id', '=', userId)
+          .where('name', '=', ref)
+          .executeTakeFirst()
+    const found = byId ?? byName
+    if (!found) throw notFound(`agent ${ref}`)
+    return this.get(userId, found.id)
   }
 
   async versions(userId: string, id: string): Promise<Array<{ version: number; created_at: Date }>> {

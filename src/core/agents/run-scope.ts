@@ -30,11 +30,12 @@ export class RunTokenScope {
     return integrationsOf(await this.agents.definitionAt(run.agent_id, run.agent_version))
   }
 
-  /** The ids of the caller's integrations that the run's token may act on. */
+  /**
+   * The ids of the caller's integrations that the run's token may act on: those its agent names, read
+   * by id and by name from their indexes, never all of the user's (issue 22, §7).
+   */
   async integrationIds(runId: string, userId: string): Promise<Set<string>> {
-    const refs = new Set(await this.refs(runId))
-    const rows = await this.integrations.list(userId)
-    return new Set(rows.filter((r) => refs.has(r.id) || refs.has(r.account_name)).map((r) => r.id))
+    return this.integrations.idsNamed(userId, this.registry.platformIds(), await this.refs(runId))
   }
 
   /**
@@ -44,10 +45,13 @@ export class RunTokenScope {
   async check(runId: string, userId: string, toolId: string, integration: unknown): Promise<void> {
     const platform = this.registry.get(toolId)?.platform.id
     if (!platform || typeof integration !== 'string' || !integration) return
-    const target = (await this.integrations.list(userId, platform)).find(
-      (r) => r.id === integration || r.account_name === integration,
-    )
-    if (!target) return
+    let target: { id: string }
+    try {
+      target = await this.integrations.resolve(userId, platform, integration)
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'not_found' || err.code === 'invalid_input')) return
+      throw err
+    }
     if ((await this.integrationIds(runId, userId)).has(target.id)) return
     const refs = await this.refs(runId)
     throw new AppError(

@@ -130,6 +130,61 @@ export class Integrations {
     return new Map(rows.filter((r) => r.user_id === userId).map((r) => [r.id, r.account_name]))
   }
 
+  /**
+   * Up to `limit` of the user's accounts on a platform that a call may act as (all but disconnected
+   * ones), by account name, and whether there are more: what an MCP listing, a tool call naming no
+   * account and a model's tool choice offer. Read from the account-name index, so it costs the same
+   * with 1,000 integrations as with one (issue 22, §7). `only` keeps those ids (a run token's scope).
+   */
+  async offered(
+    userId: string,
+    platform: string,
+    limit: number,
+    only?: ReadonlySet<string>,
+  ): Promise<{ accounts: Array<Pick<IntegrationRow, 'id' | 'account_name' | 'status'>>; more: boolean }> {
+    if (only && only.size === 0) return { accounts: [], more: false }
+    let query = this.db
+      .selectFrom('integrations')
+      .select(['id', 'account_name', 'status'])
+      .where('user_id', '=', userId)
+      .where('platform', '=', platform)
+      .where('status', '!=', 'disconnected')
+    if (only) query = query.where('id', 'in', [...only])
+    // In the account-name index's own order, so the read stops after a page (a tiebreak by id made
+    // PostgreSQL sort all of the user's integrations first).
+    const rows = await query
+      .orderBy('account_name')
+      .limit(limit + 1)
+      .execute()
+    return { accounts: rows.slice(0, limit), more: rows.length > limit }
+  }
+
+  /** The ids among `refs` (ids or account names, as an agent names them) of the user's integrations. */
+  async idsNamed(userId: string, platforms: string[], refs: Iterable<string>): Promise<Set<string>> {
+    const wanted = [...new Set(refs)]
+    if (!wanted.length) return new Set()
+    // By id first; what no id matched is read as a name, one name and platform a read. With the
+    // names as a list, the planner read the user's whole range of a platform (issue 22, §7).
+    const byId = (
+      await this.db.selectFrom('integrations').select(['id', 'user_id']).where('id', 'in', wanted).execute()
+    ).filter((r) => r.user_id === userId)
+    const names = wanted.filter((ref) => !byId.some((r) => r.id === ref))
+    const byName = await Promise.all(
+      names.flatMap((name) =>
+        platforms.map((platform) =>
+          this.db
+            .selectFrom('integrations')
+            .select('id')
+            .where('user_id', '=', userId)
+            .where('platform', '=', platform)
+            .where('account_name', '=', name)
+            .execute(),
+        ),
+      ),
+    )
+    return new Set([...byId, ...byName.flat()].map((r) => r.id))
+  }
+
   async get(userId: string, id: string): Promise<IntegrationRow> {
     const row = await this.db
       .selectFrom('integrations')
@@ -226,20 +281,15 @@ export class Integrations {
         .where('platform', '=', connection.platform)
         .where('external_id', '=', connection.externalId)
         .executeTakeFirst()
-      if (!existing) {
-        const count = await trx
-          .selectFrom('integrations')
-          .select((eb) => eb.fn.countAll<string>().as('n'))
-          .where('user_id', '=', connection.user.id)
-          .executeTakeFirstOrThrow()
-        const limit = PLAN_LIMITS[connection.user.plan].maxIntegrations
-        if (Number(count.n) >= limit) {
-          throw new AppError(
-            'plan_required',
-            `the ${connection.user.plan} plan allows ${limit} integrations; upgrade to connect more`,
-            { requiredPlan: 'pro' },
-          )
-        }
+      const limit = PLAN_LIMITS[connection.user.plan].maxIntegrations
+      // Counted only up to the plan's cap, and not at all on a plan without one: counting every
+      // integration made each connection slower than the last (issue 22, §7).
+      if (!existing && Number.isFinite(limit) && (await countUpTo(trx, connection.user.id, limit)) >= limit) {
+        throw new AppError(
+          'plan_required',
+          `the ${connection.user.plan} plan allows ${limit} integrations; upgrade to connect more`,
+          { requiredPlan: 'pro' },
+        )
       }
       const now = new Date()
       return trx
@@ -338,4 +388,15 @@ const MAX_NAMED = 10
 /** `int_1 ("Ada Admin (acme)"), int_2 (…)`: what a person needs to pick one. */
 function describe(rows: IntegrationRow[]): string {
   return rows.map((r) => `${r.id} ("${r.account_name}")`).join(', ')
+}
+
+/** How many integrations the user holds, counted no further than `cap`. */
+export async function countUpTo(db: Db, userId: string, cap: number): Promise<number> {
+  const { n } = await db
+    .selectFrom((eb) =>
+      eb.selectFrom('integrations').select('id').where('user_id', '=', userId).limit(cap).as('held'),
+    )
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(n)
 }

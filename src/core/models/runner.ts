@@ -33,6 +33,9 @@ import {
   type StoredUsage,
 } from './transcript.ts'
 
+/** How many account names a model is offered per platform, read on every model call. */
+const MAX_NAMED_ACCOUNTS = 50
+
 const ajv = new Ajv2020({ strict: false, validateFormats: false })
 
 /** The same call with the same arguments and the same result this many times is a loop. */
@@ -322,13 +325,13 @@ export class ModelRunner {
       [...tools.values()].filter((t) => !t.definition.integration).map((t) => t.registered.platform.id),
     )
     const names = new Map<string, string[]>()
-    for (const p of platforms)
-      names.set(
-        p,
-        (await this.integrations.list(user.id, p))
-          .filter((i) => i.status === 'active')
-          .map((i) => i.account_name),
-      )
+    // A bounded read on every model call: a user with 1,000 integrations is offered the first ones by
+    // name, and told that any other account name is taken too (issue 22, §7).
+    for (const p of platforms) {
+      const { accounts, more } = await this.integrations.offered(user.id, p, MAX_NAMED_ACCOUNTS)
+      const active = accounts.filter((i) => i.status === 'active').map((i) => i.account_name)
+      names.set(p, more ? [...active, '… or any other of your account names'] : active)
+    }
     return names
   }
 

@@ -96,6 +96,11 @@ export class ToolRegistry {
     return [...this.byId.values()].map((t) => t.entry)
   }
 
+  /** The ids of the platforms that have tool steps. */
+  platformIds(): string[] {
+    return [...new Set([...this.byId.values()].map((t) => t.platform.id))]
+  }
+
   /**
    * The tool step search bar: every word must match (as a whole word or a word's start) the title,
    * description, platform name or the platform's kind. Title matches rank first, whole words above

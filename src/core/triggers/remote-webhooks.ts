@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely'
 import type { User, Users } from '../access/users.ts'
 import type { Sealer } from '../connections/crypto.ts'
 import type { IntegrationRow } from '../connections/integrations.ts'
@@ -6,6 +7,7 @@ import { newId, randomToken } from '../ids.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { PlatformDefinition } from '../platforms/types.ts'
 import type { Db, Store } from '../store/database.ts'
+import type { WebhooksTable } from '../store/schema.ts'
 import type { StepContexts } from '../tools/step-context.ts'
 import type { TriggerRoutes } from './routes.ts'
 
@@ -18,7 +20,7 @@ const DESCRIPTION = 'Switchyard'
 /** Activations and releases of one model's webhook take this lock, in every process. */
 const lockKey = (integrationId: string, modelKey: string) => `webhook:${integrationId}:${modelKey}`
 
-export type WebhookRow = Awaited<ReturnType<RemoteWebhooks['forSubscription']>>[number]
+export type WebhookRow = Selectable<WebhooksTable>
 
 /**
  * The platform-side webhooks (docs/triggers.md, "One webhook, many subscriptions"). A managed one
@@ -323,25 +325,32 @@ export class RemoteWebhooks {
     await this.routes.changed()
   }
 
-  async forSubscription(subscriptionId: string) {
-    return this.db
-      .selectFrom('webhooks')
-      .innerJoin('subscription_webhooks', 'subscription_webhooks.webhook_id', 'webhooks.id')
-      .selectAll('webhooks')
-      .where('subscription_webhooks.subscription_id', '=', subscriptionId)
-      .execute()
+  async forSubscription(subscriptionId: string): Promise<WebhookRow[]> {
+    return (await this.forSubscriptions([subscriptionId])).get(subscriptionId) ?? []
   }
 
   /** The webhooks of each of `subscriptionIds`, in one read (a page of subscriptions, not one read a row). */
   async forSubscriptions(subscriptionIds: string[]): Promise<Map<string, WebhookRow[]>> {
     const found = new Map<string, WebhookRow[]>(subscriptionIds.map((id) => [id, []]))
     if (!subscriptionIds.length) return found
+    // The links by their key, then each webhook by its key. As a plain join, PostgreSQL on the
+    // statistics fresh rows leave hashed the whole webhooks table on every subscription read, save
+    // and activation (issue 22, §7); OFFSET 0 keeps the lateral read from being flattened into that.
     const rows = await this.db
-      .selectFrom('webhooks')
-      .innerJoin('subscription_webhooks', 'subscription_webhooks.webhook_id', 'webhooks.id')
-      .selectAll('webhooks')
-      .select('subscription_webhooks.subscription_id as linked_subscription_id')
-      .where('subscription_webhooks.subscription_id', 'in', subscriptionIds)
+      .selectFrom('subscription_webhooks as link')
+      .innerJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('webhooks')
+            .selectAll('webhooks')
+            .whereRef('webhooks.id', '=', 'link.webhook_id')
+            .offset(0)
+            .as('hook'),
+        (join) => join.onTrue(),
+      )
+      .selectAll('hook')
+      .select('link.subscription_id as linked_subscription_id')
+      .where('link.subscription_id', 'in', subscriptionIds)
       .execute()
     for (const { linked_subscription_id, ...hook } of rows) found.get(linked_subscription_id)?.push(hook)
     return found

@@ -321,12 +321,6 @@ export class Subscriptions {
     return cleanup
   }
 
-  async list(userId: string, agentId?: string): Promise<SubscriptionView[]> {
-    let query = this.db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId)
-    if (agentId) query = query.where('agent_id', '=', agentId)
-    return this.views(userId, await query.orderBy('created_at').orderBy('id').execute())
-  }
-
   /**
    * One page of the user's subscriptions, oldest first (docs/api.md, "Lists are paged"), found by
    * words of the trigger's title or id, the agent's name or the integration's account name.
@@ -337,7 +331,8 @@ export class Subscriptions {
     agentId?: string,
   ): Promise<{ subscriptions: SubscriptionView[]; next_cursor: string | null }> {
     const { limit, cursor, q } = parseOrThrow(PageQuery, raw)
-    const scope = `subscriptions:${userId}`
+    // One agent's list is a list of its own: a cursor from another agent's or from the whole list is refused.
+    const scope = agentId ? `subscriptions:${userId}:${agentId}` : `subscriptions:${userId}`
     let query = this.db.selectFrom('subscriptions').selectAll('subscriptions').where('user_id', '=', userId)
     if (agentId) query = query.where('agent_id', '=', agentId)
     if (cursor) query = query.where(afterPosition('subscriptions', decodeCursor(cursor, scope), 'asc'))

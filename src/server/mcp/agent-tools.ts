@@ -187,10 +187,7 @@ export async function callAgentTool(
       }
       case 'start_agent_run': {
         const { agent, inputs } = parseOrThrow(StartRun, args)
-        const found = (await services.agents.list(caller.user.id)).find(
-          (a) => a.id === agent || a.name === agent,
-        )
-        if (!found) throw notFound(`agent ${agent}`)
+        const found = await services.agents.find(caller.user.id, agent)
         return successResult(plain(await services.runs.start(caller.user, found.id, inputs, 'api')))
       }
       case 'list_approvals': {

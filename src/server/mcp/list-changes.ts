@@ -36,7 +36,10 @@ export class ListChanges {
     changed: () => void,
     key?: { id: string; stillValid: () => Promise<boolean>; revoked: () => void },
   ): Promise<() => void> {
-    const current = async () => fingerprintOf(await accountsOf(this.services.integrations, userId))
+    const current = async () =>
+      fingerprintOf(
+        await accountsOf(this.services.integrations, userId, this.services.registry.platformIds()),
+      )
     let last = await current()
     let running: Promise<void> | undefined
     let again = false

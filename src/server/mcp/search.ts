@@ -29,7 +29,7 @@ const Match = z.object({
   accounts: z
     .array(z.string())
     .describe(
-      'The connected accounts its "integration" argument takes; none means the platform is not connected yet',
+      'The connected accounts its "integration" argument takes (the first 20 by name when there are more); none means the platform is not connected yet',
     ),
 })
 
@@ -79,7 +79,7 @@ export async function runSearch(
       kind: entry.kind,
       effect: entry.effect,
       legacy: entry.legacy,
-      accounts: accounts.get(entry.platform) ?? [],
+      accounts: accounts.get(entry.platform)?.names ?? [],
     })),
   }
 }

@@ -12,7 +12,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
 import type { FastifyBaseLogger } from 'fastify'
 import { AppError, invalidInput } from '../../core/errors.ts'
 import type { Services } from '../../services.ts'
-import { accountsOf, type Accounts } from './accounts.ts'
+import { accountsOf, MAX_OFFERED_ACCOUNTS, platformAccounts, type Accounts } from './accounts.ts'
 import type { McpCaller } from './auth.ts'
 import { INTEGRATION_ARG, SEARCH_TOOL, type McpCatalog, type StepTool } from './catalog.ts'
 import { errorResult, successResult } from './results.ts'
@@ -85,7 +85,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
     const { caller } = contextOf(extra)
     const offset = offsetOf(request.params?.cursor)
-    const accounts = await accountsOf(services.integrations, caller.user.id)
+    const accounts = await accountsOf(services.integrations, caller.user.id, catalog.registry.platformIds())
     // The fixed order: the search tool, the agent tools, then every step in the catalogue's order.
     const leading = [searchTool(), ...agentToolsFor(caller)]
     const all = leading.length + catalog.steps.length
@@ -112,7 +112,11 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (name === SEARCH_TOOL) {
       try {
         return successResult(
-          await runSearch(catalog, await accountsOf(services.integrations, caller.user.id), args),
+          await runSearch(
+            catalog,
+            await accountsOf(services.integrations, caller.user.id, catalog.registry.platformIds()),
+            args,
+          ),
         )
       } catch (err) {
         return errorResult(err)
@@ -129,9 +133,12 @@ export function createMcpServer(options: McpServerOptions): Server {
       if (!(err instanceof AppError)) log.error({ err, tool: name }, 'MCP tool call failed')
       if (err instanceof AppError && err.code === 'not_found' && named(args)) {
         // Named an account that does not exist: if the platform has none at all, say how to connect one.
-        const offered =
-          (await accountsOf(services.integrations, caller.user.id)).get(step.registered.platform.id) ?? []
-        if (offered.length === 0) return notConnected(services, step)
+        const offered = await platformAccounts(
+          services.integrations,
+          caller.user.id,
+          step.registered.platform.id,
+        )
+        if (offered.names.length === 0) return notConnected(services, step)
       }
       return errorResult(err)
     }
@@ -154,16 +161,16 @@ async function runStep(
     const only = caller.runId
       ? await services.runTokenScope.integrationIds(caller.runId, caller.user.id)
       : undefined
-    const offered = (await accountsOf(services.integrations, caller.user.id, only)).get(platform.id) ?? []
-    if (offered.length === 0) throw new NotConnected()
-    if (offered.length > 1)
+    const offered = await platformAccounts(services.integrations, caller.user.id, platform.id, only)
+    if (offered.names.length === 0) throw new NotConnected()
+    if (offered.names.length > 1)
       throw invalidInput([
         {
           field: INTEGRATION_ARG,
-          message: `choose the ${platform.title} account to act as: ${offered.join(', ')}`,
+          message: `choose the ${platform.title} account to act as: ${offered.names.join(', ')}${offered.more ? ', … (GET /v1/integrations?q= finds the others)' : ''}`,
         },
       ])
-    integration = offered[0]
+    integration = offered.names[0]
   }
   const run = () =>
     services.executor.runAndSummarize(
@@ -215,10 +222,15 @@ function notConnected(services: Services, step: StepTool): CallToolResult {
 
 function listingOf(step: StepTool, accounts: Accounts): Tool {
   const { platform } = step.registered
-  const offered = accounts.get(platform.id) ?? []
+  const { names: offered = [], more = false } = accounts.get(platform.id) ?? {}
   const { inputSchema } = step.base
-  const integration =
-    offered.length === 0
+  const integration = more
+    ? {
+        type: 'string',
+        description: `The ${platform.title} account to act as, by account name or id. More than ${MAX_OFFERED_ACCOUNTS} are connected, so they are not listed here: ${SEARCH_TOOL} names the first ${MAX_OFFERED_ACCOUNTS}, GET /v1/integrations?q= finds any.`,
+        examples: offered.slice(0, 3),
+      }
+    : offered.length === 0
       ? {
           type: 'string',
           description: `No ${platform.title} account is connected yet: calling this tool says how to connect one.`,
@@ -233,7 +245,7 @@ function listingOf(step: StepTool, accounts: Accounts): Tool {
               : `The ${platform.title} account to act as, by account name.`,
         }
   const required =
-    offered.length > 1 ? [INTEGRATION_ARG, ...(inputSchema.required ?? [])] : inputSchema.required
+    more || offered.length > 1 ? [INTEGRATION_ARG, ...(inputSchema.required ?? [])] : inputSchema.required
   return {
     ...step.base,
     inputSchema: {

@@ -62,10 +62,11 @@ export function triggerRoutes(app: FastifyInstance, services: Services) {
     },
   )
 
+  // The Triggers tab: paged as GET /v1/subscriptions?agent_id= is, with the same cursors.
   app.get<ById>('/v1/agents/:id/subscriptions', async (request) => {
     const user = callerOf(request)
     await services.agents.get(user.id, request.params.id)
-    return { subscriptions: await subscriptions.list(user.id, request.params.id) }
+    return subscriptions.page(user.id, request.query, request.params.id)
   })
 
   // Paged like runs (docs/rest-api.md, "Lists are paged"): `limit`, `cursor` and a search `q`.

@@ -160,11 +160,21 @@ export function AgentOverview({ agent, current }: { agent: Agent; current: Agent
   )
 }
 
+const OVERVIEW_TRIGGERS = 10
+
 /** The agent's triggers at a glance; the Triggers tab has the rest. */
 function OverviewTriggers({ agentId }: { agentId: string }) {
   const [subs, setSubs] = useState<Subscription[] | null>(null)
+  const [more, setMore] = useState(false)
   useEffect(() => {
-    agentsApi.subscriptions(agentId).then(setSubs, () => setSubs([]))
+    // A glance: the first few; the Triggers tab pages through the rest.
+    agentsApi.subscriptions(agentId, { limit: OVERVIEW_TRIGGERS }).then(
+      (page) => {
+        setSubs(page.subscriptions)
+        setMore(page.next_cursor !== null)
+      },
+      () => setSubs([]),
+    )
   }, [agentId])
   return (
     <section className="panel" aria-labelledby="overview-triggers-heading">
@@ -181,8 +191,9 @@ function OverviewTriggers({ agentId }: { agentId: string }) {
           ))}
         </ul>
       )}
+      {more && <p className="muted">And more.</p>}
       <Link to={agentPath(agentId, 'triggers')}>
-        {subs && subs.length > 0 ? 'Manage triggers' : 'Add a trigger'}
+        {more ? 'See them all' : subs && subs.length > 0 ? 'Manage triggers' : 'Add a trigger'}
       </Link>
     </section>
   )

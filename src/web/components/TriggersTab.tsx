@@ -25,10 +25,38 @@ export function TriggersTab({ agent }: { agent: Agent }) {
   const [created, setCreated] = useState<string | null>(null)
   const [resumable, setResumable] = useState<string[]>([])
   const [resumeError, setResumeError] = useState<unknown>(null)
+  // A page at a time (docs/rest-api.md, "Lists are paged"): an agent may have thousands of triggers.
+  const [next, setNext] = useState<string | null>(null)
+  const [loadingMore, setLoadingMore] = useState(false)
   const platformTitles = usePlatformTitles()
 
+  const loadFirst = async () => {
+    const page = await agentsApi.subscriptions(agent.id)
+    setSubs(page.subscriptions)
+    setNext(page.next_cursor)
+  }
+  const showMore = async () => {
+    if (!next) return
+    setLoadingMore(true)
+    try {
+      const page = await agentsApi.subscriptions(agent.id, { cursor: next })
+      // One made here since the first page is already listed: it is not shown twice.
+      setSubs((list) => [
+        ...(list ?? []),
+        ...page.subscriptions.filter((s) => !list?.some((l) => l.id === s.id)),
+      ])
+      setNext(page.next_cursor)
+    } catch (e) {
+      setError(e)
+    } finally {
+      setLoadingMore(false)
+    }
+  }
+
   useEffect(() => {
-    agentsApi.subscriptions(agent.id).then(setSubs, setError)
+    setSubs(null)
+    setNext(null)
+    loadFirst().catch(setError)
     agentsApi.triggers().then(setTriggers, setError)
     api.listIntegrations().then(setIntegrations, () => {})
     agentsApi.planResumable(agent.id).then(setResumable, () => {})
@@ -39,7 +67,7 @@ export function TriggersTab({ agent }: { agent: Agent }) {
     setResumeError(null)
     try {
       const outcome = await agentsApi.resumePlan()
-      setSubs(await agentsApi.subscriptions(agent.id))
+      await loadFirst()
       setResumable(outcome.failed.map((f) => f.id))
       if (outcome.failed.length) setResumeError(new Error(outcome.failed.map((f) => f.message).join('; ')))
     } catch (e) {
@@ -218,6 +246,11 @@ export function TriggersTab({ agent }: { agent: Agent }) {
             )
           })}
         </ul>
+      )}
+      {next && (
+        <button type="button" className="secondary" onClick={() => void showMore()} disabled={loadingMore}>
+          {loadingMore ? 'Loading…' : 'Show more triggers'}
+        </button>
       )}
     </section>
   )
