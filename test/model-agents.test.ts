@@ -521,6 +521,26 @@ describe('triggers start model agents like the other kinds', () => {
   })
 })
 
+describe('a tool on any of my accounts', () => {
+  it('offers the account names as an enum, so the sandbox model picks a real one and the call runs on it', async () => {
+    const account = (await api.get(`/v1/integrations/${integration}`)).body.account_name as string
+    const created = await api.post('/v1/agents', {
+      name: 'any-account reader',
+      kind: 'model',
+      inputs: [{ name: 'ticket_id', type: 'number', required: true }],
+      instructions: 'Read the ticket with get_ticket.\nticket_id: {{ inputs.ticket_id }}',
+      model: { connection: 'Sandbox model', name: 'sandbox-model' },
+      tools: [{ tool: 'zendesk.get_ticket' }],
+    })
+    expect(created.status, created.text).toBe(201)
+    const id = await ticket()
+    const run = await waitForRun(api, await start(created.body.id, { ticket_id: id }), settled)
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
+    const read = run.timeline.find((e: any) => e.kind === 'tool_call')
+    expect(read).toMatchObject({ status: 'succeeded', input: { account, ticket_id: id } })
+  })
+})
+
 describe('cancelling a run that waits for a person', () => {
   it('ends it at once; its request leaves the inbox and can no longer be decided', async () => {
     const id = await ticket()

@@ -24,7 +24,14 @@ import type { ModelClientFactory, ModelToolCall } from './client.ts'
 import type { ModelConnections } from './connections.ts'
 import type { PlanCeilings } from './plan-ceilings.ts'
 import { priceVersionLabel, type PriceBook } from './price-book.ts'
-import { ACCOUNT_FIELD, boundTools, callInWords, offeredTools, type BoundTool } from './toolset.ts'
+import {
+  ACCOUNT_FIELD,
+  boundTools,
+  callInWords,
+  offeredTools,
+  type BoundTool,
+  type OfferedAccounts,
+} from './toolset.ts'
 import {
   assertAnswered,
   readTranscript,
@@ -320,17 +327,20 @@ export class ModelRunner {
   }
 
   /** The owner's account names on each platform a tool may choose among. */
-  private async accountNames(user: User, tools: Map<string, BoundTool>): Promise<Map<string, string[]>> {
+  private async accountNames(
+    user: User,
+    tools: Map<string, BoundTool>,
+  ): Promise<Map<string, OfferedAccounts>> {
     const platforms = new Set(
       [...tools.values()].filter((t) => !t.definition.integration).map((t) => t.registered.platform.id),
     )
-    const names = new Map<string, string[]>()
+    const names = new Map<string, OfferedAccounts>()
     // A bounded read on every model call: a user with 1,000 integrations is offered the first ones by
     // name, and told that any other account name is taken too (issue 22, §7).
     for (const p of platforms) {
       const { accounts, more } = await this.integrations.offered(user.id, p, MAX_NAMED_ACCOUNTS)
       const active = accounts.filter((i) => i.status === 'active').map((i) => i.account_name)
-      names.set(p, more ? [...active, '… or any other of your account names'] : active)
+      names.set(p, { names: active, more })
     }
     return names
   }

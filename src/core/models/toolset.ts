@@ -63,16 +63,33 @@ export function boundTools(def: AgentDefinition, registry: ToolRegistry): Map<st
   return tools
 }
 
-export function offeredTools(tools: Map<string, BoundTool>, accounts: Map<string, string[]>): OfferedTool[] {
+/** The owner's accounts a tool may choose among on one platform; `more` when there are others past these. */
+export interface OfferedAccounts {
+  names: string[]
+  more: boolean
+}
+
+export function offeredTools(
+  tools: Map<string, BoundTool>,
+  accounts: Map<string, OfferedAccounts>,
+): OfferedTool[] {
   const offered: OfferedTool[] = [...tools.values()].map((b) => {
-    const names = accounts.get(b.registered.platform.id) ?? []
+    const { names, more } = accounts.get(b.registered.platform.id) ?? { names: [], more: false }
+    const listed = names.length ? names.join(', ') : '(no account connected)'
     const choose = b.definition.integration
       ? ''
-      : ` Set ${ACCOUNT_FIELD} to one of: ${names.length ? names.join(', ') : '(no account connected)'}.`
+      : ` Set ${ACCOUNT_FIELD} to one of: ${listed}${more ? ', or any other of your account names' : ''}.`
+    const parameters = toolSchema(b.registered, b.definition)
+    // A complete list is an enum too, not only words: the provider holds the model to it (and the
+    // sandbox model picks from it) instead of the model making an account name up.
+    const account = (parameters.properties as Record<string, Record<string, unknown>> | undefined)?.[
+      ACCOUNT_FIELD
+    ]
+    if (!b.definition.integration && account && names.length > 0 && !more) account.enum = names
     return {
       name: b.name,
       description: `${b.definition.description ?? b.registered.tool.description}${choose}`,
-      parameters: toolSchema(b.registered, b.definition),
+      parameters,
       ...(b.definition.strict ? { strict: true } : {}),
     }
   })
