@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { connectZendesk } from './helpers/connect.ts'
 import { scriptedModel, settled, waitForRun } from './helpers/model-agents.ts'
 import { client } from './helpers/stack.ts'
@@ -10,6 +10,8 @@ import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 // `switchyard models` and `switchyard approvals` against a running stack (issue 23), readable lines
 // and --json, exit 1 on a refusal; the key is read from the environment, never printed.
 const exec = promisify(execFile)
+// Each test starts the CLI (a fresh Node process) several times, a few seconds each on a busy machine.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 })
 const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
 let stack: TestStack
 let integration: string
@@ -125,7 +127,7 @@ describe('switchyard models prices and ceilings, approvals webhook (admin settin
     const listed = await cli({}, 'models', 'prices')
     expect(listed.stdout).toContain(`Price table ${table.version}`)
     expect(listed.stdout).toMatch(/my-llama\s+0\.5\s+1\.5\s+admin/)
-    const bad = await cli({}, 'models', 'price', 'my-llama', '--input', '-1', '--output', '1')
+    const bad = await cli({}, 'models', 'price', 'my-llama', '--input=-1', '--output', '1')
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('prices.my-llama.input_per_mtok')
     const back = await cli({}, 'models', 'price', 'my-llama', '--shipped', '--json')

@@ -76,6 +76,10 @@ describe.skipIf(!hasChromium)('the approvals inbox', () => {
       const run = await rest('POST', `/v1/agents/${agent.body.id}/runs`, { inputs: { ticket_id: ticketId } })
       expect(run.status, JSON.stringify(run.body)).toBe(201)
       await runUntil(run.body.id, (s) => s === 'waiting_for_approval')
+      // A waiting run has not ended: its page offers Cancel and shows no result yet.
+      await b.openSignedIn(`/runs/${encodeURIComponent(run.body.id)}`)
+      await page.getByRole('button', { name: 'Cancel run' }).waitFor()
+      expect(await page.getByTestId('run-result').count()).toBe(0)
 
       await b.openSignedIn('/approvals')
       const card = page.getByTestId('approval').filter({ hasText: `Ticket sweeper ${width}` })

@@ -55,6 +55,9 @@ export function runQueryOf(filters: RunFilters, now: number): RunQuery {
 
 export const isLive = (status: string) => status === 'queued' || status === 'running'
 
+/** Not ended yet: live, or waiting for a person's decision (which a cancel also ends). */
+export const isUnfinished = (status: string) => isLive(status) || status === 'waiting_for_approval'
+
 /**
  * The list after a refresh of its first page: runs the refresh saw are updated in place or added on
  * top (newest first), runs further down (from later pages) stay as they were.

@@ -9,7 +9,7 @@ import { JsonBlock, RunStatusBadge, usePolling } from '../components/RunBits.tsx
 import { TimelineCard } from '../components/TimelineCard.tsx'
 import { navigate } from '../router.ts'
 import { agentPath, runPath } from '../routes.ts'
-import { isLive } from '../run-filters.ts'
+import { isLive, isUnfinished } from '../run-filters.ts'
 import { formatDuration, formatTime, runDuration, startedByText } from '../run-format.ts'
 
 /** A result this short is shown open; a longer one waits behind its disclosure. */
@@ -92,7 +92,7 @@ export function RunPage({ id }: { id: string }) {
           Run of {run.agent_name} <span className="muted heading-version">version {run.agent_version}</span>
         </h1>
         <div className="actions header-actions">
-          {isLive(run.status) && (
+          {isUnfinished(run.status) && (
             <button type="button" className="button-danger" disabled={busy} onClick={() => act('cancel')}>
               Cancel run
             </button>
@@ -189,7 +189,7 @@ export function RunPage({ id }: { id: string }) {
         </ol>
       </section>
 
-      {!isLive(run.status) && (
+      {!isUnfinished(run.status) && (
         <section
           className={run.status === 'succeeded' ? 'panel run-result' : 'panel run-result run-result-failed'}
           aria-labelledby="result-heading"
