@@ -1,4 +1,5 @@
 import { useRef } from 'react'
+import { InsertChoices } from './InsertChoices.tsx'
 import type { Integration, Tool } from '../api.ts'
 import {
   approvalRuleOf,
@@ -80,23 +81,7 @@ export function ModelAgentEditor({
         }
         messages={errors.instructions}
       >
-        {insertable.length > 0 && (
-          <div className="insert-choices" role="group" aria-label="Insert into the instructions">
-            <span className="muted">Insert:</span>
-            {insertable.map((c) => (
-              <button
-                key={c.template}
-                type="button"
-                className="insert-choice"
-                // mousedown keeps the box's focus and selection, so the template lands at the cursor.
-                onMouseDown={(e) => e.preventDefault()}
-                onClick={() => insert(c.template)}
-              >
-                {c.label}
-              </button>
-            ))}
-          </div>
-        )}
+        <InsertChoices choices={insertable} label="Insert into the instructions" onInsert={insert} />
         <textarea
           ref={instructionsBox}
           {...fieldAria('agent-instructions', errors.instructions, true)}

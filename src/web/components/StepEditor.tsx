@@ -1,4 +1,5 @@
 import { useMemo, useRef, useState, type SyntheticEvent } from 'react'
+import { InsertChoices } from './InsertChoices.tsx'
 import { toolPath, type Integration, type Tool } from '../api.ts'
 import { templatedFields, withInputMode, type StepRow } from '../agent-form.ts'
 import { fieldsFromSchema, type FormValue } from '../schema-form.ts'
@@ -260,23 +261,11 @@ export function StepEditor({
               </button>
             </div>
           </div>
-          {insertable.length > 0 && (
-            <div className="insert-choices" role="group" aria-label={`Insert into step ${index + 1}'s input`}>
-              <span className="muted">Insert:</span>
-              {insertable.map((c) => (
-                <button
-                  key={c.template}
-                  type="button"
-                  className="insert-choice"
-                  // mousedown keeps the input's focus and selection, so the template lands at the cursor.
-                  onMouseDown={(e) => e.preventDefault()}
-                  onClick={() => insert(c.template)}
-                >
-                  {c.label}
-                </button>
-              ))}
-            </div>
-          )}
+          <InsertChoices
+            choices={insertable}
+            label={`Insert into step ${index + 1}'s input`}
+            onInsert={insert}
+          />
           {!tool && (
             <p className="field-error">
               There is no tool step {step.tool} any more: choose another, or keep its input as JSON.
