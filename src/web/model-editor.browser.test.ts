@@ -12,6 +12,7 @@ import {
   type BrowserStack,
 } from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
+import { client } from '../../test/helpers/stack.ts'
 
 const SHOTS = '/work/tmp/shots'
 const TEST_TIMEOUT_MS = 180_000
@@ -31,14 +32,7 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
     })
     page = b.page
     mkdirSync(SHOTS, { recursive: true })
-    rest = async (method, path, body) => {
-      const res = await fetch(`${b.stack.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${b.stack.apiKey}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
-      return { status: res.status, body: await res.json().catch(() => null) }
-    }
+    rest = client(b.stack, b.stack.apiKey).call
     integration = (await connectZendesk(b.stack, { email: 'admin@acme.test' })).integrationId!
   }, SETUP_TIMEOUT_MS)
 
