@@ -316,7 +316,7 @@ export class Intake {
         continue
       }
       const { event: full, shortfall } = await this.enriched(route, sub, event)
-      const mapped = await runInputs(sub.mapping, full, sub.inputs)
+      const mapped = await runInputs(sub.mapping, full, sub.inputs, route.hook.user_id)
       matches.push({
         subscriptionId: sub.id,
         userId: route.hook.user_id,
