@@ -769,15 +769,18 @@ The machine's load average when the line began: ${results.hostile_templates_load
 |---|---|---|---|
 | ${results.hostile_templates_event_loop_p99_ms} ms | ≤ 20 ms | ${results.hostile_templates_health_answered} | ${results.hostile_templates_health_failed} |
 
-Where the delay comes from, from a CPU profile of the service through this line (\`BENCH_PROFILE\`, load
-21, p99 157.5 ms; still open): the service's thread was idle 74 % of the window, and the longest
-busy stretches (100–830 ms) were the start and end of template workers (their \`MessageChannel\`,
-\`startThread\`, Piscina's \`onWorkerExit\`, and a garbage collection of up to 280 ms within them):
-every delivery's template is stopped (time or memory), its worker ends, and a new one starts: 74
-workers for 100 deliveries in 10 s. The embedded store's own statements, including its synchronous file calls
-(\`fstat\`), made the other long stretches (up to 350 ms). Not evaluating a template again for a
-while once it was stopped, rather than starting a worker per delivery to stop it again, is the
-next step.
+Where the delay came from, from a CPU profile of the service through this line (\`BENCH_PROFILE\`, load
+21, p99 157.5 ms): the longest busy stretches of the service's thread (100–830 ms) were the start and end
+of template workers (their \`MessageChannel\`, \`startThread\`, Piscina's \`onWorkerExit\`, and a garbage
+collection of up to 280 ms within them): every delivery's template was stopped, its worker ended and a
+new one started, 74 workers for 100 deliveries in 10 s. Now a template stopped at a limit fails at once
+for its owner for 10 minutes, without a worker (\`core/expressions/stopped-templates.ts\`, docs/security.md,
+"Templates"): through the same line the service started no worker after the first stop (the counter
+\`switchyard_template_worker_batches_total\` stays put). The embedded store's statements, with their
+synchronous file calls (\`fstat\`, \`open\` on its files), made the other long stretches; queued ones no
+longer run back to back in one turn of the event loop (docs/scaling.md, "One user's burst"). On a machine
+this loaded (load 11–13 while this was measured again), most of the delay left is the wait for a turn of
+a CPU, in the process or outside it: read the figure with the load average beside it.
 `
   }${
     results.noisy_neighbour_b_during_p99_ms === undefined
@@ -809,14 +812,19 @@ Where B's time went, traced in the service (issue 22, §2), on a machine at load
   when a batch of A's runs ended, 0.4–1.7 s later (p99 1.1–1.7 s in three runs of 3,000–5,000
   deliveries). A worker of 4 slots or more now keeps one for other owners (\`slotsPerOwner\`,
   \`core/agents/worker.ts\`): the queue's p99 fell to 76 ms in a run of 5,000 deliveries (load 19) and to the figure in the table above in this one.
-- **The intake** (send to row), still open: B's delivery is written in the intake's next shared
-  write (group commit), which first waits one turn of the event loop so that requests already
-  read join it. During A's burst that turn holds the processing of every one of A's requests read
-  meanwhile: it took 251 ms at the median and up to 1.5 s, against 20–60 ms for the write itself.
-  Writing at once instead was tried and measured: on the embedded store each write's continuation
-  then took the next write before new requests were read, batches fell to a request or two, and
-  A's 5,000 deliveries took 300 s instead of 65 s, with B's intake p99 worse (4.9 s), so the turn
-  stays. The read of the owner per delivery for the queue cap is gone (the route carries the plan).
+- **The intake** (send to row): traced per delivery (load 13–16, 8,000 deliveries), B's delivery waited
+  first to be read at all: PGlite runs its statements on the service's thread, and a lock handed on at
+  once ran every queued statement in the same turn of the event loop, so no socket was read until all
+  were done (300 queued statements held the loop 0.55 s). Then its statements queued behind A's runs'
+  on the one connection: the route (six reads) expired at every other delivery of a webhook receiving
+  one a second, the owner's queue count at almost every one, and the shared write took A's deliveries
+  first. Now the loop turns between statements, the intake's statements and the claims go first but
+  never twice in a row, the route and count are read again in the background before they expire, and
+  the shared write takes one delivery per owner in turn and is bounded in time (docs/scaling.md, "One
+  user's burst"). B's delivery also has its own connections in this line: through A's 64-connection
+  pool it first waited in the bench for one of A's answers. In one run at load 14 (8,000 deliveries),
+  B's p99 went from 1,622 ms (intake 1,472 ms) before to 458 ms (intake 411 ms) after, and A's burst
+  was taken in 22 s instead of 63 s.
 `
   }${
     results.old_installation_intake_ratio === undefined

@@ -322,8 +322,8 @@ export async function createServices(
     store.kind === 'postgres'
       ? coalesced(RUNS_NOTIFY_MS, () => store.changes.publish('runs', 'ready').catch(logError))
       : () => {}
-  runs.onReady = () => {
-    worker.wake()
+  runs.onReady = (owner) => {
+    worker.wake(owner)
     announceRuns()
   }
   approvals.onReady = runs.onReady
@@ -334,7 +334,8 @@ export async function createServices(
   const queueCap = new QueueCap(store.db)
   runs.queueCap = queueCap
   const triggers = new TriggerRegistry(platforms)
-  const routes = new TriggerRoutes(store.db, store.changes)
+  // The intake's reads and writes go first on the embedded store's one connection (Store.urgent).
+  const routes = new TriggerRoutes(store.urgent, store.changes)
   const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes, routes)
   const deliveryLog = new DeliveryLog(store.db, logError)
   const triggerEvents = new TriggerEvents(store.db, deliveryLog)
@@ -365,7 +366,7 @@ export async function createServices(
     await webhooks.remakeUnder(user, runtime.definition, integration)
   }
   const intake = new Intake(
-    store.db,
+    store.urgent,
     runtimes,
     triggers,
     routes,
@@ -378,6 +379,7 @@ export async function createServices(
     metrics,
   )
   worker.intakeBusy = () => intake.busy()
+  worker.claimsThrough = store.urgent
   intake.queueCap = queueCap
   const poller = new Poller(
     store.db,

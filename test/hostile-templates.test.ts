@@ -146,9 +146,8 @@ describe('templates cannot hold the service or exhaust its memory', () => {
     60_000,
   )
 
-  it('a delivery whose mapping is hostile is acknowledged, and its run fails with mapping_failed naming the field', async () => {
-    const agentId = await agent()
-    const sub = await vercelSubscription(agentId, { title: `{{ ${HOSTILE[0].expression} }}` })
+  /** A signed Vercel deployment.error delivery to a subscription, with a new event id. */
+  function deliver(sub: { address: string; secret: string }): Promise<Response> {
     const id = `evt_${randomBytes(8).toString('hex')}`
     const body = JSON.stringify({
       id,
@@ -163,17 +162,27 @@ describe('templates cannot hold the service or exhaust its memory', () => {
         links: { deployment: 'https://vercel.com/x/p/1', project: 'https://vercel.com/x/p' },
       },
     })
-    const { result, healthy } = await withHealthChecks(
-      service.url,
-      fetch(sub.address, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-vercel-signature': createHmac('sha1', sub.secret).update(body).digest('hex'),
-        },
-        body,
-      }),
-    )
+    return fetch(sub.address, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-vercel-signature': createHmac('sha1', sub.secret).update(body).digest('hex'),
+      },
+      body,
+    })
+  }
+
+  /** One counter of the service's /metrics. */
+  async function counter(name: string): Promise<number> {
+    const text = await (await fetch(`${service.url}/metrics`)).text()
+    const line = text.split('\n').find((l) => l.startsWith(`${name} `))
+    return Number(line?.split(' ')[1] ?? 'NaN')
+  }
+
+  it('a delivery whose mapping is hostile is acknowledged, and its run fails with mapping_failed naming the field', async () => {
+    const agentId = await agent()
+    const sub = await vercelSubscription(agentId, { title: `{{ ${HOSTILE[0].expression} }}` })
+    const { result, healthy } = await withHealthChecks(service.url, deliver(sub))
     expect(result.status, await result.text()).toBe(200)
     expect(healthy.every((s) => s === 200)).toBe(true)
     const runs = await api.get(`/v1/runs?subscription_id=${sub.id}`)
@@ -182,6 +191,36 @@ describe('templates cannot hold the service or exhaust its memory', () => {
     expect(run.status).toBe('failed')
     expect(run.error.code).toBe('mapping_failed')
     expect(run.error.message).toMatch(/mapping\.title: .*limit/)
+  })
+
+  // Issue 22 §9: every delivery started the runaway mapping again, and each stop ended a worker and
+  // started another, holding the service's thread for tens of milliseconds a second.
+  it('once a mapping was stopped, the next delivery fails its run at once, in no template worker, saying when it was stopped and what to do', async () => {
+    const agentId = await agent()
+    // Its own text (101, not 100): a template stopped in an earlier test is already held back.
+    const runaway = '{{ $replace($pad("",1000000,"a"),"a",$pad("",101,"b")) }}'
+    const sub = await vercelSubscription(agentId, { title: runaway })
+    expect((await deliver(sub)).status).toBe(200)
+    const batches = await counter('switchyard_template_worker_batches_total')
+    const stopped = await counter('switchyard_templates_stopped_total')
+    expect(stopped).toBeGreaterThan(0)
+    expect((await deliver(sub)).status).toBe(200)
+    expect(await counter('switchyard_template_worker_batches_total')).toBe(batches)
+    expect(await counter('switchyard_templates_stopped_total')).toBe(stopped)
+    const runs = (await api.get(`/v1/runs?subscription_id=${sub.id}`)).body.runs
+    expect(runs).toHaveLength(2)
+    expect(runs.map((r: any) => [r.status, r.error.code])).toEqual([
+      ['failed', 'mapping_failed'],
+      ['failed', 'mapping_failed'],
+    ])
+    expect(runs.map((r: any) => r.error.message).sort()).toEqual([
+      expect.stringMatching(
+        /^the trigger's mapping did not give the agent's inputs: mapping\.title: it ran longer than 1 s, the limit for a template, and was stopped; it is not run again for 10 minutes unless it is changed$/,
+      ),
+      expect.stringMatching(
+        /mapping\.title: not run: it was stopped at \d\d:\d\d UTC for running longer than 1 s, the limit for a template; fix the template .*tried again after \d\d:\d\d UTC$/,
+      ),
+    ])
   })
 
   it.each([

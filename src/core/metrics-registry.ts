@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
+import { templateWorkerCounts } from './expressions/isolation.ts'
 import type { Metrics } from './metrics.ts'
 
 // The registry core's metrics are counted in. It lives in core, beside the interface it implements,
@@ -61,6 +62,25 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     help: 'Runs that ended, by final status.',
     labelNames: ['status'] as const,
     registers: [registry],
+  })
+  // The template workers are the process's (expressions/isolation.ts): read when /metrics is read.
+  new Counter({
+    name: 'switchyard_template_worker_batches_total',
+    help: 'Batches of templates sent to a template worker (plain paths render without one, and a template stopped recently fails without one).',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(templateWorkerCounts.batches)
+    },
+  })
+  new Counter({
+    name: 'switchyard_templates_stopped_total',
+    help: 'Templates stopped at the time or memory limit (each stop ends its worker, and another is started).',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(templateWorkerCounts.stopped)
+    },
   })
   // Label sets are few (catalogue × outcome codes): keep each series' handle instead of hashing labels per call.
   const series = new Map<string, { calls: { inc(): void }; seconds: { observe(v: number): void } }>()

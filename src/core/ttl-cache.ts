@@ -21,6 +21,12 @@ export class TtlCache<V> {
     return entry.value
   }
 
+  /** How long the entry has left before it expires, in ms; 0 when there is none. */
+  remainingMs(key: string): number {
+    const entry = this.entries.get(key)
+    return entry ? Math.max(0, entry.expiresAt - Date.now()) : 0
+  }
+
   set(key: string, value: V): void {
     // Bounded: when full, drop the oldest entry (Map keeps insertion order).
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!)

@@ -58,7 +58,12 @@ export class QueueCap {
           throw err
         },
       )
-      await c.loading
+      // Only an owner never counted waits for the count; else it is taken in the background and the
+      // last one (with what was admitted since) serves meanwhile: an owner whose events come once a
+      // second recounted at nearly every one, and waited for it behind another user's burst on the
+      // embedded store's one connection (docs/scaling.md, "One user's burst").
+      if (c.at === 0) await c.loading
+      else c.loading.catch(() => {}) // the next event counts again
     }
     return count
   }

@@ -129,8 +129,8 @@ const Completion = z.strictObject({
 
 /** Runs as records: made, listed, read with their timeline, cancelled, rerun, completed by an external agent. */
 export class Runs {
-  /** Called when a run becomes ready, so a worker in this process picks it up at once. */
-  onReady: () => void = () => {}
+  /** Called when a run becomes ready, so a worker in this process picks it up at once; `owner` is whose, when one owner's. */
+  onReady: (owner?: string) => void = () => {}
   /** The per-plan cap on waiting runs (set by the composition root). */
   queueCap: QueueCap | undefined
 
@@ -195,7 +195,7 @@ export class Runs {
       inputs,
       ...extra,
     })
-    this.onReady()
+    this.onReady(user.id)
     return this.get(user.id, id)
   }
 

@@ -91,7 +91,7 @@ export class StepRunner {
     let result: unknown
     try {
       result = Object.keys(def.output).length
-        ? await renderValue(def.output, scope, 'output')
+        ? await renderValue(def.output, scope, 'output', { owner: run.user_id })
         : lastOutput(scope)
     } catch (err) {
       await finish('failed', { error: errorOf(err) })
@@ -145,7 +145,9 @@ export class StepRunner {
     try {
       if (
         step.condition?.trim() &&
-        !(await evaluateCondition(step.condition, scope, `steps.${step.key}.condition`))
+        !(await evaluateCondition(step.condition, scope, `steps.${step.key}.condition`, {
+          owner: run.user_id,
+        }))
       ) {
         settled.push({ step: base, end: { status: 'skipped' } })
         return { status: 'skipped' }
@@ -155,7 +157,10 @@ export class StepRunner {
     }
     let input: unknown
     try {
-      input = await renderValue(step.input, scope, `steps.${step.key}.input`, MAX_STEP_INPUT_CHARS)
+      input = await renderValue(step.input, scope, `steps.${step.key}.input`, {
+        maxChars: MAX_STEP_INPUT_CHARS,
+        owner: run.user_id,
+      })
     } catch (err) {
       return failBeforeCall(settled, base, err)
     }

@@ -86,6 +86,14 @@ export class RunWorker {
    * while a queued run loses nothing by starting a little later (docs/architecture.md).
    */
   intakeBusy: () => boolean = () => false
+  /**
+   * Where claims are made: the store's `urgent` handle (database.ts) when set. A claim is one
+   * statement for several runs, and another owner's run waited for it behind the busy owner's runs'
+   * statements on the embedded store's one connection (docs/scaling.md, "One user's burst").
+   */
+  claimsThrough: Db | undefined
+  /** A wake brought runs of an owner with none of this worker's slots: the next claim does not wait for the intake. */
+  private newcomer = false
   private lastClaimAt = 0
   private readonly active = new Set<Promise<void>>()
   /** This worker's runs in hand, by owner (slotsPerOwner). */
@@ -126,7 +134,13 @@ export class RunWorker {
    */
   private saturated = false
 
-  wake(): void {
+  /**
+   * Work may be waiting; `owner`, when known, is whose. An owner holding none of this worker's slots
+   * is claimed for at once, without the wait for the intake (yieldToIntake): that wait is for the
+   * busy owner's backlog, and another owner's run waited in it too.
+   */
+  wake(owner?: string): void {
+    if (owner !== undefined && !this.activeByOwner.has(owner)) this.newcomer = true
     this.signaled = true
     this.wakeUp?.()
   }
@@ -190,6 +204,7 @@ export class RunWorker {
       let claimed: RunRow[] = []
       if (free > 0) {
         await this.yieldToIntake()
+        this.newcomer = false
         try {
           claimed = await this.claim(free)
         } catch (err) {
@@ -218,7 +233,12 @@ export class RunWorker {
   }
 
   private async yieldToIntake(): Promise<void> {
-    while (this.running && this.intakeBusy() && Date.now() - this.lastClaimAt < MAX_CLAIM_DEFERRAL_MS) {
+    while (
+      this.running &&
+      !this.newcomer &&
+      this.intakeBusy() &&
+      Date.now() - this.lastClaimAt < MAX_CLAIM_DEFERRAL_MS
+    ) {
       await new Promise((resolve) => setTimeout(resolve, DEFERRAL_CHECK_MS))
     }
   }
@@ -308,7 +328,7 @@ export class RunWorker {
         where nth <= ${slotsPerOwner(this.concurrency)} - coalesce((${JSON.stringify(Object.fromEntries(this.activeByOwner))}::jsonb ->> user_id)::int, 0)
         order by turn, coalesce((${JSON.stringify(Object.fromEntries(this.served))}::jsonb ->> user_id)::bigint, 0), available_at
         limit ${limit})
-      returning *`.execute(this.db)
+      returning *`.execute(this.claimsThrough ?? this.db)
     for (const run of rows) this.serve(run.user_id)
     return rows
   }

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os'
 import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
 import type { Batch, Outcome } from './render.js'
+import { heldBackNotice, rememberStop } from './stopped-templates.ts'
 
 /**
  * Templates that could run away are evaluated in worker threads (docs/security.md, "Templates"):
@@ -16,6 +17,12 @@ export const HARD_STOP_MS = 1_000
 export const WORKER_MEMORY_MB = 128
 
 let pool: Piscina | undefined
+
+/**
+ * What the template workers did in this process, for /metrics (metrics-registry.ts): batches sent to
+ * a worker, and templates stopped at a limit (each stop ends its worker, and the pool starts another).
+ */
+export const templateWorkerCounts = { batches: 0, stopped: 0 }
 
 function poolOf(): Piscina {
   pool ??= new Piscina({
@@ -34,8 +41,12 @@ function poolOf(): Piscina {
   return pool
 }
 
-/** Renders a batch in a worker; a batch stopped for time or memory fails at the item that was running. */
-export async function renderInWorker(batch: Batch): Promise<Outcome[]> {
+/**
+ * Renders a batch in a worker; a batch stopped for time or memory fails at the item that was running,
+ * and that template is remembered as stopped for its owner (stopped-templates.ts).
+ */
+export async function renderInWorker(batch: Batch, owner: string): Promise<Outcome[]> {
+  templateWorkerCounts.batches++
   const { port1, port2 } = new MessageChannel()
   const stop = new AbortController()
   let running = -1
@@ -50,12 +61,20 @@ export async function renderInWorker(batch: Batch): Promise<Outcome[]> {
       { transferList: [port2], signal: stop.signal },
     )) as Outcome[]
   } catch (err) {
-    const message = stop.signal.aborted
-      ? `it ran longer than ${HARD_STOP_MS / 1000} s, the limit for a template, and was stopped`
-      : (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? `it needed more than ${WORKER_MEMORY_MB} MB of memory, the limit for a template, and was stopped`
-        : `it could not be evaluated (${(err as Error).message})`
     const culprit = Math.max(running, 0)
+    const outOfMemory = (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+    let message = `it could not be evaluated (${(err as Error).message})`
+    if (stop.signal.aborted || outOfMemory) {
+      templateWorkerCounts.stopped++
+      const [done, why] = stop.signal.aborted
+        ? [`ran longer than ${HARD_STOP_MS / 1000} s`, `running longer than ${HARD_STOP_MS / 1000} s`]
+        : [
+            `needed more than ${WORKER_MEMORY_MB} MB of memory`,
+            `needing more than ${WORKER_MEMORY_MB} MB of memory`,
+          ]
+      rememberStop(owner, batch.items[culprit].template, `${why}, the limit for a template`)
+      message = `it ${done}, the limit for a template, and was stopped; ${heldBackNotice()}`
+    }
     return batch.items.map((item, i) =>
       i === culprit
         ? { ok: false, message }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { inlineSafe } from './inline-safe.ts'
-import { closeTemplateWorkers } from './isolation.ts'
+import { closeTemplateWorkers, templateWorkerCounts } from './isolation.ts'
 import { evaluateCondition, renderFields, renderValue, TemplateError } from './templates.ts'
 
 afterAll(() => closeTemplateWorkers())
@@ -68,9 +68,9 @@ describe('rendering', () => {
     ['text around expressions', 'a {{ $pad("", 1500, "x") }} b {{ $pad("", 1500, "y") }}'],
     ['a plain path to a large value', '{{ big }}'],
   ])('caps what %s builds, naming the limit', async (_name, template) => {
-    const err: any = await renderValue({ x: template }, { big: 'z'.repeat(5000) }, 'output', 1000).catch(
-      (e: any) => e,
-    )
+    const err: any = await renderValue({ x: template }, { big: 'z'.repeat(5000) }, 'output', {
+      maxChars: 1000,
+    }).catch((e: any) => e)
     expect(err).toBeInstanceOf(TemplateError)
     expect(err.message).toMatch(/^output\.x: the result is [\d,]+ characters or more; the limit is 1,000$/)
   })
@@ -80,7 +80,7 @@ describe('rendering', () => {
       { a: '{{ $pad("", 600, "x") }}', b: '{{ $pad("", 600, "y") }}' },
       {},
       'output',
-      1000,
+      { maxChars: 1000 },
     ).catch((e: any) => e)
     expect(err.field).toBe('output.b')
   })
@@ -94,5 +94,35 @@ describe('rendering', () => {
     expect(err).toBeInstanceOf(TemplateError)
     expect(err.message).toMatch(/^steps\.x\.condition: it ran longer than 1 s, the limit for a template/)
     expect(await evaluateCondition('$contains(card.name, /print/)', scope, 'steps.y.condition')).toBe(true)
+  }, 120_000)
+
+  // Issue 22 §9: a mapping that runs away did so on every delivery, each starting and stopping a
+  // worker; once stopped, the same template of the same owner fails at once for a while.
+  it('a template stopped at a limit fails at once for its owner afterwards, in no worker, saying when it was stopped and what to do', async () => {
+    const runaway =
+      '{{ $contains("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", /(a|a)+$/) }}'
+    const first = await renderFields({ t: runaway }, scope, 'mapping', { owner: 'usr_one' })
+    expect(first.errors[0]!.message).toMatch(
+      /ran longer than 1 s, the limit for a template, and was stopped; it is not run again for 10 minutes unless it is changed/,
+    )
+    const batches = templateWorkerCounts.batches
+    const again = await renderFields({ t: runaway, ok: '{{ card.name }}' }, scope, 'mapping', {
+      owner: 'usr_one',
+    })
+    expect(templateWorkerCounts.batches).toBe(batches)
+    expect(again.errors).toEqual([
+      {
+        field: 'mapping.t',
+        message: expect.stringMatching(
+          /^not run: it was stopped at \d\d:\d\d UTC for running longer than 1 s, the limit for a template; fix the template .* tried again after \d\d:\d\d UTC$/,
+        ),
+      },
+    ])
+    // The other fields of the value still render; another owner's same template, or a changed one, runs.
+    expect(again.value).toEqual({ ok: 'Fix the printer' })
+    await renderFields({ t: runaway }, scope, 'mapping', { owner: 'usr_two' })
+    expect(templateWorkerCounts.batches).toBe(batches + 1)
+    await renderFields({ t: runaway.replace('!', '?') }, scope, 'mapping', { owner: 'usr_one' })
+    expect(templateWorkerCounts.batches).toBe(batches + 2)
   }, 120_000)
 })

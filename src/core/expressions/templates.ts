@@ -1,6 +1,7 @@
 import { AppError, type FieldError } from '../errors.ts'
 import { inlineSafe } from './inline-safe.ts'
 import { renderInWorker } from './isolation.ts'
+import { heldBack } from './stopped-templates.ts'
 import {
   compileExpression,
   isTemplate,
@@ -58,11 +59,42 @@ export class TemplateError extends AppError {
   }
 }
 
-/** Each template of the batch rendered, in this thread when every one is inline-safe, else in a worker. */
-async function renderItems(items: Item[], scope: unknown, maxChars: number): Promise<Outcome[]> {
-  if (items.length === 0) return []
-  const batch = { items, scope, maxChars }
-  return items.every((item) => inlineSafe(item.template)) ? renderBatch(batch) : renderInWorker(batch)
+/**
+ * How a value's templates are rendered: `maxChars` bounds what they build; `owner` is whose they are
+ * (a user id), so that a template stopped at a limit fails at once for a while afterwards, for that
+ * owner only (stopped-templates.ts).
+ */
+export interface RenderOptions {
+  maxChars?: number
+  owner?: string
+}
+
+/**
+ * Each template of the batch rendered: one stopped recently fails without running, the rest in this
+ * thread when every one is inline-safe, else in a worker.
+ */
+async function renderItems(
+  items: Item[],
+  scope: unknown,
+  maxChars: number,
+  owner: string,
+): Promise<Outcome[]> {
+  const outcomes: Array<Outcome | undefined> = items.map((item) => {
+    const why = heldBack(owner, item.template)
+    return why === undefined ? undefined : { ok: false, message: why }
+  })
+  const rest = items.filter((_, i) => outcomes[i] === undefined)
+  if (rest.length) {
+    const batch = { items: rest, scope, maxChars }
+    const rendered = rest.every((item) => inlineSafe(item.template))
+      ? await renderBatch(batch)
+      : await renderInWorker(batch, owner)
+    let next = 0
+    outcomes.forEach((o, i) => {
+      if (o === undefined) outcomes[i] = rendered[next++]
+    })
+  }
+  return outcomes as Outcome[]
 }
 
 /**
@@ -73,11 +105,11 @@ export async function renderFields(
   value: unknown,
   scope: Record<string, unknown>,
   field: string,
-  maxChars = MAX_TEMPLATE_CHARS,
+  { maxChars = MAX_TEMPLATE_CHARS, owner = '' }: RenderOptions = {},
 ): Promise<{ value: unknown; errors: FieldError[] }> {
   const items: Item[] = []
   eachTemplate(value, field, (template, at) => items.push({ template, field: at }))
-  const outcomes = await renderItems(items, scope, maxChars)
+  const outcomes = await renderItems(items, scope, maxChars, owner)
   const rendered = new Map<string, unknown>()
   const errors: FieldError[] = []
   outcomes.forEach((outcome, i) => {
@@ -92,9 +124,9 @@ export async function renderValue(
   value: unknown,
   scope: Record<string, unknown>,
   field: string,
-  maxChars = MAX_TEMPLATE_CHARS,
+  options: RenderOptions = {},
 ): Promise<unknown> {
-  const { value: rendered, errors } = await renderFields(value, scope, field, maxChars)
+  const { value: rendered, errors } = await renderFields(value, scope, field, options)
   if (errors.length) throw new TemplateError(errors[0].field, errors[0].message)
   return rendered
 }
@@ -104,8 +136,9 @@ export async function evaluateCondition(
   source: string,
   scope: Record<string, unknown>,
   field: string,
+  options: RenderOptions = {},
 ): Promise<boolean> {
-  return jsonataBoolean(await renderValue(`{{ ${stripBraces(source)} }}`, scope, field))
+  return jsonataBoolean(await renderValue(`{{ ${stripBraces(source)} }}`, scope, field, options))
 }
 
 /** Calls `visit` on every template string in a value (strings at any depth) with its field. */

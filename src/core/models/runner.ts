@@ -109,7 +109,9 @@ export class ModelRunner {
     const scope = { inputs: run.inputs, event: run.event, run: { id: run.id, agent_id: run.agent_id } }
     let system: string
     try {
-      system = String(await renderValue(def.instructions ?? '', scope, 'instructions'))
+      system = String(
+        await renderValue(def.instructions ?? '', scope, 'instructions', { owner: run.user_id }),
+      )
     } catch (err) {
       await this.end(run, lease, runState, 'failed', {
         error: { code: 'invalid_input', message: errorOf(err).message },

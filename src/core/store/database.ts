@@ -19,6 +19,15 @@ export interface Store {
   kind: 'pglite' | 'postgres'
   db: Db
   /**
+   * The same database, for the statements the webhook intake makes while a platform waits for its
+   * answer. On the embedded store, whose one connection everything takes turns on, they go before
+   * the statements already waiting (runs executing, sweeps): another user's burst of runs queued
+   * dozens of those, and a delivery waited behind all of them (docs/scaling.md, "One user's burst").
+   * They come a few at a time (one shared write at once), so the others still get every other turn.
+   * On PostgreSQL it is `db`: the pool serves statements side by side.
+   */
+  urgent: Db
+  /**
    * Runs `fn` while holding a lock named `key` that every process sharing the database respects.
    * PostgreSQL: a lease row (leases.ts), so no connection is held while `fn` runs or while waiting,
    * and `fn` may use the pool freely; the lease lapses after LEASE_MS, so `fn` must finish within it.
@@ -72,18 +81,22 @@ async function openPGlite(options: { dataDir: string } | { memory: true }): Prom
       ? new PGlite(options.dataDir, { postgresqlconf: PGLITE_CONF })
       : new PGlite({ postgresqlconf: PGLITE_CONF })
   await pglite.waitReady
-  const mutex = new Mutex()
+  // A turn of the event loop between statements, so sockets are read while many wait (Mutex).
+  const mutex = new Mutex(true)
   const locks = new KeyedMutex()
   const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex) })
+  const urgent = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex, true) })
   const maintenance = setInterval(() => void maintainPGlite(pglite, mutex), PGLITE_MAINTENANCE_EVERY_MS)
   maintenance.unref()
   return {
     kind: 'pglite',
     db,
+    urgent,
     withLock: (key, fn) => locks.run(key, fn),
     changes: new LocalChangeFeed(),
     async close() {
       clearInterval(maintenance)
+      await urgent.destroy()
       await db.destroy()
       await pglite.close()
     },
@@ -112,6 +125,7 @@ async function openPostgres(databaseUrl: string): Promise<Store> {
   return {
     kind: 'postgres',
     db,
+    urgent: db,
     // Holders in this process queue here first, so only one of them polls the lease.
     withLock: (key, fn) => locks.run(key, () => withLease(db, key, fn)),
     changes,

@@ -37,6 +37,30 @@ describe('group commit', () => {
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(35)
   })
 
+  // Issue 22 §2 and §9 (noisy neighbour): one owner's burst filled every write, and another owner's
+  // delivery waited behind all of it.
+  it("another owner's request is in the next write, however many of one owner's are waiting, and each owner's are written in order", async () => {
+    const writes: string[][] = []
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const commits = new GroupCommit<string, string>(async (items) => {
+      writes.push(items)
+      if (writes.length === 1) await gate
+      return items
+    })
+    const first = commits.submit('a-first', 'usr_a')
+    while (writes.length === 0) await new Promise((resolve) => setImmediate(resolve))
+    const burst = Array.from({ length: 1_000 }, (_, i) => commits.submit(`a-${i}`, 'usr_a'))
+    const other = commits.submit('b', 'usr_b')
+    release()
+    await Promise.all([first, ...burst, other])
+    expect(writes[0]).toEqual(['a-first'])
+    expect(writes[1]).toContain('b')
+    expect(writes.flat().filter((item) => item.startsWith('a-') && item !== 'a-first')).toEqual(
+      Array.from({ length: 1_000 }, (_, i) => `a-${i}`),
+    )
+  })
+
   // Issue 22, section 4: one delivery that fails its statement failed its whole batch of up to 256.
   // Here on the intake's own write, on a real store: a lone UTF-16 surrogate is a value PostgreSQL's
   // JSON refuses, so the statement holding it fails; the deliveries sharing its batch must not.

@@ -14,17 +14,19 @@ import { Mutex } from './mutex.ts'
 
 // PGlite is one connection. Kysely transactions issue BEGIN … COMMIT as separate queries, so every
 // user of the connection must take turns through one mutex; otherwise a
-// query from elsewhere would land inside someone else's open transaction.
+// query from elsewhere would land inside someone else's open transaction. A dialect made with
+// `first` takes its turns before the ordinary users' (Mutex): the store's `urgent` handle (database.ts).
 export class PGliteDialect implements Dialect {
   constructor(
     private readonly pglite: PGlite,
     private readonly mutex: Mutex,
+    private readonly first = false,
   ) {}
   createAdapter() {
     return new PostgresAdapter()
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite, this.mutex)
+    return new PGliteDriver(this.pglite, this.mutex, this.first)
   }
   createIntrospector(db: Kysely<any>) {
     return new PostgresIntrospector(db)
@@ -39,12 +41,13 @@ class PGliteDriver implements Driver {
   constructor(
     pglite: PGlite,
     private readonly mutex: Mutex,
+    private readonly first: boolean,
   ) {
     this.connection = new PGliteConnection(pglite)
   }
   async init() {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.mutex.lock()
+    await this.mutex.lock(this.first)
     return this.connection
   }
   async beginTransaction(conn: DatabaseConnection) {

@@ -40,6 +40,11 @@ export class SharedCache<V> {
     return this.entries.get(key)
   }
 
+  /** How long this process's copy has left before it expires, in ms; 0 when there is none. */
+  remainingMs(key: string): number {
+    return this.entries.remainingMs(key)
+  }
+
   /** Take this before reading the row from storage, and give it to `set`. */
   generation(): number {
     return this.invalidations

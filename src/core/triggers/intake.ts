@@ -230,12 +230,12 @@ export class Intake {
       if (matches.length) items.push({ source, candidate, matches })
     })
     await this.holdBackPastCap({ id: hook.user_id, plan: route.plan }, items)
-    const outcomes = await Promise.all(items.map((item) => this.commits.submit(item)))
+    const outcomes = await Promise.all(items.map((item) => this.commits.submit(item, hook.user_id)))
     const accepted = outcomes.filter((o) => !o.duplicate).length
     for (let i = 0; i < candidates.length - items.length; i++)
       this.metrics.triggerEvent(hook.platform, 'unmatched')
     for (const o of outcomes) this.metrics.triggerEvent(hook.platform, o.duplicate ? 'duplicate' : 'accepted')
-    if (accepted) this.runs.onReady()
+    if (accepted) this.runs.onReady(hook.user_id)
 
     const committed = new Map(items.map((item, i) => [item.candidate, { item, outcome: outcomes[i]! }]))
     candidates.forEach((candidate, i) => {
@@ -316,7 +316,7 @@ export class Intake {
         continue
       }
       const { event: full, shortfall } = await this.enriched(route, sub, event)
-      const mapped = await runInputs(sub.mapping, full, sub.inputs)
+      const mapped = await runInputs(sub.mapping, full, sub.inputs, route.hook.user_id)
       matches.push({
         subscriptionId: sub.id,
         userId: route.hook.user_id,

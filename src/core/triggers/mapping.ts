@@ -58,9 +58,10 @@ export async function mapEvent(
   mapping: Mapping,
   event: TriggerEvent,
   variables: AgentDefinition['inputs'],
+  owner: string,
 ): Promise<{ inputs: Record<string, unknown>; errors: FieldError[] }> {
   // One batch for the whole mapping: plain paths render here, anything else in one worker task.
-  const { value, errors } = await renderFields(mapping, event, 'mapping')
+  const { value, errors } = await renderFields(mapping, event, 'mapping', { owner })
   const inputs = value as Record<string, unknown>
   errors.push(...inputProblems(variables, inputs, 'inputs'))
   return { inputs, errors }
@@ -71,8 +72,9 @@ export async function runInputs(
   mapping: Mapping,
   event: TriggerEvent,
   variables: AgentDefinition['inputs'],
+  owner: string,
 ): Promise<{ inputs: Record<string, unknown>; mappingError?: string }> {
-  const { inputs, errors } = await mapEvent(mapping, event, variables)
+  const { inputs, errors } = await mapEvent(mapping, event, variables, owner)
   if (errors.length === 0) return { inputs }
   return {
     inputs,

@@ -158,7 +158,7 @@ export class Poller {
             userId: user.id,
             agentId: row.agent_id,
             event,
-            ...(await runInputs(row.mapping as Mapping, event, agent.inputs)),
+            ...(await runInputs(row.mapping as Mapping, event, agent.inputs, user.id)),
           }
           return { candidate, match }
         }),

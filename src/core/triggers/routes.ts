@@ -61,9 +61,25 @@ export class TriggerRoutes {
   /** Lookups under way, so that a burst of deliveries to one address reads it once (single flight). */
   private readonly loading = new Map<string, { generation: number; route: Promise<Route | undefined> }>()
 
+  /**
+   * The route of a webhook address. A cached route past half its time is read again in the
+   * background while it is served: a webhook receiving an event a second found its route expired
+   * every other time, and that delivery waited for six reads queued behind another user's burst on
+   * the embedded store's one connection (docs/scaling.md, "One user's burst"). A route served is
+   * still never older than ROUTE_TTL_MS.
+   */
   async byToken(token: string): Promise<Route | undefined> {
     const cached = this.cache.get(token)
-    if (cached) return cached
+    if (cached) {
+      if (this.cache.remainingMs(token) < ROUTE_TTL_MS / 2 && !this.loading.has(token))
+        this.lookup(token).catch(() => {}) // a failed early read leaves the next delivery to read it
+      return cached
+    }
+    return this.lookup(token)
+  }
+
+  /** Reads a route and caches it, joining a read of it already under way (single flight). */
+  private async lookup(token: string): Promise<Route | undefined> {
     const generation = this.cache.generation()
     // Join a lookup only if it began after the last change: one begun before may read the old rows.
     const pending = this.loading.get(token)

@@ -402,7 +402,7 @@ export class Subscriptions {
     const event = body.event ?? registered.trigger.sample
     const saveProblems = mappingProblems(mapping, agent.inputs, registered.entry.eventSchema)
     if (saveProblems.length) return { event, inputs: {}, errors: saveProblems }
-    return { event, ...(await mapEvent(mapping, event, agent.inputs)) }
+    return { event, ...(await mapEvent(mapping, event, agent.inputs, user.id)) }
   }
 
   /**
@@ -437,7 +437,7 @@ export class Subscriptions {
     }
     const source = event ? ('recent' as const) : ('sample' as const)
     const chosen = event ?? registered.trigger.sample
-    const { inputs, errors } = await mapEvent(row.mapping as Mapping, chosen, agent.inputs)
+    const { inputs, errors } = await mapEvent(row.mapping as Mapping, chosen, agent.inputs, user.id)
     let run: RunView | null = null
     if (start_run) {
       if (errors.length) throw invalidInput(errors)
