@@ -89,6 +89,24 @@ export const modelSchemas = {
       created_at: { type: ['string', 'null'], format: 'date-time' },
     },
   },
+  ModelConnectionUsage: {
+    type: 'object',
+    required: ['agents', 'more', 'others', 'summary'],
+    properties: {
+      agents: {
+        type: 'array',
+        description: 'Your model agents whose current version uses it (at most 20)',
+        items: {
+          type: 'object',
+          required: ['id', 'name'],
+          properties: { id: { type: 'string' }, name: { type: 'string' } },
+        },
+      },
+      more: { type: 'integer', description: 'Your agents past the 20 named' },
+      others: { type: 'integer', description: "Other people's agents using a shared connection" },
+      summary: { type: ['string', 'null'], description: 'What removing it stops, in words' },
+    },
+  },
   Approval: {
     type: 'object',
     required: [
@@ -163,6 +181,13 @@ export const modelPaths = {
       summary: 'Remove a model connection',
       parameters: [idParam],
       responses: { 204: { description: 'Removed' }, ...errors(404) },
+    },
+  },
+  '/v1/model-connections/{id}/usage': {
+    get: {
+      summary: 'The model agents that use it, so a removal can say what stops',
+      parameters: [idParam],
+      responses: { 200: json(ref('ModelConnectionUsage')), ...errors(404) },
     },
   },
   '/v1/approvals': {

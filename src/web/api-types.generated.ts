@@ -4690,6 +4690,53 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/model-connections/{id}/usage': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The model agents that use it, so a removal can say what stops */
+    get: {
+      parameters: {
+        query?: never
+        header?: never
+        path: {
+          id: string
+        }
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ModelConnectionUsage']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/approvals': {
     parameters: {
       query?: never
@@ -6166,6 +6213,19 @@ export interface components {
       sandbox: boolean
       /** Format: date-time */
       created_at?: string | null
+    }
+    ModelConnectionUsage: {
+      /** @description Your model agents whose current version uses it (at most 20) */
+      agents: {
+        id: string
+        name: string
+      }[]
+      /** @description Your agents past the 20 named */
+      more: number
+      /** @description Other people's agents using a shared connection */
+      others: number
+      /** @description What removing it stops, in words */
+      summary: string | null
     }
     Approval: {
       id: string
