@@ -73,7 +73,48 @@ export const modelAgentInputProperties = {
   },
 }
 
+const decider = {
+  type: 'object',
+  required: ['id', 'name', 'email'],
+  description: 'The person who decided, as they were named when they did',
+  properties: {
+    id: { type: 'string' },
+    name: { type: ['string', 'null'] },
+    email: { type: ['string', 'null'] },
+  },
+}
+
 export const modelSchemas = {
+  ApprovalNote: {
+    type: 'object',
+    required: ['approval_id', 'decision', 'by', 'at', 'reason', 'edited'],
+    description: "On a model's tool call that waited for a person: who let it run or stopped it, and when",
+    properties: {
+      approval_id: { type: 'string' },
+      decision: {
+        enum: ['approve', 'approve_for_run', 'deny', 'expired'],
+        description: 'expired: nobody decided in time, so the call counted as denied',
+      },
+      by: { oneOf: [decider, { type: 'null' }], description: 'Null when the request expired' },
+      at: { ...time, description: 'When it was decided, or when the request expired' },
+      reason: { type: ['string', 'null'] },
+      edited: { type: 'boolean', description: "Approved with edited input: the entry's input is what ran" },
+      model_input: { description: 'With edited: the input the model asked for' },
+    },
+  },
+  ApprovalDecision: {
+    type: 'object',
+    required: ['decision', 'by', 'at'],
+    properties: {
+      decision: { enum: ['approve', 'approve_for_run', 'deny'] },
+      input: { description: "The edited input that runs instead of the call's own (approvals only)" },
+      reason: { type: 'string' },
+      by: { type: 'string', description: "The deciding person's user id" },
+      by_name: { type: 'string' },
+      by_email: { type: 'string' },
+      at: time,
+    },
+  },
   ModelConnection: {
     type: 'object',
     required: ['id', 'name', 'protocol', 'base_url', 'has_key', 'shared', 'owner', 'sandbox'],
@@ -140,7 +181,11 @@ export const modelSchemas = {
           },
         },
       },
-      decisions: { type: 'object', additionalProperties: { type: 'object' } },
+      decisions: {
+        type: 'object',
+        description: "By tool_call_id; a call's own input stays in calls, an edited one is the decision's",
+        additionalProperties: ref('ApprovalDecision'),
+      },
       created_at: time,
       expires_at: time,
       decided_at: { type: ['string', 'null'], format: 'date-time' },
