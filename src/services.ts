@@ -56,6 +56,7 @@ import { TriggerLifecycle } from './core/triggers/lifecycle.ts'
 import { createPrometheusMetrics, type PrometheusMetrics } from './core/metrics-registry.ts'
 import { Approvals } from './core/models/approvals.ts'
 import { ModelConnections, type ModelSandboxBinding } from './core/models/connections.ts'
+import { ApprovalWebhookOutbox } from './core/models/approval-webhook-outbox.ts'
 import { ApprovalWebhooks } from './core/models/approval-webhooks.ts'
 import { PlanCeilings } from './core/models/plan-ceilings.ts'
 import { PriceBook } from './core/models/price-book.ts'
@@ -149,6 +150,7 @@ export interface Services {
   modelConnections: ModelConnections
   priceBook: PriceBook
   approvalWebhooks: ApprovalWebhooks
+  approvalWebhookOutbox: ApprovalWebhookOutbox
   planCeilings: PlanCeilings
   /** Approval requests of model runs. */
   approvals: Approvals
@@ -274,12 +276,18 @@ export async function createServices(
   const planCeilings = new PlanCeilings(store.db, options.cacheTtlMs)
   agents.planCeilings = planCeilings
   const approvals = new Approvals(store.db, registry, (id, version) => agents.definitionAt(id, version))
+  const approvalWebhookOutbox = new ApprovalWebhookOutbox(
+    store.db,
+    sealer,
+    config.agentNetworks,
+    options.backoff?.approvalWebhookMs,
+  )
   const approvalWebhooks = new ApprovalWebhooks(
     store.db,
     sealer,
     config.publicUrl,
     config.agentNetworks,
-    options.backoff?.approvalWebhookMs,
+    approvalWebhookOutbox,
   )
   approvals.onOpened = (approval, ownerId) => {
     approvalWebhooks
@@ -411,6 +419,7 @@ export async function createServices(
     worker.start()
     poller.start()
     pruner.start()
+    approvalWebhookOutbox.start()
   }
   return {
     config,
@@ -439,6 +448,7 @@ export async function createServices(
     priceBook,
     planCeilings,
     approvalWebhooks,
+    approvalWebhookOutbox,
     approvals,
     runTokenScope,
     toolCalls: new ToolCallRecorder(runState, runTokenScope),
@@ -456,6 +466,7 @@ export async function createServices(
     retention: () =>
       retentionView(store.db, config.retention, eventDaysMinimum, config.stepStoreMaxBytes, pruner),
     async close() {
+      await approvalWebhookOutbox.stop()
       await pruner.stop()
       await poller.stop()
       await worker.stop()

@@ -72,6 +72,21 @@ describe('switchyard models', () => {
     )
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain('protocol')
+    // Before removing it: which model agents use it.
+    const api = client(stack, stack.apiKey)
+    const agent = await api.post('/v1/agents', {
+      name: 'CLI reader',
+      kind: 'model',
+      instructions: 'Answer.',
+      model: { connection: made.id, name: 'gpt-4.1' },
+    })
+    expect(agent.status, agent.text).toBe(201)
+    const usage = await cli({}, 'models', 'usage', made.id)
+    expect(usage.stdout).toContain('The model agent “CLI reader” uses it')
+    expect(JSON.parse((await cli({}, 'models', 'usage', made.id, '--json')).stdout)).toMatchObject({
+      agents: [{ id: agent.body.id, name: 'CLI reader' }],
+    })
+    await api.delete(`/v1/agents/${agent.body.id}`)
     expect((await cli({}, 'models', 'remove', made.id)).code).toBe(0)
   })
 })

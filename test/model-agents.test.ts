@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectZendesk } from './helpers/connect.ts'
 import { scriptedModel, settled, waitForRun } from './helpers/model-agents.ts'
+import { describeRun } from '../src/cli/runs.ts'
 import { callOk, httpClient } from './helpers/mcp.ts'
 import { client } from './helpers/stack.ts'
 import { startTestStack, type TestStack } from './helpers/test-stack.ts'
@@ -122,6 +123,13 @@ describe('approvals', () => {
     expect(deleteEntry.error).toMatchObject({
       code: 'denied',
       message: expect.stringContaining('we keep tickets'),
+    })
+    expect(deleteEntry.approval).toMatchObject({
+      approval_id: approval.id,
+      decision: 'deny',
+      by: { id: stack.userId, email: expect.stringContaining('@') },
+      reason: 'we keep tickets',
+      edited: false,
     })
     // The sandbox refuses, as the provider does, a transcript with a call lacking its result: the
     // second call went through, and it carried the denial for the model to read.
@@ -330,6 +338,29 @@ describe('approval decisions', () => {
     const byKey = Object.fromEntries(run.timeline.map((e: any) => [e.key, e]))
     expect(byKey.u1.output.status).toBe('open') // the edited input ran, not the model's
     expect(byKey.u3.status).toBe('succeeded') // approved for the rest of the run: no second request
+    // The trace says who let each call run and when, and for the edited one both inputs.
+    const { body: me } = await api.get('/v1/me')
+    const by = { id: stack.userId, name: me.name, email: me.email }
+    expect(byKey.u1.approval).toEqual({
+      approval_id: approval.id,
+      decision: 'approve',
+      by,
+      at: expect.any(String),
+      reason: null,
+      edited: true,
+      model_input: { ticket_id: a, status: 'pending' },
+    })
+    expect(byKey.u1.input).toEqual({ ticket_id: a, status: 'open' })
+    expect(byKey.u2.approval).toMatchObject({ decision: 'approve_for_run', by, edited: false })
+    expect(byKey.u2.approval).not.toHaveProperty('model_input')
+    expect(Date.parse(byKey.u1.approval.at)).toBeLessThanOrEqual(Date.parse(byKey.u2.approval.at))
+    // `switchyard runs get` prints it under the call.
+    const text = describeRun(run).join('\n')
+    expect(text).toContain(`approved with edited input by ${me.name} <${me.email}>`)
+    expect(text).toMatch(
+      /the model asked for \{[^}]*"status":"pending"[^}]*\}; it ran with \{[^}]*"status":"open"/,
+    )
+    expect(text).toContain(`approved for the rest of the run by ${me.name} <${me.email}>`)
     expect(
       (await api.get('/v1/approvals?status=all')).body.approvals.filter((x: any) => x.run_id === runId),
     ).toHaveLength(1)
@@ -357,7 +388,9 @@ describe('approval decisions', () => {
       .execute()
     const run = await waitForRun(api, runId, (r) => settled(r) && r.status !== 'waiting_for_approval')
     expect(run.status).toBe('succeeded')
-    expect(run.timeline.find((e: any) => e.key === 'd1').error.code).toBe('expired')
+    const expired = run.timeline.find((e: any) => e.key === 'd1')
+    expect(expired.error.code).toBe('expired')
+    expect(expired.approval).toMatchObject({ decision: 'expired', by: null, at: past.toISOString() })
     expect((await api.run('zendesk.get_ticket', integration, { ticket_id: id })).status).toBe(200)
   })
 })

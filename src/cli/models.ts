@@ -6,6 +6,7 @@ export const MODELS_USAGE = `  models list [--json]                    model con
             --base-url <url> [--api-key-env VAR] [--shared] [--json]
                                           connect a model provider; the key is read from the
                                           environment variable VAR, never from the command line
+  models usage <id> [--json]              the model agents that use a connection (what removing it stops)
   models remove <id> [--json]             remove a model connection
   models prices [--version N] [--json]    the prices model calls are counted with, and their version
   models price <model> --input <$/MTok> --output <$/MTok> | --shipped [--json]
@@ -91,6 +92,21 @@ export async function models(
           ...(values.shared ? { shared: true } : {}),
         })
         return { value: created, lines: [`Connected ${created.name} (${created.protocol}) as ${created.id}`] }
+      })
+    case 'usage':
+      return answer(json, async () => {
+        if (!first) throw new Error('usage: switchyard models usage <id>')
+        const usage = await ask<{ agents: Array<{ id: string; name: string }>; summary: string | null }>(
+          'GET',
+          `/v1/model-connections/${encodeURIComponent(first)}/usage`,
+        )
+        return {
+          value: usage,
+          lines: [
+            usage.summary ? `${usage.summary}.` : 'No model agent uses it.',
+            ...usage.agents.map((a) => `  ${a.name}  ${a.id}`),
+          ],
+        }
       })
     case 'remove':
       return answer(json, async () => {

@@ -33,6 +33,15 @@ interface Entry {
   attempts: Attempt[]
   duration_ms: number | null
   cut?: Array<'input' | 'output'>
+  input?: unknown
+  approval?: {
+    decision: string
+    by: { id: string; name: string | null; email: string | null } | null
+    at: string
+    reason: string | null
+    edited: boolean
+    model_input?: unknown
+  }
 }
 export interface Run {
   id: string
@@ -188,6 +197,7 @@ export function describeRun(run: Run): string[] {
     lines.push(
       `  ${String(e.seq + 1).padStart(2)}. ${e.key}  ${e.status.padEnd(9)}  ${what}  ${duration(e.duration_ms)}${detail ? `  ${detail}` : ''}`,
     )
+    if (e.approval) lines.push(...approvalLines(e.approval, e.input))
     if (e.cut?.length)
       lines.push(
         `        ${e.cut.join(' and ')} stored cut (too large to keep whole; see --json for the marker where it was cut)`,
@@ -203,6 +213,26 @@ export function describeRun(run: Run): string[] {
   }
   if (run.status === 'succeeded' && run.result !== null && run.result !== undefined)
     lines.push('', `Result: ${JSON.stringify(run.result)}`)
+  return lines
+}
+
+const DECIDED: Record<string, string> = {
+  approve: 'approved',
+  approve_for_run: 'approved for the rest of the run',
+  deny: 'denied',
+}
+
+/** Who let a model's tool call run or stopped it, and when (docs/model-agents.md, "Approvals"). */
+function approvalLines(a: NonNullable<Entry['approval']>, ran: unknown): string[] {
+  if (a.decision === 'expired' || !a.by) return [`        nobody decided by ${when(a.at)}: treated as denied`]
+  const who = [a.by.name, a.by.email ? `<${a.by.email}>` : null].filter(Boolean).join(' ') || a.by.id
+  const lines = [
+    `        ${DECIDED[a.decision] ?? a.decision}${a.edited ? ' with edited input' : ''} by ${who} at ${when(a.at)}${a.reason ? `: ${a.reason}` : ''}`,
+  ]
+  if (a.edited)
+    lines.push(
+      `        the model asked for ${JSON.stringify(a.model_input)}; it ran with ${JSON.stringify(ran)}`,
+    )
   return lines
 }
 

@@ -216,6 +216,7 @@ export const agentSchemas = {
       started_at: time,
       finished_at: nullable(time),
       duration_ms: { type: ['integer', 'null'] },
+      approval: ref('ApprovalNote'),
     },
   },
   Run: {

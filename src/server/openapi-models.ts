@@ -73,7 +73,48 @@ export const modelAgentInputProperties = {
   },
 }
 
+const decider = {
+  type: 'object',
+  required: ['id', 'name', 'email'],
+  description: 'The person who decided, as they were named when they did',
+  properties: {
+    id: { type: 'string' },
+    name: { type: ['string', 'null'] },
+    email: { type: ['string', 'null'] },
+  },
+}
+
 export const modelSchemas = {
+  ApprovalNote: {
+    type: 'object',
+    required: ['approval_id', 'decision', 'by', 'at', 'reason', 'edited'],
+    description: "On a model's tool call that waited for a person: who let it run or stopped it, and when",
+    properties: {
+      approval_id: { type: 'string' },
+      decision: {
+        enum: ['approve', 'approve_for_run', 'deny', 'expired'],
+        description: 'expired: nobody decided in time, so the call counted as denied',
+      },
+      by: { oneOf: [decider, { type: 'null' }], description: 'Null when the request expired' },
+      at: { ...time, description: 'When it was decided, or when the request expired' },
+      reason: { type: ['string', 'null'] },
+      edited: { type: 'boolean', description: "Approved with edited input: the entry's input is what ran" },
+      model_input: { description: 'With edited: the input the model asked for' },
+    },
+  },
+  ApprovalDecision: {
+    type: 'object',
+    required: ['decision', 'by', 'at'],
+    properties: {
+      decision: { enum: ['approve', 'approve_for_run', 'deny'] },
+      input: { description: "The edited input that runs instead of the call's own (approvals only)" },
+      reason: { type: 'string' },
+      by: { type: 'string', description: "The deciding person's user id" },
+      by_name: { type: 'string' },
+      by_email: { type: 'string' },
+      at: time,
+    },
+  },
   ModelConnection: {
     type: 'object',
     required: ['id', 'name', 'protocol', 'base_url', 'has_key', 'shared', 'owner', 'sandbox'],
@@ -87,6 +128,24 @@ export const modelSchemas = {
       owner: { enum: ['you', 'shared', 'sandbox'] },
       sandbox: { type: 'boolean', description: 'The sandbox model: scripted rules, no understanding' },
       created_at: { type: ['string', 'null'], format: 'date-time' },
+    },
+  },
+  ModelConnectionUsage: {
+    type: 'object',
+    required: ['agents', 'more', 'others', 'summary'],
+    properties: {
+      agents: {
+        type: 'array',
+        description: 'Your model agents whose current version uses it (at most 20)',
+        items: {
+          type: 'object',
+          required: ['id', 'name'],
+          properties: { id: { type: 'string' }, name: { type: 'string' } },
+        },
+      },
+      more: { type: 'integer', description: 'Your agents past the 20 named' },
+      others: { type: 'integer', description: "Other people's agents using a shared connection" },
+      summary: { type: ['string', 'null'], description: 'What removing it stops, in words' },
     },
   },
   Approval: {
@@ -122,7 +181,11 @@ export const modelSchemas = {
           },
         },
       },
-      decisions: { type: 'object', additionalProperties: { type: 'object' } },
+      decisions: {
+        type: 'object',
+        description: "By tool_call_id; a call's own input stays in calls, an edited one is the decision's",
+        additionalProperties: ref('ApprovalDecision'),
+      },
       created_at: time,
       expires_at: time,
       decided_at: { type: ['string', 'null'], format: 'date-time' },
@@ -163,6 +226,13 @@ export const modelPaths = {
       summary: 'Remove a model connection',
       parameters: [idParam],
       responses: { 204: { description: 'Removed' }, ...errors(404) },
+    },
+  },
+  '/v1/model-connections/{id}/usage': {
+    get: {
+      summary: 'The model agents that use it, so a removal can say what stops',
+      parameters: [idParam],
+      responses: { 200: json(ref('ModelConnectionUsage')), ...errors(404) },
     },
   },
   '/v1/approvals': {

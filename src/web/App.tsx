@@ -10,6 +10,7 @@ import { ApiKeysPage } from './pages/ApiKeysPage.tsx'
 import { ApprovalsPage } from './pages/ApprovalsPage.tsx'
 import { IntegrationsPage } from './pages/IntegrationsPage.tsx'
 import { LoginPage } from './pages/LoginPage.tsx'
+import { ModelConnectionsPage } from './pages/ModelConnectionsPage.tsx'
 import { AccountPage } from './pages/AccountPage.tsx'
 import { WelcomePage } from './pages/WelcomePage.tsx'
 import { RunPage } from './pages/RunPage.tsx'
@@ -203,6 +204,8 @@ function Page({
     case '/':
     case '/integrations':
       return <IntegrationsPage search={search} />
+    case '/model-connections':
+      return <ModelConnectionsPage me={me} search={search} />
     case '/tools':
       return <ToolsPage search={search} />
     case '/approvals':

@@ -4690,6 +4690,53 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/model-connections/{id}/usage': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The model agents that use it, so a removal can say what stops */
+    get: {
+      parameters: {
+        query?: never
+        header?: never
+        path: {
+          id: string
+        }
+        cookie?: never
+      }
+      requestBody?: never
+      responses: {
+        /** @description OK */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ModelConnectionUsage']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/approvals': {
     parameters: {
       query?: never
@@ -5942,6 +5989,7 @@ export interface components {
       started_at: string
       finished_at?: string | null
       duration_ms?: number | null
+      approval?: components['schemas']['ApprovalNote']
     }
     Run: {
       id: string
@@ -6151,6 +6199,44 @@ export interface components {
         run_id?: string
       }[]
     }
+    /** @description On a model's tool call that waited for a person: who let it run or stopped it, and when */
+    ApprovalNote: {
+      approval_id: string
+      /**
+       * @description expired: nobody decided in time, so the call counted as denied
+       * @enum {unknown}
+       */
+      decision: 'approve' | 'approve_for_run' | 'deny' | 'expired'
+      /** @description Null when the request expired */
+      by: {
+        id: string
+        name: string | null
+        email: string | null
+      } | null
+      /**
+       * Format: date-time
+       * @description When it was decided, or when the request expired
+       */
+      at: string
+      reason: string | null
+      /** @description Approved with edited input: the entry's input is what ran */
+      edited: boolean
+      /** @description With edited: the input the model asked for */
+      model_input?: unknown
+    }
+    ApprovalDecision: {
+      /** @enum {unknown} */
+      decision: 'approve' | 'approve_for_run' | 'deny'
+      /** @description The edited input that runs instead of the call's own (approvals only) */
+      input?: unknown
+      reason?: string
+      /** @description The deciding person's user id */
+      by: string
+      by_name?: string
+      by_email?: string
+      /** Format: date-time */
+      at: string
+    }
     ModelConnection: {
       id: string
       name: string
@@ -6166,6 +6252,19 @@ export interface components {
       sandbox: boolean
       /** Format: date-time */
       created_at?: string | null
+    }
+    ModelConnectionUsage: {
+      /** @description Your model agents whose current version uses it (at most 20) */
+      agents: {
+        id: string
+        name: string
+      }[]
+      /** @description Your agents past the 20 named */
+      more: number
+      /** @description Other people's agents using a shared connection */
+      others: number
+      /** @description What removing it stops, in words */
+      summary: string | null
     }
     Approval: {
       id: string
@@ -6183,8 +6282,9 @@ export interface components {
         /** @description The call in words */
         words?: string
       }[]
+      /** @description By tool_call_id; a call's own input stays in calls, an edited one is the decision's */
       decisions: {
-        [key: string]: Record<string, unknown>
+        [key: string]: components['schemas']['ApprovalDecision']
       }
       /** Format: date-time */
       created_at: string

@@ -194,8 +194,17 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
       expect(texts.filter((t) => /Model call/.test(t)).length).toBeGreaterThanOrEqual(2)
       const deleted = texts.find((t) => /Delete Ticket/.test(t))
       expect(deleted).toBeDefined()
-      await entries.filter({ hasText: 'Delete Ticket' }).getByText('Input').click()
-      expect(await entries.filter({ hasText: 'Delete Ticket' }).innerText()).toContain(String(instead))
+      const deleteEntry = entries.filter({ hasText: 'Delete Ticket' })
+      await deleteEntry.getByText('Input that ran (edited by a person)').click()
+      await deleteEntry.getByText('Input the model asked for').click()
+      const [ran, asked_for] = await deleteEntry.locator('.json-body').allInnerTexts()
+      expect(ran).toContain(String(instead))
+      expect(asked_for).toContain(String(asked))
+      // Who let it run, by name, and when.
+      const { body: me } = await rest('GET', '/v1/me')
+      expect(await deleteEntry.getByTestId('approval-note').innerText()).toMatch(
+        new RegExp(`^Approved with edited input by ${me.name} \\(${me.email}\\) at `),
+      )
       await shot('06-trace')
       expect(await exists(instead)).toBe(false)
       expect(await exists(asked)).toBe(true)

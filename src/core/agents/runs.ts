@@ -12,6 +12,7 @@ import { parseOrThrow } from '../validation.ts'
 import { afterPosition, createdMicros, CursorField, decodeCursor, LimitField, pageOf } from '../paging.ts'
 import { z } from 'zod'
 import type { Agents } from './agents.ts'
+import { approvalNotes, type ApprovalNote } from './approval-note.ts'
 import { inputProblems } from './definition.ts'
 import { cutParts } from './stored-value.ts'
 import type { QueueCap } from './queue-cap.ts'
@@ -52,6 +53,8 @@ export interface TimelineEntry {
   started_at: Date
   finished_at: Date | null
   duration_ms: number | null
+  /** A model's tool call that waited for a person: who decided, when, and what the model asked for. */
+  approval?: ApprovalNote
 }
 
 export interface RunView {
@@ -323,6 +326,18 @@ export class Runs {
       steps.flatMap((s) => (s.integration_id ? [s.integration_id] : [])),
     )
     view.timeline = steps.map((s) => this.entry(s, names))
+    if (steps.some((s) => s.kind === 'tool_call')) {
+      const requests = await this.db
+        .selectFrom('approvals')
+        .select(['id', 'status', 'calls', 'decisions', 'expires_at'])
+        .where('run_id', '=', runId)
+        .execute()
+      const notes = approvalNotes(requests)
+      for (const e of view.timeline) {
+        const note = e.kind === 'tool_call' ? notes.get(e.key) : undefined
+        if (note) e.approval = note
+      }
+    }
     return view
   }
 

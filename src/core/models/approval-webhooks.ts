@@ -1,20 +1,15 @@
 import { randomBytes } from 'node:crypto'
-import { Webhook } from 'standardwebhooks'
-import { fetch } from 'undici'
 import type { User } from '../access/users.ts'
 import type { Sealer } from '../connections/crypto.ts'
 import { AppError, invalidInput, notFound } from '../errors.ts'
-import { AddressRefused, reachable, refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts'
-import { newId } from '../ids.ts'
+import { refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts'
 import type { Db } from '../store/database.ts'
 import { parseOrThrow } from '../validation.ts'
 import { z } from 'zod'
+import { INSTALLATION, type ApprovalWebhookOutbox, type WebhookScope } from './approval-webhook-outbox.ts'
 import type { ApprovalView } from './approvals.ts'
 
-/** The installation's webhook is stored under this owner; a user's under their id. */
-export const INSTALLATION = '*'
-
-export type WebhookScope = 'mine' | 'installation'
+export { INSTALLATION, type WebhookScope }
 
 export interface ApprovalWebhookView {
   scope: WebhookScope
@@ -24,28 +19,12 @@ export interface ApprovalWebhookView {
   secret?: string
 }
 
-/**
- * Waits before each delivery attempt: at once, then Standard Webhooks' early steps (5 s, 5 min,
- * 30 min, 2 h). A person is waiting on the other side, so the tries stop well inside the approval's
- * day; they are kept in this process only, so a restart during them drops the remaining tries (the
- * approval itself is stored and listed as ever).
- */
-export const APPROVAL_WEBHOOK_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000]
-const ATTEMPT_TIMEOUT_MS = 10_000
-
 const WebhookInput = z.strictObject({
   url: z.url({
     protocol: /^https?$/,
     error: 'give the http(s) address to tell, for example https://example.com/hooks/approvals',
   }),
 })
-
-export interface DeliveryOutcome {
-  scope: WebhookScope
-  status: number | null
-  error?: string
-  attempt: number
-}
 
 /**
  * The optional signed webhook that tells an outside system an approval is waiting
@@ -56,15 +35,12 @@ export interface DeliveryOutcome {
  * decide it; it carries no key, token or credential, and deciding still takes a person's own key.
  */
 export class ApprovalWebhooks {
-  /** Told of each delivery's last attempt (tests and logs); never given the address or the secret. */
-  onDelivered: (outcome: DeliveryOutcome & { approval_id: string }) => void = () => {}
-
   constructor(
     private readonly db: Db,
     private readonly sealer: Sealer,
     private readonly publicUrl: string,
     private readonly networks: AgentNetworks,
-    private readonly scheduleMs: readonly number[] = APPROVAL_WEBHOOK_SCHEDULE_MS,
+    private readonly outbox: ApprovalWebhookOutbox,
   ) {}
 
   async set(user: User, scope: WebhookScope, raw: unknown): Promise<ApprovalWebhookView> {
@@ -106,23 +82,22 @@ export class ApprovalWebhooks {
     if (!removed.numDeletedRows) throw notFound('approval webhook')
   }
 
-  /** Tells the run owner's webhook and the installation's, each with its own secret, in the background. */
+  /**
+   * Tells the run owner's webhook and the installation's, each signed with its own secret: stored as
+   * deliveries first (approval-webhook-outbox.ts), so a restart loses no try.
+   */
   async notify(approval: ApprovalView, ownerId: string): Promise<void> {
     const rows = await this.db
       .selectFrom('approval_webhooks')
-      .select(['owner', 'url', 'secret'])
+      .select('owner')
       .where('owner', 'in', [ownerId, INSTALLATION])
       .execute()
     if (!rows.length) return
-    const body = JSON.stringify(this.payload(approval))
-    for (const row of rows)
-      void this.deliver(
-        approval.id,
-        row.owner === INSTALLATION ? 'installation' : 'mine',
-        row.url,
-        this.sealer.open(row.secret),
-        body,
-      )
+    await this.outbox.enqueue(
+      approval.id,
+      rows.map((r) => r.owner),
+      JSON.stringify(this.payload(approval)),
+    )
   }
 
   /** What the outside system reads: what waits, in words, and how a person decides it. */
@@ -151,51 +126,6 @@ export class ApprovalWebhooks {
         },
       },
     }
-  }
-
-  private async deliver(
-    approvalId: string,
-    scope: WebhookScope,
-    url: string,
-    secret: string,
-    body: string,
-  ): Promise<void> {
-    // One message id for every attempt, so the receiver can drop a repeat (Standard Webhooks).
-    const messageId = newId('msg')
-    let last: DeliveryOutcome = { scope, status: null, attempt: 0 }
-    for (const [i, waitMs] of this.scheduleMs.entries()) {
-      if (waitMs) await new Promise((resolve) => setTimeout(resolve, waitMs).unref())
-      const at = new Date()
-      last = { scope, status: null, attempt: i + 1 }
-      try {
-        const response = await fetch(url, {
-          ...reachable(url, this.networks),
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'webhook-id': messageId,
-            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-            'webhook-signature': new Webhook(secret).sign(messageId, at, body),
-          },
-          body,
-          redirect: 'manual',
-          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-        })
-        await response.body?.cancel().catch(() => undefined)
-        last.status = response.status
-        if (response.status >= 200 && response.status < 300) break
-        last.error = `answered ${response.status}`
-      } catch (err) {
-        const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err
-        last.error =
-          cause instanceof AddressRefused
-            ? cause.message
-            : `could not reach it: ${cause instanceof Error ? cause.message || cause.name : String(cause)}`
-        // An address outside the allowed networks stays outside them: no more tries.
-        if (cause instanceof AddressRefused) break
-      }
-    }
-    this.onDelivered({ ...last, approval_id: approvalId })
   }
 
   private ownerOf(user: User, scope: WebhookScope, verb: string): string {

@@ -27,7 +27,10 @@ export interface Decision {
   /** Inputs a person edited before approving, checked against the step's schema. */
   input?: unknown
   reason?: string
+  /** The person who decided, with their name and email as they were then (the trace shows them). */
   by: string
+  by_name?: string
+  by_email?: string
   at: string
 }
 
@@ -256,6 +259,8 @@ export class Approvals {
           ...(d.input !== undefined ? { input: d.input } : {}),
           ...(d.reason ? { reason: d.reason } : {}),
           by: user.id,
+          by_name: user.name,
+          by_email: user.email,
           at: new Date().toISOString(),
         }
       }

@@ -628,6 +628,34 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0018_approval_webhook_outbox': {
+    async up(db: Kysely<any>) {
+      // The approval webhook's deliveries as stored rows (docs/model-agents.md, "Telling an outside
+      // system"): tries waiting for their time survive a restart, and an instance claims a row with a
+      // lease before sending, so two instances never both send one try. The address and secret stay
+      // in approval_webhooks and are read when sending; the body holds no secret.
+      await db.schema
+        .createTable('approval_webhook_deliveries')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('approval_id', 'text', (c) => c.notNull().references('approvals.id').onDelete('cascade'))
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) =>
+          c.notNull().check(sql`status in ('pending','delivered','failed')`),
+        )
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('lease_holder', 'text')
+        .addColumn('lease_until', 'timestamptz')
+        .addColumn('last_status', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+        .execute()
+      await sql`create index approval_webhook_deliveries_due on approval_webhook_deliveries (next_at) where status = 'pending'`.execute(
+        db,
+      )
+    },
+  },
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -332,6 +332,24 @@ export interface ApprovalWebhooksTable {
   created_at: DefaultNow
 }
 
+/** One approval webhook delivery, tried until it is delivered or its schedule runs out. */
+export interface ApprovalWebhookDeliveriesTable {
+  /** Also the `webhook-id` of every try, so a receiver can drop a repeat. */
+  id: string
+  approval_id: string
+  /** The webhook's owner in approval_webhooks: a user id, or '*' for the installation's. */
+  owner: string
+  body: string
+  status: 'pending' | 'delivered' | 'failed'
+  attempts: ColumnType<number, number | undefined, number>
+  next_at: Timestamp
+  lease_holder: string | null
+  lease_until: Timestamp | null
+  last_status: number | null
+  last_error: string | null
+  created_at: DefaultNow
+}
+
 export type ApprovalStatus = 'pending' | 'decided' | 'expired' | 'cancelled'
 
 export interface ApprovalsTable {
@@ -377,6 +395,7 @@ export interface Schema {
   price_overrides: PriceOverridesTable
   plan_ceilings: PlanCeilingsTable
   approval_webhooks: ApprovalWebhooksTable
+  approval_webhook_deliveries: ApprovalWebhookDeliveriesTable
 }
 
 /** The typed database every store module queries. */

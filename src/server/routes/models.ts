@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { connectionUsage } from '../../core/models/connection-usage.ts'
 import { extendRun } from '../../core/models/extend.ts'
 import { parseOrThrow } from '../../core/validation.ts'
 import type { Services } from '../../services.ts'
@@ -26,6 +27,11 @@ export function modelRoutes(app: FastifyInstance, services: Services) {
   // The key is taken here and never answered again.
   app.post('/v1/model-connections', async (request, reply) =>
     reply.status(201).send(await modelConnections.create(callerOf(request), request.body)),
+  )
+
+  // Asked before a removal, so the confirmation can name the model agents that stop working.
+  app.get<ById>('/v1/model-connections/:id/usage', async (request) =>
+    connectionUsage(services.store.db, callerOf(request), request.params.id),
   )
 
   app.delete<ById>('/v1/model-connections/:id', async (request, reply) => {

@@ -98,8 +98,7 @@ export function ModelAgentEditor({
         <FieldErrorText id="agent-model-error" messages={errors.model} />
         {connections.length === 0 ? (
           <p className="help" data-testid="no-model-connections">
-            You have no model connection yet. Connect a provider with <code>switchyard models connect</code>{' '}
-            or <code>POST /v1/model-connections</code>; see{' '}
+            You have no model connection yet. <AddConnectionLink />; it shows up here once added. See{' '}
             <DocsLink page="model-agents.md">model agents</DocsLink>.
           </p>
         ) : (
@@ -160,6 +159,11 @@ export function ModelAgentEditor({
               )}
             </FieldShell>
           </div>
+        )}
+        {connections.length > 0 && (
+          <p className="help model-connection-add">
+            Not in the list? <AddConnectionLink />; it shows up here once added.
+          </p>
         )}
         {connection?.sandbox && (
           <p className="sandbox-model-note" data-testid="sandbox-model-note">
@@ -453,5 +457,17 @@ function ModelToolCard({
         </details>
       )}
     </li>
+  )
+}
+
+/**
+ * Opens the model connections page in a new tab, so the agent being edited here is not lost; the
+ * editor reads the list again when that tab adds one (AgentEditorPage).
+ */
+function AddConnectionLink() {
+  return (
+    <a href="/model-connections?add" target="_blank" rel="noopener noreferrer">
+      Add a model connection<span className="visually-hidden"> (opens in a new tab)</span>
+    </a>
   )
 }

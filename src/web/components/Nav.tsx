@@ -7,6 +7,11 @@ const LINKS = [
     label: 'Integrations',
     match: (p: string) => p === '/' || p.startsWith('/integrations'),
   },
+  {
+    to: '/model-connections',
+    label: 'Models',
+    match: (p: string) => p.startsWith('/model-connections'),
+  },
   { to: '/agents', label: 'Agents', match: (p: string) => p.startsWith('/agents') },
   { to: '/runs', label: 'Runs', match: (p: string) => p.startsWith('/runs') },
   { to: '/approvals', label: 'Approvals', match: (p: string) => p.startsWith('/approvals') },

@@ -1,6 +1,7 @@
 import type { TimelineEntry } from '../agents-api.ts'
 import { usePlatformTitles } from '../platform-titles.ts'
 import { formatDuration, formatTime } from '../run-format.ts'
+import { ApprovalNoteLine } from './ApprovalNoteLine.tsx'
 import { JsonBlock, RunStatusBadge } from './RunBits.tsx'
 
 const KIND_WORDS: Record<string, string> = {
@@ -66,6 +67,7 @@ export function TimelineCard({ entry, now }: { entry: TimelineEntry; now: number
         </p>
       )}
       {entry.kind === 'model_call' && <ModelWords output={entry.output} />}
+      {entry.approval && <ApprovalNoteLine note={entry.approval} now={now} />}
       {entry.status === 'skipped' && !entry.summary && (
         <p className="muted">Skipped: its condition was false.</p>
       )}
@@ -87,7 +89,19 @@ export function TimelineCard({ entry, now }: { entry: TimelineEntry; now: number
       )}
       <div className="entry-json">
         {entry.input !== undefined && entry.input !== null && (
-          <JsonBlock label={entry.kind === 'delivery' ? 'What was sent' : 'Input'} value={entry.input} />
+          <JsonBlock
+            label={
+              entry.kind === 'delivery'
+                ? 'What was sent'
+                : entry.approval?.edited
+                  ? 'Input that ran (edited by a person)'
+                  : 'Input'
+            }
+            value={entry.input}
+          />
+        )}
+        {entry.approval?.edited && (
+          <JsonBlock label="Input the model asked for" value={entry.approval.model_input} />
         )}
         {entry.output !== undefined && entry.output !== null && (
           <JsonBlock label={entry.kind === 'delivery' ? 'What came back' : 'Output'} value={entry.output} />

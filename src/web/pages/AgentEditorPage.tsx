@@ -23,7 +23,12 @@ import { StepEditor } from '../components/StepEditor.tsx'
 import { usePlatformTitles } from '../platform-titles.ts'
 import { navigate } from '../router.ts'
 import { agentPath } from '../routes.ts'
-import { modelConnectionsApi, SANDBOX_MODEL_NAMES, type ModelConnection } from '../model-connections-api.ts'
+import {
+  modelConnectionsApi,
+  onConnectionsChanged,
+  SANDBOX_MODEL_NAMES,
+  type ModelConnection,
+} from '../model-connections-api.ts'
 import { fieldsFromSchema, type FormField } from '../schema-form.ts'
 import { withQuery } from '../url-state.ts'
 
@@ -44,6 +49,18 @@ export function AgentEditorPage({ id }: { id?: string }) {
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({})
   const [created, setCreated] = useState<Agent | null>(null)
   const platformTitles = usePlatformTitles()
+
+  // A connection added in another tab (the model picker's "Add a model connection") shows up here.
+  useEffect(
+    () =>
+      onConnectionsChanged(() =>
+        modelConnectionsApi.list().then(
+          (connections) => setLoaded((l) => (l ? { ...l, connections } : l)),
+          () => undefined, // the list already shown stays
+        ),
+      ),
+    [],
+  )
 
   useEffect(() => {
     document.title = `${id ? 'Edit agent' : 'New agent'} · Switchyard`

@@ -1,0 +1,192 @@
+// Issue 23 §2 and §6 in Debian's Chromium: a person connects an OpenAI-compatible server on the
+// Model connections page (the model sandbox's /openai/v1 stands in for one), from the model agent
+// editor's "Add a model connection", sees the server's field errors at their fields, never sees the
+// key again, uses the connection in a model agent that runs, and is told which agents use it before
+// removing it; at 1280 px and at 390 px without sideways scroll.
+import { mkdirSync } from 'node:fs'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  hasChromium,
+  SETUP_TIMEOUT_MS,
+  startBrowserStack,
+  warnIfNoChromium,
+  type BrowserStack,
+} from '../../test/helpers/browser.ts'
+import { connectZendesk } from '../../test/helpers/connect.ts'
+import { client } from '../../test/helpers/stack.ts'
+
+const SHOTS = '/work/tmp/shots'
+const TEST_TIMEOUT_MS = 180_000
+/** A key the model sandbox accepts; it must never show on a page once sent. */
+const KEY = 'sk-sandbox-typed-once'
+
+warnIfNoChromium('the model connections browser test')
+
+describe.skipIf(!hasChromium)('the model connections page', () => {
+  let b: BrowserStack
+  let page: Page
+  let integration: string
+  let rest: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>
+  beforeAll(async () => {
+    b = await startBrowserStack({
+      ownBuild: true,
+      stepTimeoutMs: 20_000,
+      viewport: { width: 1280, height: 900 },
+    })
+    page = b.page
+    mkdirSync(SHOTS, { recursive: true })
+    rest = client(b.stack, b.stack.apiKey).call
+    integration = (await connectZendesk(b.stack, { email: 'admin@acme.test' })).integrationId!
+  }, SETUP_TIMEOUT_MS)
+
+  afterAll(async () => {
+    await b?.close()
+  })
+
+  const shot = (name: string, on: Page = page) =>
+    on.screenshot({ path: `${SHOTS}/model-connections-${name}.png`, fullPage: true })
+
+  async function expectNoSideways(on: Page = page): Promise<void> {
+    const { scroll, width } = await on.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      width: window.innerWidth,
+    }))
+    expect(scroll, `the page is ${scroll}px wide in a ${width}px window`).toBeLessThanOrEqual(width)
+  }
+
+  async function searchSelect(selector: string, query: string, option: string | RegExp): Promise<void> {
+    const box = page.locator(selector)
+    await box.click()
+    await box.fill(query)
+    const listbox = page.locator(`[id="${await box.getAttribute('aria-controls')}"]`)
+    await listbox.getByRole('option', { name: option }).first().click()
+  }
+
+  /** The add form, filled for the sandbox's OpenAI-compatible base URL, with the server's errors met first. */
+  async function addCompatible(on: Page, name: string): Promise<void> {
+    const form = on.locator('form.model-connection-form')
+    await form.waitFor()
+    await on.getByLabel('OpenAI-compatible server').check()
+    // The base URL the form filled in for OpenAI goes; a compatible server has none to guess.
+    expect(await on.locator('#model-connection-base_url').inputValue()).toBe('')
+    await on.locator('#model-connection-base_url').fill('not a url')
+    await on.getByRole('button', { name: 'Connect', exact: true }).click()
+    // The server's errors, each at its field.
+    const nameError = on.locator('#model-connection-name-error')
+    await nameError.waitFor()
+    expect(await nameError.innerText()).toMatch(/give the connection a name/)
+    expect(await on.locator('#model-connection-name').getAttribute('aria-invalid')).toBe('true')
+    expect(await on.locator('#model-connection-base_url-error').innerText()).toMatch(/http\(s\) base URL/)
+    await shot(`${name.includes('phone') ? '390' : '1280'}-field-errors`, on)
+
+    await on.locator('#model-connection-name').fill(name)
+    await on.locator('#model-connection-base_url').fill(`${b.stack.sandboxUrl}/openai/v1`)
+    await on.locator('#model-connection-api_key').fill(KEY)
+    expect(await on.locator('#model-connection-api_key').getAttribute('type')).toBe('password')
+    await on.getByRole('button', { name: 'Connect', exact: true }).click()
+    await on.getByText(`Connected ${name}`).waitFor()
+    // The key was typed once: no input holds it, no page text shows it.
+    expect(await on.locator('#model-connection-api_key').count()).toBe(0)
+    expect(await on.content()).not.toContain(KEY)
+  }
+
+  it(
+    'a person adds an OpenAI-compatible server from the editor, uses it in a model agent that runs, and is told what uses it before removing it',
+    async () => {
+      await b.openSignedIn('/agents/new')
+      await page.locator('#agent-name').fill('Ticket reader')
+      await page.getByRole('button', { name: 'Add input variable' }).click()
+      await page.locator('#agent-inputs-0-name').fill('ticket_id')
+      await page.locator('#agent-inputs-0-type').selectOption('number')
+      await page.getByRole('radio', { name: /^Model/ }).check()
+
+      // The model picker's link opens the page in a tab of its own, so the agent being made stays.
+      const [tab] = await Promise.all([
+        page.context().waitForEvent('page'),
+        page.getByRole('link', { name: /Add a model connection/ }).click(),
+      ])
+      await tab.waitForLoadState()
+      expect(new URL(tab.url()).pathname).toBe('/model-connections')
+      // Nothing of theirs yet: only the sandbox model, labelled as one.
+      const sandbox = tab.locator('[data-model-connection-id="mc_sandbox"]')
+      await sandbox.waitFor()
+      expect(await sandbox.innerText()).toMatch(/sandbox model/)
+      expect(await sandbox.getByRole('button', { name: 'Remove' }).count()).toBe(0)
+      await addCompatible(tab, 'Local compatible')
+      const row = tab.locator('.model-connection').filter({ hasText: 'Local compatible' })
+      expect(await row.innerText()).toMatch(/OpenAI-compatible server/)
+      expect(await row.innerText()).toMatch(/Stored sealed, never shown/)
+      await shot('1280-added', tab)
+      await tab.close()
+
+      // Back in the editor, the new connection is there to choose, and the agent uses it.
+      await page.bringToFront()
+      const option = page.locator('#agent-model-connection option', { hasText: 'Local compatible' })
+      await option.waitFor({ state: 'attached' })
+      await page.locator('#agent-model-connection').selectOption({ label: 'Local compatible' })
+      await page.locator('#agent-model-name').fill('sandbox-model')
+      await page.locator('#agent-instructions').fill('Read the ticket with get_ticket.\nticket_id: ')
+      await page.getByRole('button', { name: 'inputs.ticket_id', exact: true }).click()
+      await page.getByRole('button', { name: 'Add tool' }).click()
+      await searchSelect('#agent-tools-0-tool', 'get ticket', /^Get Ticket/)
+      await page.getByRole('button', { name: 'Create agent' }).click()
+      await page.waitForURL((u) => /^\/agents\/[^/]+$/.test(u.pathname))
+      const agentId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2])
+      const connections = (await rest('GET', '/v1/model-connections')).body.model_connections
+      const added = connections.find((c: { name: string }) => c.name === 'Local compatible')
+      expect(added).toMatchObject({ protocol: 'openai-compatible', has_key: true, owner: 'you' })
+      expect(JSON.stringify(connections)).not.toContain(KEY)
+      expect((await rest('GET', `/v1/agents/${agentId}`)).body.model).toEqual({
+        connection: added.id,
+        name: 'sandbox-model',
+      })
+
+      const made = await rest('POST', '/v1/tools/zendesk.create_ticket/run', {
+        integration,
+        input: { subject: 'Printer on fire', description: 'Printer on fire, in detail' },
+      })
+      await page.getByRole('button', { name: 'Run now' }).click()
+      await page.locator('#run-now-ticket_id').fill(String(made.body.output.id))
+      await page.getByRole('button', { name: 'Start run' }).click()
+      await page.waitForURL((u) => u.pathname.startsWith('/runs/'))
+      await page.getByTestId('run-result').waitFor()
+      expect(await page.getByTestId('run-status').innerText()).toMatch(/Succeeded/i)
+      expect(await page.getByTestId('timeline-entry').filter({ hasText: 'Get Ticket' }).count()).toBe(1)
+
+      // Removing it names the agent that would stop; the nav leads there.
+      await page.getByRole('link', { name: 'Models', exact: true }).click()
+      const mine = page.locator('.model-connection').filter({ hasText: 'Local compatible' })
+      await mine.getByRole('button', { name: 'Remove' }).click()
+      const question = page.getByRole('group', { name: /^Remove Local compatible\?/ })
+      await question.waitFor()
+      expect(await question.innerText()).toMatch(/The model agent “Ticket reader” uses it/)
+      await shot('1280-remove-confirm')
+      await question.getByRole('button', { name: 'Remove' }).click()
+      await mine.waitFor({ state: 'detached' })
+      expect((await rest('GET', '/v1/model-connections')).body.model_connections).toHaveLength(1)
+      expect(b.pageErrors).toEqual([])
+    },
+    TEST_TIMEOUT_MS,
+  )
+
+  it(
+    'the page and its form fit a 390 px phone, with no sideways scroll',
+    async () => {
+      await page.setViewportSize({ width: 390, height: 844 })
+      try {
+        await b.openSignedIn('/model-connections')
+        await page.getByRole('button', { name: 'Add a model connection' }).click()
+        await expectNoSideways()
+        await shot('390-form')
+        await addCompatible(page, 'Local phone server')
+        await expectNoSideways()
+        await shot('390-added')
+        expect(b.pageErrors).toEqual([])
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 900 })
+      }
+    },
+    TEST_TIMEOUT_MS,
+  )
+})
