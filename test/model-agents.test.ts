@@ -3,7 +3,7 @@ import { connectZendesk } from './helpers/connect.ts'
 import { scriptedModel, settled, waitForRun } from './helpers/model-agents.ts'
 import { describeRun } from '../src/cli/runs.ts'
 import { callOk, httpClient } from './helpers/mcp.ts'
-import { client } from './helpers/stack.ts'
+import { client, zendeskControl } from './helpers/stack.ts'
 import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 
 // Model agents against the model sandbox and the Zendesk sandbox, over real HTTP (issue 23).
@@ -263,6 +263,31 @@ describe('each complaint about model agents elsewhere, as a test', () => {
     expect(run.status).toBe('failed')
     expect(run.error.code).toBe('loop_detected')
     expect((await model.calls()).length).toBe(3)
+  })
+
+  // The loop no longer reads the run's row before each call: the cancel is checked in the write that
+  // begins the next call (models/claimed-timeline.ts).
+  it('a cancel asked for while a model run is in hand stops it before its next call', async () => {
+    const id = await ticket()
+    const zendesk = zendeskControl(stack)
+    // The tool call is held long enough for the cancel to come while it is in flight.
+    await zendesk.fault({
+      latency_ms: 1_500,
+      match: { method: 'GET', path: `/api/v2/tickets/${id}.json` },
+      times: 1,
+    })
+    try {
+      const runId = await start(await agent('Sandbox model'), { ticket_id: id })
+      await waitForRun(api, runId, (r) => r.timeline.some((e: any) => e.kind === 'tool_call'))
+      const asked = await api.post(`/v1/runs/${runId}/cancel`)
+      expect(asked.status, JSON.stringify(asked.body)).toBe(200)
+      const run = await waitForRun(api, runId, settled)
+      expect(run.status).toBe('cancelled')
+      // The call in flight keeps its result; no model call follows it.
+      expect(run.timeline.map((e: any) => e.kind)).toEqual(['model_call', 'tool_call'])
+    } finally {
+      await zendesk.clearFaults()
+    }
   })
 
   it('escalating to a person is an ending of its own', async () => {

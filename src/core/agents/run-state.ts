@@ -55,6 +55,7 @@ interface RunEnd {
   result: unknown
   error: RunError | null
   settled: Settled[]
+  modelState?: unknown
 }
 
 /** A settled entry's row as JSON values (for jsonb_to_recordset). */
@@ -98,8 +99,10 @@ export class RunState {
 
   /**
    * A step's call is about to go out: its entry is stored as running first, so a crash during the
-   * call is seen on resume. Entries that ended without a call before it are written with it. False
-   * when the claim lost the run (fenced, see `fence`): nothing is written and the call must not go out.
+   * call is seen on resume. Entries that ended without a call before it are written with it. The
+   * entries as stored, or null when the claim lost the run (fenced, see `fence`), or, with
+   * `unlessCancelled`, when a person has asked to cancel it: nothing is written and the call must
+   * not go out.
    */
   async begin(
     runId: string,
@@ -107,7 +110,8 @@ export class RunState {
     step: StepStart,
     attempts: Attempt[] = [],
     settled: Settled[] = [],
-  ): Promise<boolean> {
+    { unlessCancelled = false } = {},
+  ): Promise<StepRow[] | null> {
     const rows = [
       ...settled.map((s) => settledEntry(runId, s, this.keep)),
       {
@@ -116,8 +120,8 @@ export class RunState {
         attempts,
       },
     ].map((row) => ({ attempts: [], ...row }))
-    const { rows: written } = await sql<{ seq: number }>`
-      with fence as (${this.fence(runId, lease)})
+    const { rows: written } = await sql<StepRow>`
+      with fence as (${this.fence(runId, lease, unlessCancelled)})
       insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
       select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, s.attempts,
         case when s.status = 'running' then null else now() end
@@ -127,8 +131,8 @@ export class RunState {
       on conflict (run_id, seq) do update set key = excluded.key, input = excluded.input, status = excluded.status,
         attempts = excluded.attempts, output = excluded.output, summary = excluded.summary, error = excluded.error,
         finished_at = excluded.finished_at
-      returning seq`.execute(this.db)
-    return written.length > 0
+      returning *`.execute(this.db)
+    return written.length > 0 ? written.sort((a, b) => a.seq - b.seq) : null
   }
 
   /**
@@ -136,8 +140,9 @@ export class RunState {
    * locked for share, so a sweep that would hand the run on waits for the write to commit and the
    * next claim then reads it (a stalled execution's write lands before the hand-over or not at all).
    */
-  private fence(runId: string, lease: Lease) {
-    return sql`select id from runs where id = ${runId} and lease_holder = ${lease.holder} and status = 'running' for share`
+  private fence(runId: string, lease: Lease, unlessCancelled = false) {
+    const notCancelled = unlessCancelled ? sql` and not cancel_requested` : sql``
+    return sql`select id from runs where id = ${runId} and lease_holder = ${lease.holder} and status = 'running'${notCancelled} for share`
   }
 
   /**
@@ -178,27 +183,35 @@ export class RunState {
 
   /**
    * The attempts of an entry still in progress; one that ended meanwhile (its run did) keeps its end.
-   * With a lease, only while that claim holds the run (false otherwise: the execution stops there).
+   * With a lease, only while that claim holds the run (null otherwise: the execution stops there).
+   * The entry as stored.
    */
-  async attempts(runId: string, seq: number, attempts: Attempt[], lease?: Lease): Promise<boolean> {
-    const result = await this.db
+  async attempts(runId: string, seq: number, attempts: Attempt[], lease?: Lease): Promise<StepRow | null> {
+    const row = await this.db
       .updateTable('run_steps')
       .set({ attempts: JSON.stringify(attempts) })
       .where('run_id', '=', runId)
       .where('seq', '=', seq)
       .where('status', '=', 'running')
       .$if(lease !== undefined, (q) => q.where(sql<boolean>`exists (${this.fence(runId, lease!)})`))
+      .returningAll()
       .executeTakeFirst()
-    return result.numUpdatedRows > 0n
+    return row ?? null
   }
 
   /**
-   * An entry's end. With a lease, only while that claim holds the run (false otherwise). Without
-   * one: an external agent's own tool calls and its delivery's record, which its run token or the
-   * agent's report govern, not a worker's claim.
+   * An entry's end, and the entry as stored. With a lease, only while that claim holds the run (null
+   * otherwise). Without one: an external agent's own tool calls and its delivery's record, which its
+   * run token or the agent's report govern, not a worker's claim.
    */
-  async end(runId: string, seq: number, end: StepEnd, attempts?: Attempt[], lease?: Lease): Promise<boolean> {
-    const result = await this.db
+  async end(
+    runId: string,
+    seq: number,
+    end: StepEnd,
+    attempts?: Attempt[],
+    lease?: Lease,
+  ): Promise<StepRow | null> {
+    const row = await this.db
       .updateTable('run_steps')
       .set({
         status: end.status,
@@ -211,21 +224,22 @@ export class RunState {
       .where('run_id', '=', runId)
       .where('seq', '=', seq)
       .$if(lease !== undefined, (q) => q.where(sql<boolean>`exists (${this.fence(runId, lease!)})`))
+      .returningAll()
       .executeTakeFirst()
-    return result.numUpdatedRows > 0n
+    return row ?? null
   }
 
   /**
-   * Ends the run, with the entries that ended without a call since the last write; false when the
-   * lease was lost (another worker owns the run now), and then nothing is written. Runs that end at
-   * the same moment share one statement (a group commit), so a worker finishing many short runs
-   * pays a fraction of a round trip for each.
+   * Ends the run, with the entries that ended without a call since the last write (and a model
+   * run's own state, in the same write); false when the lease was lost (another worker owns the run
+   * now), and then nothing is written. Runs that end at the same moment share one statement (a group
+   * commit), so a worker finishing many short runs pays a fraction of a round trip for each.
    */
   async finish(
     runId: string,
     lease: Lease,
     status: EndStatus,
-    outcome: { result?: unknown; error?: RunError | null },
+    outcome: { result?: unknown; error?: RunError | null; modelState?: unknown },
     settled: Settled[] = [],
   ): Promise<boolean> {
     const ended = await this.ends.submit({
@@ -235,6 +249,7 @@ export class RunState {
       result: outcome.result,
       error: outcome.error ?? null,
       settled,
+      modelState: outcome.modelState,
     })
     if (ended) this.metrics.runFinished(status)
     return ended
@@ -243,10 +258,11 @@ export class RunState {
   private async writeEnds(ends: RunEnd[]): Promise<boolean[]> {
     const { rows } = await sql<{ id: string; holder: string }>`
       with ends as (
-        select * from jsonb_to_recordset(${JSON.stringify(ends.map((e) => ({ id: e.runId, holder: e.holder, status: e.status, result: e.result ?? null, error: e.error })))}::jsonb)
-          as e(id text, holder text, status text, result jsonb, error jsonb)
+        select * from jsonb_to_recordset(${JSON.stringify(ends.map((e) => ({ id: e.runId, holder: e.holder, status: e.status, result: e.result ?? null, error: e.error, model_state: e.modelState })))}::jsonb)
+          as e(id text, holder text, status text, result jsonb, error jsonb, model_state jsonb)
       ), done as (
         update runs set status = ends.status, result = ends.result, error = ends.error, finished_at = now(),
+          model_state = coalesce(ends.model_state, runs.model_state),
           lease_holder = null, lease_expires_at = null, token_hash = null, token_sealed = null
         from ends where runs.id = ends.id and runs.lease_holder = ends.holder and runs.status = 'running'
         returning runs.id, ends.holder

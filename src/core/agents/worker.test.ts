@@ -1,3 +1,4 @@
+import type { KyselyPlugin, QueryId } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../store/database.ts'
 import { openRunStore, type RunStore } from '../../../test/helpers/run-store.ts'
@@ -188,6 +189,70 @@ describe('the run worker', () => {
     }
   })
 
+  // The model-agent bench (docs/benchmarks.md): runs that ended while a claim was in flight left their
+  // owner below its share by the time the claim returned, so the worker slept with the burst ready and
+  // started the rest only at its idle poll.
+  it("runs ending during a claim lose no wake: a burst held to its owner's share still drains", async () => {
+    const owner = await runs.owner('share-race@example.test')
+    const burst: string[] = []
+    for (let i = 0; i < 7; i++) burst.push(await runs.run({ user_id: owner.userId, agent_id: owner.agentId }))
+    const gate = claimGate()
+    const started: string[] = []
+    const release = new Map<string, () => void>()
+    // The handler ends its run without a write: a claim held at the gate holds PGlite's one connection.
+    const handler = {
+      execute: async (run: RunRow) => {
+        started.push(run.id)
+        await new Promise<void>((resolve) => release.set(run.id, resolve))
+      },
+    }
+    const worker = new RunWorker(
+      store.db.withPlugin(gate.plugin),
+      handler,
+      4,
+      (err) => {
+        throw err
+      },
+      30_000,
+      undefined,
+      AN_HOUR_MS,
+    )
+    const reached = async (what: string, ok: () => boolean) => {
+      await until(ok)
+      expect(ok(), what).toBe(true)
+    }
+    worker.start()
+    try {
+      worker.wake()
+      await reached('the burst takes its share of the slots', () => started.length === 3)
+      // Each run that ends wakes a claim; one more run ends while each of the next two is in flight.
+      gate.hold(2)
+      release.get(started[0]!)!()
+      await gate.reached()
+      release.get(started[1]!)!()
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      gate.let()
+      await gate.reached()
+      release.get(started[2]!)!()
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      gate.let()
+      await reached('the rest of the burst starts as its runs end', () => {
+        for (const id of started) release.get(id)?.()
+        return started.length === burst.length
+      })
+      expect([...started].sort()).toEqual([...burst].sort())
+    } finally {
+      gate.let()
+      for (const r of release.values()) r()
+      await worker.stop()
+      await store.db
+        .updateTable('runs')
+        .set({ status: 'succeeded', lease_holder: null })
+        .where('id', 'in', burst)
+        .execute()
+    }
+  })
+
   // A run whose process keeps dying under it (issue 22, section 2) fails after MAX_LAPSES, saying why.
   it('a run whose lease lapsed MAX_LAPSES times fails as crashed, and its entry in flight ends with it', async () => {
     const id = await runs.run({
@@ -225,3 +290,45 @@ describe('the run worker', () => {
     }
   })
 })
+
+/** Holds the worker's next claims (its one recursive query) until let go, so runs can end meanwhile. */
+function claimGate() {
+  let holds = 0
+  const claims = new Set<QueryId>()
+  let open: (() => void) | undefined
+  let arrived: (() => void) | undefined
+  const plugin: KyselyPlugin = {
+    transformQuery(args) {
+      const node = args.node as { kind: string; sqlFragments?: readonly string[] }
+      if (
+        holds > 0 &&
+        node.kind === 'RawNode' &&
+        node.sqlFragments?.join('').includes('with recursive owners')
+      ) {
+        holds--
+        claims.add(args.queryId)
+      }
+      return args.node
+    },
+    async transformResult(args) {
+      if (claims.delete(args.queryId)) {
+        await new Promise<void>((resolve) => {
+          open = resolve
+          arrived?.()
+        })
+      }
+      return args.result
+    },
+  }
+  return {
+    plugin,
+    hold: (n: number) => (holds = n),
+    reached: () => (open ? Promise.resolve() : new Promise<void>((resolve) => (arrived = resolve))),
+    let: () => {
+      const go = open
+      open = undefined
+      arrived = undefined
+      go?.()
+    },
+  }
+}

@@ -202,11 +202,13 @@ export class RunWorker {
       this.signaled = false
       const free = this.concurrency - this.active.size
       let claimed: RunRow[] = []
+      // The owners' runs in hand as the claim counts them (runs may end while it is in flight).
+      const heldAtClaim = new Map(this.activeByOwner)
       if (free > 0) {
         await this.yieldToIntake()
         this.newcomer = false
         try {
-          claimed = await this.claim(free)
+          claimed = await this.claim(free, heldAtClaim)
         } catch (err) {
           this.onError(err)
         }
@@ -218,17 +220,22 @@ export class RunWorker {
         this.track(run)
       }
       const full = claimed.length === free
-      // An owner at its share of the slots may have more ready: the end of one of its runs must wake the loop too.
-      this.saturated = full || this.atShare()
+      // An owner the claim gave its whole share of the slots may have more ready: the end of one of
+      // its runs must wake the loop too. Counted as the claim saw it: runs that ended during the claim
+      // had left the owner below its share by the time it returned, the loop slept with runs ready,
+      // and the burst crawled on at the idle poll (the model-agent bench's runs, 3 at a time of 7).
+      this.saturated = full || this.tookShare(claimed, heldAtClaim)
       // Claim again at once only when there may be more: a full claim, or news since this one began.
       if (!this.signaled && (!full || this.active.size >= this.concurrency)) await this.idle()
     }
   }
 
-  /** Whether some owner holds as many of this worker's slots as one owner may (slotsPerOwner). */
-  private atShare(): boolean {
+  /** Whether the claim left some owner holding as many of this worker's slots as one owner may (slotsPerOwner). */
+  private tookShare(claimed: RunRow[], heldAtClaim: ReadonlyMap<string, number>): boolean {
+    const held = new Map(heldAtClaim)
+    for (const run of claimed) held.set(run.user_id, (held.get(run.user_id) ?? 0) + 1)
     const share = slotsPerOwner(this.concurrency)
-    for (const held of this.activeByOwner.values()) if (held >= share) return true
+    for (const n of held.values()) if (n >= share) return true
     return false
   }
 
@@ -300,7 +307,7 @@ export class RunWorker {
    * earliest turns win. No owner is given more of this worker's slots than slotsPerOwner allows.
    * Each claim writes its own fencing token into `lease_holder`.
    */
-  private async claim(limit: number): Promise<RunRow[]> {
+  private async claim(limit: number, heldByOwner: ReadonlyMap<string, number>): Promise<RunRow[]> {
     const { rows } = await sql<RunRow>`
       with recursive owners(user_id) as (
         (select user_id from runs where status = 'queued' order by user_id limit 1)
@@ -325,7 +332,7 @@ export class RunWorker {
         started_at = coalesce(started_at, now()), executions = executions + 1
       where id in (
         select id from candidates
-        where nth <= ${slotsPerOwner(this.concurrency)} - coalesce((${JSON.stringify(Object.fromEntries(this.activeByOwner))}::jsonb ->> user_id)::int, 0)
+        where nth <= ${slotsPerOwner(this.concurrency)} - coalesce((${JSON.stringify(Object.fromEntries(heldByOwner))}::jsonb ->> user_id)::int, 0)
         order by turn, coalesce((${JSON.stringify(Object.fromEntries(this.served))}::jsonb ->> user_id)::bigint, 0), available_at
         limit ${limit})
       returning *`.execute(this.claimsThrough ?? this.db)

@@ -20,9 +20,11 @@ import type { ToolRegistry } from '../tools/catalog.ts'
 import type { ToolExecutor } from '../tools/executor.ts'
 import type { Approvals, Decision } from './approvals.ts'
 import { BUDGET_FIELDS, budgetOf, type Budget, type BudgetField } from './budget.ts'
-import type { ModelClientFactory, ModelToolCall } from './client.ts'
+import { ClaimedTimeline } from './claimed-timeline.ts'
+import type { ModelClient, ModelClientFactory, ModelToolCall } from './client.ts'
 import type { ModelConnections } from './connections.ts'
 import type { PlanCeilings } from './plan-ceilings.ts'
+import { ModelOfRun } from './run-client.ts'
 import { priceVersionLabel, type PriceBook } from './price-book.ts'
 import {
   ACCOUNT_FIELD,
@@ -120,13 +122,11 @@ export class ModelRunner {
     }
     const firstMessage = JSON.stringify({ inputs: run.inputs, ...(run.event ? { event: run.event } : {}) })
     const budget = this.limits(def, runState, await this.ceilings.of(user.plan))
+    const timeline = await ClaimedTimeline.open(this.state, run, lease)
+    const model = new ModelOfRun(this.connections, this.clientOf, run.user_id, def.model!.connection)
     for (;;) {
       if (!lease.held()) return
-      if (await this.state.cancelRequested(run.id)) {
-        await this.end(run, lease, runState, 'cancelled', { error: CANCELLED })
-        return
-      }
-      const read = readTranscript(await this.state.steps(run.id), firstMessage)
+      const read = readTranscript(timeline.entries(), firstMessage)
       runState.usage = read.usage
       const last = read.last?.answer
       let outcome: Outcome
@@ -134,11 +134,28 @@ export class ModelRunner {
         (c) => read.results.get(c.id)?.status !== 'succeeded' && read.results.get(c.id)?.status !== 'failed',
       )
       if (last && unanswered && !read.inFlight)
-        outcome = await this.toolCalls(run, def, user, lease, tools, runState, read, budget)
+        outcome = await this.toolCalls(run, def, user, lease, tools, runState, read, budget, timeline)
       else if (last && !read.inFlight && last.calls.length === 0 && !last.correction)
-        outcome = await this.finalAnswer(run, def, lease, runState, read, budget)
-      else outcome = await this.modelCall(run, def, user, lease, tools, runState, read, budget, system)
-      if (outcome === 'stop') return
+        outcome = await this.finalAnswer(run, def, lease, runState, read, budget, timeline)
+      else
+        outcome = await this.modelCall(
+          run,
+          def,
+          user,
+          lease,
+          tools,
+          runState,
+          read,
+          budget,
+          system,
+          timeline,
+          model,
+        )
+      if (outcome === 'stop') {
+        // A call not begun because a person asked to cancel (claimed-timeline.ts): the run ends so.
+        if (timeline.cancelled) await this.end(run, lease, runState, 'cancelled', { error: CANCELLED })
+        return
+      }
     }
   }
 
@@ -160,8 +177,7 @@ export class ModelRunner {
     status: EndStatus,
     outcome: { result?: unknown; error?: RunError },
   ): Promise<void> {
-    await this.state.modelState(run.id, lease, runState)
-    await this.state.finish(run.id, lease, status, outcome)
+    await this.state.finish(run.id, lease, status, { ...outcome, modelState: runState })
   }
 
   private async exhausted(
@@ -209,6 +225,8 @@ export class ModelRunner {
     read: ReadTranscript,
     budget: Budget,
     system: string,
+    timeline: ClaimedTimeline,
+    modelOfRun: ModelOfRun,
   ): Promise<Outcome> {
     // The same call, arguments and result again and again: the model is going round in circles.
     const counts = new Map<string, number>()
@@ -242,24 +260,27 @@ export class ModelRunner {
     const accounts = await this.accountNames(user, tools)
     const offered = offeredTools(tools, accounts)
     const input = { model: model.name, connection: model.connection, tools: offered.map((t) => t.name) }
-    if (!read.inFlight) {
-      const key = `model#${read.usage.model_calls + 1}`
-      if (!(await this.state.begin(run.id, lease, { seq, key, kind: 'model_call', input }))) return 'stop'
-    }
-    let endpoint
+    const step = { seq, key: `model#${read.usage.model_calls + 1}`, kind: 'model_call' as const, input }
+    let client: ModelClient
     try {
-      endpoint = await this.connections.endpoint(run.user_id, model.connection)
+      client = await modelOfRun.client()
     } catch (err) {
       const error = errorOf(err)
-      await this.state.end(run.id, seq, { status: 'failed', error }, attempts, lease)
-      await this.end(run, lease, runState, 'failed', { error })
+      const stored =
+        (read.inFlight || (await timeline.begin(step))) &&
+        (await timeline.end(seq, { status: 'failed', error }, attempts))
+      if (stored) await this.end(run, lease, runState, 'failed', { error })
       return 'stop'
     }
-    const client = this.clientOf(endpoint)
+    // The entry is stored with its first attempt running, in one write: a crash during the call is
+    // seen on resume, and the call is asked again there.
+    let started = Date.now()
+    attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
+    const begun = read.inFlight
+      ? await timeline.attempts(seq, attempts)
+      : await timeline.begin(step, attempts)
+    if (!begun || !lease.held()) return 'stop'
     for (;;) {
-      const started = Date.now()
-      attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
-      if (!(await this.state.attempts(run.id, seq, attempts, lease)) || !lease.held()) return 'stop'
       try {
         const answer = await client.call({
           model: model.name,
@@ -283,15 +304,7 @@ export class ModelRunner {
             ? `${model.name} asked for ${answer.calls.map((c) => c.name).join(', ')}`
             : `${model.name} answered (${answer.finishReason})`,
         }
-        if (
-          !(await this.state.end(
-            run.id,
-            seq,
-            { status: 'succeeded', output: stored, summary },
-            attempts,
-            lease,
-          ))
-        )
+        if (!(await timeline.end(seq, { status: 'succeeded', output: stored, summary }, attempts)))
           return 'stop'
         return 'continue'
       } catch (err) {
@@ -311,19 +324,22 @@ export class ModelRunner {
         }
         if (waitMs === undefined) {
           const error = errorOf(err)
-          await this.state.end(run.id, seq, { status: 'failed', error }, attempts, lease)
+          await timeline.end(seq, { status: 'failed', error }, attempts)
           await this.end(run, lease, runState, 'failed', {
             error: { ...error, message: `the model call failed: ${error.message}` },
           })
           return 'stop'
         }
-        if (!(await this.state.attempts(run.id, seq, attempts, lease))) return 'stop'
+        if (!(await timeline.attempts(seq, attempts))) return 'stop'
         const retryAt = new Date(Date.now() + waitMs)
         if (!(await waitInHand(waitMs, lease.stopping))) {
           await this.state.later(run.id, lease, retryAt)
           return 'stop'
         }
         if (!lease.held()) return 'stop'
+        started = Date.now()
+        attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
+        if (!(await timeline.attempts(seq, attempts)) || !lease.held()) return 'stop'
       }
     }
   }
@@ -355,6 +371,7 @@ export class ModelRunner {
     runState: ModelRunState,
     read: ReadTranscript,
     budget: Budget,
+    timeline: ClaimedTimeline,
   ): Promise<Outcome> {
     const { seq, answer } = read.last!
     let correction: string | null = null
@@ -379,13 +396,11 @@ export class ModelRunner {
     // Not an answer to end on: said back to the model, within the same repair budget as tool errors.
     if (read.usage.tool_errors + 1 > budget.tool_errors)
       return this.exhausted(run, lease, runState, 'tool_errors', budget)
-    const entry = (await this.state.steps(run.id)).find((e) => e.seq === seq)!
-    const ok = await this.state.end(
-      run.id,
+    const entry = timeline.entry(seq)!
+    const ok = await timeline.end(
       seq,
       { status: 'succeeded', output: { ...answer, correction }, summary: entry.summary as never },
       entry.attempts as Attempt[],
-      lease,
     )
     return ok ? 'continue' : 'stop'
   }
@@ -400,6 +415,7 @@ export class ModelRunner {
     runState: ModelRunState,
     read: ReadTranscript,
     budget: Budget,
+    timeline: ClaimedTimeline,
   ): Promise<Outcome> {
     const { seq: modelSeq, answer } = read.last!
     let nextSeq = read.nextSeq
@@ -429,29 +445,32 @@ export class ModelRunner {
       if (existing) {
         // Caught in flight by a crash: a read is read again in its entry; a write is not repeated.
         if (bound?.registered.tool.effect === 'read')
-          reads.push(() => this.runTool(run, user, lease, existing.seq, call, bound, call.input, existing))
+          reads.push(() =>
+            this.runTool(run, user, lease, timeline, existing.seq, call, bound, call.input, existing),
+          )
         else if (
-          !(await this.state.end(
-            run.id,
+          !(await timeline.end(
             existing.seq,
             { status: 'failed', error: INTERRUPTED },
             markInterrupted(existing),
-            lease,
           ))
         )
           return 'stop'
         continue
       }
-      const fail = async (error: RunError): Promise<boolean> =>
-        this.state
-          .begin(run.id, lease, {
-            seq: nextSeq++,
-            key: call.id,
-            kind: 'tool_call',
-            toolId: bound?.registered.tool.id ?? null,
-            input: call.input,
-          })
-          .then((ok) => ok && this.state.end(run.id, nextSeq - 1, { status: 'failed', error }, [], lease))
+      const fail = async (error: RunError): Promise<boolean> => {
+        const seq = nextSeq++
+        const step = {
+          seq,
+          key: call.id,
+          kind: 'tool_call' as const,
+          toolId: bound?.registered.tool.id ?? null,
+        }
+        return (
+          (await timeline.begin({ ...step, input: call.input })) &&
+          timeline.end(seq, { status: 'failed', error }, [])
+        )
+      }
       if (!bound) {
         const known = [...tools.keys(), ESCALATE_TOOL].join(', ')
         if (
@@ -473,7 +492,7 @@ export class ModelRunner {
         continue
       }
       const seq = nextSeq++
-      const task = () => this.runTool(run, user, lease, seq, call, bound, call.input)
+      const task = () => this.runTool(run, user, lease, timeline, seq, call, bound, call.input)
       // Reads may run together; writes go one at a time, in the order the model asked.
       ;(bound.registered.tool.effect === 'read' ? reads : writes).push(task)
     }
@@ -490,6 +509,7 @@ export class ModelRunner {
       run,
       user,
       lease,
+      timeline,
       tools,
       runState,
       modelSeq,
@@ -505,6 +525,7 @@ export class ModelRunner {
     run: RunRow,
     user: User,
     lease: Lease,
+    timeline: ClaimedTimeline,
     tools: Map<string, BoundTool>,
     runState: ModelRunState,
     modelSeq: number,
@@ -560,13 +581,13 @@ export class ModelRunner {
               message: 'nobody approved this call in time, so it was not run (treated as denied)',
             }
         const ok =
-          (await this.state.begin(run.id, lease, {
+          (await timeline.begin({
             seq,
             key: call.id,
             kind: 'tool_call',
             toolId: bound.registered.tool.id,
             input: call.input,
-          })) && (await this.state.end(run.id, seq, { status: 'failed', error }, [], lease))
+          })) && (await timeline.end(seq, { status: 'failed', error }, []))
         if (!ok) return 'stop'
         continue
       }
@@ -574,7 +595,9 @@ export class ModelRunner {
         runState.approved_for_run.push(call.name)
         if (!(await this.state.modelState(run.id, lease, runState))) return 'stop'
       }
-      runnable.push(() => this.runTool(run, user, lease, seq, call, bound, decision.input ?? call.input))
+      runnable.push(() =>
+        this.runTool(run, user, lease, timeline, seq, call, bound, decision.input ?? call.input),
+      )
     }
     if (runnable.length && usage.tool_calls + runnable.length > budget.tool_calls)
       return this.exhausted(run, lease, runState, 'tool_calls', budget)
@@ -594,6 +617,7 @@ export class ModelRunner {
     run: RunRow,
     user: User,
     lease: Lease,
+    timeline: ClaimedTimeline,
     seq: number,
     call: ModelToolCall,
     bound: BoundTool,
@@ -609,28 +633,25 @@ export class ModelRunner {
       : []
     let integrationId: string | null = null
     const base = { seq, key: call.id, kind: 'tool_call' as const, toolId: tool.id, input: rawInput }
-    if (typeof account !== 'string' || !account) {
-      const error = { code: 'invalid_input', message: `say which account to act on in ${ACCOUNT_FIELD}` }
-      return (
-        (await this.state.begin(run.id, lease, base)) &&
-        this.state.end(run.id, seq, { status: 'failed', error }, [], lease)
-      )
-    }
+    const failBeforeCall = async (error: RunError) =>
+      (await timeline.begin(base)) && timeline.end(seq, { status: 'failed', error }, [])
+    if (typeof account !== 'string' || !account)
+      return failBeforeCall({
+        code: 'invalid_input',
+        message: `say which account to act on in ${ACCOUNT_FIELD}`,
+      })
     try {
       integrationId = (await this.integrations.resolve(user.id, bound.registered.platform.id, account)).id
     } catch (err) {
       const error = errorOf(err)
       const message = `${error.message}; choose one of the accounts the tool's description lists`
-      return (
-        (await this.state.begin(run.id, lease, base)) &&
-        this.state.end(run.id, seq, { status: 'failed', error: { code: error.code, message } }, [], lease)
-      )
+      return failBeforeCall({ code: error.code, message })
     }
-    if (!(await this.state.begin(run.id, lease, { ...base, integrationId }, attempts))) return false
+    // The entry is stored with its first attempt running, in one write, before the call goes out.
+    let started = Date.now()
+    attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
+    if (!(await timeline.begin({ ...base, integrationId }, attempts)) || !lease.held()) return false
     for (;;) {
-      const started = Date.now()
-      attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
-      if (!(await this.state.attempts(run.id, seq, attempts, lease)) || !lease.held()) return false
       try {
         const { output, summary } = await this.executor.runAndSummarize(
           user,
@@ -644,7 +665,7 @@ export class ModelRunner {
           outcome: 'succeeded',
           duration_ms: Date.now() - started,
         }
-        return this.state.end(run.id, seq, { status: 'succeeded', output, summary }, attempts, lease)
+        return timeline.end(seq, { status: 'succeeded', output, summary }, attempts)
       } catch (err) {
         const failed = attempts.filter((a) => a.outcome === 'failed').length + 1
         const waitMs =
@@ -660,10 +681,13 @@ export class ModelRunner {
         }
         // A tool's failure is the model's to read and repair (within its repair budget), not the run's end.
         if (waitMs === undefined || waitMs > MAX_INLINE_WAIT_MS)
-          return this.state.end(run.id, seq, { status: 'failed', error: errorOf(err) }, attempts, lease)
-        if (!(await this.state.attempts(run.id, seq, attempts, lease))) return false
+          return timeline.end(seq, { status: 'failed', error: errorOf(err) }, attempts)
+        if (!(await timeline.attempts(seq, attempts))) return false
         await new Promise((resolve) => setTimeout(resolve, waitMs))
         if (!lease.held()) return false
+        started = Date.now()
+        attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
+        if (!(await timeline.attempts(seq, attempts)) || !lease.held()) return false
       }
     }
   }

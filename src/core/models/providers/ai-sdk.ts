@@ -14,66 +14,82 @@ import {
 import { fetch as undiciFetch } from 'undici'
 import { AppError } from '../../errors.ts'
 import { AddressRefused, reachable, type AgentNetworks } from '../../http/public-only.ts'
-import type { FinishReason, ModelAnswer, ModelClient, ModelEndpoint, TranscriptMessage } from '../client.ts'
+import type {
+  FinishReason,
+  ModelAnswer,
+  ModelClient,
+  ModelEndpoint,
+  ModelRequest,
+  TranscriptMessage,
+} from '../client.ts'
 
 /**
  * The model port on the Vercel AI SDK 6.x (pinned; docs/model-agents.md says why not 7.x): the only
  * file that names it. One `generateText` per call, with tools that have no `execute`, so the SDK
  * never runs a tool or loops: Switchyard's loop does both, durably.
  */
-export const aiSdkClient = (endpoint: ModelEndpoint): ModelClient => ({
-  async call(request) {
-    const model = languageModel(endpoint, request.model)
-    const tools: ToolSet = Object.fromEntries(
-      request.tools.map((t) => [
-        t.name,
-        tool({
-          description: t.description,
-          inputSchema: jsonSchema(t.parameters as Parameters<typeof jsonSchema>[0]),
-          ...(t.strict ? { strict: true } : {}),
-        }),
-      ]),
+export const aiSdkClient = (endpoint: ModelEndpoint): ModelClient => {
+  // A run's client makes all its calls (runner.ts), mostly to one model: its provider is made once.
+  const models = new Map<string, LanguageModel>()
+  return {
+    call: (request) => {
+      let model = models.get(request.model)
+      if (!model) models.set(request.model, (model = languageModel(endpoint, request.model)))
+      return callModel(model, request)
+    },
+  }
+}
+
+async function callModel(model: LanguageModel, request: ModelRequest): Promise<ModelAnswer> {
+  const tools: ToolSet = Object.fromEntries(
+    request.tools.map((t) => [
+      t.name,
+      tool({
+        description: t.description,
+        inputSchema: jsonSchema(t.parameters as Parameters<typeof jsonSchema>[0]),
+        ...(t.strict ? { strict: true } : {}),
+      }),
+    ]),
+  )
+  try {
+    const result = await generateText({
+      model,
+      system: request.system,
+      messages: toModelMessages(request.messages),
+      ...(request.tools.length ? { tools } : {}),
+      ...(request.outputSchema
+        ? { output: Output.object({ schema: jsonSchema(request.outputSchema as never) }) }
+        : {}),
+      // The loop retries on its own terms (a stored answer is never asked for again).
+      maxRetries: 0,
+      abortSignal: request.signal,
+    })
+    const calls = result.content.flatMap((part) =>
+      part.type === 'tool-call'
+        ? [
+            {
+              id: part.toolCallId,
+              name: part.toolName,
+              input: part.input,
+              ...('invalid' in part && part.invalid && typeof part.input === 'string'
+                ? { invalid: 'its arguments are not valid JSON' }
+                : {}),
+            },
+          ]
+        : [],
     )
-    try {
-      const result = await generateText({
-        model,
-        system: request.system,
-        messages: toModelMessages(request.messages),
-        ...(request.tools.length ? { tools } : {}),
-        ...(request.outputSchema
-          ? { output: Output.object({ schema: jsonSchema(request.outputSchema as never) }) }
-          : {}),
-        // The loop retries on its own terms (a stored answer is never asked for again).
-        maxRetries: 0,
-        abortSignal: request.signal,
-      })
-      const calls = result.content.flatMap((part) =>
-        part.type === 'tool-call'
-          ? [
-              {
-                id: part.toolCallId,
-                name: part.toolName,
-                input: part.input,
-                ...('invalid' in part && part.invalid && typeof part.input === 'string'
-                  ? { invalid: 'its arguments are not valid JSON' }
-                  : {}),
-              },
-            ]
-          : [],
-      )
-      const headers = result.response.headers ?? {}
-      return {
-        text: result.text,
-        calls,
-        finishReason: finishOf(result.finishReason),
-        usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
-        requestId: headers['x-request-id'] ?? headers['request-id'] ?? result.response.id ?? null,
-      } satisfies ModelAnswer
-    } catch (err) {
-      throw providerError(err)
-    }
-  },
-})
+    const headers = result.response.headers ?? {}
+    return {
+      text: result.text,
+      calls,
+      finishReason: finishOf(result.finishReason),
+      usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
+      requestId: headers['x-request-id'] ?? headers['request-id'] ?? result.response.id ?? null,
+    } satisfies ModelAnswer
+  } catch (err) {
+    throw providerError(err)
+  }
+}
 
 /**
  * A fetch that reaches only the allowed networks (public-only.ts): the base URL was checked when
