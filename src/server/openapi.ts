@@ -605,13 +605,21 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       },
       '/v1/integrations/{id}/usage': {
         get: {
-          summary: 'What stops if it is disconnected or deleted: its active triggers and agent steps',
+          summary:
+            'What stops if it is disconnected or deleted: its active triggers, the agent steps and model tools bound to it, the external agents that declare it',
           parameters: [idParam],
           responses: {
             200: json(
               sent({
                 active_triggers: { type: 'integer' },
-                agent_steps: { type: 'integer' },
+                agent_steps: {
+                  type: 'integer',
+                  description: "Steps and model agents' tools of the agents' current versions that name it",
+                },
+                external_agents: {
+                  type: 'integer',
+                  description: 'External agents whose current version declares it in external.integrations',
+                },
                 paused_triggers: { type: 'integer' },
                 summary: { type: ['string', 'null'] },
               }),

@@ -957,7 +957,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** What stops if it is disconnected or deleted: its active triggers and agent steps */
+    /** What stops if it is disconnected or deleted: its active triggers, the agent steps and model tools bound to it, the external agents that declare it */
     get: {
       parameters: {
         query?: never
@@ -977,7 +977,10 @@ export interface paths {
           content: {
             'application/json': {
               active_triggers: number
+              /** @description Steps and model agents' tools of the agents' current versions that name it */
               agent_steps: number
+              /** @description External agents whose current version declares it in external.integrations */
+              external_agents: number
               paused_triggers: number
               summary: string | null
             }

@@ -12,6 +12,7 @@ import { afterPosition, createdMicros, decodeCursor, PageQuery, pageOf, searchPa
 import { sql } from 'kysely'
 import { refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts'
 import { AgentInput, definitionProblems, type AgentDefinition } from './definition.ts'
+import { saveIntegrationUses } from './integration-uses.ts'
 import type { ModelConnections } from '../models/connections.ts'
 import { modelAgentProblems } from '../models/validate.ts'
 import type { PlanCeilings } from '../models/plan-ceilings.ts'
@@ -61,6 +62,7 @@ export class Agents {
         .insertInto('agent_versions')
         .values({ agent_id: id, version: 1, definition: JSON.stringify(def) })
         .execute()
+      await saveIntegrationUses(trx, id, user.id, def)
     })
     return { agent: await this.get(user.id, id), signingSecret }
   }
@@ -97,6 +99,7 @@ export class Agents {
         })
         .where('id', '=', id)
         .execute()
+      await saveIntegrationUses(trx, id, user.id, def)
     })
     return { agent: await this.get(user.id, id), signingSecret }
   }
