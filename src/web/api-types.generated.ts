@@ -1825,6 +1825,8 @@ export interface paths {
           cursor?: string
           /** @description Search: every word must be found, ignoring case, in the agent's name or description */
           q?: string
+          /** @description Only the agents of exactly this name, ignoring case (names are unique per user; two may differ in case only). Read by an index, however many agents there are */
+          name?: string
         }
         header?: never
         path?: never

@@ -17,7 +17,7 @@ import { seededStoreForSuite } from '../helpers/seeded-store.ts'
 // Issue 22, §1 and §7: the confirmation before an integration is disconnected or deleted says what
 // stops ("10 active triggers and 3 agent steps use account7"). Among 1,000 agents it is counted from
 // the index of what each agent's current version names (migration 0019), exactly, and without
-// reading any agent's definition.
+// reading any agent's definition. An agent is found by name the same way (the CLI's resolveAgent).
 
 describe.each(STORES)("an integration's usage at any size on $name", ({ open }) => {
   let store: Store
@@ -103,5 +103,15 @@ describe.each(STORES)("an integration's usage at any size on $name", ({ open }) 
     expect({ table: 'agent_integration_uses', ...reads.agent_integration_uses }).toMatchObject({
       seqScans: 0,
     })
+  })
+  it('finds agents by name, ignoring case, through the (user_id, lower(name)) index (GET /v1/agents?name=)', async () => {
+    const reads = await tableReads(store.db, async (trx) => {
+      const named = new Agents(trx, new ToolRegistry(platforms), new Integrations(trx), {} as never)
+      const { agents: found } = await named.page(seed.userId, { name: 'AGENT 600' })
+      expect(found.map((a) => a.id)).toEqual(['big_agt_600'])
+      expect((await named.page(seed.userId, { name: 'no such agent' })).agents).toEqual([])
+    })
+    expect({ table: 'agents', ...reads.agents }).toMatchObject({ seqScans: 0 })
+    expect((reads.agents?.indexRows ?? 0) + (reads.agents?.seqRows ?? 0)).toBeLessThanOrEqual(2)
   })
 })

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks'
+import { z } from 'zod'
 import { randomBytes } from 'node:crypto'
 import type { User } from '../access/users.ts'
 import type { Integrations } from '../connections/integrations.ts'
@@ -18,6 +19,15 @@ import { modelAgentProblems } from '../models/validate.ts'
 import type { PlanCeilings } from '../models/plan-ceilings.ts'
 
 const MAX_CACHED_VERSIONS = 1_000
+
+/** A page of agents, optionally only those of one name, ignoring case. */
+const AgentPageQuery = PageQuery.extend({
+  name: z
+    .string({ error: 'give one agent name' })
+    .min(1, 'give an agent name')
+    .max(100, 'at most 100 characters')
+    .optional(),
+})
 
 export interface AgentView extends Omit<AgentDefinition, 'steps'> {
   id: string
@@ -122,9 +132,12 @@ export class Agents {
    * (docs/api.md, "Lists are paged").
    */
   async page(userId: string, raw: unknown): Promise<{ agents: AgentView[]; next_cursor: string | null }> {
-    const { limit, cursor, q } = parseOrThrow(PageQuery, raw)
+    const { limit, cursor, q, name } = parseOrThrow(AgentPageQuery, raw)
     const scope = `agents:${userId}`
     let query = this.rows(userId)
+    // By the (user_id, lower(name)) index of migration 0019: the CLI finds an agent by name with it,
+    // instead of reading every page of the list (issue 22, §7).
+    if (name !== undefined) query = query.where(sql`lower(agents.name)`, '=', sql<string>`lower(${name})`)
     if (cursor) query = query.where(afterPosition('agents', decodeCursor(cursor, scope), 'desc'))
     for (const pattern of searchPatterns(q))
       query = query.where((eb) =>

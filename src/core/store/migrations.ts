@@ -705,6 +705,8 @@ const migrations: Record<string, Migration> = {
         ) named
         where coalesce(ref, '') <> ''
         group by agent_id, user_id, ref, platform, kind`.execute(db)
+      // An agent by name, ignoring case (GET /v1/agents?name=, which the CLI resolves names with).
+      await sql`create index agents_by_lower_name on agents (user_id, lower(name))`.execute(db)
     },
   },
 }
