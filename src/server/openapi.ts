@@ -1,6 +1,6 @@
 import { ERROR_CODES, statusOf } from '../core/errors.ts'
 import type { ToolRegistry } from '../core/tools/catalog.ts'
-import { agentPaths, agentSchemas, nextCursor, pageParameters } from './openapi-agents.ts'
+import { agentPaths, agentSchemas, nextCursor, pageParameters, q } from './openapi-agents.ts'
 import { peoplePaths, peopleSchemas } from './openapi-people.ts'
 import { modelAdminPaths, modelAdminSchemas } from './openapi-model-admin.ts'
 import { modelPaths, modelSchemas } from './openapi-models.ts'
@@ -528,7 +528,13 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       '/v1/integrations': {
         get: {
           summary: 'Your integrations, oldest first, a page at a time',
-          parameters: pageParameters("the account name or the platform's id"),
+          parameters: [
+            ...pageParameters("the account name or the platform's id"),
+            q('platform', "Only this platform's integrations (a picker for a Trello step lists Trello's)", {
+              type: 'string',
+              maxLength: 50,
+            }),
+          ],
           responses: {
             200: json({
               type: 'object',

@@ -620,6 +620,8 @@ export interface paths {
           cursor?: string
           /** @description Search: every word must be found, ignoring case, in the account name or the platform's id */
           q?: string
+          /** @description Only this platform's integrations (a picker for a Trello step lists Trello's) */
+          platform?: string
         }
         header?: never
         path?: never
