@@ -249,3 +249,27 @@ describe('GET /v1/agents/{id}/subscriptions (the Triggers tab) is paged', () => 
     expect((await client(stack, b.apiKey).get(`/v1/agents/${agent}/subscriptions?limit=1`)).status).toBe(404)
   })
 })
+
+describe("the web app's integration pickers", () => {
+  it("GET /v1/integrations?platform= answers one platform's integrations, a short page at a time", async () => {
+    const db = stack.services.store.db
+    await sql`insert into integrations (id, user_id, platform, external_id, account_name, status)
+      values ('picker_zd_1', ${a.id}, 'zendesk', 'picker-zd-1', 'alpha desk', 'active')`.execute(db)
+    const api = client(stack, a.apiKey)
+    const zendesk = await api.get('/v1/integrations?platform=zendesk&limit=20')
+    expect(zendesk.status, zendesk.text).toBe(200)
+    expect(zendesk.body.integrations.map((i: { id: string }) => i.id)).toEqual(['picker_zd_1'])
+    expect(zendesk.body.next_cursor).toBeNull()
+    const trello = await api.get('/v1/integrations?platform=trello&limit=20')
+    expect(trello.body.integrations).toHaveLength(20)
+    expect(trello.body.integrations.every((i: { platform: string }) => i.platform === 'trello')).toBe(true)
+    expect(trello.body.next_cursor).not.toBeNull()
+    const searched = await api.get('/v1/integrations?platform=trello&q=account%2023&limit=20')
+    const found = searched.body.integrations as Array<{ id: string; platform: string }>
+    expect(found.map((i) => i.id)).toContain(mine.integrations[22])
+    expect(found.every((i) => i.platform === 'trello')).toBe(true)
+    const tooLong = await api.get(`/v1/integrations?platform=${'x'.repeat(51)}`)
+    expect(tooLong.status).toBe(400)
+    expect(tooLong.body.errors[0].field).toBe('platform')
+  })
+})

@@ -142,33 +142,41 @@ export function moreLine(nextCursor: string | null): string[] {
   return nextCursor ? [`more: add --cursor ${nextCursor}`] : []
 }
 
-/** Every page of a paged list (a lookup by name must see them all), at the largest page size. */
-export async function askAll<T>(route: string, key: string, query = new URLSearchParams()): Promise<T[]> {
-  const all: T[] = []
-  let cursor: string | null = null
-  do {
-    const params = new URLSearchParams(query)
-    params.set('limit', '200')
-    if (cursor) params.set('cursor', cursor)
-    const page: Record<string, unknown> = await ask('GET', `${route}?${params}`)
-    all.push(...(page[key] as T[]))
-    cursor = page.next_cursor as string | null
-  } while (cursor)
-  return all
-}
+/** How many of the caller's agents a "no agent has the name" error names. */
+const NAMED_IN_HINT = 10
 
-/** An agent by id, else by name (exact, then ignoring case), from the caller's list. */
+/**
+ * An agent by id, else by name (exact, then ignoring case). Each is one request the service answers
+ * from an index (GET /v1/agents/{id}, GET /v1/agents?name=), never every page of the caller's
+ * agents (issue 22, §7).
+ */
 export async function resolveAgent(ref: string): Promise<AgentRef> {
-  const agents = await askAll<AgentRef>('/v1/agents', 'agents')
-  const match = agents.find((a) => a.id === ref) ?? agents.find((a) => a.name === ref)
+  try {
+    return await ask<AgentRef>('GET', `/v1/agents/${encodeURIComponent(ref)}`)
+  } catch (err) {
+    if (!(err instanceof Refused) || err.status !== 404) throw err
+  }
+  const { agents: named } = await ask<{ agents: AgentRef[] }>(
+    'GET',
+    `/v1/agents?${new URLSearchParams({ name: ref, limit: '200' })}`,
+  )
+  const match = named.find((a) => a.name === ref)
   if (match) return match
-  const loose = agents.filter((a) => a.name.toLowerCase() === ref.toLowerCase())
-  if (loose.length === 1) return loose[0]
-  if (loose.length > 1)
+  if (named.length === 1) return named[0]
+  if (named.length > 1)
     throw new Error(
-      `several agents are named "${ref}" apart from case: ${loose.map((a) => `${a.id} ("${a.name}")`).join(', ')}; give an id`,
+      `several agents are named "${ref}" apart from case: ${named.map((a) => `${a.id} ("${a.name}")`).join(', ')}; give an id`,
     )
+  const some = await ask<{ agents: AgentRef[]; next_cursor: string | null }>(
+    'GET',
+    `/v1/agents?limit=${NAMED_IN_HINT}`,
+  )
+  const names = some.agents.map((a) => `"${a.name}"`).join(', ')
   throw new Error(
-    `no agent has the id or name "${ref}"${agents.length ? `; yours are ${agents.map((a) => `"${a.name}"`).join(', ')}` : '; you have none yet'}`,
+    `no agent has the id or name "${ref}"${
+      some.agents.length
+        ? `; yours ${some.next_cursor ? `include ${names}, … (agents list --search finds others)` : `are ${names}`}`
+        : '; you have none yet'
+    }`,
   )
 }

@@ -575,7 +575,11 @@ const subscriptionBody = {
   },
 }
 const mappedEvent = { event: { type: 'object' }, inputs: { type: 'object' }, errors: fieldErrors }
-const q = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({
+export const q = (
+  name: string,
+  description: string,
+  schema: Record<string, unknown> = { type: 'string' },
+) => ({
   name,
   in: 'query',
   schema,
@@ -600,7 +604,14 @@ export const agentPaths = {
   '/v1/agents': {
     get: {
       summary: 'Your agents, newest first, a page at a time',
-      parameters: pageParameters("the agent's name or description"),
+      parameters: [
+        ...pageParameters("the agent's name or description"),
+        q(
+          'name',
+          'Only the agents of exactly this name, ignoring case (names are unique per user; two may differ in case only). Read by an index, however many agents there are',
+          { type: 'string', minLength: 1, maxLength: 100 },
+        ),
+      ],
       responses: { 200: json(listOf('agents', 'Agent', nextCursor)), ...errors(400, 401) },
     },
     post: {

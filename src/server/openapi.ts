@@ -1,6 +1,6 @@
 import { ERROR_CODES, statusOf } from '../core/errors.ts'
 import type { ToolRegistry } from '../core/tools/catalog.ts'
-import { agentPaths, agentSchemas, nextCursor, pageParameters } from './openapi-agents.ts'
+import { agentPaths, agentSchemas, nextCursor, pageParameters, q } from './openapi-agents.ts'
 import { peoplePaths, peopleSchemas } from './openapi-people.ts'
 import { modelAdminPaths, modelAdminSchemas } from './openapi-model-admin.ts'
 import { modelPaths, modelSchemas } from './openapi-models.ts'
@@ -528,7 +528,13 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       '/v1/integrations': {
         get: {
           summary: 'Your integrations, oldest first, a page at a time',
-          parameters: pageParameters("the account name or the platform's id"),
+          parameters: [
+            ...pageParameters("the account name or the platform's id"),
+            q('platform', "Only this platform's integrations (a picker for a Trello step lists Trello's)", {
+              type: 'string',
+              maxLength: 50,
+            }),
+          ],
           responses: {
             200: json({
               type: 'object',
@@ -605,13 +611,21 @@ export function openApiDocument(registry: ToolRegistry, serverUrl: string) {
       },
       '/v1/integrations/{id}/usage': {
         get: {
-          summary: 'What stops if it is disconnected or deleted: its active triggers and agent steps',
+          summary:
+            'What stops if it is disconnected or deleted: its active triggers, the agent steps and model tools bound to it, the external agents that declare it',
           parameters: [idParam],
           responses: {
             200: json(
               sent({
                 active_triggers: { type: 'integer' },
-                agent_steps: { type: 'integer' },
+                agent_steps: {
+                  type: 'integer',
+                  description: "Steps and model agents' tools of the agents' current versions that name it",
+                },
+                external_agents: {
+                  type: 'integer',
+                  description: 'External agents whose current version declares it in external.integrations',
+                },
                 paused_triggers: { type: 'integer' },
                 summary: { type: ['string', 'null'] },
               }),

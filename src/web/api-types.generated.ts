@@ -620,6 +620,8 @@ export interface paths {
           cursor?: string
           /** @description Search: every word must be found, ignoring case, in the account name or the platform's id */
           q?: string
+          /** @description Only this platform's integrations (a picker for a Trello step lists Trello's) */
+          platform?: string
         }
         header?: never
         path?: never
@@ -957,7 +959,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** What stops if it is disconnected or deleted: its active triggers and agent steps */
+    /** What stops if it is disconnected or deleted: its active triggers, the agent steps and model tools bound to it, the external agents that declare it */
     get: {
       parameters: {
         query?: never
@@ -977,7 +979,10 @@ export interface paths {
           content: {
             'application/json': {
               active_triggers: number
+              /** @description Steps and model agents' tools of the agents' current versions that name it */
               agent_steps: number
+              /** @description External agents whose current version declares it in external.integrations */
+              external_agents: number
               paused_triggers: number
               summary: string | null
             }
@@ -1822,6 +1827,8 @@ export interface paths {
           cursor?: string
           /** @description Search: every word must be found, ignoring case, in the agent's name or description */
           q?: string
+          /** @description Only the agents of exactly this name, ignoring case (names are unique per user; two may differ in case only). Read by an index, however many agents there are */
+          name?: string
         }
         header?: never
         path?: never

@@ -119,7 +119,7 @@ describe('request', () => {
     )
     await expect(api.signIn('sy_wrong')).rejects.toBeInstanceOf(ApiError)
     expect(lost).not.toHaveBeenCalled()
-    await expect(api.listIntegrations()).rejects.toMatchObject({ status: 401 })
+    await expect(api.integrationsPage()).rejects.toMatchObject({ status: 401 })
     expect(lost).toHaveBeenCalledTimes(1)
     off()
   })

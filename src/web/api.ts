@@ -222,29 +222,19 @@ export const api = {
   listPlatforms: () => request<{ platforms: Platform[] }>('GET', '/v1/platforms').then((r) => r.platforms),
 
   /** One page of integrations, oldest first, found by words of the account name (docs/rest-api.md, "Lists are paged"). */
-  integrationsPage: (params: { q?: string; cursor?: string | null } = {}) => {
+  integrationsPage: (
+    params: { q?: string; cursor?: string | null; platform?: string; limit?: number } = {},
+  ) => {
     const query = new URLSearchParams()
     if (params.q) query.set('q', params.q)
     if (params.cursor) query.set('cursor', params.cursor)
+    if (params.platform) query.set('platform', params.platform)
+    if (params.limit) query.set('limit', String(params.limit))
     const qs = query.toString()
     return request<{ integrations: Integration[]; next_cursor: string | null }>(
       'GET',
       `/v1/integrations${qs ? `?${qs}` : ''}`,
     )
-  },
-  /** Every integration (pickers choose among them all), page after page. */
-  listIntegrations: async () => {
-    const all: Integration[] = []
-    let cursor: string | null = null
-    do {
-      const page: { integrations: Integration[]; next_cursor: string | null } = await request(
-        'GET',
-        `/v1/integrations?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      )
-      all.push(...page.integrations)
-      cursor = page.next_cursor
-    } while (cursor)
-    return all
   },
   getIntegration: (id: string) => request<Integration>('GET', `/v1/integrations/${enc(id)}`),
   connect: (platform: string, fields: Record<string, string>) =>

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks'
+import { z } from 'zod'
 import { randomBytes } from 'node:crypto'
 import type { User } from '../access/users.ts'
 import type { Integrations } from '../connections/integrations.ts'
@@ -12,11 +13,21 @@ import { afterPosition, createdMicros, decodeCursor, PageQuery, pageOf, searchPa
 import { sql } from 'kysely'
 import { refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts'
 import { AgentInput, definitionProblems, type AgentDefinition } from './definition.ts'
+import { saveIntegrationUses } from './integration-uses.ts'
 import type { ModelConnections } from '../models/connections.ts'
 import { modelAgentProblems } from '../models/validate.ts'
 import type { PlanCeilings } from '../models/plan-ceilings.ts'
 
 const MAX_CACHED_VERSIONS = 1_000
+
+/** A page of agents, optionally only those of one name, ignoring case. */
+const AgentPageQuery = PageQuery.extend({
+  name: z
+    .string({ error: 'give one agent name' })
+    .min(1, 'give an agent name')
+    .max(100, 'at most 100 characters')
+    .optional(),
+})
 
 export interface AgentView extends Omit<AgentDefinition, 'steps'> {
   id: string
@@ -61,6 +72,7 @@ export class Agents {
         .insertInto('agent_versions')
         .values({ agent_id: id, version: 1, definition: JSON.stringify(def) })
         .execute()
+      await saveIntegrationUses(trx, id, user.id, def)
     })
     return { agent: await this.get(user.id, id), signingSecret }
   }
@@ -97,6 +109,7 @@ export class Agents {
         })
         .where('id', '=', id)
         .execute()
+      await saveIntegrationUses(trx, id, user.id, def)
     })
     return { agent: await this.get(user.id, id), signingSecret }
   }
@@ -119,9 +132,12 @@ export class Agents {
    * (docs/api.md, "Lists are paged").
    */
   async page(userId: string, raw: unknown): Promise<{ agents: AgentView[]; next_cursor: string | null }> {
-    const { limit, cursor, q } = parseOrThrow(PageQuery, raw)
+    const { limit, cursor, q, name } = parseOrThrow(AgentPageQuery, raw)
     const scope = `agents:${userId}`
     let query = this.rows(userId)
+    // By the (user_id, lower(name)) index of migration 0019: the CLI finds an agent by name with it,
+    // instead of reading every page of the list (issue 22, §7).
+    if (name !== undefined) query = query.where(sql`lower(agents.name)`, '=', sql<string>`lower(${name})`)
     if (cursor) query = query.where(afterPosition('agents', decodeCursor(cursor, scope), 'desc'))
     for (const pattern of searchPatterns(q))
       query = query.where((eb) =>

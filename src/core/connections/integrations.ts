@@ -8,6 +8,7 @@ import type { ConnectedWith, IntegrationStatus, IntegrationsTable } from '../sto
 import type { Selectable } from 'kysely'
 import { afterPosition, createdMicros, decodeCursor, PageQuery, pageOf, searchPatterns } from '../paging.ts'
 import { parseOrThrow } from '../validation.ts'
+import { z } from 'zod'
 
 export type IntegrationRow = Selectable<IntegrationsTable>
 
@@ -54,6 +55,14 @@ export interface SaveConnection {
  * How long another instance may use an integration row this one has changed if the change feed's
  * notice is lost (this instance forgets at once, and the others as soon as the notice arrives).
  */
+/** A page of integrations, optionally of one platform only. */
+const IntegrationPageQuery = PageQuery.extend({
+  platform: z
+    .string({ error: 'give one platform id, for example trello' })
+    .max(50, 'at most 50 characters')
+    .optional(),
+})
+
 export const INTEGRATION_CACHE_TTL_MS = 5_000
 
 /** Every query is scoped by user id: another user's integration is indistinguishable from none. */
@@ -94,9 +103,11 @@ export class Integrations {
     raw: unknown,
     platform?: string,
   ): Promise<{ integrations: IntegrationRow[]; next_cursor: string | null }> {
-    const { limit, cursor, q } = parseOrThrow(PageQuery, raw)
+    const { limit, cursor, q, platform: asked } = parseOrThrow(IntegrationPageQuery, raw)
     const scope = `integrations:${userId}`
     let query = this.db.selectFrom('integrations').selectAll().where('user_id', '=', userId)
+    // One platform's (the web app's pickers): a step on Trello chooses among Trello accounts only.
+    platform ??= asked
     if (platform) query = query.where('platform', '=', platform)
     if (cursor) query = query.where(afterPosition('integrations', decodeCursor(cursor, scope), 'asc'))
     for (const pattern of searchPatterns(q))

@@ -656,6 +656,59 @@ const migrations: Record<string, Migration> = {
       )
     },
   },
+  '0019_usage_and_names_by_index': {
+    async up(db: Kysely<any>) {
+      // What uses an integration (the confirmation before it is disconnected or deleted) read every
+      // agent's definition (issue 22, §7). Each agent's current version's references are kept here, as
+      // written (an id or an account name), counted per kind and per the tool's platform ('' for an
+      // external agent's declaration, which may name any platform's): core/agents/integration-uses.ts.
+      await sql`
+        create table agent_integration_uses (
+          agent_id text not null references agents (id) on delete cascade,
+          user_id text not null,
+          ref text not null,
+          platform text not null,
+          kind text not null check (kind in ('step', 'tool', 'external')),
+          uses integer not null check (uses > 0),
+          primary key (agent_id, kind, platform, ref)
+        )`.execute(db)
+      await sql`create index agent_integration_uses_by_ref on agent_integration_uses (user_id, ref)`.execute(
+        db,
+      )
+      // The agents already saved, from their current versions, as integrationUses() counts them.
+      await sql`
+        insert into agent_integration_uses (agent_id, user_id, ref, platform, kind, uses)
+        select agent_id, user_id, ref, platform, kind, count(*)
+        from (
+          select a.id as agent_id, a.user_id, s.value->>'integration' as ref,
+            split_part(s.value->>'tool', '.', 1) as platform, 'step' as kind
+          from agents a
+          join agent_versions v on v.agent_id = a.id and v.version = a.current_version
+          cross join lateral jsonb_array_elements(
+            case when jsonb_typeof(v.definition->'steps') = 'array' then v.definition->'steps' else '[]'::jsonb end
+          ) s
+          union all
+          select a.id, a.user_id, t.value->>'integration', split_part(t.value->>'tool', '.', 1), 'tool'
+          from agents a
+          join agent_versions v on v.agent_id = a.id and v.version = a.current_version
+          cross join lateral jsonb_array_elements(
+            case when jsonb_typeof(v.definition->'tools') = 'array' then v.definition->'tools' else '[]'::jsonb end
+          ) t
+          union all
+          select a.id, a.user_id, e.value, '', 'external'
+          from agents a
+          join agent_versions v on v.agent_id = a.id and v.version = a.current_version
+          cross join lateral jsonb_array_elements_text(
+            case when jsonb_typeof(v.definition->'external'->'integrations') = 'array'
+              then v.definition->'external'->'integrations' else '[]'::jsonb end
+          ) e
+        ) named
+        where coalesce(ref, '') <> ''
+        group by agent_id, user_id, ref, platform, kind`.execute(db)
+      // An agent by name, ignoring case (GET /v1/agents?name=, which the CLI resolves names with).
+      await sql`create index agents_by_lower_name on agents (user_id, lower(name))`.execute(db)
+    },
+  },
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -166,6 +166,16 @@ export interface AgentVersionsTable {
   created_at: DefaultNow
 }
 
+/** Which integrations each agent's current version names (migration 0019; core/agents/integration-uses.ts). */
+export interface AgentIntegrationUsesTable {
+  agent_id: string
+  user_id: string
+  ref: string
+  platform: string
+  kind: 'step' | 'tool' | 'external'
+  uses: number
+}
+
 export interface WebhooksTable {
   id: string
   user_id: string
@@ -382,6 +392,7 @@ export interface Schema {
   leases: LeasesTable
   agents: AgentsTable
   agent_versions: AgentVersionsTable
+  agent_integration_uses: AgentIntegrationUsesTable
   webhooks: WebhooksTable
   subscriptions: SubscriptionsTable
   subscription_webhooks: SubscriptionWebhooksTable

@@ -1,6 +1,6 @@
 import { planAtLeast } from '../access/plans.ts'
 import type { User } from '../access/users.ts'
-import type { AgentDefinition } from '../agents/definition.ts'
+import { usesOf } from '../agents/integration-uses.ts'
 import type { IntegrationRow } from '../connections/integrations.ts'
 import { AppError } from '../errors.ts'
 import type { Db } from '../store/database.ts'
@@ -12,7 +12,10 @@ import type { Subscriptions } from './subscriptions.ts'
 /** What stops when an integration goes: said in the confirmation before a person disconnects or deletes it. */
 export interface IntegrationUsage {
   active_triggers: number
+  /** Steps, and model agents' tools, bound to it. */
   agent_steps: number
+  /** External agents that declare it in `external.integrations` (their run tokens act on it). */
+  external_agents: number
   /** Triggers paused when this integration was disconnected: reconnecting offers to resume them. */
   paused_triggers: number
   /** "2 active triggers and 1 agent step use Ada Lovelace (ada)", or null when nothing does. */
@@ -26,6 +29,9 @@ export interface ResumeOutcome {
 }
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`
+/** "a", "a and b", "a, b and c". */
+const listed = (parts: string[]) =>
+  parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : (parts[0] ?? '')
 
 /**
  * What happens to triggers when the things they depend on go (docs/triggers.md, "When an
@@ -52,17 +58,22 @@ export class TriggerLifecycle {
     const paused = subs.filter(
       (s) => s.status === 'paused' && s.paused_reason === 'integration_disconnected',
     ).length
-    const steps = await this.stepsUsing(userId, integration)
+    // From the index of what each agent's current version names (migration 0019), not from every
+    // definition (issue 22, §7). A model agent's tool bound to it counts as a step.
+    const uses = await usesOf(this.db, userId, integration)
+    const steps = uses.step + uses.tool
     const parts = [
       ...(active ? [plural(active, 'active trigger')] : []),
       ...(steps ? [plural(steps, 'agent step')] : []),
+      ...(uses.external ? [plural(uses.external, 'external agent')] : []),
     ]
-    const verb = active + steps === 1 ? 'uses' : 'use'
+    const verb = active + steps + uses.external === 1 ? 'uses' : 'use'
     return {
       active_triggers: active,
       agent_steps: steps,
+      external_agents: uses.external,
       paused_triggers: paused,
-      summary: parts.length ? `${parts.join(' and ')} ${verb} ${integration.account_name}` : null,
+      summary: parts.length ? `${listed(parts)} ${verb} ${integration.account_name}` : null,
     }
   }
 
@@ -228,25 +239,5 @@ export class TriggerLifecycle {
   /** Every process forgets its routes once the user's removal has committed. */
   async changed(): Promise<void> {
     await this.routes.changed()
-  }
-
-  private async stepsUsing(userId: string, integration: IntegrationRow): Promise<number> {
-    const rows = await this.db
-      .selectFrom('agents')
-      .innerJoin('agent_versions', (j) =>
-        j
-          .onRef('agent_versions.agent_id', '=', 'agents.id')
-          .onRef('agent_versions.version', '=', 'agents.current_version'),
-      )
-      .select('agent_versions.definition')
-      .where('agents.user_id', '=', userId)
-      .execute()
-    let steps = 0
-    for (const row of rows) {
-      const def = row.definition as AgentDefinition
-      for (const step of def.steps ?? [])
-        if (step.integration === integration.id || step.integration === integration.account_name) steps++
-    }
-    return steps
   }
 }

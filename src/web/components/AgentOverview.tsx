@@ -236,13 +236,18 @@ function ModelDefinition({ agent }: { agent: Agent }) {
   const [names, setNames] = useState<Record<string, string>>({})
   useEffect(() => {
     let live = true
-    Promise.all([modelConnectionsApi.list(), api.listIntegrations()]).then(
+    // Each integration its tools name, by id: never the whole list (issue 22, §7).
+    const ids = [...new Set((agent.tools ?? []).flatMap((t) => (t.integration ? [t.integration] : [])))]
+    Promise.all([
+      modelConnectionsApi.list(),
+      Promise.all(ids.map((id) => api.getIntegration(id).catch(() => null))),
+    ]).then(
       ([connections, integrations]) =>
         live &&
         setNames(
           Object.fromEntries([
             ...connections.map((c) => [c.id, c.name]),
-            ...integrations.map((i) => [i.id, i.account_name]),
+            ...integrations.flatMap((i) => (i ? [[i.id, i.account_name]] : [])),
           ]),
         ),
       () => {},
@@ -250,7 +255,7 @@ function ModelDefinition({ agent }: { agent: Agent }) {
     return () => {
       live = false
     }
-  }, [])
+  }, [agent.id, agent.version])
   const named = (id: string | undefined) => (id ? (names[id] ?? id) : '')
   return (
     <>

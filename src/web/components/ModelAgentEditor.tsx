@@ -1,6 +1,6 @@
 import { useRef } from 'react'
 import { InsertChoices } from './InsertChoices.tsx'
-import type { Integration, Tool } from '../api.ts'
+import type { Tool } from '../api.ts'
 import {
   approvalRuleOf,
   BUDGET_BOXES,
@@ -18,7 +18,7 @@ import { FieldErrorText } from './FieldErrorText.tsx'
 import { FieldShell, fieldAria } from './FieldShell.tsx'
 import { Link } from './Link.tsx'
 import { SearchSelect, type SearchOption } from './SearchSelect.tsx'
-import { integrationsFor, STATUS_NOTE } from './StepEditor.tsx'
+import { IntegrationPicker } from './IntegrationPicker.tsx'
 
 interface Props {
   form: ModelForm
@@ -26,7 +26,6 @@ interface Props {
   connections: readonly ModelConnection[]
   tools: readonly Tool[]
   toolOptions: readonly SearchOption[]
-  integrations: readonly Integration[]
   platformTitles: Record<string, string>
   /** The agent's input variables, which the instructions may name. */
   variables: readonly string[]
@@ -45,7 +44,6 @@ export function ModelAgentEditor({
   connections,
   tools,
   toolOptions,
-  integrations,
   platformTitles,
   variables,
   errors,
@@ -190,7 +188,6 @@ export function ModelAgentEditor({
             row={row}
             tools={tools}
             toolOptions={toolOptions}
-            integrations={integrations}
             platformTitles={platformTitles}
             errors={errors}
             onChange={(next) => setTool(i, next)}
@@ -291,7 +288,6 @@ function ModelToolCard({
   row,
   tools,
   toolOptions,
-  integrations,
   platformTitles,
   errors,
   onChange,
@@ -301,7 +297,6 @@ function ModelToolCard({
   row: ModelToolRow
   tools: readonly Tool[]
   toolOptions: readonly SearchOption[]
-  integrations: readonly Integration[]
   platformTitles: Record<string, string>
   errors: Record<string, string[]>
   onChange: (row: ModelToolRow) => void
@@ -310,7 +305,6 @@ function ModelToolCard({
   const base = `agent-tools-${index}`
   const e = (part: string) => errors[`tools.${index}.${part}`]
   const tool = tools.find((t) => t.id === row.tool)
-  const choices = integrationsFor(integrations, tool?.platform)
   const platformTitle = tool ? (platformTitles[tool.platform] ?? tool.platform) : ''
   const rule = approvalRuleOf(tool)
   // Open by itself where it holds something: a name, strict mode, or the server's words about them.
@@ -319,13 +313,11 @@ function ModelToolCard({
   const chooseTool = (id: string) => {
     const next = tools.find((t) => t.id === id)
     const keep = next?.platform === tool?.platform
-    const fresh = integrationsFor(integrations, next?.platform)
     onChange({
       ...row,
       tool: id,
-      integration: keep
-        ? row.integration
-        : ((fresh.find((i) => i.status === 'active') ?? fresh[0])?.id ?? ''),
+      // Another platform's integration cannot serve it: any of the new platform's, until one is chosen.
+      integration: keep ? row.integration : '',
       requireApproval: approvalRuleOf(next) === 'chosen' ? row.requireApproval : false,
     })
   }
@@ -364,31 +356,24 @@ function ModelToolCard({
         </FieldShell>
         {(tool || row.tool) && (
           <FieldShell id={`${base}-integration`} label="Acts on" messages={e('integration')}>
-            <select
-              {...fieldAria(`${base}-integration`, e('integration'))}
-              name="integration"
-              value={row.integration}
-              onChange={(ev) => set({ integration: ev.target.value })}
-            >
-              {row.integration && !choices.some((i) => i.id === row.integration) && (
-                <option value={row.integration}>An integration you no longer have</option>
-              )}
-              {choices.map((i) => (
-                <option key={i.id} value={i.id}>
-                  {i.account_name}
-                  {STATUS_NOTE[i.status] ?? ''}
-                </option>
-              ))}
-              <option value="">Any of my {platformTitle} accounts</option>
-            </select>
-            {row.integration === '' && choices.length > 0 && (
+            {tool ? (
+              <IntegrationPicker
+                aria={fieldAria(`${base}-integration`, e('integration'))}
+                name="integration"
+                platform={tool.platform}
+                value={row.integration}
+                onChange={(integration) => set({ integration })}
+                anyLabel={`Any of my ${platformTitle} accounts`}
+                empty={
+                  <p className="help">
+                    No {platformTitle} integration yet. <Link to="/integrations">Add one</Link> for the tool
+                    to act on.
+                  </p>
+                }
+              />
+            ) : null}
+            {row.integration === '' && tool && (
               <p className="help">The model chooses one by its account name on each call.</p>
-            )}
-            {choices.length === 0 && tool && (
-              <p className="help">
-                No {platformTitle} integration yet. <Link to="/integrations">Add one</Link> for the tool to
-                act on.
-              </p>
             )}
           </FieldShell>
         )}

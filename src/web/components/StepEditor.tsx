@@ -1,5 +1,6 @@
 import { useMemo, useRef, useState, type SyntheticEvent } from 'react'
 import { InsertChoices } from './InsertChoices.tsx'
+import { IntegrationPicker } from './IntegrationPicker.tsx'
 import { toolPath, type Integration, type Tool } from '../api.ts'
 import { templatedFields, withInputMode, type StepRow } from '../agent-form.ts'
 import { fieldsFromSchema, type FormValue } from '../schema-form.ts'
@@ -29,7 +30,6 @@ interface Props {
   step: StepRow
   tools: readonly Tool[]
   toolOptions: readonly SearchOption[]
-  integrations: readonly Integration[]
   platformTitles: Record<string, string>
   /** Messages for places under this step (`key`, `tool`, `input`, `input.subject`, …; '' for the step itself). */
   errors: Record<string, string[]>
@@ -48,7 +48,6 @@ export function StepEditor({
   step,
   tools,
   toolOptions,
-  integrations,
   platformTitles,
   errors,
   variables,
@@ -61,15 +60,14 @@ export function StepEditor({
   const tool = tools.find((t) => t.id === step.tool)
   const fields = useMemo(() => (tool ? fieldsFromSchema(tool.inputSchema) : undefined), [tool])
   const shown = useMemo(() => (fields ? templatedFields(fields) : []), [fields])
-  const choices = integrationsFor(integrations, tool?.platform)
   const [modeError, setModeError] = useState<string | null>(null)
   const platformTitle = tool ? (platformTitles[tool.platform] ?? tool.platform) : ''
 
   const set = (patch: Partial<StepRow>) => onChange({ ...step, ...patch })
   const chooseTool = (id: string) => {
     const next = tools.find((t) => t.id === id)
-    const keep = choices.some((i) => i.id === step.integration) && next?.platform === tool?.platform
-    const fresh = integrationsFor(integrations, next?.platform)
+    // Another platform's integration cannot run it: the picker chooses one of the new platform's.
+    const keep = next?.platform === tool?.platform
     setModeError(null)
     onChange({
       ...step,
@@ -77,9 +75,7 @@ export function StepEditor({
       fields: {},
       json: '{}',
       inputMode: 'form',
-      integration: keep
-        ? step.integration
-        : ((fresh.find((i) => i.status === 'active') ?? fresh[0])?.id ?? ''),
+      integration: keep ? step.integration : '',
     })
   }
   const switchMode = (mode: 'form' | 'json') => {
@@ -212,30 +208,19 @@ export function StepEditor({
 
       {tool && (
         <FieldShell id={`${base}-integration`} label="Integration" messages={errors.integration}>
-          {choices.length === 0 ? (
-            <p className="help">
-              No {platformTitle} integration yet. <Link to="/integrations">Add one</Link> first.
-            </p>
-          ) : (
-            <select
-              {...fieldAria(`${base}-integration`, errors.integration)}
-              name="integration"
-              value={step.integration}
-              onChange={(e) => set({ integration: e.target.value })}
-            >
-              {!choices.some((i) => i.id === step.integration) && (
-                <option value={step.integration}>
-                  {step.integration ? 'An integration you no longer have' : 'Choose…'}
-                </option>
-              )}
-              {choices.map((i) => (
-                <option key={i.id} value={i.id}>
-                  {i.account_name}
-                  {STATUS_NOTE[i.status] ?? ''}
-                </option>
-              ))}
-            </select>
-          )}
+          <IntegrationPicker
+            aria={fieldAria(`${base}-integration`, errors.integration)}
+            name="integration"
+            platform={tool.platform}
+            value={step.integration}
+            onChange={(integration) => set({ integration })}
+            chooseFirst
+            empty={
+              <p className="help">
+                No {platformTitle} integration yet. <Link to="/integrations">Add one</Link> first.
+              </p>
+            }
+          />
         </FieldShell>
       )}
 

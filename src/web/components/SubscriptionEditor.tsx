@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState, type FormEvent } from 'react'
-import { ApiError, type Integration } from '../api.ts'
+import { ApiError } from '../api.ts'
 import { agentsApi, triggerPath, type Agent, type Subscription, type Trigger } from '../agents-api.ts'
 import { groupFieldErrors } from '../field-errors.ts'
 import { coerceValues, fieldsFromSchema, initialValues, type FormValues } from '../schema-form.ts'
@@ -13,17 +13,11 @@ import { FormProblem } from './ProblemMessage.tsx'
 import { SchemaForm } from './SchemaForm.tsx'
 import { MappingPreviewPanel, TestPanel } from './SubscriptionPanels.tsx'
 import { SearchSelect, type SearchOption } from './SearchSelect.tsx'
-import { integrationsFor } from './StepEditor.tsx'
-
-const STATUS_NOTE: Record<string, string> = {
-  needs_reconnection: ' (needs reconnection)',
-  disconnected: ' (disconnected)',
-}
+import { IntegrationPicker } from './IntegrationPicker.tsx'
 
 interface Props {
   agent: Agent
   triggers: readonly Trigger[]
-  integrations: readonly Integration[]
   platformTitles: Record<string, string>
   /** Absent for a new trigger: the first save creates it, inactive. */
   subscription?: Subscription
@@ -43,7 +37,6 @@ const planNote = (t: Trigger) =>
 export function SubscriptionEditor({
   agent,
   triggers,
-  integrations,
   platformTitles,
   subscription,
   onSaved,
@@ -51,7 +44,6 @@ export function SubscriptionEditor({
 }: Props) {
   const [triggerId, setTriggerId] = useState(subscription?.trigger_id ?? '')
   const trigger = triggers.find((t) => t.id === triggerId)
-  const choices = integrationsFor(integrations, trigger?.platform)
   const [integrationId, setIntegrationId] = useState(subscription?.integration_id ?? '')
   const fields = useMemo(() => (trigger ? fieldsFromSchema(trigger.configSchema) : []), [trigger])
   const [config, setConfig] = useState<FormValues>(() =>
@@ -86,8 +78,8 @@ export function SubscriptionEditor({
     const next = triggers.find((t) => t.id === id)
     setTriggerId(id)
     setConfig(initialValues(next ? fieldsFromSchema(next.configSchema) : []))
-    const usable = integrationsFor(integrations, next?.platform)
-    setIntegrationId((usable.find((i) => i.status === 'active') ?? usable[0])?.id ?? '')
+    // The picker chooses one of the new trigger's platform's integrations.
+    if (next?.platform !== trigger?.platform) setIntegrationId('')
   }
   // A stored subscription's trigger may arrive after the first render (the catalogue loads once).
   useEffect(() => {
@@ -220,25 +212,19 @@ export function SubscriptionEditor({
               fires each one, and what to check when it does not.
             </p>
             <FieldShell id="subscription-integration" label="Integration" messages={integrationErrors}>
-              {choices.length === 0 ? (
-                <p className="help">
-                  No {platformTitle} integration yet. <Link to="/integrations">Add one</Link> first.
-                </p>
-              ) : (
-                <select
-                  {...fieldAria('subscription-integration', integrationErrors)}
-                  name="integration"
-                  value={integrationId}
-                  onChange={(e) => setIntegrationId(e.target.value)}
-                >
-                  {choices.map((i) => (
-                    <option key={i.id} value={i.id}>
-                      {i.account_name}
-                      {STATUS_NOTE[i.status] ?? ''}
-                    </option>
-                  ))}
-                </select>
-              )}
+              <IntegrationPicker
+                aria={fieldAria('subscription-integration', integrationErrors)}
+                name="integration"
+                platform={trigger.platform}
+                value={integrationId}
+                onChange={setIntegrationId}
+                chooseFirst
+                empty={
+                  <p className="help">
+                    No {platformTitle} integration yet. <Link to="/integrations">Add one</Link> first.
+                  </p>
+                }
+              />
             </FieldShell>
             {fields.length > 0 && (
               <fieldset>

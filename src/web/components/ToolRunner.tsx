@@ -1,7 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react'
-import { api, ApiError, toolPath, type Integration, type RunSummary, type Tool } from '../api.ts'
+import { api, ApiError, toolPath, type RunSummary, type Tool } from '../api.ts'
 import { groupFieldErrors } from '../field-errors.ts'
-import { integrationChoices } from '../integration-choice.ts'
 import {
   coerceValues,
   fieldsFromSchema,
@@ -12,6 +11,7 @@ import {
 import { EffectBadge, Tag } from './Badges.tsx'
 import { DocsLink } from './DocsLink.tsx'
 import { FieldErrorText, fieldErrorId } from './FieldErrorText.tsx'
+import { IntegrationPicker } from './IntegrationPicker.tsx'
 import { Link } from './Link.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
 import { RunOutput } from './RunOutput.tsx'
@@ -23,39 +23,19 @@ type RunState =
   | { state: 'done'; output: unknown; summary: RunSummary | null | undefined; ranWith: string }
   | { state: 'failed'; error: unknown }
 
-const STATUS_NOTE: Record<string, string> = {
-  needs_reconnection: ' (needs reconnection)',
-  disconnected: ' (disconnected)',
-}
-
 /** A tool's description, its input form, an integration picker and the result of a run. */
 export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle: string }) {
   const formId = `run-${tool.id.replace(/[^a-zA-Z0-9_-]/g, '-')}`
   const fields = useMemo(() => fieldsFromSchema(tool.inputSchema), [tool.inputSchema])
   const [values, setValues] = useState<FormValues>(() => initialValues(fields))
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({})
-  const [integrations, setIntegrations] = useState<Integration[] | null>(null)
-  const [integrationsError, setIntegrationsError] = useState<unknown>(null)
   const [integrationId, setIntegrationId] = useState('')
   const [run, setRun] = useState<RunState>({ state: 'idle' })
   /** The question shown in place of the Run button, when this run needs a yes first. */
   const [asking, setAsking] = useState<string | null>(null)
 
-  useEffect(() => {
-    let live = true
-    api.listIntegrations().then(
-      (all) => {
-        if (!live) return
-        const { choices, first } = integrationChoices(all, tool.platform)
-        setIntegrations(choices)
-        setIntegrationId((current) => current || first)
-      },
-      (e) => live && setIntegrationsError(e),
-    )
-    return () => {
-      live = false
-    }
-  }, [tool.platform])
+  // Another platform's integration cannot run this tool: the picker chooses one of this one's.
+  useEffect(() => setIntegrationId(''), [tool.platform])
 
   const serverError = run.state === 'failed' && run.error instanceof ApiError ? run.error.problem : undefined
   const grouped = groupFieldErrors(
@@ -144,35 +124,26 @@ export function ToolRunner({ tool, platformTitle }: { tool: Tool; platformTitle:
       <form id={formId} onSubmit={submit} noValidate>
         <div className="field">
           <label htmlFor={pickerId}>Integration</label>
-          {integrationsError !== null && <ProblemMessage error={integrationsError} />}
-          {integrations === null && integrationsError === null && (
-            <p className="muted">Loading integrations…</p>
-          )}
-          {integrations?.length === 0 && (
-            <p className="help">
-              No {platformTitle} integration yet. <Link to="/integrations">Add one</Link> first.
-            </p>
-          )}
-          {integrations && integrations.length > 0 && (
-            <select
-              id={pickerId}
-              name="integration"
-              value={integrationId}
-              aria-invalid={integrationErrors.length > 0 || undefined}
-              aria-describedby={integrationErrors.length > 0 ? pickerErrorId : undefined}
-              onChange={(e) => {
-                setAsking(null)
-                setIntegrationId(e.target.value)
-              }}
-            >
-              {integrations.map((i) => (
-                <option key={i.id} value={i.id} data-status={i.status}>
-                  {i.account_name}
-                  {STATUS_NOTE[i.status] ?? ''}
-                </option>
-              ))}
-            </select>
-          )}
+          <IntegrationPicker
+            aria={{
+              id: pickerId,
+              'aria-invalid': integrationErrors.length > 0 || undefined,
+              'aria-describedby': integrationErrors.length > 0 ? pickerErrorId : undefined,
+            }}
+            name="integration"
+            platform={tool.platform}
+            value={integrationId}
+            onChange={(id) => {
+              setAsking(null)
+              setIntegrationId(id)
+            }}
+            chooseFirst
+            empty={
+              <p className="help">
+                No {platformTitle} integration yet. <Link to="/integrations">Add one</Link> first.
+              </p>
+            }
+          />
           <FieldErrorText id={pickerErrorId} messages={integrationErrors} />
         </div>
 

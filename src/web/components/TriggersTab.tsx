@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'react'
-import { api, type Integration } from '../api.ts'
 import { agentsApi, type Agent, type Subscription, type Trigger } from '../agents-api.ts'
 import { usePlatformTitles } from '../platform-titles.ts'
 import { formatTime, timeAgo } from '../run-format.ts'
@@ -18,7 +17,6 @@ export function TriggersTab({ agent }: { agent: Agent }) {
   const [subs, setSubs] = useState<Subscription[] | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [triggers, setTriggers] = useState<Trigger[]>([])
-  const [integrations, setIntegrations] = useState<Integration[]>([])
   const [editing, setEditing] = useState<Editing>(null)
   const [rowError, setRowError] = useState<{ id: string; error: unknown } | null>(null)
   const [busy, setBusy] = useState<string | null>(null)
@@ -58,7 +56,6 @@ export function TriggersTab({ agent }: { agent: Agent }) {
     setNext(null)
     loadFirst().catch(setError)
     agentsApi.triggers().then(setTriggers, setError)
-    api.listIntegrations().then(setIntegrations, () => {})
     agentsApi.planResumable(agent.id).then(setResumable, () => {})
   }, [agent.id])
 
@@ -142,7 +139,6 @@ export function TriggersTab({ agent }: { agent: Agent }) {
           key="new"
           agent={agent}
           triggers={triggers}
-          integrations={integrations}
           platformTitles={platformTitles}
           onSaved={(sub) => {
             replace(sub)
@@ -235,7 +231,6 @@ export function TriggersTab({ agent }: { agent: Agent }) {
                     key={s.id}
                     agent={agent}
                     triggers={triggers}
-                    integrations={integrations}
                     platformTitles={platformTitles}
                     subscription={editingSub}
                     onSaved={replace}

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react'
-import { api, ApiError, type Integration, type Tool } from '../api.ts'
+import { api, ApiError, type Tool } from '../api.ts'
 import { agentsApi, type Agent } from '../agents-api.ts'
 import { errorsUnder, routeAgentErrors } from '../agent-errors.ts'
 import {
@@ -34,7 +34,6 @@ import { withQuery } from '../url-state.ts'
 
 type Loaded = {
   tools: Tool[]
-  integrations: Integration[]
   connections: ModelConnection[]
   agent: Agent | null
 }
@@ -67,13 +66,12 @@ export function AgentEditorPage({ id }: { id?: string }) {
     let live = true
     Promise.all([
       api.searchTools(''),
-      api.listIntegrations(),
       modelConnectionsApi.list(),
       id ? agentsApi.get(id) : Promise.resolve(null),
     ]).then(
-      ([tools, integrations, connections, agent]) => {
+      ([tools, connections, agent]) => {
         if (!live) return
-        setLoaded({ tools, integrations, connections, agent })
+        setLoaded({ tools, connections, agent })
         if (!agent) {
           // A new model agent starts on the only model there is, or on the sandbox one a newcomer has.
           const first = connections.length === 1 ? connections[0] : connections.find((c) => c.sandbox)
@@ -90,23 +88,7 @@ export function AgentEditorPage({ id }: { id?: string }) {
         if (agent) {
           const byId = new Map(tools.map((t) => [t.id, fieldsFromSchema(t.inputSchema)]))
           const form = formOfAgent(agent, (t) => byId.get(t))
-          // A definition made over the API may name its integration by account name: the picker holds ids.
-          const platformOf = new Map(tools.map((t) => [t.id, t.platform]))
-          for (const row of form.model.tools) {
-            const named = integrations.find(
-              (i) => i.account_name === row.integration && i.platform === platformOf.get(row.tool),
-            )
-            if (named && !integrations.some((i) => i.id === row.integration)) row.integration = named.id
-          }
-          for (const step of form.steps) {
-            const named = integrations.find(
-              (i) =>
-                i.id !== step.integration &&
-                i.account_name === step.integration &&
-                i.platform === platformOf.get(step.tool),
-            )
-            if (named && !integrations.some((i) => i.id === step.integration)) step.integration = named.id
-          }
+          // One named by account name over the API is found by that name by its picker.
           setForm(form)
           document.title = `Edit ${agent.name} · Switchyard`
         }
@@ -304,7 +286,6 @@ export function AgentEditorPage({ id }: { id?: string }) {
                       step={s}
                       tools={loaded.tools}
                       toolOptions={toolOptions}
-                      integrations={loaded.integrations}
                       platformTitles={platformTitles}
                       errors={{ '': at[`steps.${i}`] ?? [], ...errorsUnder(at, `steps.${i}`) }}
                       variables={variableNames}
@@ -336,7 +317,6 @@ export function AgentEditorPage({ id }: { id?: string }) {
                 connections={loaded.connections}
                 tools={loaded.tools}
                 toolOptions={toolOptions}
-                integrations={loaded.integrations}
                 platformTitles={platformTitles}
                 variables={variableNames}
                 errors={at}
