@@ -38,6 +38,11 @@ export interface ModelToolRow {
   description: string
   requireApproval: boolean
   strict: boolean
+  /**
+   * Set when the tool was just chosen: its picker takes the platform's first active integration, as
+   * a step's does, so a person with one account binds it; '' stays a deliberate "any of my accounts".
+   */
+  pickFirst?: boolean
 }
 
 export interface ModelForm {

@@ -316,8 +316,9 @@ function ModelToolCard({
     onChange({
       ...row,
       tool: id,
-      // Another platform's integration cannot serve it: any of the new platform's, until one is chosen.
+      // Another platform's integration cannot serve it: the picker takes the new platform's first.
       integration: keep ? row.integration : '',
+      pickFirst: !keep,
       requireApproval: approvalRuleOf(next) === 'chosen' ? row.requireApproval : false,
     })
   }
@@ -362,7 +363,8 @@ function ModelToolCard({
                 name="integration"
                 platform={tool.platform}
                 value={row.integration}
-                onChange={(integration) => set({ integration })}
+                onChange={(integration) => set({ integration, pickFirst: false })}
+                chooseFirst={row.pickFirst}
                 anyLabel={`Any of my ${platformTitle} accounts`}
                 empty={
                   <p className="help">
