@@ -2,48 +2,28 @@
 // docs/sandbox.md "Home pages"), in Debian's Chromium: a customer opens a ticket on the Zendesk
 // sandbox's home page, and the trigger starts a run that the web app's Runs page lists. Screenshots at
 // 1,280 px and 390 px go to /work/tmp/shots/.
-import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  hasChromium,
-  SETUP_TIMEOUT_MS,
-  startBrowserStack,
-  warnIfNoChromium,
-  type BrowserStack,
-} from '../../test/helpers/browser.ts'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, hasChromium, warnIfNoChromium } from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { client } from '../../test/helpers/stack.ts'
 import { runsOf, waitFor } from '../../test/helpers/trello-engine.ts'
 
-const SHOTS = '/work/tmp/shots'
 const JOURNEY_TIMEOUT_MS = 240_000
 
 warnIfNoChromium('the sandbox pages trigger browser test')
 
 describe.skipIf(!hasChromium)('the Zendesk trigger fired from the sandbox pages, in Chromium', () => {
-  let b: BrowserStack
   let page: Page
-  beforeAll(async () => {
-    b = await startBrowserStack({
-      ownBuild: true,
-      stepTimeoutMs: 30_000,
-      viewport: { width: 1280, height: 900 },
-    })
-    page = b.page
-    mkdirSync(SHOTS, { recursive: true })
-  }, SETUP_TIMEOUT_MS)
-  afterAll(async () => {
-    await b?.close()
+  const b = browserSuite({
+    shots: 'sandbox-fire',
+    stepTimeoutMs: 30_000,
+    ready: (s) => {
+      page = s.page
+    },
   })
 
-  /** Screenshots at both widths, then back to 1,280 px. */
-  const shots = async (name: string) => {
-    for (const width of [390, 1280]) {
-      await page.setViewportSize({ width, height: 900 })
-      await page.screenshot({ path: `${SHOTS}/sandbox-fire-${name}-${width}.png`, fullPage: true })
-    }
-  }
+  const shots = (name: string) => b.shotsAt(name)
 
   /** An agent of one step, `tool` with `input`, and its subscription to `trigger`, made active. */
   async function subscribed(options: {

@@ -68,6 +68,23 @@ export function commentingAgent(
   }
 }
 
+/** An agent that files a card named `title` on the seeded board's To Do list. */
+export function cardFilingAgent(integration: string) {
+  return {
+    name: 'Card filer',
+    inputs: [{ name: 'title', type: 'string', required: true }],
+    kind: 'steps',
+    steps: [
+      {
+        key: 'file',
+        tool: 'trello.create_card',
+        integration,
+        input: { list_id: TRELLO.lists.todo.id, name: '{{ inputs.title }}' },
+      },
+    ],
+  }
+}
+
 export const CARD_MAPPING = { title: '{{ card.name }}', card_id: '{{ card.id }}' }
 
 export async function createAgent(api: Api, definition: unknown): Promise<string> {
