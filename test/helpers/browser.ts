@@ -156,8 +156,8 @@ export interface BrowserSuite extends BrowserStack {
   readonly width: number
   /** A full-page screenshot of `on` (the suite's page by default), as SHOTS_DIR/<prefix>-<name>.png. */
   shot(name: string, on?: Page): Promise<void>
-  /** Screenshots at each width as <prefix>-<name>-<width>.png, then back to the suite's width. */
-  shotsAt(name: string, widths?: number[]): Promise<void>
+  /** Screenshots of `on` (the suite's page by default) at each width as <prefix>-<name>-<width>.png, then back to the suite's width. */
+  shotsAt(name: string, widths?: number[], on?: Page): Promise<void>
   /** Fails when anything on `on` is wider than its window (long JSON and ids must scroll or wrap inside their boxes). */
   expectNoSideways(on?: Page, what?: string): Promise<void>
   /** Chooses an option of a SearchSelect (tool steps, triggers) by typing and clicking it. */
@@ -231,11 +231,11 @@ export function browserSuite(
     openSignedIn: (path, apiKey, on) => started().openSignedIn(path, apiKey, on),
     close: () => started().close(),
     shot,
-    async shotsAt(name, widths = [1280, 390]) {
-      const page = started().page
+    async shotsAt(name, widths = [1280, 390], on) {
+      const page = on ?? started().page
       for (const w of widths) {
         await page.setViewportSize({ width: w, height })
-        await shot(`${name}-${w}`)
+        await shot(`${name}-${w}`, page)
       }
       await page.setViewportSize({ width, height })
     },
