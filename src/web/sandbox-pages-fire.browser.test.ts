@@ -30,7 +30,7 @@ describe.skipIf(!hasChromium)('triggers fired from the sandbox pages, in Chromiu
 
   const shots = (name: string) => b.shotsAt(name)
 
-  /** An agent of one step, `tool` with `input`, and its subscription to `trigger`, made active. */
+  /** An agent of one step, `tool` with `input`, and its subscription to `trigger`, made active unless told. */
   async function subscribed(options: {
     name: string
     integration: string
@@ -40,6 +40,8 @@ describe.skipIf(!hasChromium)('triggers fired from the sandbox pages, in Chromiu
     trigger: string
     mapping: Record<string, string>
     extra?: Record<string, unknown>
+    /** False: left for the person to switch on in the web app. */
+    activate?: boolean
   }) {
     const api = client(b.stack, b.stack.apiKey)
     const agent = await api.post('/v1/agents', {
@@ -59,7 +61,7 @@ describe.skipIf(!hasChromium)('triggers fired from the sandbox pages, in Chromiu
     })
     expect(sub.status, sub.text).toBe(201)
     let active = sub.body
-    if (sub.body.status !== 'active') {
+    if (sub.body.status !== 'active' && options.activate !== false) {
       const activated = await api.post(`/v1/subscriptions/${sub.body.id}/activate`, {})
       expect(activated.status, activated.text).toBe(200)
       active = activated.body
@@ -133,6 +135,7 @@ describe.skipIf(!hasChromium)('triggers fired from the sandbox pages, in Chromiu
         inputs: [{ name: 'deployment_id', type: 'string', required: true }],
         trigger: 'vercel.deployment_failed',
         mapping: { deployment_id: '{{ deployment.id }}' },
+        activate: false,
       })
 
       // The trigger's set-up in the web app names the address and the event, and links the sandbox.
@@ -166,8 +169,8 @@ describe.skipIf(!hasChromium)('triggers fired from the sandbox pages, in Chromiu
       await page.getByRole('button', { name: 'Save secret' }).click()
       await page.getByText(/A secret is saved/).waitFor()
       const row = page.getByTestId('subscription').filter({ hasText: /Deployment failed/i })
-      await row.getByRole('button', { name: 'Activate' }).click()
-      await row.locator('.badge-run', { hasText: 'Active' }).waitFor()
+      await row.getByRole('button', { name: 'Activate', exact: true }).click()
+      await row.locator('.badge-run[data-status="active"]').waitFor()
 
       // The Vercel sandbox's home page: Ada deploys ada-blog, and its build fails.
       await vercel.bringToFront()
