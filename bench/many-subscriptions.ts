@@ -1,12 +1,7 @@
-import fs from 'node:fs'
 import os from 'node:os'
-import path from 'node:path'
-import { Users } from '../src/core/access/users.ts'
-import { openStore, type StoreOptions } from '../src/core/store/database.ts'
-import { scratchDatabase } from '../test/helpers/scratch-database.ts'
 import { seedManySubscriptions } from '../test/helpers/many-subscriptions.ts'
 import { trelloDeliveries } from './deliveries/trello.ts'
-import { freePort, startChild } from './processes.ts'
+import { startServiceStack } from './service-stack.ts'
 import { platformBench } from './triggers.ts'
 
 // Many subscriptions (issue 22, sections 7 and 9): Trello intake and trigger latency on a store that
@@ -19,48 +14,16 @@ import { platformBench } from './triggers.ts'
 const round = (n: number) => Math.round(n * 1000) / 1000
 
 async function onStore(kind: 'pglite' | 'postgres', many: boolean): Promise<Record<string, number>> {
-  const scratch =
-    kind === 'postgres' ? await scratchDatabase(process.env.BENCH_DATABASE_URL!, 'sy_bench_many') : undefined
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-many-'))
-  const options: StoreOptions = scratch ? { databaseUrl: scratch.url } : { dataDir }
-  const store = await openStore(options)
-  let apiKey = ''
+  const stack = await startServiceStack(kind, {
+    name: 'many',
+    seed: many
+      ? (db) => seedManySubscriptions(db, { integrations: 1_000, perWebhook: 10, tag: 'many' })
+      : undefined,
+  })
   try {
-    if (many) await seedManySubscriptions(store.db, { integrations: 1_000, perWebhook: 10, tag: 'many' })
-    // A user of its own on every store: the service makes its first admin (and admin-api-key) only
-    // on a store without users, and the large one already has the seeded owner.
-    {
-      const users = new Users(store.db)
-      const user = await users.create({ email: `bench-${Date.now()}@example.test`, plan: 'enterprise' })
-      apiKey = (await users.createApiKey(user.id, 'bench')).key
-    }
+    return await platformBench(stack, stack.sandboxUrl, trelloDeliveries, kind)
   } finally {
-    await store.close()
-  }
-  const sandbox = await startChild(['sandbox', '--port', String(await freePort())], {}, /listening on (\S+)/)
-  const service = await startChild(
-    ['start'],
-    {
-      PORT: String(await freePort()),
-      SWITCHYARD_DATA_DIR: dataDir,
-      SWITCHYARD_SANDBOX_URL: sandbox.match[1],
-      LOG_LEVEL: 'warn',
-      ...(scratch ? { DATABASE_URL: scratch.url, SWITCHYARD_ENCRYPTION_KEY: '22'.repeat(32) } : {}),
-    },
-    /Switchyard is running at (\S+)/,
-  )
-  try {
-    return await platformBench(
-      { url: service.match[1], apiKey, pid: service.process.pid },
-      sandbox.match[1],
-      trelloDeliveries,
-      kind,
-    )
-  } finally {
-    await service.stop()
-    await sandbox.stop()
-    await scratch?.drop()
-    fs.rmSync(dataDir, { recursive: true, force: true })
+    await stack.stop()
   }
 }
 

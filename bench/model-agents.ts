@@ -1,16 +1,10 @@
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, jsonSchema, tool, type ModelMessage } from 'ai'
 import { request } from 'undici'
-import { Users } from '../src/core/access/users.ts'
-import { openStore, type StoreOptions } from '../src/core/store/database.ts'
 import { modelSandboxBindings } from '../src/sandboxes/index.ts'
 import { connectZendesk } from '../test/helpers/connect.ts'
-import { scratchDatabase } from '../test/helpers/scratch-database.ts'
 import { percentile } from './measure.ts'
-import { freePort, startChild } from './processes.ts'
+import { startServiceStack } from './service-stack.ts'
 
 // Model agents (issue 23, §7): an agent of three model calls and two tool calls (get_ticket, then
 // search_tickets, then an answer) on the sandbox model's default rules, against the Zendesk sandbox.
@@ -48,42 +42,7 @@ interface Stack {
 }
 
 async function startStack(kind: 'pglite' | 'postgres'): Promise<Stack> {
-  const scratch =
-    kind === 'postgres' ? await scratchDatabase(process.env.BENCH_DATABASE_URL!, 'sy_bench_model') : undefined
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-bench-model-'))
-  const options: StoreOptions = scratch ? { databaseUrl: scratch.url } : { dataDir }
-  const store = await openStore(options)
-  let apiKey: string
-  try {
-    const users = new Users(store.db)
-    const user = await users.create({ email: `bench-${Date.now()}@example.test`, plan: 'enterprise' })
-    apiKey = (await users.createApiKey(user.id, 'bench')).key
-  } finally {
-    await store.close()
-  }
-  const sandbox = await startChild(['sandbox', '--port', String(await freePort())], {}, /listening on (\S+)/)
-  const service = await startChild(
-    ['start'],
-    {
-      PORT: String(await freePort()),
-      SWITCHYARD_DATA_DIR: dataDir,
-      SWITCHYARD_SANDBOX_URL: sandbox.match[1],
-      LOG_LEVEL: 'warn',
-      ...(scratch ? { DATABASE_URL: scratch.url, SWITCHYARD_ENCRYPTION_KEY: '22'.repeat(32) } : {}),
-    },
-    /Switchyard is running at (\S+)/,
-  )
-  return {
-    url: service.match[1]!,
-    sandboxUrl: sandbox.match[1]!,
-    apiKey,
-    stop: async () => {
-      await service.stop()
-      await sandbox.stop()
-      await scratch?.drop()
-      fs.rmSync(dataDir, { recursive: true, force: true })
-    },
-  }
+  return startServiceStack(kind, { name: 'model' })
 }
 
 async function prepare(s: Stack): Promise<{ agentId: string; ticketId: number }> {

@@ -2,20 +2,14 @@
 // the real Switchyard server and the Trello sandbox: create an agent with a templated step, attach
 // Trello's New Card trigger with a mapping, test and activate it, create a card on the board as
 // another board member, and watch the run appear and succeed. Screenshots go to /work/tmp/shots/.
-import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  hasChromium,
-  SETUP_TIMEOUT_MS,
-  startBrowserStack,
-  warnIfNoChromium,
-  type BrowserStack,
-} from '../../test/helpers/browser.ts'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, hasChromium, warnIfNoChromium, type BrowserStack } from '../../test/helpers/browser.ts'
 import type { TestStack } from '../../test/helpers/test-stack.ts'
+import { client } from '../../test/helpers/stack.ts'
+import { cardFilingAgent, createAgent } from '../../test/helpers/trello-engine.ts'
 import { connectTrelloWithToken, TRELLO, trelloControl } from '../../test/helpers/trello.ts'
 
-const SHOTS = '/work/tmp/shots'
 const STEP_TIMEOUT_MS = 20_000
 /** How long the trigger may take from the card's creation to a finished run (webhook, queue, step). */
 const RUN_WAIT_MS = 60_000
@@ -24,45 +18,23 @@ const JOURNEY_TIMEOUT_MS = 240_000
 warnIfNoChromium('the agents browser test')
 
 describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
-  let b: BrowserStack
   let stack: TestStack
   let page: Page
   let pageErrors: string[]
   let cspViolations: string[]
   let openSignedIn: BrowserStack['openSignedIn']
-  beforeAll(async () => {
-    b = await startBrowserStack({
-      ownBuild: true,
-      stepTimeoutMs: STEP_TIMEOUT_MS,
-      viewport: { width: 1280, height: 900 },
-    })
-    ;({ stack, page, pageErrors, cspViolations, openSignedIn } = b)
-    mkdirSync(SHOTS, { recursive: true })
-  }, SETUP_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await b?.close()
+  const b = browserSuite({
+    shots: 'agents',
+    stepTimeoutMs: STEP_TIMEOUT_MS,
+    ready: (s) => {
+      ;({ stack, page, pageErrors, cspViolations, openSignedIn } = s)
+    },
   })
 
-  const shot = (name: string) => page.screenshot({ path: `${SHOTS}/agents-${name}.png`, fullPage: true })
+  const shot = b.shot
 
-  /** Nothing on the page is wider than the window (long JSON and ids scroll or wrap inside their boxes). */
-  async function expectNoSideways(): Promise<void> {
-    const { scroll, width } = await page.evaluate(() => ({
-      scroll: document.documentElement.scrollWidth,
-      width: window.innerWidth,
-    }))
-    expect(scroll, `the page is ${scroll}px wide in a ${width}px window`).toBeLessThanOrEqual(width)
-  }
-
-  /** Chooses an option of a SearchSelect (tool steps, triggers) by typing and clicking it. */
-  async function searchSelect(selector: string, query: string, option: string | RegExp): Promise<void> {
-    const box = page.locator(selector)
-    await box.click()
-    await box.fill(query)
-    const listbox = page.locator(`[id="${await box.getAttribute('aria-controls')}"]`)
-    await listbox.getByRole('option', { name: option }).first().click()
-  }
+  const expectNoSideways = () => b.expectNoSideways()
+  const searchSelect = b.searchSelect
 
   it(
     'creates an agent, attaches the New Card trigger, and runs it when a card is created',
@@ -264,26 +236,8 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
     'the overview names what a chosen option names: a Trello list by its name, not its id',
     async () => {
       const integrationId = await connectTrelloWithToken(stack)
-      const created = await fetch(`${stack.url}/v1/agents`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          name: 'Card filer',
-          inputs: [{ name: 'title', type: 'string', required: true }],
-          kind: 'steps',
-          steps: [
-            {
-              key: 'file',
-              tool: 'trello.create_card',
-              integration: integrationId,
-              input: { list_id: TRELLO.lists.todo.id, name: '{{ inputs.title }}' },
-            },
-          ],
-        }),
-      })
-      expect(created.status, await created.clone().text()).toBe(201)
-      const agent = (await created.json()) as { id: string }
-      await openSignedIn(`/agents/${encodeURIComponent(agent.id)}`)
+      const agent = await createAgent(client(stack, stack.apiKey), cardFilingAgent(integrationId))
+      await openSignedIn(`/agents/${encodeURIComponent(agent)}`)
       const steps = page.locator('.overview-steps')
       await steps.getByText(`${TRELLO.board.name} / ${TRELLO.lists.todo.name}`, { exact: true }).waitFor()
       expect(await steps.innerText()).not.toContain(TRELLO.lists.todo.id)

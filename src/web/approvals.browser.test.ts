@@ -1,42 +1,19 @@
 // Issue 23 §4 and §6 in Debian's Chromium: a model agent on the sandbox model asks to delete a ticket;
 // the person sees the call in words with its input in the approvals inbox, approves it, and the run
 // goes on to its end. Checked at 1,280 px and 390 px.
-import { mkdirSync } from 'node:fs'
-import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  hasChromium,
-  SETUP_TIMEOUT_MS,
-  startBrowserStack,
-  warnIfNoChromium,
-  type BrowserStack,
-} from '../../test/helpers/browser.ts'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, hasChromium, warnIfNoChromium } from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { client } from '../../test/helpers/stack.ts'
 
-const SHOTS = '/work/tmp/shots'
 const TEST_TIMEOUT_MS = 180_000
 
 warnIfNoChromium('the approvals browser test')
 
 describe.skipIf(!hasChromium)('the approvals inbox', () => {
-  let b: BrowserStack
-  let page: Page
-  let rest: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>
-  beforeAll(async () => {
-    b = await startBrowserStack({
-      ownBuild: true,
-      stepTimeoutMs: 20_000,
-      viewport: { width: 1280, height: 900 },
-    })
-    page = b.page
-    mkdirSync(SHOTS, { recursive: true })
-    rest = client(b.stack, b.stack.apiKey).call
-  }, SETUP_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await b?.close()
-  })
+  const b = browserSuite({ shots: 'approvals', stepTimeoutMs: 20_000 })
+  const rest = (method: string, path: string, body?: unknown) =>
+    client(b.stack, b.stack.apiKey).call(method, path, body)
 
   async function runUntil(runId: string, done: (status: string) => boolean): Promise<any> {
     for (let i = 0; i < 300; i++) {
@@ -50,7 +27,7 @@ describe.skipIf(!hasChromium)('the approvals inbox', () => {
   it.each([1280, 390])(
     'a destructive call waits in the inbox, is shown in words, and runs once approved (%i px)',
     async (width) => {
-      await page.setViewportSize({ width, height: 900 })
+      await b.page.setViewportSize({ width, height: 900 })
       const integration = (await connectZendesk(b.stack, { email: 'admin@acme.test' })).integrationId!
       const ticket = await rest('POST', '/v1/tools/zendesk.create_ticket/run', {
         integration,
@@ -72,21 +49,21 @@ describe.skipIf(!hasChromium)('the approvals inbox', () => {
       await runUntil(run.body.id, (s) => s === 'waiting_for_approval')
       // A waiting run has not ended: its page offers Cancel and shows no result yet.
       await b.openSignedIn(`/runs/${encodeURIComponent(run.body.id)}`)
-      await page.getByRole('button', { name: 'Cancel run' }).waitFor()
-      expect(await page.getByTestId('run-result').count()).toBe(0)
+      await b.page.getByRole('button', { name: 'Cancel run' }).waitFor()
+      expect(await b.page.getByTestId('run-result').count()).toBe(0)
 
       await b.openSignedIn('/approvals')
-      const card = page.getByTestId('approval').filter({ hasText: `Ticket sweeper ${width}` })
+      const card = b.page.getByTestId('approval').filter({ hasText: `Ticket sweeper ${width}` })
       await card.waitFor()
       expect(await card.innerText()).toMatch(/zendesk\.delete_ticket/)
       expect(await card.innerText()).toContain(String(ticketId))
-      const overflow = await page.evaluate(
+      const overflow = await b.page.evaluate(
         () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
       )
       expect(overflow, 'the inbox scrolls sideways').toBeLessThanOrEqual(0)
-      await page.screenshot({ path: `${SHOTS}/approvals-${width}.png`, fullPage: true })
+      await b.shot(`${width}`)
       await card.getByRole('button', { name: 'Send decisions' }).click()
-      await page.getByText(/Decided for Ticket sweeper/).waitFor()
+      await b.page.getByText(/Decided for Ticket sweeper/).waitFor()
 
       const finished = await runUntil(
         run.body.id,
@@ -99,11 +76,11 @@ describe.skipIf(!hasChromium)('the approvals inbox', () => {
       })
       expect(gone.status).not.toBe(200)
       // The run reads as a conversation: each model call with its words, tokens and cost.
-      await page.goto(`/runs/${encodeURIComponent(run.body.id)}`)
-      await page.getByTestId('model-words').last().waitFor()
-      expect(await page.locator('[data-testid="timeline-entry"]').count()).toBeGreaterThanOrEqual(3)
-      expect(await page.locator('.timeline-entry').first().innerText()).toMatch(/Model call[\s\S]*tokens/)
-      await page.screenshot({ path: `${SHOTS}/approvals-run-${width}.png`, fullPage: true })
+      await b.page.goto(`/runs/${encodeURIComponent(run.body.id)}`)
+      await b.page.getByTestId('model-words').last().waitFor()
+      expect(await b.page.locator('[data-testid="timeline-entry"]').count()).toBeGreaterThanOrEqual(3)
+      expect(await b.page.locator('.timeline-entry').first().innerText()).toMatch(/Model call[\s\S]*tokens/)
+      await b.shot(`run-${width}`)
     },
     TEST_TIMEOUT_MS,
   )

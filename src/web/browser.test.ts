@@ -1,14 +1,8 @@
 // End-to-end tests of the web app in Debian's Chromium (driven by playwright-core, no browser
 // download), against the real Switchyard server and the Zendesk, Trello and Vercel sandboxes.
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  hasChromium,
-  SETUP_TIMEOUT_MS,
-  startBrowserStack,
-  warnIfNoChromium,
-  type BrowserStack,
-} from '../../test/helpers/browser.ts'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, hasChromium, warnIfNoChromium, type BrowserStack } from '../../test/helpers/browser.ts'
 import type { TestStack } from '../../test/helpers/test-stack.ts'
 
 const STEP_TIMEOUT_MS = 20_000
@@ -37,7 +31,6 @@ const VERCEL_TEAM_ACCOUNT = 'Acme (acme)'
 warnIfNoChromium('the browser tests')
 
 describe.skipIf(!hasChromium)('web app in Chromium', () => {
-  let b: BrowserStack
   let stack: TestStack
   let browser: Browser
   let context: BrowserContext
@@ -45,13 +38,12 @@ describe.skipIf(!hasChromium)('web app in Chromium', () => {
   let pageErrors: string[]
   let cspViolations: string[]
   let openSignedIn: BrowserStack['openSignedIn']
-  beforeAll(async () => {
-    b = await startBrowserStack({ stepTimeoutMs: STEP_TIMEOUT_MS })
-    ;({ stack, browser, context, page, pageErrors, cspViolations, openSignedIn } = b)
-  }, SETUP_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await b?.close()
+  browserSuite({
+    ownBuild: false,
+    stepTimeoutMs: STEP_TIMEOUT_MS,
+    ready: (s) => {
+      ;({ stack, browser, context, page, pageErrors, cspViolations, openSignedIn } = s)
+    },
   })
 
   // Compared by origin: the sandbox also listens on 127.0.0.1, and one port can prefix another.

@@ -3,14 +3,8 @@
 // stop; the trigger is then paused with the reason; after reconnecting, the Integrations page offers
 // Resume, and the trigger is healthy again. Against the real server and the Trello sandbox.
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  hasChromium,
-  SETUP_TIMEOUT_MS,
-  startBrowserStack,
-  warnIfNoChromium,
-  type BrowserStack,
-} from '../../test/helpers/browser.ts'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, hasChromium, warnIfNoChromium } from '../../test/helpers/browser.ts'
 import { client } from '../../test/helpers/stack.ts'
 import type { TestStack } from '../../test/helpers/test-stack.ts'
 import {
@@ -25,14 +19,13 @@ import { connectTrelloWithToken, TRELLO, trelloControl } from '../../test/helper
 warnIfNoChromium('the lifecycle browser test')
 
 describe.skipIf(!hasChromium)('an integration disconnected and reconnected, in Chromium', () => {
-  let b: BrowserStack
   let stack: TestStack
   let page: Page
-  beforeAll(async () => {
-    b = await startBrowserStack({ ownBuild: true, viewport: { width: 1280, height: 900 } })
-    ;({ stack, page } = b)
-  }, SETUP_TIMEOUT_MS)
-  afterAll(async () => b?.close())
+  const b = browserSuite({
+    ready: (s) => {
+      ;({ stack, page } = s)
+    },
+  })
 
   it('shows the verdict, names what Disconnect stops, pauses the trigger, and offers Resume after reconnecting', async () => {
     const api = client(stack, stack.apiKey)

@@ -1,63 +1,34 @@
 // Issue 23 §6 in Debian's Chromium: a newcomer with no model key builds a model agent on the
 // sandbox model in the web editor, starts it, approves its destructive call with an edited input in
 // the approvals inbox, and reads the trace; the editor at 390 px has no sideways scroll.
-import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  hasChromium,
-  SETUP_TIMEOUT_MS,
-  startBrowserStack,
-  warnIfNoChromium,
-  type BrowserStack,
-} from '../../test/helpers/browser.ts'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, hasChromium, SHOTS_DIR, warnIfNoChromium } from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { client } from '../../test/helpers/stack.ts'
 
-const SHOTS = '/work/tmp/shots'
 const TEST_TIMEOUT_MS = 180_000
 
 warnIfNoChromium('the model agent editor browser test')
 
 describe.skipIf(!hasChromium)('the model agent editor', () => {
-  let b: BrowserStack
   let page: Page
   let integration: string
   let rest: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>
-  beforeAll(async () => {
-    b = await startBrowserStack({
-      ownBuild: true,
-      stepTimeoutMs: 20_000,
-      viewport: { width: 1280, height: 900 },
-    })
-    page = b.page
-    mkdirSync(SHOTS, { recursive: true })
-    rest = client(b.stack, b.stack.apiKey).call
-    integration = (await connectZendesk(b.stack, { email: 'admin@acme.test' })).integrationId!
-  }, SETUP_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await b?.close()
+  const b = browserSuite({
+    shots: 'model-editor',
+    stepTimeoutMs: 20_000,
+    ready: async (s) => {
+      page = s.page
+      rest = client(s.stack, s.stack.apiKey).call
+      integration = (await connectZendesk(s.stack, { email: 'admin@acme.test' })).integrationId!
+    },
   })
 
-  const shot = (name: string) =>
-    page.screenshot({ path: `${SHOTS}/model-editor-${name}.png`, fullPage: true })
+  const shot = b.shot
 
-  async function expectNoSideways(): Promise<void> {
-    const { scroll, width } = await page.evaluate(() => ({
-      scroll: document.documentElement.scrollWidth,
-      width: window.innerWidth,
-    }))
-    expect(scroll, `the page is ${scroll}px wide in a ${width}px window`).toBeLessThanOrEqual(width)
-  }
-
-  async function searchSelect(selector: string, query: string, option: string | RegExp): Promise<void> {
-    const box = page.locator(selector)
-    await box.click()
-    await box.fill(query)
-    const listbox = page.locator(`[id="${await box.getAttribute('aria-controls')}"]`)
-    await listbox.getByRole('option', { name: option }).first().click()
-  }
+  const expectNoSideways = () => b.expectNoSideways()
+  const searchSelect = b.searchSelect
 
   async function ticket(subject: string): Promise<number> {
     const made = await rest('POST', '/v1/tools/zendesk.create_ticket/run', {
@@ -232,8 +203,10 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
         await shot('07-editor-390')
         await page
           .locator('.model-editor .step-list')
-          .screenshot({ path: `${SHOTS}/model-editor-08-tools-390.png` })
-        await page.locator('.model-budget').screenshot({ path: `${SHOTS}/model-editor-09-budget-390.png` })
+          .screenshot({ path: `${SHOTS_DIR}/model-editor-08-tools-390.png` })
+        await page
+          .locator('.model-budget')
+          .screenshot({ path: `${SHOTS_DIR}/model-editor-09-budget-390.png` })
       } finally {
         await page.setViewportSize({ width: 1280, height: 900 })
       }

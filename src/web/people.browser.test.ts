@@ -3,18 +3,10 @@
 // accepts the link, signs out and back in with their password, sees their sessions and signs out
 // everywhere; a newcomer signs in through the identity provider sandbox. At 1,280 px and at 390 px.
 // Screenshots go to /work/tmp/shots/.
-import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  hasChromium,
-  SETUP_TIMEOUT_MS,
-  startBrowserStack,
-  warnIfNoChromium,
-  type BrowserStack,
-} from '../../test/helpers/browser.ts'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, hasChromium, warnIfNoChromium } from '../../test/helpers/browser.ts'
 
-const SHOTS = '/work/tmp/shots'
 const JOURNEY_TIMEOUT_MS = 240_000
 const ADMIN_PASSWORD = 'copper falcon harbour seventeen'
 const PERSON_PASSWORD = 'violet kettle meadow ninety'
@@ -22,23 +14,12 @@ const PERSON_PASSWORD = 'violet kettle meadow ninety'
 warnIfNoChromium('the people browser test')
 
 describe.skipIf(!hasChromium)('signing in like a person, in Chromium', () => {
-  let b: BrowserStack
-  beforeAll(async () => {
-    b = await startBrowserStack({ ownBuild: true, viewport: { width: 1280, height: 900 } })
-    mkdirSync(SHOTS, { recursive: true })
-  }, SETUP_TIMEOUT_MS)
-  afterAll(async () => {
-    await b?.close()
-  })
+  const b = browserSuite({ shots: 'people' })
 
   /** A page fits its width: nothing scrolls sideways. */
-  async function expectFits(page: Page, what: string) {
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
-    expect(overflow, `${what} scrolls sideways`).toBeLessThanOrEqual(0)
-  }
+  const expectFits = (page: Page, what: string) => b.expectNoSideways(page, what)
 
-  const shoot = (page: Page, name: string, width: number) =>
-    page.screenshot({ path: `${SHOTS}/people-${name}-${width}.png`, fullPage: true })
+  const shoot = (page: Page, name: string, width: number) => b.shot(`${name}-${width}`, page)
 
   for (const width of [1280, 390]) {
     it(

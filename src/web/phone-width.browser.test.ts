@@ -1,59 +1,35 @@
 // Issue 24 §7 in Debian's Chromium: at a phone's 390 px the header is two short rows, a checkbox sits
 // beside its label, a label beside its control, the event's fields stay in view while a mapping is
 // edited, and the agent's tab strip never scrolls vertically (at any width).
-import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  hasChromium,
-  SETUP_TIMEOUT_MS,
-  startBrowserStack,
-  warnIfNoChromium,
-  type BrowserStack,
-} from '../../test/helpers/browser.ts'
-import { connectTrelloWithToken, TRELLO } from '../../test/helpers/trello.ts'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, hasChromium, SHOTS_DIR, warnIfNoChromium } from '../../test/helpers/browser.ts'
+import { client } from '../../test/helpers/stack.ts'
+import { cardFilingAgent, createAgent } from '../../test/helpers/trello-engine.ts'
+import { connectTrelloWithToken } from '../../test/helpers/trello.ts'
 
-const SHOTS = '/work/tmp/shots'
 const TEST_TIMEOUT_MS = 120_000
 const PHONE = { width: 390, height: 844 }
 
 warnIfNoChromium('the phone width browser test')
 
 describe.skipIf(!hasChromium)('the web app at a phone’s width', () => {
-  let b: BrowserStack
   let page: Page
   let agentId: string
-  beforeAll(async () => {
-    b = await startBrowserStack({ ownBuild: true, stepTimeoutMs: 20_000, viewport: PHONE })
-    page = b.page
-    mkdirSync(SHOTS, { recursive: true })
-    const integrationId = await connectTrelloWithToken(b.stack)
-    const created = await fetch(`${b.stack.url}/v1/agents`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${b.stack.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        name: 'Card filer',
-        inputs: [{ name: 'title', type: 'string', required: true }],
-        kind: 'steps',
-        steps: [
-          {
-            key: 'file',
-            tool: 'trello.create_card',
-            integration: integrationId,
-            input: { list_id: TRELLO.lists.todo.id, name: '{{ inputs.title }}' },
-          },
-        ],
-      }),
-    })
-    agentId = ((await created.json()) as { id: string }).id
-  }, SETUP_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await b?.close()
+  const b = browserSuite({
+    shots: 'phone-width',
+    width: PHONE.width,
+    height: PHONE.height,
+    stepTimeoutMs: 20_000,
+    ready: async (s) => {
+      page = s.page
+      const integrationId = await connectTrelloWithToken(s.stack)
+      agentId = await createAgent(client(s.stack, s.stack.apiKey), cardFilingAgent(integrationId))
+    },
   })
 
   const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!
-  const shot = (name: string) => page.screenshot({ path: `${SHOTS}/phone-width-${name}.png`, fullPage: true })
+  const shot = b.shot
 
   it(
     'the header is two short rows: the name with the plan and Sign out, then the links',
@@ -118,7 +94,7 @@ describe.skipIf(!hasChromium)('the web app at a phone’s width', () => {
       expect(fields.y + fields.height).toBeGreaterThan(0)
       const input = (await mappingInput.boundingBox())!
       expect(input.y + input.height).toBeLessThanOrEqual(fields.y + 1)
-      await page.screenshot({ path: `${SHOTS}/phone-width-mapping.png` })
+      await page.screenshot({ path: `${SHOTS_DIR}/phone-width-mapping.png` })
     },
     TEST_TIMEOUT_MS,
   )

@@ -2,16 +2,9 @@
 // newcomer makes a Switchyard Trello trigger fire from the Trello sandbox's home page, acting as Grace
 // (the integration is Ada's, whose own changes the loop guard skips), and every sandbox page fits
 // 1,280 px and 390 px without sideways scrolling. Screenshots go to /work/tmp/shots/.
-import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  hasChromium,
-  SETUP_TIMEOUT_MS,
-  startBrowserStack,
-  warnIfNoChromium,
-  type BrowserStack,
-} from '../../test/helpers/browser.ts'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, hasChromium, warnIfNoChromium } from '../../test/helpers/browser.ts'
 import { client } from '../../test/helpers/stack.ts'
 import {
   CARD_MAPPING,
@@ -24,28 +17,15 @@ import {
   waitFor,
 } from '../../test/helpers/trello-engine.ts'
 
-const SHOTS = '/work/tmp/shots'
 const JOURNEY_TIMEOUT_MS = 180_000
 
 warnIfNoChromium('the sandbox pages browser test')
 
 describe.skipIf(!hasChromium)('sandbox pages in Chromium', () => {
-  let b: BrowserStack
   let page: Page
-  beforeAll(async () => {
-    b = await startBrowserStack({
-      ownBuild: true,
-      stepTimeoutMs: 30_000,
-      viewport: { width: 1280, height: 900 },
-    })
-    page = b.page
-    mkdirSync(SHOTS, { recursive: true })
-  }, SETUP_TIMEOUT_MS)
-  afterAll(async () => {
-    await b?.close()
-  })
+  const b = browserSuite({ shots: 'sandbox', stepTimeoutMs: 30_000, ready: (s) => void (page = s.page) })
 
-  const shot = (name: string) => page.screenshot({ path: `${SHOTS}/sandbox-${name}.png`, fullPage: true })
+  const shot = b.shot
   /** How far the page is wider than the window (0: no sideways scroll). */
   const overflow = () =>
     page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)

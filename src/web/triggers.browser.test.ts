@@ -2,22 +2,14 @@
 // the real Switchyard server and the sandboxes: a Zendesk agent started when a person changes a ticket's
 // priority (and a Pro user told why they cannot), and a Vercel agent started by a failed deployment
 // through a webhook the person adds on Vercel's project settings page. Screenshots go to /work/tmp/shots/.
-import { mkdirSync } from 'node:fs'
 import type { BrowserContext, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  hasChromium,
-  SETUP_TIMEOUT_MS,
-  startBrowserStack,
-  warnIfNoChromium,
-  type BrowserStack,
-} from '../../test/helpers/browser.ts'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, hasChromium, warnIfNoChromium, type BrowserStack } from '../../test/helpers/browser.ts'
 import type { TestStack } from '../../test/helpers/test-stack.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { connectVercel, VERCEL, vercelControl } from '../../test/helpers/vercel.ts'
 import { actAs, ZENDESK_AGENT } from '../../test/helpers/zendesk-triggers.ts'
 
-const SHOTS = '/work/tmp/shots'
 const STEP_TIMEOUT_MS = 30_000
 /** How long a trigger may take from the change at the platform to a finished run (webhook, queue, step). */
 const RUN_WAIT_MS = 90_000
@@ -26,7 +18,6 @@ const JOURNEY_TIMEOUT_MS = 300_000
 warnIfNoChromium('the triggers browser test')
 
 describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
-  let b: BrowserStack
   let stack: TestStack
   let context: BrowserContext
   let page: Page
@@ -34,18 +25,12 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
   let cspViolations: string[]
   let newContext: BrowserStack['newContext']
   let openSignedIn: BrowserStack['openSignedIn']
-  beforeAll(async () => {
-    b = await startBrowserStack({
-      ownBuild: true,
-      stepTimeoutMs: STEP_TIMEOUT_MS,
-      viewport: { width: 1280, height: 900 },
-    })
-    ;({ stack, context, page, pageErrors, cspViolations, newContext, openSignedIn } = b)
-    mkdirSync(SHOTS, { recursive: true })
-  }, SETUP_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await b?.close()
+  const b = browserSuite({
+    shots: 'triggers',
+    stepTimeoutMs: STEP_TIMEOUT_MS,
+    ready: (s) => {
+      ;({ stack, context, page, pageErrors, cspViolations, newContext, openSignedIn } = s)
+    },
   })
 
   /**
@@ -79,22 +64,9 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
       `${err.message}\nthe agent's runs, as the API has them: ${await runsAsTheApiHasThem(agentId)}`,
     )
   }
-  const shot = (name: string, on: Page = page) =>
-    on.screenshot({ path: `${SHOTS}/triggers-${name}.png`, fullPage: true })
+  const shot = b.shot
 
-  /** Chooses an option of a SearchSelect (tool steps, triggers) by typing and clicking it. */
-  async function searchSelect(
-    selector: string,
-    query: string,
-    option: string | RegExp,
-    on: Page = page,
-  ): Promise<void> {
-    const box = on.locator(selector)
-    await box.click()
-    await box.fill(query)
-    const listbox = on.locator(`[id="${await box.getAttribute('aria-controls')}"]`)
-    await listbox.getByRole('option', { name: option }).first().click()
-  }
+  const searchSelect = b.searchSelect
 
   /** Makes an agent in the editor with the given string inputs and one List Tickets step; answers its id. */
   async function newAgent(

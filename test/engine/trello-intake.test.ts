@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TestStack } from '../helpers/test-stack.ts'
 import {
   CARD_MAPPING,
@@ -15,16 +15,14 @@ import {
   subscribe,
   waitFor,
   type Api,
-  startTrelloEngine,
+  trelloEngineSuite,
 } from '../helpers/trello-engine.ts'
 import { connectTrelloWithToken, trelloControl } from '../helpers/trello.ts'
 
 // The intake's guarantees (docs/architecture.md, "The road of an event"): a 2xx only once the event
 // and its runs are committed, and nothing at all stored for a delivery that is not Trello's.
 describe('the webhook intake on Trello deliveries', () => {
-  let stack: TestStack
-  let api: Api
-  let ada: string
+  let stack: TestStack, api: Api, ada: string
   let sub: { id: string }
   let hook: Awaited<ReturnType<typeof hookOf>>
   /** A real delivery the sandbox made and signed, as a template for the ones below. */
@@ -49,8 +47,8 @@ describe('the webhook intake on Trello deliveries', () => {
     runs: (await runsOf(stack, sub.id)).length,
   })
 
-  beforeAll(async () => {
-    ;({ stack, api, ada } = await startTrelloEngine())
+  trelloEngineSuite(async (engine) => {
+    ;({ stack, api, ada } = engine)
     const board = await freshBoard(stack)
     const agent = await createAgent(api, commentingAgent(ada))
     sub = await subscribe(api, agent, {
@@ -67,7 +65,6 @@ describe('the webhook intake on Trello deliveries', () => {
     template = JSON.parse(delivery.body)
     await waitFor('the template run', async () => (await runsOf(stack, sub.id)).length === 1)
   })
-  afterAll(async () => stack?.close())
 
   it('acknowledged only when durable: the 200 comes after the event and its run are in the database', async () => {
     for (let i = 0; i < 5; i++) {

@@ -6,7 +6,7 @@ import { connectTrelloOAuth } from '../helpers/connect-trello.ts'
 import {
   notifiedAgentSubscribed,
   runsOf,
-  startTrelloEngine,
+  trelloEngineSuite,
   waitFor,
   type Api,
 } from '../helpers/trello-engine.ts'
@@ -28,14 +28,10 @@ import { scratchDatabase } from '../helpers/scratch-database.ts'
 // (here the database refusing the cursor's update, inside the same transaction) must leave no run and
 // the old cursor, so the next poll finds the same notifications again and runs each exactly once.
 describe('crash during a Trello poll', () => {
-  let stack: TestStack
-  let api: Api
-  let ada: string
-
-  beforeAll(async () => {
-    ;({ stack, api, ada } = await startTrelloEngine())
+  let stack: TestStack, api: Api, ada: string
+  trelloEngineSuite((engine) => {
+    ;({ stack, api, ada } = engine)
   })
-  afterAll(async () => stack?.close())
 
   it('a failure between enqueue and cursor commit loses nothing and runs nothing twice', async () => {
     const db = stack.services.store.db

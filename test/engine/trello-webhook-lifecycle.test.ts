@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TestStack } from '../helpers/test-stack.ts'
 import { trello } from '../../src/platforms/trello/platform.ts'
 import {
@@ -12,7 +12,7 @@ import {
   subscribe,
   waitFor,
   type Api,
-  startTrelloEngine,
+  trelloEngineSuite,
 } from '../helpers/trello-engine.ts'
 import { triggerContext } from '../helpers/trello-triggers.ts'
 import { trelloControl } from '../helpers/trello.ts'
@@ -21,14 +21,10 @@ import { trelloControl } from '../helpers/trello.ts'
 // first active subscription on a board, kept while one still needs it, removed by the last, and a
 // removal that fails is shown and retried until Trello no longer has it.
 describe('Trello webhooks follow their subscriptions', () => {
-  let stack: TestStack
-  let api: Api
-  let ada: string
-
-  beforeAll(async () => {
-    ;({ stack, api, ada } = await startTrelloEngine())
+  let stack: TestStack, api: Api, ada: string
+  trelloEngineSuite((engine) => {
+    ;({ stack, api, ada } = engine)
   })
-  afterAll(async () => stack?.close())
 
   const onBoard = (agent: string, board: string, trigger = 'trello.new_card') =>
     subscribe(api, agent, {

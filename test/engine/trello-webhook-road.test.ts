@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { TestStack } from '../helpers/test-stack.ts'
 import {
   CARD_MAPPING,
@@ -16,7 +16,7 @@ import {
   subscribe,
   waitFor,
   type Api,
-  startTrelloEngine,
+  trelloEngineSuite,
 } from '../helpers/trello-engine.ts'
 import { waitForRun } from '../helpers/runs.ts'
 import { act } from '../helpers/trello-triggers.ts'
@@ -26,14 +26,10 @@ import { trelloControl } from '../helpers/trello.ts'
 // REST sets up an agent and its subscriptions, the sandbox makes and signs the deliveries itself,
 // the intake accepts them and the worker runs the agent. Runs on PGlite, or on PostgreSQL with TEST_DATABASE_URL.
 describe('Trello events reach agents', () => {
-  let stack: TestStack
-  let api: Api
-  let ada: string
-
-  beforeAll(async () => {
-    ;({ stack, api, ada } = await startTrelloEngine())
+  let stack: TestStack, api: Api, ada: string
+  trelloEngineSuite((engine) => {
+    ;({ stack, api, ada } = engine)
   })
-  afterAll(async () => stack?.close())
 
   it('the whole road: subscribe, test, activate, a card made by a person runs the agent with the mapped inputs', async () => {
     const board = await freshBoard(stack)

@@ -1,11 +1,12 @@
 // The browser tests' set-up, once: Debian's Chromium driven by playwright-core (no browser
 // download), a build of the web app, and a whole test stack serving it.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { startTestStack, type TestStack } from './test-stack.ts'
 
 export const CHROMIUM_PATH = '/usr/bin/chromium'
@@ -145,4 +146,113 @@ function buildWebIfStale(): void {
   const sources = Math.max(newestSourceMtimeMs(WEB_SRC), statSync(join(REPO_ROOT, 'vite.config.ts')).mtimeMs)
   if (existsSync(index) && statSync(index).mtimeMs >= sources) return
   buildWeb([])
+}
+
+/** Where the browser tests put their screenshots, for a person to look at. */
+export const SHOTS_DIR = '/work/tmp/shots'
+
+export interface BrowserSuite extends BrowserStack {
+  /** The width the suite's page opens at, and goes back to after `shotsAt`. */
+  readonly width: number
+  /** A full-page screenshot of `on` (the suite's page by default), as SHOTS_DIR/<prefix>-<name>.png. */
+  shot(name: string, on?: Page): Promise<void>
+  /** Screenshots of `on` (the suite's page by default) at each width as <prefix>-<name>-<width>.png, then back to the suite's width. */
+  shotsAt(name: string, widths?: number[], on?: Page): Promise<void>
+  /** Fails when anything on `on` is wider than its window (long JSON and ids must scroll or wrap inside their boxes). */
+  expectNoSideways(on?: Page, what?: string): Promise<void>
+  /** Chooses an option of a SearchSelect (tool steps, triggers) by typing and clicking it. */
+  searchSelect(selector: string, query: string, option: string | RegExp, on?: Page): Promise<void>
+}
+
+/**
+ * A describe block's browser stack, started in its beforeAll and closed in its afterAll. Its members
+ * are there once the suite's beforeAll has run (in tests and their hooks); `ready` runs at the end of
+ * that beforeAll, for what the suite makes once (an integration, an agent) or keeps in its own names.
+ */
+export function browserSuite(
+  options: {
+    /** The start of each screenshot's name. */
+    shots?: string
+    /** The page's width; 1,280 px unless told. */
+    width?: number
+    height?: number
+    stepTimeoutMs?: number
+    /** False: share web-dist/ (rebuilt when stale) rather than build into a folder of the suite's own. */
+    ownBuild?: boolean
+    ready?: (b: BrowserStack) => void | Promise<void>
+  } = {},
+): BrowserSuite {
+  const width = options.width ?? 1280
+  const height = options.height ?? 900
+  let b: BrowserStack | undefined
+  const started = (): BrowserStack => {
+    if (!b) throw new Error('the browser suite is used before its beforeAll has run')
+    return b
+  }
+  beforeAll(async () => {
+    mkdirSync(SHOTS_DIR, { recursive: true })
+    b = await startBrowserStack({
+      ownBuild: options.ownBuild ?? true,
+      stepTimeoutMs: options.stepTimeoutMs,
+      viewport: { width, height },
+    })
+    await options.ready?.(b)
+  }, SETUP_TIMEOUT_MS)
+  afterAll(async () => {
+    await b?.close()
+  })
+  const shot = async (name: string, on?: Page) => {
+    await (on ?? started().page).screenshot({
+      path: join(SHOTS_DIR, `${options.shots ?? 'browser'}-${name}.png`),
+      fullPage: true,
+    })
+  }
+  return {
+    width,
+    get stack() {
+      return started().stack
+    },
+    get browser() {
+      return started().browser
+    },
+    get context() {
+      return started().context
+    },
+    get page() {
+      return started().page
+    },
+    get pageErrors() {
+      return started().pageErrors
+    },
+    get cspViolations() {
+      return started().cspViolations
+    },
+    newContext: () => started().newContext(),
+    openSignedIn: (path, apiKey, on) => started().openSignedIn(path, apiKey, on),
+    close: () => started().close(),
+    shot,
+    async shotsAt(name, widths = [1280, 390], on) {
+      const page = on ?? started().page
+      for (const w of widths) {
+        await page.setViewportSize({ width: w, height })
+        await shot(`${name}-${w}`, page)
+      }
+      await page.setViewportSize({ width, height })
+    },
+    async expectNoSideways(on, what = 'the page') {
+      const { scroll, inner } = await (on ?? started().page).evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        inner: window.innerWidth,
+      }))
+      expect(scroll, `${what} is ${scroll}px wide in a ${inner}px window`).toBeLessThanOrEqual(inner)
+    },
+    async searchSelect(selector, query, option, on) {
+      const page = on ?? started().page
+      const box = page.locator(selector)
+      await box.click()
+      await box.fill(query)
+      const listbox = page.locator(`[id="${await box.getAttribute('aria-controls')}"]`)
+      await listbox.getByRole('option', { name: option }).first().click()
+    },
+  }
 }

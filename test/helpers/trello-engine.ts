@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { afterAll, beforeAll } from 'vitest'
 import { startTestStack, type TestStack } from './test-stack.ts'
 import { signature } from '../../src/platforms/trello/webhooks.ts'
 import { connectTrelloOAuth } from './connect-trello.ts'
@@ -65,6 +66,23 @@ export function commentingAgent(
       },
     ],
     output: { comment: '{{ steps.note.output.id }}' },
+  }
+}
+
+/** An agent that files a card named `title` on the seeded board's To Do list. */
+export function cardFilingAgent(integration: string) {
+  return {
+    name: 'Card filer',
+    inputs: [{ name: 'title', type: 'string', required: true }],
+    kind: 'steps',
+    steps: [
+      {
+        key: 'file',
+        tool: 'trello.create_card',
+        integration,
+        input: { list_id: TRELLO.lists.todo.id, name: '{{ inputs.title }}' },
+      },
+    ],
   }
 }
 
@@ -193,10 +211,23 @@ export interface TrelloEngine {
 
 /**
  * The engine tests' stack: the service on TEST_DATABASE_URL when set (else embedded), with Ada's
- * Trello connected. Each file makes one in its `beforeAll` and closes `stack` in its `afterAll`.
+ * Trello connected.
  */
 export async function startTrelloEngine(): Promise<TrelloEngine> {
   const stack = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
   const api = client(stack, stack.apiKey)
   return { stack, api, ada: await connectAda(stack) }
+}
+
+/**
+ * A describe block's engine stack, started in its beforeAll and closed in its afterAll; `ready` is
+ * given it there, then does what the block sets up once (a board, an agent, a subscription).
+ */
+export function trelloEngineSuite(ready: (engine: TrelloEngine) => void | Promise<void>): void {
+  let engine: TrelloEngine | undefined
+  beforeAll(async () => {
+    engine = await startTrelloEngine()
+    await ready(engine)
+  })
+  afterAll(async () => engine?.stack.close())
 }

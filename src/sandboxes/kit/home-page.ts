@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http'
 import { randomBase64Url } from './ids.ts'
 import { escapeHtml, header, htmlResponse, type IncomingRequest, type SandboxResponse } from './http.ts'
 import { isFormBody } from './body.ts'
@@ -21,7 +22,8 @@ nav a{margin-right:1rem}
 .done{background:#e3fcef;border:1px solid #57d9a3;border-radius:4px;padding:.5rem 1rem}
 .error{color:#c9372c}
 .table-wrap{max-width:100%;overflow-x:auto}
-table{border-collapse:collapse;width:100%}td,th{padding:.3rem .5rem;text-align:left;vertical-align:top;border-bottom:1px solid #e0e0e0}
+/* Cells keep their words whole (a table wider than a phone scrolls inside its box); ids break anywhere. */
+table{border-collapse:collapse;width:100%}td,th{padding:.3rem .5rem;text-align:left;vertical-align:top;border-bottom:1px solid #e0e0e0;overflow-wrap:normal}
 .forms{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:1rem}
 form.change{border:1px solid #dcdfe4;border-radius:6px;padding:.5rem 1rem 1rem}
 form.change h3{margin:.5rem 0}
@@ -74,32 +76,37 @@ export class HomeForms {
   }
 
   /**
-   * The posted form's fields (`origin`: the sandbox's own, as the request addressed it), or the refusal: a body that is not a form (400), or a form without
-   * the page's secret or from another origin (403).
+   * The posted form's fields and `refuse`, which answers the page refusing it and leading back to
+   * `page`; or the refusal already: a body that is not a form (400), or a form without the page's
+   * secret or from another origin than `page.url`'s (403).
    */
   read(
     req: Pick<IncomingRequest, 'headers' | 'rawBody'>,
-    origin: string,
-  ): { ok: true; fields: Record<string, string> } | { ok: false; response: SandboxResponse } {
-    const from = header(req, 'origin')
-    if (from !== undefined && from !== 'null' && from !== origin)
-      return { ok: false, response: problemPage(403, 'Refused', 'This form was posted from another site.') }
-    if (!isFormBody(req))
-      return {
-        ok: false,
-        response: problemPage(400, 'Bad request', 'Send the form as application/x-www-form-urlencoded.'),
+    page: RefusalBack,
+  ):
+    | {
+        ok: true
+        fields: Record<string, string>
+        refuse: (status: number, reason: string) => SandboxResponse
       }
+    | { ok: false; response: SandboxResponse } {
+    const refuse = (status: number, reason: string) => problemPage(status, page.title, reason, page.url)
+    const refused = (status: number, reason: string) => ({
+      ok: false as const,
+      response: refuse(status, reason),
+    })
+    const from = header(req, 'origin')
+    if (from !== undefined && from !== 'null' && from !== new URL(page.url).origin)
+      return refused(403, 'This form was posted from another site, so it was not accepted.')
+    if (!isFormBody(req))
+      return refused(400, 'The form was not sent as a web form (application/x-www-form-urlencoded).')
     const fields = Object.fromEntries(new URLSearchParams(req.rawBody ?? ''))
     if (fields.form_token !== this.token)
-      return {
-        ok: false,
-        response: problemPage(
-          403,
-          'Refused',
-          'The form is out of date or came from elsewhere: reload the page and try again.',
-        ),
-      }
-    return { ok: true, fields }
+      return refused(
+        403,
+        'The form is out of date or came from elsewhere: go back, reload the page and try again.',
+      )
+    return { ok: true, fields, refuse }
   }
 
   /** The 303 back to the page after a change, with `message` shown once there. */
@@ -118,17 +125,87 @@ export class HomeForms {
   }
 }
 
-/** A refused form: the status, and the reason in words, on a page linking back. */
-export function problemPage(status: number, title: string, reason: string, back?: string): SandboxResponse {
+/** The page a refused form links back to: its address and its name (e.g. "Vercel sandbox"). */
+export interface RefusalBack {
+  url: string
+  title: string
+}
+
+/**
+ * A refused form: a page saying that nothing was changed and why, in words, with the way back to the
+ * page the form was on. `reason` is plain text (escaped here), never a platform's JSON: an API's
+ * refusal goes through `refusalInWords` first.
+ */
+export function problemPage(status: number, title: string, reason: string, back: string): SandboxResponse {
   return htmlResponse(
     status,
     homeLayout(
-      `${title} · sandbox`,
-      `<h1>${escapeHtml(title)}</h1>
+      `Not done · ${title}`,
+      `<nav><a href="${escapeHtml(back)}">← ${escapeHtml(title)}</a></nav>
+<h1>Nothing was changed</h1>
 <p class="error" id="error" role="alert">${escapeHtml(reason)}</p>
-${back ? `<p><a href="${escapeHtml(back)}">Back</a></p>` : ''}`,
+<p><a href="${escapeHtml(back)}" id="back">Back to the ${escapeHtml(title)}</a> to try again.</p>`,
     ),
   )
+}
+
+/**
+ * A platform API's refusal of a form's change, in words: "Vercel refused it (403 Forbidden): Not
+ * authorized." The words are the ones the answer carries for people (Vercel's error.message,
+ * Zendesk's description and its details' descriptions, Trello's message or plain-text body); its
+ * JSON, field names and codes are never shown as they are.
+ */
+export function refusalInWords(
+  platform: string,
+  answer: Pick<SandboxResponse, 'status' | 'payload'>,
+): string {
+  const status = `${answer.status} ${STATUS_CODES[answer.status] ?? ''}`.trim()
+  const words = [...new Set(wordsOf(answer.payload ?? ''))].map(sentence)
+  return `${platform} refused it (${status})${words.length ? `: ${words.join(' ')}` : '.'}`
+}
+
+const MAX_REASON = 300
+const PEOPLE_KEYS = ['message', 'description', 'detail', 'title'] as const
+
+/** The sentences an error body carries for people, outermost first; a plain-text body is one. */
+function wordsOf(payload: string): string[] {
+  const text = payload.trim()
+  if (!text) return []
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return /^[<{[]/.test(text) ? [] : [text.slice(0, MAX_REASON)]
+  }
+  const found: string[] = []
+  const codes: string[] = []
+  const visit = (value: unknown, depth: number) => {
+    if (depth > 4 || found.length >= 5) return
+    if (Array.isArray(value)) return value.forEach((v) => visit(v, depth + 1))
+    if (typeof value === 'string') return void found.push(value.slice(0, MAX_REASON))
+    if (!value || typeof value !== 'object') return
+    const record = value as Record<string, unknown>
+    for (const key of PEOPLE_KEYS)
+      if (typeof record[key] === 'string' && record[key])
+        found.push((record[key] as string).slice(0, MAX_REASON))
+    if (typeof record.error === 'string') codes.push(record.error)
+    for (const v of Object.values(record)) if (typeof v === 'object' && v !== null) visit(v, depth + 1)
+  }
+  visit(body, 0)
+  // A bare code ("RecordInvalid", "invalid_token") only when nothing says more, spaced into words;
+  // an `error` that is already words is kept as it is.
+  return found.length ? found : codes.map((c) => (/\s/.test(c.trim()) ? c : codeInWords(c)))
+}
+
+const codeInWords = (code: string) =>
+  code
+    .replace(/[_-]+/g, ' ')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+
+const sentence = (s: string) => {
+  const t = s.trim()
+  return /[.!?]$/.test(t) ? t : `${t}.`
 }
 
 /** A required text field, trimmed; undefined when missing or blank. */

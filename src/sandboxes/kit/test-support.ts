@@ -234,3 +234,29 @@ export async function submitHomeForm(
   const page = location ? await (await fetch(location)).text() : await posted.text()
   return { status: posted.status, location, page }
 }
+
+/**
+ * What keeps a refusal page from being read by a person, as a list (empty: readable): its reason
+ * (`#error`) missing, carrying JSON or a raw body, or no link back to `back` (the page of the form).
+ */
+export function unreadableRefusal(html: string, back: string): string[] {
+  const problems: string[] = []
+  if (!/^<!doctype html>/i.test(html.trim())) problems.push('not an HTML page')
+  const reason = /<p[^>]* id="error"[^>]*>([^<]*)<\/p>/.exec(html)?.[1]
+  if (!reason?.trim()) problems.push('no reason (#error)')
+  else {
+    const words = reason
+      .replaceAll('&quot;', '"')
+      .replaceAll('&#39;', "'")
+      .replaceAll('&lt;', '<')
+      .replaceAll('&gt;', '>')
+      .replaceAll('&amp;', '&')
+    if (/[{}[\]]|"\w+"\s*:/.test(words)) problems.push(`the reason carries JSON: ${words}`)
+    // Words, not a code: at least two plain words ("RecordInvalid", "invalid_token" and "403" are not).
+    const plain = words.split(/\s+/).filter((w) => /^[a-z'’]{2,}[.,:;!?]?$/i.test(w))
+    if (plain.length < 2) problems.push(`the reason is not in words: ${words}`)
+  }
+  const escapedBack = back.replaceAll('&', '&amp;')
+  if (!html.includes(`href="${escapedBack}"`)) problems.push(`no link back to ${back}`)
+  return problems
+}

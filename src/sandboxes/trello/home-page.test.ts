@@ -9,7 +9,7 @@ import {
   type Receiver,
   type TestSandbox,
 } from './test-support.ts'
-import { homeFormToken, submitHomeForm } from '../kit/test-support.ts'
+import { homeFormToken, submitHomeForm, unreadableRefusal } from '../kit/test-support.ts'
 
 // The home page (docs/sandbox.md "Home pages"): a newcomer changes a card as another member through
 // plain forms, and the change reaches the API, the actions and the webhooks exactly as an API change.
@@ -140,6 +140,7 @@ describe('the Trello home page', () => {
     expect(refused.status).toBe(status)
     expect(refused.location).toBeNull()
     expect(refused.page).toMatch(reason)
+    expect(unreadableRefusal(refused.page, sandbox.url)).toEqual([])
   })
 
   it('refuses a form without the page secret, or posted from another site, and changes nothing', async () => {
@@ -154,6 +155,7 @@ describe('the Trello home page', () => {
       { origin: 'http://evil.example' },
     )
     expect(crossSite.status).toBe(403)
+    expect(unreadableRefusal(await crossSite.text(), sandbox.url)).toEqual([])
     expect((await sandbox.api(`/1/cards/${cards.api.id}`, token)).body.closed).toBe(false)
   })
 
@@ -169,7 +171,9 @@ describe('the Trello home page', () => {
       }),
     })
     expect(answer.status).toBe(400)
-    expect(await answer.text()).toContain('Send the form as application/x-www-form-urlencoded.')
+    const page = await answer.text()
+    expect(page).toContain('The form was not sent as a web form (application/x-www-form-urlencoded).')
+    expect(unreadableRefusal(page, sandbox.url)).toEqual([])
   })
 
   it('ignores a confirmation id it did not issue', async () => {

@@ -4,7 +4,7 @@ import { escapeHtml, htmlResponse, type IncomingRequest, type SandboxResponse } 
 import { SCOPES, type Card, type List, type Member } from './model.ts'
 import type { TrelloSandbox } from './sandbox.ts'
 import { SEED } from './seed.ts'
-import { homeLayout, options, problemPage, required, type HomeForms } from '../kit/home-page.ts'
+import { homeLayout, options, refusalInWords, required, type HomeForms } from '../kit/home-page.ts'
 
 /**
  * `GET {prefix}` (docs/sandbox.md "Home pages"): the sandbox's members, boards, lists and cards,
@@ -146,10 +146,9 @@ export async function postTrelloHome(
   prefix: string,
   root: string,
 ): Promise<SandboxResponse> {
-  const read = forms.read(req, req.origin)
+  const read = forms.read(req, { url: root, title: 'Trello sandbox' })
   if (!read.ok) return read.response
-  const { fields } = read
-  const refuse = (status: number, reason: string) => problemPage(status, 'Trello sandbox', reason, root)
+  const { fields, refuse } = read
   const step = fields.step as Step
   if (!STEPS.includes(step)) return refuse(400, 'step must be one of create, move, comment, archive.')
   const memberRef = required(fields, 'member')
@@ -171,10 +170,7 @@ export async function postTrelloHome(
     return card ? { card } : { reason: `No card "${id}" in this sandbox.`, status: 404 }
   }
   const apiFailed = (answer: SandboxResponse) =>
-    refuse(
-      answer.status >= 500 ? 502 : answer.status,
-      `Trello answered ${answer.status}: ${answer.payload ?? ''}`,
-    )
+    refuse(answer.status >= 500 ? 502 : answer.status, refusalInWords('Trello', answer))
 
   switch (step) {
     case 'create': {

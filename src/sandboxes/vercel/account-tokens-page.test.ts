@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parseForm, postForm } from '../kit/test-support.ts'
+import { parseForm, postForm, unreadableRefusal } from '../kit/test-support.ts'
 import { SEED } from './seed.ts'
 import { call, startTestSandbox, type TestSandbox } from './test-support.ts'
 
@@ -53,7 +53,7 @@ describe('the Vercel account tokens page', () => {
   const refusals: Array<[string, Record<string, string>, number, RegExp]> = [
     ['no name', { name: ' ' }, 400, /Token name is required/],
     ['a team the person is not in', { name: 'x', teamId: 'team_nope' }, 400, /not a member of that team/],
-    ['an unknown step', { step: 'delete', name: 'x' }, 400, /step must be login or create/],
+    ['an unknown step', { step: 'delete', name: 'x' }, 400, /does not do/],
   ]
   it.each(refusals)('refuses %s with the reason', async (_what, fields, status, reason) => {
     const { form, cookie } = await signedIn()
@@ -67,6 +67,7 @@ describe('the Vercel account tokens page', () => {
     const before = (await (await fetch(pageUrl, { headers: { cookie } })).text()).match(/<tr>/g)?.length ?? 0
     const forged = await postForm(pageUrl, { step: 'create', name: 'forged' }, { cookie })
     expect(forged.status).toBe(403)
+    expect(unreadableRefusal(await forged.text(), pageUrl)).toEqual([])
     const after = await (await fetch(pageUrl, { headers: { cookie } })).text()
     expect(after).not.toContain('forged')
     expect(after.match(/<tr>/g)?.length ?? 0).toBe(before)

@@ -86,9 +86,11 @@ export function handleAccountTokens(sandbox: VercelSandbox, req: IncomingRequest
   if (!user) return loginPage(sandbox, action, {})
   const session = cookieValue(req, SESSION_COOKIE) ?? fields.session ?? ''
   if (req.method !== 'POST') return tokensPage(sandbox, action, user, session)
-  if (fields.step !== 'create') return errorPage('step must be login or create.')
+  const back = { href: action, label: 'Back to Account tokens' }
+  if (fields.step !== 'create')
+    return errorPage('The form asked for something this page does not do.', 400, back)
   if (!fields.session || sandbox.store.sessions.get(fields.session) !== user.id)
-    return errorPage('The form is out of date: reload the page and try again.', 403)
+    return errorPage('The form is out of date: go back, reload the page and try again.', 403, back)
   const name = (fields.name ?? '').trim()
   if (!name) return tokensPage(sandbox, action, user, session, { error: 'Token name is required.' })
   if (name.length > NAME_MAX)

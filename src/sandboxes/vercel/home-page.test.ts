@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { homeFormToken, submitHomeForm } from '../kit/test-support.ts'
+import { homeFormToken, submitHomeForm, unreadableRefusal } from '../kit/test-support.ts'
 import { SEED } from './seed.ts'
 import { call, postForm, startReceiver, startTestSandbox, type TestSandbox } from './test-support.ts'
 
@@ -112,7 +112,7 @@ describe('the Vercel home page', () => {
       'another person’s project',
       { step: 'deploy', user: 'grace', project: SEED.personalProject.id, outcome: 'ready' },
       403,
-      /another person&#39;s project/,
+      /cannot deploy ada-blog: it is Ada Lovelace&#39;s own project\. Choose Ada Lovelace as the person acting/,
     ],
   ]
   it.each(refusals)('refuses %s with a page naming the reason', async (_what, fields, status, reason) => {
@@ -120,6 +120,7 @@ describe('the Vercel home page', () => {
     expect(refused.status).toBe(status)
     expect(refused.location).toBeNull()
     expect(refused.page).toMatch(reason)
+    expect(unreadableRefusal(refused.page, sandbox.url)).toEqual([])
   })
 
   it('refuses a form without the page secret or from another site, and deploys nothing', async () => {
@@ -133,6 +134,7 @@ describe('the Vercel home page', () => {
       { origin: 'http://evil.example' },
     )
     expect(crossSite.status).toBe(403)
+    expect(unreadableRefusal(await crossSite.text(), sandbox.url)).toEqual([])
     const after = (await call(`${sandbox.url}/v6/deployments?teamId=${SEED.team.id}`, { token: teamToken }))
       .body.deployments.length
     expect(after).toBe(before)

@@ -3,7 +3,7 @@ import type { Project } from './model.ts'
 import { handleAsPerson, type ApiRouter } from './router.ts'
 import { OUTCOME_META_KEY, type VercelSandbox } from './sandbox.ts'
 import { SEED } from './seed.ts'
-import { homeLayout, options, problemPage, required, type HomeForms } from '../kit/home-page.ts'
+import { homeLayout, options, refusalInWords, required, type HomeForms } from '../kit/home-page.ts'
 
 /**
  * `GET {prefix}` (docs/sandbox.md "Home pages"): the users, teams, projects and recent deployments,
@@ -120,10 +120,9 @@ export function postVercelHome(
   req: IncomingRequest,
 ): SandboxResponse {
   const root = req.base
-  const read = forms.read(req, new URL(root).origin)
+  const read = forms.read(req, { url: root, title: 'Vercel sandbox' })
   if (!read.ok) return read.response
-  const { fields } = read
-  const refuse = (status: number, reason: string) => problemPage(status, 'Vercel sandbox', reason, root)
+  const { fields, refuse } = read
   if (fields.step !== 'deploy') return refuse(400, 'step must be deploy.')
   const userRef = required(fields, 'user')
   if (!userRef) return refuse(400, 'user is required: choose who deploys.')
@@ -140,8 +139,13 @@ export function postVercelHome(
   if (!(TARGETS as readonly string[]).includes(target))
     return refuse(400, 'target must be preview or production.')
   const team = sandbox.store.teams.get(project.ownerId) ?? null
-  if (!team && project.ownerId !== user.id)
-    return refuse(403, `${user.name} cannot deploy ${project.name}: it is another person's project.`)
+  if (!team && project.ownerId !== user.id) {
+    const owner = sandbox.store.users.get(project.ownerId)?.name ?? 'another person'
+    return refuse(
+      403,
+      `${user.name} cannot deploy ${project.name}: it is ${owner}'s own project. Choose ${owner} as the person acting, or a team's project.`,
+    )
+  }
   const body = {
     name: project.name,
     project: project.id,
@@ -162,11 +166,13 @@ export function postVercelHome(
     },
     body,
   )
-  if (answer.status !== 200) {
-    const reason =
-      team && answer.status === 403 ? `${user.name} is not a member of ${team.name}.` : answer.payload
-    return refuse(answer.status, `Vercel answered ${answer.status}: ${reason ?? ''}`)
-  }
+  if (answer.status !== 200)
+    return refuse(
+      answer.status >= 500 ? 502 : answer.status,
+      team && answer.status === 403
+        ? `${user.name} cannot deploy ${project.name}: they are not a member of ${team.name}.`
+        : `${user.name} could not deploy ${project.name}. ${refusalInWords('Vercel', answer)}`,
+    )
   const id = JSON.parse(answer.payload ?? '{}').id as string
   return forms.done(
     root,

@@ -80,8 +80,16 @@ export function hidden(fields: Fields): string {
     .join('\n')
 }
 
-export function errorPage(message: string, status = 400): SandboxResponse {
-  return page('Error', `<p class="error" id="error">${escapeHtml(message)}</p>`, status)
+/** A refusal in words; `back`, on the pages a person reaches from the sandbox's home page, is the way back. */
+export function errorPage(
+  message: string,
+  status = 400,
+  back?: { href: string; label: string },
+): SandboxResponse {
+  const link = back
+    ? `\n<p><a href="${escapeHtml(back.href)}" id="back">${escapeHtml(back.label)}</a></p>`
+    : ''
+  return page('Error', `<p class="error" id="error" role="alert">${escapeHtml(message)}</p>${link}`, status)
 }
 
 export function sessionUser(sandbox: VercelSandbox, req: IncomingRequest, fields: Fields): User | undefined {
@@ -356,7 +364,11 @@ export function handleWebhookSettings(
   }
   if (!user) return loginPage(sandbox, action, {})
   const project = findProjectFor(sandbox, user, idOrName, teamRef)
-  if (!project) return errorPage(`Project "${idOrName}" not found.`, 404)
+  if (!project)
+    return errorPage(`Project "${idOrName}" not found.`, 404, {
+      href: req.base,
+      label: 'Back to the Vercel sandbox',
+    })
   let response: SandboxResponse
   if (req.method === 'POST' && fields.step === 'create') {
     try {

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { homeFormToken, postForm, startReceiver, submitHomeForm, type Receiver } from '../kit/test-support.ts'
+import {
+  homeFormToken,
+  postForm,
+  startReceiver,
+  submitHomeForm,
+  unreadableRefusal,
+  type Receiver,
+} from '../kit/test-support.ts'
 import { TICKET_EVENT_TYPES } from './events/payloads.ts'
 import { ADMIN, AGENT, bearer, call, CUSTOMER, startTestSandbox, type TestSandbox } from './test-support.ts'
 
@@ -148,7 +155,7 @@ describe('the Zendesk home page', () => {
       'an unknown customer',
       { step: 'open', account: 'acme', customer: '999999', subject: 's', body: 'b' },
       404,
-      /customer: no user &quot;999999&quot; in acme/,
+      /No customer &quot;999999&quot; in acme/,
     ],
     [
       'a ticket without a subject',
@@ -184,7 +191,7 @@ describe('the Zendesk home page', () => {
       'a customer acting as the agent',
       { step: 'change', account: 'acme', agent: CUSTOMER, ticket: '1', status: 'open' },
       403,
-      /Zendesk answered 403/,
+      /Zendesk refused it \(403 Forbidden\): [A-Z][a-z]+ [a-z]/,
     ],
   ]
   it.each(refusals)('refuses %s with a page naming the reason', async (_what, fields, status, reason) => {
@@ -192,6 +199,7 @@ describe('the Zendesk home page', () => {
     expect(refused.status).toBe(status)
     expect(refused.location).toBeNull()
     expect(refused.page).toMatch(reason)
+    expect(unreadableRefusal(refused.page, sandbox.url)).toEqual([])
   })
 
   it('refuses a form without the page secret or from another site, and changes nothing', async () => {
@@ -203,6 +211,7 @@ describe('the Zendesk home page', () => {
       { origin: 'http://evil.example' },
     )
     expect(crossSite.status).toBe(403)
+    expect(unreadableRefusal(await crossSite.text(), sandbox.url)).toEqual([])
     expect((await call(`${base}/api/v2/tickets/1`, { auth })).body.ticket.status).toBe('open')
   })
 })

@@ -3,7 +3,7 @@ import { escapeHtml, htmlResponse, type IncomingRequest, type SandboxResponse } 
 import { TICKET_PRIORITIES, TICKET_STATUSES, type Account, type User } from './model.ts'
 import type { ZendeskSandbox } from './sandbox.ts'
 import { SEED_PASSWORD } from './seed.ts'
-import { homeLayout, options, problemPage, required, type HomeForms } from '../kit/home-page.ts'
+import { homeLayout, options, refusalInWords, required, type HomeForms } from '../kit/home-page.ts'
 
 /**
  * `GET {prefix}` (docs/sandbox.md "Home pages"): every account's people and tickets, with forms to
@@ -111,17 +111,6 @@ ${accounts.map((a) => accountSection(a, forms, root)).join('\n') || '<p>No accou
   )
 }
 
-/** The API's answer, in words for the refusal page: Zendesk's `description` or `error`, else the body. */
-function apiReason(answer: SandboxResponse): string {
-  try {
-    const body = JSON.parse(answer.payload ?? '')
-    const details = body.details ? ` ${JSON.stringify(body.details)}` : ''
-    return `Zendesk answered ${answer.status}: ${body.description ?? body.error ?? answer.payload}${details}`
-  } catch {
-    return `Zendesk answered ${answer.status}: ${answer.payload ?? ''}`
-  }
-}
-
 /** `POST {prefix}`: one of the page's forms; 303 back with what happened, or a page saying why not. */
 export async function postZendeskHome(
   sandbox: ZendeskSandbox,
@@ -129,10 +118,9 @@ export async function postZendeskHome(
   req: IncomingRequest,
   root: string,
 ): Promise<SandboxResponse> {
-  const read = forms.read(req, req.origin)
+  const read = forms.read(req, { url: root, title: 'Zendesk sandbox' })
   if (!read.ok) return read.response
-  const { fields } = read
-  const refuse = (status: number, reason: string) => problemPage(status, 'Zendesk sandbox', reason, root)
+  const { fields, refuse } = read
   const step = fields.step
   if (step !== 'open' && step !== 'change') return refuse(400, 'step must be open or change.')
   const subdomain = required(fields, 'account')
@@ -143,7 +131,7 @@ export async function postZendeskHome(
     const ref = required(fields, name)
     if (!ref) return refuse(400, `${name} is required: choose ${what}.`)
     const user = /^\d+$/.test(ref) ? account.users.get(Number(ref)) : sandbox.store.userByEmail(account, ref)
-    return user && user.active ? user : refuse(404, `${name}: no user "${ref}" in ${account.subdomain}.`)
+    return user && user.active ? user : refuse(404, `No ${name} "${ref}" in ${account.subdomain}.`)
   }
   const act = (user: User, method: 'POST' | 'PUT', path: string, body: unknown) =>
     handleActAs(
@@ -173,7 +161,7 @@ export async function postZendeskHome(
     const answer = await act(customer, 'POST', '/api/v2/requests', {
       request: { subject, comment: { body } },
     })
-    if (answer.status !== 201) return refuse(answer.status, apiReason(answer))
+    if (answer.status !== 201) return refuse(answer.status, refusalInWords('Zendesk', answer))
     const id = JSON.parse(answer.payload ?? '{}').request?.id
     return forms.done(root, `${customer.name} opened ticket #${id} “${subject}” in ${account.subdomain}.`)
   }
@@ -215,6 +203,6 @@ export async function postZendeskHome(
   if (said.length === 0)
     return refuse(400, 'Nothing to change: choose a status, priority or assignee, or write a comment.')
   const answer = await act(agent, 'PUT', `/api/v2/tickets/${ticket.id}`, { ticket: change })
-  if (answer.status !== 200) return refuse(answer.status, apiReason(answer))
+  if (answer.status !== 200) return refuse(answer.status, refusalInWords('Zendesk', answer))
   return forms.done(root, `${agent.name} updated ticket #${ticket.id}: ${said.join(', ')}.`)
 }
