@@ -3,20 +3,12 @@
 // editor's "Add a model connection", sees the server's field errors at their fields, never sees the
 // key again, uses the connection in a model agent that runs, and is told which agents use it before
 // removing it; at 1280 px and at 390 px without sideways scroll.
-import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  hasChromium,
-  SETUP_TIMEOUT_MS,
-  startBrowserStack,
-  warnIfNoChromium,
-  type BrowserStack,
-} from '../../test/helpers/browser.ts'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, hasChromium, warnIfNoChromium } from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { client } from '../../test/helpers/stack.ts'
 
-const SHOTS = '/work/tmp/shots'
 const TEST_TIMEOUT_MS = 180_000
 /** A key the model sandbox accepts; it must never show on a page once sent. */
 const KEY = 'sk-sandbox-typed-once'
@@ -24,44 +16,22 @@ const KEY = 'sk-sandbox-typed-once'
 warnIfNoChromium('the model connections browser test')
 
 describe.skipIf(!hasChromium)('the model connections page', () => {
-  let b: BrowserStack
   let page: Page
   let integration: string
-  let rest: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>
-  beforeAll(async () => {
-    b = await startBrowserStack({
-      ownBuild: true,
-      stepTimeoutMs: 20_000,
-      viewport: { width: 1280, height: 900 },
-    })
-    page = b.page
-    mkdirSync(SHOTS, { recursive: true })
-    rest = client(b.stack, b.stack.apiKey).call
-    integration = (await connectZendesk(b.stack, { email: 'admin@acme.test' })).integrationId!
-  }, SETUP_TIMEOUT_MS)
-
-  afterAll(async () => {
-    await b?.close()
+  const b = browserSuite({
+    shots: 'model-connections',
+    stepTimeoutMs: 20_000,
+    ready: async (s) => {
+      page = s.page
+      integration = (await connectZendesk(s.stack, { email: 'admin@acme.test' })).integrationId!
+    },
   })
-
-  const shot = (name: string, on: Page = page) =>
-    on.screenshot({ path: `${SHOTS}/model-connections-${name}.png`, fullPage: true })
-
-  async function expectNoSideways(on: Page = page): Promise<void> {
-    const { scroll, width } = await on.evaluate(() => ({
-      scroll: document.documentElement.scrollWidth,
-      width: window.innerWidth,
-    }))
-    expect(scroll, `the page is ${scroll}px wide in a ${width}px window`).toBeLessThanOrEqual(width)
-  }
-
-  async function searchSelect(selector: string, query: string, option: string | RegExp): Promise<void> {
-    const box = page.locator(selector)
-    await box.click()
-    await box.fill(query)
-    const listbox = page.locator(`[id="${await box.getAttribute('aria-controls')}"]`)
-    await listbox.getByRole('option', { name: option }).first().click()
-  }
+  const rest = (method: string, path: string, body?: unknown) =>
+    client(b.stack, b.stack.apiKey).call(method, path, body)
+  const shot = (name: string, on?: Page) => b.shot(name, on)
+  const expectNoSideways = (on?: Page) => b.expectNoSideways(on)
+  const searchSelect = (selector: string, query: string, option: string | RegExp) =>
+    b.searchSelect(selector, query, option)
 
   /** The add form, filled for the sandbox's OpenAI-compatible base URL, with the server's errors met first. */
   async function addCompatible(on: Page, name: string): Promise<void> {
