@@ -1,6 +1,7 @@
 // Who let a model's tool call run, or stopped it (docs/model-agents.md, "Approvals"), as the run's
 // timeline shows it. The decisions are stored on the approval request (core/models/approvals.ts);
 // this reads them back for each tool call's entry.
+import type { Decision } from '../models/approvals.ts'
 
 /** A person as a decision names them, kept as they were when they decided. */
 export interface Decider {
@@ -32,16 +33,6 @@ export interface ApprovalRow {
   expires_at: Date
 }
 
-interface StoredDecision {
-  decision: 'approve' | 'approve_for_run' | 'deny'
-  input?: unknown
-  reason?: string
-  by: string
-  by_name?: string
-  by_email?: string
-  at: string
-}
-
 /** Each decided or expired call of the run's requests, by the model's tool-call id. */
 export function approvalNotes(rows: readonly ApprovalRow[], now = Date.now()): Map<string, ApprovalNote> {
   const notes = new Map<string, ApprovalNote>()
@@ -50,7 +41,7 @@ export function approvalNotes(rows: readonly ApprovalRow[], now = Date.now()): M
       tool_call_id: string
       input: unknown
     }>
-    const decisions = (row.decisions ?? {}) as Record<string, StoredDecision>
+    const decisions = (row.decisions ?? {}) as Record<string, Decision>
     const expired = row.status === 'expired' || (row.status === 'pending' && row.expires_at.getTime() <= now)
     for (const call of calls) {
       const d = decisions[call.tool_call_id]
