@@ -10,6 +10,7 @@ import { openApiDocument } from './openapi.ts'
 import { registerMetricsRoute } from './metrics.ts'
 import { registerProblemHandlers } from './problem.ts'
 import { registerNulGuard } from './nul-guard.ts'
+import { registerDrainOnClose } from './drain-on-close.ts'
 import { lazyChildLogger } from './request-logger.ts'
 import { requestTimeouts } from './timeouts.ts'
 import { registerSecurityHeaders } from './security-headers.ts'
@@ -65,6 +66,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.removeContentTypeParser('text/plain')
   registerJsonBodies(app)
   logRequests(app)
+  registerDrainOnClose(app)
   await registerSecurityHeaders(app, services.config.publicUrl) // first: even a refused request gets them
   await app.register(fastifyCookie)
   registerProblemHandlers(app, (code) => services.metrics.error(code))
