@@ -52,20 +52,6 @@ export type RunQuery = {
 
 const enc = encodeURIComponent
 
-/** Follows `next_cursor` to the end of a paged list. */
-export async function allPages<T>(
-  load: (cursor: string | null) => Promise<[T[], string | null]>,
-): Promise<T[]> {
-  const all: T[] = []
-  let cursor: string | null = null
-  do {
-    const [items, next]: [T[], string | null] = await load(cursor)
-    all.push(...items)
-    cursor = next
-  } while (cursor)
-  return all
-}
-
 const query = (params: Record<string, string | number | undefined | null>) => {
   const q = new URLSearchParams()
   for (const [k, v] of Object.entries(params))
@@ -81,9 +67,6 @@ export const agentsApi = {
   /** One page of agents, newest first, found by words of their name (docs/api.md, "Lists are paged"). */
   page: (params: { q?: string; cursor?: string | null; limit?: number } = {}) =>
     request<{ agents: Agent[]; next_cursor: string | null }>('GET', `/v1/agents${query(params)}`),
-  /** Every agent (a picker chooses among them all), page after page. */
-  list: () =>
-    allPages((cursor) => agentsApi.page({ cursor, limit: 200 }).then((p) => [p.agents, p.next_cursor])),
   get: (id: string, version?: number) => request<Agent>('GET', `/v1/agents/${enc(id)}${query({ version })}`),
   versions: (id: string) =>
     request<{ versions: AgentVersion[] }>('GET', `/v1/agents/${enc(id)}/versions`).then((r) => r.versions),

@@ -142,7 +142,9 @@ export class Agents {
     for (const pattern of searchPatterns(q))
       query = query.where((eb) =>
         eb.or([
-          eb(sql`agent_versions.definition->>'name'`, 'ilike', pattern),
+          // The agents row's own name (kept with each version) is read first, so a match by name
+          // reads no definition; each search stops at one page of matches (issue 22, §7).
+          eb('agents.name', 'ilike', pattern),
           eb(sql`agent_versions.definition->>'description'`, 'ilike', pattern),
         ]),
       )

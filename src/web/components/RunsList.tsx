@@ -21,6 +21,7 @@ import {
   startedByText,
   STATUS_LABELS,
 } from '../run-format.ts'
+import { AgentFilter } from './AgentFilter.tsx'
 import { Link } from './Link.tsx'
 import { ProblemMessage } from './ProblemMessage.tsx'
 import { RunStatusBadge, usePolling } from './RunBits.tsx'
@@ -45,7 +46,6 @@ export function RunsList({ fixedAgent, search, path }: Props) {
   const [next, setNext] = useState<string | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [loadingMore, setLoadingMore] = useState(false)
-  const [agents, setAgents] = useState<Agent[]>([])
   const [triggers, setTriggers] = useState<Trigger[]>([])
   const [now, setNow] = useState(() => Date.now())
 
@@ -71,9 +71,8 @@ export function RunsList({ fixedAgent, search, path }: Props) {
   }, [query])
 
   useEffect(() => {
-    if (!fixedAgent) agentsApi.list().then(setAgents, () => {})
     agentsApi.triggers().then(setTriggers, () => {})
-  }, [fixedAgent])
+  }, [])
 
   // Quickly while a shown run is under way; slowly otherwise, so a run a trigger starts shows up by itself.
   const live = !!runs?.some((r) => isLive(r.status))
@@ -113,21 +112,7 @@ export function RunsList({ fixedAgent, search, path }: Props) {
         {!fixedAgent && (
           <div className="field">
             <label htmlFor="runs-agent">Agent</label>
-            <select
-              id="runs-agent"
-              value={filters.agent ?? ''}
-              onChange={(e) => setFilter({ agent: e.target.value || undefined })}
-            >
-              <option value="">All agents</option>
-              {filters.agent && !agents.some((a) => a.id === filters.agent) && (
-                <option value={filters.agent}>The chosen agent</option>
-              )}
-              {agents.map((a) => (
-                <option key={a.id} value={a.id}>
-                  {a.name}
-                </option>
-              ))}
-            </select>
+            <AgentFilter id="runs-agent" value={filters.agent} onChange={(agent) => setFilter({ agent })} />
           </div>
         )}
         <div className="field">

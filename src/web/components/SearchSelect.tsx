@@ -18,6 +18,11 @@ interface Props {
   invalid?: boolean
   describedBy?: string
   disabled?: boolean
+  /**
+   * The options are the server's matches for what is typed (the runs list's agent filter): they are
+   * shown as given, not filtered again here, and each change of the typed text is reported.
+   */
+  searched?: { onQuery: (query: string) => void; note?: string }
 }
 
 const MAX_SHOWN = 60
@@ -48,6 +53,7 @@ export function SearchSelect({
   invalid,
   describedBy,
   disabled,
+  searched,
 }: Props) {
   const listId = useId()
   const chosen = options.find((o) => o.value === value)
@@ -56,13 +62,17 @@ export function SearchSelect({
   const [active, setActive] = useState(-1)
   const text = query ?? (chosen ? (chosen.group ? `${chosen.label} · ${chosen.group}` : chosen.label) : '')
   const shown = useMemo(
-    () => (query ? options.filter((o) => matchesQuery(o, query)) : options).slice(0, MAX_SHOWN),
-    [options, query],
+    () => (query && !searched ? options.filter((o) => matchesQuery(o, query)) : options).slice(0, MAX_SHOWN),
+    [options, query, searched],
   )
+  const typed = (text: string | null) => {
+    setQuery(text)
+    searched?.onQuery(text ?? '')
+  }
 
   const choose = (o: SearchOption) => {
     onChange(o.value)
-    setQuery(null)
+    typed(null)
     setOpen(false)
     setActive(-1)
   }
@@ -79,7 +89,7 @@ export function SearchSelect({
     } else if (e.key === 'Escape' && open) {
       e.preventDefault()
       setOpen(false)
-      setQuery(null)
+      typed(null)
     }
   }
 
@@ -102,7 +112,7 @@ export function SearchSelect({
         placeholder={placeholder ?? 'Search…'}
         value={text}
         onChange={(e) => {
-          setQuery(e.target.value)
+          typed(e.target.value)
           setOpen(true)
           setActive(-1)
         }}
@@ -110,7 +120,7 @@ export function SearchSelect({
         onFocus={(e) => e.target.select()}
         onBlur={() => {
           setOpen(false)
-          setQuery(null)
+          if (query !== null) typed(null)
         }}
         onKeyDown={onKeyDown}
       />
@@ -145,6 +155,7 @@ export function SearchSelect({
             </li>,
           ]
         })}
+        {searched?.note && <li className="picker-note picker-more-note">{searched.note}</li>}
       </ul>
     </div>
   )
