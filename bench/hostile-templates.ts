@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import os from 'node:os'
 import { createHmac, randomBytes } from 'node:crypto'
 import { request } from 'undici'
@@ -13,6 +14,20 @@ const HOSTILE = '{{ $replace($pad("",1000000,"a"),"a",$pad("",100,"b")) }}'
 const DURATION_MS = Number(process.env.BENCH_HOSTILE_MS ?? 10_000)
 const DELIVERIES_PER_S = 10
 const HEALTH_EVERY_MS = 50
+
+/**
+ * The service thread's time on a core and waiting for one, in ms (Linux's schedstat for the thread
+ * whose id is the process id): the wait says how much of the delay was a core taken by something
+ * else (template workers, or the shared machine), not work of the service's own.
+ */
+function mainThreadSchedule(pid: number | undefined): { runMs: number; waitMs: number } | undefined {
+  try {
+    const [run, wait] = fs.readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number)
+    return { runMs: run! / 1e6, waitMs: wait! / 1e6 }
+  } catch {
+    return undefined
+  }
+}
 
 async function metric(service: Service, name: string): Promise<number> {
   const res = await request(`${service.url}/metrics`, { dispatcher })
@@ -52,6 +67,7 @@ export async function hostileTemplatesBench(service: Service): Promise<Record<st
     return { body, signature: createHmac('sha1', secret).update(body).digest('hex') }
   }
   await metric(service, 'nodejs_eventloop_lag_p99_seconds') // resets the window
+  const scheduleAtStart = mainThreadSchedule(service.pid)
   const start = Date.now()
   let health = { answered: 0, failed: 0 }
   const checking = (async () => {
@@ -84,6 +100,8 @@ export async function hostileTemplatesBench(service: Service): Promise<Record<st
   const statuses = await Promise.all(sent)
   await checking
   const p99Ms = (await metric(service, 'nodejs_eventloop_lag_p99_seconds')) * 1000
+  const scheduleAtEnd = mainThreadSchedule(service.pid)
+  const elapsedS = (Date.now() - start) / 1000
   const results = {
     // The machine is shared: its load when the line began says how far to trust the numbers.
     hostile_templates_load_average: Math.round(loadAtStart * 100) / 100,
@@ -92,6 +110,15 @@ export async function hostileTemplatesBench(service: Service): Promise<Record<st
     hostile_templates_deliveries_sent: statuses.length,
     hostile_templates_health_answered: health.answered,
     hostile_templates_health_failed: health.failed,
+    ...(scheduleAtStart && scheduleAtEnd
+      ? {
+          // Per second of the line: the service thread's time on a core, and waiting for one.
+          hostile_templates_main_thread_run_ms_per_s:
+            Math.round(((scheduleAtEnd.runMs - scheduleAtStart.runMs) / elapsedS) * 10) / 10,
+          hostile_templates_main_thread_wait_ms_per_s:
+            Math.round(((scheduleAtEnd.waitMs - scheduleAtStart.waitMs) / elapsedS) * 10) / 10,
+        }
+      : {}),
   }
   health = { answered: 0, failed: 0 }
   console.log(

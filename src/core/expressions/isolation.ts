@@ -1,8 +1,10 @@
 import { availableParallelism } from 'node:os'
 import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
+import { HARD_STOP_MS, HardStop } from './hard-stop.ts'
 import type { Batch, Outcome } from './render.js'
 import { heldBackNotice, rememberStop } from './stopped-templates.ts'
+import { threadCpuMs } from './thread-priority.js'
 
 /**
  * Templates that could run away are evaluated in worker threads (docs/security.md, "Templates"):
@@ -11,10 +13,15 @@ import { heldBackNotice, rememberStop } from './stopped-templates.ts'
  * hold every request (even `/health`) and grow the heap without bound. A worker is stopped
  * (terminated) when a batch runs past the hard stop, and dies alone when it passes its memory limit;
  * either way the pool starts a fresh one. Piscina keeps the pool; a batch's clock starts when the
- * worker starts its first template, so time spent waiting for a busy worker is never counted.
+ * worker starts its first template, so time spent waiting for a busy worker is never counted, and
+ * it counts the worker's time on a core (hard-stop.ts): workers run below the service's thread in
+ * priority (thread-priority.js), so that a runaway template never takes the service's core.
  */
-export const HARD_STOP_MS = 1_000
+export { HARD_STOP_MS }
 export const WORKER_MEMORY_MB = 128
+
+/** How often a running batch's time is read (a read of /proc, some microseconds). */
+const CHECK_EVERY_MS = 50
 
 let pool: Piscina | undefined
 
@@ -51,9 +58,17 @@ export async function renderInWorker(batch: Batch, owner: string): Promise<Outco
   const stop = new AbortController()
   let running = -1
   let timer: NodeJS.Timeout | undefined
-  port1.on('message', (i: number) => {
-    if (running < 0) timer = setTimeout(() => stop.abort(), HARD_STOP_MS)
-    running = i
+  port1.on('message', ({ item, thread }: { item: number; thread: number | undefined }) => {
+    if (running < 0) {
+      const hardStop = new HardStop(() => (thread === undefined ? undefined : threadCpuMs(thread)))
+      timer = setInterval(() => {
+        if (hardStop.due()) {
+          clearInterval(timer)
+          stop.abort()
+        }
+      }, CHECK_EVERY_MS)
+    }
+    running = item
   })
   try {
     return (await poolOf().run(
@@ -81,7 +96,7 @@ export async function renderInWorker(batch: Batch, owner: string): Promise<Outco
         : { ok: false, message: `not evaluated, because ${batch.items[culprit].field} was stopped` },
     )
   } finally {
-    clearTimeout(timer)
+    clearInterval(timer)
     port1.close()
   }
 }
