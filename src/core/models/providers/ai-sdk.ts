@@ -2,7 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { APICallError } from 'ai'
-import { request } from 'undici'
+import { fetch as undiciFetch } from 'undici'
 import { AppError } from '../../errors.ts'
 import { AddressRefused, reachable, type AgentNetworks } from '../../http/public-only.ts'
 import type {
@@ -93,53 +93,24 @@ function toolCallOf(part: { toolCallId: string; toolName: string; input: string 
 }
 
 /**
- * The providers' fetch, on undici's `request`: the platform's fetch() wraps every request and every
- * answer in web streams, about a millisecond of CPU per model call in the service (measured beside
- * `request` on the same answers), for bodies that are whole JSON documents both ways. It keeps
- * fetch's contract for what the providers use: an answer of any status, a transport failure as a
- * TypeError "fetch failed" with its cause, redirects not followed.
- *
- * It reaches only the allowed networks (public-only.ts): the base URL was checked when the
- * connection was saved, and a name's address is checked here, when connecting, so a name that later
- * resolves to a private address is refused too.
+ * A fetch that reaches only the allowed networks (public-only.ts): the base URL was checked when
+ * the connection was saved, and a name's address is checked here, when connecting, so a name that
+ * later resolves to a private address is refused too. Without a limit the SDK's own fetch is used.
+ * (A hand-made fetch on undici's `request` saved about a millisecond of CPU per call, but it would
+ * have been this project's own copy of fetch's contract: decompression, streams, errors.)
  */
-function fetchWithin(networks: AgentNetworks = 'any'): typeof globalThis.fetch {
-  const providerFetch = async (url: string | URL | Request, init: RequestInit = {}) => {
+function fetchWithin(networks: AgentNetworks | undefined): { fetch?: typeof globalThis.fetch } {
+  if (!networks || networks === 'any') return {}
+  const limited = (url: string | URL | Request, init?: RequestInit) => {
     const target = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url
-    const within = reachable(target, networks)
-    const body =
-      init.body === undefined || init.body === null || typeof init.body === 'string'
-        ? (init.body ?? undefined)
-        : Buffer.from(await new Response(init.body).arrayBuffer())
-    const sent: Record<string, string> = {}
-    new Headers(init.headers).forEach((value, name) => (sent[name] = value))
-    let answer: Awaited<ReturnType<typeof request>>
-    try {
-      answer = await request(target, {
-        method: (init.method ?? 'GET') as 'GET',
-        headers: sent,
-        body,
-        signal: init.signal ?? undefined,
-        ...within,
-      })
-    } catch (err) {
-      if (err instanceof Error && err.name === 'AbortError') throw err
-      throw new TypeError('fetch failed', { cause: err })
-    }
-    const headers = new Headers()
-    for (const [name, value] of Object.entries(answer.headers))
-      for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
-        headers.append(name, v)
-    const bytes = await answer.body.arrayBuffer()
-    const empty = [204, 205, 304].includes(answer.statusCode)
-    return new Response(empty ? null : bytes, { status: answer.statusCode, headers })
+    return undiciFetch(target, { ...(init as object), ...reachable(target, networks), redirect: 'manual' })
   }
-  return providerFetch as typeof globalThis.fetch
+  return { fetch: limited as unknown as typeof globalThis.fetch }
 }
 
 function languageModel(endpoint: ModelEndpoint, name: string): ProviderModel {
   const apiKey = endpoint.apiKey ?? 'none'
-  const fetch = { fetch: fetchWithin(endpoint.networks) }
+  const fetch = fetchWithin(endpoint.networks)
   switch (endpoint.protocol) {
     case 'openai-chat':
       return createOpenAI({ baseURL: endpoint.baseUrl, apiKey, ...fetch }).chat(name)
