@@ -147,9 +147,14 @@ export class Runs {
 
   /** Inserts a run, inside the caller's transaction when it has one. */
   async insert(trx: Db, run: NewRun): Promise<string> {
+    return (await this.insertRow(trx, run)).id
+  }
+
+  /** Inserts a run and answers its row as stored. */
+  private async insertRow(trx: Db, run: NewRun): Promise<RunRow> {
     const id = newId('run')
     const now = new Date()
-    await trx
+    return trx
       .insertInto('runs')
       .values({
         id,
@@ -167,8 +172,8 @@ export class Runs {
         error: run.failed ? JSON.stringify(run.failed) : null,
         finished_at: run.failed ? now : null,
       })
-      .execute()
-    return id
+      .returningAll()
+      .executeTakeFirstOrThrow()
   }
 
   /** Starts the agent's current version by hand (a person in the web app, or an API call). */
@@ -190,7 +195,7 @@ export class Runs {
     if (problems.length) throw invalidInput(problems)
     const full = await this.queueCap?.refusal(user)
     if (full) throw new AppError('rate_limited', full.message, { retryAfterSeconds: QUEUE_FULL_RETRY_S })
-    const id = await this.insert(this.db, {
+    const row = await this.insertRow(this.db, {
       userId: user.id,
       agentId,
       agentVersion: agent.version,
@@ -199,7 +204,11 @@ export class Runs {
       ...extra,
     })
     this.onReady(user.id)
-    return this.get(user.id, id)
+    // The run as it was stored, not read back: nothing of it has run yet (a worker may be claiming
+    // it meanwhile; GET /v1/runs/{id} follows it). Reading it back, timeline and all, was most of the
+    // queries a burst of starts made.
+    const [view] = await this.views(user.id, [row], new Map([[agentId, agent.name]]))
+    return { ...view!, timeline: [] }
   }
 
   async rerun(user: User, runId: string): Promise<RunView> {
@@ -422,20 +431,28 @@ export class Runs {
     return row
   }
 
-  private async views(userId: string, rows: RunRow[]): Promise<RunView[]> {
+  /** The rows as the API shows them; `known` holds agents' names the caller has already read. */
+  private async views(
+    userId: string,
+    rows: RunRow[],
+    known: ReadonlyMap<string, string> = new Map(),
+  ): Promise<RunView[]> {
     if (rows.length === 0) return []
-    const agentIds = [...new Set(rows.map((r) => r.agent_id))]
+    const agentIds = [...new Set(rows.map((r) => r.agent_id))].filter((id) => !known.has(id))
     const subIds = [...new Set(rows.flatMap((r) => (r.subscription_id ? [r.subscription_id] : [])))]
     const agents = new Map(
-      (
-        await this.db
-          .selectFrom('agents')
-          .select(['id', 'name'])
-          .where('user_id', '=', userId)
-          .where('id', 'in', agentIds)
-          .execute()
-      ).map((a) => [a.id, a.name]),
+      agentIds.length
+        ? (
+            await this.db
+              .selectFrom('agents')
+              .select(['id', 'name'])
+              .where('user_id', '=', userId)
+              .where('id', 'in', agentIds)
+              .execute()
+          ).map((a) => [a.id, a.name])
+        : [],
     )
+    for (const [id, name] of known) agents.set(id, name)
     const triggers = subIds.length
       ? new Map(
           (

@@ -1,16 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import {
-  APICallError,
-  generateText,
-  jsonSchema,
-  Output,
-  tool,
-  type LanguageModel,
-  type ModelMessage,
-  type ToolSet,
-} from 'ai'
+import { APICallError } from 'ai'
 import { fetch as undiciFetch } from 'undici'
 import { AppError } from '../../errors.ts'
 import { AddressRefused, reachable, type AgentNetworks } from '../../http/public-only.ts'
@@ -20,17 +11,30 @@ import type {
   ModelClient,
   ModelEndpoint,
   ModelRequest,
+  ModelToolCall,
   TranscriptMessage,
 } from '../client.ts'
 
+/** A provider's model as its own specification (LanguageModelV3) describes it: what every provider here makes. */
+type ProviderModel = ReturnType<ReturnType<typeof createOpenAI>['chat']>
+type CallOptions = Parameters<ProviderModel['doGenerate']>[0]
+type Prompt = CallOptions['prompt']
+type FunctionTool = Extract<NonNullable<CallOptions['tools']>[number], { type: 'function' }>
+
 /**
  * The model port on the Vercel AI SDK 6.x (pinned; docs/model-agents.md says why not 7.x): the only
- * file that names it. One `generateText` per call, with tools that have no `execute`, so the SDK
- * never runs a tool or loops: Switchyard's loop does both, durably.
+ * file that names it. One call of the provider's model per model call, with tools the model may ask
+ * for and nothing that runs them: Switchyard's loop runs tools, durably.
+ *
+ * The provider's model is called directly (its `doGenerate`), not through `generateText`: that one
+ * checks every message of the prompt against its own schemas on every call, and the transcript
+ * Switchyard sends is its own plain data, built by toPrompt below, so those checks cost most of a
+ * call's time in the service (a CPU profile of bench/model-agents.ts) and grew with every call
+ * of a run. The provider still checks what comes back.
  */
 export const aiSdkClient = (endpoint: ModelEndpoint): ModelClient => {
   // A run's client makes all its calls (runner.ts), mostly to one model: its provider is made once.
-  const models = new Map<string, LanguageModel>()
+  const models = new Map<string, ProviderModel>()
   return {
     call: (request) => {
       let model = models.get(request.model)
@@ -40,54 +44,51 @@ export const aiSdkClient = (endpoint: ModelEndpoint): ModelClient => {
   }
 }
 
-async function callModel(model: LanguageModel, request: ModelRequest): Promise<ModelAnswer> {
-  const tools: ToolSet = Object.fromEntries(
-    request.tools.map((t) => [
-      t.name,
-      tool({
-        description: t.description,
-        inputSchema: jsonSchema(t.parameters as Parameters<typeof jsonSchema>[0]),
-        ...(t.strict ? { strict: true } : {}),
-      }),
-    ]),
-  )
+async function callModel(model: ProviderModel, request: ModelRequest): Promise<ModelAnswer> {
+  const tools = request.tools.map((t): FunctionTool => ({
+    type: 'function',
+    name: t.name,
+    description: t.description,
+    inputSchema: t.parameters as FunctionTool['inputSchema'],
+    ...(t.strict ? { strict: true } : {}),
+  }))
   try {
-    const result = await generateText({
-      model,
-      system: request.system,
-      messages: toModelMessages(request.messages),
-      ...(request.tools.length ? { tools } : {}),
+    const result = await model.doGenerate({
+      prompt: toPrompt(request.system, request.messages),
+      ...(tools.length ? { tools, toolChoice: { type: 'auto' as const } } : {}),
       ...(request.outputSchema
-        ? { output: Output.object({ schema: jsonSchema(request.outputSchema as never) }) }
+        ? { responseFormat: { type: 'json' as const, schema: request.outputSchema as never } }
         : {}),
-      // The loop retries on its own terms (a stored answer is never asked for again).
-      maxRetries: 0,
       abortSignal: request.signal,
     })
+    const text = result.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')
     const calls = result.content.flatMap((part) =>
-      part.type === 'tool-call'
-        ? [
-            {
-              id: part.toolCallId,
-              name: part.toolName,
-              input: part.input,
-              ...('invalid' in part && part.invalid && typeof part.input === 'string'
-                ? { invalid: 'its arguments are not valid JSON' }
-                : {}),
-            },
-          ]
-        : [],
+      part.type === 'tool-call' && !part.providerExecuted ? [toolCallOf(part)] : [],
     )
-    const headers = result.response.headers ?? {}
+    const headers = result.response?.headers ?? {}
     return {
-      text: result.text,
+      text,
       calls,
-      finishReason: finishOf(result.finishReason),
-      usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
-      requestId: headers['x-request-id'] ?? headers['request-id'] ?? result.response.id ?? null,
+      finishReason: finishOf(result.finishReason.unified),
+      usage: {
+        inputTokens: result.usage.inputTokens.total ?? 0,
+        outputTokens: result.usage.outputTokens.total ?? 0,
+      },
+      requestId: headers['x-request-id'] ?? headers['request-id'] ?? result.response?.id ?? null,
     } satisfies ModelAnswer
   } catch (err) {
     throw providerError(err)
+  }
+}
+
+/** A call's arguments arrive as JSON text: none is `{}`, and text that does not parse is kept, marked. */
+function toolCallOf(part: { toolCallId: string; toolName: string; input: string }): ModelToolCall {
+  const call = { id: part.toolCallId, name: part.toolName }
+  if (!part.input.trim()) return { ...call, input: {} }
+  try {
+    return { ...call, input: JSON.parse(part.input) as unknown }
+  } catch {
+    return { ...call, input: part.input, invalid: 'its arguments are not valid JSON' }
   }
 }
 
@@ -95,6 +96,8 @@ async function callModel(model: LanguageModel, request: ModelRequest): Promise<M
  * A fetch that reaches only the allowed networks (public-only.ts): the base URL was checked when
  * the connection was saved, and a name's address is checked here, when connecting, so a name that
  * later resolves to a private address is refused too. Without a limit the SDK's own fetch is used.
+ * (A hand-made fetch on undici's `request` saved about a millisecond of CPU per call, but it would
+ * have been this project's own copy of fetch's contract: decompression, streams, errors.)
  */
 function fetchWithin(networks: AgentNetworks | undefined): { fetch?: typeof globalThis.fetch } {
   if (!networks || networks === 'any') return {}
@@ -105,7 +108,7 @@ function fetchWithin(networks: AgentNetworks | undefined): { fetch?: typeof glob
   return { fetch: limited as unknown as typeof globalThis.fetch }
 }
 
-function languageModel(endpoint: ModelEndpoint, name: string): LanguageModel {
+function languageModel(endpoint: ModelEndpoint, name: string): ProviderModel {
   const apiKey = endpoint.apiKey ?? 'none'
   const fetch = fetchWithin(endpoint.networks)
   switch (endpoint.protocol) {
@@ -132,12 +135,13 @@ function finishOf(reason: string): FinishReason {
     : 'other'
 }
 
-/** Switchyard's transcript in the SDK's message shape: plain data both ways. */
-function toModelMessages(messages: TranscriptMessage[]): ModelMessage[] {
-  return messages.map((m): ModelMessage => {
-    if (m.role === 'user') return { role: 'user', content: m.text }
-    if (m.role === 'assistant')
-      return {
+/** Switchyard's transcript in the provider's prompt shape: plain data both ways. */
+function toPrompt(system: string, messages: TranscriptMessage[]): Prompt {
+  const prompt: Prompt = system ? [{ role: 'system', content: system }] : []
+  for (const m of messages) {
+    if (m.role === 'user') prompt.push({ role: 'user', content: [{ type: 'text', text: m.text }] })
+    else if (m.role === 'assistant')
+      prompt.push({
         role: 'assistant',
         content: [
           ...(m.text ? [{ type: 'text' as const, text: m.text }] : []),
@@ -149,22 +153,24 @@ function toModelMessages(messages: TranscriptMessage[]): ModelMessage[] {
             input: c.invalid ? {} : c.input,
           })),
         ],
-      }
-    return {
-      role: 'tool',
-      content: m.results.map((r) => ({
-        type: 'tool-result' as const,
-        toolCallId: r.callId,
-        toolName: r.name,
-        output: r.isError
-          ? {
-              type: 'error-text' as const,
-              value: typeof r.output === 'string' ? r.output : JSON.stringify(r.output),
-            }
-          : { type: 'json' as const, value: (r.output ?? null) as never },
-      })),
-    }
-  })
+      })
+    else
+      prompt.push({
+        role: 'tool',
+        content: m.results.map((r) => ({
+          type: 'tool-result' as const,
+          toolCallId: r.callId,
+          toolName: r.name,
+          output: r.isError
+            ? {
+                type: 'error-text' as const,
+                value: typeof r.output === 'string' ? r.output : JSON.stringify(r.output),
+              }
+            : { type: 'json' as const, value: (r.output ?? null) as never },
+        })),
+      })
+  }
+  return prompt
 }
 
 /**
