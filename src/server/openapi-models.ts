@@ -100,6 +100,11 @@ export const modelSchemas = {
       reason: { type: ['string', 'null'] },
       edited: { type: 'boolean', description: "Approved with edited input: the entry's input is what ran" },
       model_input: { description: 'With edited: the input the model asked for' },
+      standing_from: {
+        type: 'string',
+        description:
+          'Set when the call ran under a standing "approve for the rest of the run" with no request of its own: the tool_call_id it was given on; by and at are who gave it and when',
+      },
     },
   },
   ApprovalDecision: {

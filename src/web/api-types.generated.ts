@@ -6230,6 +6230,8 @@ export interface components {
       edited: boolean
       /** @description With edited: the input the model asked for */
       model_input?: unknown
+      /** @description Set when the call ran under a standing "approve for the rest of the run" with no request of its own: the tool_call_id it was given on; by and at are who gave it and when */
+      standing_from?: string
     }
     ApprovalDecision: {
       /** @enum {unknown} */
