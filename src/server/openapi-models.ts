@@ -227,6 +227,26 @@ export const modelPaths = {
     },
   },
   '/v1/model-connections/{id}': {
+    patch: {
+      summary:
+        "Rotate a connection's key, or change its base URL or name, in place: agents using it keep working and the next model call of a run in progress uses the change",
+      description: 'Only its owner, or an admin for a shared one. The key is sealed and never returned.',
+      parameters: [idParam],
+      requestBody: body({
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', maxLength: 100 },
+          base_url: { type: 'string', format: 'uri' },
+          api_key: {
+            type: ['string', 'null'],
+            writeOnly: true,
+            description: 'The new key; null removes it (OpenAI-compatible servers only)',
+          },
+        },
+      }),
+      responses: { 200: json(ref('ModelConnection'), 'Changed'), ...errors(400, 403, 404) },
+    },
     delete: {
       summary: 'Remove a model connection',
       parameters: [idParam],

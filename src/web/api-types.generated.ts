@@ -4694,7 +4694,69 @@ export interface paths {
     }
     options?: never
     head?: never
-    patch?: never
+    /**
+     * Rotate a connection's key, or change its base URL or name, in place: agents using it keep working and the next model call of a run in progress uses the change
+     * @description Only its owner, or an admin for a shared one. The key is sealed and never returned.
+     */
+    patch: {
+      parameters: {
+        query?: never
+        header?: never
+        path: {
+          id: string
+        }
+        cookie?: never
+      }
+      requestBody: {
+        content: {
+          'application/json': {
+            name?: string
+            /** Format: uri */
+            base_url?: string
+            /** @description The new key; null removes it (OpenAI-compatible servers only) */
+            api_key?: string | null
+          }
+        }
+      }
+      responses: {
+        /** @description Changed */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ModelConnection']
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        403: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
     trace?: never
   }
   '/v1/model-connections/{id}/usage': {
