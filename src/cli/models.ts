@@ -6,6 +6,9 @@ export const MODELS_USAGE = `  models list [--json]                    model con
             --base-url <url> [--api-key-env VAR] [--shared] [--json]
                                           connect a model provider; the key is read from the
                                           environment variable VAR, never from the command line
+  models update <id> [--api-key-env VAR] [--base-url <url>] [--name <name>] [--json]
+                                          rotate a connection's key (read from VAR, never from the
+                                          command line), or change its base URL or name, in place
   models usage <id> [--json]              the model agents that use a connection (what removing it stops)
   models remove <id> [--json]             remove a model connection
   models prices [--version N] [--json]    the prices model calls are counted with, and their version
@@ -42,6 +45,7 @@ export async function models(
       'base-url': { type: 'string' },
       'api-key-env': { type: 'string' },
       shared: { type: 'boolean' },
+      name: { type: 'string' },
       version: { type: 'string' },
       input: { type: 'string' },
       output: { type: 'string' },
@@ -92,6 +96,25 @@ export async function models(
           ...(values.shared ? { shared: true } : {}),
         })
         return { value: created, lines: [`Connected ${created.name} (${created.protocol}) as ${created.id}`] }
+      })
+    case 'update':
+      return answer(json, async () => {
+        if (!first)
+          throw new Error(
+            'usage: switchyard models update <id> [--api-key-env VAR] [--base-url …] [--name …]',
+          )
+        const keyVar = values['api-key-env']
+        const apiKey = keyVar ? process.env[keyVar] : undefined
+        if (keyVar && !apiKey) throw new Error(`the environment variable ${keyVar} is not set`)
+        const changed = await ask<Connection>('PATCH', `/v1/model-connections/${encodeURIComponent(first)}`, {
+          ...(apiKey ? { api_key: apiKey } : {}),
+          ...(values['base-url'] ? { base_url: values['base-url'] } : {}),
+          ...(values.name ? { name: values.name } : {}),
+        })
+        return {
+          value: changed,
+          lines: [`Changed ${changed.name} (${changed.id})${apiKey ? ': its new key is stored sealed' : ''}`],
+        }
       })
     case 'usage':
       return answer(json, async () => {

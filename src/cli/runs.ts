@@ -41,6 +41,7 @@ interface Entry {
     reason: string | null
     edited: boolean
     model_input?: unknown
+    standing_from?: string
   }
 }
 export interface Run {
@@ -226,6 +227,10 @@ const DECIDED: Record<string, string> = {
 function approvalLines(a: NonNullable<Entry['approval']>, ran: unknown): string[] {
   if (a.decision === 'expired' || !a.by) return [`        nobody decided by ${when(a.at)}: treated as denied`]
   const who = [a.by.name, a.by.email ? `<${a.by.email}>` : null].filter(Boolean).join(' ') || a.by.id
+  if (a.standing_from)
+    return [
+      `        ran under the standing approval ${who} gave at ${when(a.at)} (for the rest of the run, on ${a.standing_from})`,
+    ]
   const lines = [
     `        ${DECIDED[a.decision] ?? a.decision}${a.edited ? ' with edited input' : ''} by ${who} at ${when(a.at)}${a.reason ? `: ${a.reason}` : ''}`,
   ]

@@ -100,6 +100,11 @@ export const modelSchemas = {
       reason: { type: ['string', 'null'] },
       edited: { type: 'boolean', description: "Approved with edited input: the entry's input is what ran" },
       model_input: { description: 'With edited: the input the model asked for' },
+      standing_from: {
+        type: 'string',
+        description:
+          'Set when the call ran under a standing "approve for the rest of the run" with no request of its own: the tool_call_id it was given on; by and at are who gave it and when',
+      },
     },
   },
   ApprovalDecision: {
@@ -222,6 +227,26 @@ export const modelPaths = {
     },
   },
   '/v1/model-connections/{id}': {
+    patch: {
+      summary:
+        "Rotate a connection's key, or change its base URL or name, in place: agents using it keep working and the next model call of a run in progress uses the change",
+      description: 'Only its owner, or an admin for a shared one. The key is sealed and never returned.',
+      parameters: [idParam],
+      requestBody: body({
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', maxLength: 100 },
+          base_url: { type: 'string', format: 'uri' },
+          api_key: {
+            type: ['string', 'null'],
+            writeOnly: true,
+            description: 'The new key; null removes it (OpenAI-compatible servers only)',
+          },
+        },
+      }),
+      responses: { 200: json(ref('ModelConnection'), 'Changed'), ...errors(400, 403, 404) },
+    },
     delete: {
       summary: 'Remove a model connection',
       parameters: [idParam],

@@ -4694,7 +4694,69 @@ export interface paths {
     }
     options?: never
     head?: never
-    patch?: never
+    /**
+     * Rotate a connection's key, or change its base URL or name, in place: agents using it keep working and the next model call of a run in progress uses the change
+     * @description Only its owner, or an admin for a shared one. The key is sealed and never returned.
+     */
+    patch: {
+      parameters: {
+        query?: never
+        header?: never
+        path: {
+          id: string
+        }
+        cookie?: never
+      }
+      requestBody: {
+        content: {
+          'application/json': {
+            name?: string
+            /** Format: uri */
+            base_url?: string
+            /** @description The new key; null removes it (OpenAI-compatible servers only) */
+            api_key?: string | null
+          }
+        }
+      }
+      responses: {
+        /** @description Changed */
+        200: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/json': components['schemas']['ModelConnection']
+          }
+        }
+        /** @description Problem */
+        400: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        403: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
+        404: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+      }
+    }
     trace?: never
   }
   '/v1/model-connections/{id}/usage': {
@@ -6230,6 +6292,8 @@ export interface components {
       edited: boolean
       /** @description With edited: the input the model asked for */
       model_input?: unknown
+      /** @description Set when the call ran under a standing "approve for the rest of the run" with no request of its own: the tool_call_id it was given on; by and at are who gave it and when */
+      standing_from?: string
     }
     ApprovalDecision: {
       /** @enum {unknown} */

@@ -17,6 +17,9 @@ export const modelConnectionsApi = {
     ),
   /** The key goes in this one request body and is never answered back. */
   create: (body: NewModelConnection) => request<ModelConnection>('POST', '/v1/model-connections', body),
+  /** A new key (or base URL, name) in place; the key is never answered back. */
+  update: (id: string, body: RequestBody<'/v1/model-connections/{id}', 'patch'>) =>
+    request<ModelConnection>('PATCH', `/v1/model-connections/${enc(id)}`, body),
   usage: (id: string) => request<ModelConnectionUsage>('GET', `/v1/model-connections/${enc(id)}/usage`),
   remove: (id: string) => request<void>('DELETE', `/v1/model-connections/${enc(id)}`),
 }

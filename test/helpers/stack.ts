@@ -26,6 +26,7 @@ export function client(stack: { url: string }, apiKey: string) {
     get: (path: string) => call('GET', path),
     post: (path: string, body?: unknown) => call('POST', path, body ?? {}),
     put: (path: string, body?: unknown) => call('PUT', path, body ?? {}),
+    patch: (path: string, body?: unknown) => call('PATCH', path, body ?? {}),
     delete: (path: string) => call('DELETE', path),
     run: (tool: string, integration: string, input: unknown) =>
       call('POST', `/v1/tools/${tool}/run`, { integration, input }),

@@ -22,6 +22,12 @@ export interface ApprovalNote {
   /** Approved with edited input: the entry's input is what ran, this is what the model asked for. */
   edited: boolean
   model_input?: unknown
+  /**
+   * Set when no request asked about this call because an earlier call of the same tool was
+   * approved "for the rest of the run": the note is that standing approval, and this names the
+   * call it was given on.
+   */
+  standing_from?: string
 }
 
 /** A stored approval request as far as the trace needs it. */
@@ -68,4 +74,55 @@ export function approvalNotes(rows: readonly ApprovalRow[], now = Date.now()): M
     }
   }
   return notes
+}
+
+/** A timeline entry as far as standing approvals need it. */
+export interface TraceEntry {
+  key: string
+  kind: string
+  output: unknown
+}
+
+/**
+ * Notes for the tool calls that ran under a standing "approve for the rest of the run": no request
+ * asked about them, so `approvalNotes` has none. Approvals are fixed when the run starts
+ * (docs/model-agents.md, "Approvals"), so a call of a tool with a standing approval that has no note
+ * of its own ran under the first such approval made before it.
+ */
+export function standingNotes(
+  entries: readonly TraceEntry[],
+  notes: ReadonlyMap<string, ApprovalNote>,
+): Map<string, ApprovalNote> {
+  const nameOf = new Map<string, string>()
+  for (const e of entries)
+    if (e.kind === 'model_call') {
+      const calls = (e.output as { calls?: Array<{ id: string; name: string }> } | null)?.calls
+      for (const c of Array.isArray(calls) ? calls : []) nameOf.set(c.id, c.name)
+    }
+  const standing = new Map<string, ApprovalNote & { from: string }>()
+  const found = new Map<string, ApprovalNote>()
+  for (const e of entries) {
+    if (e.kind !== 'tool_call') continue
+    const name = nameOf.get(e.key)
+    if (!name) continue
+    const own = notes.get(e.key)
+    if (own) {
+      if (own.decision === 'approve_for_run' && !standing.has(name))
+        standing.set(name, { ...own, from: e.key })
+      continue
+    }
+    const given = standing.get(name)
+    if (!given) continue
+    // Who gave it and when; the reason and edited input were that call's own.
+    found.set(e.key, {
+      approval_id: given.approval_id,
+      decision: 'approve_for_run',
+      by: given.by,
+      at: given.at,
+      reason: null,
+      edited: false,
+      standing_from: given.from,
+    })
+  }
+  return found
 }

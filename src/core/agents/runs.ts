@@ -12,7 +12,7 @@ import { parseOrThrow } from '../validation.ts'
 import { afterPosition, createdMicros, CursorField, decodeCursor, LimitField, pageOf } from '../paging.ts'
 import { z } from 'zod'
 import type { Agents } from './agents.ts'
-import { approvalNotes, type ApprovalNote } from './approval-note.ts'
+import { approvalNotes, standingNotes, type ApprovalNote } from './approval-note.ts'
 import { inputProblems } from './definition.ts'
 import { cutParts } from './stored-value.ts'
 import type { QueueCap } from './queue-cap.ts'
@@ -342,8 +342,9 @@ export class Runs {
         .where('run_id', '=', runId)
         .execute()
       const notes = approvalNotes(requests)
+      const standing = standingNotes(view.timeline, notes)
       for (const e of view.timeline) {
-        const note = e.kind === 'tool_call' ? notes.get(e.key) : undefined
+        const note = e.kind === 'tool_call' ? (notes.get(e.key) ?? standing.get(e.key)) : undefined
         if (note) e.approval = note
       }
     }

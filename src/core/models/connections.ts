@@ -55,6 +55,25 @@ const ConnectionInput = z.strictObject({
   shared: z.boolean({ error: 'say true or false' }).default(false),
 })
 
+/** What a connection's owner may change in place: agents refer to it by id, so they keep working. */
+const ConnectionChange = z.strictObject({
+  name: z
+    .string({ error: 'give the connection a name' })
+    .trim()
+    .min(1, 'give the connection a name')
+    .max(100)
+    .optional(),
+  base_url: z
+    .url({ protocol: /^https?$/, error: 'give the http(s) base URL, for example https://api.openai.com/v1' })
+    .optional(),
+  api_key: z
+    .string({ error: 'give the new key as a string, or null to remove it' })
+    .min(1, 'give the new key, or null for a server that takes none')
+    .max(4_000)
+    .nullable()
+    .optional(),
+})
+
 /**
  * Model connections (docs/model-agents.md, "Model connections"): the user's own, an admin's shared
  * ones, and the sandbox model. Keys are sealed like platform credentials (connections/crypto.ts)
@@ -143,6 +162,58 @@ export class ModelConnections {
         created_at: null,
       })
     return views
+  }
+
+  /**
+   * Changes a connection in place: a new key (rotation), base URL or name. Only its owner, or an
+   * admin for a shared one. The next model call of every run using it reads the change (run-client.ts).
+   */
+  async update(user: User, id: string, raw: unknown): Promise<ModelConnectionView> {
+    const input = parseOrThrow(ConnectionChange, raw)
+    const row = await this.db
+      .selectFrom('model_connections')
+      .select(['user_id', 'shared', 'protocol', 'name'])
+      .where('id', '=', id)
+      .executeTakeFirst()
+    const allowed = row && (row.user_id === user.id || (row.shared && user.role === 'admin'))
+    if (!allowed) {
+      if (row?.shared || id === SANDBOX_CONNECTION_ID)
+        throw new AppError('forbidden', 'only an admin changes a shared model connection')
+      throw notFound('model connection')
+    }
+    if (input.api_key === null && row.protocol !== 'openai-compatible')
+      throw invalidInput([
+        { field: 'api_key', message: `a ${row.protocol} connection needs the provider's key` },
+      ])
+    if (input.base_url !== undefined) {
+      const refused = refusedWithoutLookup(input.base_url, this.networks)
+      if (refused) throw invalidInput([{ field: 'base_url', message: refused.message }])
+    }
+    if (input.name !== undefined && input.name !== row.name) {
+      if (input.name === SANDBOX_CONNECTION_NAME)
+        throw invalidInput([{ field: 'name', message: 'that name is the sandbox model' }])
+      const taken = await this.db
+        .selectFrom('model_connections')
+        .select('id')
+        .where('user_id', '=', row.user_id)
+        .where('name', '=', input.name)
+        .executeTakeFirst()
+      if (taken)
+        throw invalidInput([
+          { field: 'name', message: `there is already a model connection named "${input.name}"` },
+        ])
+    }
+    const change = {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.base_url !== undefined ? { base_url: input.base_url.replace(/\/+$/, '') } : {}),
+      ...(input.api_key !== undefined
+        ? { api_key: input.api_key ? this.sealer.seal(input.api_key) : null }
+        : {}),
+    }
+    if (Object.keys(change).length === 0)
+      throw invalidInput([{ field: 'api_key', message: 'give a new api_key, base_url or name' }])
+    await this.db.updateTable('model_connections').set(change).where('id', '=', id).execute()
+    return (await this.list(user.id)).find((c) => c.id === id)!
   }
 
   /** Removes one of the caller's own connections (an admin may remove a shared one). */

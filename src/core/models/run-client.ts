@@ -1,14 +1,13 @@
-import type { ModelClient, ModelClientFactory } from './client.ts'
+import type { ModelClient, ModelClientFactory, ModelEndpoint } from './client.ts'
 import type { ModelConnections } from './connections.ts'
 
 /**
- * The model client of one execution of a run, made on its first model call and kept for the others:
- * the connection's row read and its key opened once per execution rather than once per call. A
- * connection removed or changed meanwhile is met by the run's next execution (after a restart, an
- * approval, a retry put back in the queue).
+ * The model client of one execution of a run. The connection's row is read before every model call,
+ * so a key rotated or a base URL changed while the run is in progress is used by its next call
+ * (docs/model-agents.md, "Model connections"); the client is made again only when they changed.
  */
 export class ModelOfRun {
-  private made: Promise<ModelClient> | undefined
+  private made: { endpoint: ModelEndpoint; client: ModelClient } | undefined
 
   constructor(
     private readonly connections: ModelConnections,
@@ -17,8 +16,16 @@ export class ModelOfRun {
     private readonly connection: string,
   ) {}
 
-  client(): Promise<ModelClient> {
-    this.made ??= this.connections.endpoint(this.userId, this.connection).then((e) => this.clientOf(e))
-    return this.made
+  async client(): Promise<ModelClient> {
+    const endpoint = await this.connections.endpoint(this.userId, this.connection)
+    const was = this.made?.endpoint
+    if (
+      !this.made ||
+      was?.protocol !== endpoint.protocol ||
+      was.baseUrl !== endpoint.baseUrl ||
+      was.apiKey !== endpoint.apiKey
+    )
+      this.made = { endpoint, client: this.clientOf(endpoint) }
+    return this.made.client
   }
 }

@@ -29,6 +29,11 @@ export function modelRoutes(app: FastifyInstance, services: Services) {
     reply.status(201).send(await modelConnections.create(callerOf(request), request.body)),
   )
 
+  // A new key, base URL or name in place: the key is taken here and never answered again.
+  app.patch<ById>('/v1/model-connections/:id', async (request) =>
+    modelConnections.update(callerOf(request), request.params.id, request.body),
+  )
+
   // Asked before a removal, so the confirmation can name the model agents that stop working.
   app.get<ById>('/v1/model-connections/:id/usage', async (request) =>
     connectionUsage(services.store.db, callerOf(request), request.params.id),

@@ -21,6 +21,14 @@ export function ApprovalNoteLine({ note, now }: { note: ApprovalNote; now: numbe
       </p>
     )
   const who = note.by.name || note.by.email || note.by.id
+  if (note.standing_from)
+    return (
+      <p className="approval-note" data-testid="approval-note">
+        Ran under the standing approval for the rest of the run that <strong>{who}</strong>
+        {note.by.name && note.by.email ? <span className="muted"> ({note.by.email})</span> : null} gave at{' '}
+        {formatTime(note.at, now)}.
+      </p>
+    )
   return (
     <p className="approval-note" data-testid="approval-note">
       {DECIDED[note.decision] ?? note.decision}

@@ -27,6 +27,23 @@ export function ModelConnectionRow({ connection: c, removable, onRemoved }: Prop
     }
   }, [c.id, removable])
 
+  // "Replace key": a password field, sent once and never shown again.
+  const [replacing, setReplacing] = useState(false)
+  const [newKey, setNewKey] = useState('')
+  const [replaced, setReplaced] = useState(false)
+  const replaceKey = async (e: React.FormEvent) => {
+    e.preventDefault()
+    setError(null)
+    try {
+      await modelConnectionsApi.update(c.id, { api_key: newKey })
+      setNewKey('')
+      setReplacing(false)
+      setReplaced(true)
+    } catch (err) {
+      setError(err)
+    }
+  }
+
   const remove = async () => {
     setError(null)
     try {
@@ -57,8 +74,34 @@ export function ModelConnectionRow({ connection: c, removable, onRemoved }: Prop
           model agents out.
         </p>
       )}
+      {replaced && <p className="help">New key stored sealed; the next model call uses it.</p>}
+      {removable && !c.sandbox && replacing && (
+        <form className="replace-key" onSubmit={replaceKey}>
+          <label>
+            New key
+            <input
+              type="password"
+              autoComplete="off"
+              required
+              value={newKey}
+              onChange={(e) => setNewKey(e.target.value)}
+            />
+          </label>
+          <button type="submit" className="button-primary">
+            Save key
+          </button>
+          <button type="button" onClick={() => setReplacing(false)}>
+            Cancel
+          </button>
+        </form>
+      )}
       {removable && (
         <div className="item-actions">
+          {!c.sandbox && !replacing && (
+            <button type="button" onClick={() => setReplacing(true)}>
+              Replace key
+            </button>
+          )}
           <ConfirmButton
             question={`Remove ${c.name}?${usage ? ` ${usage}.` : ' No model agent uses it.'}`}
             confirmLabel="Remove"
