@@ -3,7 +3,7 @@ import { connectZendesk } from './helpers/connect.ts'
 import { scriptedModel, settled, waitForRun } from './helpers/model-agents.ts'
 import { describeRun } from '../src/cli/runs.ts'
 import { callOk, httpClient } from './helpers/mcp.ts'
-import { client, zendeskControl } from './helpers/stack.ts'
+import { client, controlCaller, zendeskControl } from './helpers/stack.ts'
 import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 
 // Model agents against the model sandbox and the Zendesk sandbox, over real HTTP (issue 23).
@@ -89,6 +89,37 @@ describe('a model agent runs its loop durably', () => {
 })
 
 describe('approvals', () => {
+  it('a key replaced while a run waits for approval is the key its next model call uses', async () => {
+    const id = await ticket()
+    const model = await scriptedModel(stack, stack.apiKey, [
+      { tool_calls: [{ name: 'delete_ticket', arguments: { ticket_id: id }, id: 'call_delete' }] },
+      { text: 'answered under the old key' },
+    ])
+    const runId = await start(await agent(model.connectionId), { ticket_id: id })
+    expect((await waitForRun(api, runId, settled)).status).toBe('waiting_for_approval')
+    // The sandbox answers a key with the scenario bound to it: only the new key gets this answer.
+    const newKey = `sk-rotated-${Math.random().toString(36).slice(2)}`
+    const control = controlCaller(`${stack.sandboxUrl}/openai/_control`)
+    const scenario = await control('POST', '/scenarios', {
+      api_key: newKey,
+      turns: [{ text: 'answered under the new key' }],
+    })
+    expect(scenario.status, JSON.stringify(scenario.body)).toBe(201)
+    const rotated = await api.patch(`/v1/model-connections/${model.connectionId}`, { api_key: newKey })
+    expect(rotated.status, rotated.text).toBe(200)
+    const { body: list } = await api.get('/v1/approvals')
+    const approval = list.approvals.find((a: any) => a.run_id === runId)
+    const approved = await api.post(`/v1/approvals/${approval.id}/decide`, {
+      decisions: [{ tool_call_id: 'call_delete', decision: 'approve' }],
+    })
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200)
+    const run = await waitForRun(api, runId, (r) => settled(r) && r.status !== 'waiting_for_approval')
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
+    expect(run.result).toBe('answered under the new key')
+    expect(await model.calls()).toHaveLength(1) // the old key's scenario answered only the first call
+    expect(JSON.stringify(run)).not.toContain(newKey)
+  })
+
   it('a declined destructive call never runs, and the model gets a result saying so (no unanswered call)', async () => {
     const id = await ticket()
     const model = await scriptedModel(stack, stack.apiKey, [
