@@ -172,7 +172,7 @@ describe('switchyard CLI', () => {
     // Said once: the detail of an invalid_input is its field errors joined.
     expect(both.stderr.split('several zendesk integrations').length - 1).toBe(1)
     expect(both.stderr).not.toContain(other.apiKey)
-  })
+  }, 90_000) // three CLI processes, each a fresh Node start: 7–20 s apiece on a loaded machine
 
   it('gives up on a service that never answers, with a clear message', async () => {
     const silent = http.createServer(() => {

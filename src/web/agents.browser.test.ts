@@ -4,7 +4,13 @@
 // another board member, and watch the run appear and succeed. Screenshots go to /work/tmp/shots/.
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { browserSuite, hasChromium, warnIfNoChromium, type BrowserStack } from '../../test/helpers/browser.ts'
+import {
+  browserSuite,
+  hasChromium,
+  warnIfNoChromium,
+  type BrowserStack,
+  createAgentFromEditor,
+} from '../../test/helpers/browser.ts'
 import type { TestStack } from '../../test/helpers/test-stack.ts'
 import { client } from '../../test/helpers/stack.ts'
 import { cardFilingAgent, createAgent } from '../../test/helpers/trello-engine.ts'
@@ -81,9 +87,7 @@ describe.skipIf(!hasChromium)('agents, triggers and runs in Chromium', () => {
       await page.getByRole('button', { name: 'inputs.card_id', exact: true }).click()
       expect(await idCard.inputValue()).toBe('{{ inputs.card_id }}')
       await shot('03-editor')
-      await page.getByRole('button', { name: 'Create agent' }).click()
-      await page.waitForURL((u) => /^\/agents\/[^/]+$/.test(u.pathname))
-      await page.getByText('Saved as version 1.').waitFor()
+      await createAgentFromEditor(page)
       const agentUrl = new URL(page.url())
       const agentId = decodeURIComponent(agentUrl.pathname.split('/')[2])
       await page.getByRole('heading', { name: 'Card greeter', level: 1 }).waitFor()

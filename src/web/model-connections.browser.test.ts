@@ -5,7 +5,12 @@
 // removing it; at 1280 px and at 390 px without sideways scroll.
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { browserSuite, hasChromium, warnIfNoChromium } from '../../test/helpers/browser.ts'
+import {
+  browserSuite,
+  hasChromium,
+  warnIfNoChromium,
+  createAgentFromEditor,
+} from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { client } from '../../test/helpers/stack.ts'
 
@@ -100,9 +105,7 @@ describe.skipIf(!hasChromium)('the model connections page', () => {
       await page.getByRole('button', { name: 'inputs.ticket_id', exact: true }).click()
       await page.getByRole('button', { name: 'Add tool' }).click()
       await searchSelect('#agent-tools-0-tool', 'get ticket', /^Get Ticket/)
-      await page.getByRole('button', { name: 'Create agent' }).click()
-      await page.waitForURL((u) => /^\/agents\/[^/]+$/.test(u.pathname))
-      const agentId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2])
+      const agentId = await createAgentFromEditor(page)
       const connections = (await rest('GET', '/v1/model-connections')).body.model_connections
       const added = connections.find((c: { name: string }) => c.name === 'Local compatible')
       expect(added).toMatchObject({ protocol: 'openai-compatible', has_key: true, owner: 'you' })

@@ -3,7 +3,13 @@
 // the approvals inbox, and reads the trace; the editor at 390 px has no sideways scroll.
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { browserSuite, hasChromium, SHOTS_DIR, warnIfNoChromium } from '../../test/helpers/browser.ts'
+import {
+  browserSuite,
+  hasChromium,
+  SHOTS_DIR,
+  warnIfNoChromium,
+  createAgentFromEditor,
+} from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { client } from '../../test/helpers/stack.ts'
 
@@ -100,10 +106,7 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
       await shot('01-strict-error')
       await page.getByRole('button', { name: 'Remove tool 3' }).click()
       await shot('02-editor')
-      await page.getByRole('button', { name: 'Create agent' }).click()
-      await page.waitForURL((u) => /^\/agents\/[^/]+$/.test(u.pathname))
-      await page.getByText('Saved as version 1.').waitFor()
-      const agentId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2])
+      const agentId = await createAgentFromEditor(page)
       const saved = await rest('GET', `/v1/agents/${agentId}`)
       expect(saved.body).toMatchObject({
         kind: 'model',

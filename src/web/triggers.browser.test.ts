@@ -4,7 +4,13 @@
 // through a webhook the person adds on Vercel's project settings page. Screenshots go to /work/tmp/shots/.
 import type { BrowserContext, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { browserSuite, hasChromium, warnIfNoChromium, type BrowserStack } from '../../test/helpers/browser.ts'
+import {
+  browserSuite,
+  hasChromium,
+  warnIfNoChromium,
+  type BrowserStack,
+  createAgentFromEditor,
+} from '../../test/helpers/browser.ts'
 import type { TestStack } from '../../test/helpers/test-stack.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { connectVercel, VERCEL, vercelControl } from '../../test/helpers/vercel.ts'
@@ -88,10 +94,7 @@ describe.skipIf(!hasChromium)('trigger journeys in Chromium', () => {
     await searchSelect('#agent-steps-0-tool', tool.query, tool.option, on)
     await on.locator('#agent-steps-0-integration').waitFor()
     if (tool.condition) await on.locator('#agent-steps-0-condition').fill(tool.condition)
-    await on.getByRole('button', { name: 'Create agent' }).click()
-    await on.waitForURL((u) => /^\/agents\/[^/]+$/.test(u.pathname))
-    await on.getByText('Saved as version 1.').waitFor()
-    return decodeURIComponent(new URL(on.url()).pathname.split('/')[2])
+    return createAgentFromEditor(on)
   }
 
   it(

@@ -256,3 +256,15 @@ export function browserSuite(
     },
   }
 }
+
+/**
+ * Clicks the editor's "Create agent" and waits for the saved agent's own page, returning its id. The
+ * editor's address, /agents/new, already has the saved page's shape, so waiting for the address alone
+ * returned at once and read "new" as the id whenever saving took a moment.
+ */
+export async function createAgentFromEditor(page: Page): Promise<string> {
+  await page.getByRole('button', { name: 'Create agent' }).click()
+  await page.waitForURL((u) => /^\/agents\/[^/]+$/.test(u.pathname) && u.pathname !== '/agents/new')
+  await page.getByText('Saved as version 1.').waitFor()
+  return decodeURIComponent(new URL(page.url()).pathname.split('/')[2]!)
+}
