@@ -92,6 +92,19 @@ export class ModelConnections {
     private readonly networks: AgentNetworks = 'any',
   ) {}
 
+  /** A connection's name is its owner's own and never the sandbox model's: else a 400 naming `name`. */
+  private async refuseNameInUse(userId: string, name: string, inUse: string): Promise<void> {
+    if (name === SANDBOX_CONNECTION_NAME)
+      throw invalidInput([{ field: 'name', message: 'that name is the sandbox model' }])
+    const taken = await this.db
+      .selectFrom('model_connections')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('name', '=', name)
+      .executeTakeFirst()
+    if (taken) throw invalidInput([{ field: 'name', message: inUse }])
+  }
+
   async create(user: User, raw: unknown): Promise<ModelConnectionView> {
     const input = parseOrThrow(ConnectionInput, raw)
     if (input.shared && user.role !== 'admin')
@@ -103,18 +116,11 @@ export class ModelConnections {
     // Refused now rather than on its first call; a name is checked again on the address connected to.
     const refused = refusedWithoutLookup(input.base_url, this.networks)
     if (refused) throw invalidInput([{ field: 'base_url', message: refused.message }])
-    if (input.name === SANDBOX_CONNECTION_NAME)
-      throw invalidInput([{ field: 'name', message: 'that name is the sandbox model' }])
-    const taken = await this.db
-      .selectFrom('model_connections')
-      .select('id')
-      .where('user_id', '=', user.id)
-      .where('name', '=', input.name)
-      .executeTakeFirst()
-    if (taken)
-      throw invalidInput([
-        { field: 'name', message: `you already have a model connection named "${input.name}"` },
-      ])
+    await this.refuseNameInUse(
+      user.id,
+      input.name,
+      `you already have a model connection named "${input.name}"`,
+    )
     const id = newId('mc')
     await this.db
       .insertInto('model_connections')
@@ -190,18 +196,11 @@ export class ModelConnections {
       if (refused) throw invalidInput([{ field: 'base_url', message: refused.message }])
     }
     if (input.name !== undefined && input.name !== row.name) {
-      if (input.name === SANDBOX_CONNECTION_NAME)
-        throw invalidInput([{ field: 'name', message: 'that name is the sandbox model' }])
-      const taken = await this.db
-        .selectFrom('model_connections')
-        .select('id')
-        .where('user_id', '=', row.user_id)
-        .where('name', '=', input.name)
-        .executeTakeFirst()
-      if (taken)
-        throw invalidInput([
-          { field: 'name', message: `there is already a model connection named "${input.name}"` },
-        ])
+      await this.refuseNameInUse(
+        row.user_id,
+        input.name,
+        `there is already a model connection named "${input.name}"`,
+      )
     }
     const change = {
       ...(input.name !== undefined ? { name: input.name } : {}),
