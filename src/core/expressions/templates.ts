@@ -1,7 +1,7 @@
 import { AppError, type FieldError } from '../errors.ts'
 import { inlineSafe } from './inline-safe.ts'
 import { renderInWorker } from './isolation.ts'
-import { heldBack } from './stopped-templates.ts'
+import { heldBack, inputSize } from './stopped-templates.ts'
 import {
   compileExpression,
   isTemplate,
@@ -79,8 +79,10 @@ async function renderItems(
   maxChars: number,
   owner: string,
 ): Promise<Outcome[]> {
+  let scopeChars: number | undefined
+  const sizeOfScope = () => (scopeChars ??= inputSize(scope))
   const outcomes: Array<Outcome | undefined> = items.map((item) => {
-    const why = heldBack(owner, item.template)
+    const why = heldBack(owner, item.template, sizeOfScope)
     return why === undefined ? undefined : { ok: false, message: why }
   })
   const rest = items.filter((_, i) => outcomes[i] === undefined)
