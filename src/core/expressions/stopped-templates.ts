@@ -78,6 +78,44 @@ export function heldBack(
   return `not run: it was stopped at ${clock(stop.at)} for ${stop.why}; fix the template (a mapping preview shows its result), or it will be tried again after ${clock(until)}`
 }
 
+/**
+ * Templates on their first try in a worker, by owner and text, and those tried already (bounded like
+ * the stops). Deliveries come faster than a worker starts on a busy machine: before the first try of
+ * a runaway mapping had failed, the deliveries behind it had each sent it to a worker too (15 to 23
+ * of the 100 in the hostile-templates line, docs/benchmarks.md). So the same owner's same template
+ * waits for its first try to end, and is then held back or run as that try decided.
+ */
+const trying = new Map<string, Promise<void>>()
+const tried = new Set<string>()
+
+/**
+ * Waits until none of these templates of this owner is on its first try, then takes the first try of
+ * each not tried yet; the answer ends those tries (call it once the batch is done, however it ended).
+ * It never waits while holding a try, so two values naming the same templates cannot wait on each other.
+ */
+export async function firstTries(owner: string, templates: string[]): Promise<() => void> {
+  const keys = [...new Set(templates.map((t) => keyOf(owner, t)))]
+  for (;;) {
+    const pending = keys.flatMap((k) => trying.get(k) ?? [])
+    if (pending.length === 0) break
+    await Promise.all(pending)
+  }
+  const mine = keys.filter((k) => !tried.has(k))
+  const ends = mine.map((k) => {
+    let end!: () => void
+    trying.set(k, new Promise((resolve) => (end = resolve)))
+    return end
+  })
+  return () => {
+    mine.forEach((k, i) => {
+      trying.delete(k)
+      tried.add(k)
+      if (tried.size > MAX_REMEMBERED) tried.delete(tried.values().next().value!)
+      ends[i]!()
+    })
+  }
+}
+
 /** The size of a template's input, as `heldBack` and `rememberStop` compare it: characters of its JSON. */
 export function inputSize(scope: unknown): number {
   return JSON.stringify(scope)?.length ?? 0
@@ -86,4 +124,5 @@ export function inputSize(scope: unknown): number {
 /** Forgets every stop (tests). */
 export function forgetStops(): void {
   stops.clear()
+  tried.clear()
 }

@@ -142,6 +142,40 @@ describe('rendering', () => {
     expect(small).toEqual({ value: { t: 'x'.repeat(500) }, errors: [] })
   })
 
+  // Issue 22 §9: on a busy machine the deliveries behind the first try of a failing mapping each
+  // sent it to a worker too, before the first had failed and could hold it back.
+  it('the same template of the same owner, rendered many times at once, goes to a worker once when it fails at the size cap, and every time when it renders', async () => {
+    const failing = { t: '{{ $pad("", 5000, "x") }}', plain: '{{ card.name }}' }
+    const batches = templateWorkerCounts.batches
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        renderFields(failing, scope, 'mapping', { owner: 'usr_burst', maxChars: 1000 }),
+      ),
+    )
+    expect(templateWorkerCounts.batches).toBe(batches + 1)
+    expect(results.map((r) => r.errors[0]!.message.slice(0, 12)).sort()).toEqual([
+      'not run: it ',
+      'not run: it ',
+      'not run: it ',
+      'not run: it ',
+      'the result i',
+    ])
+    // Two values naming the same two templates in either order wait for neither each other nor for ever.
+    const a = '{{ $uppercase(card.name) }}'
+    const b = '{{ $lowercase(card.name) }}'
+    const both = await Promise.all([
+      renderValue({ a, b }, scope, 'x', { owner: 'usr_burst' }),
+      renderValue({ b, a }, scope, 'x', { owner: 'usr_burst' }),
+      renderValue({ a }, scope, 'x', { owner: 'usr_burst' }),
+    ])
+    expect(both).toEqual([
+      { a: 'FIX THE PRINTER', b: 'fix the printer' },
+      { b: 'fix the printer', a: 'FIX THE PRINTER' },
+      { a: 'FIX THE PRINTER' },
+    ])
+    expect(templateWorkerCounts.batches).toBe(batches + 4)
+  })
+
   it('stops a template that runs away, naming the field and the limit, and the next one still renders', async () => {
     const err: any = await evaluateCondition(
       '$contains("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", /(a|a)+$/)',

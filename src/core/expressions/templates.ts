@@ -1,7 +1,7 @@
 import { AppError, type FieldError } from '../errors.ts'
 import { inlineSafe } from './inline-safe.ts'
 import { renderInWorker } from './isolation.ts'
-import { heldBack, inputSize } from './stopped-templates.ts'
+import { firstTries, heldBack, inputSize } from './stopped-templates.ts'
 import {
   compileExpression,
   isTemplate,
@@ -71,9 +71,25 @@ export interface RenderOptions {
 
 /**
  * Each template of the batch rendered: one stopped recently fails without running, the rest in this
- * thread when every one is inline-safe, else in a worker.
+ * thread when every one is inline-safe, else in a worker, after the first try of the same owner's
+ * same template has ended (stopped-templates.ts).
  */
 async function renderItems(
+  items: Item[],
+  scope: unknown,
+  maxChars: number,
+  owner: string,
+): Promise<Outcome[]> {
+  const forWorker = items.filter((item) => !inlineSafe(item.template)).map((item) => item.template)
+  const endTries = forWorker.length ? await firstTries(owner, forWorker) : () => {}
+  try {
+    return await renderOrHoldBack(items, scope, maxChars, owner)
+  } finally {
+    endTries()
+  }
+}
+
+async function renderOrHoldBack(
   items: Item[],
   scope: unknown,
   maxChars: number,
