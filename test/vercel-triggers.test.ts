@@ -332,7 +332,7 @@ describe('signature (hex HMAC-SHA1 of the raw body with the pasted secret)', () 
     const mapped = await subscribe('vercel.deployment_started', secret)
     const runs = stack.services.runs
     const onReady = runs.onReady
-    const wakes: string[] = []
+    const wakes: Array<string | undefined> = []
     runs.onReady = (owner) => {
       wakes.push(owner)
       onReady(owner)
