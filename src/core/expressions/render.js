@@ -95,7 +95,7 @@ function sizeOf(value) {
  */
 async function evaluate(part, scope, budget) {
   try {
-    return plain(await part.expr.evaluate(scope, budgetBindings(budget)))
+    return plain(await part.expr.evaluate(scope, budgetBindings(part.expr, budget)))
   } catch (err) {
     if (err instanceof SizeCapError) throw err
     throw new Error(`{{ ${part.source} }}: ${messageOf(err)}`)

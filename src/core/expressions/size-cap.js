@@ -104,13 +104,28 @@ const BOUNDED = {
   join: bounded(original.join, joinSize),
 }
 
+/** Expressions that build something (measured): the rest, plain paths and literals, only read. */
+const building = new WeakSet()
+
 /**
- * The bindings an evaluation runs with: the bounded built-ins, and the budget they and the
- * evaluation hook read. A template's own `$pad := …` still shadows them, as any binding would.
+ * The bindings an evaluation of `expr` runs with: the bounded built-ins, and the budget they and the
+ * evaluation hook read; none for an expression that only reads (most mappings, evaluated on the
+ * service's thread, where they would cost a little for nothing). A template's own `$pad := …` still
+ * shadows them, as any binding would.
+ * @param {import('jsonata').Expression} expr
  * @param {Budget} budget
  */
-export function budgetBindings(budget) {
-  return { ...BOUNDED, [BUDGET]: budget }
+export function budgetBindings(expr, budget) {
+  return building.has(expr) ? { ...BOUNDED, [BUDGET]: budget } : undefined
+}
+
+/** Whether a syntax tree holds a step that builds (BUILDING), at any depth. @param {unknown} node */
+function builds(node) {
+  if (Array.isArray(node)) return node.some(builds)
+  if (!node || typeof node !== 'object') return false
+  const { type } = /** @type {{ type?: unknown }} */ (node)
+  if (typeof type === 'string' && BUILDING.has(type)) return true
+  return Object.values(node).some(builds)
 }
 
 /**
@@ -136,6 +151,8 @@ function measureStep(expr, _input, environment, result) {
  * @param {import('jsonata').Expression} expr
  */
 export function measured(expr) {
+  if (!builds(expr.ast())) return expr
+  building.add(expr)
   expr.assign(/** @type {any} */ (Symbol.for('jsonata.__evaluate_exit')), measureStep)
   return expr
 }
