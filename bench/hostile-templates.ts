@@ -29,6 +29,21 @@ function mainThreadSchedule(pid: number | undefined): { runMs: number; waitMs: n
   }
 }
 
+/**
+ * The whole service process's time on a core, in ms (Linux's utime + stime of /proc/<pid>/stat, in
+ * clock ticks of 10 ms): every thread's, the template workers' too, which the main thread's schedule
+ * above leaves out. On two shared cores, what the workers take is a core the service's thread waits for.
+ */
+function processCpuMs(pid: number | undefined): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return undefined
+  }
+}
+
 async function metric(service: Service, name: string): Promise<number> {
   const res = await request(`${service.url}/metrics`, { dispatcher })
   const text = await res.body.text()
@@ -68,6 +83,8 @@ export async function hostileTemplatesBench(service: Service): Promise<Record<st
   }
   await metric(service, 'nodejs_eventloop_lag_p99_seconds') // resets the window
   const scheduleAtStart = mainThreadSchedule(service.pid)
+  const cpuAtStart = processCpuMs(service.pid)
+  const batchesAtStart = await metric(service, 'switchyard_template_worker_batches_total')
   const start = Date.now()
   let health = { answered: 0, failed: 0 }
   const checking = (async () => {
@@ -101,6 +118,8 @@ export async function hostileTemplatesBench(service: Service): Promise<Record<st
   await checking
   const p99Ms = (await metric(service, 'nodejs_eventloop_lag_p99_seconds')) * 1000
   const scheduleAtEnd = mainThreadSchedule(service.pid)
+  const cpuAtEnd = processCpuMs(service.pid)
+  const batches = (await metric(service, 'switchyard_template_worker_batches_total')) - batchesAtStart
   const elapsedS = (Date.now() - start) / 1000
   const results = {
     // The machine is shared: its load when the line began says how far to trust the numbers.
@@ -110,6 +129,11 @@ export async function hostileTemplatesBench(service: Service): Promise<Record<st
     hostile_templates_deliveries_sent: statuses.length,
     hostile_templates_health_answered: health.answered,
     hostile_templates_health_failed: health.failed,
+    // Deliveries whose template went to a worker: after the first fails at the size cap, it is held back.
+    hostile_templates_worker_batches: batches,
+    ...(cpuAtStart !== undefined && cpuAtEnd !== undefined
+      ? { hostile_templates_process_cpu_ms_per_s: Math.round((cpuAtEnd - cpuAtStart) / elapsedS) }
+      : {}),
     ...(scheduleAtStart && scheduleAtEnd
       ? {
           // Per second of the line: the service thread's time on a core, and waiting for one.
@@ -124,7 +148,8 @@ export async function hostileTemplatesBench(service: Service): Promise<Record<st
   console.log(
     `hostile templates: event-loop delay p99 ${results.hostile_templates_event_loop_p99_ms} ms (goal ≤ 20 ms); ` +
       `${results.hostile_templates_deliveries_acknowledged}/${statuses.length} deliveries acknowledged; ` +
-      `/health answered ${results.hostile_templates_health_answered}, failed ${results.hostile_templates_health_failed}`,
+      `/health answered ${results.hostile_templates_health_answered}, failed ${results.hostile_templates_health_failed}; ` +
+      `${batches} template worker batches`,
   )
   return results
 }

@@ -765,22 +765,40 @@ template (\`$replace($pad("",1000000,"a"),"a",$pad("",100,"b"))\`) receives deli
 every 50 ms. The event-loop delay is the service's own (\`nodejs_eventloop_lag_p99_seconds\` from \`/metrics\`).
 The machine's load average when the line began: ${results.hostile_templates_load_average ?? '?'} (2 cores, shared).
 
-| event-loop delay p99 | goal | /health answered | /health failed |
-|---|---|---|---|
-| ${results.hostile_templates_event_loop_p99_ms} ms | ≤ 20 ms | ${results.hostile_templates_health_answered} | ${results.hostile_templates_health_failed} |
+| event-loop delay p99 | goal | /health answered | /health failed | template worker batches | service CPU | its thread waiting for a core |
+|---|---|---|---|---|---|---|
+| ${results.hostile_templates_event_loop_p99_ms} ms | ≤ 20 ms | ${results.hostile_templates_health_answered} | ${results.hostile_templates_health_failed} | ${results.hostile_templates_worker_batches ?? '?'} of ${results.hostile_templates_deliveries_sent} deliveries | ${results.hostile_templates_process_cpu_ms_per_s ?? '?'} ms/s | ${results.hostile_templates_main_thread_wait_ms_per_s ?? '?'} ms/s |
 
-Where the delay came from, from a CPU profile of the service through this line (\`BENCH_PROFILE\`, load
-21, p99 157.5 ms): the longest busy stretches of the service's thread (100–830 ms) were the start and end
-of template workers (their \`MessageChannel\`, \`startThread\`, Piscina's \`onWorkerExit\`, and a garbage
-collection of up to 280 ms within them): every delivery's template was stopped, its worker ended and a
-new one started, 74 workers for 100 deliveries in 10 s. Now a template stopped at a limit fails at once
-for its owner for 10 minutes, without a worker (\`core/expressions/stopped-templates.ts\`, docs/security.md,
-"Templates"): through the same line the service started no worker after the first stop (the counter
-\`switchyard_template_worker_batches_total\` stays put). The embedded store's statements, with their
-synchronous file calls (\`fstat\`, \`open\` on its files), made the other long stretches; queued ones no
-longer run back to back in one turn of the event loop (docs/scaling.md, "One user's burst"). On a machine
-this loaded (load 11–13 while this was measured again), most of the delay left is the wait for a turn of
-a CPU, in the process or outside it: read the figure with the load average beside it.
+Service CPU is the whole process's time on a core (every thread: the template workers' too) per second
+of the line; the last column is the service's thread's wait for a core (Linux's schedstat). Both, and
+the count of batches sent to a template worker, are what load does not distort; the delay is not.
+
+What held the service, from CPU profiles of the service's thread and of each template worker through
+this line (\`BENCH_PROFILE\`) and a count of the statements the embedded store ran, before and after
+this stop's changes (load 4–10):
+- The issue's template fails at the size cap, never at the time limit, so it was never held back
+  (\`core/expressions/stopped-templates.ts\`), and the cap was checked on the result only: every
+  delivery built the whole 100,000,000-character result in a worker. Both template workers were
+  evaluating for 97 % of their lives through the line (15.5 s each in 16 s, most of it collecting what
+  \`$replace\` built): both cores of the machine, at nice 19, yet the cores the service's thread and the
+  embedded store need. Now the cap stops an evaluation before it builds more (\`core/expressions/size-cap.js\`:
+  \`$replace\` with a string pattern counts its matches first), and a template that failed at the cap in
+  a worker is held back for its owner, for inputs as large (docs/security.md, "Templates"); deliveries
+  that come while its first try is still running wait for it (under load, 15–23 of the 100 had each
+  gone to a worker before the first try ended). Through the line one batch goes to a worker; the
+  workers evaluated for 0.3 s each, mostly their own start. Alternating with the previous head at load
+  11.7–14.3, the service's CPU was 374–388 ms/s before and 157–209 ms/s after (before the wait for a
+  first try; 118 ms/s with it, load 11.3).
+- Each delivery woke the run worker although its run was stored failed (\`mapping_failed\`): one claim
+  statement per delivery (99 in the line, up to 48 ms each at load 8.5, the longest statements on this
+  path). A delivery that queued nothing now wakes nothing: 2 claims in the line.
+- What is left on the service's thread is the embedded store's statements, run synchronously with
+  their file calls: the intake's \`accept_events\`, one per delivery (they come one at a time, so the
+  group commit has nothing to batch; 2.7 ms on average, 11.7 ms at most, load 9.7), and the poller's
+  claim, once a second in each of its 4 lanes even with no polled trigger (2.6 ms on average). The
+  longest busy stretches of the thread (17–48 ms, of 9–31 samples) are each one such statement
+  stretched by the wait for a core. On a machine this loaded (load 10–14 while this was measured),
+  that wait is most of the delay: read the figure with the load average beside it.
 `
   }${
     results.noisy_neighbour_b_during_p99_ms === undefined

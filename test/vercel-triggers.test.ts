@@ -30,12 +30,17 @@ const sha1 = (secret: string, body: string) => createHmac('sha1', secret).update
 const trigger = (id: string) => vercel.triggers.find((t) => t.id === id)!
 
 /** A subscription of the agent to a Vercel trigger, active, with the secret given (or none). */
-async function subscribe(triggerId: string, secret?: string, config: Record<string, unknown> = {}) {
+async function subscribe(
+  triggerId: string,
+  secret?: string,
+  config: Record<string, unknown> = {},
+  mapping: Record<string, string> = MAPPING,
+) {
   const created = await api.post(`/v1/agents/${agentId}/subscriptions`, {
     trigger: triggerId,
     integration,
     config,
-    mapping: MAPPING,
+    mapping,
     ...(secret ? { webhook_secret: secret } : {}),
   })
   expect(created.status, created.text).toBe(201)
@@ -316,6 +321,37 @@ describe('signature (hex HMAC-SHA1 of the raw body with the pasted secret)', () 
         .where('subscription_id', '=', sub.id)
         .executeTakeFirst()
       expect(run, `run of event ${i}`).toBeDefined()
+    }
+  })
+
+  // Issue 22 §9: a mapping that failed on every delivery woke the run worker for every delivery,
+  // and each wake was a claim statement, on PGlite a turn of the service's own thread.
+  it('a delivery whose run fails at the mapping queues nothing and wakes no run worker; one whose run waits does', async () => {
+    const secret = 'whsec_wakes_1'
+    const failing = await subscribe('vercel.deployment_started', secret, {}, { url: '{{ $number("x") }}' })
+    const mapped = await subscribe('vercel.deployment_started', secret)
+    const runs = stack.services.runs
+    const onReady = runs.onReady
+    const wakes: Array<string | undefined> = []
+    runs.onReady = (owner) => {
+      wakes.push(owner)
+      onReady(owner)
+    }
+    try {
+      const deliver = async (address: string, name: string) => {
+        const body = event('deployment.created', eid(name))
+        const res = await post(address, body, { 'x-vercel-signature': sha1(secret, body) })
+        expect(res).toEqual({ status: 200, body: { accepted: 1, duplicates: 0 } })
+      }
+      await deliver(failing.webhook_address, 'evt_WakesNoWorker0001')
+      expect((await runsOf(failing.id)).map((r) => [r.status, r.error?.code])).toEqual([
+        ['failed', 'mapping_failed'],
+      ])
+      expect(wakes).toEqual([])
+      await deliver(mapped.webhook_address, 'evt_WakesTheWorker0001')
+      expect(wakes).toEqual([stack.userId])
+    } finally {
+      runs.onReady = onReady
     }
   })
 

@@ -3,7 +3,7 @@ import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
 import { HARD_STOP_MS, HardStop } from './hard-stop.ts'
 import type { Batch, Outcome } from './render.js'
-import { heldBackNotice, rememberStop } from './stopped-templates.ts'
+import { heldBackNotice, inputSize, rememberStop } from './stopped-templates.ts'
 import { threadCpuMs } from './thread-priority.js'
 
 /**
@@ -50,7 +50,8 @@ function poolOf(): Piscina {
 
 /**
  * Renders a batch in a worker; a batch stopped for time or memory fails at the item that was running,
- * and that template is remembered as stopped for its owner (stopped-templates.ts).
+ * and that template is remembered as stopped for its owner (stopped-templates.ts), as is one that
+ * failed at the size cap, for inputs as large.
  */
 export async function renderInWorker(batch: Batch, owner: string): Promise<Outcome[]> {
   templateWorkerCounts.batches++
@@ -71,10 +72,12 @@ export async function renderInWorker(batch: Batch, owner: string): Promise<Outco
     running = item
   })
   try {
-    return (await poolOf().run(
+    const outcomes = (await poolOf().run(
       { ...batch, port: port2 },
       { transferList: [port2], signal: stop.signal },
     )) as Outcome[]
+    rememberSizeCaps(batch, outcomes, owner)
+    return outcomes
   } catch (err) {
     const culprit = Math.max(running, 0)
     const outOfMemory = (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
@@ -99,6 +102,17 @@ export async function renderInWorker(batch: Batch, owner: string): Promise<Outco
     clearInterval(timer)
     port1.close()
   }
+}
+
+/** Each template of the batch that failed at the size cap is held back for its owner, for inputs as large. */
+function rememberSizeCaps(batch: Batch, outcomes: Outcome[], owner: string): void {
+  let inputChars: number | undefined
+  outcomes.forEach((outcome, i) => {
+    if (outcome.ok || !outcome.sizeCap) return
+    inputChars ??= inputSize(batch.scope)
+    const why = `building more than ${batch.maxChars.toLocaleString('en')} characters, the limit for a template, from an input this large`
+    rememberStop(owner, batch.items[i].template, why, { inputChars })
+  })
 }
 
 /** Ends the workers (tests and a stopping service); the next template starts a new pool. */

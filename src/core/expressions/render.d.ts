@@ -4,7 +4,7 @@ import type jsonata from 'jsonata'
 
 export type Part = { text: string } | { expr: jsonata.Expression; source: string }
 export type Item = { template: string; field: string }
-export type Outcome = { ok: true; value: unknown } | { ok: false; message: string }
+export type Outcome = { ok: true; value: unknown } | { ok: false; message: string; sizeCap?: true }
 export type Batch = { items: Item[]; scope: unknown; maxChars: number }
 
 export function partsOf(template: string): Part[]

@@ -1,5 +1,6 @@
 // @ts-check
 import jsonata from 'jsonata'
+import { budgetBindings, measured, SizeCapError, tooLarge } from './size-cap.js'
 
 /*
  * How a template is split, compiled and rendered: pure, with no I/O, so the same code runs in the
@@ -29,7 +30,7 @@ export function partsOf(template) {
 
 /** @param {string} source */
 export function compileExpression(source) {
-  return jsonata(source, GUARDRAILS)
+  return measured(jsonata(source, GUARDRAILS))
 }
 
 /** @param {string} template */
@@ -86,19 +87,17 @@ function sizeOf(value) {
   return typeof value === 'string' ? value.length : JSON.stringify(value).length
 }
 
-/** @param {number} chars @param {number} maxChars */
-function tooLarge(chars, maxChars) {
-  return `the result is ${chars.toLocaleString('en')} characters or more; the limit is ${maxChars.toLocaleString('en')}`
-}
-
 /**
+ * Evaluates one expression, stopping as soon as it would build more than its budget (size-cap.js).
  * @param {{ expr: import('jsonata').Expression, source: string }} part
  * @param {unknown} scope
+ * @param {import('./size-cap.js').Budget} budget
  */
-async function evaluate(part, scope) {
+async function evaluate(part, scope, budget) {
   try {
-    return plain(await part.expr.evaluate(scope))
+    return plain(await part.expr.evaluate(scope, budgetBindings(part.expr, budget)))
   } catch (err) {
+    if (err instanceof SizeCapError) throw err
     throw new Error(`{{ ${part.source} }}: ${messageOf(err)}`)
   }
 }
@@ -128,15 +127,16 @@ function asText(value) {
 export async function renderString(template, scope, maxChars) {
   const parts = partsOf(template)
   if (parts.length === 1 && 'expr' in parts[0]) {
-    const value = await evaluate(parts[0], scope)
+    const value = await evaluate(parts[0], scope, { used: 0, max: maxChars })
     const chars = sizeOf(value)
-    if (chars > maxChars) throw new Error(tooLarge(chars, maxChars))
+    if (chars > maxChars) throw new SizeCapError(tooLarge(chars, maxChars))
     return { value, chars }
   }
   let out = ''
   for (const part of parts) {
-    out += 'text' in part ? part.text : asText(await evaluate(part, scope))
-    if (out.length > maxChars) throw new Error(tooLarge(out.length, maxChars))
+    out +=
+      'text' in part ? part.text : asText(await evaluate(part, scope, { used: out.length, max: maxChars }))
+    if (out.length > maxChars) throw new SizeCapError(tooLarge(out.length, maxChars))
   }
   return { value: out, chars: out.length }
 }
@@ -144,7 +144,8 @@ export async function renderString(template, scope, maxChars) {
 /**
  * Renders a batch of templates over one scope, in order. `maxChars` bounds the whole batch (a value
  * with a thousand templates cannot build a thousand times the limit). `started(i)` is called before
- * item i, so the thread that waits for a worker knows which field was running when it stops it.
+ * item i, so the thread that waits for a worker knows which field was running when it stops it. A
+ * failure at the size cap says so (`sizeCap`), so that the template can be held back (isolation.ts).
  * @param {import('./render.d.ts').Batch} batch
  * @param {(i: number) => void} [started]
  * @returns {Promise<import('./render.d.ts').Outcome[]>}
@@ -160,7 +161,11 @@ export async function renderBatch(batch, started) {
       left -= chars
       outcomes.push({ ok: true, value })
     } catch (err) {
-      outcomes.push({ ok: false, message: messageOf(err) })
+      outcomes.push(
+        err instanceof SizeCapError
+          ? { ok: false, message: err.message, sizeCap: true }
+          : { ok: false, message: messageOf(err) },
+      )
     }
   }
   return outcomes

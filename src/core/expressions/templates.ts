@@ -1,7 +1,7 @@
 import { AppError, type FieldError } from '../errors.ts'
 import { inlineSafe } from './inline-safe.ts'
 import { renderInWorker } from './isolation.ts'
-import { heldBack } from './stopped-templates.ts'
+import { firstTries, heldBack, inputSize } from './stopped-templates.ts'
 import {
   compileExpression,
   isTemplate,
@@ -71,7 +71,8 @@ export interface RenderOptions {
 
 /**
  * Each template of the batch rendered: one stopped recently fails without running, the rest in this
- * thread when every one is inline-safe, else in a worker.
+ * thread when every one is inline-safe, else in a worker, after the first try of the same owner's
+ * same template has ended (stopped-templates.ts).
  */
 async function renderItems(
   items: Item[],
@@ -79,8 +80,25 @@ async function renderItems(
   maxChars: number,
   owner: string,
 ): Promise<Outcome[]> {
+  const forWorker = items.filter((item) => !inlineSafe(item.template)).map((item) => item.template)
+  const endTries = forWorker.length ? await firstTries(owner, forWorker) : () => {}
+  try {
+    return await renderOrHoldBack(items, scope, maxChars, owner)
+  } finally {
+    endTries()
+  }
+}
+
+async function renderOrHoldBack(
+  items: Item[],
+  scope: unknown,
+  maxChars: number,
+  owner: string,
+): Promise<Outcome[]> {
+  let scopeChars: number | undefined
+  const sizeOfScope = () => (scopeChars ??= inputSize(scope))
   const outcomes: Array<Outcome | undefined> = items.map((item) => {
-    const why = heldBack(owner, item.template)
+    const why = heldBack(owner, item.template, sizeOfScope)
     return why === undefined ? undefined : { ok: false, message: why }
   })
   const rest = items.filter((_, i) => outcomes[i] === undefined)

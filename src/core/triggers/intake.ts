@@ -235,7 +235,14 @@ export class Intake {
     for (let i = 0; i < candidates.length - items.length; i++)
       this.metrics.triggerEvent(hook.platform, 'unmatched')
     for (const o of outcomes) this.metrics.triggerEvent(hook.platform, o.duplicate ? 'duplicate' : 'accepted')
-    if (accepted) this.runs.onReady(hook.user_id)
+    // Only a run that waits in the queue wakes the run worker: one failed at its mapping, or refused
+    // past the queue's cap, is stored as failed. Each wake is a claim, a statement on the embedded
+    // store's one thread; a mapping that fails on every delivery woke it for every delivery for nothing
+    // (docs/benchmarks.md, "Hostile templates").
+    const queued = items.some(
+      (item, i) => !outcomes[i]!.duplicate && item.matches.some((m) => !m.mappingError && !m.refused),
+    )
+    if (queued) this.runs.onReady(hook.user_id)
 
     const committed = new Map(items.map((item, i) => [item.candidate, { item, outcome: outcomes[i]! }]))
     candidates.forEach((candidate, i) => {
