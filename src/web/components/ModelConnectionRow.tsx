@@ -5,7 +5,7 @@ import { ProblemMessage } from './ProblemMessage.tsx'
 
 interface Props {
   connection: ModelConnection
-  /** Whether this person may remove it: their own, or a shared one when they are an admin. */
+  /** Whether this person may change or remove it: a shared one when they are an admin, else their own (core/models/connections.ts). */
   removable: boolean
   onRemoved: (id: string) => void
 }
