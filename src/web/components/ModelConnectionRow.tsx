@@ -75,7 +75,9 @@ export function ModelConnectionRow({ connection: c, removable, onRemoved }: Prop
       </div>
       <dl className="model-connection-facts">
         <dt>Base URL</dt>
-        <dd className="mono">{c.base_url}</dd>
+        <dd className="mono">
+          <BreakableUrl url={c.base_url} />
+        </dd>
         <dt>Key</dt>
         <dd>{c.sandbox ? 'None needed' : c.has_key ? 'Stored sealed, never shown' : 'None'}</dd>
       </dl>
@@ -138,5 +140,23 @@ export function ModelConnectionRow({ connection: c, removable, onRemoved }: Prop
       )}
       {error !== null && <ProblemMessage error={error} />}
     </li>
+  )
+}
+
+/**
+ * A URL that wraps after its slashes on a narrow screen (…/openai/ then v1) rather than inside a word
+ * (…/opena then i/v1); the text copied is the URL as it is.
+ */
+function BreakableUrl({ url }: { url: string }) {
+  const parts = url.split(/(?<=\/)/)
+  return (
+    <>
+      {parts.map((part, i) => (
+        <span key={i}>
+          {part}
+          {i < parts.length - 1 && <wbr />}
+        </span>
+      ))}
+    </>
   )
 }
