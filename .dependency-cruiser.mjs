@@ -45,6 +45,14 @@ export default {
       to: { path: '^src/(server|web|cli)/' },
     },
     {
+      name: 'serving-knows-neither',
+      severity: 'error',
+      comment:
+        'src/serving/ is what the service and the sandboxes share about serving HTTP: it imports nothing of either, so both may import it.',
+      from: { path: '^src/serving/' },
+      to: { path: ['^src/(core|platforms|server|web|cli|sandboxes)/', '^src/(services|cli)\\.ts$'] },
+    },
+    {
       name: 'product-never-loads-sandboxes',
       severity: 'error',
       comment:

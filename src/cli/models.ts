@@ -1,5 +1,5 @@
 import type { parseArgs as ParseArgs } from 'node:util'
-import { answer, ask, table } from './output.ts'
+import { answer, ask, secretFromEnv, table } from './output.ts'
 
 export const MODELS_USAGE = `  models list [--json]                    model connections you may use (yours, shared, the sandbox model)
   models connect <name> --protocol openai-chat|openai-responses|anthropic|openai-compatible
@@ -85,9 +85,7 @@ export async function models(
     case 'connect':
       return answer(json, async () => {
         if (!first) throw new Error('usage: switchyard models connect <name> --protocol … --base-url …')
-        const keyVar = values['api-key-env']
-        const apiKey = keyVar ? process.env[keyVar] : undefined
-        if (keyVar && !apiKey) throw new Error(`the environment variable ${keyVar} is not set`)
+        const apiKey = secretFromEnv('--api-key-env', values['api-key-env'])
         const created = await ask<Connection>('POST', '/v1/model-connections', {
           name: first,
           protocol: values.protocol,
@@ -103,13 +101,12 @@ export async function models(
           throw new Error(
             'usage: switchyard models update <id> [--api-key-env VAR] [--base-url …] [--name …]',
           )
-        const keyVar = values['api-key-env']
-        const apiKey = keyVar ? process.env[keyVar] : undefined
-        if (keyVar && !apiKey) throw new Error(`the environment variable ${keyVar} is not set`)
+        const apiKey = secretFromEnv('--api-key-env', values['api-key-env'])
+        // An empty --name or --base-url goes to the service, which says what is wrong with it.
         const changed = await ask<Connection>('PATCH', `/v1/model-connections/${encodeURIComponent(first)}`, {
-          ...(apiKey ? { api_key: apiKey } : {}),
-          ...(values['base-url'] ? { base_url: values['base-url'] } : {}),
-          ...(values.name ? { name: values.name } : {}),
+          ...(apiKey !== undefined ? { api_key: apiKey } : {}),
+          ...(values['base-url'] !== undefined ? { base_url: values['base-url'] } : {}),
+          ...(values.name !== undefined ? { name: values.name } : {}),
         })
         return {
           value: changed,

@@ -13,6 +13,33 @@ export class Refused extends Error {
   }
 }
 
+/**
+ * A command line refused before the service is asked, in the service's own problem+json shape
+ * naming the option, so `--json` prints it on stdout and a script reads both kinds alike.
+ */
+export function refusedOption(option: string, message: string): Refused {
+  return new Refused(
+    {
+      type: 'https://switchyard.dev/problems/invalid_input',
+      title: 'Invalid input',
+      status: 400,
+      code: 'invalid_input',
+      detail: `${option}: ${message}`,
+      errors: [{ field: option, message }],
+    },
+    400,
+  )
+}
+
+/** The value of the environment variable an option names (a key is never put on a command line). */
+export function secretFromEnv(option: string, name: string | undefined): string | undefined {
+  if (name === undefined) return undefined
+  const value = process.env[name]
+  if (value === undefined) throw refusedOption(option, `the environment variable ${name} is not set`)
+  if (value === '') throw refusedOption(option, `the environment variable ${name} is empty`)
+  return value
+}
+
 /** Calls the service and returns the body, or throws Refused with the problem. */
 export async function ask<T>(method: string, route: string, body?: unknown): Promise<T> {
   const result = await callService(method, route, body)

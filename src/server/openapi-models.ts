@@ -230,7 +230,8 @@ export const modelPaths = {
     patch: {
       summary:
         "Rotate a connection's key, or change its base URL or name, in place: agents using it keep working and the next model call of a run in progress uses the change",
-      description: 'Only its owner, or an admin for a shared one. The key is sealed and never returned.',
+      description:
+        "One's own connection, or a shared one by an admin (403 for anyone else who may use it); another person's own connection answers 404. The key is sealed and never returned.",
       parameters: [idParam],
       requestBody: body({
         type: 'object',
@@ -249,8 +250,9 @@ export const modelPaths = {
     },
     delete: {
       summary: 'Remove a model connection',
+      description: "One's own, or a shared one by an admin (403 for anyone else who may use it).",
       parameters: [idParam],
-      responses: { 204: { description: 'Removed' }, ...errors(404) },
+      responses: { 204: { description: 'Removed' }, ...errors(403, 404) },
     },
   },
   '/v1/model-connections/{id}/usage': {

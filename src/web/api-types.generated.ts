@@ -4662,7 +4662,10 @@ export interface paths {
     get?: never
     put?: never
     post?: never
-    /** Remove a model connection */
+    /**
+     * Remove a model connection
+     * @description One's own, or a shared one by an admin (403 for anyone else who may use it).
+     */
     delete: {
       parameters: {
         query?: never
@@ -4682,6 +4685,15 @@ export interface paths {
           content?: never
         }
         /** @description Problem */
+        403: {
+          headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Problem */
         404: {
           headers: {
             [name: string]: unknown
@@ -4696,7 +4708,7 @@ export interface paths {
     head?: never
     /**
      * Rotate a connection's key, or change its base URL or name, in place: agents using it keep working and the next model call of a run in progress uses the change
-     * @description Only its owner, or an admin for a shared one. The key is sealed and never returned.
+     * @description One's own connection, or a shared one by an admin (403 for anyone else who may use it); another person's own connection answers 404. The key is sealed and never returned.
      */
     patch: {
       parameters: {

@@ -2,7 +2,8 @@
 // Model connections page (the model sandbox's /openai/v1 stands in for one), from the model agent
 // editor's "Add a model connection", sees the server's field errors at their fields, never sees the
 // key again, uses the connection in a model agent that runs, and is told which agents use it before
-// removing it; at 1280 px and at 390 px without sideways scroll.
+// removing it; at 1280 px and at 390 px without sideways scroll. A key replaced on the page while a
+// run waits for approval is the key that run's next model call uses (docs/model-agents.md, "Rotating a key").
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import {
@@ -12,7 +13,8 @@ import {
   createAgentFromEditor,
 } from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
-import { client } from '../../test/helpers/stack.ts'
+import { settled, waitForRun } from '../../test/helpers/model-agents.ts'
+import { client, controlCaller } from '../../test/helpers/stack.ts'
 
 const TEST_TIMEOUT_MS = 180_000
 /** A key the model sandbox accepts; it must never show on a page once sent. */
@@ -159,6 +161,97 @@ describe.skipIf(!hasChromium)('the model connections page', () => {
       } finally {
         await page.setViewportSize({ width: 1280, height: 900 })
       }
+    },
+    TEST_TIMEOUT_MS,
+  )
+
+  it(
+    'Replace key on the page: the run waiting for approval makes its next model call with the new key, which no page shows',
+    async () => {
+      const api = client(b.stack, b.stack.apiKey)
+      const control = controlCaller(`${b.stack.sandboxUrl}/openai/_control`)
+      // The model sandbox answers each key with the scenario bound to it, so the answer says which key
+      // the call carried: the old key's scenario asks to delete, the new key's alone says it was used.
+      const oldKey = `sk-old-${Math.random().toString(36).slice(2)}`
+      const newKey = `sk-new-${Math.random().toString(36).slice(2)}`
+      const made = await api.run('zendesk.create_ticket', integration, { subject: 'Old', description: 'old' })
+      const ticket = made.body.output.id as number
+      const before = await control('POST', '/scenarios', {
+        api_key: oldKey,
+        turns: [
+          { tool_calls: [{ name: 'delete_ticket', arguments: { ticket_id: ticket }, id: 'call_delete' }] },
+          { text: 'answered under the old key' },
+        ],
+      })
+      expect(before.status, JSON.stringify(before.body)).toBe(201)
+      const connection = await api.post('/v1/model-connections', {
+        name: 'Team OpenAI',
+        protocol: 'openai-chat',
+        base_url: `${b.stack.sandboxUrl}/openai/v1`,
+        api_key: oldKey,
+      })
+      expect(connection.status, connection.text).toBe(201)
+      const agent = await api.post('/v1/agents', {
+        name: 'Ticket sweeper',
+        kind: 'model',
+        inputs: [{ name: 'ticket_id', type: 'number' }],
+        instructions: 'Delete ticket {{ inputs.ticket_id }} with delete_ticket.',
+        model: { connection: connection.body.id, name: 'sandbox-model' },
+        tools: [{ tool: 'zendesk.delete_ticket', integration }],
+      })
+      expect(agent.status, agent.text).toBe(201)
+      const run = await api.post(`/v1/agents/${agent.body.id}/runs`, { inputs: { ticket_id: ticket } })
+      expect(run.status, run.text).toBe(201)
+      expect((await waitForRun(api, run.body.id, settled)).status).toBe('waiting_for_approval')
+      const after = await control('POST', '/scenarios', {
+        api_key: newKey,
+        turns: [{ text: 'answered under the new key' }],
+      })
+      expect(after.status, JSON.stringify(after.body)).toBe(201)
+
+      await b.openSignedIn('/model-connections')
+      const row = page.locator('.model-connection').filter({ hasText: 'Team OpenAI' })
+      await row.getByRole('button', { name: 'Replace key' }).click()
+      const field = row.getByLabel('New key')
+      expect(await field.getAttribute('type')).toBe('password')
+      // The field is where the key goes next, and Remove is out of the way while it is open.
+      expect(await field.evaluate((el) => el === document.activeElement)).toBe(true)
+      expect(await row.getByRole('button', { name: 'Remove' }).count()).toBe(0)
+      await b.shotsAt('replace-key-form')
+      await page.setViewportSize({ width: 390, height: 844 })
+      await expectNoSideways()
+      await page.setViewportSize({ width: b.width, height: 900 })
+      await field.fill(newKey)
+      await row.getByRole('button', { name: 'Save key' }).click()
+      await row.getByText(/New key stored sealed/).waitFor()
+      expect(await row.getByLabel('New key').count()).toBe(0)
+      expect(await page.content()).not.toContain(newKey)
+      await b.shotsAt('replace-key-saved')
+      expect(await row.innerText()).toMatch(/Stored sealed, never shown/)
+
+      // The run decided in the inbox goes on, and its next model call carries the new key.
+      await page
+        .getByRole('link', { name: /Approvals/ })
+        .first()
+        .click()
+      const card = page.getByTestId('approval').filter({ hasText: 'Ticket sweeper' })
+      await card.getByRole('button', { name: 'Send decisions' }).click()
+      await page.getByText(/Decided for Ticket sweeper/).waitFor()
+      const finished = await waitForRun(
+        api,
+        run.body.id,
+        (r) => settled(r) && r.status !== 'waiting_for_approval',
+      )
+      expect(finished.status, JSON.stringify(finished.error)).toBe('succeeded')
+      expect(finished.result).toBe('answered under the new key')
+      const oldCalls = (await control('GET', `/calls?scenario=${before.body.id}`)).body.calls
+      const newCalls = (await control('GET', `/calls?scenario=${after.body.id}`)).body.calls
+      expect([oldCalls.length, newCalls.length]).toEqual([1, 1])
+      await page.goto(`/runs/${encodeURIComponent(run.body.id)}`)
+      await page.getByTestId('run-result').waitFor()
+      expect(await page.getByTestId('run-result').innerText()).toContain('answered under the new key')
+      expect(await page.content()).not.toContain(newKey)
+      expect(b.pageErrors).toEqual([])
     },
     TEST_TIMEOUT_MS,
   )

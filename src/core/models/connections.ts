@@ -105,6 +105,32 @@ export class ModelConnections {
     if (taken) throw invalidInput([{ field: 'name', message: inUse }])
   }
 
+  /**
+   * The connection `user` may change or remove. A shared one is everyone's to use, so only an admin
+   * changes it (its owner too loses that when no longer an admin): others see it, so they are told
+   * 403. Someone else's own connection is not theirs to see: 404, as for one that does not exist
+   * (docs/architecture.md, "The road of a tool step", step 3).
+   */
+  private async changeable(user: User, id: string, verb: 'changes' | 'removes') {
+    if (id === SANDBOX_CONNECTION_ID && this.sandbox)
+      throw new AppError(
+        'forbidden',
+        "the sandbox model is the deployment's own: it is not changed or removed",
+      )
+    const row = await this.db
+      .selectFrom('model_connections')
+      .select(['user_id', 'shared', 'protocol', 'name'])
+      .where('id', '=', id)
+      .executeTakeFirst()
+    if (row?.shared) {
+      if (user.role !== 'admin')
+        throw new AppError('forbidden', `only an admin ${verb} a shared model connection`)
+      return row
+    }
+    if (!row || row.user_id !== user.id) throw notFound(`model connection ${id}`)
+    return row
+  }
+
   async create(user: User, raw: unknown): Promise<ModelConnectionView> {
     const input = parseOrThrow(ConnectionInput, raw)
     if (input.shared && user.role !== 'admin')
@@ -176,17 +202,7 @@ export class ModelConnections {
    */
   async update(user: User, id: string, raw: unknown): Promise<ModelConnectionView> {
     const input = parseOrThrow(ConnectionChange, raw)
-    const row = await this.db
-      .selectFrom('model_connections')
-      .select(['user_id', 'shared', 'protocol', 'name'])
-      .where('id', '=', id)
-      .executeTakeFirst()
-    const allowed = row && (row.user_id === user.id || (row.shared && user.role === 'admin'))
-    if (!allowed) {
-      if (row?.shared || id === SANDBOX_CONNECTION_ID)
-        throw new AppError('forbidden', 'only an admin changes a shared model connection')
-      throw notFound('model connection')
-    }
+    const row = await this.changeable(user, id, 'changes')
     if (input.api_key === null && row.protocol !== 'openai-compatible')
       throw invalidInput([
         { field: 'api_key', message: `a ${row.protocol} connection needs the provider's key` },
@@ -217,13 +233,7 @@ export class ModelConnections {
 
   /** Removes one of the caller's own connections (an admin may remove a shared one). */
   async remove(user: User, id: string): Promise<void> {
-    const row = await this.db
-      .selectFrom('model_connections')
-      .select(['user_id', 'shared'])
-      .where('id', '=', id)
-      .executeTakeFirst()
-    const allowed = row && (row.user_id === user.id || (row.shared && user.role === 'admin'))
-    if (!allowed) throw notFound('model connection')
+    await this.changeable(user, id, 'removes')
     await this.db.deleteFrom('model_connections').where('id', '=', id).execute()
   }
 

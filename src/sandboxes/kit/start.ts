@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import type { AddressInfo } from 'node:net'
+import { registerDrainOnClose } from '../../serving/drain-on-close.ts'
 import { sendSandboxResponse } from './fastify.ts'
 import type { SandboxResponse } from './http.ts'
 
@@ -33,6 +34,9 @@ export async function serveSandboxes(
 ): Promise<ServedSandboxes> {
   const { port = 0, host = '127.0.0.1' } = options
   const app = Fastify({ logger: false })
+  // A keep-alive connection whose request was in progress when close() began is closed with its
+  // answer, not kept for the keep-alive timeout (72 s), so a test stack's close does not hang on it.
+  registerDrainOnClose(app)
   for (const { plugin, prefix } of mounts) await app.register(plugin, { prefix })
   if (rootPage) app.get('/', (_request, reply) => sendSandboxResponse(reply, rootPage()))
   await app.listen({ port, host })

@@ -5,7 +5,7 @@ import { ProblemMessage } from './ProblemMessage.tsx'
 
 interface Props {
   connection: ModelConnection
-  /** Whether this person may remove it: their own, or a shared one when they are an admin. */
+  /** Whether this person may change or remove it: a shared one when they are an admin, else their own (core/models/connections.ts). */
   removable: boolean
   onRemoved: (id: string) => void
 }
@@ -30,10 +30,19 @@ export function ModelConnectionRow({ connection: c, removable, onRemoved }: Prop
   // "Replace key": a password field, sent once and never shown again.
   const [replacing, setReplacing] = useState(false)
   const [newKey, setNewKey] = useState('')
+  const [saving, setSaving] = useState(false)
   const [replaced, setReplaced] = useState(false)
+  const keyId = `model-connection-${c.id}-new-key`
+  const openReplace = (open: boolean) => {
+    setReplacing(open)
+    setNewKey('')
+    setError(null)
+    if (open) setReplaced(false)
+  }
   const replaceKey = async (e: React.FormEvent) => {
     e.preventDefault()
     setError(null)
+    setSaving(true)
     try {
       await modelConnectionsApi.update(c.id, { api_key: newKey })
       setNewKey('')
@@ -41,6 +50,8 @@ export function ModelConnectionRow({ connection: c, removable, onRemoved }: Prop
       setReplaced(true)
     } catch (err) {
       setError(err)
+    } finally {
+      setSaving(false)
     }
   }
 
@@ -64,7 +75,9 @@ export function ModelConnectionRow({ connection: c, removable, onRemoved }: Prop
       </div>
       <dl className="model-connection-facts">
         <dt>Base URL</dt>
-        <dd className="mono">{c.base_url}</dd>
+        <dd className="mono">
+          <BreakableUrl url={c.base_url} />
+        </dd>
         <dt>Key</dt>
         <dd>{c.sandbox ? 'None needed' : c.has_key ? 'Stored sealed, never shown' : 'None'}</dd>
       </dl>
@@ -74,31 +87,44 @@ export function ModelConnectionRow({ connection: c, removable, onRemoved }: Prop
           model agents out.
         </p>
       )}
-      {replaced && <p className="help">New key stored sealed; the next model call uses it.</p>}
+      {replaced && (
+        <p className="saved-note" role="status">
+          New key stored sealed. Runs in progress use it from their next model call.
+        </p>
+      )}
       {removable && !c.sandbox && replacing && (
-        <form className="replace-key" onSubmit={replaceKey}>
-          <label>
-            New key
+        <form className="replace-key" onSubmit={replaceKey} aria-label={`Replace the key of ${c.name}`}>
+          <div className="field">
+            <label htmlFor={keyId}>New key</label>
             <input
+              id={keyId}
               type="password"
               autoComplete="off"
+              spellCheck={false}
+              autoFocus
               required
+              aria-describedby={`${keyId}-help`}
               value={newKey}
               onChange={(e) => setNewKey(e.target.value)}
             />
-          </label>
-          <button type="submit" className="button-primary">
-            Save key
-          </button>
-          <button type="button" onClick={() => setReplacing(false)}>
-            Cancel
-          </button>
+            <p className="help" id={`${keyId}-help`}>
+              Sent once and stored sealed, like the key it replaces; it is never shown again.
+            </p>
+          </div>
+          <div className="actions">
+            <button type="submit" className="button-primary" disabled={saving}>
+              {saving ? 'Saving…' : 'Save key'}
+            </button>
+            <button type="button" onClick={() => openReplace(false)}>
+              Cancel
+            </button>
+          </div>
         </form>
       )}
-      {removable && (
+      {removable && !replacing && (
         <div className="item-actions">
-          {!c.sandbox && !replacing && (
-            <button type="button" onClick={() => setReplacing(true)}>
+          {!c.sandbox && (
+            <button type="button" onClick={() => openReplace(true)}>
               Replace key
             </button>
           )}
@@ -114,5 +140,23 @@ export function ModelConnectionRow({ connection: c, removable, onRemoved }: Prop
       )}
       {error !== null && <ProblemMessage error={error} />}
     </li>
+  )
+}
+
+/**
+ * A URL that wraps after its slashes on a narrow screen (…/openai/ then v1) rather than inside a word
+ * (…/opena then i/v1); the text copied is the URL as it is.
+ */
+function BreakableUrl({ url }: { url: string }) {
+  const parts = url.split(/(?<=\/)/)
+  return (
+    <>
+      {parts.map((part, i) => (
+        <span key={i}>
+          {part}
+          {i < parts.length - 1 && <wbr />}
+        </span>
+      ))}
+    </>
   )
 }

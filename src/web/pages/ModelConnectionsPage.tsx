@@ -98,7 +98,7 @@ export function ModelConnectionsPage({ me, search }: { me: Me; search: string })
                   <ModelConnectionRow
                     key={c.id}
                     connection={c}
-                    removable={c.owner === 'you' || (c.owner === 'shared' && me.role === 'admin')}
+                    removable={!c.sandbox && (c.shared ? me.role === 'admin' : c.owner === 'you')}
                     onRemoved={onRemoved}
                   />
                 ))}
