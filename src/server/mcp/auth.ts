@@ -45,7 +45,10 @@ export async function authenticateMcp(
   reply: FastifyReply,
   resolvers: BearerResolver[],
 ): Promise<McpCaller> {
-  const query = new URL(request.url, 'http://switchyard.invalid').searchParams
+  // Most requests have no query string at all: parsing the URL is left to those that do.
+  const query = request.url.includes('?')
+    ? new URL(request.url, 'http://switchyard.invalid').searchParams
+    : []
   for (const [name, value] of query) {
     if (CREDENTIAL_PARAM.test(name) || /^sy_/.test(value)) {
       throw new AppError(

@@ -6,9 +6,11 @@ import { problemBody, toAppError } from '../problem.ts'
 export const PROBLEM_META = 'dev.switchyard/problem'
 
 export function successResult(output: unknown): CallToolResult {
-  // Every step's output schema is an object, which is what structuredContent must be.
+  // Every step's output schema is an object, which is what structuredContent must be. The text is the
+  // same JSON without indentation: a model reads it as well in fewer tokens, and the answer, which
+  // carries the output twice, is a quarter smaller to write and send (bench/mcp.ts).
   return {
-    content: [{ type: 'text', text: JSON.stringify(output, null, 2) }],
+    content: [{ type: 'text', text: JSON.stringify(output) }],
     structuredContent: output as Record<string, unknown>,
   }
 }
@@ -22,7 +24,7 @@ export function errorResult(err: unknown, extra: Record<string, unknown> = {}): 
   const problem = { ...problemBody(asToolArguments(toAppError(err))), ...extra }
   return {
     isError: true,
-    content: [{ type: 'text', text: JSON.stringify(problem, null, 2) }],
+    content: [{ type: 'text', text: JSON.stringify(problem) }],
     _meta: { [PROBLEM_META]: problem },
   }
 }
