@@ -387,7 +387,7 @@ export async function createServices(
     metrics,
   )
   worker.intakeBusy = () => intake.busy()
-  worker.claimsThrough = store.urgent
+  worker.claimsThrough = store.soonest
   intake.queueCap = queueCap
   const poller = new Poller(
     store.db,

@@ -87,9 +87,10 @@ export class RunWorker {
    */
   intakeBusy: () => boolean = () => false
   /**
-   * Where claims are made: the store's `urgent` handle (database.ts) when set. A claim is one
-   * statement for several runs, and another owner's run waited for it behind the busy owner's runs'
-   * statements on the embedded store's one connection (docs/scaling.md, "One user's burst").
+   * Where claims are made: the store's `soonest` handle (database.ts) when set. A claim is one
+   * statement for several runs, and another owner's run waited for it on the embedded store's one
+   * connection, behind the busy owner's runs' statements and then behind the intake's next write
+   * (docs/scaling.md, "One user's burst").
    */
   claimsThrough: Db | undefined
   /** A wake brought runs of an owner with none of this worker's slots: the next claim does not wait for the intake. */

@@ -28,6 +28,14 @@ export interface Store {
    */
   urgent: Db
   /**
+   * The same database, for the run worker's claims: on the embedded store each goes right after the
+   * statement running now, ahead of the intake's (Mutex, lane `next`). A claim is one statement at a
+   * time, and in the intake's lane another owner's run, already written, waited for it behind the
+   * busy owner's next write and the run statement that write alternates with (docs/scaling.md, "One
+   * user's burst"). On PostgreSQL it is `db`.
+   */
+  soonest: Db
+  /**
    * Runs `fn` while holding a lock named `key` that every process sharing the database respects.
    * PostgreSQL: a lease row (leases.ts), so no connection is held while `fn` runs or while waiting,
    * and `fn` may use the pool freely; the lease lapses after LEASE_MS, so `fn` must finish within it.
@@ -85,17 +93,20 @@ async function openPGlite(options: { dataDir: string } | { memory: true }): Prom
   const mutex = new Mutex(true)
   const locks = new KeyedMutex()
   const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex) })
-  const urgent = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex, true) })
+  const urgent = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex, 'first') })
+  const soonest = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex, 'next') })
   const maintenance = setInterval(() => void maintainPGlite(pglite, mutex), PGLITE_MAINTENANCE_EVERY_MS)
   maintenance.unref()
   return {
     kind: 'pglite',
     db,
     urgent,
+    soonest,
     withLock: (key, fn) => locks.run(key, fn),
     changes: new LocalChangeFeed(),
     async close() {
       clearInterval(maintenance)
+      await soonest.destroy()
       await urgent.destroy()
       await db.destroy()
       await pglite.close()
@@ -126,6 +137,7 @@ async function openPostgres(databaseUrl: string): Promise<Store> {
     kind: 'postgres',
     db,
     urgent: db,
+    soonest: db,
     // Holders in this process queue here first, so only one of them polls the lease.
     withLock: (key, fn) => locks.run(key, () => withLease(db, key, fn)),
     changes,
