@@ -6,6 +6,33 @@
 export type Lane = 'ordinary' | 'first' | 'next'
 
 /**
+ * Waiters in lines by key, one line served at a time in turn, the line served longest ago first
+ * (Map order); each line in arrival order. One key makes it a plain FIFO.
+ */
+class LinesInTurn {
+  private readonly lines = new Map<string, Array<() => void>>()
+  length = 0
+
+  push(key: string, waiter: () => void): void {
+    const line = this.lines.get(key)
+    if (line) line.push(waiter)
+    else this.lines.set(key, [waiter])
+    this.length++
+  }
+
+  shift(): (() => void) | undefined {
+    const head = this.lines.entries().next()
+    if (head.done) return undefined
+    const [key, line] = head.value
+    const waiter = line.shift()
+    this.lines.delete(key)
+    if (line.length) this.lines.set(key, line)
+    this.length--
+    return waiter
+  }
+}
+
+/**
  * A FIFO async mutex: waiters are served in arrival order, so nobody starves. A waiter may ask to go
  * `first`, for work someone outside is waiting on while the ordinary waiters can wait (the embedded
  * store's webhook intake, database.ts): such waiters are served in their own order ahead of the
@@ -16,12 +43,17 @@ export type Lane = 'ordinary' | 'first' | 'next'
  * write alternates with, while a run of another owner, already written, waited for that claim
  * (docs/scaling.md, "One user's burst"). It takes no turn from the alternation of the other two, and
  * never two in a row, so between two ordinary turns at most one first and two next holders go.
+ *
+ * Within a lane, waiters that give a `key` wait in a line per key, and the lines take turns: the
+ * intake's routes read again in the background (core/triggers/routes.ts, seven statements each, every
+ * second per webhook in use) wait in a line of their own, so another owner's shared write waits for
+ * one of them at most, not for every one queued before it.
  */
 export class Mutex {
   private locked = false
-  private readonly waiters: Array<() => void> = []
-  private readonly firstWaiters: Array<() => void> = []
-  private readonly nextWaiters: Array<() => void> = []
+  private readonly waiters = new LinesInTurn()
+  private readonly firstWaiters = new LinesInTurn()
+  private readonly nextWaiters = new LinesInTurn()
   /** Whether the last holder of the first and ordinary lanes came from the first lane. */
   private firstHeld = false
   /** Whether the holder now (or the last one) came from the next lane. */
@@ -35,13 +67,13 @@ export class Mutex {
    */
   constructor(private readonly turnBetweenHolders = false) {}
 
-  async lock(lane: Lane = 'ordinary'): Promise<void> {
+  async lock(lane: Lane = 'ordinary', key = ''): Promise<void> {
     if (!this.locked) {
       this.locked = true
       this.held(lane)
       return
     }
-    await new Promise<void>((resolve) => this.line(lane).push(resolve))
+    await new Promise<void>((resolve) => this.line(lane).push(key, resolve))
   }
 
   unlock(): void {
@@ -51,7 +83,7 @@ export class Mutex {
     else setImmediate(() => this.handOn())
   }
 
-  private line(lane: Lane): Array<() => void> {
+  private line(lane: Lane): LinesInTurn {
     return lane === 'next' ? this.nextWaiters : lane === 'first' ? this.firstWaiters : this.waiters
   }
 

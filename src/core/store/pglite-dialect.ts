@@ -22,12 +22,14 @@ export class PGliteDialect implements Dialect {
     private readonly pglite: PGlite,
     private readonly mutex: Mutex,
     private readonly lane: Lane = 'ordinary',
+    /** The line this handle's statements wait in within their lane (Mutex). */
+    private readonly key = '',
   ) {}
   createAdapter() {
     return new PostgresAdapter()
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite, this.mutex, this.lane)
+    return new PGliteDriver(this.pglite, this.mutex, this.lane, this.key)
   }
   createIntrospector(db: Kysely<any>) {
     return new PostgresIntrospector(db)
@@ -43,12 +45,13 @@ class PGliteDriver implements Driver {
     pglite: PGlite,
     private readonly mutex: Mutex,
     private readonly lane: Lane,
+    private readonly key: string,
   ) {
     this.connection = new PGliteConnection(pglite)
   }
   async init() {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.mutex.lock(this.lane)
+    await this.mutex.lock(this.lane, this.key)
     return this.connection
   }
   async beginTransaction(conn: DatabaseConnection) {
