@@ -387,7 +387,8 @@ export async function createServices(
     metrics,
   )
   worker.intakeBusy = () => intake.busy()
-  worker.claimsThrough = store.soonest
+  worker.claimsThrough = store.urgent
+  worker.newcomerClaimsThrough = store.soonest
   intake.queueCap = queueCap
   const poller = new Poller(
     store.db,

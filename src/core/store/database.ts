@@ -28,11 +28,12 @@ export interface Store {
    */
   urgent: Db
   /**
-   * The same database, for the run worker's claims: on the embedded store each goes right after the
-   * statement running now, ahead of the intake's (Mutex, lane `next`). A claim is one statement at a
-   * time, and in the intake's lane another owner's run, already written, waited for it behind the
-   * busy owner's next write and the run statement that write alternates with (docs/scaling.md, "One
-   * user's burst"). On PostgreSQL it is `db`.
+   * The same database, for the run worker's claims woken by another owner's run while one owner's
+   * burst holds the worker (worker.ts): on the embedded store each goes right after the statement
+   * running now, ahead of the intake's (Mutex, lane `next`). A claim is one statement at a time, and
+   * in the intake's lane that run, already written, waited for it behind the busy owner's next write
+   * and the run statement that write alternates with (docs/scaling.md, "One user's burst"). On
+   * PostgreSQL it is `db`.
    */
   soonest: Db
   /**
