@@ -5,15 +5,20 @@ import { newId } from '../ids.ts'
 import { openStore, type Store } from '../store/database.ts'
 import { QueueCap } from './queue-cap.ts'
 
+// The store's tests run on PGlite, and again on PostgreSQL when TEST_DATABASE_URL is set.
+const stores: Array<[string, () => Promise<Store>]> = [['pglite', () => openStore({ memory: true })]]
+if (process.env.TEST_DATABASE_URL)
+  stores.push(['postgres', () => openStore({ databaseUrl: process.env.TEST_DATABASE_URL! })])
+
 // Issue 22, section 2: the runs one owner may have waiting are capped by plan, with a clear answer.
-describe('the cap on waiting runs', () => {
+describe.each(stores)('the cap on waiting runs, on %s', (_name, open) => {
   let store: Store
   let user: User
   let agentId: string
 
   beforeAll(async () => {
-    store = await openStore({ memory: true })
-    user = await new Users(store.db).create({ email: 'cap@example.test' })
+    store = await open()
+    user = await new Users(store.db).create({ email: `cap-${newId('u')}@example.test` })
     agentId = newId('agt')
     await store.db
       .insertInto('agents')
@@ -46,14 +51,14 @@ describe('the cap on waiting runs', () => {
     expect(full?.code).toBe('queue_full')
     expect(full?.message).toContain(`the most the ${user.plan} plan allows (${cap.toLocaleString('en')})`)
     // Another owner's queue is its own.
-    const other = await new Users(store.db).create({ email: 'cap-other@example.test' })
+    const other = await new Users(store.db).create({ email: `cap-other-${newId('u')}@example.test` })
     expect(await queue.refusal(other)).toBeNull()
   })
   it("keeps each owner's count of waiting runs with the rows, through every move into and out of the queue", async () => {
     const users = new Users(store.db)
     const owners = [
-      await users.create({ email: 'count-a@example.test' }),
-      await users.create({ email: 'count-b@example.test' }),
+      await users.create({ email: `count-a-${newId('u')}@example.test` }),
+      await users.create({ email: `count-b-${newId('u')}@example.test` }),
     ]
     const agents = owners.map(() => newId('agt'))
     await store.db
