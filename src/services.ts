@@ -343,7 +343,7 @@ export async function createServices(
   runs.queueCap = queueCap
   const triggers = new TriggerRegistry(platforms)
   // The intake's reads and writes go first on the embedded store's one connection (Store.urgent).
-  const routes = new TriggerRoutes(store.urgent, store.changes)
+  const routes = new TriggerRoutes(store.urgent, store.changes, store.ahead)
   const webhooks = new RemoteWebhooks(store, contexts, sealer, config.publicUrl, users, runtimes, routes)
   const deliveryLog = new DeliveryLog(store.db, logError)
   const triggerEvents = new TriggerEvents(store.db, deliveryLog)
@@ -388,6 +388,7 @@ export async function createServices(
   )
   worker.intakeBusy = () => intake.busy()
   worker.claimsThrough = store.urgent
+  worker.newcomerClaimsThrough = store.soonest
   intake.queueCap = queueCap
   const poller = new Poller(
     store.db,

@@ -189,6 +189,55 @@ describe('the run worker', () => {
     }
   })
 
+  // Issue 22, section 9: on the embedded store another owner's run, written, waited for its claim behind
+  // the busy owner's next write; that claim now jumps the line (Store.soonest), and only that one: the
+  // busy owner's claims ahead of everything would put the other owner's next write behind them.
+  it("a claim woken by an owner holding none of the slots goes through the newcomers' handle, the busy owner's claims through the ordinary one", async () => {
+    const busy = await runs.owner('lane-burst@example.test')
+    const other = await runs.owner('lane-neighbour@example.test')
+    const burst: string[] = []
+    for (let i = 0; i < 4; i++) burst.push(await runs.run({ user_id: busy.userId, agent_id: busy.agentId }))
+    const started: string[] = []
+    const release = new Map<string, () => void>()
+    const handler = {
+      async execute(run: RunRow, lease: Lease) {
+        started.push(run.id)
+        await new Promise<void>((resolve) => release.set(run.id, resolve))
+        await succeed(run, lease)
+      },
+    }
+    const counts = { ordinary: 0, newcomers: 0 }
+    const counting = (key: keyof typeof counts) =>
+      store.db.withPlugin({
+        transformQuery: (args) => (counts[key]++, args.node),
+        transformResult: async (args) => args.result,
+      })
+    const worker = workerOf(handler, 4, AN_HOUR_MS)
+    worker.claimsThrough = counting('ordinary')
+    worker.newcomerClaimsThrough = counting('newcomers')
+    const burstStarted = () => started.filter((id) => burst.includes(id))
+    worker.start()
+    try {
+      await until(() => burstStarted().length === slotsPerOwner(4))
+      expect(burstStarted()).toHaveLength(slotsPerOwner(4))
+      expect(counts.newcomers).toBe(0)
+      const lone = await runs.run({ user_id: other.userId, agent_id: other.agentId })
+      worker.wake(other.userId)
+      await until(() => started.includes(lone))
+      expect(started).toContain(lone)
+      expect(counts.newcomers).toBe(1)
+      const ordinary = counts.ordinary
+      release.get(burstStarted()[0]!)!()
+      await until(() => burstStarted().length === burst.length)
+      expect(burstStarted()).toHaveLength(burst.length)
+      expect(counts.ordinary).toBeGreaterThan(ordinary)
+      expect(counts.newcomers).toBe(1)
+    } finally {
+      for (const r of release.values()) r()
+      await worker.stop()
+    }
+  })
+
   // The model-agent bench (docs/benchmarks.md): runs that ended while a claim was in flight left their
   // owner below its share by the time the claim returned, so the worker slept with the burst ready and
   // started the rest only at its idle poll.

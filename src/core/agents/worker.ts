@@ -92,6 +92,14 @@ export class RunWorker {
    * statements on the embedded store's one connection (docs/scaling.md, "One user's burst").
    */
   claimsThrough: Db | undefined
+  /**
+   * Where a claim woken by a newcomer (an owner holding none of this worker's slots) is made: the
+   * store's `soonest` handle, which goes right after the statement in progress. In the intake's lane
+   * that owner's run, already written, waited behind the busy owner's next write and the run
+   * statement it alternates with. The busy owner's own claims stay in the intake's lane: ahead of
+   * everything, they put the other owner's next write behind them (docs/scaling.md, "One user's burst").
+   */
+  newcomerClaimsThrough: Db | undefined
   /** A wake brought runs of an owner with none of this worker's slots: the next claim does not wait for the intake. */
   private newcomer = false
   private lastClaimAt = 0
@@ -206,9 +214,10 @@ export class RunWorker {
       const heldAtClaim = new Map(this.activeByOwner)
       if (free > 0) {
         await this.yieldToIntake()
+        const newcomer = this.newcomer
         this.newcomer = false
         try {
-          claimed = await this.claim(free, heldAtClaim)
+          claimed = await this.claim(free, heldAtClaim, newcomer)
         } catch (err) {
           this.onError(err)
         }
@@ -307,7 +316,11 @@ export class RunWorker {
    * earliest turns win. No owner is given more of this worker's slots than slotsPerOwner allows.
    * Each claim writes its own fencing token into `lease_holder`.
    */
-  private async claim(limit: number, heldByOwner: ReadonlyMap<string, number>): Promise<RunRow[]> {
+  private async claim(
+    limit: number,
+    heldByOwner: ReadonlyMap<string, number>,
+    newcomer: boolean,
+  ): Promise<RunRow[]> {
     const { rows } = await sql<RunRow>`
       with recursive owners(user_id) as (
         (select user_id from runs where status = 'queued' order by user_id limit 1)
@@ -335,7 +348,9 @@ export class RunWorker {
         where nth <= ${slotsPerOwner(this.concurrency)} - coalesce((${JSON.stringify(Object.fromEntries(heldByOwner))}::jsonb ->> user_id)::int, 0)
         order by turn, coalesce((${JSON.stringify(Object.fromEntries(this.served))}::jsonb ->> user_id)::bigint, 0), available_at
         limit ${limit})
-      returning *`.execute(this.claimsThrough ?? this.db)
+      returning *`.execute(
+      (newcomer ? this.newcomerClaimsThrough : undefined) ?? this.claimsThrough ?? this.db,
+    )
     for (const run of rows) this.serve(run.user_id)
     return rows
   }

@@ -28,6 +28,22 @@ export interface Store {
    */
   urgent: Db
   /**
+   * The same database, for the run worker's claims woken by another owner's run while one owner's
+   * burst holds the worker (worker.ts): on the embedded store each goes right after the statement
+   * running now, ahead of the intake's (Mutex, lane `next`). A claim is one statement at a time, and
+   * in the intake's lane that run, already written, waited for it behind the busy owner's next write
+   * and the run statement that write alternates with (docs/scaling.md, "One user's burst"). On
+   * PostgreSQL it is `db`.
+   */
+  soonest: Db
+  /**
+   * The same database, for the intake's reads made ahead of need (a webhook's route read again
+   * before it expires, core/triggers/routes.ts): in the intake's lane on the embedded store, but in a
+   * line of their own that takes turns with the intake's other statements (Mutex), so a delivery's
+   * write waits for one of them at most. On PostgreSQL it is `db`.
+   */
+  ahead: Db
+  /**
    * Runs `fn` while holding a lock named `key` that every process sharing the database respects.
    * PostgreSQL: a lease row (leases.ts), so no connection is held while `fn` runs or while waiting,
    * and `fn` may use the pool freely; the lease lapses after LEASE_MS, so `fn` must finish within it.
@@ -85,17 +101,23 @@ async function openPGlite(options: { dataDir: string } | { memory: true }): Prom
   const mutex = new Mutex(true)
   const locks = new KeyedMutex()
   const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex) })
-  const urgent = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex, true) })
+  const urgent = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex, 'first') })
+  const soonest = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex, 'next') })
+  const ahead = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex, 'first', 'ahead') })
   const maintenance = setInterval(() => void maintainPGlite(pglite, mutex), PGLITE_MAINTENANCE_EVERY_MS)
   maintenance.unref()
   return {
     kind: 'pglite',
     db,
     urgent,
+    soonest,
+    ahead,
     withLock: (key, fn) => locks.run(key, fn),
     changes: new LocalChangeFeed(),
     async close() {
       clearInterval(maintenance)
+      await ahead.destroy()
+      await soonest.destroy()
       await urgent.destroy()
       await db.destroy()
       await pglite.close()
@@ -126,6 +148,8 @@ async function openPostgres(databaseUrl: string): Promise<Store> {
     kind: 'postgres',
     db,
     urgent: db,
+    soonest: db,
+    ahead: db,
     // Holders in this process queue here first, so only one of them polls the lease.
     withLock: (key, fn) => locks.run(key, () => withLease(db, key, fn)),
     changes,

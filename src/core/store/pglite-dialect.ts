@@ -10,23 +10,26 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely'
-import { Mutex } from './mutex.ts'
+import type { Lane, Mutex } from './mutex.ts'
 
 // PGlite is one connection. Kysely transactions issue BEGIN … COMMIT as separate queries, so every
 // user of the connection must take turns through one mutex; otherwise a
-// query from elsewhere would land inside someone else's open transaction. A dialect made with
-// `first` takes its turns before the ordinary users' (Mutex): the store's `urgent` handle (database.ts).
+// query from elsewhere would land inside someone else's open transaction. A dialect made with a
+// lane other than `ordinary` takes its turns by that lane's rule (Mutex): the store's `urgent` and
+// `soonest` handles (database.ts).
 export class PGliteDialect implements Dialect {
   constructor(
     private readonly pglite: PGlite,
     private readonly mutex: Mutex,
-    private readonly first = false,
+    private readonly lane: Lane = 'ordinary',
+    /** The line this handle's statements wait in within their lane (Mutex). */
+    private readonly key = '',
   ) {}
   createAdapter() {
     return new PostgresAdapter()
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite, this.mutex, this.first)
+    return new PGliteDriver(this.pglite, this.mutex, this.lane, this.key)
   }
   createIntrospector(db: Kysely<any>) {
     return new PostgresIntrospector(db)
@@ -41,13 +44,14 @@ class PGliteDriver implements Driver {
   constructor(
     pglite: PGlite,
     private readonly mutex: Mutex,
-    private readonly first: boolean,
+    private readonly lane: Lane,
+    private readonly key: string,
   ) {
     this.connection = new PGliteConnection(pglite)
   }
   async init() {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.mutex.lock(this.first)
+    await this.mutex.lock(this.lane, this.key)
     return this.connection
   }
   async beginTransaction(conn: DatabaseConnection) {

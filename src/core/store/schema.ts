@@ -287,6 +287,13 @@ export interface RunStepsTable {
   finished_at: Timestamp | null
 }
 
+/** Each owner's runs waiting in the queue, kept by triggers on runs (migration 0021, agents/queue-cap.ts). */
+export interface QueuedRunCountsTable {
+  user_id: string
+  /** bigint: the driver returns it as a string on PostgreSQL. */
+  waiting: string | number
+}
+
 /** One recent delivery (or poll) and its outcome, per subscription: a bounded ring per source. */
 export interface TriggerDeliveriesTable {
   id: string
@@ -399,6 +406,7 @@ export interface Schema {
   retired_hooks: RetiredHooksTable
   events: EventsTable
   runs: RunsTable
+  queued_run_counts: QueuedRunCountsTable
   run_steps: RunStepsTable
   trigger_deliveries: TriggerDeliveriesTable
   model_connections: ModelConnectionsTable

@@ -49,6 +49,11 @@ export class TriggerRoutes {
   constructor(
     private readonly db: Db,
     changes: ChangeFeed,
+    /**
+     * Where routes are read again before they expire, with no delivery waiting (Store.ahead): a line
+     * of their own, so that a delivery's write does not wait behind every webhook's reread.
+     */
+    private readonly ahead: Db = db,
   ) {
     this.cache = new SharedCache<Route>('trigger_routes', () => ALL, ROUTE_TTL_MS, { changes })
   }
@@ -76,20 +81,20 @@ export class TriggerRoutes {
     if (cached) {
       this.servedSinceRead.add(token)
       if (this.cache.remainingMs(token) < ROUTE_TTL_MS / 2 && !this.loading.has(token))
-        this.lookup(token).catch(() => {}) // a failed early read leaves the next delivery to read it
+        this.lookup(token, this.ahead).catch(() => {}) // a failed early read leaves the next delivery to read it
       return cached
     }
     return this.lookup(token)
   }
 
   /** Reads a route and caches it, joining a read of it already under way (single flight). */
-  private async lookup(token: string): Promise<Route | undefined> {
+  private async lookup(token: string, db: Db = this.db): Promise<Route | undefined> {
     const generation = this.cache.generation()
     // Join a lookup only if it began after the last change: one begun before may read the old rows.
     const pending = this.loading.get(token)
     if (pending && pending.generation === generation) return pending.route
     this.servedSinceRead.delete(token)
-    const route = this.load(token).then((found) => {
+    const route = this.load(token, db).then((found) => {
       if (found) {
         this.cache.set(token, found, generation)
         if (this.cache.get(token) === found) this.readAhead(token)
@@ -117,7 +122,7 @@ export class TriggerRoutes {
     const timer = setTimeout(() => {
       const served = this.servedSinceRead.delete(token)
       if (!served || this.loading.has(token) || !this.cache.get(token)) return
-      this.lookup(token).catch(() => {}) // a failed read leaves the next delivery to read it
+      this.lookup(token, this.ahead).catch(() => {}) // a failed read leaves the next delivery to read it
     }, ROUTE_TTL_MS / 2)
     timer.unref()
   }
@@ -129,30 +134,30 @@ export class TriggerRoutes {
    * as a scan of every active subscription probing each one's links and agent (issue 22, section 7);
    * statements on one table by key leave the planner nothing to get wrong, at any size.
    */
-  private async load(token: string): Promise<Route | undefined> {
-    const hook = await this.db
+  private async load(token: string, db: Db): Promise<Route | undefined> {
+    const hook = await db
       .selectFrom('webhooks')
       .select(['id', 'user_id', 'platform', 'integration_id', 'token', 'secret', 'status'])
       .where('token', '=', token)
       .executeTakeFirst()
     if (!hook) return undefined
-    const integration = await this.db
+    const integration = await db
       .selectFrom('integrations')
       .select(['external_id', 'connected_with'])
       .where('id', '=', hook.integration_id)
       .executeTakeFirst()
-    const owner = await this.db
+    const owner = await db
       .selectFrom('users')
       .select('plan')
       .where('id', '=', hook.user_id)
       .executeTakeFirst()
-    const links = await this.db
+    const links = await db
       .selectFrom('subscription_webhooks')
       .select('subscription_id')
       .where('webhook_id', '=', hook.id)
       .execute()
     const subscriptions = links.length
-      ? await this.db
+      ? await db
           .selectFrom('subscriptions')
           .select(['id', 'agent_id', 'trigger_id', 'config', 'mapping', 'start_on_own_changes'])
           .where(
@@ -166,14 +171,10 @@ export class TriggerRoutes {
       : []
     const agentIds = [...new Set(subscriptions.map((s) => s.agent_id))]
     const agents = agentIds.length
-      ? await this.db
-          .selectFrom('agents')
-          .select(['id', 'current_version'])
-          .where('id', 'in', agentIds)
-          .execute()
+      ? await db.selectFrom('agents').select(['id', 'current_version']).where('id', 'in', agentIds).execute()
       : []
     const versions = agents.length
-      ? await this.db
+      ? await db
           .selectFrom('agent_versions')
           .select(['agent_id', 'definition'])
           .where((eb) =>
