@@ -302,6 +302,55 @@ describe('the run worker', () => {
     }
   })
 
+  // Issue 23, section 7: a model run waiting on its provider held one of 8 slots, so 8 runs at a time
+  // ran and the CPU sat idle. Waits leave the slot; the slots still bound the runs working at once.
+  it("runs waiting on another service's answer leave their slots, and take one again to go on", async () => {
+    const owner = await runs.owner('waits@example.test')
+    const burst: string[] = []
+    for (let i = 0; i < 12; i++)
+      burst.push(await runs.run({ user_id: owner.userId, agent_id: owner.agentId }))
+    let answer!: () => void
+    const answered = new Promise<void>((resolve) => (answer = resolve))
+    const waiting = new Set<string>()
+    let working = 0
+    let mostWorking = 0
+    const done: string[] = []
+    const handler = {
+      async execute(run: RunRow, lease: Lease) {
+        working++
+        mostWorking = Math.max(mostWorking, working)
+        working--
+        await lease.offSlot(async () => {
+          waiting.add(run.id)
+          await answered
+        })
+        // Back in a slot: the work after the answer counts against the slots again.
+        working++
+        mostWorking = Math.max(mostWorking, working)
+        await new Promise((resolve) => setTimeout(resolve, 1))
+        working--
+        await succeed(run, lease)
+        done.push(run.id)
+      },
+    }
+    const worker = workerOf(handler, 4, AN_HOUR_MS)
+    worker.start()
+    try {
+      worker.wake()
+      await until(() => waiting.size === burst.length)
+      // Four slots, one owner: every run of the burst waits at once, none of them in a slot.
+      expect(waiting.size).toBe(burst.length)
+      answer()
+      await until(() => done.length === burst.length)
+      expect([...done].sort()).toEqual([...burst].sort())
+      // Back from the wait, never more at work than the owner's share of the slots.
+      expect(mostWorking).toBeLessThanOrEqual(slotsPerOwner(4))
+    } finally {
+      answer()
+      await worker.stop()
+    }
+  })
+
   // A run whose process keeps dying under it (issue 22, section 2) fails after MAX_LAPSES, saying why.
   it('a run whose lease lapsed MAX_LAPSES times fails as crashed, and its entry in flight ends with it', async () => {
     const id = await runs.run({

@@ -282,13 +282,17 @@ export class ModelRunner {
     if (!begun || !lease.held()) return 'stop'
     for (;;) {
       try {
-        const answer = await client.call({
-          model: model.name,
-          system,
-          messages: read.messages,
-          tools: offered,
-          ...(Object.keys(def.output).length ? { outputSchema: def.output } : {}),
-        })
+        // The wait on the provider is out of the worker's slot (worker.ts, "Slots and waits"): the
+        // run stays claimed, and the answer is stored under that claim before anything else.
+        const answer = await lease.offSlot(() =>
+          client.call({
+            model: model.name,
+            system,
+            messages: read.messages,
+            tools: offered,
+            ...(Object.keys(def.output).length ? { outputSchema: def.output } : {}),
+          }),
+        )
         const latency = Date.now() - started
         attempts[attempts.length - 1] = { ...attempts.at(-1)!, outcome: 'succeeded', duration_ms: latency }
         // A run from before an admin could version prices counts with the shipped table (version 0).
