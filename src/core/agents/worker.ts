@@ -333,6 +333,8 @@ export class RunWorker {
       stopping: this.stopping.signal,
       offSlot: (wait) => this.offSlot(run.user_id, wait),
     }
+    // In its slot before the handler starts: a handler may leave the slot before its first await.
+    this.enterSlot(run.user_id)
     const work = this.handler
       .execute(run, lease)
       .catch(this.onError)
@@ -342,7 +344,6 @@ export class RunWorker {
         this.leaveSlot(run.user_id)
       })
     this.active.add(work)
-    this.enterSlot(run.user_id)
   }
 
   /*
