@@ -75,3 +75,10 @@ export function threadsCpuNs(pid: number): number {
   }
   return total
 }
+
+/** CPU seconds (user and system) the given processes have used so far; a process gone counts 0. */
+export function processesCpuSeconds(pids: Iterable<number>): number {
+  let sum = 0
+  for (const pid of pids) sum += cpuTimesOf(String(pid)).own
+  return sum
+}

@@ -3,6 +3,8 @@ import { generateText, jsonSchema, tool, type ModelMessage } from 'ai'
 import { request } from 'undici'
 import { modelSandboxBindings } from '../src/sandboxes/index.ts'
 import { connectZendesk } from '../test/helpers/connect.ts'
+import pg from 'pg'
+import { processesCpuSeconds } from './cpu.ts'
 import { percentile } from './measure.ts'
 import { startServiceStack } from './service-stack.ts'
 
@@ -38,6 +40,8 @@ interface Stack {
   url: string
   sandboxUrl: string
   apiKey: string
+  pid: number | undefined
+  databaseUrl: string | undefined
   stop(): Promise<void>
 }
 
@@ -169,8 +173,47 @@ async function latencyLine(s: Stack, agentId: string, ticketId: number): Promise
   }
 }
 
-async function throughputLine(s: Stack, agentId: string, ticketId: number): Promise<number> {
+/**
+ * CPU seconds used so far by the service's process and, on PostgreSQL, by each backend connected to
+ * its scratch database (only those: other processes on this shared machine use the same server).
+ */
+async function cpuOf(s: Stack): Promise<{ service: number; backends: Map<number, number> }> {
+  const service = s.pid === undefined ? 0 : processesCpuSeconds([s.pid])
+  const backends = new Map<number, number>()
+  if (!s.databaseUrl) return { service, backends }
+  const client = new pg.Client({ connectionString: s.databaseUrl })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    )
+    for (const { pid } of rows) backends.set(pid, processesCpuSeconds([pid]))
+    return { service, backends }
+  } finally {
+    await client.end()
+  }
+}
+
+/** The database's CPU between two readings: a backend that closed in between takes its share with it. */
+function backendsCpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0
+  for (const [pid, seconds] of after) sum += seconds - (before.get(pid) ?? 0)
+  return sum
+}
+
+/**
+ * Runs finished per second, and the CPU each run cost the service's process and the database's: the
+ * rate moves by a third with the load of this shared machine, the CPU per run far less, so it is
+ * what to compare between changes (docs/benchmarks.md). A database backend that closed during the
+ * line takes its CPU with it; the service's pool keeps its connections open while it is busy.
+ */
+async function throughputLine(
+  s: Stack,
+  agentId: string,
+  ticketId: number,
+): Promise<{ perS: number; serviceCpuMs: number; databaseCpuMs: number }> {
   const ids: string[] = []
+  const cpuBefore = await cpuOf(s)
   const startedAt = Date.now()
   // Started 32 at a time: starting is part of what a burst of triggers costs.
   for (let i = 0; i < THROUGHPUT_RUNS; i += 32) {
@@ -187,6 +230,7 @@ async function throughputLine(s: Stack, agentId: string, ticketId: number): Prom
   const open = async (status: string) =>
     (await call(s.url, s.apiKey, 'GET', `/v1/runs?agent_id=${agentId}&status=${status}&limit=1`)).runs.length
   while ((await open('queued')) + (await open('running')) > 0) await sleep(THROUGHPUT_POLL_MS)
+  const cpuAfter = await cpuOf(s)
   const wanted = new Set(ids)
   let lastEnd = 0
   let cursor: string | null = null
@@ -206,7 +250,11 @@ async function throughputLine(s: Stack, agentId: string, ticketId: number): Prom
     cursor = page.next_cursor
   } while (cursor && wanted.size > 0)
   if (wanted.size > 0) throw new Error(`${wanted.size} runs were not found among the agent's runs`)
-  return THROUGHPUT_RUNS / ((lastEnd - startedAt) / 1000)
+  return {
+    perS: THROUGHPUT_RUNS / ((lastEnd - startedAt) / 1000),
+    serviceCpuMs: ((cpuAfter.service - cpuBefore.service) * 1000) / THROUGHPUT_RUNS,
+    databaseCpuMs: (backendsCpuSince(cpuBefore.backends, cpuAfter.backends) * 1000) / THROUGHPUT_RUNS,
+  }
 }
 
 export async function modelAgentsBench(): Promise<Record<string, number>> {
@@ -220,7 +268,10 @@ export async function modelAgentsBench(): Promise<Record<string, number>> {
     try {
       const { agentId, ticketId } = await prepare(s)
       if (kind === 'pglite') Object.assign(results, await latencyLine(s, agentId, ticketId))
-      results[`model_runs_${kind}_per_s`] = round(await throughputLine(s, agentId, ticketId))
+      const throughput = await throughputLine(s, agentId, ticketId)
+      results[`model_runs_${kind}_per_s`] = round(throughput.perS)
+      results[`model_run_${kind}_service_cpu_ms`] = round(throughput.serviceCpuMs)
+      if (kind === 'postgres') results.model_run_postgres_database_cpu_ms = round(throughput.databaseCpuMs)
       console.log(kind, results)
     } finally {
       await s.stop()

@@ -270,7 +270,13 @@ export async function createServices(
     config.agentNetworks,
     options.backoff?.deliveryMs,
   )
-  const modelConnections = new ModelConnections(store.db, sealer, options.modelSandbox, config.agentNetworks)
+  const modelConnections = new ModelConnections(
+    store.db,
+    sealer,
+    options.modelSandbox,
+    config.agentNetworks,
+    cache,
+  )
   agents.modelConnections = modelConnections
   const priceBook = new PriceBook(store.db, options.cacheTtlMs)
   const planCeilings = new PlanCeilings(store.db, options.cacheTtlMs)

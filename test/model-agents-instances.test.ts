@@ -14,7 +14,8 @@ describe.skipIf(!databaseUrl)('model runs across two instances on PostgreSQL', (
   let integration: string
 
   beforeAll(async () => {
-    first = await startTestStack({ databaseUrl })
+    // Caches that keep a row for an hour: only the change feed can make the first instance drop one.
+    first = await startTestStack({ databaseUrl, cacheTtlMs: 60 * 60 * 1000 })
     second = await startTestStack({
       databaseUrl: first.databaseUrl,
       sharedDatabase: true,
@@ -69,4 +70,31 @@ describe.skipIf(!databaseUrl)('model runs across two instances on PostgreSQL', (
       expect((await api.run('zendesk.get_ticket', integration, { ticket_id: id })).status).toBe(404)
     }
   }, 120_000)
+
+  it('a key replaced through the other instance is the key the next model call here uses', async () => {
+    const api = client(first, first.apiKey)
+    const other = client(second, first.apiKey)
+    const created = await api.post('/v1/model-connections', {
+      name: `rotated across instances ${Math.random().toString(36).slice(2)}`,
+      protocol: 'openai-chat',
+      base_url: `${first.sandboxUrl}/openai/v1`,
+      api_key: 'sk-before-rotation',
+    })
+    expect(created.status, created.text).toBe(201)
+    const connections = first.services.modelConnections
+    // This instance now holds the connection's row in its cache, as a run's model call leaves it.
+    expect((await connections.endpoint(first.userId, created.body.id)).apiKey).toBe('sk-before-rotation')
+    const rotated = await other.patch(`/v1/model-connections/${created.body.id}`, {
+      api_key: 'sk-after-rotation',
+    })
+    expect(rotated.status, rotated.text).toBe(200)
+    // The notice reaches this instance through PostgreSQL's LISTEN/NOTIFY; its cache would keep the
+    // old row for an hour without it.
+    let key: string | null = null
+    for (let i = 0; i < 200 && key !== 'sk-after-rotation'; i++) {
+      key = (await connections.endpoint(first.userId, created.body.id)).apiKey
+      if (key !== 'sk-after-rotation') await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(key).toBe('sk-after-rotation')
+  })
 })

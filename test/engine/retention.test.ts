@@ -153,7 +153,12 @@ describe.each(STORES)('retention on $name', SLOW, ({ open: openFresh }) => {
     await runs(store, 'u', 1, 0, 'running', 'cut')
     const state = new RunState(store.db, undefined, 256 * 1024)
     // The run is held by this test's claim: every timeline write is fenced on it (run-state.ts).
-    const lease = { holder: 'test-claim', held: () => true, stopping: new AbortController().signal }
+    const lease = {
+      holder: 'test-claim',
+      held: () => true,
+      stopping: new AbortController().signal,
+      offSlot: <T>(wait: () => Promise<T>) => wait(),
+    }
     await store.db
       .updateTable('runs')
       .set({ lease_holder: lease.holder })

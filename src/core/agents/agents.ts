@@ -204,20 +204,20 @@ export class Agents {
       .executeTakeFirst()
     if (!agent) throw notFound('agent')
     const wanted = version ?? agent.current_version
-    const row = await this.db
-      .selectFrom('agent_versions')
-      .select('definition')
-      .where('agent_id', '=', id)
-      .where('version', '=', wanted)
-      .executeTakeFirst()
-    if (!row) throw notFound(`version ${wanted} of the agent`)
+    // A saved version never changes, so it is read from the versions cache: starting a run read it
+    // from the store every time, a second statement per run (issue 23, section 7).
+    const definition = await this.definitionAt(id, wanted).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'not_found')
+        throw notFound(`version ${wanted} of the agent`)
+      throw err
+    })
     return this.view(
       id,
       wanted,
-      row.definition as AgentDefinition,
+      definition,
       agent.created_at,
       agent.updated_at,
-      await this.integrationNames(userId, [row.definition as AgentDefinition]),
+      await this.integrationNames(userId, [definition]),
     )
   }
 

@@ -22,7 +22,12 @@ describe('ending a run', () => {
     step: { seq, key: `s${seq}`, kind: 'step', toolId: 'trello.get_card' },
     end: { status: 'skipped' },
   })
-  const lease = (holder: string) => ({ holder, held: () => true, stopping: new AbortController().signal })
+  const lease = (holder: string) => ({
+    holder,
+    held: () => true,
+    stopping: new AbortController().signal,
+    offSlot: <T>(wait: () => Promise<T>) => wait(),
+  })
   const timeline = (runId: string) =>
     store.db
       .selectFrom('run_steps')

@@ -102,7 +102,8 @@ export class RunState {
    * call is seen on resume. Entries that ended without a call before it are written with it. The
    * entries as stored, or null when the claim lost the run (fenced, see `fence`), or, with
    * `unlessCancelled`, when a person has asked to cancel it: nothing is written and the call must
-   * not go out.
+   * not go out. `modelState`, when given, is stored on the run in the same statement (a model run's
+   * state as it starts, runner.ts).
    */
   async begin(
     runId: string,
@@ -110,7 +111,7 @@ export class RunState {
     step: StepStart,
     attempts: Attempt[] = [],
     settled: Settled[] = [],
-    { unlessCancelled = false } = {},
+    { unlessCancelled = false, modelState }: { unlessCancelled?: boolean; modelState?: unknown } = {},
   ): Promise<StepRow[] | null> {
     const rows = [
       ...settled.map((s) => settledEntry(runId, s, this.keep)),
@@ -120,8 +121,15 @@ export class RunState {
         attempts,
       },
     ].map((row) => ({ attempts: [], ...row }))
+    // With a state to store, the fence is the update that stores it, under the same conditions.
+    const fence =
+      modelState === undefined
+        ? this.fence(runId, lease, unlessCancelled)
+        : sql`update runs set model_state = ${JSON.stringify(modelState)}::jsonb
+            where id = ${runId} and lease_holder = ${lease.holder} and status = 'running'${unlessCancelled ? sql` and not cancel_requested` : sql``}
+            returning id`
     const { rows: written } = await sql<StepRow>`
-      with fence as (${this.fence(runId, lease, unlessCancelled)})
+      with fence as (${fence})
       insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
       select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, s.attempts,
         case when s.status = 'running' then null else now() end

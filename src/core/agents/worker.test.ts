@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../store/database.ts'
 import { openRunStore, type RunStore } from '../../../test/helpers/run-store.ts'
 import type { RunRow } from './runs.ts'
-import { MAX_LAPSES, RunWorker, slotsPerOwner, type Lease } from './worker.ts'
+import { MAX_LAPSES, RunWorker, slotsPerOwner, WAITS_PER_SLOT, type Lease } from './worker.ts'
 
 // The worker's wake-ups (docs/architecture.md, "Runs are their own queue"). Its idle poll is set to an
 // hour here, so a run that starts at all started because a wake reached the worker: a lost wake
@@ -298,6 +298,95 @@ describe('the run worker', () => {
         .updateTable('runs')
         .set({ status: 'succeeded', lease_holder: null })
         .where('id', 'in', burst)
+        .execute()
+    }
+  })
+
+  // Issue 23, section 7: a model run waiting on its provider held one of 8 slots, so 8 runs at a time
+  // ran and the CPU sat idle. Waits leave the slot; the slots still bound the runs working at once.
+  it("runs waiting on another service's answer leave their slots, and take one again to go on", async () => {
+    const owner = await runs.owner('waits@example.test')
+    const burst: string[] = []
+    for (let i = 0; i < 12; i++)
+      burst.push(await runs.run({ user_id: owner.userId, agent_id: owner.agentId }))
+    let answer!: () => void
+    const answered = new Promise<void>((resolve) => (answer = resolve))
+    const waiting = new Set<string>()
+    let working = 0
+    let mostWorking = 0
+    const done: string[] = []
+    const handler = {
+      async execute(run: RunRow, lease: Lease) {
+        working++
+        mostWorking = Math.max(mostWorking, working)
+        working--
+        await lease.offSlot(async () => {
+          waiting.add(run.id)
+          await answered
+        })
+        // Back in a slot: the work after the answer counts against the slots again.
+        working++
+        mostWorking = Math.max(mostWorking, working)
+        await new Promise((resolve) => setTimeout(resolve, 1))
+        working--
+        await succeed(run, lease)
+        done.push(run.id)
+      },
+    }
+    const worker = workerOf(handler, 4, AN_HOUR_MS)
+    worker.start()
+    try {
+      worker.wake()
+      await until(() => waiting.size === burst.length)
+      // Four slots, one owner: every run of the burst waits at once, none of them in a slot.
+      expect(waiting.size).toBe(burst.length)
+      answer()
+      await until(() => done.length === burst.length)
+      expect([...done].sort()).toEqual([...burst].sort())
+      // Back from the wait, never more at work than the owner's share of the slots.
+      expect(mostWorking).toBeLessThanOrEqual(slotsPerOwner(4))
+    } finally {
+      answer()
+      await worker.stop()
+    }
+  })
+
+  it("fair while waiting: one owner's burst waiting on answers leaves another owner's run a slot and room to wait", async () => {
+    const busy = await runs.owner('busy-waits@example.test')
+    const lone = await runs.owner('lone-waits@example.test')
+    const burst: string[] = []
+    for (let i = 0; i < 40; i++) burst.push(await runs.run({ user_id: busy.userId, agent_id: busy.agentId }))
+    const other = await runs.run({ user_id: lone.userId, agent_id: lone.agentId })
+    let answer!: () => void
+    const answered = new Promise<void>((resolve) => (answer = resolve))
+    const waiting = new Set<string>()
+    const handler = {
+      async execute(run: RunRow, lease: Lease) {
+        await lease.offSlot(async () => {
+          waiting.add(run.id)
+          await answered
+        })
+        await succeed(run, lease)
+      },
+    }
+    const worker = workerOf(handler, 4, AN_HOUR_MS)
+    worker.start()
+    try {
+      worker.wake()
+      // 4 slots make 32 places to wait: the busy owner takes all but one, and 3 more of its runs
+      // wait in the slots it may hold; the slot and the place kept are the other owner's.
+      const share = slotsPerOwner(4 * WAITS_PER_SLOT)
+      const busyWaiting = () => burst.filter((id) => waiting.has(id)).length
+      await until(() => waiting.has(other) && busyWaiting() >= share + slotsPerOwner(4), 6_000)
+      expect(waiting.has(other)).toBe(true)
+      expect(busyWaiting()).toBe(share + slotsPerOwner(4))
+    } finally {
+      answer()
+      await worker.stop()
+      await store.db
+        .updateTable('runs')
+        .set({ status: 'succeeded', lease_holder: null })
+        .where('id', 'in', [...burst, other])
         .execute()
     }
   })

@@ -45,6 +45,12 @@ export interface Lease {
    * the same time, here after a restart or on another instance) instead of holding the shutdown.
    */
   readonly stopping: AbortSignal
+  /**
+   * Runs `wait`, a wait on another service (a model provider's answer), without holding one of the
+   * worker's slots, when the bound on such waits allows (RunWorker, "Slots and waits"); the run takes
+   * a slot again before it goes on. The claim and the lease are unchanged: the run stays in hand.
+   */
+  offSlot<T>(wait: () => Promise<T>): Promise<T>
 }
 
 /** Owners whose last claim a worker remembers for the round-robin. */
@@ -61,6 +67,15 @@ const MAX_REMEMBERED_OWNERS = 1_000
 export function slotsPerOwner(concurrency: number): number {
   return concurrency >= 4 ? concurrency - 1 : concurrency
 }
+
+/**
+ * How many runs may wait on another service's answer out of a slot, per slot (RunWorker, "Slots and
+ * waits"). A model run spends most of its time waiting on its provider; holding a slot meanwhile,
+ * 8 slots carried 8 runs and the worker's CPU sat idle (27 runs/s against a goal of 200,
+ * docs/benchmarks.md, "Model agents"). A waiting run holds its transcript in memory and no database
+ * connection, so the bound is on memory and on the provider, not on the CPU.
+ */
+export const WAITS_PER_SLOT = 8
 
 /** Executions ended by a lapsed lease after which a run is failed rather than claimed again. */
 export const MAX_LAPSES = 3
@@ -103,9 +118,24 @@ export class RunWorker {
   /** A wake brought runs of an owner with none of this worker's slots: the next claim does not wait for the intake. */
   private newcomer = false
   private lastClaimAt = 0
+  /** Every execution in hand, in a slot or waiting out of one: stop() waits for them. */
   private readonly active = new Set<Promise<void>>()
-  /** This worker's runs in hand, by owner (slotsPerOwner). */
+  /** Runs holding a slot: claims fill the slots that are free. */
+  private inSlots = 0
+  /** This worker's runs holding slots, by owner (slotsPerOwner). */
   private readonly activeByOwner = new Map<string, number>()
+  /** Runs waiting on another service out of a slot, in all and by owner (offSlot). */
+  private waiting = 0
+  private readonly waitingByOwner = new Map<string, number>()
+  /** Slots a claim in flight may fill. */
+  private reserved = 0
+  /**
+   * Runs whose wait ended, each waiting for a slot, first come first served among owners below their
+   * share of the slots: they go before new claims.
+   */
+  private readonly returning: Array<{ owner: string; take: () => void }> = []
+  /** The most runs waiting out of a slot at once. */
+  private readonly waitLimit: number
   private running = false
   private stopping = new AbortController()
   private wakeUp: (() => void) | null = null
@@ -123,7 +153,9 @@ export class RunWorker {
     private readonly metrics: Metrics = noMetrics,
     /** How often an idle worker looks for runs it was not told about (tests set it long, to prove every wake arrives). */
     private readonly idlePollMs: number = IDLE_POLL_MS,
-  ) {}
+  ) {
+    this.waitLimit = concurrency * WAITS_PER_SLOT
+  }
 
   start(): void {
     if (this.running) return
@@ -148,7 +180,8 @@ export class RunWorker {
    * busy owner's backlog, and another owner's run waited in it too.
    */
   wake(owner?: string): void {
-    if (owner !== undefined && !this.activeByOwner.has(owner)) this.newcomer = true
+    if (owner !== undefined && !this.activeByOwner.has(owner) && !this.waitingByOwner.has(owner))
+      this.newcomer = true
     this.signaled = true
     this.wakeUp?.()
   }
@@ -208,7 +241,9 @@ export class RunWorker {
   private async run(): Promise<void> {
     while (this.running) {
       this.signaled = false
-      const free = this.concurrency - this.active.size
+      // Runs coming back from a wait take free slots first; the claim gets what is left.
+      this.fill()
+      const free = this.concurrency - this.inSlots
       let claimed: RunRow[] = []
       // The owners' runs in hand as the claim counts them (runs may end while it is in flight).
       const heldAtClaim = new Map(this.activeByOwner)
@@ -216,11 +251,15 @@ export class RunWorker {
         await this.yieldToIntake()
         const newcomer = this.newcomer
         this.newcomer = false
+        // The free slots are the claim's while it is in flight: a run back from a wait meanwhile
+        // queues for a slot rather than take one the claim may fill.
+        this.reserved = free
         try {
           claimed = await this.claim(free, heldAtClaim, newcomer)
         } catch (err) {
           this.onError(err)
         }
+        this.reserved = 0
         this.lastClaimAt = Date.now()
       }
       for (const run of claimed) {
@@ -228,6 +267,8 @@ export class RunWorker {
           this.metrics.runStarted(Math.max(0, run.started_at.getTime() - run.created_at.getTime()) / 1000)
         this.track(run)
       }
+      // Slots the claim did not fill go to the runs that came back from a wait during it.
+      this.fill()
       const full = claimed.length === free
       // An owner the claim gave its whole share of the slots may have more ready: the end of one of
       // its runs must wake the loop too. Counted as the claim saw it: runs that ended during the claim
@@ -235,7 +276,7 @@ export class RunWorker {
       // and the burst crawled on at the idle poll (the model-agent bench's runs, 3 at a time of 7).
       this.saturated = full || this.tookShare(claimed, heldAtClaim)
       // Claim again at once only when there may be more: a full claim, or news since this one began.
-      if (!this.signaled && (!full || this.active.size >= this.concurrency)) await this.idle()
+      if (!this.signaled && (!full || this.inSlots >= this.concurrency)) await this.idle()
     }
   }
 
@@ -290,20 +331,81 @@ export class RunWorker {
       // lease, the sweep on another process may have handed the run on, so this one stops acting.
       held: () => !lost && Date.now() - confirmedAt < this.leaseMs,
       stopping: this.stopping.signal,
+      offSlot: (wait) => this.offSlot(run.user_id, wait),
     }
+    // In its slot before the handler starts: a handler may leave the slot before its first await.
+    this.enterSlot(run.user_id)
     const work = this.handler
       .execute(run, lease)
       .catch(this.onError)
       .finally(() => {
         clearInterval(heartbeat)
         this.active.delete(work)
-        const held = (this.activeByOwner.get(run.user_id) ?? 1) - 1
-        if (held > 0) this.activeByOwner.set(run.user_id, held)
-        else this.activeByOwner.delete(run.user_id)
-        if (this.saturated) this.wake()
+        this.leaveSlot(run.user_id)
       })
     this.active.add(work)
-    this.activeByOwner.set(run.user_id, (this.activeByOwner.get(run.user_id) ?? 0) + 1)
+  }
+
+  /*
+   * Slots and waits (docs/scaling.md, "Model runs wait out of their slots"). The slots bound the runs
+   * that use this process's CPU; a run waiting on another service's answer (a model call) uses none,
+   * so it waits out of its slot, under a bound of its own (WAITS_PER_SLOT), and takes a slot again
+   * when the answer is in, before any new claim. Both bounds are fair between owners in the same
+   * way: one owner holds at most slotsPerOwner of each, so another owner's run always finds a slot
+   * to start in and room to wait. A run past either bound simply waits in its slot, as before.
+   * Nothing about the run's durability changes: it stays claimed under the same lease (renewed
+   * meanwhile), and every write it makes is fenced by that claim (run-state.ts), so a crash while it
+   * waits resumes it from its stored timeline exactly as a crash while it held a slot did.
+   */
+
+  private enterSlot(owner: string): void {
+    this.inSlots++
+    this.activeByOwner.set(owner, (this.activeByOwner.get(owner) ?? 0) + 1)
+  }
+
+  /** A slot is given up: to the first run back from a wait, else to the claim loop. */
+  private leaveSlot(owner: string): void {
+    this.inSlots--
+    const held = (this.activeByOwner.get(owner) ?? 1) - 1
+    if (held > 0) this.activeByOwner.set(owner, held)
+    else this.activeByOwner.delete(owner)
+    this.fill()
+    if (this.saturated) this.wake()
+  }
+
+  /**
+   * Free slots to the runs back from a wait, in the order they came back, each only while its owner
+   * holds less than its share (slotsPerOwner): the slot kept for other owners stays theirs to claim.
+   */
+  private fill(): void {
+    const share = slotsPerOwner(this.concurrency)
+    while (this.inSlots + this.reserved < this.concurrency) {
+      const i = this.returning.findIndex((r) => (this.activeByOwner.get(r.owner) ?? 0) < share)
+      if (i < 0) return
+      const [next] = this.returning.splice(i, 1)
+      this.enterSlot(next!.owner)
+      next!.take()
+    }
+  }
+
+  private async offSlot<T>(owner: string, wait: () => Promise<T>): Promise<T> {
+    const waitingHere = this.waitingByOwner.get(owner) ?? 0
+    if (this.waiting >= this.waitLimit || waitingHere >= slotsPerOwner(this.waitLimit)) return wait()
+    this.waiting++
+    this.waitingByOwner.set(owner, waitingHere + 1)
+    this.leaveSlot(owner)
+    try {
+      return await wait()
+    } finally {
+      this.waiting--
+      const left = (this.waitingByOwner.get(owner) ?? 1) - 1
+      if (left > 0) this.waitingByOwner.set(owner, left)
+      else this.waitingByOwner.delete(owner)
+      await new Promise<void>((take) => {
+        this.returning.push({ owner, take })
+        this.fill()
+      })
+    }
   }
 
   /**

@@ -17,6 +17,12 @@ export class ClaimedTimeline {
   private readonly rows = new Map<number, StepRow>()
   /** A begin was refused because a person asked to cancel the run: the run ends cancelled. */
   cancelled = false
+  /**
+   * The run's state as its first execution made it, stored with the first entry rather than in a
+   * statement of its own (runner.ts): until then the run has done nothing a resume would not do
+   * again the same way.
+   */
+  private unsavedState: unknown
 
   private constructor(
     private readonly state: RunState,
@@ -40,11 +46,18 @@ export class ClaimedTimeline {
     return this.rows.get(seq)
   }
 
+  /** Stores `value` as the run's state with the next begin. */
+  saveStateWithNextBegin(value: unknown): void {
+    this.unsavedState = value
+  }
+
   /** False when the claim lost the run, or a cancel was asked for (then `cancelled` is set). */
   async begin(step: StepStart, attempts: Attempt[] = []): Promise<boolean> {
     const stored = await this.state.begin(this.runId, this.lease, step, attempts, [], {
       unlessCancelled: true,
+      ...(this.unsavedState === undefined ? {} : { modelState: this.unsavedState }),
     })
+    if (stored) this.unsavedState = undefined
     if (!stored) {
       if (await this.state.cancelRequested(this.runId)) this.cancelled = true
       return false

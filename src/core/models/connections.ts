@@ -5,7 +5,9 @@ import { AppError, invalidInput, notFound } from '../errors.ts'
 import { refusedWithoutLookup, type AgentNetworks } from '../http/public-only.ts'
 import { newId } from '../ids.ts'
 import type { Db } from '../store/database.ts'
-import type { ModelProtocol } from '../store/schema.ts'
+import type { Selectable } from 'kysely'
+import type { ModelConnectionsTable, ModelProtocol } from '../store/schema.ts'
+import { SharedCache, type SharedCacheOptions } from '../store/shared-cache.ts'
 import { parseOrThrow } from '../validation.ts'
 import type { ModelEndpoint } from './client.ts'
 
@@ -75,11 +77,27 @@ const ConnectionChange = z.strictObject({
 })
 
 /**
+ * How long another instance may use a connection row this one has changed if the change feed's
+ * notice is lost; this instance forgets it at once, the others when the notice arrives.
+ */
+export const MODEL_CONNECTION_CACHE_TTL_MS = 5_000
+
+type ModelConnectionRow = Selectable<ModelConnectionsTable>
+
+/**
  * Model connections (docs/model-agents.md, "Model connections"): the user's own, an admin's shared
  * ones, and the sandbox model. Keys are sealed like platform credentials (connections/crypto.ts)
  * and opened only to make a call; no answer, error or log carries them.
  */
 export class ModelConnections {
+  /**
+   * The rows model calls are made with, by id, the key still sealed. A run's every model call looks
+   * its connection up (run-client.ts); reading the row each time was a statement per call for a row
+   * that changes only through update() and remove(), which announce the change on the store's change
+   * feed, so every instance drops its copy and the next call uses the new key (issue 23, §7).
+   */
+  private readonly rows: SharedCache<ModelConnectionRow>
+
   constructor(
     private readonly db: Db,
     private readonly sealer: Sealer,
@@ -90,7 +108,10 @@ export class ModelConnections {
      * and a model call sends a request there and shows the answer on the timeline.
      */
     private readonly networks: AgentNetworks = 'any',
-  ) {}
+    cache: SharedCacheOptions = {},
+  ) {
+    this.rows = new SharedCache('model_connection', (row) => row.id, MODEL_CONNECTION_CACHE_TTL_MS, cache)
+  }
 
   /** A connection's name is its owner's own and never the sandbox model's: else a 400 naming `name`. */
   private async refuseNameInUse(userId: string, name: string, inUse: string): Promise<void> {
@@ -228,6 +249,7 @@ export class ModelConnections {
     if (Object.keys(change).length === 0)
       throw invalidInput([{ field: 'api_key', message: 'give a new api_key, base_url or name' }])
     await this.db.updateTable('model_connections').set(change).where('id', '=', id).execute()
+    await this.rows.changed(id)
     return (await this.list(user.id)).find((c) => c.id === id)!
   }
 
@@ -235,6 +257,7 @@ export class ModelConnections {
   async remove(user: User, id: string): Promise<void> {
     await this.changeable(user, id, 'removes')
     await this.db.deleteFrom('model_connections').where('id', '=', id).execute()
+    await this.rows.changed(id)
   }
 
   /** The connection a user may use, by id or name: their own, a shared one, or the sandbox. */
@@ -257,11 +280,7 @@ export class ModelConnections {
         sandbox: true,
       }
     }
-    const row = await this.db
-      .selectFrom('model_connections')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst()
+    const row = await this.row(id)
     if (!row || (row.user_id !== userId && !row.shared))
       throw new AppError('not_found', 'the model connection of this agent was removed')
     return {
@@ -271,5 +290,19 @@ export class ModelConnections {
       networks: this.networks,
       sandbox: false,
     }
+  }
+
+  /** A connection's row, from this process's cache when it holds one (`rows`). */
+  private async row(id: string): Promise<ModelConnectionRow | undefined> {
+    const cached = this.rows.get(id)
+    if (cached) return cached
+    const generation = this.rows.generation()
+    const row = await this.db
+      .selectFrom('model_connections')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst()
+    if (row) this.rows.set(id, row, generation)
+    return row
   }
 }

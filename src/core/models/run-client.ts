@@ -2,9 +2,10 @@ import type { ModelClient, ModelClientFactory, ModelEndpoint } from './client.ts
 import type { ModelConnections } from './connections.ts'
 
 /**
- * The model client of one execution of a run. The connection's row is read before every model call,
+ * The model client of one execution of a run. The connection is looked up before every model call,
  * so a key rotated or a base URL changed while the run is in progress is used by its next call
- * (docs/model-agents.md, "Model connections"); the client is made again only when they changed.
+ * (docs/model-agents.md, "Model connections"); the client is made again only when they changed. The
+ * lookup is of the connections' cache, which every instance drops on a change (connections.ts).
  */
 export class ModelOfRun {
   private made: { endpoint: ModelEndpoint; client: ModelClient } | undefined

@@ -99,6 +99,7 @@ export class ModelRunner {
   async execute(run: RunRow, def: AgentDefinition, user: User, lease: Lease): Promise<void> {
     const tools = boundTools(def, this.registry)
     let runState = run.model_state as ModelRunState | null
+    const timeline = await ClaimedTimeline.open(this.state, run, lease)
     if (!runState) {
       runState = {
         approvals: Object.fromEntries([...tools.values()].map((t) => [t.name, t.approval])),
@@ -106,7 +107,10 @@ export class ModelRunner {
         extensions: {},
         price_version: await this.prices.current(),
       }
-      if (!(await this.state.modelState(run.id, lease, runState))) return
+      // Stored with the first model call's entry, not in a statement of its own: nothing happens
+      // before that call that a resume would not do again, and a run that ends before it stores its
+      // state with its end (end()).
+      timeline.saveStateWithNextBegin(runState)
     }
     const scope = { inputs: run.inputs, event: run.event, run: { id: run.id, agent_id: run.agent_id } }
     let system: string
@@ -122,7 +126,6 @@ export class ModelRunner {
     }
     const firstMessage = JSON.stringify({ inputs: run.inputs, ...(run.event ? { event: run.event } : {}) })
     const budget = this.limits(def, runState, await this.ceilings.of(user.plan))
-    const timeline = await ClaimedTimeline.open(this.state, run, lease)
     const model = new ModelOfRun(this.connections, this.clientOf, run.user_id, def.model!.connection)
     for (;;) {
       if (!lease.held()) return
@@ -282,13 +285,17 @@ export class ModelRunner {
     if (!begun || !lease.held()) return 'stop'
     for (;;) {
       try {
-        const answer = await client.call({
-          model: model.name,
-          system,
-          messages: read.messages,
-          tools: offered,
-          ...(Object.keys(def.output).length ? { outputSchema: def.output } : {}),
-        })
+        // The wait on the provider is out of the worker's slot (worker.ts, "Slots and waits"): the
+        // run stays claimed, and the answer is stored under that claim before anything else.
+        const answer = await lease.offSlot(() =>
+          client.call({
+            model: model.name,
+            system,
+            messages: read.messages,
+            tools: offered,
+            ...(Object.keys(def.output).length ? { outputSchema: def.output } : {}),
+          }),
+        )
         const latency = Date.now() - started
         attempts[attempts.length - 1] = { ...attempts.at(-1)!, outcome: 'succeeded', duration_ms: latency }
         // A run from before an admin could version prices counts with the shipped table (version 0).
