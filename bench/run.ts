@@ -865,6 +865,41 @@ Where B's time went, traced in the service (issue 22, §2), on a machine at load
   pool it first waited in the bench for one of A's answers. In one run at load 14 (8,000 deliveries),
   B's p99 went from 1,622 ms (intake 1,472 ms) before to 458 ms (intake 411 ms) after, and A's burst
   was taken in 22 s instead of 63 s.
+- **Statements waited behind**, traced per delivery of B in the service (statements the embedded
+  store ran between two points of B's road, which load does not change; B's first delivery, which
+  reads its route, left out). Three things on B's road still waited behind A's work, now removed
+  (docs/scaling.md, "One user's burst"):
+  - B's claim, in the intake's lane, waited behind A's next shared write (queued a moment before
+    it) and the run statement that write alternates with. A claim woken by an owner holding none of
+    the worker's slots now goes right after the statement in progress (\`Store.soonest\`). Giving every
+    claim that place was tried first: A's claims then went ahead of B's write too (statements before
+    B's write, p50 3 → 6), so only such a claim jumps the line.
+  - B's write waited behind every route read again ahead of need queued before it (each webhook in
+    use, seven statements a second); those reads now take turns with the intake's writes in a line of
+    their own (\`Store.ahead\`).
+  - A's count of waiting runs (\`queue-cap.ts\`) read one index entry per waiting run, 30–66 ms of the
+    one thread once a second at 20,000; it is now one row kept with the runs (\`queued_run_counts\`).
+
+  | B's road | before (6,000 deliveries, load 13) | after (20,000, load 10) |
+  |---|---|---|
+  | statements before B's claim, p50 / max | 1 / 15 | 1 / 10 |
+  | statements before B's write, p50 / max | 3 / 12 | 4 / 11 |
+  | in the service, receipt to claim, p50 / p99 | 171 / 833 ms | 62 / 173 ms |
+  | B's trigger latency p50 / p99 (bench) | 291 / 955 ms | 90 / 369 ms |
+
+  The one statement before a claim is now the one in progress (or an ordinary one let in while the
+  worker's deferral for the intake, which B's wake cuts short, waits for its next 2 ms check);
+  before, it was a run statement and, at the tail, A's writes and their alternates. The write's
+  count is unchanged at the median: one of A's writes in progress and the statements each write
+  alternates with are what remains, by design (the runs must progress).
+
+  What is left is mostly time no statement of A's accounts for. Receipt to claim in the service was
+  173 ms at p99 against 369 ms in the bench: the rest passed before the service read B's request
+  (the event loop's turns carry A's requests' own work, reading, verifying and matching 64
+  deliveries in flight, and the bench's own senders share the 2 cores). Each statement, B's write
+  and claim included, took 3–110 ms of wall time at load 10–13 (a claim up to 111 ms with nothing
+  before it). Scheduling alone does not reach the goal at that load; a quiet machine is needed to
+  say how far from it the service is.
 `
   }${
     results.old_installation_intake_ratio === undefined
