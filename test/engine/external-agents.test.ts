@@ -405,12 +405,14 @@ describe('an agent address outside public networks is refused, and never contact
       .select('definition')
       .where('agent_id', '=', created.body.id)
       .executeTakeFirstOrThrow()
+    // Saved as a new version, as an instance with the earlier rules would have: a saved version never
+    // changes, and this instance keeps the first one it has read.
     const definition = { ...(saved.definition as object), external: { url } }
     await db
-      .updateTable('agent_versions')
-      .set({ definition: JSON.stringify(definition) })
-      .where('agent_id', '=', created.body.id)
+      .insertInto('agent_versions')
+      .values({ agent_id: created.body.id, version: 2, definition: JSON.stringify(definition) })
       .execute()
+    await db.updateTable('agents').set({ current_version: 2 }).where('id', '=', created.body.id).execute()
     return created.body.id
   }
 
