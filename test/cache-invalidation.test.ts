@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from './helpers/test-stack.ts'
+import { describe, expect, it } from 'vitest'
+import { type TestStack, twoInstances } from './helpers/test-stack.ts'
 import { client } from './helpers/stack.ts'
 import { TRELLO, trelloControl } from './helpers/trello.ts'
 
@@ -21,19 +21,13 @@ async function eventually(check: () => Promise<boolean>): Promise<boolean> {
 describe.runIf(process.env.TEST_DATABASE_URL)('cache invalidation across instances on PostgreSQL', () => {
   let a: TestStack
   let b: TestStack
-  beforeAll(async () => {
-    a = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL, cacheTtlMs: TEN_MINUTES })
-    b = await startTestStack({
-      databaseUrl: a.databaseUrl,
-      sharedDatabase: true,
-      sandboxUrl: a.sandboxUrl,
-      cacheTtlMs: TEN_MINUTES,
-    })
-  })
-  afterAll(async () => {
-    await b?.close()
-    await a?.close()
-  })
+  twoInstances(
+    (first, second) => {
+      a = first
+      b = second
+    },
+    { first: { cacheTtlMs: TEN_MINUTES }, second: { cacheTtlMs: TEN_MINUTES } },
+  )
 
   it('an API key deleted on one instance stops working on the other', async () => {
     const created = await client(a, a.apiKey).post('/v1/api-keys', { name: 'short-lived' })

@@ -1,6 +1,6 @@
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from './helpers/test-stack.ts'
+import { describe, expect, it } from 'vitest'
+import { type TestStack, twoInstances } from './helpers/test-stack.ts'
 import { callOk, httpClient, listAll } from './helpers/mcp.ts'
 import { client as rest } from './helpers/stack.ts'
 import { connectTrelloWithToken } from './helpers/trello.ts'
@@ -10,13 +10,9 @@ import { connectTrelloWithToken } from './helpers/trello.ts'
 describe.runIf(process.env.TEST_DATABASE_URL)('MCP across instances on PostgreSQL', () => {
   let a: TestStack
   let b: TestStack
-  beforeAll(async () => {
-    a = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
-    b = await startTestStack({ databaseUrl: a.databaseUrl, sharedDatabase: true, sandboxUrl: a.sandboxUrl })
-  })
-  afterAll(async () => {
-    await b?.close()
-    await a?.close()
+  twoInstances((first, second) => {
+    a = first
+    b = second
   })
 
   it('a client initialized on one instance lists and calls on the other', async () => {

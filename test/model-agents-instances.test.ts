@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { connectZendesk } from './helpers/connect.ts'
 import { scriptedModel, settled, waitForRun } from './helpers/model-agents.ts'
 import { client } from './helpers/stack.ts'
-import { startTestStack, type TestStack } from './helpers/test-stack.ts'
+import { type TestStack, twoInstances } from './helpers/test-stack.ts'
 
 // Two instances on one PostgreSQL (issue 23): a model run paused for approval on one instance is
 // decided through the other, resumed by whichever claims it, and runs its approved call once.
@@ -13,20 +13,17 @@ describe.skipIf(!databaseUrl)('model runs across two instances on PostgreSQL', (
   let second: TestStack
   let integration: string
 
-  beforeAll(async () => {
+  twoInstances(
+    (a, b) => {
+      first = a
+      second = b
+    },
     // Caches that keep a row for an hour: only the change feed can make the first instance drop one.
-    first = await startTestStack({ databaseUrl, cacheTtlMs: 60 * 60 * 1000 })
-    second = await startTestStack({
-      databaseUrl: first.databaseUrl,
-      sharedDatabase: true,
-      sandboxUrl: first.sandboxUrl,
-    })
+    { first: { cacheTtlMs: 60 * 60 * 1000 } },
+  )
+  beforeAll(async () => {
     integration = (await connectZendesk(first)).integrationId!
   }, 120_000)
-  afterAll(async () => {
-    await second?.close()
-    await first?.close()
-  })
 
   it('an approval decided on the other instance resumes the run once', async () => {
     const api = client(first, first.apiKey)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from './helpers/test-stack.ts'
+import { startTestStack, type TestStack, twoInstances } from './helpers/test-stack.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { client, storedTokens, zendeskControl } from './helpers/stack.ts'
 
@@ -123,13 +123,9 @@ describe.each(databases)('token refresh on %s', (_name, databaseUrl) => {
 describe.runIf(process.env.TEST_DATABASE_URL)('token refresh across processes sharing PostgreSQL', () => {
   let a: TestStack
   let b: TestStack
-  beforeAll(async () => {
-    a = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
-    b = await startTestStack({ databaseUrl: a.databaseUrl, sharedDatabase: true, sandboxUrl: a.sandboxUrl })
-  })
-  afterAll(async () => {
-    await b?.close()
-    await a?.close()
+  twoInstances((first, second) => {
+    a = first
+    b = second
   })
 
   it('two service instances refreshing the same integration at once make 1 token request', async () => {

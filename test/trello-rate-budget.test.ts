@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from './helpers/test-stack.ts'
+import { startTestStack, type TestStack, twoInstances } from './helpers/test-stack.ts'
 import { client } from './helpers/stack.ts'
 import { TRELLO, trelloControl } from './helpers/trello.ts'
 
@@ -83,13 +83,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)(
   () => {
     let a: TestStack
     let b: TestStack
-    beforeAll(async () => {
-      a = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL })
-      b = await startTestStack({ databaseUrl: a.databaseUrl, sharedDatabase: true, sandboxUrl: a.sandboxUrl })
-    })
-    afterAll(async () => {
-      await b?.close()
-      await a?.close()
+    twoInstances((first, second) => {
+      a = first
+      b = second
     })
 
     it('agents split over two service instances still see zero 429s', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from './helpers/test-stack.ts'
+import { startTestStack, type TestStack, twoInstances } from './helpers/test-stack.ts'
 import { connectZendesk } from './helpers/connect.ts'
 import { client, storedTokens, zendeskControl } from './helpers/stack.ts'
 
@@ -244,19 +244,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('user changes reach every instance
   const TEN_MINUTES = 600_000
   let a: TestStack
   let b: TestStack
-  beforeAll(async () => {
-    a = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL, cacheTtlMs: TEN_MINUTES })
-    b = await startTestStack({
-      databaseUrl: a.databaseUrl,
-      sharedDatabase: true,
-      sandboxUrl: a.sandboxUrl,
-      cacheTtlMs: TEN_MINUTES,
-    })
-  })
-  afterAll(async () => {
-    await b?.close()
-    await a?.close()
-  })
+  twoInstances(
+    (first, second) => {
+      a = first
+      b = second
+    },
+    { first: { cacheTtlMs: TEN_MINUTES }, second: { cacheTtlMs: TEN_MINUTES } },
+  )
 
   async function eventually(check: () => Promise<boolean>): Promise<boolean> {
     for (let i = 0; i < 400; i++) {

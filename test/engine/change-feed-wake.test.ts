@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts'
+import { describe, expect, it } from 'vitest'
+import { type TestStack, twoInstances } from '../helpers/test-stack.ts'
 import { client } from '../helpers/stack.ts'
 import { waitFor } from '../helpers/trello-engine.ts'
 import { connectVercel } from '../helpers/vercel.ts'
@@ -19,21 +19,15 @@ postgres('a run enqueued on one instance', () => {
   let front: TestStack
   let back: TestStack
 
-  beforeAll(async () => {
-    // The front answers REST and has no worker; the back shares its database and executes runs.
-    front = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL, engine: false })
-    back = await startTestStack({
-      databaseUrl: front.databaseUrl,
-      sharedDatabase: true,
-      // The same platforms: a run's steps go where its integration was connected.
-      sandboxUrl: front.sandboxUrl,
-      runIdlePollMs: HOUR_MS,
-    })
-  }, 120_000)
-  afterAll(async () => {
-    await back?.close()
-    await front?.close()
-  })
+  // The front answers REST and has no worker; the back shares its database (and the front's
+  // sandboxes, where a run's steps go) and executes runs.
+  twoInstances(
+    (first, second) => {
+      front = first
+      back = second
+    },
+    { first: { engine: false }, second: { runIdlePollMs: HOUR_MS } },
+  )
 
   it('is picked up by another instance woken by the change feed, not by its poll', async () => {
     const api = client(front, front.apiKey)

@@ -1,5 +1,6 @@
 import net from 'node:net'
 import type { DestinationStream } from 'pino'
+import { afterAll, beforeAll } from 'vitest'
 import { loadConfig, type Config } from '../../src/core/config.ts'
 import { openStore } from '../../src/core/store/database.ts'
 import type { Plan, Role } from '../../src/core/store/schema.ts'
@@ -26,6 +27,35 @@ export interface TestStack {
  * in it, so test files sharing one would take each other's runs to the wrong sandbox; a second
  * instance of the same deployment passes the first's `databaseUrl` with `sharedDatabase`.
  */
+export type TestStackOptions = NonNullable<Parameters<typeof startTestStack>[0]>
+
+/**
+ * Two instances of one deployment on a scratch PostgreSQL database (TEST_DATABASE_URL), started before
+ * the suite's tests and closed after them, the second first: the first makes the database and the
+ * sandboxes, the second shares both. `started` hands them to the suite's own variables.
+ */
+export function twoInstances(
+  started: (first: TestStack, second: TestStack) => void,
+  options: { first?: TestStackOptions; second?: TestStackOptions } = {},
+): void {
+  let first: TestStack | undefined
+  let second: TestStack | undefined
+  beforeAll(async () => {
+    first = await startTestStack({ databaseUrl: process.env.TEST_DATABASE_URL, ...options.first })
+    second = await startTestStack({
+      databaseUrl: first.databaseUrl,
+      sharedDatabase: true,
+      sandboxUrl: first.sandboxUrl,
+      ...options.second,
+    })
+    started(first, second)
+  }, 120_000)
+  afterAll(async () => {
+    await second?.close()
+    await first?.close()
+  })
+}
+
 export async function startTestStack(
   options: {
     databaseUrl?: string
