@@ -1,17 +1,12 @@
-import { execFile } from 'node:child_process'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTestStack, type TestStack } from './helpers/test-stack.ts'
+import { runCli, type CliResult } from './helpers/cli.ts'
 import { client } from './helpers/stack.ts'
-
-const exec = promisify(execFile)
 
 // Each CLI start is a fresh Node process, a few seconds each on a busy machine (as cli-agents gives).
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 })
-const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
 
 // Issue 22, §7: the CLI resolved an agent's name by reading every page of the caller's agents. It
 // now asks for the id, then for the name (GET /v1/agents?name=, an index), as these requests show.
@@ -22,18 +17,9 @@ let proxyUrl: string
 /** The method and path (with its query) of each request the CLI sent, through the recording proxy. */
 const sent: string[] = []
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(...args: string[]): Promise<CliResult> {
   sent.length = 0
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], {
-      env: { ...process.env, SWITCHYARD_URL: proxyUrl, SWITCHYARD_API_KEY: stack.apiKey },
-      timeout: 60_000,
-    })
-    return { code: 0, stdout, stderr }
-  } catch (err: any) {
-    if (typeof err.code !== 'number') throw err
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr }
-  }
+  return runCli({ url: proxyUrl, apiKey: stack.apiKey }, args)
 }
 
 const external = (name: string) => ({

@@ -1,19 +1,15 @@
-import { execFile } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 import { connectTrelloOAuth } from './helpers/connect-trello.ts'
+import { runCli } from './helpers/cli.ts'
 import { client } from './helpers/stack.ts'
 import { trelloControl } from './helpers/trello.ts'
 
-const exec = promisify(execFile)
-
 // Each test starts the CLI (a fresh Node process) many times, a few seconds each on a busy machine.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 })
-const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
 
 let stack: TestStack
 let dir: string
@@ -21,19 +17,7 @@ let integrationId: string
 let boardId: string
 let listId: string
 
-/** Runs the CLI against the test stack; a non-zero exit is returned, not thrown, with its code. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], {
-      env: { ...process.env, SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey },
-      timeout: 60_000,
-    })
-    return { code: 0, stdout, stderr }
-  } catch (err: any) {
-    if (typeof err.code !== 'number') throw err
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr }
-  }
-}
+const cli = (...args: string[]) => runCli(stack, args)
 
 function file(name: string, value: unknown): string {
   const where = path.join(dir, name)

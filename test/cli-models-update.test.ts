@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process'
-import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { runCli } from './helpers/cli.ts'
 import { client } from './helpers/stack.ts'
 import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 
@@ -9,10 +7,8 @@ import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 // new key is read from the environment and never printed; each refusal names the field, on stdout
 // as problem+json with --json, and exits 1. The stack holds base URLs to public networks, as
 // production does (SWITCHYARD_AGENT_NETWORKS=public).
-const exec = promisify(execFile)
 // Each test starts the CLI (a fresh Node process) several times, a few seconds each on a busy machine.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 })
-const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
 const OLD_KEY = 'sk-cli-old-0123456789'
 const NEW_KEY = 'sk-cli-rotated-9876543210'
 let stack: TestStack
@@ -33,18 +29,7 @@ afterAll(async () => {
   await stack?.close()
 })
 
-async function cli(env: Record<string, string>, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], {
-      env: { ...process.env, SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey, ...env },
-      timeout: 60_000,
-    })
-    return { code: 0, stdout, stderr }
-  } catch (err: any) {
-    if (typeof err.code !== 'number') throw err
-    return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string }
-  }
-}
+const cli = (env: Record<string, string>, ...args: string[]) => runCli(stack, args, env)
 
 const storedKey = async () =>
   (await stack.services.modelConnections.endpoint(stack.userId, connectionId)).apiKey

@@ -1,18 +1,14 @@
-import { execFile } from 'node:child_process'
-import path from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { connectZendesk } from './helpers/connect.ts'
 import { scriptedModel, settled, waitForRun } from './helpers/model-agents.ts'
+import { runCli } from './helpers/cli.ts'
 import { client } from './helpers/stack.ts'
 import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 
 // `switchyard models` and `switchyard approvals` against a running stack (issue 23), readable lines
 // and --json, exit 1 on a refusal; the key is read from the environment, never printed.
-const exec = promisify(execFile)
 // Each test starts the CLI (a fresh Node process) several times, a few seconds each on a busy machine.
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 })
-const BIN = path.resolve(import.meta.dirname, '../bin/switchyard.js')
 let stack: TestStack
 let integration: string
 
@@ -24,18 +20,7 @@ afterAll(async () => {
   await stack?.close()
 })
 
-async function cli(env: Record<string, string>, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], {
-      env: { ...process.env, SWITCHYARD_URL: stack.url, SWITCHYARD_API_KEY: stack.apiKey, ...env },
-      timeout: 60_000,
-    })
-    return { code: 0, stdout, stderr }
-  } catch (err: any) {
-    if (typeof err.code !== 'number') throw err
-    return { code: err.code as number, stdout: err.stdout as string, stderr: err.stderr as string }
-  }
-}
+const cli = (env: Record<string, string>, ...args: string[]) => runCli(stack, args, env)
 
 describe('switchyard models', () => {
   it('connects with a key from the environment, lists without it, and removes', async () => {
