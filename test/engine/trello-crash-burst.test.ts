@@ -13,7 +13,6 @@ describeCrashBurst('crash during a burst of Trello deliveries', {
   event: 'card',
   burst: Number(process.env.ENGINE_BURST ?? 1000),
   dbPrefix: 'sy_intake_tests_burst',
-  timeoutMs: 240_000,
   platform: (sandboxUrl) => {
     const control = controlCaller(`${sandboxUrl}/trello/_control`)
     let list = ''

@@ -14,7 +14,6 @@ describeCrashBurst('crash during a burst of Vercel deliveries', {
   event: 'failed deployment',
   burst: Number(process.env.ENGINE_BURST ?? 300),
   dbPrefix: 'sy_vercel_tests_burst',
-  timeoutMs: 240_000,
   platform: (sandboxUrl) => {
     const control = vercelControl({ sandboxUrl })
     let token = ''

@@ -15,7 +15,6 @@ describeCrashBurst('crash during a burst of Zendesk deliveries', {
   event: 'ticket',
   burst: Number(process.env.ENGINE_BURST ?? 300),
   dbPrefix: 'sy_zendesk_tests_burst',
-  timeoutMs: 240_000,
   platform: (sandboxUrl) => {
     const control = zendeskControl({ sandboxUrl })
     return {
