@@ -48,6 +48,16 @@ export interface Settled {
   end: StepEnd
 }
 
+/**
+ * An entry's end that a model run's claim carries with its next write (claimed-timeline.ts): the
+ * next entry's begin, or the run's end. Nothing the run does between the two is seen outside it.
+ */
+export interface PendingEnd {
+  seq: number
+  end: StepEnd
+  attempts?: Attempt[]
+}
+
 interface RunEnd {
   runId: string
   holder: string
@@ -56,6 +66,7 @@ interface RunEnd {
   error: RunError | null
   settled: Settled[]
   modelState?: unknown
+  endings: PendingEnd[]
 }
 
 /** A settled entry's row as JSON values (for jsonb_to_recordset). */
@@ -73,6 +84,22 @@ const settledEntry = (runId: string, { step, end }: Settled, keep: Keep) => ({
   error: end.error ?? null,
 })
 
+/** A pending end's row as JSON values (for jsonb_to_recordset). */
+const endingEntry = (runId: string, { seq, end, attempts }: PendingEnd, keep: Keep) => ({
+  run_id: runId,
+  seq,
+  status: end.status,
+  output: keep(end.output) ?? null,
+  summary: end.summary ?? null,
+  error: end.error ?? null,
+  attempts: attempts ?? null,
+})
+
+/** The columns of endingEntry's rows, read back from JSON. */
+const ENDING_COLUMNS = sql`e(run_id text, seq integer, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)`
+const ENDING_SET = sql`status = e.status, output = e.output, summary = e.summary, error = e.error,
+  attempts = coalesce(e.attempts, run_steps.attempts), finished_at = now()`
+
 /**
  * The writes a worker makes to a run and its timeline. A step's result is stored the moment it
  * completes, so a resumed run skips it; every write that ends or hands back the run requires the
@@ -80,7 +107,8 @@ const settledEntry = (runId: string, { step, end }: Settled, keep: Keep) => ({
  */
 export class RunState {
   private readonly ends: GroupCommit<RunEnd, boolean>
-  private readonly keep: Keep
+  /** What a step's input or output keeps in the store (stored-value.ts). */
+  readonly keep: Keep
   /** A run went back to the queue until `at`: the worker wakes then (no poll has to find it). */
   onLater: (at: Date) => void = () => {}
 
@@ -103,7 +131,8 @@ export class RunState {
    * entries as stored, or null when the claim lost the run (fenced, see `fence`), or, with
    * `unlessCancelled`, when a person has asked to cancel it: nothing is written and the call must
    * not go out. `modelState`, when given, is stored on the run in the same statement (a model run's
-   * state as it starts, runner.ts).
+   * state as it starts, runner.ts), and so are `endings`, earlier entries' ends the claim held back
+   * for this write (claimed-timeline.ts); their rows come back with the new one.
    */
   async begin(
     runId: string,
@@ -111,7 +140,11 @@ export class RunState {
     step: StepStart,
     attempts: Attempt[] = [],
     settled: Settled[] = [],
-    { unlessCancelled = false, modelState }: { unlessCancelled?: boolean; modelState?: unknown } = {},
+    {
+      unlessCancelled = false,
+      modelState,
+      endings = [],
+    }: { unlessCancelled?: boolean; modelState?: unknown; endings?: PendingEnd[] } = {},
   ): Promise<StepRow[] | null> {
     const rows = [
       ...settled.map((s) => settledEntry(runId, s, this.keep)),
@@ -128,8 +161,16 @@ export class RunState {
         : sql`update runs set model_state = ${JSON.stringify(modelState)}::jsonb
             where id = ${runId} and lease_holder = ${lease.holder} and status = 'running'${unlessCancelled ? sql` and not cancel_requested` : sql``}
             returning id`
+    // The ended entries and the new one are one statement under one fence: both or neither.
+    const ended = endings.length
+      ? sql`, ended as (
+          update run_steps set ${ENDING_SET}
+          from jsonb_to_recordset(${JSON.stringify(endings.map((e) => endingEntry(runId, e, this.keep)))}::jsonb) as ${ENDING_COLUMNS}
+          where run_steps.run_id = e.run_id and run_steps.seq = e.seq and exists (select 1 from fence)
+          returning run_steps.*)`
+      : sql``
     const { rows: written } = await sql<StepRow>`
-      with fence as (${fence})
+      with fence as (${fence})${ended}, begun as (
       insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
       select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, s.attempts,
         case when s.status = 'running' then null else now() end
@@ -139,7 +180,8 @@ export class RunState {
       on conflict (run_id, seq) do update set key = excluded.key, input = excluded.input, status = excluded.status,
         attempts = excluded.attempts, output = excluded.output, summary = excluded.summary, error = excluded.error,
         finished_at = excluded.finished_at
-      returning *`.execute(this.db)
+      returning *)
+      select * from begun${endings.length ? sql` union all select * from ended` : sql``}`.execute(this.db)
     return written.length > 0 ? written.sort((a, b) => a.seq - b.seq) : null
   }
 
@@ -239,7 +281,7 @@ export class RunState {
 
   /**
    * Ends the run, with the entries that ended without a call since the last write (and a model
-   * run's own state, in the same write); false when the lease was lost (another worker owns the run
+   * run's own state and the entry ends its claim held back, in the same write); false when the lease was lost (another worker owns the run
    * now), and then nothing is written. Runs that end at the same moment share one statement (a group
    * commit), so a worker finishing many short runs pays a fraction of a round trip for each.
    */
@@ -249,6 +291,7 @@ export class RunState {
     status: EndStatus,
     outcome: { result?: unknown; error?: RunError | null; modelState?: unknown },
     settled: Settled[] = [],
+    endings: PendingEnd[] = [],
   ): Promise<boolean> {
     const ended = await this.ends.submit({
       runId,
@@ -258,6 +301,7 @@ export class RunState {
       error: outcome.error ?? null,
       settled,
       modelState: outcome.modelState,
+      endings,
     })
     if (ended) this.metrics.runFinished(status)
     return ended
@@ -283,6 +327,11 @@ export class RunState {
         where (s.run_id, s.holder) in (select id, holder from done)
         on conflict (run_id, seq) do update set key = excluded.key, input = excluded.input, status = excluded.status, output = excluded.output,
           summary = excluded.summary, error = excluded.error, attempts = excluded.attempts, finished_at = excluded.finished_at
+      ), ended as (
+        update run_steps set ${ENDING_SET}
+        from jsonb_to_recordset(${JSON.stringify(ends.flatMap((e) => e.endings.map((ending) => ({ ...endingEntry(e.runId, ending, this.keep), holder: e.holder }))))}::jsonb)
+          as e(run_id text, holder text, seq integer, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)
+        where run_steps.run_id = e.run_id and run_steps.seq = e.seq and (e.run_id, e.holder) in (select id, holder from done)
       )
       select id, holder from done`.execute(this.db)
     const done = new Set(rows.map((r) => `${r.id} ${r.holder}`))

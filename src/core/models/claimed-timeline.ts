@@ -1,4 +1,5 @@
-import type { RunState, StepEnd, StepStart } from '../agents/run-state.ts'
+import type { EndStatus, PendingEnd, RunState, Settled, StepEnd, StepStart } from '../agents/run-state.ts'
+import type { RunError } from '../agents/runs.ts'
 import type { Attempt, RunRow, StepRow } from '../agents/runs.ts'
 import type { Lease } from '../agents/worker.ts'
 
@@ -12,6 +13,14 @@ import type { Lease } from '../agents/worker.ts'
  *
  * A call is begun only while nobody has asked to cancel the run, in the same fenced write: a person
  * who cancels stops the next call without the run reading its row before every call.
+ *
+ * An entry's end is not written on its own: it goes with the claim's next write, the next entry's
+ * begin or the run's end, in the same fenced statement (one statement where there were two, five
+ * fewer a run of three model calls and two tool calls). Nothing the run does between an end and that
+ * write is seen outside it, so a crash in between loses only what a crash a moment earlier would
+ * have: a model answer not yet stored is asked again, as it would have been; no tool call goes out
+ * and no approval is opened before the answer asking for it is stored with it. Any other write
+ * (an attempt's retry, an approval, parking the run) stores the held ends first (flush).
  */
 export class ClaimedTimeline {
   private readonly rows = new Map<number, StepRow>()
@@ -23,6 +32,14 @@ export class ClaimedTimeline {
    * again the same way.
    */
   private unsavedState: unknown
+  /** Ends kept here (and in `rows`) but not yet stored: they go with the next write. */
+  private readonly pendingEnds = new Map<number, PendingEnd>()
+  /**
+   * Entries that ended without a call (an unknown tool, a denied call), kept here (and in `rows`)
+   * and stored whole with the next write: stored begun, they would look like a call in flight to a
+   * resume until their end was.
+   */
+  private settled: Settled[] = []
 
   private constructor(
     private readonly state: RunState,
@@ -51,14 +68,23 @@ export class ClaimedTimeline {
     this.unsavedState = value
   }
 
-  /** False when the claim lost the run, or a cancel was asked for (then `cancelled` is set). */
+  /**
+   * Stores the entry as begun, with the ends held back so far. False when the claim lost the run, or
+   * a cancel was asked for (then `cancelled` is set, and the held ends go with the run's end).
+   */
   async begin(step: StepStart, attempts: Attempt[] = []): Promise<boolean> {
-    const stored = await this.state.begin(this.runId, this.lease, step, attempts, [], {
+    // Taken now: reads begun together must not each carry them.
+    const endings = this.takeEnds()
+    const settled = this.settled.splice(0)
+    const stored = await this.state.begin(this.runId, this.lease, step, attempts, settled, {
       unlessCancelled: true,
       ...(this.unsavedState === undefined ? {} : { modelState: this.unsavedState }),
+      endings,
     })
     if (stored) this.unsavedState = undefined
     if (!stored) {
+      for (const e of endings) if (!this.pendingEnds.has(e.seq)) this.pendingEnds.set(e.seq, e)
+      this.settled.unshift(...settled)
       if (await this.state.cancelRequested(this.runId)) this.cancelled = true
       return false
     }
@@ -66,11 +92,78 @@ export class ClaimedTimeline {
   }
 
   async attempts(seq: number, attempts: Attempt[]): Promise<boolean> {
+    if (!(await this.flush())) return false
     return this.keep(await this.state.attempts(this.runId, seq, attempts, this.lease))
   }
 
-  async end(seq: number, end: StepEnd, attempts?: Attempt[]): Promise<boolean> {
-    return this.keep(await this.state.end(this.runId, seq, end, attempts, this.lease))
+  /**
+   * The entry's end, kept here at once and stored with the claim's next write. True: whether the
+   * claim still holds the run is known at that write.
+   */
+  end(seq: number, end: StepEnd, attempts?: Attempt[]): boolean {
+    const row = this.rows.get(seq)
+    if (!row) throw new Error(`the timeline has no entry ${seq} to end`)
+    this.pendingEnds.set(seq, { seq, end, ...(attempts ? { attempts } : {}) })
+    this.rows.set(seq, {
+      ...row,
+      status: end.status,
+      output: (this.state.keep(end.output) ?? null) as never,
+      summary: (end.summary ?? null) as never,
+      error: (end.error ?? null) as never,
+      attempts: (attempts ?? row.attempts) as never,
+      finished_at: new Date(),
+    })
+    return true
+  }
+
+  /** An entry that ended without a call: kept here, stored whole with the next write. */
+  settle(step: StepStart, end: StepEnd): true {
+    this.settled.push({ step, end })
+    this.rows.set(step.seq, {
+      run_id: this.runId,
+      seq: step.seq,
+      key: step.key,
+      kind: step.kind,
+      tool_id: step.toolId ?? null,
+      integration_id: step.integrationId ?? null,
+      input: (this.state.keep(step.input) ?? null) as never,
+      status: end.status,
+      output: (this.state.keep(end.output) ?? null) as never,
+      summary: (end.summary ?? null) as never,
+      error: (end.error ?? null) as never,
+      attempts: [] as never,
+      started_at: new Date(),
+      finished_at: new Date(),
+    })
+    return true
+  }
+
+  /**
+   * Stores what was held back, on its own, before a write that cannot carry it (an attempt's
+   * retry, an approval, parking the run); false when the claim lost the run.
+   */
+  async flush(): Promise<boolean> {
+    for (const { step, end } of this.settled.splice(0)) {
+      const begun = await this.state.begin(this.runId, this.lease, step)
+      if (!begun || !this.keep(await this.state.end(this.runId, step.seq, end, [], this.lease))) return false
+    }
+    for (const { seq, end, attempts } of this.takeEnds())
+      if (!this.keep(await this.state.end(this.runId, seq, end, attempts, this.lease))) return false
+    return true
+  }
+
+  /** Ends the run, with what was held back, in one statement; false when the claim lost the run. */
+  async finish(
+    status: EndStatus,
+    outcome: { result?: unknown; error?: RunError; modelState?: unknown },
+  ): Promise<boolean> {
+    return this.state.finish(this.runId, this.lease, status, outcome, this.settled.splice(0), this.takeEnds())
+  }
+
+  private takeEnds(): PendingEnd[] {
+    const endings = [...this.pendingEnds.values()]
+    this.pendingEnds.clear()
+    return endings
   }
 
   private keep(stored: StepRow | StepRow[] | null): boolean {

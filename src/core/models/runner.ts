@@ -119,7 +119,7 @@ export class ModelRunner {
         await renderValue(def.instructions ?? '', scope, 'instructions', { owner: run.user_id }),
       )
     } catch (err) {
-      await this.end(run, lease, runState, 'failed', {
+      await this.end(timeline, runState, 'failed', {
         error: { code: 'invalid_input', message: errorOf(err).message },
       })
       return
@@ -127,6 +127,29 @@ export class ModelRunner {
     const firstMessage = JSON.stringify({ inputs: run.inputs, ...(run.event ? { event: run.event } : {}) })
     const budget = this.limits(def, runState, await this.ceilings.of(user.plan))
     const model = new ModelOfRun(this.connections, this.clientOf, run.user_id, def.model!.connection)
+    try {
+      await this.loop(run, def, user, lease, tools, runState, budget, system, firstMessage, timeline, model)
+    } finally {
+      // An execution that stops without ending the run (its claim looked lost, the service is
+      // stopping) still stores what its timeline held back, fenced: a model answer kept only in
+      // memory would be asked for again by the resume.
+      await timeline.flush().catch(() => false)
+    }
+  }
+
+  private async loop(
+    run: RunRow,
+    def: AgentDefinition,
+    user: User,
+    lease: Lease,
+    tools: Map<string, BoundTool>,
+    runState: ModelRunState,
+    budget: Budget,
+    system: string,
+    firstMessage: string,
+    timeline: ClaimedTimeline,
+    model: ModelOfRun,
+  ): Promise<void> {
     for (;;) {
       if (!lease.held()) return
       const read = readTranscript(timeline.entries(), firstMessage)
@@ -156,7 +179,7 @@ export class ModelRunner {
         )
       if (outcome === 'stop') {
         // A call not begun because a person asked to cancel (claimed-timeline.ts): the run ends so.
-        if (timeline.cancelled) await this.end(run, lease, runState, 'cancelled', { error: CANCELLED })
+        if (timeline.cancelled) await this.end(timeline, runState, 'cancelled', { error: CANCELLED })
         return
       }
     }
@@ -173,19 +196,19 @@ export class ModelRunner {
     ) as Budget
   }
 
+  /** The run's end, with the timeline's entries held back (claimed-timeline.ts) in the same write. */
   private async end(
-    run: RunRow,
-    lease: Lease,
+    timeline: ClaimedTimeline,
     runState: ModelRunState,
     status: EndStatus,
     outcome: { result?: unknown; error?: RunError },
   ): Promise<void> {
-    await this.state.finish(run.id, lease, status, { ...outcome, modelState: runState })
+    await timeline.finish(status, { ...outcome, modelState: runState })
   }
 
   private async exhausted(
     run: RunRow,
-    lease: Lease,
+    timeline: ClaimedTimeline,
     runState: ModelRunState,
     field: BudgetField,
     budget: Budget,
@@ -199,7 +222,7 @@ export class ModelRunner {
       tool_errors: `${budget.tool_errors} tool errors the model may repair`,
     }
     runState.budget = budget
-    await this.end(run, lease, runState, 'budget_exhausted', {
+    await this.end(timeline, runState, 'budget_exhausted', {
       error: {
         code: 'budget_exhausted',
         message: `the run used its budget of ${words[field]}; its transcript is kept: extend the budget to continue (POST /v1/runs/${run.id}/extend)`,
@@ -237,7 +260,7 @@ export class ModelRunner {
     const looping = [...counts.entries()].find(([, n]) => n >= LOOP_REPEATS)
     if (looping) {
       const [name] = JSON.parse(looping[0]) as [string]
-      await this.end(run, lease, runState, 'failed', {
+      await this.end(timeline, runState, 'failed', {
         error: {
           code: 'loop_detected',
           message: `the model called ${name} ${LOOP_REPEATS} times with the same arguments and got the same result; the run stops rather than pay for more of the same`,
@@ -246,7 +269,7 @@ export class ModelRunner {
       return 'stop'
     }
     const over = this.overBudget(read.usage, budget)
-    if (over) return this.exhausted(run, lease, runState, over, budget)
+    if (over) return this.exhausted(run, timeline, runState, over, budget)
     assertAnswered(read.messages)
 
     const model = def.model!
@@ -269,10 +292,9 @@ export class ModelRunner {
       client = await modelOfRun.client()
     } catch (err) {
       const error = errorOf(err)
-      const stored =
-        (read.inFlight || (await timeline.begin(step))) &&
-        (await timeline.end(seq, { status: 'failed', error }, attempts))
-      if (stored) await this.end(run, lease, runState, 'failed', { error })
+      if (read.inFlight) timeline.end(seq, { status: 'failed', error }, attempts)
+      else timeline.settle(step, { status: 'failed', error })
+      await this.end(timeline, runState, 'failed', { error })
       return 'stop'
     }
     // The entry is stored with its first attempt running, in one write: a crash during the call is
@@ -311,8 +333,8 @@ export class ModelRunner {
             ? `${model.name} asked for ${answer.calls.map((c) => c.name).join(', ')}`
             : `${model.name} answered (${answer.finishReason})`,
         }
-        if (!(await timeline.end(seq, { status: 'succeeded', output: stored, summary }, attempts)))
-          return 'stop'
+        // Stored with the next write (claimed-timeline.ts): the next call's begin, or the run's end.
+        timeline.end(seq, { status: 'succeeded', output: stored, summary }, attempts)
         return 'continue'
       } catch (err) {
         const failed = attempts.filter((a) => a.outcome === 'failed').length + 1
@@ -331,8 +353,8 @@ export class ModelRunner {
         }
         if (waitMs === undefined) {
           const error = errorOf(err)
-          await timeline.end(seq, { status: 'failed', error }, attempts)
-          await this.end(run, lease, runState, 'failed', {
+          timeline.end(seq, { status: 'failed', error }, attempts)
+          await this.end(timeline, runState, 'failed', {
             error: { ...error, message: `the model call failed: ${error.message}` },
           })
           return 'stop'
@@ -397,19 +419,19 @@ export class ModelRunner {
       }
     } else if (!answer.text.trim()) correction = 'Your answer is empty. Give your final answer.'
     if (!correction) {
-      await this.end(run, lease, runState, 'succeeded', { result })
+      await this.end(timeline, runState, 'succeeded', { result })
       return 'stop'
     }
     // Not an answer to end on: said back to the model, within the same repair budget as tool errors.
     if (read.usage.tool_errors + 1 > budget.tool_errors)
-      return this.exhausted(run, lease, runState, 'tool_errors', budget)
+      return this.exhausted(run, timeline, runState, 'tool_errors', budget)
     const entry = timeline.entry(seq)!
-    const ok = await timeline.end(
+    timeline.end(
       seq,
       { status: 'succeeded', output: { ...answer, correction }, summary: entry.summary as never },
       entry.attempts as Attempt[],
     )
-    return ok ? 'continue' : 'stop'
+    return 'continue'
   }
 
   /** The tool calls of the last answer that have no result yet. */
@@ -434,7 +456,7 @@ export class ModelRunner {
     const escalate = pending.find((c) => c.name === ESCALATE_TOOL)
     if (escalate) {
       const reason = (escalate.input as { reason?: unknown } | null)?.reason
-      await this.end(run, lease, runState, 'escalated', {
+      await this.end(timeline, runState, 'escalated', {
         result: { reason: typeof reason === 'string' ? reason : 'the model asked for a person' },
         error: {
           code: 'escalated',
@@ -455,43 +477,27 @@ export class ModelRunner {
           reads.push(() =>
             this.runTool(run, user, lease, timeline, existing.seq, call, bound, call.input, existing),
           )
-        else if (
-          !(await timeline.end(
-            existing.seq,
-            { status: 'failed', error: INTERRUPTED },
-            markInterrupted(existing),
-          ))
-        )
-          return 'stop'
+        else timeline.end(existing.seq, { status: 'failed', error: INTERRUPTED }, markInterrupted(existing))
         continue
       }
-      const fail = async (error: RunError): Promise<boolean> => {
-        const seq = nextSeq++
-        const step = {
-          seq,
-          key: call.id,
-          kind: 'tool_call' as const,
-          toolId: bound?.registered.tool.id ?? null,
-        }
-        return (
-          (await timeline.begin({ ...step, input: call.input })) &&
-          timeline.end(seq, { status: 'failed', error }, [])
+      const fail = (error: RunError) =>
+        timeline.settle(
+          {
+            seq: nextSeq++,
+            key: call.id,
+            kind: 'tool_call',
+            toolId: bound?.registered.tool.id ?? null,
+            input: call.input,
+          },
+          { status: 'failed', error },
         )
-      }
       if (!bound) {
         const known = [...tools.keys(), ESCALATE_TOOL].join(', ')
-        if (
-          !(await fail({
-            code: 'not_found',
-            message: `there is no tool ${call.name}; the tools are ${known}`,
-          }))
-        )
-          return 'stop'
+        fail({ code: 'not_found', message: `there is no tool ${call.name}; the tools are ${known}` })
         continue
       }
       if (call.invalid) {
-        if (!(await fail({ code: 'invalid_input', message: `${call.name} was not run: ${call.invalid}` })))
-          return 'stop'
+        fail({ code: 'invalid_input', message: `${call.name} was not run: ${call.invalid}` })
         continue
       }
       if (runState.approvals[call.name] === 'required' && !runState.approved_for_run.includes(call.name)) {
@@ -505,7 +511,7 @@ export class ModelRunner {
     }
     for (const batch of [reads, writes]) {
       if (batch.length && usage.tool_calls + batch.length > budget.tool_calls)
-        return this.exhausted(run, lease, runState, 'tool_calls', budget)
+        return this.exhausted(run, timeline, runState, 'tool_calls', budget)
       usage.tool_calls += batch.length
       if (batch === reads) {
         if ((await Promise.all(batch.map((t) => t()))).includes(false)) return 'stop'
@@ -541,6 +547,8 @@ export class ModelRunner {
     budget: Budget,
     usage: StoredUsage,
   ): Promise<Outcome> {
+    // An approval is a write the timeline's next write cannot carry: what it holds back goes first.
+    if (!(await timeline.flush())) return 'stop'
     const request = await this.approvals.forAnswer(run.id, modelSeq)
     if (!request) {
       const expiresAt = new Date(Date.now() + APPROVAL_TTL_MS)
@@ -566,10 +574,10 @@ export class ModelRunner {
         }),
       )
       await this.approvals.open(run.id, run.user_id, modelSeq, described, expiresAt)
-      return this.wait(run, lease, runState, expiresAt)
+      return this.wait(run, lease, timeline, runState, expiresAt)
     }
     if (request.status === 'pending' && request.expires_at.getTime() > Date.now())
-      return this.wait(run, lease, runState, request.expires_at)
+      return this.wait(run, lease, timeline, runState, request.expires_at)
     if (request.status === 'pending') await this.approvals.expire(request.id)
     const decisions = request.decisions
     const runnable: Array<() => Promise<boolean>> = []
@@ -587,35 +595,38 @@ export class ModelRunner {
               code: 'expired',
               message: 'nobody approved this call in time, so it was not run (treated as denied)',
             }
-        const ok =
-          (await timeline.begin({
-            seq,
-            key: call.id,
-            kind: 'tool_call',
-            toolId: bound.registered.tool.id,
-            input: call.input,
-          })) && (await timeline.end(seq, { status: 'failed', error }, []))
-        if (!ok) return 'stop'
+        timeline.settle(
+          { seq, key: call.id, kind: 'tool_call', toolId: bound.registered.tool.id, input: call.input },
+          { status: 'failed', error },
+        )
         continue
       }
       if (decision.decision === 'approve_for_run' && !runState.approved_for_run.includes(call.name)) {
         runState.approved_for_run.push(call.name)
-        if (!(await this.state.modelState(run.id, lease, runState))) return 'stop'
+        if (!(await timeline.flush()) || !(await this.state.modelState(run.id, lease, runState)))
+          return 'stop'
       }
       runnable.push(() =>
         this.runTool(run, user, lease, timeline, seq, call, bound, decision.input ?? call.input),
       )
     }
     if (runnable.length && usage.tool_calls + runnable.length > budget.tool_calls)
-      return this.exhausted(run, lease, runState, 'tool_calls', budget)
+      return this.exhausted(run, timeline, runState, 'tool_calls', budget)
     for (const t of runnable) if (!(await t())) return 'stop'
     return 'continue'
   }
 
-  private async wait(run: RunRow, lease: Lease, runState: ModelRunState, until: Date): Promise<Outcome> {
+  private async wait(
+    run: RunRow,
+    lease: Lease,
+    timeline: ClaimedTimeline,
+    runState: ModelRunState,
+    until: Date,
+  ): Promise<Outcome> {
+    if (!(await timeline.flush())) return 'stop'
     await this.state.modelState(run.id, lease, runState)
     if (!(await this.state.park(run.id, lease, until)) && (await this.state.cancelRequested(run.id)))
-      await this.end(run, lease, runState, 'cancelled', { error: CANCELLED })
+      await this.end(timeline, runState, 'cancelled', { error: CANCELLED })
     return 'stop'
   }
 
@@ -640,8 +651,7 @@ export class ModelRunner {
       : []
     let integrationId: string | null = null
     const base = { seq, key: call.id, kind: 'tool_call' as const, toolId: tool.id, input: rawInput }
-    const failBeforeCall = async (error: RunError) =>
-      (await timeline.begin(base)) && timeline.end(seq, { status: 'failed', error }, [])
+    const failBeforeCall = (error: RunError) => timeline.settle(base, { status: 'failed', error })
     if (typeof account !== 'string' || !account)
       return failBeforeCall({
         code: 'invalid_input',
@@ -672,7 +682,10 @@ export class ModelRunner {
           outcome: 'succeeded',
           duration_ms: Date.now() - started,
         }
-        return timeline.end(seq, { status: 'succeeded', output, summary }, attempts)
+        timeline.end(seq, { status: 'succeeded', output, summary }, attempts)
+        // A read's end goes with the next write; a write's is stored now, so a crash before that
+        // write does not record a write that happened as interrupted.
+        return tool.effect === 'read' || timeline.flush()
       } catch (err) {
         const failed = attempts.filter((a) => a.outcome === 'failed').length + 1
         const waitMs =
@@ -687,8 +700,10 @@ export class ModelRunner {
           ...(waitMs !== undefined && waitMs <= MAX_INLINE_WAIT_MS ? { retry_in_ms: waitMs } : {}),
         }
         // A tool's failure is the model's to read and repair (within its repair budget), not the run's end.
-        if (waitMs === undefined || waitMs > MAX_INLINE_WAIT_MS)
-          return timeline.end(seq, { status: 'failed', error: errorOf(err) }, attempts)
+        if (waitMs === undefined || waitMs > MAX_INLINE_WAIT_MS) {
+          timeline.end(seq, { status: 'failed', error: errorOf(err) }, attempts)
+          return tool.effect === 'read' || timeline.flush()
+        }
         if (!(await timeline.attempts(seq, attempts))) return false
         await new Promise((resolve) => setTimeout(resolve, waitMs))
         if (!lease.held()) return false

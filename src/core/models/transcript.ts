@@ -93,7 +93,7 @@ export function readTranscript(entries: StepRow[], firstMessage: string): ReadTr
         output: error ? `Error (${error.code}): ${error.message}` : (e.output ?? null),
         isError: Boolean(error),
       }
-      signatures.push(JSON.stringify([result.name, e.input, result.output]))
+      signatures.push(JSON.stringify([result.name, sortedKeys(e.input), sortedKeys(result.output)]))
       if (!pendingResults) {
         pendingResults = { role: 'tool', results: [] }
         messages.push(pendingResults)
@@ -125,4 +125,19 @@ export function assertAnswered(messages: TranscriptMessage[]): void {
         `the transcript is not whole (${missing.length ? `no single result for ${missing.join(', ')}` : `results for calls never made: ${extra.join(', ')}`}); the model is not called with it`,
       )
   }
+}
+
+/**
+ * A value with its objects' keys in one order. A stored entry comes back from jsonb with its keys
+ * reordered, while the claim's latest entries are its own values as made (claimed-timeline.ts): the
+ * same call and result must read the same either way.
+ */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys)
+  if (value === null || typeof value !== 'object') return value
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys((value as Record<string, unknown>)[k])]),
+  )
 }
