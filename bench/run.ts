@@ -700,10 +700,16 @@ every other request is (\`src/server/mcp/server.ts\`), and a result's text is th
 without indentation (the answer carries the output twice, as text and as \`structuredContent\`).
 Added CPU per call went from +0.285 ms to +0.229 and +0.244 ms (REST's call costs the service about
 1.05 ms at this load), about a sixth of MCP's share; added p50 from +0.432 ms to +0.308 and +0.412 ms, the
-passes of one run spreading by more than the change. What is left of the difference is
-the SDK's own dispatch (three schema checks that tell a request from a response, a parse of the
-request, an \`AbortController\` per request), the JSON-RPC checks of the POST, and an answer twice the
-size of REST's.
+passes of one run spreading by more than the change. Then a POST's requests went straight to the
+server's dispatch, past the three schema checks of the SDK's \`onmessage\` that tell a request from a
+response (two of them failing, and building error reports, on every request), the POST's messages
+having been parsed by the SDK's own schema already (\`src/server/mcp/request-dispatch.ts\`); and the
+answer is written around the output's JSON made once for its text, instead of serializing the output
+a second time (\`answerJson\`, \`src/server/mcp/results.ts\`). Before and after, one run each at load
+10.2 and 10.7: added CPU per call +0.399 to +0.195 ms, added p50 +0.788 to +0.361 ms. What is left of
+the difference: the SDK's parse of the request and its check for task parameters, the JSON-RPC checks
+of the POST, and an answer twice the size of REST's (the MCP spec asks for the output as text beside
+\`structuredContent\`, for clients that read only \`content\`).
 
 ## Trello: one token's rate budget shared by many agents
 

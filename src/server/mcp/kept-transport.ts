@@ -5,6 +5,7 @@ import type {
   MessageExtraInfo,
   RequestId,
 } from '@modelcontextprotocol/sdk/types.js'
+import type { RequestDispatch } from './request-dispatch.ts'
 
 /**
  * A transport that stays connected to one server for the server's whole life, answering one POST's
@@ -17,6 +18,8 @@ export class KeptTransport implements Transport {
   onmessage?: Transport['onmessage']
   onclose?: () => void
   onerror?: (error: Error) => void
+  /** Set once connected: requests go straight to the server's dispatch (request-dispatch.ts). */
+  dispatchRequest?: RequestDispatch
   private readonly waiting = new Map<RequestId, Waiting>()
 
   async start(): Promise<void> {}
@@ -41,6 +44,7 @@ export class KeptTransport implements Transport {
   /**
    * Hands one POST's messages to the server, with the caller in `extra`, and resolves with the
    * answers to its requests in their order (none when it held only notifications and responses).
+   * `requests` are the very objects among `messages` that are requests (post-checks.ts).
    */
   async serve(
     messages: JSONRPCMessage[],
@@ -52,7 +56,12 @@ export class KeptTransport implements Transport {
         new Promise<JSONRPCMessage>((answer, fail) => this.waiting.set(request.id, { answer, fail })),
     )
     try {
-      for (const message of messages) this.onmessage?.(message, extra)
+      const dispatch = this.dispatchRequest
+      for (const message of messages) {
+        if (dispatch && requests.includes(message as JSONRPCRequest))
+          dispatch(message as JSONRPCRequest, extra)
+        else this.onmessage?.(message, extra)
+      }
       return await Promise.all(answers)
     } finally {
       for (const request of requests) this.waiting.delete(request.id)

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../services.ts'
 import { authenticateMcp, bearerResolvers } from './auth.ts'
 import { McpCatalog } from './catalog.ts'
+import { answerJson } from './results.ts'
 import { ListChanges } from './list-changes.ts'
 
 export const MCP_PATH = '/mcp'
@@ -86,7 +87,7 @@ export async function registerMcp(app: FastifyInstance, services: Services, opti
       if (answers.length === 0) return reply.status(202).send()
       return reply
         .header('content-type', 'application/json')
-        .send(JSON.stringify(answers.length === 1 ? answers[0] : answers))
+        .send(answers.length === 1 ? answerJson(answers[0]) : `[${answers.map(answerJson).join(',')}]`)
     })
 
     scope.get(MCP_PATH, async (request, reply) => {

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { KeptTransport } from './kept-transport.ts'
+import { requestDispatchOf } from './request-dispatch.ts'
 
 /** Idle servers kept for the next requests: more than the requests one instance answers at once. */
 const MAX_IDLE = 64
@@ -48,6 +49,7 @@ export class McpServerPool {
     const server = this.build()
     const transport = new KeptTransport()
     await server.connect(transport)
+    transport.dispatchRequest = requestDispatchOf(server)
     return { server, transport }
   }
 }
