@@ -40,9 +40,14 @@ const STATISTICS_TARGET = 10
  * the last one and, when it clears dead rows from the indexes, every page of each index (PostgreSQL's
  * B-tree vacuum has no partial pass); an ANALYZE reads at most its sample's pages (STATISTICS_TARGET).
  */
-export async function maintainPGlite(pglite: PGlite, mutex: Mutex): Promise<void> {
-  const steps = await oneStep(pglite, mutex, () => plannedSteps(pglite))
-  for (const step of steps ?? []) await oneStep(pglite, mutex, () => step(pglite))
+export async function maintainPGlite(
+  pglite: PGlite,
+  mutex: Mutex,
+  /** Told how long each step held the thread (the bench's "longest maintenance pause"). */
+  held: (ms: number) => void = () => {},
+): Promise<void> {
+  const steps = await oneStep(pglite, mutex, held, () => plannedSteps(pglite))
+  for (const step of steps ?? []) await oneStep(pglite, mutex, held, () => step(pglite))
 }
 
 type Step = (pglite: PGlite) => Promise<unknown>
@@ -77,8 +82,14 @@ async function plannedSteps(pglite: PGlite): Promise<Step[]> {
 }
 
 /** Runs one step holding the mutex, unless the store closed meanwhile; a failed step is logged, and the next one still runs. */
-async function oneStep<T>(pglite: PGlite, mutex: Mutex, step: () => Promise<T>): Promise<T | undefined> {
+async function oneStep<T>(
+  pglite: PGlite,
+  mutex: Mutex,
+  held: (ms: number) => void,
+  step: () => Promise<T>,
+): Promise<T | undefined> {
   await mutex.lock()
+  const since = performance.now()
   try {
     if (pglite.closed) return undefined
     return await step()
@@ -86,6 +97,7 @@ async function oneStep<T>(pglite: PGlite, mutex: Mutex, step: () => Promise<T>):
     console.error('embedded store: vacuum or analyze failed:', err instanceof Error ? err.message : err)
     return undefined
   } finally {
+    held(performance.now() - since)
     mutex.unlock()
   }
 }
