@@ -917,7 +917,9 @@ Where B's time went, traced in the service (issue 22, §2), on a machine at load
 claimed and finished) for a fixed time while the embedded store's maintenance runs every second, with
 ${results.old_installation_runs_kept} finished runs kept (made with one INSERT … SELECT generate_series) against
 ${results.old_installation_baseline_runs_kept}, in one run. Goal: within 1.25×. \`BENCH_OLD_RUNS\`,
-\`BENCH_OLD_SMALL\` and \`BENCH_OLD_PHASE_MS\` scale it down for a quick run.
+\`BENCH_OLD_SMALL\` and \`BENCH_OLD_PHASE_MS\` scale it down for a quick run. A pause is one maintenance
+step's hold of the store's one thread: the maintenance reads the statistics, then vacuums and analyzes
+one table per step, and the intake's statements go between steps (src/core/store/pglite-vacuum.ts).
 
 | runs kept | intake (statements' deliveries /s) | longest maintenance pause |
 |---|---|---|

@@ -75,6 +75,69 @@ describe('the embedded store vacuums a table once it has a few thousand dead row
     expect(await stats('events')).toMatchObject({ vacuums: 0, analyzes: 2 })
   })
 
+  it('holds the thread for one statement on one table at a time, so a waiting statement waits for one step, not the turn', async () => {
+    pglite = new PGlite()
+    await pglite.exec(`
+      create table runs (id int primary key, status text);
+      create table events (id int primary key, type text);
+      insert into runs select g, 'queued' from generate_series(1, 12000) g;
+      insert into events select g, 'a' from generate_series(1, 12000) g;`)
+    await settle(pglite)
+    await pglite.exec(`update runs set status = 'succeeded'; update events set type = 'b'`)
+    await settle(pglite)
+
+    // Each hold of the mutex, with the statements run in it; an intake statement is queued as the
+    // first VACUUM starts, as a delivery arriving mid-turn would be.
+    const mutex = new Mutex()
+    const holds: string[][] = []
+    let held: string[] | undefined
+    const lock = mutex.lock.bind(mutex)
+    const unlock = mutex.unlock.bind(mutex)
+    mutex.lock = async (...args) => {
+      await lock(...args)
+      held = []
+      holds.push(held)
+    }
+    mutex.unlock = () => {
+      held = undefined
+      unlock()
+    }
+    let intakeQueued = false
+    const exec = pglite.exec.bind(pglite)
+    pglite.exec = async (statement, ...rest) => {
+      held?.push(statement)
+      if (statement.startsWith('VACUUM') && !intakeQueued) {
+        intakeQueued = true
+        void mutex.lock().then(() => {
+          held!.push('intake')
+          mutex.unlock()
+        })
+      }
+      return exec(statement, ...rest)
+    }
+
+    await maintainPGlite(pglite, mutex)
+    await settle(pglite)
+
+    const heavy = holds.map((statements) => statements.filter((x) => /^(VACUUM|ANALYZE|intake)/.test(x)))
+    for (const statements of heavy) {
+      expect(statements.length).toBeLessThanOrEqual(1)
+      expect(statements[0] ?? '').not.toContain(',')
+    }
+    // The intake went in right after the first VACUUM, before the rest of the turn.
+    const order = heavy.flat()
+    expect(order[1]).toBe('intake')
+    expect([...order].sort()).toEqual([
+      'ANALYZE public.events',
+      'ANALYZE public.runs',
+      'VACUUM public.events',
+      'VACUUM public.runs',
+      'intake',
+    ])
+    expect(await stats('runs')).toMatchObject({ vacuums: 1, analyzes: 1, dead: 0 })
+    expect(await stats('events')).toMatchObject({ vacuums: 1, analyzes: 1, dead: 0 })
+  })
+
   it('does nothing once the store is closed', async () => {
     pglite = new PGlite()
     await pglite.close()

@@ -29,36 +29,75 @@ const ANALYZE_SCALE_FACTOR = 0.5
  */
 const STATISTICS_TARGET = 10
 
-export async function maintainPGlite(pglite: PGlite, mutex: Mutex): Promise<void> {
-  await mutex.lock()
-  try {
-    if (pglite.closed) return
-    // PGlite counts a transaction's changes here about a second after it ends.
-    const { rows } = await pglite.query<{ name: string; vacuum: boolean; analyze: boolean }>(
-      `select quote_ident(schemaname) || '.' || quote_ident(relname) as name, n_dead_tup >= $1 as vacuum,
-              n_mod_since_analyze > $2::float8 + $3::float8 * n_live_tup as analyze
-         from pg_stat_user_tables`,
-      [VACUUM_DEAD_ROWS, ANALYZE_THRESHOLD, ANALYZE_SCALE_FACTOR],
+/**
+ * One maintenance turn, in steps that each hold the store's one thread for one statement on one
+ * table: reading the statistics, then each table's VACUUM, then each table's ANALYZE. Between steps
+ * the mutex goes round, so a delivery that arrived meanwhile waits for one step, not for all of them.
+ * Done as one hold, a turn's pause was the sum of its statements (VACUUM of runs, then ANALYZE of
+ * runs, events and the queue's counts), and it grew with what an old installation keeps: the bench's
+ * longest pause was 129 ms with 1,000,000 runs kept against 82 ms with 10,000 (docs/benchmarks.md,
+ * "An old installation"). What a step still costs: a VACUUM reads the table's pages changed since
+ * the last one and, when it clears dead rows from the indexes, every page of each index (PostgreSQL's
+ * B-tree vacuum has no partial pass); an ANALYZE reads at most its sample's pages (STATISTICS_TARGET).
+ */
+export async function maintainPGlite(
+  pglite: PGlite,
+  mutex: Mutex,
+  /** Told how long each step held the thread (the bench's "longest maintenance pause"). */
+  held: (ms: number) => void = () => {},
+): Promise<void> {
+  const steps = await oneStep(pglite, mutex, held, () => plannedSteps(pglite))
+  for (const step of steps ?? []) await oneStep(pglite, mutex, held, () => step(pglite))
+}
+
+type Step = (pglite: PGlite) => Promise<unknown>
+
+/** What this turn should do, read from the statistics PGlite keeps (one small statement). */
+async function plannedSteps(pglite: PGlite): Promise<Step[]> {
+  // PGlite counts a transaction's changes here about a second after it ends.
+  const { rows } = await pglite.query<{ name: string; vacuum: boolean; analyze: boolean }>(
+    `select quote_ident(schemaname) || '.' || quote_ident(relname) as name, n_dead_tup >= $1 as vacuum,
+            n_mod_since_analyze > $2::float8 + $3::float8 * n_live_tup as analyze
+       from pg_stat_user_tables`,
+    [VACUUM_DEAD_ROWS, ANALYZE_THRESHOLD, ANALYZE_SCALE_FACTOR],
+  )
+  const vacuums = rows
+    .filter((r) => r.vacuum)
+    .map(
+      (r): Step =>
+        (db) =>
+          db.exec(`VACUUM ${r.name}`),
     )
-    const tables = (which: 'vacuum' | 'analyze') =>
-      rows
-        .filter((r) => r[which])
-        .map((r) => r.name)
-        .join(', ')
-    const toVacuum = tables('vacuum')
-    const toAnalyze = tables('analyze')
-    if (toVacuum) await pglite.exec(`VACUUM ${toVacuum}`)
-    if (toAnalyze) {
-      await pglite.exec(`SET default_statistics_target = ${STATISTICS_TARGET}`)
+  const analyzes = rows
+    .filter((r) => r.analyze)
+    .map((r): Step => async (db) => {
+      await db.exec(`SET default_statistics_target = ${STATISTICS_TARGET}`)
       try {
-        await pglite.exec(`ANALYZE ${toAnalyze}`)
+        await db.exec(`ANALYZE ${r.name}`)
       } finally {
-        await pglite.exec('RESET default_statistics_target')
+        await db.exec('RESET default_statistics_target')
       }
-    }
+    })
+  return [...vacuums, ...analyzes]
+}
+
+/** Runs one step holding the mutex, unless the store closed meanwhile; a failed step is logged, and the next one still runs. */
+async function oneStep<T>(
+  pglite: PGlite,
+  mutex: Mutex,
+  held: (ms: number) => void,
+  step: () => Promise<T>,
+): Promise<T | undefined> {
+  await mutex.lock()
+  const since = performance.now()
+  try {
+    if (pglite.closed) return undefined
+    return await step()
   } catch (err) {
     console.error('embedded store: vacuum or analyze failed:', err instanceof Error ? err.message : err)
+    return undefined
   } finally {
+    held(performance.now() - since)
     mutex.unlock()
   }
 }
