@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../store/database.ts'
 import { openRunStore, type RunStore } from '../../../test/helpers/run-store.ts'
 import type { RunRow } from './runs.ts'
+import { statementOwner } from '../store/statement-owner.ts'
 import { MAX_LAPSES, RunWorker, slotsPerOwner, WAITS_PER_SLOT, type Lease } from './worker.ts'
 
 // The worker's wake-ups (docs/architecture.md, "Runs are their own queue"). Its idle poll is set to an
@@ -56,6 +57,32 @@ describe('the run worker', () => {
   const until = async (done: () => boolean, tries = 2_000) => {
     for (let i = 0; i < tries && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
   }
+
+  // Issue 22 §2: on the embedded store a run's statements take turns with other owners' only if they
+  // are known to be its owner's (store/statement-owner.ts).
+  it("a run's handler works as the run's owner, so its statements wait in that owner's line", async () => {
+    const owner = await runs.owner('statement-owner@example.test')
+    const run = await runs.run({ user_id: owner.userId, agent_id: owner.agentId })
+    const seen = new Map<string, string | undefined>()
+    const worker = workerOf(
+      {
+        async execute(r: RunRow, lease: Lease) {
+          await succeed(r, lease)
+          seen.set(r.id, statementOwner())
+        },
+      },
+      2,
+      AN_HOUR_MS,
+    )
+    worker.start()
+    try {
+      worker.wake()
+      await until(() => seen.has(run))
+      expect(seen.get(run)).toBe(owner.userId)
+    } finally {
+      await worker.stop()
+    }
+  })
 
   it('no lost wake: a run queued while every slot is busy starts when a slot frees, without waiting for the idle poll', async () => {
     const started: string[] = []

@@ -3,6 +3,7 @@ import { randomToken } from '../ids.ts'
 import { DEFAULT_RUN_LEASE_MS } from '../config.ts'
 import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
+import { asOwner } from '../store/statement-owner.ts'
 import type { RunRow } from './runs.ts'
 
 /**
@@ -335,8 +336,9 @@ export class RunWorker {
     }
     // In its slot before the handler starts: a handler may leave the slot before its first await.
     this.enterSlot(run.user_id)
-    const work = this.handler
-      .execute(run, lease)
+    // Its statements are its owner's: on the embedded store they take turns with other owners'
+    // (store/statement-owner.ts), so another owner's run waits for one of a burst's statements, not all.
+    const work = asOwner(run.user_id, () => this.handler.execute(run, lease))
       .catch(this.onError)
       .finally(() => {
         clearInterval(heartbeat)
