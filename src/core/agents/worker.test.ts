@@ -265,6 +265,65 @@ describe('the run worker', () => {
     }
   })
 
+  // Issue 22 §2 (noisy neighbour, traced in the service): a busy owner's runs end together, and its
+  // intake's wakes in that moment, when it held no slot, counted it a newcomer: its claims went through
+  // the newcomers' handle, ahead of the other owner's write, 179 times in one burst.
+  it('the busy owner is no newcomer in the moment its runs have all ended: its claims stay on the ordinary handle', async () => {
+    const busy = await runs.owner('backlog-burst@example.test')
+    const burst: string[] = []
+    for (let i = 0; i < 7; i++) burst.push(await runs.run({ user_id: busy.userId, agent_id: busy.agentId }))
+    const gate = claimGate()
+    const started: string[] = []
+    let ended = 0
+    const release = new Map<string, () => void>()
+    // The handler ends its run without a write: a claim held at the gate holds PGlite's one connection.
+    const handler = {
+      execute: async (run: RunRow) => {
+        started.push(run.id)
+        await new Promise<void>((resolve) => release.set(run.id, resolve))
+        ended++
+      },
+    }
+    const counts = { ordinary: 0, newcomers: 0 }
+    const counting = (key: keyof typeof counts) =>
+      store.db.withPlugin(gate.plugin).withPlugin({
+        transformQuery: (args) => (counts[key]++, args.node),
+        transformResult: async (args) => args.result,
+      })
+    const worker = workerOf(handler, 4, AN_HOUR_MS)
+    worker.claimsThrough = counting('ordinary')
+    worker.newcomerClaimsThrough = counting('newcomers')
+    worker.start()
+    try {
+      worker.wake()
+      await until(() => started.length === slotsPerOwner(4))
+      expect(started).toHaveLength(slotsPerOwner(4))
+      // All of its runs end; the claim their ends wake is held while the owner holds no slot.
+      gate.hold(1)
+      for (const id of started) release.get(id)!()
+      await gate.reached()
+      await until(() => ended === 3)
+      await new Promise((resolve) => setImmediate(resolve))
+      worker.wake(busy.userId)
+      gate.let()
+      await until(() => {
+        for (const id of started) release.get(id)?.()
+        return started.length === burst.length
+      })
+      expect([...started].sort()).toEqual([...burst].sort())
+      expect(counts.newcomers).toBe(0)
+    } finally {
+      gate.let()
+      for (const r of release.values()) r()
+      await worker.stop()
+      await store.db
+        .updateTable('runs')
+        .set({ status: 'succeeded', lease_holder: null })
+        .where('id', 'in', burst)
+        .execute()
+    }
+  })
+
   // The model-agent bench (docs/benchmarks.md): runs that ended while a claim was in flight left their
   // owner below its share by the time the claim returned, so the worker slept with the burst ready and
   // started the rest only at its idle poll.
