@@ -420,6 +420,11 @@ export async function createServices(
   const sso = ssoSettings
     ? new SingleSignOn(store.db, users, ssoSettings, ssoDomains, config.publicUrl)
     : undefined
+  // Every instance's idle poller learns of a polled subscription that became due (issue 22, §2).
+  subscriptions.onPollDue = () => void store.changes.publish('polls', 'due').catch(logError)
+  store.changes.subscribe((kind) => {
+    if (kind === 'polls') poller.wake()
+  })
   poller.queueCap = queueCap
   poller.log = deliveryLog
   if (options.engine !== false) {

@@ -38,12 +38,8 @@ describe('crash during a Trello poll', () => {
     const { sub } = await notifiedAgentSubscribed(api, ada)
     const row = () =>
       db.selectFrom('subscriptions').selectAll().where('id', '=', sub.id).executeTakeFirstOrThrow()
-    const pollNow = () =>
-      db
-        .updateTable('subscriptions')
-        .set({ next_poll_at: new Date(Date.now() - 1000) })
-        .where('id', '=', sub.id)
-        .execute()
+    // "Poll now", as a person asks for it: an idle poller sleeps until told (issue 22, §2).
+    const pollNow = async () => expect((await api.post(`/v1/subscriptions/${sub.id}/poll`)).status).toBe(200)
     // The first poll only sets the cursor.
     const baseline = await waitFor('the first poll', async () =>
       (await row()).poll_cursor ? row() : undefined,

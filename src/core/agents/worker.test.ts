@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../store/database.ts'
 import { openRunStore, type RunStore } from '../../../test/helpers/run-store.ts'
 import type { RunRow } from './runs.ts'
+import { statementOwner } from '../store/statement-owner.ts'
 import { MAX_LAPSES, RunWorker, slotsPerOwner, WAITS_PER_SLOT, type Lease } from './worker.ts'
 
 // The worker's wake-ups (docs/architecture.md, "Runs are their own queue"). Its idle poll is set to an
@@ -56,6 +57,32 @@ describe('the run worker', () => {
   const until = async (done: () => boolean, tries = 2_000) => {
     for (let i = 0; i < tries && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
   }
+
+  // Issue 22 §2: on the embedded store a run's statements take turns with other owners' only if they
+  // are known to be its owner's (store/statement-owner.ts).
+  it("a run's handler works as the run's owner, so its statements wait in that owner's line", async () => {
+    const owner = await runs.owner('statement-owner@example.test')
+    const run = await runs.run({ user_id: owner.userId, agent_id: owner.agentId })
+    const seen = new Map<string, string | undefined>()
+    const worker = workerOf(
+      {
+        async execute(r: RunRow, lease: Lease) {
+          await succeed(r, lease)
+          seen.set(r.id, statementOwner())
+        },
+      },
+      2,
+      AN_HOUR_MS,
+    )
+    worker.start()
+    try {
+      worker.wake()
+      await until(() => seen.has(run))
+      expect(seen.get(run)).toBe(owner.userId)
+    } finally {
+      await worker.stop()
+    }
+  })
 
   it('no lost wake: a run queued while every slot is busy starts when a slot frees, without waiting for the idle poll', async () => {
     const started: string[] = []
@@ -235,6 +262,65 @@ describe('the run worker', () => {
     } finally {
       for (const r of release.values()) r()
       await worker.stop()
+    }
+  })
+
+  // Issue 22 §2 (noisy neighbour, traced in the service): a busy owner's runs end together, and its
+  // intake's wakes in that moment, when it held no slot, counted it a newcomer: its claims went through
+  // the newcomers' handle, ahead of the other owner's write, 179 times in one burst.
+  it('the busy owner is no newcomer in the moment its runs have all ended: its claims stay on the ordinary handle', async () => {
+    const busy = await runs.owner('backlog-burst@example.test')
+    const burst: string[] = []
+    for (let i = 0; i < 7; i++) burst.push(await runs.run({ user_id: busy.userId, agent_id: busy.agentId }))
+    const gate = claimGate()
+    const started: string[] = []
+    let ended = 0
+    const release = new Map<string, () => void>()
+    // The handler ends its run without a write: a claim held at the gate holds PGlite's one connection.
+    const handler = {
+      execute: async (run: RunRow) => {
+        started.push(run.id)
+        await new Promise<void>((resolve) => release.set(run.id, resolve))
+        ended++
+      },
+    }
+    const counts = { ordinary: 0, newcomers: 0 }
+    const counting = (key: keyof typeof counts) =>
+      store.db.withPlugin(gate.plugin).withPlugin({
+        transformQuery: (args) => (counts[key]++, args.node),
+        transformResult: async (args) => args.result,
+      })
+    const worker = workerOf(handler, 4, AN_HOUR_MS)
+    worker.claimsThrough = counting('ordinary')
+    worker.newcomerClaimsThrough = counting('newcomers')
+    worker.start()
+    try {
+      worker.wake()
+      await until(() => started.length === slotsPerOwner(4))
+      expect(started).toHaveLength(slotsPerOwner(4))
+      // All of its runs end; the claim their ends wake is held while the owner holds no slot.
+      gate.hold(1)
+      for (const id of started) release.get(id)!()
+      await gate.reached()
+      await until(() => ended === 3)
+      await new Promise((resolve) => setImmediate(resolve))
+      worker.wake(busy.userId)
+      gate.let()
+      await until(() => {
+        for (const id of started) release.get(id)?.()
+        return started.length === burst.length
+      })
+      expect([...started].sort()).toEqual([...burst].sort())
+      expect(counts.newcomers).toBe(0)
+    } finally {
+      gate.let()
+      for (const r of release.values()) r()
+      await worker.stop()
+      await store.db
+        .updateTable('runs')
+        .set({ status: 'succeeded', lease_holder: null })
+        .where('id', 'in', burst)
+        .execute()
     }
   })
 

@@ -3,6 +3,7 @@ import { randomToken } from '../ids.ts'
 import { DEFAULT_RUN_LEASE_MS } from '../config.ts'
 import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
+import { asOwner } from '../store/statement-owner.ts'
 import type { RunRow } from './runs.ts'
 
 /**
@@ -108,7 +109,8 @@ export class RunWorker {
    */
   claimsThrough: Db | undefined
   /**
-   * Where a claim woken by a newcomer (an owner holding none of this worker's slots) is made: the
+   * Where a claim woken by a newcomer (an owner holding none of this worker's slots, and not given its
+   * whole share by the last claim: `backlogged`) is made: the
    * store's `soonest` handle, which goes right after the statement in progress. In the intake's lane
    * that owner's run, already written, waited behind the busy owner's next write and the run
    * statement it alternates with. The busy owner's own claims stay in the intake's lane: ahead of
@@ -117,6 +119,13 @@ export class RunWorker {
   newcomerClaimsThrough: Db | undefined
   /** A wake brought runs of an owner with none of this worker's slots: the next claim does not wait for the intake. */
   private newcomer = false
+  /**
+   * Owners the last claim gave their whole share of the slots (slotsPerOwner): they may have more
+   * ready, a backlog, so their wakes are not a newcomer's even in the moment they hold no slot. A
+   * busy owner's runs end together (their ends share a write), and its intake's wakes in that moment
+   * sent its claims through the newcomers' handle, ahead of the other owner's write (issue 22 §2).
+   */
+  private backlogged: ReadonlySet<string> = new Set()
   private lastClaimAt = 0
   /** Every execution in hand, in a slot or waiting out of one: stop() waits for them. */
   private readonly active = new Set<Promise<void>>()
@@ -180,7 +189,12 @@ export class RunWorker {
    * busy owner's backlog, and another owner's run waited in it too.
    */
   wake(owner?: string): void {
-    if (owner !== undefined && !this.activeByOwner.has(owner) && !this.waitingByOwner.has(owner))
+    if (
+      owner !== undefined &&
+      !this.activeByOwner.has(owner) &&
+      !this.waitingByOwner.has(owner) &&
+      !this.backlogged.has(owner)
+    )
       this.newcomer = true
     this.signaled = true
     this.wakeUp?.()
@@ -261,6 +275,7 @@ export class RunWorker {
         }
         this.reserved = 0
         this.lastClaimAt = Date.now()
+        this.backlogged = this.ownersAtShare(claimed, heldAtClaim)
       }
       for (const run of claimed) {
         if (run.executions === 1 && run.started_at)
@@ -274,19 +289,18 @@ export class RunWorker {
       // its runs must wake the loop too. Counted as the claim saw it: runs that ended during the claim
       // had left the owner below its share by the time it returned, the loop slept with runs ready,
       // and the burst crawled on at the idle poll (the model-agent bench's runs, 3 at a time of 7).
-      this.saturated = full || this.tookShare(claimed, heldAtClaim)
+      this.saturated = full || this.backlogged.size > 0
       // Claim again at once only when there may be more: a full claim, or news since this one began.
       if (!this.signaled && (!full || this.inSlots >= this.concurrency)) await this.idle()
     }
   }
 
-  /** Whether the claim left some owner holding as many of this worker's slots as one owner may (slotsPerOwner). */
-  private tookShare(claimed: RunRow[], heldAtClaim: ReadonlyMap<string, number>): boolean {
+  /** The owners the claim left holding as many of this worker's slots as one owner may (slotsPerOwner). */
+  private ownersAtShare(claimed: RunRow[], heldAtClaim: ReadonlyMap<string, number>): Set<string> {
     const held = new Map(heldAtClaim)
     for (const run of claimed) held.set(run.user_id, (held.get(run.user_id) ?? 0) + 1)
     const share = slotsPerOwner(this.concurrency)
-    for (const n of held.values()) if (n >= share) return true
-    return false
+    return new Set([...held].filter(([, n]) => n >= share).map(([owner]) => owner))
   }
 
   private async yieldToIntake(): Promise<void> {
@@ -335,8 +349,9 @@ export class RunWorker {
     }
     // In its slot before the handler starts: a handler may leave the slot before its first await.
     this.enterSlot(run.user_id)
-    const work = this.handler
-      .execute(run, lease)
+    // Its statements are its owner's: on the embedded store they take turns with other owners'
+    // (store/statement-owner.ts), so another owner's run waits for one of a burst's statements, not all.
+    const work = asOwner(run.user_id, () => this.handler.execute(run, lease))
       .catch(this.onError)
       .finally(() => {
         clearInterval(heartbeat)

@@ -1,3 +1,5 @@
+import { asNoOwner } from './statement-owner.ts'
+
 type Pending<T, R> = { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }
 
 /** How long one shared write should take at most; its size is fitted to the time items took lately. */
@@ -43,7 +45,8 @@ export class GroupCommit<T, R> {
       const line = this.lines.get(owner)
       if (line) line.push({ item, resolve, reject })
       else this.lines.set(owner, [{ item, resolve, reject }])
-      if (!this.writing) void this.drain()
+      // A write shared by many owners is no one's (statement-owner.ts), whoever's request began it.
+      if (!this.writing) void asNoOwner(() => this.drain())
     })
   }
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { openStore } from './database.ts'
 import { Mutex } from './mutex.ts'
+import { asOwner } from './statement-owner.ts'
 
 describe('the embedded store takes turns fairly with the rest of the service', () => {
   // Issue 22 §9 (noisy neighbour): queued statements ran back to back in one turn of the event loop,
@@ -95,6 +96,38 @@ describe('the embedded store takes turns fairly with the rest of the service', (
       all.push(run('write', store.urgent))
       await Promise.all(all)
       expect(order.indexOf('write')).toBeLessThanOrEqual(2)
+    } finally {
+      await store.close()
+    }
+  }, 120_000)
+
+  // Issue 22 §2: the ordinary lane was one line in arrival order, and a run of B's was seen waiting
+  // 724 ms behind A's statements queued before it. Each owner's statements now wait in a line of their
+  // own, and the lines take turns; statements of no owner keep their order in theirs.
+  it("an owner's statement waits for one of another owner's queued statements at most, and each owner's keep their order", async () => {
+    const store = await openStore({ memory: true })
+    try {
+      const order: string[] = []
+      const run = (name: string) => sql`select 1`.execute(store.db).then(() => order.push(name))
+      const all = [run('holder')]
+      for (let i = 0; i < 20; i++) all.push(asOwner('usr_a', () => run(`a${i}`)))
+      for (let i = 0; i < 3; i++) all.push(run(`none${i}`))
+      // A transaction holds the connection for its statements: B's waits in B's line all the same.
+      all.push(
+        asOwner('usr_b', () =>
+          store.db.transaction().execute(async (tx) => {
+            await sql`select 1`.execute(tx)
+            await sql`select 2`.execute(tx)
+          }),
+        ).then(() => order.push('b')),
+      )
+      await Promise.all(all)
+      expect(order.indexOf('b')).toBeLessThanOrEqual(3)
+      const a = order.filter((name) => name.startsWith('a'))
+      expect(a).toEqual(Array.from({ length: 20 }, (_, i) => `a${i}`))
+      expect(order.filter((name) => name.startsWith('none'))).toEqual(['none0', 'none1', 'none2'])
+      // The unowned line took its turns too, not after all of A's.
+      expect(order.indexOf('none2')).toBeLessThan(order.indexOf('a5'))
     } finally {
       await store.close()
     }

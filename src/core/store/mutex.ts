@@ -47,7 +47,11 @@ class LinesInTurn {
  * Within a lane, waiters that give a `key` wait in a line per key, and the lines take turns: the
  * intake's routes read again in the background (core/triggers/routes.ts, seven statements each, every
  * second per webhook in use) wait in a line of their own, so another owner's shared write waits for
- * one of them at most, not for every one queued before it.
+ * one of them at most, not for every one queued before it. On the embedded store the ordinary lane's
+ * key is the statement's owner (statement-owner.ts, set where a run or a delivery is handled): a run of
+ * another owner's waited 724 ms behind one owner's burst of run statements queued before it, and now
+ * waits for one of them at most. Statements of no owner (sweeps, shared writes) keep their order in a
+ * line of their own, which takes its turn like an owner's.
  */
 export class Mutex {
   private locked = false

@@ -11,6 +11,7 @@ import {
   type QueryResult,
 } from 'kysely'
 import type { Lane, Mutex } from './mutex.ts'
+import { statementOwner } from './statement-owner.ts'
 
 // PGlite is one connection. Kysely transactions issue BEGIN … COMMIT as separate queries, so every
 // user of the connection must take turns through one mutex; otherwise a
@@ -51,7 +52,10 @@ class PGliteDriver implements Driver {
   }
   async init() {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.mutex.lock(this.lane, this.key)
+    // The ordinary lane's statements wait in a line per owner (statement-owner.ts); those of no
+    // owner in a line of their own, in their order.
+    const key = this.lane === 'ordinary' && !this.key ? (statementOwner() ?? '') : this.key
+    await this.mutex.lock(this.lane, key)
     return this.connection
   }
   async beginTransaction(conn: DatabaseConnection) {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { newId } from '../ids.ts'
 import type { Db } from '../store/database.ts'
+import { asNoOwner } from '../store/statement-owner.ts'
 
 /**
  * What became of one delivery (or poll) for one subscription, or for the webhook as a whole:
@@ -86,7 +87,9 @@ export class DeliveryLog {
     this.timer = null
     const batch = this.pending
     this.pending = []
-    this.flushing = this.flushing.then(() => (batch.length ? this.write(batch) : undefined))
+    // Many owners' records in one write: no one's line (store/statement-owner.ts), whichever
+    // delivery happened to start it.
+    this.flushing = this.flushing.then(() => (batch.length ? asNoOwner(() => this.write(batch)) : undefined))
     return this.flushing
   }
 

@@ -9,6 +9,7 @@ import { noMetrics, type Metrics } from '../metrics.ts'
 import type { PlatformRuntime } from '../platforms/runtime.ts'
 import type { Db } from '../store/database.ts'
 import { GroupCommit } from '../store/group-commit.ts'
+import { asOwner } from '../store/statement-owner.ts'
 import type { StepContexts } from '../tools/step-context.ts'
 import { acceptEvents, type Accepted, type Match } from './accept.ts'
 import type { TriggerRegistry } from './catalog.ts'
@@ -166,7 +167,8 @@ export class Intake {
       throw new AppError('not_found', 'no webhook has this address')
     }
     try {
-      return await this.routed(route, rawBody, headers)
+      // What the delivery reads and writes on its own is its owner's (store/statement-owner.ts).
+      return await asOwner(route.hook.user_id, () => this.routed(route, rawBody, headers))
     } catch (err) {
       // Every answer but a 2xx is kept too, with its reason: a wrong secret shows in health and in
       // the events list rather than as silence (issue 22, §5).

@@ -16,6 +16,12 @@ import type { SubscriptionRow, Subscriptions } from './subscriptions.ts'
 import { OWN_CHANGE, type DeliveryLog, type SubscriptionOutcome } from './delivery-log.ts'
 
 const TICK_MS = 1_000
+/**
+ * How long a lane sleeps when nothing is due: until the earliest next poll, at most this, or until
+ * woken (`wake`, by the change feed when a polled subscription is activated on any instance). The
+ * bound is the safety net for a notification lost while the feed's connection was down.
+ */
+const MAX_IDLE_MS = 60_000
 /** A claimed poll holds its subscription this long: a process killed mid-poll gives it up after this. */
 const POLL_LEASE_MS = 60_000
 /**
@@ -82,8 +88,63 @@ export class Poller {
         this.onError(err)
       }
       if (due) await this.pollOne(due).catch(this.onError)
-      else await this.sleep(TICK_MS)
+      else await this.untilDue()
     }
+  }
+
+  /** A polled subscription may have become due sooner than the lanes expect (one was activated). */
+  wake(): void {
+    for (const wake of this.laneSleepers) wake()
+  }
+
+  private readonly laneSleepers = new Set<() => void>()
+  /** Claims made (a statement each), for tests: none while nothing is polled. */
+  claims = 0
+
+  /**
+   * Nothing was due: sleeps until the earliest next poll (one read), or, when nothing is polled at
+   * all, until woken. It claimed four times a second with nothing polled (issue 22, §2).
+   */
+  private async untilDue(): Promise<void> {
+    // Listening before the read: an activation committed after the read still wakes this lane.
+    let wake: () => void = () => {}
+    const woken = new Promise<void>((resolve) => (wake = resolve))
+    this.laneSleepers.add(wake)
+    let ms = MAX_IDLE_MS
+    try {
+      const next = await this.nextPollAt()
+      if (next) ms = Math.min(MAX_IDLE_MS, Math.max(TICK_MS, next.getTime() - Date.now()))
+    } catch (err) {
+      this.onError(err)
+      ms = TICK_MS
+    }
+    // A wake ends the sleep early, and so does stop() (sleepers).
+    const timer = setTimeout(wake, ms)
+    this.sleepers.add(wake)
+    if (this.stopped) wake()
+    await woken
+    clearTimeout(timer)
+    this.sleepers.delete(wake)
+    this.laneSleepers.delete(wake)
+  }
+
+  private polledTriggerIds(): string[] {
+    return this.triggers
+      .list()
+      .filter((t) => t.mode === 'polled')
+      .map((t) => t.id)
+  }
+
+  private async nextPollAt(): Promise<Date | undefined> {
+    const polled = this.polledTriggerIds()
+    if (!polled.length) return undefined
+    const row = await this.db
+      .selectFrom('subscriptions')
+      .select((eb) => eb.fn.min('next_poll_at').as('next'))
+      .where('status', '=', 'active')
+      .where('trigger_id', 'in', polled)
+      .executeTakeFirst()
+    return row?.next ? new Date(row.next as unknown as string | Date) : undefined
   }
 
   private async cleanups(): Promise<void> {
@@ -106,11 +167,9 @@ export class Poller {
   }
 
   private async claimOne(): Promise<SubscriptionRow | undefined> {
-    const polled = this.triggers
-      .list()
-      .filter((t) => t.mode === 'polled')
-      .map((t) => t.id)
+    const polled = this.polledTriggerIds()
     if (!polled.length) return undefined
+    this.claims++
     const { rows } = await sql<SubscriptionRow>`
       update subscriptions set next_poll_at = now() + ${POLL_LEASE_MS} * interval '1 millisecond',
         poll_claim = ${randomToken(12)}

@@ -106,6 +106,12 @@ export class Subscriptions {
     private readonly events: TriggerEvents,
   ) {}
 
+  /**
+   * A polled subscription became due now (activated, or "Poll now"): the composition root tells every
+   * instance's poller through the change feed, since an idle poller sleeps until its next known poll.
+   */
+  onPollDue: () => void = () => {}
+
   async create(user: User, agentId: string, raw: unknown): Promise<SubscriptionView> {
     const agent = await this.agents.get(user.id, agentId)
     const body = parseOrThrow(Create, raw)
@@ -234,6 +240,7 @@ export class Subscriptions {
       })
       .where('id', '=', id)
       .execute()
+    if (registered.trigger.mode === 'polled') this.onPollDue()
     await this.routes.changed()
     return this.get(user.id, id)
   }
@@ -613,6 +620,7 @@ export class Subscriptions {
       .where('id', '=', id)
       .where('status', '=', 'active')
       .execute()
+    this.onPollDue()
     return this.get(user.id, id)
   }
 
