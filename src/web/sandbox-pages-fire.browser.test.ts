@@ -142,7 +142,10 @@ describe.skipIf(!hasChromium)('triggers fired from the sandbox pages, in Chromiu
       await b.openSignedIn(`/agents/${encodeURIComponent(agentId)}/triggers`)
       const address = await page.getByTestId('webhook-address').innerText()
       expect(address).toBe(sub.webhook_address)
-      expect(await page.locator('.webhook-setup').innerText()).toContain('deployment.error')
+      // The event's name and the sandbox's link come with the trigger's catalogue entry, which may
+      // arrive after the panel: wait for them rather than read the panel once (seen in CI under load).
+      await page.locator('.webhook-setup', { hasText: 'deployment.error' }).waitFor()
+      await page.getByTestId('sandbox-webhook-page').waitFor()
       const [vercel] = await Promise.all([
         b.context.waitForEvent('page'),
         page.getByTestId('sandbox-webhook-page').click(),
