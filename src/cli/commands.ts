@@ -1,11 +1,7 @@
 import type { parseArgs as ParseArgs } from 'node:util'
-import { loadConfig } from '../core/config.ts'
-import { ToolRegistry } from '../core/tools/catalog.ts'
-import { platforms } from '../platforms/index.ts'
-import { startService } from '../server/app.ts'
-import { bootstrapFirstUser, recordServiceUrl } from './bootstrap.ts'
-import { diagnoseConfig } from './doctor.ts'
-import { autovacuumCheck } from './doctor-database.ts'
+// What only `start`, `doctor` and the tool catalogue need (the service, the platform registry, the
+// database drivers) is imported by those commands when they run: the commands that talk to a running
+// service load only their own few modules, so each answers in a fraction of the start-up time.
 import { callService } from './remote.ts'
 import { problemText } from './output.ts'
 import { fieldOptions, TOOL_OPTIONS_USAGE } from './field-options.ts'
@@ -109,6 +105,9 @@ export async function runCli(argv: string[], parseArgs: typeof ParseArgs): Promi
 }
 
 async function start(): Promise<undefined> {
+  const { loadConfig } = await import('../core/config.ts')
+  const { startService } = await import('../server/app.ts')
+  const { bootstrapFirstUser, recordServiceUrl } = await import('./bootstrap.ts')
   const config = loadConfig()
   const running = await startService(config, { logger: true })
   let forgetUrl = () => {}
@@ -146,6 +145,9 @@ async function sandbox(args: string[], parseArgs: typeof ParseArgs): Promise<und
 
 async function doctor(args: string[], parseArgs: typeof ParseArgs): Promise<number> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } })
+  const { loadConfig } = await import('../core/config.ts')
+  const { diagnoseConfig } = await import('./doctor.ts')
+  const { autovacuumCheck } = await import('./doctor-database.ts')
   const checks = diagnoseConfig()
   const databaseUrl = loadConfig().databaseUrl
   if (databaseUrl) checks.push(await autovacuumCheck(databaseUrl))
@@ -160,7 +162,6 @@ async function doctor(args: string[], parseArgs: typeof ParseArgs): Promise<numb
 
 async function tools(sub: string | undefined, args: string[], parseArgs: typeof ParseArgs): Promise<number> {
   if (sub === 'options') return fieldOptions('tools', args, parseArgs)
-  const registry = new ToolRegistry(platforms)
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -172,6 +173,9 @@ async function tools(sub: string | undefined, args: string[], parseArgs: typeof 
       const words = positionals.join(' ')
       if (sub === 'search' && words.trim() === '')
         throw new Error('tools search needs words, e.g. tools search ticket')
+      const { ToolRegistry } = await import('../core/tools/catalog.ts')
+      const { platforms } = await import('../platforms/index.ts')
+      const registry = new ToolRegistry(platforms)
       const entries = sub === 'list' ? registry.list() : registry.search(words)
       const rows = entries.map(
         ({
