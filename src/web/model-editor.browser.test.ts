@@ -195,7 +195,11 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
         await fillModelAgent('Phone sweeper')
         // A read may act on any of the person's accounts: the model then chooses one by name.
         await page.locator('#agent-tools-0-integration').selectOption('')
-        await page.getByText('The model chooses one by its account name on each call.').waitFor()
+        // Tool 1's own help: tool 2's account may still be unchosen while the accounts load, with the same line.
+        await page
+          .getByRole('listitem', { name: /^Tool 1/ })
+          .getByText('The model chooses one by its account name on each call.')
+          .waitFor()
         await page
           .getByRole('listitem', { name: /^Tool 2/ })
           .getByText('Name and strict mode')
