@@ -9,15 +9,11 @@ import pg from 'pg'
 export default async function checkCiRequirements(): Promise<void> {
   if (process.env.CI !== 'true') return
   const problems: string[] = []
-  // .ci/run's second pass, on the Node.js LTS line, runs on the embedded store without the browser
-  // suites by design: the first pass ran them with both.
-  const ltsPass = process.env.SWITCHYARD_TEST_PASS === 'node-lts'
-  if (!fs.existsSync('/usr/bin/chromium') && !ltsPass)
+  // Both of .ci/run's passes (Node.js 20 and the LTS line) run every suite, so both need both.
+  if (!fs.existsSync('/usr/bin/chromium'))
     problems.push('Chromium is missing at /usr/bin/chromium (apt-get install chromium)')
   const url = process.env.TEST_DATABASE_URL
-  if (ltsPass) {
-    if (url) problems.push('the Node.js LTS pass runs on the embedded store: leave TEST_DATABASE_URL empty')
-  } else if (!url) problems.push('TEST_DATABASE_URL is not set')
+  if (!url) problems.push('TEST_DATABASE_URL is not set')
   else {
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 })
     try {
