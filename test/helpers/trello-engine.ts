@@ -114,9 +114,9 @@ export async function subscribe(
  * An agent that reads a card, subscribed to the integration's new notifications (polled, with
  * `text` mapped in): the poll tests' subject.
  */
-export async function notifiedAgentSubscribed(api: Api, integration: string) {
+export async function notifiedAgentSubscribed(api: Api, integration: string, name = 'Notified') {
   const agent = await createAgent(api, {
-    name: 'Notified',
+    name,
     inputs: [{ name: 'text', type: 'string', required: true }],
     kind: 'steps',
     steps: [{ key: 'me', tool: 'trello.get_card', integration, input: { card_id: TRELLO.cards.api.id } }],

@@ -14,6 +14,7 @@ import { runInputs, type Mapping } from './mapping.ts'
 import type { RemoteWebhooks } from './remote-webhooks.ts'
 import type { SubscriptionRow, Subscriptions } from './subscriptions.ts'
 import { OWN_CHANGE, type DeliveryLog, type SubscriptionOutcome } from './delivery-log.ts'
+import { asOwner } from '../store/statement-owner.ts'
 
 const TICK_MS = 1_000
 /**
@@ -87,7 +88,9 @@ export class Poller {
       } catch (err) {
         this.onError(err)
       }
-      if (due) await this.pollOne(due).catch(this.onError)
+      // The poll works as its subscription's owner, so on the embedded store its statements wait in
+      // that owner's line, as a run's and a delivery's do (docs/scaling.md, "One user's burst").
+      if (due) await asOwner(due.user_id, () => this.pollOne(due)).catch(this.onError)
       else await this.untilDue()
     }
   }
