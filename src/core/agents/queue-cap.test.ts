@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PLAN_LIMITS } from '../access/plans.ts'
+import { UserAdmin } from '../access/admin.ts'
 import { Users, type User } from '../access/users.ts'
+import { Integrations } from '../connections/integrations.ts'
+import type { Revoker } from '../connections/revoke.ts'
 import { newId } from '../ids.ts'
 import { openStore, type Store } from '../store/database.ts'
 import { QueueCap } from './queue-cap.ts'
@@ -136,4 +139,91 @@ describe.each(stores)('the cap on waiting runs, on %s', (_name, open) => {
         .execute(),
     ).toEqual([])
   })
+
+  // The counts are kept by triggers on runs (migration 0021): a user's removal, which deletes their
+  // runs and their count by cascade, must not meet those triggers fired by the user's runs moving at
+  // the same moment (a run queued, claimed, ended) with an error, an orphan count or another owner's
+  // count gone wrong. Real concurrency on PostgreSQL: each loop below is its own connection.
+  it("removing a user while their runs move through the queue succeeds and leaves every other owner's count exact", async () => {
+    const users = new Users(store.db)
+    // No integration is held, so the removal revokes nothing and never calls the revoker.
+    const admin = new UserAdmin(store.db, users, new Integrations(store.db), {} as Revoker)
+    // Loops of the removed user's runs that the removal cut short: the removal met them mid-way.
+    let cut = 0
+    for (let round = 0; round < 5; round++) {
+      const [going, staying] = [
+        await users.create({ email: `going-${newId('u')}@example.test` }),
+        await users.create({ email: `staying-${newId('u')}@example.test` }),
+      ]
+      const agents = [newId('agt'), newId('agt')]
+      await store.db
+        .insertInto('agents')
+        .values([
+          { id: agents[0]!, user_id: going.id, name: 'going', current_version: 1 },
+          { id: agents[1]!, user_id: staying.id, name: 'staying', current_version: 1 },
+        ])
+        .execute()
+      const run = (owner: User, agentId: string) => ({
+        id: newId('run'),
+        user_id: owner.id,
+        agent_id: agentId,
+        agent_version: 1,
+        started_by: 'api' as const,
+        inputs: '{}',
+        status: 'queued' as const,
+      })
+      const unexpected: unknown[] = []
+      // Queue four runs, claim two, end one, put one back: every move the triggers count.
+      const churn = async (owner: User, agentId: string) => {
+        for (let i = 0; i < 40; i++) {
+          try {
+            const batch = Array.from({ length: 4 }, () => run(owner, agentId))
+            await store.db.insertInto('runs').values(batch).execute()
+            const ids = batch.map((r) => r.id)
+            await store.db
+              .updateTable('runs')
+              .set({ status: 'running' })
+              .where('id', 'in', ids.slice(0, 2))
+              .execute()
+            await store.db
+              .updateTable('runs')
+              .set({ status: 'succeeded' })
+              .where('id', '=', ids[0]!)
+              .execute()
+            await store.db.updateTable('runs').set({ status: 'queued' }).where('id', '=', ids[1]!).execute()
+          } catch (err) {
+            // A run of the user being removed meets the foreign key once the removal commits (an
+            // insert that waited on it included); nothing else may fail.
+            if (owner === going && /foreign key/i.test(String(err))) return void cut++
+            unexpected.push(err)
+          }
+        }
+      }
+      const removal = (async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5 + round * 5))
+        await admin.remove(going.id)
+      })()
+      await Promise.all([
+        churn(going, agents[0]!),
+        churn(going, agents[0]!),
+        churn(staying, agents[1]!),
+        removal,
+      ])
+      expect(unexpected).toEqual([])
+      expect(await users.get(going.id)).toBeUndefined()
+      const counts = await store.db
+        .selectFrom('queued_run_counts')
+        .selectAll()
+        .where('user_id', 'in', [going.id, staying.id])
+        .execute()
+      const { n } = await store.db
+        .selectFrom('runs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('user_id', '=', staying.id)
+        .where('status', '=', 'queued')
+        .executeTakeFirstOrThrow()
+      expect(counts.map((c) => [c.user_id, Number(c.waiting)])).toEqual([[staying.id, Number(n)]])
+    }
+    expect(cut).toBeGreaterThan(0)
+  }, 120_000)
 })

@@ -23,6 +23,12 @@ interface Count {
  * The cap is therefore close, not exact: processes sharing a store each admit up to a second's
  * worth past it before their next read. That is the point of it: a burst stops at about the cap
  * rather than growing the queue without end.
+ *
+ * A user's removal races nothing here: once a user has had a waiting run their count row exists
+ * until the removal deletes it by cascade, so a trigger fired by their runs moving meanwhile takes
+ * the ON CONFLICT update path (no foreign key check, no new row), and an insert of a new run waits
+ * for the removal on the users row and then meets the runs' own foreign key. queue-cap.test.ts
+ * removes users while their runs move, on PostgreSQL with real concurrency.
  */
 export class QueueCap {
   private readonly counts = new Map<string, Count>()
