@@ -76,6 +76,23 @@ export interface ModelRunState {
 
 type Outcome = 'continue' | 'stop'
 
+/** What one execution of a model run works with, made once when it starts (execute()). */
+interface ModelRunContext {
+  run: RunRow
+  def: AgentDefinition
+  user: User
+  lease: Lease
+  tools: Map<string, BoundTool>
+  runState: ModelRunState
+  budget: Budget
+  /** The instructions, rendered over the run's inputs and event. */
+  system: string
+  /** The first user message: the run's inputs and event as JSON. */
+  firstMessage: string
+  timeline: ClaimedTimeline
+  model: ModelOfRun
+}
+
 /**
  * A model agent's run (docs/model-agents.md, "The run"): Switchyard's own loop, one timeline entry
  * per model call and per tool call, on the same claim, fencing and tool road as a step agent's run.
@@ -128,7 +145,19 @@ export class ModelRunner {
     const budget = this.limits(def, runState, await this.ceilings.of(user.plan))
     const model = new ModelOfRun(this.connections, this.clientOf, run.user_id, def.model!.connection)
     try {
-      await this.loop(run, def, user, lease, tools, runState, budget, system, firstMessage, timeline, model)
+      await this.loop({
+        run,
+        def,
+        user,
+        lease,
+        tools,
+        runState,
+        budget,
+        system,
+        firstMessage,
+        timeline,
+        model,
+      })
     } finally {
       // An execution that stops without ending the run (its claim looked lost, the service is
       // stopping) still stores what its timeline held back, fenced: a model answer kept only in
@@ -137,19 +166,8 @@ export class ModelRunner {
     }
   }
 
-  private async loop(
-    run: RunRow,
-    def: AgentDefinition,
-    user: User,
-    lease: Lease,
-    tools: Map<string, BoundTool>,
-    runState: ModelRunState,
-    budget: Budget,
-    system: string,
-    firstMessage: string,
-    timeline: ClaimedTimeline,
-    model: ModelOfRun,
-  ): Promise<void> {
+  private async loop(ctx: ModelRunContext): Promise<void> {
+    const { run, def, user, lease, tools, runState, budget, firstMessage, timeline } = ctx
     for (;;) {
       if (!lease.held()) return
       const read = readTranscript(timeline.entries(), firstMessage)
@@ -163,20 +181,7 @@ export class ModelRunner {
         outcome = await this.toolCalls(run, def, user, lease, tools, runState, read, budget, timeline)
       else if (last && !read.inFlight && last.calls.length === 0 && !last.correction)
         outcome = await this.finalAnswer(run, def, lease, runState, read, budget, timeline)
-      else
-        outcome = await this.modelCall(
-          run,
-          def,
-          user,
-          lease,
-          tools,
-          runState,
-          read,
-          budget,
-          system,
-          timeline,
-          model,
-        )
+      else outcome = await this.modelCall(ctx, read)
       if (outcome === 'stop') {
         // A call not begun because a person asked to cancel (claimed-timeline.ts): the run ends so.
         if (timeline.cancelled) await this.end(timeline, runState, 'cancelled', { error: CANCELLED })
@@ -241,19 +246,8 @@ export class ModelRunner {
     return null
   }
 
-  private async modelCall(
-    run: RunRow,
-    def: AgentDefinition,
-    user: User,
-    lease: Lease,
-    tools: Map<string, BoundTool>,
-    runState: ModelRunState,
-    read: ReadTranscript,
-    budget: Budget,
-    system: string,
-    timeline: ClaimedTimeline,
-    modelOfRun: ModelOfRun,
-  ): Promise<Outcome> {
+  private async modelCall(ctx: ModelRunContext, read: ReadTranscript): Promise<Outcome> {
+    const { run, def, user, lease, tools, runState, budget, system, timeline, model: modelOfRun } = ctx
     // The same call, arguments and result again and again: the model is going round in circles.
     const counts = new Map<string, number>()
     for (const s of read.signatures) counts.set(s, (counts.get(s) ?? 0) + 1)
