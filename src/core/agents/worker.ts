@@ -363,7 +363,8 @@ export class RunWorker {
 
   /*
    * Slots and waits (docs/scaling.md, "Model runs wait out of their slots"). The slots bound the runs
-   * that use this process's CPU; a run waiting on another service's answer (a model call) uses none,
+   * that use this process's CPU; a run waiting on another service's answer (a model run's model call
+   * or tool call) uses none,
    * so it waits out of its slot, under a bound of its own (WAITS_PER_SLOT), and takes a slot again
    * when the answer is in, before any new claim. Both bounds are fair between owners in the same
    * way: one owner holds at most slotsPerOwner of each, so another owner's run always finds a slot

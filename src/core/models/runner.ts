@@ -664,12 +664,13 @@ export class ModelRunner {
     if (!(await timeline.begin({ ...base, integrationId }, attempts)) || !lease.held()) return false
     for (;;) {
       try {
-        const { output, summary } = await this.executor.runAndSummarize(
-          user,
-          tool.id,
-          integrationId,
-          args,
-          `run:${run.id}`,
+        // The wait on the platform is out of the worker's slot, as the model call's wait on the
+        // provider is (worker.ts, "Slots and waits"): the run stays claimed, and the entry's end is
+        // written under that claim. A step agent's steps keep their slots: their runs come in a
+        // trigger's bursts, and out of their slots the worker would claim up to WAITS_PER_SLOT times
+        // as many at once, each a call in flight at the platform; that is for a measurement to decide.
+        const { output, summary } = await lease.offSlot(() =>
+          this.executor.runAndSummarize(user, tool.id, integrationId, args, `run:${run.id}`),
         )
         attempts[attempts.length - 1] = {
           ...attempts.at(-1)!,
@@ -699,7 +700,7 @@ export class ModelRunner {
           return tool.effect === 'read' || timeline.flush()
         }
         if (!(await timeline.attempts(seq, attempts))) return false
-        await new Promise((resolve) => setTimeout(resolve, waitMs))
+        await lease.offSlot(() => new Promise((resolve) => setTimeout(resolve, waitMs)))
         if (!lease.held()) return false
         started = Date.now()
         attempts.push({ at: new Date(started).toISOString(), outcome: 'running' })
