@@ -169,16 +169,23 @@ export class Intake {
     try {
       // What the delivery reads and writes on its own is its owner's (store/statement-owner.ts).
       return await asOwner(route.hook.user_id, () => this.routed(route, rawBody, headers))
-    } catch (err) {
+    } catch (caught) {
+      // Its address retired while it was on its way (its user, subscription or integration removed
+      // between routing it and storing it, when its rows met their foreign keys): answered as the
+      // address now is, 410, so the platform stops, not as Switchyard's error for it to retry.
+      const err =
+        !(caught instanceof AppError) && (await this.retired(token).catch(() => false))
+          ? new AppError('gone', 'this webhook was removed; stop sending to it')
+          : caught
       // Every answer but a 2xx is kept too, with its reason: a wrong secret shows in health and in
       // the events list rather than as silence (issue 22, §5).
-      const refused = err instanceof AppError && err.status < 500
+      const refused = err instanceof AppError && err.status < 500 ? err : undefined
       this.log.record({
         source: `webhook:${route.hook.id}`,
         userId: route.hook.user_id,
         outcome: refused ? 'refused' : 'failed',
         reason: refused
-          ? err.message
+          ? refused.message
           : 'not stored because of an error in Switchyard; the platform sends it again',
       })
       throw err
