@@ -57,6 +57,16 @@ describe('the run worker', () => {
   const until = async (done: () => boolean, tries = 2_000) => {
     for (let i = 0; i < tries && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5))
   }
+  /** Lets go of what holds the runs, stops the worker and ends `ids`, so the next test meets none of them. */
+  const stopAndEnd = async (worker: RunWorker, ids: string[], letGo: () => void) => {
+    letGo()
+    await worker.stop()
+    await store.db
+      .updateTable('runs')
+      .set({ status: 'succeeded', lease_holder: null })
+      .where('id', 'in', ids)
+      .execute()
+  }
 
   // Issue 22 §2: on the embedded store a run's statements take turns with other owners' only if they
   // are known to be its owner's (store/statement-owner.ts).
@@ -313,14 +323,10 @@ describe('the run worker', () => {
       expect([...started].sort()).toEqual([...burst].sort())
       expect(counts.newcomers).toBe(0)
     } finally {
-      gate.let()
-      for (const r of release.values()) r()
-      await worker.stop()
-      await store.db
-        .updateTable('runs')
-        .set({ status: 'succeeded', lease_holder: null })
-        .where('id', 'in', burst)
-        .execute()
+      await stopAndEnd(worker, burst, () => {
+        gate.let()
+        for (const r of release.values()) r()
+      })
     }
   })
 
@@ -377,14 +383,10 @@ describe('the run worker', () => {
       })
       expect([...started].sort()).toEqual([...burst].sort())
     } finally {
-      gate.let()
-      for (const r of release.values()) r()
-      await worker.stop()
-      await store.db
-        .updateTable('runs')
-        .set({ status: 'succeeded', lease_holder: null })
-        .where('id', 'in', burst)
-        .execute()
+      await stopAndEnd(worker, burst, () => {
+        gate.let()
+        for (const r of release.values()) r()
+      })
     }
   })
 
@@ -467,13 +469,7 @@ describe('the run worker', () => {
       expect(waiting.has(other)).toBe(true)
       expect(busyWaiting()).toBe(share + slotsPerOwner(4))
     } finally {
-      answer()
-      await worker.stop()
-      await store.db
-        .updateTable('runs')
-        .set({ status: 'succeeded', lease_holder: null })
-        .where('id', 'in', [...burst, other])
-        .execute()
+      await stopAndEnd(worker, [...burst, other], answer)
     }
   })
 
