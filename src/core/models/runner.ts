@@ -167,7 +167,7 @@ export class ModelRunner {
   }
 
   private async loop(ctx: ModelRunContext): Promise<void> {
-    const { run, def, user, lease, tools, runState, budget, firstMessage, timeline } = ctx
+    const { lease, runState, firstMessage, timeline } = ctx
     for (;;) {
       if (!lease.held()) return
       const read = readTranscript(timeline.entries(), firstMessage)
@@ -177,10 +177,9 @@ export class ModelRunner {
       const unanswered = last?.calls.some(
         (c) => read.results.get(c.id)?.status !== 'succeeded' && read.results.get(c.id)?.status !== 'failed',
       )
-      if (last && unanswered && !read.inFlight)
-        outcome = await this.toolCalls(run, def, user, lease, tools, runState, read, budget, timeline)
+      if (last && unanswered && !read.inFlight) outcome = await this.toolCalls(ctx, read)
       else if (last && !read.inFlight && last.calls.length === 0 && !last.correction)
-        outcome = await this.finalAnswer(run, def, lease, runState, read, budget, timeline)
+        outcome = await this.finalAnswer(ctx, read)
       else outcome = await this.modelCall(ctx, read)
       if (outcome === 'stop') {
         // A call not begun because a person asked to cancel (claimed-timeline.ts): the run ends so.
@@ -387,15 +386,8 @@ export class ModelRunner {
   }
 
   /** An answer without tool calls: the run's final answer, if it is one. */
-  private async finalAnswer(
-    run: RunRow,
-    def: AgentDefinition,
-    lease: Lease,
-    runState: ModelRunState,
-    read: ReadTranscript,
-    budget: Budget,
-    timeline: ClaimedTimeline,
-  ): Promise<Outcome> {
+  private async finalAnswer(ctx: ModelRunContext, read: ReadTranscript): Promise<Outcome> {
+    const { run, def, runState, budget, timeline } = ctx
     const { seq, answer } = read.last!
     let correction: string | null = null
     let result: unknown = answer.text
@@ -429,17 +421,8 @@ export class ModelRunner {
   }
 
   /** The tool calls of the last answer that have no result yet. */
-  private async toolCalls(
-    run: RunRow,
-    def: AgentDefinition,
-    user: User,
-    lease: Lease,
-    tools: Map<string, BoundTool>,
-    runState: ModelRunState,
-    read: ReadTranscript,
-    budget: Budget,
-    timeline: ClaimedTimeline,
-  ): Promise<Outcome> {
+  private async toolCalls(ctx: ModelRunContext, read: ReadTranscript): Promise<Outcome> {
+    const { run, user, lease, tools, runState, budget, timeline } = ctx
     const { seq: modelSeq, answer } = read.last!
     let nextSeq = read.nextSeq
     const usage = { ...read.usage }
