@@ -22,7 +22,7 @@ import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 const OWN_STATEMENTS = 8
 const AT_MOST = process.env.TEST_DATABASE_URL ? 13 : 9
 /** Statements that are the run's but whose number depends on timers (see above). */
-const SHARED = /with recursive owners|select pg_notify|from rate_blocks/
+const SHARED = /claim_runs\(|select pg_notify|from rate_blocks/
 
 /** Statements the service's schedulers make on their own, whatever the run does. */
 const BACKGROUND = [

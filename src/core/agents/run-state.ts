@@ -95,11 +95,6 @@ const endingEntry = (runId: string, { seq, end, attempts }: PendingEnd, keep: Ke
   attempts: attempts ?? null,
 })
 
-/** The columns of endingEntry's rows, read back from JSON. */
-const ENDING_COLUMNS = sql`e(run_id text, seq integer, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)`
-const ENDING_SET = sql`status = e.status, output = e.output, summary = e.summary, error = e.error,
-  attempts = coalesce(e.attempts, run_steps.attempts), finished_at = now()`
-
 /**
  * The writes a worker makes to a run and its timeline. A step's result is stored the moment it
  * completes, so a resumed run skips it; every write that ends or hands back the run requires the
@@ -154,34 +149,12 @@ export class RunState {
         attempts,
       },
     ].map((row) => ({ attempts: [], ...row }))
-    // With a state to store, the fence is the update that stores it, under the same conditions.
-    const fence =
-      modelState === undefined
-        ? this.fence(runId, lease, unlessCancelled)
-        : sql`update runs set model_state = ${JSON.stringify(modelState)}::jsonb
-            where id = ${runId} and lease_holder = ${lease.holder} and status = 'running'${unlessCancelled ? sql` and not cancel_requested` : sql``}
-            returning id`
-    // The ended entries and the new one are one statement under one fence: both or neither.
-    const ended = endings.length
-      ? sql`, ended as (
-          update run_steps set ${ENDING_SET}
-          from jsonb_to_recordset(${JSON.stringify(endings.map((e) => endingEntry(runId, e, this.keep)))}::jsonb) as ${ENDING_COLUMNS}
-          where run_steps.run_id = e.run_id and run_steps.seq = e.seq and exists (select 1 from fence)
-          returning run_steps.*)`
-      : sql``
+    // One call of the database function begin_run_steps (store/migrations.ts, 0022): the fence, the
+    // held-back ends and the new entry, both or neither.
     const { rows: written } = await sql<StepRow>`
-      with fence as (${fence})${ended}, begun as (
-      insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
-      select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, s.attempts,
-        case when s.status = 'running' then null else now() end
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as s(run_id text, seq integer, key text, kind text, tool_id text, integration_id text, input jsonb, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)
-      where exists (select 1 from fence)
-      on conflict (run_id, seq) do update set key = excluded.key, input = excluded.input, status = excluded.status,
-        attempts = excluded.attempts, output = excluded.output, summary = excluded.summary, error = excluded.error,
-        finished_at = excluded.finished_at
-      returning *)
-      select * from begun${endings.length ? sql` union all select * from ended` : sql``}`.execute(this.db)
+      select * from begin_run_steps(${runId}, ${lease.holder}, ${unlessCancelled}::boolean,
+        ${modelState !== undefined}::boolean, ${json(modelState)}::jsonb, ${JSON.stringify(rows)}::jsonb,
+        ${JSON.stringify(endings.map((e) => endingEntry(runId, e, this.keep)))}::jsonb)`.execute(this.db)
     return written.length > 0 ? written.sort((a, b) => a.seq - b.seq) : null
   }
 
@@ -307,33 +280,15 @@ export class RunState {
     return ended
   }
 
+  /** One call of the database function end_runs (store/migrations.ts, 0022) for the ends of one group commit. */
   private async writeEnds(ends: RunEnd[]): Promise<boolean[]> {
     const { rows } = await sql<{ id: string; holder: string }>`
-      with ends as (
-        select * from jsonb_to_recordset(${JSON.stringify(ends.map((e) => ({ id: e.runId, holder: e.holder, status: e.status, result: e.result ?? null, error: e.error, model_state: e.modelState })))}::jsonb)
-          as e(id text, holder text, status text, result jsonb, error jsonb, model_state jsonb)
-      ), done as (
-        update runs set status = ends.status, result = ends.result, error = ends.error, finished_at = now(),
-          model_state = coalesce(ends.model_state, runs.model_state),
-          lease_holder = null, lease_expires_at = null, token_hash = null, token_sealed = null
-        from ends where runs.id = ends.id and runs.lease_holder = ends.holder and runs.status = 'running'
-        returning runs.id, ends.holder
-      ), timeline as (
-        insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
-        select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, '[]'::jsonb, now()
-        from jsonb_to_recordset(${JSON.stringify(ends.flatMap((e) => e.settled.map((entry) => ({ ...settledEntry(e.runId, entry, this.keep), holder: e.holder }))))}::jsonb)
-          as s(run_id text, holder text, seq integer, key text, kind text, tool_id text, integration_id text, input jsonb, status text, output jsonb, summary jsonb, error jsonb)
-        -- Only the entries of the worker that still held the run: a stalled one that lost it writes nothing.
-        where (s.run_id, s.holder) in (select id, holder from done)
-        on conflict (run_id, seq) do update set key = excluded.key, input = excluded.input, status = excluded.status, output = excluded.output,
-          summary = excluded.summary, error = excluded.error, attempts = excluded.attempts, finished_at = excluded.finished_at
-      ), ended as (
-        update run_steps set ${ENDING_SET}
-        from jsonb_to_recordset(${JSON.stringify(ends.flatMap((e) => e.endings.map((ending) => ({ ...endingEntry(e.runId, ending, this.keep), holder: e.holder }))))}::jsonb)
-          as e(run_id text, holder text, seq integer, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)
-        where run_steps.run_id = e.run_id and run_steps.seq = e.seq and (e.run_id, e.holder) in (select id, holder from done)
-      )
-      select id, holder from done`.execute(this.db)
+      select id, holder from end_runs(
+        ${JSON.stringify(ends.map((e) => ({ id: e.runId, holder: e.holder, status: e.status, result: e.result ?? null, error: e.error, model_state: e.modelState })))}::jsonb,
+        ${JSON.stringify(ends.flatMap((e) => e.settled.map((entry) => ({ ...settledEntry(e.runId, entry, this.keep), holder: e.holder }))))}::jsonb,
+        ${JSON.stringify(ends.flatMap((e) => e.endings.map((ending) => ({ ...endingEntry(e.runId, ending, this.keep), holder: e.holder }))))}::jsonb)`.execute(
+      this.db,
+    )
     const done = new Set(rows.map((r) => `${r.id} ${r.holder}`))
     return ends.map((e) => done.has(`${e.runId} ${e.holder}`))
   }

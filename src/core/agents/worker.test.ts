@@ -511,7 +511,7 @@ describe('the run worker', () => {
   })
 })
 
-/** Holds the worker's next claims (its one recursive query) until let go, so runs can end meanwhile. */
+/** Holds the worker's next claims (its one call of claim_runs) until let go, so runs can end meanwhile. */
 function claimGate() {
   let holds = 0
   const claims = new Set<QueryId>()
@@ -520,11 +520,7 @@ function claimGate() {
   const plugin: KyselyPlugin = {
     transformQuery(args) {
       const node = args.node as { kind: string; sqlFragments?: readonly string[] }
-      if (
-        holds > 0 &&
-        node.kind === 'RawNode' &&
-        node.sqlFragments?.join('').includes('with recursive owners')
-      ) {
+      if (holds > 0 && node.kind === 'RawNode' && node.sqlFragments?.join('').includes('claim_runs(')) {
         holds--
         claims.add(args.queryId)
       }

@@ -439,34 +439,11 @@ export class RunWorker {
     heldByOwner: ReadonlyMap<string, number>,
     newcomer: boolean,
   ): Promise<RunRow[]> {
+    // The statement is the database function claim_runs (store/migrations.ts, 0022): planned once per connection.
     const { rows } = await sql<RunRow>`
-      with recursive owners(user_id) as (
-        (select user_id from runs where status = 'queued' order by user_id limit 1)
-        union all
-        select (select r.user_id from runs r where r.status = 'queued' and r.user_id > o.user_id order by r.user_id limit 1)
-        from owners o where o.user_id is not null
-      ), candidates as (
-        select c.id, c.available_at, o.user_id,
-          row_number() over (partition by o.user_id order by c.available_at) as nth,
-          (select count(*) from runs h where h.user_id = o.user_id and h.status = 'running' and h.lease_holder is not null)
-            + row_number() over (partition by o.user_id order by c.available_at) as turn
-        from owners o cross join lateral (
-          select q.id, q.available_at from runs q
-          where q.status = 'queued' and q.user_id = o.user_id and q.available_at <= now()
-          order by q.available_at
-          limit ${limit}
-          for update skip locked) c
-        where o.user_id is not null
-      )
-      update runs set status = 'running', lease_holder = ${this.holder} || '#' || (runs.executions + 1),
-        lease_expires_at = now() + ${this.leaseMs} * interval '1 millisecond',
-        started_at = coalesce(started_at, now()), executions = executions + 1
-      where id in (
-        select id from candidates
-        where nth <= ${slotsPerOwner(this.concurrency)} - coalesce((${JSON.stringify(Object.fromEntries(heldByOwner))}::jsonb ->> user_id)::int, 0)
-        order by turn, coalesce((${JSON.stringify(Object.fromEntries(this.served))}::jsonb ->> user_id)::bigint, 0), available_at
-        limit ${limit})
-      returning *`.execute(
+      select * from claim_runs(${this.holder}, ${this.leaseMs}::float8, ${limit}::integer,
+        ${slotsPerOwner(this.concurrency)}::integer, ${JSON.stringify(Object.fromEntries(heldByOwner))}::jsonb,
+        ${JSON.stringify(Object.fromEntries(this.served))}::jsonb)`.execute(
       (newcomer ? this.newcomerClaimsThrough : undefined) ?? this.claimsThrough ?? this.db,
     )
     for (const run of rows) this.serve(run.user_id)
