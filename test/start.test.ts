@@ -97,6 +97,21 @@ describe('switchyard start (embedded default)', () => {
     expect(again.status).toBe(200)
   }, 120_000) // two starts, each with a fresh database: slow on a loaded 2-core machine
 
+  it('PORT=0 serves on a port the system chose, and the banner and service-url name that port, not 0', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-start-'))
+    const started = await start({ SWITCHYARD_DATA_DIR: dataDir, PORT: '0', SWITCHYARD_SANDBOX_PORT: '0' })
+    expect(started.ready, started.output).toBe(true)
+    const url = /Switchyard is running at (\S+)/.exec(started.output)![1]!
+    expect(new URL(url).port).toMatch(/^[1-9]\d*$/)
+    expect(fs.readFileSync(path.join(dataDir, 'service-url'), 'utf8').trim()).toBe(url)
+    expect((await fetch(`${url}/health`)).status).toBe(200)
+    // The addresses the service makes from its public URL name the same port.
+    expect(
+      ((await (await fetch(`${url}/openapi.json`)).json()) as { servers: Array<{ url: string }> }).servers[0]!
+        .url,
+    ).toBe(url)
+  }, 60_000)
+
   it('production creates the first admin only from SWITCHYARD_ADMIN_EMAIL, with its key in a 0600 file', async () => {
     const base = { NODE_ENV: 'production', SWITCHYARD_ENCRYPTION_KEY: '33'.repeat(32) }
     const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'sy-prod-'))

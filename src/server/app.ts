@@ -1,3 +1,4 @@
+import net, { type AddressInfo } from 'node:net'
 import fastifyCookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyInstance } from 'fastify'
 import type { DestinationStream, Logger } from 'pino'
@@ -143,9 +144,10 @@ export interface RunningService {
 
 /** Starts the service; in the embedded default it also starts the sandboxes it points at. */
 export async function startService(
-  config: Config = loadConfig(),
+  requested: Config = loadConfig(),
   options: AppOptions = {},
 ): Promise<RunningService> {
+  const config = await withPortChosen(requested)
   const sandbox = await openSandboxes(config, { port: config.sandboxPort })
   let services: Services | undefined
   let app: FastifyInstance
@@ -172,4 +174,27 @@ export async function startService(
       await sandbox.close()
     },
   }
+}
+
+/**
+ * PORT=0 asks the system for a free port. The public URL made from the port (the banner, the
+ * webhook and OAuth addresses, the CLI's service-url file) must name the port served, not 0, and the
+ * services are made with it before the server listens: so the port is chosen first, by listening on
+ * it for a moment. Another process could take it in between; then the start fails on its listen, as
+ * with a port in use. A public URL set by the operator is theirs and stays as it is.
+ */
+async function withPortChosen(config: Config): Promise<Config> {
+  if (config.port !== 0) return config
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once('error', reject)
+    probe.listen(0, config.host, () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+  const publicUrl = new URL(config.publicUrl)
+  if (publicUrl.port !== '0') return { ...config, port }
+  publicUrl.port = String(port)
+  return { ...config, port, publicUrl: publicUrl.toString().replace(/\/+$/, '') }
 }
