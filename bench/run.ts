@@ -926,6 +926,19 @@ one table per step, and the intake's statements go between steps (src/core/store
 | ${results.old_installation_baseline_runs_kept} | ${results.old_installation_baseline_intake_per_s} | ${results.old_installation_baseline_longest_pause_ms} ms |
 | ${results.old_installation_runs_kept} | ${results.old_installation_intake_per_s} (${results.old_installation_intake_ratio}×) | ${results.old_installation_longest_pause_ms} ms (${results.old_installation_pause_ratio}×) |
 
+Why the pause grows, read from \`VACUUM (VERBOSE)\` on 1,000,000 runs: a claim and an end each write a
+new version of the run's row, in a new place (PostgreSQL's in-page "HOT" update cannot be used while
+the status is in an index's condition, and a statement that moves a page's worth of runs at once
+does not fit their new versions in the page even with room left free), so each leaves a dead entry
+in every index of \`runs\`. VACUUM skips the indexes until 2 % of the table's pages hold such entries,
+then reads each index whole: the primary key, the per-event index and the per-owner index, about
+11,000 pages at 1,000,000 runs, 45–50 ms alone against a few milliseconds for the recent pages. The
+partial indexes were moved out of the way and a fill factor left room (80 % and 50 %) in a trial:
+fewer updates went elsewhere, but a whole-index pass still came every 3 to 5 seconds, because a
+B-tree index has no partial vacuum. Bounding the pause by age needs the runs kept apart from the
+runs moving, for example \`runs\` partitioned by id range (ids begin with their time), so that only
+the newest partition's indexes are ever vacuumed; that change is not made yet.
+
 Retention (docs/operating.md) is what keeps an installation from reaching the larger table by age
 alone; this line measures what an operator who keeps that many runs pays.
 `
@@ -960,6 +973,22 @@ database's from 13.2 to 11.4 ms, and the rate from 15.5 to 19.7 runs/s at that l
 a wake of the database each) and the five HTTP calls; the goals need about a fifth of this CPU.
 Since then a run makes 8 statements of its own, not 13: each entry's end goes with the next entry's
 begin, and the last one's with the run's end, in one fenced statement (\`src/core/models/claimed-timeline.ts\`).
+
+Then a statement log of these runs on the embedded store showed those statements were nearly all of
+what a run adds to its model calls, and most of each one's time was parsing and planning its text,
+not running it: a timeline entry's begin took 0.66 ms as a statement and 0.30 ms as a database
+function, whose plan each connection keeps (0.44 against 0.29 ms on PostgreSQL). The claim, the
+begins and the ends are now the functions \`claim_runs\`, \`begin_run_steps\` and \`end_runs\`
+(migration 0022), as the intake's \`accept_events\` already was. Measured on a quiet machine: added
+per model call 2.87 → 1.89 ms in the first run after the change, and 2.30 and 2.05 ms in two more (the
+direct call moved as much, 1.9–2.4 ms): at the goal, not clearly under it; runs per second 36 → 40–49
+on PGlite and 103 → 105–125 on PostgreSQL, the database's CPU per run 6.3 → 4.6–5.8 ms. What is left of
+the throughput goal is the CPU itself: the service and its database use about 11 ms per run, so two
+cores would carry at most about 180 runs a second if nothing else ran, and the two sandboxes (five
+HTTP calls a run) share the same cores; 200 a second needs about half of today's CPU per run. A
+further step measured but not taken: node-postgres over PGlite (PGlite's own adapter) with named
+statements, which each connection parses once, took a begin from 0.36 to 0.27 ms; it would replace
+the embedded store's driver.
 
 | line | result | goal |
 |---|---|---|
