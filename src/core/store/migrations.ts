@@ -767,17 +767,18 @@ const migrations: Record<string, Migration> = {
   },
   '0022_run_write_functions': {
     async up(db: Kysely<any>) {
-      // A run's most frequent statements (agents/run-state.ts, agents/worker.ts), as database functions for the reason
-      // accept_events is one (0007): each connection plans them once. Sent as statements, both were
-      // parsed, analysed and planned on every call, which on the embedded store cost more than
-      // running them: a timeline entry's start took 0.66 ms as a statement and 0.30 ms as this
-      // function, 0.44 against 0.29 ms on PostgreSQL, and a model run makes one per model call and
-      // per tool call (docs/benchmarks.md, "Model agents").
+      // A run's most frequent statements (agents/run-state.ts, agents/worker.ts), as database
+      // functions for the reason accept_events is one (0007): each connection plans them once. Sent
+      // as statements, they were parsed, analysed and planned on every call, which on the embedded
+      // store cost more than running them: a timeline entry's start took 0.66 ms as a statement and
+      // 0.30 ms as this function, 0.44 against 0.29 ms on PostgreSQL, and a model run makes one per
+      // model call and per tool call (docs/benchmarks.md, "Model agents"). Each body is the
+      // statement it replaces, unchanged; changing one later is a migration that replaces it.
       //
       // begin_run_steps: the run's fence (a share lock on the run while it is held by this very
       // claim; or, with a model state to store, the update that stores it under the same
       // conditions), then earlier entries' held-back ends and the new entry, both or neither. The
-      // rows written come back. Its body is RunState.begin's statement as it was.
+      // rows written come back.
       await sql`
         create function begin_run_steps(p_run_id text, p_holder text, p_unless_cancelled boolean,
           p_store_state boolean, p_model_state jsonb, p_rows jsonb, p_endings jsonb)
@@ -817,7 +818,7 @@ const migrations: Record<string, Migration> = {
         $$`.execute(db)
       // end_runs: the ends of runs that end at the same moment (one group commit), each only while
       // its claim still holds the run, with the entries each end carries; the runs it ended come
-      // back. Its body is RunState.writeEnds's statement as it was.
+      // back.
       await sql`
         create function end_runs(p_ends jsonb, p_settled jsonb, p_endings jsonb)
         returns table (id text, holder text) language plpgsql as $$
@@ -852,8 +853,8 @@ const migrations: Record<string, Migration> = {
             select done.id, done.holder from done;
         end
         $$`.execute(db)
-      // claim_runs: the worker's claim (agents/worker.ts, Worker.claim), which every run meets at least
-      // once and an idle worker makes whenever it is woken. Its body is that statement as it was.
+      // claim_runs: the worker's claim (agents/worker.ts, RunWorker.claim), which every run meets at
+      // least once and an idle worker makes whenever it is woken.
       await sql`
         create function claim_runs(p_holder text, p_lease_ms double precision, p_limit integer,
           p_slots_per_owner integer, p_held jsonb, p_served jsonb)
