@@ -1001,6 +1001,21 @@ further step measured but not taken: node-postgres over PGlite (PGlite's own ada
 statements, which each connection parses once, took a begin from 0.36 to 0.27 ms; it would replace
 the embedded store's driver.
 
+The table below is from after runs were partitioned by month (migration 0023, "An old
+installation"), on a day this shared machine ran about half as fast: its load average stood near 2
+with nothing of ours running. Measured side by side that day, the code before the partitions gave
+2.56 ms added per call (the direct call 2.78 ms), 23.8 runs/s on PGlite and 70 on PostgreSQL with
+8.3 ms of database CPU per run; with the partitions, in two runs, 3.50 and 4.15 ms added (direct
+2.83 and 3.19 ms), 20.4 and 25.3 runs/s on PGlite, 46 and 65 on PostgreSQL with 10.2 and 9.6 ms.
+The run's own statements, timed alone a few hundred times each on the embedded store with four
+partitions, did not differ beyond their spread: a claim 1.46–1.73 ms against 1.51–1.76, a begin
+with the previous entry's end 1.36–2.00 against 1.23–2.14, a run's end 1.09–1.20 against
+0.94–1.48, the transcript read 0.39–0.43 against 0.29–0.47. PostgreSQL's CPU per run is the one
+difference seen twice, about a sixth more: each statement on the runs now takes a lock on each
+partition and its indexes. Planned for each call's values, the claim would have cost far more:
+18 ms against 1.7 ms with one kept plan over 29 partitions, which is why the run functions keep
+one (src/core/store/runs-by-month.ts), and why months retention has emptied are dropped.
+
 | line | result | goal |
 |---|---|---|
 | a model call through a run, p50 | ${results.model_call_switchyard_p50_ms} ms | |

@@ -62,8 +62,7 @@ export type StoreOptions = { databaseUrl: string } | { dataDir: string } | { mem
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store = 'databaseUrl' in options ? await openPostgres(options.databaseUrl) : await openPGlite(options)
   await migrate(store.db)
-  await ensureRunPartitions(store.db)
-  keepRunPartitionsAhead(store)
+  await keepRunPartitionsAhead(store)
   // Opening and migrating write files of their own (WAL, tables), as loose as those initdb wrote.
   if ('dataDir' in options) secureDataDir(options.dataDir)
   return store
@@ -163,16 +162,18 @@ async function openPostgres(databaseUrl: string): Promise<Store> {
   }
 }
 
-/** The months' partitions of runs are made ahead while the store is open (run-partitions.ts). */
-function keepRunPartitionsAhead(store: Store): void {
-  const upkeep = setInterval(() => {
-    ensureRunPartitions(store.db).catch((err: unknown) =>
-      console.error(
-        'store: making the next months of runs failed:',
-        err instanceof Error ? err.message : err,
-      ),
-    )
-  }, RUN_PARTITIONS_EVERY_MS)
+/**
+ * The months' partitions of runs are made ahead while the store is open (run-partitions.ts). A check
+ * that fails (another statement held the table past the lock timeout) is logged and made again at
+ * the next: meanwhile new runs go to the default partition, kept like any other.
+ */
+async function keepRunPartitionsAhead(store: Store): Promise<void> {
+  const ensure = () =>
+    ensureRunPartitions(store.db).catch((err: unknown) => {
+      console.error('store: making the next months of runs failed:', err instanceof Error ? err.message : err)
+    })
+  await ensure()
+  const upkeep = setInterval(() => void ensure(), RUN_PARTITIONS_EVERY_MS)
   upkeep.unref()
   const close = store.close.bind(store)
   store.close = async () => {
