@@ -6,7 +6,6 @@ import { migrationProvider } from '../src/core/store/migrations.ts'
 import { Mutex } from '../src/core/store/mutex.ts'
 import { PGliteDialect } from '../src/core/store/pglite-dialect.ts'
 import { maintainPGlite } from '../src/core/store/pglite-vacuum.ts'
-import { ensureRunPartitions } from '../src/core/store/run-partitions.ts'
 import { acceptEvents } from '../src/core/triggers/accept.ts'
 import type { Schema } from '../src/core/store/schema.ts'
 
@@ -31,7 +30,6 @@ async function measure(kept: number): Promise<{ perS: number; longestPauseMs: nu
   try {
     const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest()
     if (error) throw error
-    await ensureRunPartitions(db)
     await sql`insert into users (id, email, name, plan) values ('u', 'u@example.test', 'u', 'enterprise')`.execute(
       db,
     )

@@ -851,12 +851,6 @@ ${
 | p99 during the burst, from the row to the claim (the queue) | | ${results.noisy_neighbour_b_during_queued_p99_ms} ms | |
 `
 }
-The table is the last measurement on a quiet machine, made before runs were partitioned by month
-("An old installation"). Measured again with the partitions on a day this shared machine ran about a
-third as fast (A's burst took 19 s, not 6), B's p99 was 168 ms against 24 ms alone; the code before
-the partitions, run straight after, gave 188 ms against 66 ms. The partitions did not move this
-line; that day's machine did, and the goal still needs the quiet one.
-
 Where B's time went, traced in the service (issue 22, §2), on a machine at load 15–23:
 
 - **The queue** (row to claim): B's run was claimed by the first claim after it was queued, but every
@@ -932,34 +926,49 @@ one table per step, and the intake's statements go between steps (src/core/store
 | ${results.old_installation_baseline_runs_kept} | ${results.old_installation_baseline_intake_per_s} | ${results.old_installation_baseline_longest_pause_ms} ms |
 | ${results.old_installation_runs_kept} | ${results.old_installation_intake_per_s} (${results.old_installation_intake_ratio}×) | ${results.old_installation_longest_pause_ms} ms (${results.old_installation_pause_ratio}×) |
 
-Why the pause grew before runs were partitioned, read from \`VACUUM (VERBOSE)\` on 1,000,000 runs: a
-claim and an end each write a new version of the run's row, in a new place (PostgreSQL's in-page
-"HOT" update cannot be used while the status is in an index's condition, and a statement that moves
-a page's worth of runs at once does not fit their new versions in the page even with room left
-free), so each leaves a dead entry in every index of \`runs\`. VACUUM skips the indexes until 2 % of
-the table's pages hold such entries, then reads each index whole: about 11,000 pages at 1,000,000
-runs, 45–50 ms alone. Fill factors (80 % and 50 %) and moving the partial indexes away were tried:
-a whole-index pass still came every 3 to 5 seconds, because a B-tree index has no partial vacuum. In
-one table the pause was 90 ms with 1,000,000 runs kept against 37 ms with 10,000 (2.41×).
+Why the pause grows, read from \`VACUUM (VERBOSE)\` on 1,000,000 runs: a claim and an end each write a
+new version of the run's row, in a new place (PostgreSQL's in-page "HOT" update cannot be used while
+the status is in an index's condition, and a statement that moves a page's worth of runs at once
+does not fit their new versions in the page even with room left free), so each leaves a dead entry
+in every index of \`runs\`. VACUUM skips the indexes until 2 % of the table's pages hold such entries,
+then reads each index whole: the primary key, the per-event index and the per-owner index, about
+11,000 pages at 1,000,000 runs, 45–50 ms alone against a few milliseconds for the recent pages. The
+partial indexes were moved out of the way and a fill factor left room (80 % and 50 %) in a trial:
+fewer updates went elsewhere, but a whole-index pass still came every 3 to 5 seconds, because a
+B-tree index has no partial vacuum. Bounding the pause by age needs the runs kept apart from the
+runs moving, for example \`runs\` partitioned by id range (ids begin with their time), so that only
+the newest partition's indexes are ever vacuumed.
 
-So \`runs\` and \`run_steps\` are partitioned by the month of their ids (migration 0023,
-src/core/store/runs-by-month.ts; docs/architecture.md): the runs kept sit in older partitions that
-no run statement changes, and maintenance vacuums and analyzes the month's. The longest pause is
-now one step on this month's partition, the same in both columns (here the ANALYZE or VACUUM of the
-100,000 or so runs the phase itself made), so it is bounded by a month's runs, not by the
-installation's age: an installation that makes a million runs a month pays, at the end of the
-month, what the one-table store paid for a million. The intake ran about a tenth slower through the
-partitioned table than through one table in a side-by-side check (6,160 and 5,540 against 6,550 and
-6,340 deliveries/s, 10-second phases, 10,000 kept). An earlier run of the one-table store recorded
-9,910/s: a faster day of this shared machine, not a faster store. Moving an installation of 1,000,000 runs and 2,000,000 timeline entries to
-the partitioned tables took 4.5 s, once, when it was upgraded: the old tables become the partition
-before the upgrade, and only the two indexes that are no longer unique are built again.
+That change was built and measured, and is not on main: it bounds the pause but costs the run paths
+more than the pause is worth. \`runs\` and \`run_steps\` partitioned by month (the tables as they were
+kept as the partition before the upgrade, 4.5 s to convert 1,000,000 runs; months made ahead and
+dropped once retention empties them) brought this line to a longest pause of 76 ms with 1,000,000
+kept against 88 ms with 10,000 (0.86×), both now the month's own partition, so bounded by a month's
+runs. Measured side by side with the code before it, on a day this shared machine ran at about half
+speed:
 
-Retention (docs/operating.md) deletes old runs from the older partitions, and the VACUUM that
-follows each 5,000 of them reads that partition's indexes whole: a month's runs, except for the
-partition of runs kept from before the upgrade, as large as the installation was then (45–50 ms at
-1,000,000), until retention has emptied it and it is dropped. This line keeps every run and measures
-no retention.
+- PL/pgSQL planned its functions for each call's values over partitions: a claim over 29 partitions
+  (two years of months) took 18 ms against 1.7 ms with one kept plan, and the intake's
+  \`accept_events\`, planned for each batch, halved the embedded store's trigger intake (1,060–1,190
+  against 2,190–2,240 deliveries/s). With \`plan_cache_mode = force_generic_plan\` on the four
+  functions, the embedded store came back to the single table's rates (1,860–2,620/s, p99 68–102 ms
+  against 45–65 ms).
+- On PostgreSQL it did not: the many-subscriptions line's trigger latency p99 was 938–1,136 ms
+  against 33–97 ms, with p50 35–423 ms against 2–5 ms, and intake 3,220–3,930 against
+  4,180–5,030/s; the model line's database CPU per run 9.6–10.2 against 8.3 ms. Each statement on
+  runs then locks every partition and each of its nine indexes, past the 16 locks a PostgreSQL
+  backend takes without the shared lock table, with ten connections doing so at once (not yet
+  confirmed by a lock trace).
+- Removing a user while their runs moved deadlocked on PostgreSQL until the removal took its locks
+  in the order the partitions' foreign keys are checked (agents before the user, runs before the
+  user's queue count).
+
+A way on, not yet tried: partitions on the embedded store only, where the pause holds the only
+thread and there is one connection, leaving PostgreSQL's autovacuum to work beside the service on
+one table; or one partition for the month's runs and one for all older ones, moved once a month.
+
+Retention (docs/operating.md) is what keeps an installation from reaching the larger table by age
+alone; this line measures what an operator who keeps that many runs pays.
 `
   }${
     results.model_call_added_p50_ms === undefined
@@ -1008,21 +1017,6 @@ HTTP calls a run) share the same cores; 200 a second needs about half of today's
 further step measured but not taken: node-postgres over PGlite (PGlite's own adapter) with named
 statements, which each connection parses once, took a begin from 0.36 to 0.27 ms; it would replace
 the embedded store's driver.
-
-The table below is from after runs were partitioned by month (migration 0023, "An old
-installation"), on a day this shared machine ran about half as fast: its load average stood near 2
-with nothing of ours running. Measured side by side that day, the code before the partitions gave
-2.56 ms added per call (the direct call 2.78 ms), 23.8 runs/s on PGlite and 70 on PostgreSQL with
-8.3 ms of database CPU per run; with the partitions, in two runs, 3.50 and 4.15 ms added (direct
-2.83 and 3.19 ms), 20.4 and 25.3 runs/s on PGlite, 46 and 65 on PostgreSQL with 10.2 and 9.6 ms.
-The run's own statements, timed alone a few hundred times each on the embedded store with four
-partitions, did not differ beyond their spread: a claim 1.46–1.73 ms against 1.51–1.76, a begin
-with the previous entry's end 1.36–2.00 against 1.23–2.14, a run's end 1.09–1.20 against
-0.94–1.48, the transcript read 0.39–0.43 against 0.29–0.47. PostgreSQL's CPU per run is the one
-difference seen twice, about a sixth more: each statement on the runs now takes a lock on each
-partition and its indexes. Planned for each call's values, the claim would have cost far more:
-18 ms against 1.7 ms with one kept plan over 29 partitions, which is why the run functions keep
-one (src/core/store/runs-by-month.ts), and why months retention has emptied are dropped.
 
 | line | result | goal |
 |---|---|---|

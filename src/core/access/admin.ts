@@ -152,17 +152,6 @@ export class UserAdmin {
       Boolean,
     ).length
     const { integrationIds, keyIds } = await this.db.transaction().execute(async (trx) => {
-      // The user's agents before the user's row: a run being made checks its agent's row and then its
-      // user's (PostgreSQL checks a partition's foreign keys in that order), so a removal that held
-      // the user's row and then deleted the agents deadlocked with a run holding its agent's row.
-      // Locked first, they stop new runs before those hold anything the removal needs.
-      await trx
-        .selectFrom('agents')
-        .select('id')
-        .where('user_id', '=', id)
-        .orderBy('id')
-        .forUpdate()
-        .execute()
       const target = await lockTarget(trx, id)
       if (target.role === 'admin') assertAnotherAdmin(target, 'remove')
       // Erase the sealed credentials explicitly before the rows go, so no code path that reads
@@ -180,11 +169,6 @@ export class UserAdmin {
       // foreign key on the links answer 500 here, after the tokens were revoked).
       await this.lifecycle?.userRemoved(trx, id)
       await trx.deleteFrom('integrations').where('user_id', '=', id).execute()
-      // The runs before the user's row, whose cascade would reach their owner's queue count first:
-      // every run statement locks the runs and then the count (migration 0021's triggers), so a
-      // removal that locked them the other way round deadlocked with the user's runs still moving.
-      // The user's row, locked above, keeps new runs out meanwhile.
-      await trx.deleteFrom('runs').where('user_id', '=', id).execute()
       await trx.deleteFrom('users').where('id', '=', id).execute()
       return { integrationIds: erased.map((r) => r.id), keyIds: keys.map((k) => k.id) }
     })

@@ -10,7 +10,6 @@ import { KeyedMutex, Mutex } from './mutex.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
 import { maintainPGlite, PGLITE_MAINTENANCE_EVERY_MS } from './pglite-vacuum.ts'
 import { initialisePGliteDataDir } from './pglite-init.ts'
-import { ensureRunPartitions, RUN_PARTITIONS_EVERY_MS } from './run-partitions.ts'
 import type { Db, Schema } from './schema.ts'
 
 // The type lives beside the schema so the store's helpers (leases) need not import this module.
@@ -62,7 +61,6 @@ export type StoreOptions = { databaseUrl: string } | { dataDir: string } | { mem
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store = 'databaseUrl' in options ? await openPostgres(options.databaseUrl) : await openPGlite(options)
   await migrate(store.db)
-  await keepRunPartitionsAhead(store)
   // Opening and migrating write files of their own (WAL, tables), as loose as those initdb wrote.
   if ('dataDir' in options) secureDataDir(options.dataDir)
   return store
@@ -159,26 +157,6 @@ async function openPostgres(databaseUrl: string): Promise<Store> {
       await changes.close()
       await db.destroy()
     },
-  }
-}
-
-/**
- * The months' partitions of runs are made ahead while the store is open (run-partitions.ts). A check
- * that fails (another statement held the table past the lock timeout) is logged and made again at
- * the next: meanwhile new runs go to the default partition, kept like any other.
- */
-async function keepRunPartitionsAhead(store: Store): Promise<void> {
-  const ensure = () =>
-    ensureRunPartitions(store.db).catch((err: unknown) => {
-      console.error('store: making the next months of runs failed:', err instanceof Error ? err.message : err)
-    })
-  await ensure()
-  const upkeep = setInterval(() => void ensure(), RUN_PARTITIONS_EVERY_MS)
-  upkeep.unref()
-  const close = store.close.bind(store)
-  store.close = async () => {
-    clearInterval(upkeep)
-    await close()
   }
 }
 
