@@ -2,10 +2,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator, sql } from 'kysely'
-import { migrationProvider } from '../src/core/store/migrations.ts'
+import { migrationsFor } from '../src/core/store/migrations.ts'
 import { Mutex } from '../src/core/store/mutex.ts'
 import { PGliteDialect } from '../src/core/store/pglite-dialect.ts'
 import { maintainPGlite } from '../src/core/store/pglite-vacuum.ts'
+import { ensureRunPartitions } from '../src/core/store/run-partitions.ts'
 import { acceptEvents } from '../src/core/triggers/accept.ts'
 import type { Schema } from '../src/core/store/schema.ts'
 
@@ -28,8 +29,9 @@ async function measure(kept: number): Promise<{ perS: number; longestPauseMs: nu
   const mutex = new Mutex()
   const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite, mutex) })
   try {
-    const { error } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest()
+    const { error } = await new Migrator({ db, provider: migrationsFor('pglite') }).migrateToLatest()
     if (error) throw error
+    await ensureRunPartitions(db)
     await sql`insert into users (id, email, name, plan) values ('u', 'u@example.test', 'u', 'enterprise')`.execute(
       db,
     )

@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator } from 'kysely'
 import { afterAll, expect, it } from 'vitest'
-import { migrationProvider } from '../store/migrations.ts'
+import { migrationsFor } from '../store/migrations.ts'
 import { Mutex } from '../store/mutex.ts'
 import { PGliteDialect } from '../store/pglite-dialect.ts'
 import type { AgentDefinition } from './definition.ts'
@@ -33,7 +33,7 @@ const external = {
 } as unknown as AgentDefinition
 
 it('an upgraded store indexes what the current version of each agent names, as saving would', async () => {
-  const migrator = new Migrator({ db, provider: migrationProvider })
+  const migrator = new Migrator({ db, provider: migrationsFor('pglite') })
   expect((await migrator.migrateTo('0017_model_admin')).error).toBeUndefined()
   await db
     .insertInto('users')

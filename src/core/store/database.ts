@@ -5,18 +5,19 @@ import pg from 'pg'
 import { LocalChangeFeed, PostgresChangeFeed, type ChangeFeed } from './changes.ts'
 import { secureDataDir } from './data-dir.ts'
 import { withLease } from './leases.ts'
-import { migrationProvider } from './migrations.ts'
+import { migrationsFor, type StoreKind } from './migrations.ts'
 import { KeyedMutex, Mutex } from './mutex.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
 import { maintainPGlite, PGLITE_MAINTENANCE_EVERY_MS } from './pglite-vacuum.ts'
 import { initialisePGliteDataDir } from './pglite-init.ts'
+import { ensureRunPartitions, RUN_PARTITIONS_EVERY_MS } from './run-partitions.ts'
 import type { Db, Schema } from './schema.ts'
 
 // The type lives beside the schema so the store's helpers (leases) need not import this module.
 export type { Db }
 
 export interface Store {
-  kind: 'pglite' | 'postgres'
+  kind: StoreKind
   db: Db
   /**
    * The same database, for the statements the webhook intake makes while a platform waits for its
@@ -60,7 +61,8 @@ export type StoreOptions = { databaseUrl: string } | { dataDir: string } | { mem
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store = 'databaseUrl' in options ? await openPostgres(options.databaseUrl) : await openPGlite(options)
-  await migrate(store.db)
+  await migrate(store.db, store.kind)
+  if (store.kind === 'pglite') await keepRunPartitionsAhead(store)
   // Opening and migrating write files of their own (WAL, tables), as loose as those initdb wrote.
   if ('dataDir' in options) secureDataDir(options.dataDir)
   return store
@@ -160,14 +162,35 @@ async function openPostgres(databaseUrl: string): Promise<Store> {
   }
 }
 
-async function migrate(db: Db): Promise<void> {
+/**
+ * On the embedded store, whose runs are partitioned by month (migrations.ts, migrationsFor), the
+ * months' partitions are made ahead while the store is open (run-partitions.ts). A check
+ * that fails (another statement held the table past the lock timeout) is logged and made again at
+ * the next: meanwhile new runs go to the default partition, kept like any other.
+ */
+async function keepRunPartitionsAhead(store: Store): Promise<void> {
+  const ensure = () =>
+    ensureRunPartitions(store.db).catch((err: unknown) => {
+      console.error('store: making the next months of runs failed:', err instanceof Error ? err.message : err)
+    })
+  await ensure()
+  const upkeep = setInterval(() => void ensure(), RUN_PARTITIONS_EVERY_MS)
+  upkeep.unref()
+  const close = store.close.bind(store)
+  store.close = async () => {
+    clearInterval(upkeep)
+    await close()
+  }
+}
+
+async function migrate(db: Db, kind: StoreKind): Promise<void> {
   // Two processes starting at once on one PostgreSQL must not both run the DDL.
   await db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(7400001)`.execute(conn)
     try {
       const { error, results } = await new Migrator({
         db: conn,
-        provider: migrationProvider,
+        provider: migrationsFor(kind),
       }).migrateToLatest()
       const failed = results?.find((r) => r.status === 'Error')
       if (error || failed)

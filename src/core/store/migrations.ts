@@ -1,6 +1,9 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
+import { BEGIN_RUN_STEPS, CLAIM_RUNS } from './run-functions.ts'
+import { runsByMonth } from './runs-by-month.ts'
 
-// One set of migrations for PGlite and PostgreSQL: plain PostgreSQL DDL only.
+// One set of migrations for PGlite and PostgreSQL: plain PostgreSQL DDL only. One of them, 0023, is
+// the embedded store's alone (migrationsFor below).
 const migrations: Record<string, Migration> = {
   '0001_access_and_integrations': {
     async up(db: Kysely<any>) {
@@ -775,47 +778,8 @@ const migrations: Record<string, Migration> = {
       // model call and per tool call (docs/benchmarks.md, "Model agents"). Each body is the
       // statement it replaces, unchanged; changing one later is a migration that replaces it.
       //
-      // begin_run_steps: the run's fence (a share lock on the run while it is held by this very
-      // claim; or, with a model state to store, the update that stores it under the same
-      // conditions), then earlier entries' held-back ends and the new entry, both or neither. The
-      // rows written come back.
-      await sql`
-        create function begin_run_steps(p_run_id text, p_holder text, p_unless_cancelled boolean,
-          p_store_state boolean, p_model_state jsonb, p_rows jsonb, p_endings jsonb)
-        returns setof run_steps language plpgsql as $$
-        begin
-          if p_store_state then
-            update runs set model_state = p_model_state
-            where id = p_run_id and lease_holder = p_holder and status = 'running'
-              and not (p_unless_cancelled and cancel_requested);
-          else
-            perform from runs
-            where id = p_run_id and lease_holder = p_holder and status = 'running'
-              and not (p_unless_cancelled and cancel_requested)
-            for share;
-          end if;
-          if not found then
-            return;
-          end if;
-          return query
-            update run_steps set status = e.status, output = e.output, summary = e.summary, error = e.error,
-              attempts = coalesce(e.attempts, run_steps.attempts), finished_at = now()
-            from jsonb_to_recordset(p_endings)
-              as e(run_id text, seq integer, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)
-            where run_steps.run_id = e.run_id and run_steps.seq = e.seq
-            returning run_steps.*;
-          return query
-            insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
-            select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, s.attempts,
-              case when s.status = 'running' then null else now() end
-            from jsonb_to_recordset(p_rows)
-              as s(run_id text, seq integer, key text, kind text, tool_id text, integration_id text, input jsonb, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)
-            on conflict (run_id, seq) do update set key = excluded.key, input = excluded.input, status = excluded.status,
-              attempts = excluded.attempts, output = excluded.output, summary = excluded.summary, error = excluded.error,
-              finished_at = excluded.finished_at
-            returning *;
-        end
-        $$`.execute(db)
+      // begin_run_steps and claim_runs are in run-functions.ts, which says what each does.
+      await sql.raw(BEGIN_RUN_STEPS).execute(db)
       // end_runs: the ends of runs that end at the same moment (one group commit), each only while
       // its claim still holds the run, with the entries each end carries; the runs it ended come
       // back.
@@ -853,49 +817,29 @@ const migrations: Record<string, Migration> = {
             select done.id, done.holder from done;
         end
         $$`.execute(db)
-      // claim_runs: the worker's claim (agents/worker.ts, RunWorker.claim), which every run meets at
-      // least once and an idle worker makes whenever it is woken.
-      await sql`
-        create function claim_runs(p_holder text, p_lease_ms double precision, p_limit integer,
-          p_slots_per_owner integer, p_held jsonb, p_served jsonb)
-        returns setof runs language plpgsql as $$
-        begin
-          return query
-            with recursive owners(user_id) as (
-              (select user_id from runs where status = 'queued' order by user_id limit 1)
-              union all
-              select (select r.user_id from runs r where r.status = 'queued' and r.user_id > o.user_id order by r.user_id limit 1)
-              from owners o where o.user_id is not null
-            ), candidates as (
-              select c.id, c.available_at, o.user_id,
-                row_number() over (partition by o.user_id order by c.available_at) as nth,
-                (select count(*) from runs h where h.user_id = o.user_id and h.status = 'running' and h.lease_holder is not null)
-                  + row_number() over (partition by o.user_id order by c.available_at) as turn
-              from owners o cross join lateral (
-                select q.id, q.available_at from runs q
-                where q.status = 'queued' and q.user_id = o.user_id and q.available_at <= now()
-                order by q.available_at
-                limit p_limit
-                for update skip locked) c
-              where o.user_id is not null
-            )
-            update runs set status = 'running', lease_holder = p_holder || '#' || (runs.executions + 1),
-              lease_expires_at = now() + p_lease_ms * interval '1 millisecond',
-              started_at = coalesce(started_at, now()), executions = executions + 1
-            where id in (
-              select candidates.id from candidates
-              where nth <= p_slots_per_owner - coalesce((p_held ->> candidates.user_id)::int, 0)
-              order by turn, coalesce((p_served ->> candidates.user_id)::bigint, 0), candidates.available_at
-              limit p_limit)
-            returning runs.*;
-        end
-        $$`.execute(db)
+      await sql.raw(CLAIM_RUNS).execute(db)
     },
   },
 }
 
-export const migrationProvider: MigrationProvider = {
+/**
+ * 0023 partitions runs by month on the embedded store only, and is recorded as done, with nothing
+ * to do, on PostgreSQL. It bounds a pause only the embedded store has: its maintenance vacuums on
+ * the one thread every statement waits for, where PostgreSQL's autovacuum works beside the service.
+ * On PostgreSQL the partitions cost the run paths far more than that pause is worth: every statement
+ * on runs then locked each partition and each of its indexes (a claim over five months held 156
+ * relation locks), and the trigger path's p99 went from 33–97 ms to about a second
+ * (docs/benchmarks.md, "An old installation").
+ */
+const onPostgresRunsStayOneTable: Migration = { async up() {} }
+
+export type StoreKind = 'pglite' | 'postgres'
+
+export const migrationsFor = (store: StoreKind): MigrationProvider => ({
   async getMigrations() {
-    return migrations
+    return {
+      ...migrations,
+      '0023_runs_by_month': store === 'pglite' ? runsByMonth : onPostgresRunsStayOneTable,
+    }
   },
-}
+})

@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator } from 'kysely'
 import { afterAll, expect, it } from 'vitest'
-import { migrationProvider } from './migrations.ts'
+import { migrationsFor } from './migrations.ts'
 import { Mutex } from './mutex.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
 
@@ -12,7 +12,7 @@ afterAll(async () => {
 })
 
 it('an upgraded database makes its oldest user the admin and the others members', async () => {
-  const migrator = new Migrator({ db, provider: migrationProvider })
+  const migrator = new Migrator({ db, provider: migrationsFor('pglite') })
   expect((await migrator.migrateTo('0003_connected_with')).error).toBeUndefined()
   await db
     .insertInto('users')
