@@ -936,36 +936,38 @@ then reads each index whole: the primary key, the per-event index and the per-ow
 partial indexes were moved out of the way and a fill factor left room (80 % and 50 %) in a trial:
 fewer updates went elsewhere, but a whole-index pass still came every 3 to 5 seconds, because a
 B-tree index has no partial vacuum. Bounding the pause by age needs the runs kept apart from the
-runs moving, for example \`runs\` partitioned by id range (ids begin with their time), so that only
-the newest partition's indexes are ever vacuumed.
+runs moving.
 
-That change was built and measured, and is not on main: it bounds the pause but costs the run paths
-more than the pause is worth. \`runs\` and \`run_steps\` partitioned by month (the tables as they were
-kept as the partition before the upgrade, 4.5 s to convert 1,000,000 runs; months made ahead and
-dropped once retention empties them) brought this line to a longest pause of 76 ms with 1,000,000
-kept against 88 ms with 10,000 (0.86×), both now the month's own partition, so bounded by a month's
-runs. Measured side by side with the code before it, on a day this shared machine ran at about half
-speed:
+So on the embedded store \`runs\` and \`run_steps\` are partitioned by month (migration 0023,
+src/core/store/runs-by-month.ts; ids begin with the time they were made): the tables as they were
+become the partition before the upgrade (4.5 s to convert 1,000,000 runs, no row copied), months are
+made ahead and dropped once retention empties them, and only the month's partition changes, so only
+its indexes are vacuumed. The table above is that layout: with 1,000,000 runs kept before it, the
+longest pause is the month's, as with 10,000. Measured side by side with the single table on
+2026-11-28, on a shared machine at a load average near 2 (so absolute rates about half a quiet
+day's), two runs each:
 
-- PL/pgSQL planned its functions for each call's values over partitions: a claim over 29 partitions
-  (two years of months) took 18 ms against 1.7 ms with one kept plan, and the intake's
-  \`accept_events\`, planned for each batch, halved the embedded store's trigger intake (1,060–1,190
-  against 2,190–2,240 deliveries/s). With \`plan_cache_mode = force_generic_plan\` on the four
-  functions, the embedded store came back to the single table's rates (1,860–2,620/s, p99 68–102 ms
-  against 45–65 ms).
-- On PostgreSQL it did not: the many-subscriptions line's trigger latency p99 was 938–1,136 ms
-  against 33–97 ms, with p50 35–423 ms against 2–5 ms, and intake 3,220–3,930 against
-  4,180–5,030/s; the model line's database CPU per run 9.6–10.2 against 8.3 ms. Each statement on
-  runs then locks every partition and each of its nine indexes: one claim with five partitions held
-  156 relation locks (\`pg_locks\`), 138 of them past the 16 a PostgreSQL backend takes without the
-  shared lock table, and ten connections do so at once.
-- Removing a user while their runs moved deadlocked on PostgreSQL until the removal took its locks
-  in the order the partitions' foreign keys are checked (agents before the user, runs before the
-  user's queue count).
+| | longest pause, 1,000,000 kept against 10,000 | intake ratio |
+|---|---|---|
+| a month a partition | 0.76×, 0.89× | 1.19×, 1.05× |
+| one table (before) | 2.09×, 2.34× | 0.94×, 0.95× |
 
-A way on, not yet tried: partitions on the embedded store only, where the pause holds the only
-thread and there is one connection, leaving PostgreSQL's autovacuum to work beside the service on
-one table; or one partition for the month's runs and one for all older ones, moved once a month.
+and on the lines the partitions could slow, the embedded store matched the single table: many
+subscriptions' service CPU per delivery 614–741 µs against 784–1,557 µs; the noisy neighbour's B
+p99 121 ms against 142 ms; a model run 24.5 runs/s and 43.8 ms of service CPU against 20.6 and
+51.7 ms. That needs one kept plan: PL/pgSQL planned its functions for each call's values over
+partitions, so a claim over 29 partitions (two years of months) took 18 ms against 1.7 ms with one
+plan, and \`accept_events\`, planned for each batch, halved the trigger intake. The four functions
+that write runs are set to \`plan_cache_mode = force_generic_plan\` on the embedded store.
+
+PostgreSQL keeps one table (0023 does nothing there). The same partitions were measured on it first,
+side by side with the single table, and cost the run paths far more than a pause PostgreSQL does not
+have (its autovacuum works beside the service): the many-subscriptions line's trigger latency p99 was
+938–1,136 ms against 33–97 ms, p50 35–423 ms against 2–5 ms, intake 3,220–3,930 against
+4,180–5,030/s, and the model line's database CPU per run 9.6–10.2 against 8.3 ms. Each statement on
+runs then locked every partition and each of its nine indexes: one claim with five partitions held
+156 relation locks (\`pg_locks\`), 138 of them past the 16 a PostgreSQL backend takes without the
+shared lock table, with ten connections doing so at once.
 
 Retention (docs/operating.md) is what keeps an installation from reaching the larger table by age
 alone; this line measures what an operator who keeps that many runs pays.
