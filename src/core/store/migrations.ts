@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
-import { BEGIN_RUN_STEPS, CLAIM_RUNS } from './run-functions.ts'
+import { BEGIN_RUN_STEPS, CLAIM_RUNS, QUEUED_COUNT_TRIGGERS } from './run-functions.ts'
 import { runsByMonth } from './runs-by-month.ts'
 
 // One set of migrations for PGlite and PostgreSQL: plain PostgreSQL DDL only. One of them, 0023, is
@@ -757,15 +757,7 @@ const migrations: Record<string, Migration> = {
           return null;
         end
         $$`.execute(db)
-      await sql`
-        create trigger runs_queued_inserted after insert on runs referencing new table as new_runs
-        for each statement execute function count_queued_runs()`.execute(db)
-      await sql`
-        create trigger runs_queued_updated after update on runs referencing old table as old_runs new table as new_runs
-        for each statement execute function count_queued_runs()`.execute(db)
-      await sql`
-        create trigger runs_queued_deleted after delete on runs referencing old table as old_runs
-        for each statement execute function count_queued_runs()`.execute(db)
+      for (const trigger of QUEUED_COUNT_TRIGGERS) await sql.raw(trigger).execute(db)
     },
   },
   '0022_run_write_functions': {

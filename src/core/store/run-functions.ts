@@ -1,6 +1,19 @@
-// Two of migration 0022's functions, which return the rows of a table: 0022 created them, and 0023
-// creates them again over the tables partitioned by month, whose row types are new (a function's
-// row type is the table it was created with, not the name). The text is the same for both.
+// What migrations 0021 and 0022 made on `runs` and 0023 makes again over the tables partitioned by
+// month (runs-by-month.ts): a function's row type is the table it was created with, not the name,
+// and a table's triggers go with it, so the new parent needs its own. The text is the same for both.
+
+/**
+ * The queue's counts per owner (0021, count_queued_runs), kept by each statement on runs: one
+ * trigger per kind of write, each seeing the statement's rows at once.
+ */
+export const QUEUED_COUNT_TRIGGERS = [
+  `create trigger runs_queued_inserted after insert on runs referencing new table as new_runs
+  for each statement execute function count_queued_runs()`,
+  `create trigger runs_queued_updated after update on runs referencing old table as old_runs new table as new_runs
+  for each statement execute function count_queued_runs()`,
+  `create trigger runs_queued_deleted after delete on runs referencing old table as old_runs
+  for each statement execute function count_queued_runs()`,
+]
 
 /**
  * begin_run_steps: the run's fence (a share lock on the run while it is held by this very claim; or,

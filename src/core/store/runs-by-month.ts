@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely'
 import { idPrefixAt } from '../ids.ts'
-import { BEGIN_RUN_STEPS, CLAIM_RUNS } from './run-functions.ts'
+import { BEGIN_RUN_STEPS, CLAIM_RUNS, QUEUED_COUNT_TRIGGERS } from './run-functions.ts'
 import { addPartition } from './run-partitions.ts'
 
 /**
@@ -97,15 +97,7 @@ export const runsByMonth: Migration = {
     )
 
     // The queue's counts (0021), now kept by the parent's statements, whichever partitions they write.
-    await sql`
-      create trigger runs_queued_inserted after insert on runs referencing new table as new_runs
-      for each statement execute function count_queued_runs()`.execute(db)
-    await sql`
-      create trigger runs_queued_updated after update on runs referencing old table as old_runs new table as new_runs
-      for each statement execute function count_queued_runs()`.execute(db)
-    await sql`
-      create trigger runs_queued_deleted after delete on runs referencing old table as old_runs
-      for each statement execute function count_queued_runs()`.execute(db)
+    for (const trigger of QUEUED_COUNT_TRIGGERS) await sql.raw(trigger).execute(db)
     await sql.raw(BEGIN_RUN_STEPS).execute(db)
     await sql.raw(CLAIM_RUNS).execute(db)
     // The functions that write runs keep one plan for all partitions (pruned as they run), where
