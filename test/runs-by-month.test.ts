@@ -72,7 +72,6 @@ const queuedCount = async (db: Kysely<any>, userId: string) => {
 }
 
 describe('runs partitioned by month, on the embedded store', () => {
-  const open = openPGlite
   let opened: Opened | undefined
   afterEach(async () => {
     await opened?.close()
@@ -80,7 +79,7 @@ describe('runs partitioned by month, on the embedded store', () => {
   })
 
   it('an installation keeps its runs, timelines and approvals through the move, with their cascades, counts and functions', async () => {
-    opened = await open()
+    opened = await openPGlite()
     const { db } = opened
     await migrateTo(db, '0022_run_write_functions')
     const owner = await seedOwner(db)
@@ -134,7 +133,7 @@ describe('runs partitioned by month, on the embedded store', () => {
   })
 
   it('months are made ahead once each and contiguous; one that ended with no run left is dropped, one with a run kept', async () => {
-    opened = await open()
+    opened = await openPGlite()
     const { db } = opened
     await migrateTo(db)
     const now = new Date()
@@ -168,7 +167,7 @@ describe('runs partitioned by month, on the embedded store', () => {
   })
 
   it('a run whose id no month covers is kept in the default partition, and the months after it are still made', async () => {
-    opened = await open()
+    opened = await openPGlite()
     const { db } = opened
     await migrateTo(db)
     await ensureRunPartitions(db)

@@ -164,9 +164,9 @@ async function openPostgres(databaseUrl: string): Promise<Store> {
 
 /**
  * On the embedded store, whose runs are partitioned by month (migrations.ts, migrationsFor), the
- * months' partitions are made ahead while the store is open (run-partitions.ts). A check
- * that fails (another statement held the table past the lock timeout) is logged and made again at
- * the next: meanwhile new runs go to the default partition, kept like any other.
+ * months' partitions are made ahead while the store is open (run-partitions.ts). A check that
+ * fails is logged and made again at the next: meanwhile new runs go to the default partition, kept
+ * like any other.
  */
 async function keepRunPartitionsAhead(store: Store): Promise<void> {
   const ensure = () =>

@@ -1,12 +1,10 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { idPrefixAt } from '../ids.ts'
 
 /** How many months after this one have their partitions ready: a month of the service stopped is covered. */
 const MONTHS_AHEAD = 2
-/** How often each process checks, beside once at start: cheap (one catalog read) when nothing is due. */
+/** How often the store checks, beside once at start: cheap (one catalog read) when nothing is due. */
 export const RUN_PARTITIONS_EVERY_MS = 60 * 60_000
-/** Taken for the transaction, so two processes on one PostgreSQL do not both make a month. */
-const LOCK = 7400002
 
 export interface PartitionChanges {
   /** The months made, by the name of their partition of runs. */
@@ -16,25 +14,19 @@ export interface PartitionChanges {
 }
 
 /**
- * Keeps the partitions of `runs` and `run_steps` (migration 0023, runs-by-month.ts) by month:
+ * Keeps the partitions of `runs` and `run_steps` (migration 0023, runs-by-month.ts) by month, on the
+ * embedded store, whose one connection runs this transaction alone:
  *
  * - Makes them from the last one made up to MONTHS_AHEAD months after `now`'s, each from the previous
- *   one's upper bound to the start of the next month (UTC). Each is made as a table and then
- *   attached: on PostgreSQL, CREATE TABLE … PARTITION OF locks the parent against every reader for
- *   the statement, where ATTACH PARTITION lets reads and writes go on (it does lock the default
- *   partition, which holds only ids no month covers, and reads it to check none belongs to the new
- *   month). A month is empty when it is made, so attaching it builds empty indexes and checks nothing.
+ *   one's upper bound to the start of the next month (UTC). A month is empty when it is made, so
+ *   making it builds empty indexes; it reads the default partition, which holds only ids no month
+ *   covers, to check none belongs to the new month.
  * - Drops those that ended before `now` and hold no run and no timeline entry, as retention leaves
  *   them (core/retention/pruner.ts): each partition kept, empty or not, is one more that the claim
  *   and every statement not narrowed to one run reads.
  */
 export async function ensureRunPartitions(db: Kysely<any>, now = new Date()): Promise<PartitionChanges> {
   return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${LOCK})`.execute(trx)
-    // Attaching and detaching wait for the statements using runs at that moment, and the statements
-    // after them wait too: a long one ahead would stall the queue behind, so the work is left for the
-    // next check.
-    await sql`set local lock_timeout = '5s'`.execute(trx)
     const months = await monthPartitions(trx)
     let covered = months.reduce<string | null>(
       (top, m) => (top === null || m.upper > top ? m.upper : top),
@@ -48,8 +40,10 @@ export async function ensureRunPartitions(db: Kysely<any>, now = new Date()): Pr
       if (covered !== null && upper <= covered) continue
       const month = monthName(new Date(end.getTime() - 1))
       const range = sql`for values from (${covered === null ? sql`minvalue` : sql.lit(covered)}) to (${sql.lit(upper)})`
-      for (const table of ['runs', 'run_steps'] as const)
-        await addPartition(trx, table, `${table}_${month}`, range)
+      for (const table of ['runs', 'run_steps'])
+        await sql`create table ${sql.id(`${table}_${month}`)} partition of ${sql.id(table)} ${range}`.execute(
+          trx,
+        )
       made.push(`runs_${month}`)
       covered = upper
     }
@@ -58,8 +52,6 @@ export async function ensureRunPartitions(db: Kysely<any>, now = new Date()): Pr
     for (const { name, upper } of months) {
       if (upper > ended) continue
       const steps = name.replace(/^runs_/, 'run_steps_')
-      // Locked first, so no run can arrive between the look and the drop.
-      await sql`lock table ${sql.id(name)}, ${sql.id(steps)} in access exclusive mode`.execute(trx)
       const { rows } = await sql<{ used: boolean }>`
         select exists (select from ${sql.id(name)}) or exists (select from ${sql.id(steps)}) as used`.execute(
         trx,
@@ -72,19 +64,6 @@ export async function ensureRunPartitions(db: Kysely<any>, now = new Date()): Pr
     }
     return { made, dropped }
   })
-}
-
-/** Makes `name` and attaches it to `table` for `bound` (a FOR VALUES clause, or DEFAULT). */
-export async function addPartition(
-  db: Kysely<any>,
-  table: 'runs' | 'run_steps',
-  name: string,
-  bound: RawBuilder<unknown>,
-): Promise<void> {
-  await sql`create table ${sql.id(name)} (like ${sql.id(table)} including defaults including constraints)`.execute(
-    db,
-  )
-  await sql`alter table ${sql.id(table)} attach partition ${sql.id(name)} ${bound}`.execute(db)
 }
 
 /** The range partitions of `runs` with their upper bounds (the default partition has none). */

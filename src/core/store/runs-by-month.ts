@@ -1,7 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely'
 import { idPrefixAt } from '../ids.ts'
 import { BEGIN_RUN_STEPS, CLAIM_RUNS, QUEUED_COUNT_TRIGGERS } from './run-functions.ts'
-import { addPartition } from './run-partitions.ts'
 
 /**
  * Migration 0023, on the embedded store only (migrations.ts, migrationsFor, says why not on
@@ -86,8 +85,8 @@ export const runsByMonth: Migration = {
     await sql`alter table run_steps attach partition run_steps_before for values from (minvalue) to (${sql.lit(before)})`.execute(
       db,
     )
-    await addPartition(db, 'runs', 'runs_default', sql`default`)
-    await addPartition(db, 'run_steps', 'run_steps_default', sql`default`)
+    await sql`create table runs_default partition of runs default`.execute(db)
+    await sql`create table run_steps_default partition of run_steps default`.execute(db)
     // Made once the runs kept are in place, so checking them finds every timeline's and approval's run.
     await sql`alter table run_steps add foreign key (run_id) references runs (id) on delete cascade`.execute(
       db,
