@@ -1,5 +1,11 @@
 import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely'
-import { BEGIN_RUN_STEPS, CLAIM_RUNS, QUEUED_COUNT_TRIGGERS } from './run-functions.ts'
+import {
+  BEGIN_RUN_STEPS,
+  BEGIN_RUN_STEPS_BY_KEY,
+  CLAIM_RUNS,
+  END_RUNS_BY_KEY,
+  QUEUED_COUNT_TRIGGERS,
+} from './run-functions.ts'
 import { runsByMonth } from './runs-by-month.ts'
 
 // One set of migrations for PGlite and PostgreSQL: plain PostgreSQL DDL only. One of them, 0023, is
@@ -825,6 +831,20 @@ const migrations: Record<string, Migration> = {
  */
 const onPostgresRunsStayOneTable: Migration = { async up() {} }
 
+/**
+ * 0024 writes a run's timeline entries and ends by their keys (run-functions.ts says why). Replacing
+ * a function resets its settings, so on the embedded store the two keep their one plan again (0023).
+ */
+const runWritesByKey = (store: StoreKind): Migration => ({
+  async up(db: Kysely<any>) {
+    await sql.raw(BEGIN_RUN_STEPS_BY_KEY).execute(db)
+    await sql.raw(END_RUNS_BY_KEY).execute(db)
+    if (store === 'pglite')
+      for (const fn of ['begin_run_steps', 'end_runs'])
+        await sql.raw(`alter function ${fn} set plan_cache_mode = force_generic_plan`).execute(db)
+  },
+})
+
 export type StoreKind = 'pglite' | 'postgres'
 
 export const migrationsFor = (store: StoreKind): MigrationProvider => ({
@@ -832,6 +852,7 @@ export const migrationsFor = (store: StoreKind): MigrationProvider => ({
     return {
       ...migrations,
       '0023_runs_by_month': store === 'pglite' ? runsByMonth : onPostgresRunsStayOneTable,
+      '0024_run_writes_by_key': runWritesByKey(store),
     }
   },
 })

@@ -97,3 +97,94 @@ begin
     returning runs.*;
 end
 $$`
+
+/**
+ * Migration 0024's begin_run_steps and end_runs: each row they write is found by its key, one
+ * statement per row. 0022's joined a jsonb_to_recordset with run_steps or runs, and how to join was
+ * the planner's guess from the tables' statistics: a function's plan, kept for the connection, made
+ * while the tables were young, seq-scanned run_steps for every timeline entry for as long as the
+ * connection lived (0.75 ms an entry after 5,000 of them, against 0.06 ms for the insert beside it;
+ * docs/benchmarks.md, "Model agents"). A statement on the key is planned as an index scan whatever
+ * the statistics say.
+ */
+export const BEGIN_RUN_STEPS_BY_KEY = `
+create or replace function begin_run_steps(p_run_id text, p_holder text, p_unless_cancelled boolean,
+  p_store_state boolean, p_model_state jsonb, p_rows jsonb, p_endings jsonb)
+returns setof run_steps language plpgsql as $$
+declare
+  e record;
+begin
+  if p_store_state then
+    update runs set model_state = p_model_state
+    where id = p_run_id and lease_holder = p_holder and status = 'running'
+      and not (p_unless_cancelled and cancel_requested);
+  else
+    perform from runs
+    where id = p_run_id and lease_holder = p_holder and status = 'running'
+      and not (p_unless_cancelled and cancel_requested)
+    for share;
+  end if;
+  if not found then
+    return;
+  end if;
+  for e in select * from jsonb_to_recordset(p_endings)
+      as x(run_id text, seq integer, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb) loop
+    return query
+      update run_steps set status = e.status, output = e.output, summary = e.summary, error = e.error,
+        attempts = coalesce(e.attempts, run_steps.attempts), finished_at = now()
+      where run_steps.run_id = e.run_id and run_steps.seq = e.seq
+      returning run_steps.*;
+  end loop;
+  return query
+    insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
+    select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, s.attempts,
+      case when s.status = 'running' then null else now() end
+    from jsonb_to_recordset(p_rows)
+      as s(run_id text, seq integer, key text, kind text, tool_id text, integration_id text, input jsonb, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)
+    on conflict (run_id, seq) do update set key = excluded.key, input = excluded.input, status = excluded.status,
+      attempts = excluded.attempts, output = excluded.output, summary = excluded.summary, error = excluded.error,
+      finished_at = excluded.finished_at
+    returning *;
+end
+$$`
+
+/**
+ * end_runs: the ends of runs that end at the same moment (one group commit), each only while its
+ * claim still holds the run, with the entries each end carries; the runs it ended come back.
+ */
+export const END_RUNS_BY_KEY = `
+create or replace function end_runs(p_ends jsonb, p_settled jsonb, p_endings jsonb)
+returns table (id text, holder text) language plpgsql as $$
+#variable_conflict use_column
+declare
+  r record;
+  e record;
+begin
+  for r in select * from jsonb_to_recordset(p_ends)
+      as x(id text, holder text, status text, result jsonb, error jsonb, model_state jsonb) loop
+    update runs set status = r.status, result = r.result, error = r.error, finished_at = now(),
+      model_state = coalesce(r.model_state, runs.model_state),
+      lease_holder = null, lease_expires_at = null, token_hash = null, token_sealed = null
+    where runs.id = r.id and runs.lease_holder = r.holder and runs.status = 'running';
+    -- Only the entries of the worker that still held the run: a stalled one that lost it writes nothing.
+    continue when not found;
+    insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
+    select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, '[]'::jsonb, now()
+    from jsonb_to_recordset(p_settled)
+      as s(run_id text, holder text, seq integer, key text, kind text, tool_id text, integration_id text, input jsonb, status text, output jsonb, summary jsonb, error jsonb)
+    where s.run_id = r.id and s.holder = r.holder
+    on conflict (run_id, seq) do update set key = excluded.key, input = excluded.input, status = excluded.status, output = excluded.output,
+      summary = excluded.summary, error = excluded.error, attempts = excluded.attempts, finished_at = excluded.finished_at;
+    for e in select * from jsonb_to_recordset(p_endings)
+        as x(run_id text, holder text, seq integer, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)
+        where x.run_id = r.id and x.holder = r.holder loop
+      update run_steps set status = e.status, output = e.output, summary = e.summary, error = e.error,
+        attempts = coalesce(e.attempts, run_steps.attempts), finished_at = now()
+      where run_steps.run_id = e.run_id and run_steps.seq = e.seq;
+    end loop;
+    id := r.id;
+    holder := r.holder;
+    return next;
+  end loop;
+end
+$$`

@@ -1,0 +1,121 @@
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { describe, expect, it } from 'vitest'
+import { newId } from '../src/core/ids.ts'
+import { migrationsFor, type StoreKind } from '../src/core/store/migrations.ts'
+import { Mutex } from '../src/core/store/mutex.ts'
+import { PGliteDialect } from '../src/core/store/pglite-dialect.ts'
+import { scratchDatabase } from './helpers/scratch-database.ts'
+
+// A run's timeline entries and its end find their rows by key, however young the tables are when
+// the functions that write them are first planned (migration 0024, src/core/store/run-functions.ts).
+// 0022's functions joined their JSON with run_steps, and a plan made while run_steps was small read
+// the whole table for every entry for as long as the connection lived. Counted, not timed: the
+// sequential scans of runs and run_steps within one transaction on one connection.
+const stores: Array<{ store: StoreKind; open(): Promise<{ db: Kysely<any>; close(): Promise<void> }> }> = [
+  {
+    store: 'pglite',
+    async open() {
+      const pglite = new PGlite()
+      const db = new Kysely<any>({ dialect: new PGliteDialect(pglite, new Mutex()) })
+      return { db, close: async () => (await db.destroy(), await pglite.close()) }
+    },
+  },
+  ...(process.env.TEST_DATABASE_URL
+    ? [
+        {
+          store: 'postgres' as const,
+          async open() {
+            const scratch = await scratchDatabase(process.env.TEST_DATABASE_URL!)
+            // One connection, so every call meets the plans the first calls made.
+            const pool = new pg.Pool({ connectionString: scratch.url, max: 1 })
+            const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) })
+            return { db, close: async () => (await db.destroy(), await scratch.drop()) }
+          },
+        },
+      ]
+    : []),
+]
+
+const ENTRIES = 12
+
+/**
+ * Sequential scans of runs and run_steps counted so far by this connection and not yet reported,
+ * which within one transaction only grows. On the embedded store each month is a partition of its
+ * own, and all of them count.
+ */
+const seqScans = async (db: Kysely<any>) => {
+  const { rows } = await sql<{ scans: string }>`
+    select coalesce(sum(seq_scan), 0) as scans from pg_stat_xact_user_tables
+    where relname ~ '^(runs|run_steps)(_|$)'`.execute(db)
+  return Number(rows[0]!.scans)
+}
+
+describe.each(stores)('run writes by key, on $store', ({ store, open }) => {
+  it('a run of many entries begun, ended and closed on young tables never scans runs or run_steps whole', async () => {
+    const { db, close } = await open()
+    try {
+      const { error } = await new Migrator({ db, provider: migrationsFor(store) }).migrateToLatest()
+      if (error) throw error
+      const [userId, agentId, runId, holder] = [newId('usr'), newId('agt'), newId('run'), 'worker#1']
+      await sql`insert into users (id, email, name, plan) values (${userId}, ${`${userId}@example.test`}, 'Ada', 'pro')`.execute(
+        db,
+      )
+      await sql`insert into agents (id, user_id, name, current_version) values (${agentId}, ${userId}, 'a', 1)`.execute(
+        db,
+      )
+      await sql`insert into runs (id, user_id, agent_id, agent_version, started_by, inputs, status, lease_holder)
+        values (${runId}, ${userId}, ${agentId}, 1, 'api', '{}', 'running', ${holder})`.execute(db)
+
+      const scans = await db.transaction().execute(async (trx) => {
+        const before = await seqScans(trx)
+        for (let seq = 0; seq < ENTRIES; seq++) {
+          const entry = {
+            run_id: runId,
+            seq,
+            key: `call_${seq}`,
+            kind: 'tool_call',
+            status: 'running',
+            attempts: [],
+          }
+          const ending = { run_id: runId, seq: seq - 1, status: 'succeeded', output: { n: seq - 1 } }
+          const { rows } = await sql<{ seq: number; status: string }>`
+            select seq, status from begin_run_steps(${runId}, ${holder}, false, false, null::jsonb,
+              ${JSON.stringify([entry])}::jsonb, ${JSON.stringify(seq > 0 ? [ending] : [])}::jsonb)`.execute(
+            trx,
+          )
+          expect(rows.map((r) => [r.seq, r.status])).toEqual([
+            ...(seq > 0 ? [[seq - 1, 'succeeded']] : []),
+            [seq, 'running'],
+          ])
+        }
+        const { rows: ended } = await sql<{ id: string; holder: string }>`
+          select id, holder from end_runs(
+            ${JSON.stringify([{ id: runId, holder, status: 'succeeded', result: { done: true } }])}::jsonb,
+            ${JSON.stringify([{ run_id: runId, holder, seq: ENTRIES, key: 'answer', kind: 'model_call', status: 'succeeded', output: {} }])}::jsonb,
+            ${JSON.stringify([{ run_id: runId, holder, seq: ENTRIES - 1, status: 'succeeded', output: { n: ENTRIES - 1 } }])}::jsonb)`.execute(
+          trx,
+        )
+        expect(ended).toEqual([{ id: runId, holder }])
+        // A stalled worker that lost the run writes nothing.
+        const { rows: stale } = await sql`
+          select id from end_runs(${JSON.stringify([{ id: runId, holder, status: 'failed' }])}::jsonb, '[]', '[]')`.execute(
+          trx,
+        )
+        expect(stale).toEqual([])
+        return (await seqScans(trx)) - before
+      })
+
+      expect(scans).toBe(0)
+      const { rows: steps } = await sql<{ status: string }>`
+        select status from run_steps where run_id = ${runId} order by seq`.execute(db)
+      expect(steps.map((s) => s.status)).toEqual(Array(ENTRIES + 1).fill('succeeded'))
+      const { rows: run } = await sql<{ status: string; lease_holder: string | null }>`
+        select status, lease_holder from runs where id = ${runId}`.execute(db)
+      expect(run).toEqual([{ status: 'succeeded', lease_holder: null }])
+    } finally {
+      await close()
+    }
+  })
+})
