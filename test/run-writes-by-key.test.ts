@@ -8,11 +8,12 @@ import { Mutex } from '../src/core/store/mutex.ts'
 import { PGliteDialect } from '../src/core/store/pglite-dialect.ts'
 import { scratchDatabase } from './helpers/scratch-database.ts'
 
-// A run's timeline entries and its end find their rows by key, however young the tables are when
-// the functions that write them are first planned (migration 0024, src/core/store/run-functions.ts).
-// 0022's functions joined their JSON with run_steps, and a plan made while run_steps was small read
-// the whole table for every entry for as long as the connection lived. Counted, not timed: the
-// sequential scans of runs and run_steps within one transaction on one connection.
+// Runs are claimed, and their timeline entries and ends written, by key, however young the tables
+// are when the functions that do it are first planned (migration 0024,
+// src/core/store/run-functions.ts). 0022's functions joined with runs and run_steps, and a plan made
+// while the tables were small read them whole on every call for as long as the connection lived.
+// Counted, not timed: the sequential scans of runs and run_steps within one transaction on one
+// connection.
 const stores: Array<{ store: StoreKind; open(): Promise<{ db: Kysely<any>; close(): Promise<void> }> }> = [
   {
     store: 'pglite',
@@ -53,7 +54,7 @@ const seqScans = async (db: Kysely<any>) => {
 }
 
 describe.each(stores)('run writes by key, on $store', ({ store, open }) => {
-  it('a run of many entries begun, ended and closed on young tables never scans runs or run_steps whole', async () => {
+  it('runs claimed, and a run of many entries begun, ended and closed, on young tables never scan runs or run_steps whole', async () => {
     const { db, close } = await open()
     try {
       const { error } = await new Migrator({ db, provider: migrationsFor(store) }).migrateToLatest()
@@ -65,11 +66,22 @@ describe.each(stores)('run writes by key, on $store', ({ store, open }) => {
       await sql`insert into agents (id, user_id, name, current_version) values (${agentId}, ${userId}, 'a', 1)`.execute(
         db,
       )
-      await sql`insert into runs (id, user_id, agent_id, agent_version, started_by, inputs, status, lease_holder)
-        values (${runId}, ${userId}, ${agentId}, 1, 'api', '{}', 'running', ${holder})`.execute(db)
+      const queue = (id: string, trx: Kysely<any>) =>
+        sql`insert into runs (id, user_id, agent_id, agent_version, started_by, inputs, status)
+          values (${id}, ${userId}, ${agentId}, 1, 'api', '{}', 'queued')`.execute(trx)
 
       const scans = await db.transaction().execute(async (trx) => {
         const before = await seqScans(trx)
+        // Claimed one at a time, each as it is queued; the last is the run the entries are written to.
+        for (let n = 0; n < ENTRIES; n++) {
+          const id = n === ENTRIES - 1 ? runId : newId('run')
+          await queue(id, trx)
+          const { rows } = await sql<{ id: string; lease_holder: string }>`
+            select id, lease_holder from claim_runs('worker', 60000::float8, 1, ${ENTRIES}, '{}'::jsonb, '{}'::jsonb)`.execute(
+            trx,
+          )
+          expect(rows).toEqual([{ id, lease_holder: holder }])
+        }
         for (let seq = 0; seq < ENTRIES; seq++) {
           const entry = {
             run_id: runId,

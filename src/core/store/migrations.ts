@@ -3,6 +3,7 @@ import {
   BEGIN_RUN_STEPS,
   BEGIN_RUN_STEPS_BY_KEY,
   CLAIM_RUNS,
+  CLAIM_RUNS_BY_KEY,
   END_RUNS_BY_KEY,
   QUEUED_COUNT_TRIGGERS,
 } from './run-functions.ts'
@@ -832,15 +833,16 @@ const migrations: Record<string, Migration> = {
 const onPostgresRunsStayOneTable: Migration = { async up() {} }
 
 /**
- * 0024 writes a run's timeline entries and ends by their keys (run-functions.ts says why). Replacing
- * a function resets its settings, so on the embedded store the two keep their one plan again (0023).
+ * 0024 claims runs, and writes their timeline entries and ends, by their keys (run-functions.ts says why). Replacing
+ * a function resets its settings, so on the embedded store the three keep their one plan again (0023).
  */
 const runWritesByKey = (store: StoreKind): Migration => ({
   async up(db: Kysely<any>) {
     await sql.raw(BEGIN_RUN_STEPS_BY_KEY).execute(db)
     await sql.raw(END_RUNS_BY_KEY).execute(db)
+    await sql.raw(CLAIM_RUNS_BY_KEY).execute(db)
     if (store === 'pglite')
-      for (const fn of ['begin_run_steps', 'end_runs'])
+      for (const fn of ['claim_runs', 'begin_run_steps', 'end_runs'])
         await sql.raw(`alter function ${fn} set plan_cache_mode = force_generic_plan`).execute(db)
   },
 })

@@ -58,17 +58,8 @@ begin
 end
 $$`
 
-/**
- * claim_runs: the worker's claim (agents/worker.ts, RunWorker.claim), which every run meets at least
- * once and an idle worker makes whenever it is woken.
- */
-export const CLAIM_RUNS = `
-create function claim_runs(p_holder text, p_lease_ms double precision, p_limit integer,
-  p_slots_per_owner integer, p_held jsonb, p_served jsonb)
-returns setof runs language plpgsql as $$
-begin
-  return query
-    with recursive owners(user_id) as (
+/** claim_runs's choice: each owner's runs waiting, in their turns (agents/worker.ts, RunWorker.claim). */
+const CLAIM_CANDIDATES = `    with recursive owners(user_id) as (
       (select user_id from runs where status = 'queued' order by user_id limit 1)
       union all
       select (select r.user_id from runs r where r.status = 'queued' and r.user_id > o.user_id order by r.user_id limit 1)
@@ -86,26 +77,42 @@ begin
         for update skip locked) c
       where o.user_id is not null
     )
-    update runs set status = 'running', lease_holder = p_holder || '#' || (runs.executions + 1),
+`
+const CLAIMED = `status = 'running', lease_holder = p_holder || '#' || (runs.executions + 1),
       lease_expires_at = now() + p_lease_ms * interval '1 millisecond',
-      started_at = coalesce(started_at, now()), executions = executions + 1
-    where id in (
-      select candidates.id from candidates
+      started_at = coalesce(started_at, now()), executions = executions + 1`
+const CLAIM_CHOSEN = `select candidates.id from candidates
       where nth <= p_slots_per_owner - coalesce((p_held ->> candidates.user_id)::int, 0)
       order by turn, coalesce((p_served ->> candidates.user_id)::bigint, 0), candidates.available_at
-      limit p_limit)
+      limit p_limit`
+
+/**
+ * claim_runs: the worker's claim (agents/worker.ts, RunWorker.claim), which every run meets at least
+ * once and an idle worker makes whenever it is woken.
+ */
+export const CLAIM_RUNS = `
+create function claim_runs(p_holder text, p_lease_ms double precision, p_limit integer,
+  p_slots_per_owner integer, p_held jsonb, p_served jsonb)
+returns setof runs language plpgsql as $$
+begin
+  return query
+${CLAIM_CANDIDATES}    update runs set ${CLAIMED}
+    where id in (
+      ${CLAIM_CHOSEN})
     returning runs.*;
 end
 $$`
 
 /**
- * Migration 0024's begin_run_steps and end_runs: each row they write is found by its key, one
- * statement per row. 0022's joined a jsonb_to_recordset with run_steps or runs, and how to join was
- * the planner's guess from the tables' statistics: a function's plan, kept for the connection, made
- * while the tables were young, seq-scanned run_steps for every timeline entry for as long as the
- * connection lived (0.75 ms an entry after 5,000 of them, against 0.06 ms for the insert beside it;
- * docs/benchmarks.md, "Model agents"). A statement on the key is planned as an index scan whatever
- * the statistics say.
+ * Migration 0024's claim_runs, begin_run_steps and end_runs: each row they write is found by its
+ * key, one statement per row. 0022's joined their chosen runs, or their JSON (jsonb_to_recordset,
+ * which the planner takes for 100 rows), with runs or run_steps, and how to join was the planner's
+ * guess from the tables' statistics: the plan each connection keeps, made while the tables were
+ * young, read run_steps whole for every timeline entry and runs whole for every claim, for as long
+ * as the connection lived. With that estimate of 100 rows the planner kept choosing it until
+ * run_steps was tens of thousands of rows long, statistics or not. On PostgreSQL an entry's end took
+ * 0.75 ms after 5,000 entries, against 0.06 ms for the insert beside it (docs/benchmarks.md, "Model
+ * agents"). A statement on the key is an index scan whatever the statistics say.
  */
 export const BEGIN_RUN_STEPS_BY_KEY = `
 create or replace function begin_run_steps(p_run_id text, p_holder text, p_unless_cancelled boolean,
@@ -185,6 +192,25 @@ begin
     id := r.id;
     holder := r.holder;
     return next;
+  end loop;
+end
+$$`
+
+/** claim_runs as 0022 made it, each chosen run then taken by its key. */
+export const CLAIM_RUNS_BY_KEY = `
+create or replace function claim_runs(p_holder text, p_lease_ms double precision, p_limit integer,
+  p_slots_per_owner integer, p_held jsonb, p_served jsonb)
+returns setof runs language plpgsql as $$
+declare
+  chosen record;
+begin
+  for chosen in
+${CLAIM_CANDIDATES}    ${CLAIM_CHOSEN}
+  loop
+    return query
+      update runs set ${CLAIMED}
+      where runs.id = chosen.id
+      returning runs.*;
   end loop;
 end
 $$`
