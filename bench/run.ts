@@ -1020,6 +1020,30 @@ further step measured but not taken: node-postgres over PGlite (PGlite's own ada
 statements, which each connection parses once, took a begin from 0.36 to 0.27 ms; it would replace
 the embedded store's driver.
 
+Then pg_stat_statements over the PostgreSQL line (2026-11-28) showed where the database's CPU went:
+an entry's end inside \`begin_run_steps\` took 0.75 ms against 0.06 ms for the insert beside it. The
+function joined its JSON (which the planner takes for 100 rows) with \`run_steps\`, and the plan it
+kept for the connection, made while the table was young, read \`run_steps\` whole for every entry;
+the claim read \`runs\` whole the same way. Migration 0024 finds each row by its key instead
+(\`src/core/store/run-functions.ts\`; \`test/run-writes-by-key.test.ts\` counts the scans). Side by
+side with the code before, same hour, two runs each:
+
+| | before | after |
+|---|---|---|
+| PostgreSQL: runs/s | 95, 104 | 135, 114 |
+| PostgreSQL: database CPU per run | 6.6, 6.0 ms | 3.4, 4.2 ms |
+| PostgreSQL: service CPU per run | 8.1, 7.6 ms | 6.7, 7.8 ms |
+| embedded store: runs/s | 40, 41 | 62, 52 |
+| embedded store: service CPU per run | 26.9, 26.1 ms | 18.0, 21.2 ms |
+
+Since then the throughput line runs one run first on each store, so PostgreSQL's CPU per run no
+longer carries the providers' modules, which load at a service's first model call. What is left of
+the goal is the service's own thread: at about 7 ms a run it is busy all the time at 130–140 runs a
+second, and 200 would need about 5 ms, with the database, the sandboxes and the bench itself sharing
+the second core. The added time per model call on the embedded store moved between 2.0 and 2.9 ms
+across runs of the same code that day; the change did not move it measurably. The table below is
+one run of this code on 2026-11-28.
+
 | line | result | goal |
 |---|---|---|
 | a model call through a run, p50 | ${results.model_call_switchyard_p50_ms} ms | |
