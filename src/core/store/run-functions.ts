@@ -15,17 +15,8 @@ export const QUEUED_COUNT_TRIGGERS = [
   for each statement execute function count_queued_runs()`,
 ]
 
-/**
- * begin_run_steps: the run's fence (a share lock on the run while it is held by this very claim; or,
- * with a model state to store, the update that stores it under the same conditions), then earlier
- * entries' held-back ends and the new entry, both or neither. The rows written come back.
- */
-export const BEGIN_RUN_STEPS = `
-create function begin_run_steps(p_run_id text, p_holder text, p_unless_cancelled boolean,
-  p_store_state boolean, p_model_state jsonb, p_rows jsonb, p_endings jsonb)
-returns setof run_steps language plpgsql as $$
-begin
-  if p_store_state then
+/** The parts of begin_run_steps (below) that 0024's keeps: its fence and its new entries. */
+const BEGIN_FENCE = `  if p_store_state then
     update runs set model_state = p_model_state
     where id = p_run_id and lease_holder = p_holder and status = 'running'
       and not (p_unless_cancelled and cancel_requested);
@@ -38,14 +29,8 @@ begin
   if not found then
     return;
   end if;
-  return query
-    update run_steps set status = e.status, output = e.output, summary = e.summary, error = e.error,
-      attempts = coalesce(e.attempts, run_steps.attempts), finished_at = now()
-    from jsonb_to_recordset(p_endings)
-      as e(run_id text, seq integer, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)
-    where run_steps.run_id = e.run_id and run_steps.seq = e.seq
-    returning run_steps.*;
-  return query
+`
+const BEGIN_NEW_ENTRIES = `  return query
     insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
     select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, s.attempts,
       case when s.status = 'running' then null else now() end
@@ -55,7 +40,26 @@ begin
       attempts = excluded.attempts, output = excluded.output, summary = excluded.summary, error = excluded.error,
       finished_at = excluded.finished_at
     returning *;
-end
+`
+
+/**
+ * begin_run_steps: the run's fence (a share lock on the run while it is held by this very claim; or,
+ * with a model state to store, the update that stores it under the same conditions), then earlier
+ * entries' held-back ends and the new entry, both or neither. The rows written come back.
+ */
+export const BEGIN_RUN_STEPS = `
+create function begin_run_steps(p_run_id text, p_holder text, p_unless_cancelled boolean,
+  p_store_state boolean, p_model_state jsonb, p_rows jsonb, p_endings jsonb)
+returns setof run_steps language plpgsql as $$
+begin
+${BEGIN_FENCE}  return query
+    update run_steps set status = e.status, output = e.output, summary = e.summary, error = e.error,
+      attempts = coalesce(e.attempts, run_steps.attempts), finished_at = now()
+    from jsonb_to_recordset(p_endings)
+      as e(run_id text, seq integer, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)
+    where run_steps.run_id = e.run_id and run_steps.seq = e.seq
+    returning run_steps.*;
+${BEGIN_NEW_ENTRIES}end
 $$`
 
 /** claim_runs's choice: each owner's runs waiting, in their turns (agents/worker.ts, RunWorker.claim). */
@@ -121,20 +125,7 @@ returns setof run_steps language plpgsql as $$
 declare
   e record;
 begin
-  if p_store_state then
-    update runs set model_state = p_model_state
-    where id = p_run_id and lease_holder = p_holder and status = 'running'
-      and not (p_unless_cancelled and cancel_requested);
-  else
-    perform from runs
-    where id = p_run_id and lease_holder = p_holder and status = 'running'
-      and not (p_unless_cancelled and cancel_requested)
-    for share;
-  end if;
-  if not found then
-    return;
-  end if;
-  for e in select * from jsonb_to_recordset(p_endings)
+${BEGIN_FENCE}  for e in select * from jsonb_to_recordset(p_endings)
       as x(run_id text, seq integer, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb) loop
     return query
       update run_steps set status = e.status, output = e.output, summary = e.summary, error = e.error,
@@ -142,17 +133,7 @@ begin
       where run_steps.run_id = e.run_id and run_steps.seq = e.seq
       returning run_steps.*;
   end loop;
-  return query
-    insert into run_steps (run_id, seq, key, kind, tool_id, integration_id, input, status, output, summary, error, attempts, finished_at)
-    select s.run_id, s.seq, s.key, s.kind, s.tool_id, s.integration_id, s.input, s.status, s.output, s.summary, s.error, s.attempts,
-      case when s.status = 'running' then null else now() end
-    from jsonb_to_recordset(p_rows)
-      as s(run_id text, seq integer, key text, kind text, tool_id text, integration_id text, input jsonb, status text, output jsonb, summary jsonb, error jsonb, attempts jsonb)
-    on conflict (run_id, seq) do update set key = excluded.key, input = excluded.input, status = excluded.status,
-      attempts = excluded.attempts, output = excluded.output, summary = excluded.summary, error = excluded.error,
-      finished_at = excluded.finished_at
-    returning *;
-end
+${BEGIN_NEW_ENTRIES}end
 $$`
 
 /**
