@@ -833,8 +833,9 @@ const migrations: Record<string, Migration> = {
 const onPostgresRunsStayOneTable: Migration = { async up() {} }
 
 /**
- * 0024 claims runs, and writes their timeline entries and ends, by their keys (run-functions.ts says why). Replacing
- * a function resets its settings, so on the embedded store the three keep their one plan again (0023).
+ * 0024 claims runs, and writes their timeline entries and ends, by their keys (run-functions.ts
+ * says why). Replacing a function resets its settings, so on the embedded store the three keep
+ * their one plan again (0023).
  */
 const runWritesByKey = (store: StoreKind): Migration => ({
   async up(db: Kysely<any>) {
