@@ -1023,8 +1023,9 @@ the embedded store's driver.
 Then pg_stat_statements over the PostgreSQL line (2026-11-28) showed where the database's CPU went:
 an entry's end inside \`begin_run_steps\` took 0.75 ms against 0.06 ms for the insert beside it. The
 function joined its JSON (which the planner takes for 100 rows) with \`run_steps\`, and the plan it
-kept for the connection, made while the table was young, read \`run_steps\` whole for every entry;
-the claim read \`runs\` whole the same way. Migration 0024 finds each row by its key instead
+kept for the connection, made while the table was young, read \`run_steps\` whole for every entry
+until the table was next analyzed, which in a line this short it never was; the claim read \`runs\`
+whole the same way. Migration 0024 finds each row by its key instead
 (\`src/core/store/run-functions.ts\`; \`test/run-writes-by-key.test.ts\` counts the scans). Side by
 side with the code before, same hour, two runs each:
 

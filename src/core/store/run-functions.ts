@@ -111,12 +111,11 @@ $$`
  * Migration 0024's claim_runs, begin_run_steps and end_runs: each row they write is found by its
  * key, one statement per row. 0022's joined their chosen runs, or their JSON (jsonb_to_recordset,
  * which the planner takes for 100 rows), with runs or run_steps, and how to join was the planner's
- * guess from the tables' statistics: the plan each connection keeps, made while the tables were
- * young, read run_steps whole for every timeline entry and runs whole for every claim, for as long
- * as the connection lived. With that estimate of 100 rows the planner kept choosing it until
- * run_steps was tens of thousands of rows long, statistics or not. On PostgreSQL an entry's end took
- * 0.75 ms after 5,000 entries, against 0.06 ms for the insert beside it (docs/benchmarks.md, "Model
- * agents"). A statement on the key is an index scan whatever the statistics say.
+ * guess from the tables' statistics. The plan a connection keeps for a function, made while the
+ * tables were young, read run_steps whole for every timeline entry and runs whole for every claim
+ * until the table was next analyzed: on PostgreSQL an entry's end took 0.75 ms after 5,000 entries,
+ * against 0.06 ms for the insert beside it (docs/benchmarks.md, "Model agents"). A lookup of one key
+ * is planned as an index scan on a young table as on an old one (test/run-writes-by-key.test.ts).
  */
 export const BEGIN_RUN_STEPS_BY_KEY = `
 create or replace function begin_run_steps(p_run_id text, p_holder text, p_unless_cancelled boolean,
