@@ -1,38 +1,28 @@
-import { PGlite } from '@electric-sql/pglite'
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely'
-import pg from 'pg'
+import { sql, type Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { newId } from '../src/core/ids.ts'
-import { migrationsFor, type StoreKind } from '../src/core/store/migrations.ts'
-import { Mutex } from '../src/core/store/mutex.ts'
-import { PGliteDialect } from '../src/core/store/pglite-dialect.ts'
+import type { StoreOptions } from '../src/core/store/database.ts'
+import { openRunStore } from './helpers/run-store.ts'
 import { scratchDatabase } from './helpers/scratch-database.ts'
 
 // Runs are claimed, and their timeline entries and ends written, by key, however young the tables
 // are when the functions that do it are first planned (migration 0024,
 // src/core/store/run-functions.ts). 0022's functions joined with runs and run_steps, and a plan made
-// while the tables were small read them whole on every call for as long as the connection lived.
-// Counted, not timed: the sequential scans of runs and run_steps within one transaction on one
-// connection.
-const stores: Array<{ store: StoreKind; open(): Promise<{ db: Kysely<any>; close(): Promise<void> }> }> = [
+// while the tables were small read them whole on every call until the table was next analyzed.
+// Counted, not timed: the sequential scans of runs and run_steps within one transaction, which is
+// one connection, so every call meets the plans the first calls made.
+const stores = [
   {
     store: 'pglite',
-    async open() {
-      const pglite = new PGlite()
-      const db = new Kysely<any>({ dialect: new PGliteDialect(pglite, new Mutex()) })
-      return { db, close: async () => (await db.destroy(), await pglite.close()) }
-    },
+    options: async () => ({ options: { memory: true } as StoreOptions, drop: async () => {} }),
   },
   ...(process.env.TEST_DATABASE_URL
     ? [
         {
-          store: 'postgres' as const,
-          async open() {
+          store: 'postgres',
+          options: async () => {
             const scratch = await scratchDatabase(process.env.TEST_DATABASE_URL!)
-            // One connection, so every call meets the plans the first calls made.
-            const pool = new pg.Pool({ connectionString: scratch.url, max: 1 })
-            const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) })
-            return { db, close: async () => (await db.destroy(), await scratch.drop()) }
+            return { options: { databaseUrl: scratch.url } as StoreOptions, drop: scratch.drop }
           },
         },
       ]
@@ -53,29 +43,22 @@ const seqScans = async (db: Kysely<any>) => {
   return Number(rows[0]!.scans)
 }
 
-describe.each(stores)('run writes by key, on $store', ({ store, open }) => {
+describe.each(stores)('run writes by key, on $store', ({ options }) => {
   it('runs claimed, and a run of many entries begun, ended and closed, on young tables never scan runs or run_steps whole', async () => {
-    const { db, close } = await open()
+    const scratch = await options()
+    const runs = await openRunStore(`${newId('usr')}@example.test`, scratch.options)
     try {
-      const { error } = await new Migrator({ db, provider: migrationsFor(store) }).migrateToLatest()
-      if (error) throw error
-      const [userId, agentId, runId, holder] = [newId('usr'), newId('agt'), newId('run'), 'worker#1']
-      await sql`insert into users (id, email, name, plan) values (${userId}, ${`${userId}@example.test`}, 'Ada', 'pro')`.execute(
-        db,
-      )
-      await sql`insert into agents (id, user_id, name, current_version) values (${agentId}, ${userId}, 'a', 1)`.execute(
-        db,
-      )
-      const queue = (id: string, trx: Kysely<any>) =>
-        sql`insert into runs (id, user_id, agent_id, agent_version, started_by, inputs, status)
-          values (${id}, ${userId}, ${agentId}, 1, 'api', '{}', 'queued')`.execute(trx)
+      const db = runs.store.db
+      const holder = 'worker#1'
+      // Queued in the order they are claimed, one a claim; the last is the run the entries are written to.
+      const queued: string[] = []
+      for (let n = 0; n < ENTRIES; n++)
+        queued.push(await runs.run({ available_at: new Date(Date.now() - 60_000 + n * 1000) }))
+      const runId = queued.at(-1)!
 
       const scans = await db.transaction().execute(async (trx) => {
         const before = await seqScans(trx)
-        // Claimed one at a time, each as it is queued; the last is the run the entries are written to.
-        for (let n = 0; n < ENTRIES; n++) {
-          const id = n === ENTRIES - 1 ? runId : newId('run')
-          await queue(id, trx)
+        for (const id of queued) {
           const { rows } = await sql<{ id: string; lease_holder: string }>`
             select id, lease_holder from claim_runs('worker', 60000::float8, 1, ${ENTRIES}, '{}'::jsonb, '{}'::jsonb)`.execute(
             trx,
@@ -127,7 +110,8 @@ describe.each(stores)('run writes by key, on $store', ({ store, open }) => {
         select status, lease_holder from runs where id = ${runId}`.execute(db)
       expect(run).toEqual([{ status: 'succeeded', lease_holder: null }])
     } finally {
-      await close()
+      await runs.store.close()
+      await scratch.drop()
     }
   })
 })

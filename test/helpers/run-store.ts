@@ -1,13 +1,13 @@
 import type { Insertable } from 'kysely'
 import { Users } from '../../src/core/access/users.ts'
 import { newId } from '../../src/core/ids.ts'
-import { openStore, type Store } from '../../src/core/store/database.ts'
+import { openStore, type Store, type StoreOptions } from '../../src/core/store/database.ts'
 import type { RunsTable } from '../../src/core/store/schema.ts'
 
 /**
  * The run engine's unit tests share this set-up (src/core/agents/worker.test.ts, run-state.test.ts):
- * an in-memory store with a user who owns one agent, and runs of that agent inserted as rows, in
- * whatever state a test starts from.
+ * an in-memory store (or the one `options` names) with a user who owns one agent, and runs of that
+ * agent inserted as rows, in whatever state a test starts from.
  */
 export interface RunStore {
   store: Store
@@ -19,8 +19,11 @@ export interface RunStore {
   run(columns?: Partial<Insertable<RunsTable>>): Promise<string>
 }
 
-export async function openRunStore(email: string): Promise<RunStore> {
-  const store = await openStore({ memory: true })
+export async function openRunStore(
+  email: string,
+  options: StoreOptions = { memory: true },
+): Promise<RunStore> {
+  const store = await openStore(options)
   const owner = async (ownerEmail: string) => {
     const userId = (await new Users(store.db).create({ email: ownerEmail })).id
     const agentId = newId('agt')
