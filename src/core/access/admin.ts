@@ -3,6 +3,7 @@ import type { Revoker } from '../connections/revoke.ts'
 import type { Integrations } from '../connections/integrations.ts'
 import { AppError, notFound } from '../errors.ts'
 import type { Db } from '../store/database.ts'
+import { retryingDeadlocks } from '../store/deadlocks.ts'
 import type { Plan, Role } from '../store/schema.ts'
 import { parseOrThrow } from '../validation.ts'
 import { PlanField, RoleField, type CreatedKey, type User, type Users } from './users.ts'
@@ -151,27 +152,29 @@ export class UserAdmin {
     const revoked = (await Promise.all(held.map((integration) => this.revoker.revoke(integration)))).filter(
       Boolean,
     ).length
-    const { integrationIds, keyIds } = await this.db.transaction().execute(async (trx) => {
-      const target = await lockTarget(trx, id)
-      if (target.role === 'admin') assertAnotherAdmin(target, 'remove')
-      // Erase the sealed credentials explicitly before the rows go, so no code path that reads
-      // between the two statements (or a replica behind) can still find them.
-      const erased = await trx
-        .updateTable('integrations')
-        .set({ credentials: null, status: 'disconnected', expires_at: null, updated_at: new Date() })
-        .where('user_id', '=', id)
-        .returning('id')
-        .execute()
-      const keys = await trx.deleteFrom('api_keys').where('user_id', '=', id).returning('id').execute()
-      await trx.deleteFrom('sessions').where('user_id', '=', id).execute()
-      await trx.deleteFrom('connect_sessions').where('user_id', '=', id).execute()
-      // Subscriptions, their links and webhooks, explicitly and in this transaction (issue 22 saw a
-      // foreign key on the links answer 500 here, after the tokens were revoked).
-      await this.lifecycle?.userRemoved(trx, id)
-      await trx.deleteFrom('integrations').where('user_id', '=', id).execute()
-      await trx.deleteFrom('users').where('id', '=', id).execute()
-      return { integrationIds: erased.map((r) => r.id), keyIds: keys.map((k) => k.id) }
-    })
+    const { integrationIds, keyIds } = await retryingDeadlocks(() =>
+      this.db.transaction().execute(async (trx) => {
+        const target = await lockTarget(trx, id)
+        if (target.role === 'admin') assertAnotherAdmin(target, 'remove')
+        // Erase the sealed credentials explicitly before the rows go, so no code path that reads
+        // between the two statements (or a replica behind) can still find them.
+        const erased = await trx
+          .updateTable('integrations')
+          .set({ credentials: null, status: 'disconnected', expires_at: null, updated_at: new Date() })
+          .where('user_id', '=', id)
+          .returning('id')
+          .execute()
+        const keys = await trx.deleteFrom('api_keys').where('user_id', '=', id).returning('id').execute()
+        await trx.deleteFrom('sessions').where('user_id', '=', id).execute()
+        await trx.deleteFrom('connect_sessions').where('user_id', '=', id).execute()
+        // Subscriptions, their links and webhooks, explicitly and in this transaction (issue 22 saw a
+        // foreign key on the links answer 500 here, after the tokens were revoked).
+        await this.lifecycle?.userRemoved(trx, id)
+        await trx.deleteFrom('integrations').where('user_id', '=', id).execute()
+        await trx.deleteFrom('users').where('id', '=', id).execute()
+        return { integrationIds: erased.map((r) => r.id), keyIds: keys.map((k) => k.id) }
+      }),
+    )
     await this.users.keysChanged(id, keyIds)
     for (const integrationId of integrationIds) await this.integrations.changed(integrationId)
     await this.lifecycle?.changed()
@@ -195,7 +198,9 @@ interface LockedTarget {
 /**
  * Locks every admin row (in id order, so two transactions never wait on each other in a cycle) and
  * then the target's: two admins demoting or removing each other at once are serialized, and the
- * second sees the first's change.
+ * second sees the first's change. The locks are "no key update": they do not hold back the checks
+ * of rows that refer to these users (a run ending, a delivery stored), which would otherwise wait
+ * on the lock while holding what a removal deletes next, a deadlock.
  */
 async function lockTarget(trx: Db, id: string): Promise<LockedTarget> {
   const admins = await trx
@@ -203,13 +208,13 @@ async function lockTarget(trx: Db, id: string): Promise<LockedTarget> {
     .select('id')
     .where('role', '=', 'admin')
     .orderBy('id')
-    .forUpdate()
+    .forNoKeyUpdate()
     .execute()
   const target = await trx
     .selectFrom('users')
     .select('role')
     .where('id', '=', id)
-    .forUpdate()
+    .forNoKeyUpdate()
     .executeTakeFirst()
   if (!target) throw notFound('user')
   return { role: target.role, otherAdmins: admins.filter((a) => a.id !== id).length }
