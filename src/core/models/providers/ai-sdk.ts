@@ -2,9 +2,9 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { APICallError } from 'ai'
-import { fetch as undiciFetch } from 'undici'
 import { AppError } from '../../errors.ts'
 import { AddressRefused, reachable, type AgentNetworks } from '../../http/public-only.ts'
+import { wholeAnswerFetch } from '../../http/whole-answer-fetch.ts'
 import type {
   FinishReason,
   ModelAnswer,
@@ -93,19 +93,14 @@ function toolCallOf(part: { toolCallId: string; toolName: string; input: string 
 }
 
 /**
- * A fetch that reaches only the allowed networks (public-only.ts): the base URL was checked when
- * the connection was saved, and a name's address is checked here, when connecting, so a name that
- * later resolves to a private address is refused too. Without a limit the SDK's own fetch is used.
- * (A hand-made fetch on undici's `request` saved about a millisecond of CPU per call, but it would
- * have been this project's own copy of fetch's contract: decompression, streams, errors.)
+ * The SDK's fetch: one that reads each answer whole (http/whole-answer-fetch.ts), and reaches only the
+ * allowed networks (public-only.ts) when they are limited: the base URL was checked when the
+ * connection was saved, and a name's address is checked here, when connecting, so a name that later
+ * resolves to a private address is refused too.
  */
-function fetchWithin(networks: AgentNetworks | undefined): { fetch?: typeof globalThis.fetch } {
-  if (!networks || networks === 'any') return {}
-  const limited = (url: string | URL | Request, init?: RequestInit) => {
-    const target = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url
-    return undiciFetch(target, { ...(init as object), ...reachable(target, networks), redirect: 'manual' })
-  }
-  return { fetch: limited as unknown as typeof globalThis.fetch }
+function fetchWithin(networks: AgentNetworks | undefined): { fetch: typeof globalThis.fetch } {
+  if (!networks || networks === 'any') return { fetch: wholeAnswerFetch() }
+  return { fetch: wholeAnswerFetch((url) => reachable(url, networks).dispatcher) }
 }
 
 function languageModel(endpoint: ModelEndpoint, name: string): ProviderModel {
