@@ -2,7 +2,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { wholeAnswerFetch } from './whole-answer-fetch.ts'
+import { MAX_ANSWER_BYTES, wholeAnswerFetch } from './whole-answer-fetch.ts'
 
 // The model calls' fetch (whole-answer-fetch.ts) against a real HTTP server: what the caller reads
 // is what fetch would have given it, and each difference it declares holds.
@@ -49,6 +49,15 @@ describe('wholeAnswerFetch', () => {
           return res.end(gzipSync('{"ok":true}'))
         }
         if (path === '/slow') return setTimeout(() => res.end('late'), 5_000)
+        if (path === '/endless') {
+          res.writeHead(200, { 'content-type': 'application/json' })
+          const block = Buffer.alloc(64 * 1024, 'a')
+          const more = () => {
+            while (!res.destroyed && res.write(block));
+            if (!res.destroyed) res.once('drain', more)
+          }
+          return more()
+        }
         if (path === '/cut') return req.socket.destroy()
         res.writeHead(404).end()
       })
@@ -111,6 +120,7 @@ describe('wholeAnswerFetch', () => {
   it.each([
     ['an answer compressed though none was asked for', '/gzip', /compressed \(gzip\)/],
     ['a connection cut before the answer', '/cut', /./],
+    ['an answer that does not end', '/endless', new RegExp(`larger than ${MAX_ANSWER_BYTES} bytes`)],
   ])('fails as fetch does on %s: TypeError("fetch failed") with the cause', async (_, path, cause) => {
     const failure = await fetchWhole(`${base}${path}`).catch((err: unknown) => err)
     expect(failure).toBeInstanceOf(TypeError)

@@ -4,18 +4,26 @@ import { Agent, request, type Dispatcher } from 'undici'
 const anywhere = new Agent()
 
 /**
+ * The largest answer read: a model's answer is kilobytes (its output is capped in tokens), and a
+ * server that sends without end must not fill the service's memory. fetch itself has no bound, and
+ * the SDK's is 2 GiB.
+ */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024
+
+/**
  * fetch, as far as a caller that sends its whole request and reads the whole answer needs it: the
  * AI SDK's non-streaming model calls (models/providers/ai-sdk.ts), on undici's `request`. fetch
  * carries every answer through WHATWG streams and its own request and response machinery, which cost
- * the service about a millisecond of CPU per model call (docs/benchmarks.md, "Model agents"); here
- * the answer is read whole as it arrives and handed over as a real `Response` made from it, so the
- * caller reads status, headers and body exactly as from fetch.
+ * the service about 2 ms of CPU per run of three model calls (docs/benchmarks.md, "Model agents");
+ * here the answer is read whole as it arrives and handed over as a real `Response` made from it, so
+ * the caller reads status, headers and body exactly as from fetch.
  *
  * Where it differs from fetch, on purpose:
  * - A redirect is never followed: a 3xx is the answer (the provider refuses it as any other).
  * - It asks for the answer uncompressed (Accept-Encoding: identity); a model answer is a few
  *   kilobytes. One compressed anyway is refused as unreadable, never handed over as garbled text.
  * - A request body is a string or bytes; nothing else is sent (the SDK's JSON calls send a string).
+ * - An answer over MAX_ANSWER_BYTES is refused.
  *
  * As from fetch, a failure to exchange is `TypeError('fetch failed')` with the cause kept, and an
  * aborted call rejects with its signal's reason.
@@ -41,7 +49,17 @@ export function wholeAnswerFetch(
         await answer.body.dump()
         throw new Error(`the answer came compressed (${String(encoding)}) though none was asked for`)
       }
-      const body = await answer.body.arrayBuffer()
+      const chunks: Buffer[] = []
+      let size = 0
+      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+        size += chunk.length
+        if (size > MAX_ANSWER_BYTES) {
+          answer.body.destroy()
+          throw new Error(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`)
+        }
+        chunks.push(chunk)
+      }
+      const body = Buffer.concat(chunks)
       return new Response(NULL_BODY_STATUSES.has(answer.statusCode) ? null : body, {
         status: answer.statusCode,
         statusText: answer.statusText,
