@@ -8,8 +8,9 @@ const TRIES = 4
  * Runs `transaction` again when PostgreSQL chose it as the victim of a deadlock: its manual asks
  * applications to retry such a transaction, which was rolled back whole, so nothing of the failed
  * try remains. For transactions that take their locks in an order the rest of the service cannot
- * share, such as a user's removal (access/admin.ts), which holds the user's row while it deletes
- * rows that ending runs, claims and stored deliveries lock first and then check against that row.
+ * share, such as a user's removal (access/admin.ts): its last statement locks the user's row and
+ * deletes the rows that refer to it, while a run that is ending or being claimed may hold one of
+ * those rows and wait to check it against the user's row (a foreign key's "for key share").
  * The embedded store has one connection and never deadlocks.
  */
 export async function retryingDeadlocks<T>(transaction: () => Promise<T>): Promise<T> {
