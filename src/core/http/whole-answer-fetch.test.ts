@@ -142,10 +142,13 @@ describe('wholeAnswerFetch', () => {
     await expect(call).rejects.toBe(reason)
   })
 
-  it('refuses a body it does not send whole, before sending anything', async () => {
+  it('refuses a body or a Request it does not send as given, before sending anything', async () => {
     const before = seen.length
     await expect(fetchWhole(`${base}/json`, { method: 'POST', body: new FormData() })).rejects.toThrow(
       /string or bytes/,
+    )
+    await expect(fetchWhole(new Request(`${base}/json`, { method: 'DELETE' }))).rejects.toThrow(
+      /not a Request/,
     )
     expect(seen.length).toBe(before)
   })

@@ -22,7 +22,8 @@ export const MAX_ANSWER_BYTES = 16 * 1024 * 1024
  * - A redirect is never followed: a 3xx is the answer (the provider refuses it as any other).
  * - It asks for the answer uncompressed (Accept-Encoding: identity); a model answer is a few
  *   kilobytes. One compressed anyway is refused as unreadable, never handed over as garbled text.
- * - A request body is a string or bytes; nothing else is sent (the SDK's JSON calls send a string).
+ * - It takes a URL and options, not a Request; a request body is a string or bytes, nothing else
+ *   (the SDK's JSON calls send a string).
  * - An answer over MAX_ANSWER_BYTES is refused.
  *
  * As from fetch, a failure to exchange is `TypeError('fetch failed')` with the cause kept, and an
@@ -32,7 +33,9 @@ export function wholeAnswerFetch(
   dispatcherFor: (url: string) => Dispatcher | undefined = () => undefined,
 ): typeof globalThis.fetch {
   const fetchWhole = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+    if (typeof input !== 'string' && !(input instanceof URL))
+      throw new TypeError('wholeAnswerFetch takes a URL and its options, not a Request')
+    const url = typeof input === 'string' ? input : input.href
     if (init.body != null && typeof init.body !== 'string' && !(init.body instanceof Uint8Array))
       throw new TypeError('wholeAnswerFetch sends only a string or bytes as the request body')
     const dispatcher = dispatcherFor(url) ?? anywhere
