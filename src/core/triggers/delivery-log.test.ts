@@ -45,4 +45,26 @@ describe('delivery log', () => {
     expect(inserts.sizes.reduce((a, b) => a + b, 0)).toBe(burst)
     expect(Math.max(...inserts.sizes)).toBeLessThanOrEqual(RECORDS_PER_STATEMENT)
   })
+
+  it("keeps every other owner's records when one owner was removed after their delivery was answered", async () => {
+    const users = new Users(store.db)
+    const gone = (await users.create({ email: 'gone@example.test', plan: 'free' })).id
+    const errors: unknown[] = []
+    const log = new DeliveryLog(store.db, (err) => errors.push(err))
+    // More than one statement's worth over two sources (each keeps its newest 100), the removed
+    // owner's record in the second statement.
+    const sources = ['webhook:wh_kept1', 'webhook:wh_kept2']
+    for (let i = 0; i < RECORDS_PER_STATEMENT + 10; i++)
+      log.record({ source: sources[i % 2]!, userId, outcome: 'accepted' })
+    log.record({ source: 'webhook:wh_gone', userId: gone, outcome: 'refused', reason: 'gone' })
+    log.record({ source: sources[0]!, userId, outcome: 'accepted', eventKey: 'after' })
+    await store.db.deleteFrom('users').where('id', '=', gone).execute()
+    await log.flush()
+
+    expect(errors).toEqual([])
+    const kept = await log.recent(sources, 1_000)
+    expect(kept).toHaveLength(RECORDS_PER_STATEMENT + 11)
+    expect(kept.filter((r) => r.event_key === 'after')).toHaveLength(1)
+    expect(await log.recent(['webhook:wh_gone'])).toEqual([])
+  })
 })

@@ -49,6 +49,9 @@ const FLUSH_AT = 500
  * (issue 22 §9). A hundred at a time, it waits for a third of that at most.
  */
 export const RECORDS_PER_STATEMENT = 100
+
+/** PostgreSQL's error code for a row whose foreign key finds no row (its manual, appendix A). */
+const FOREIGN_KEY_VIOLATION = '23503'
 /** Records held in memory at most (the database unreachable for long): the oldest go first. */
 const MAX_PENDING = 20_000
 
@@ -124,6 +127,8 @@ export class DeliveryLog {
               subscriptions: JSON.stringify(r.subscriptions ?? {}),
             })),
           )
+          // Written again after a removed user's records were taken out (below): once each.
+          .onConflict((oc) => oc.column('id').doNothing())
           .execute()
       }
       // The ring: each source written to keeps its newest KEPT_PER_SOURCE. The index on (source, id)
@@ -139,8 +144,21 @@ export class DeliveryLog {
         ) old
         where d.id = old.id`.execute(this.db)
     } catch (err) {
-      // A user removed meanwhile (its rows cascade) or the database unreachable: the records go.
+      // A user removed since their deliveries were answered: a statement holding one of their records
+      // fails as a whole, so their records go, as the rest of their rows did, and the others' are
+      // written. Anything else (the database unreachable): the records go, and the error is told.
+      if ((err as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) {
+        const kept = await this.ofUsersStillHere(batch).catch(() => batch)
+        if (kept.length < batch.length) return this.write(kept)
+      }
       this.onError(err)
     }
+  }
+
+  private async ofUsersStillHere<R extends DeliveryRecord>(batch: R[]): Promise<R[]> {
+    const ids = [...new Set(batch.map((r) => r.userId))]
+    const here = await this.db.selectFrom('users').select('id').where('id', 'in', ids).execute()
+    const still = new Set(here.map((u) => u.id))
+    return batch.filter((r) => still.has(r.userId))
   }
 }
