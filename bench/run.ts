@@ -1046,9 +1046,9 @@ across runs of the same code that day; the change did not move it measurably.
 
 Then the model calls stopped going through fetch (\`src/core/http/whole-answer-fetch.ts\`): the
 runner's calls send a string and read the answer whole, and fetch carried each answer through
-WHATWG streams and its own request and response objects. They now go on undici's \`request\`,
-which the platforms' calls already use, and the SDK gets a real \`Response\` made from the whole
-answer. The direct call beside it keeps the SDK's own fetch. Side by side with the code before,
+WHATWG streams and its own request and response objects. They now go on undici's \`request\`
+(the platforms' calls go on undici's dispatcher already), and the SDK gets a real \`Response\`
+made from the whole answer. The direct call beside it keeps the SDK's own fetch. Side by side with the code before,
 three runs each, before and after in turn, in an hour when this shared machine ran the code before
 at 51–74 runs/s on PostgreSQL, against 114–135 in the measurements above:
 
