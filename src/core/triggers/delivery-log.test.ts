@@ -66,5 +66,12 @@ describe('delivery log', () => {
     expect(kept).toHaveLength(RECORDS_PER_STATEMENT + 11)
     expect(kept.filter((r) => r.event_key === 'after')).toHaveLength(1)
     expect(await log.recent(['webhook:wh_gone'])).toEqual([])
+
+    // A write of the removed owner's records alone writes nothing, and is no error either.
+    const later = (await users.create({ email: 'later@example.test', plan: 'free' })).id
+    log.record({ source: 'webhook:wh_later', userId: later, outcome: 'refused', reason: 'gone' })
+    await store.db.deleteFrom('users').where('id', '=', later).execute()
+    await log.flush()
+    expect(errors).toEqual([])
   })
 })

@@ -149,7 +149,7 @@ export class DeliveryLog {
       // written. Anything else (the database unreachable): the records go, and the error is told.
       if ((err as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) {
         const kept = await this.ofUsersStillHere(batch).catch(() => batch)
-        if (kept.length < batch.length) return this.write(kept)
+        if (kept.length < batch.length) return kept.length ? this.write(kept) : undefined
       }
       this.onError(err)
     }
