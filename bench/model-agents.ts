@@ -41,6 +41,7 @@ interface Stack {
   sandboxUrl: string
   apiKey: string
   pid: number | undefined
+  sandboxPid: number | undefined
   databaseUrl: string | undefined
   stop(): Promise<void>
 }
@@ -177,10 +178,15 @@ async function latencyLine(s: Stack, agentId: string, ticketId: number): Promise
  * CPU seconds used so far by the service's process and, on PostgreSQL, by each backend connected to
  * its scratch database (only those: other processes on this shared machine use the same server).
  */
-async function cpuOf(s: Stack): Promise<{ service: number; backends: Map<number, number> }> {
+async function cpuOf(
+  s: Stack,
+): Promise<{ service: number; sandbox: number; bench: number; backends: Map<number, number> }> {
   const service = s.pid === undefined ? 0 : processesCpuSeconds([s.pid])
+  const sandbox = s.sandboxPid === undefined ? 0 : processesCpuSeconds([s.sandboxPid])
+  const usage = process.cpuUsage()
+  const bench = (usage.user + usage.system) / 1e6
   const backends = new Map<number, number>()
-  if (!s.databaseUrl) return { service, backends }
+  if (!s.databaseUrl) return { service, sandbox, bench, backends }
   const client = new pg.Client({ connectionString: s.databaseUrl })
   await client.connect()
   try {
@@ -188,7 +194,7 @@ async function cpuOf(s: Stack): Promise<{ service: number; backends: Map<number,
       'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
     )
     for (const { pid } of rows) backends.set(pid, processesCpuSeconds([pid]))
-    return { service, backends }
+    return { service, sandbox, bench, backends }
   } finally {
     await client.end()
   }
@@ -211,7 +217,13 @@ async function throughputLine(
   s: Stack,
   agentId: string,
   ticketId: number,
-): Promise<{ perS: number; serviceCpuMs: number; databaseCpuMs: number }> {
+): Promise<{
+  perS: number
+  serviceCpuMs: number
+  sandboxCpuMs: number
+  benchCpuMs: number
+  databaseCpuMs: number
+}> {
   const ids: string[] = []
   const cpuBefore = await cpuOf(s)
   const startedAt = Date.now()
@@ -251,6 +263,8 @@ async function throughputLine(
   return {
     perS: THROUGHPUT_RUNS / ((lastEnd - startedAt) / 1000),
     serviceCpuMs: ((cpuAfter.service - cpuBefore.service) * 1000) / THROUGHPUT_RUNS,
+    sandboxCpuMs: ((cpuAfter.sandbox - cpuBefore.sandbox) * 1000) / THROUGHPUT_RUNS,
+    benchCpuMs: ((cpuAfter.bench - cpuBefore.bench) * 1000) / THROUGHPUT_RUNS,
     databaseCpuMs: (backendsCpuSince(cpuBefore.backends, cpuAfter.backends) * 1000) / THROUGHPUT_RUNS,
   }
 }
@@ -273,6 +287,8 @@ export async function modelAgentsBench(): Promise<Record<string, number>> {
       const throughput = await throughputLine(s, agentId, ticketId)
       results[`model_runs_${kind}_per_s`] = round(throughput.perS)
       results[`model_run_${kind}_service_cpu_ms`] = round(throughput.serviceCpuMs)
+      results[`model_run_${kind}_sandbox_cpu_ms`] = round(throughput.sandboxCpuMs)
+      results[`model_run_${kind}_bench_cpu_ms`] = round(throughput.benchCpuMs)
       if (kind === 'postgres') results.model_run_postgres_database_cpu_ms = round(throughput.databaseCpuMs)
       console.log(kind, results)
     } finally {

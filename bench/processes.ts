@@ -23,7 +23,7 @@ export async function startChild(
   script = BIN,
 ): Promise<Child & { match: RegExpExecArray }> {
   const profile =
-    process.env.BENCH_PROFILE && args[0] === 'start'
+    process.env.BENCH_PROFILE && (args[0] === 'start' || args[0] === 'sandbox')
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
       : []
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : []

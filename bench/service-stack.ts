@@ -14,6 +14,8 @@ export interface ServiceStack {
   apiKey: string
   /** The service's process id, for its CPU and memory. */
   pid: number | undefined
+  /** The sandboxes' process id: they share the machine's cores with the service. */
+  sandboxPid: number | undefined
   /** The scratch database's URL on PostgreSQL, for reading its own backends' CPU. */
   databaseUrl: string | undefined
   /** Stops both processes and removes the store (the scratch database, or the data folder). */
@@ -63,6 +65,7 @@ export async function startServiceStack(
     sandboxUrl: sandbox.match[1]!,
     apiKey,
     pid: service.process.pid,
+    sandboxPid: sandbox.process.pid,
     databaseUrl: scratch?.url,
     stop: async () => {
       await service.stop()

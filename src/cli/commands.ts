@@ -140,6 +140,14 @@ async function sandbox(args: string[], parseArgs: typeof ParseArgs): Promise<und
   process.stdout.write(
     `Sandboxes listening on ${server.url}\n${sandboxes.map((s) => `  ${s.title}: ${server.url}${s.prefix}`).join('\n')}\nSee docs/sandbox.md for accounts and the control API.\n`,
   )
+  // Closed on a signal rather than cut off, as `start` is: a profiler (node --cpu-prof) writes its
+  // file only on a normal exit.
+  const stop = async () => {
+    await server.close()
+    process.exit(0)
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
   return undefined
 }
 
