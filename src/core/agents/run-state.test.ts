@@ -77,3 +77,75 @@ describe('ending a run', () => {
     ).toBe('succeeded')
   })
 })
+
+// Entries begun at the same moment, by any of a worker's claims, share one statement, and each claim
+// still gets only its own rows, or nothing when its fence refuses it (run-state.ts, begin).
+describe('beginning entries', () => {
+  let runs: RunStore
+  let store: Store
+  let state: RunState
+  let statements = 0
+
+  beforeAll(async () => {
+    runs = await openRunStore('begins@example.test')
+    store = runs.store
+    const counted = store.db.withPlugin({
+      transformQuery: (args) => (statements++, args.node),
+      transformResult: async (args) => args.result,
+    })
+    state = new RunState(counted)
+  })
+  afterAll(async () => store?.close())
+
+  const heldBy = (holder: string) => runs.run({ status: 'running', lease_holder: holder })
+  const lease = (holder: string) => ({
+    holder,
+    held: () => true,
+    stopping: new AbortController().signal,
+    offSlot: <T>(wait: () => Promise<T>) => wait(),
+  })
+  const read = (seq: number) => ({ seq, key: `call_${seq}`, kind: 'tool_call' as const, input: { n: seq } })
+  const places = (rows: Array<{ run_id: string; seq: number; status: string }> | null) =>
+    rows?.map((r) => [r.run_id, r.seq, r.status]) ?? null
+
+  it('begins of several claims at once are one statement, each answered with its own rows', async () => {
+    const [a, b, c] = [await heldBy('w_a'), await heldBy('w_b'), await heldBy('w_c')]
+    const before = statements
+    const begun = await Promise.all([
+      state.begin(a, lease('w_a'), read(0)),
+      state.begin(b, lease('w_b'), read(0)),
+      state.begin(c, lease('w_c'), read(0)),
+    ])
+    expect(statements - before).toBe(1)
+    expect(begun.map(places)).toEqual([[[a, 0, 'running']], [[b, 0, 'running']], [[c, 0, 'running']]])
+  })
+
+  it('a claim that lost its run gets nothing and writes nothing, in the same statement as claims that hold theirs', async () => {
+    const [held, lost] = [await heldBy('w_now'), await heldBy('w_now')]
+    const [kept, refused] = await Promise.all([
+      state.begin(held, lease('w_now'), read(0)),
+      state.begin(lost, lease('w_before'), read(0)),
+    ])
+    expect(places(kept)).toEqual([[held, 0, 'running']])
+    expect(refused).toBeNull()
+    expect(await store.db.selectFrom('run_steps').select('seq').where('run_id', '=', lost).execute()).toEqual(
+      [],
+    )
+  })
+
+  it('reads one run begins together get one row each, and the ends one of them carries come back with it', async () => {
+    const run = await heldBy('w_r')
+    expect(places(await state.begin(run, lease('w_r'), read(0)))).toEqual([[run, 0, 'running']])
+    const [first, second] = await Promise.all([
+      state.begin(run, lease('w_r'), read(1), [], [], {
+        endings: [{ seq: 0, end: { status: 'succeeded' } }],
+      }),
+      state.begin(run, lease('w_r'), read(2)),
+    ])
+    expect(places(first)).toEqual([
+      [run, 0, 'succeeded'],
+      [run, 1, 'running'],
+    ])
+    expect(places(second)).toEqual([[run, 2, 'running']])
+  })
+})

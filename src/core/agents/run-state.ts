@@ -69,6 +69,17 @@ interface RunEnd {
   endings: PendingEnd[]
 }
 
+/** One claim's begin as begin_runs_steps takes it (run-functions.ts), its rows as JSON values. */
+interface Begin {
+  run_id: string
+  holder: string
+  unless_cancelled: boolean
+  store_state: boolean
+  model_state: unknown
+  rows: Array<{ seq: number }>
+  endings: Array<{ seq: number }>
+}
+
 /** A settled entry's row as JSON values (for jsonb_to_recordset). */
 const settledEntry = (runId: string, { step, end }: Settled, keep: Keep) => ({
   run_id: runId,
@@ -102,6 +113,12 @@ const endingEntry = (runId: string, { seq, end, attempts }: PendingEnd, keep: Ke
  */
 export class RunState {
   private readonly ends: GroupCommit<RunEnd, boolean>
+  /**
+   * Entries begun at the same moment, by any of this worker's claims, share one statement (a group
+   * commit), as runs' ends do: a busy worker begins an entry for every model call and tool call of
+   * every run it holds.
+   */
+  private readonly begins: GroupCommit<Begin, StepRow[] | null>
   /** What a step's input or output keeps in the store (stored-value.ts). */
   readonly keep: Keep
   /** A run went back to the queue until `at`: the worker wakes then (no poll has to find it). */
@@ -113,6 +130,7 @@ export class RunState {
     stepStoreMaxBytes: number = Number.POSITIVE_INFINITY,
   ) {
     this.ends = new GroupCommit((ends) => this.writeEnds(ends))
+    this.begins = new GroupCommit((begins) => this.writeBegins(begins))
     this.keep = (value) => capStored(value, stepStoreMaxBytes).value
   }
 
@@ -149,13 +167,34 @@ export class RunState {
         attempts,
       },
     ].map((row) => ({ attempts: [], ...row }))
-    // One call of the database function begin_run_steps (store/migrations.ts, 0022): the fence, the
-    // held-back ends and the new entry, both or neither.
+    return this.begins.submit({
+      run_id: runId,
+      holder: lease.holder,
+      unless_cancelled: unlessCancelled,
+      store_state: modelState !== undefined,
+      model_state: modelState ?? null,
+      rows,
+      endings: endings.map((e) => endingEntry(runId, e, this.keep)),
+    })
+  }
+
+  /**
+   * One call of the database function begin_runs_steps (store/migrations.ts, 0025) for the begins of
+   * one group commit: each is begin_run_steps (0022) with its fence, the held-back ends and the new
+   * entries, both or neither. A begin's rows are those of its run at the places it wrote; a begin its
+   * fence refused wrote none. Two begins of one run in one write (reads a model run begins together)
+   * write different places.
+   */
+  private async writeBegins(begins: Begin[]): Promise<Array<StepRow[] | null>> {
     const { rows: written } = await sql<StepRow>`
-      select * from begin_run_steps(${runId}, ${lease.holder}, ${unlessCancelled}::boolean,
-        ${modelState !== undefined}::boolean, ${json(modelState)}::jsonb, ${JSON.stringify(rows)}::jsonb,
-        ${JSON.stringify(endings.map((e) => endingEntry(runId, e, this.keep)))}::jsonb)`.execute(this.db)
-    return written.length > 0 ? written.sort((a, b) => a.seq - b.seq) : null
+      select * from begin_runs_steps(${JSON.stringify(begins)}::jsonb)`.execute(this.db)
+    const byPlace = new Map(written.map((row) => [`${row.run_id} ${row.seq}`, row]))
+    return begins.map((b) => {
+      const own = [...b.rows, ...b.endings]
+        .map((r) => byPlace.get(`${b.run_id} ${r.seq}`))
+        .filter((row) => row !== undefined)
+      return own.length > 0 ? own.sort((x, y) => x.seq - y.seq) : null
+    })
   }
 
   /**

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely
 import {
   BEGIN_RUN_STEPS,
   BEGIN_RUN_STEPS_BY_KEY,
+  BEGIN_RUNS_STEPS,
   CLAIM_RUNS,
   CLAIM_RUNS_BY_KEY,
   END_RUNS_BY_KEY,
@@ -848,6 +849,15 @@ const runWritesByKey = (store: StoreKind): Migration => ({
   },
 })
 
+/** 0025: the begins of many claims in one statement (run-functions.ts, begin_runs_steps). */
+const beginsTogether = (store: StoreKind): Migration => ({
+  async up(db: Kysely<any>) {
+    await sql.raw(BEGIN_RUNS_STEPS).execute(db)
+    if (store === 'pglite')
+      await sql.raw('alter function begin_runs_steps set plan_cache_mode = force_generic_plan').execute(db)
+  },
+})
+
 export type StoreKind = 'pglite' | 'postgres'
 
 export const migrationsFor = (store: StoreKind): MigrationProvider => ({
@@ -856,6 +866,7 @@ export const migrationsFor = (store: StoreKind): MigrationProvider => ({
       ...migrations,
       '0023_runs_by_month': store === 'pglite' ? runsByMonth : onPostgresRunsStayOneTable,
       '0024_run_writes_by_key': runWritesByKey(store),
+      '0025_begins_together': beginsTogether(store),
     }
   },
 })

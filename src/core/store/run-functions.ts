@@ -194,3 +194,24 @@ ${CLAIM_CANDIDATES}    ${CLAIM_CHOSEN}
   end loop;
 end
 $$`
+
+/**
+ * Migration 0025's begin_runs_steps: the begins of many claims at once (agents/run-state.ts, a group
+ * commit), each one begin_run_steps as before, in order; the rows each wrote come back, none for a
+ * begin that its fence refused. One statement where a busy worker made one per timeline entry: each
+ * statement is a round trip, a wake of a database backend and a commit, which cost the database and
+ * the service more than the entry's own write (docs/benchmarks.md, "Model agents").
+ */
+export const BEGIN_RUNS_STEPS = `
+create function begin_runs_steps(p_begins jsonb)
+returns setof run_steps language plpgsql as $$
+declare
+  b record;
+begin
+  for b in select * from jsonb_to_recordset(p_begins)
+      as x(run_id text, holder text, unless_cancelled boolean, store_state boolean, model_state jsonb, rows jsonb, endings jsonb) loop
+    return query
+      select * from begin_run_steps(b.run_id, b.holder, b.unless_cancelled, b.store_state, b.model_state, b.rows, b.endings);
+  end loop;
+end
+$$`
