@@ -37,6 +37,7 @@ const BACKGROUND = [
 let stack: TestStack
 let api: ReturnType<typeof client>
 let integration: string
+let agentId: string
 const seen: string[] = []
 let counting = false
 
@@ -83,6 +84,7 @@ describe('statements per model run', () => {
       ],
     })
     expect(created.status, created.text).toBe(201)
+    agentId = created.body.id
     const user = (await stack.services.users.get(stack.userId))!
     const metrics = stack.services.metrics
     const runFinished = metrics.runFinished.bind(metrics)
@@ -111,5 +113,26 @@ describe('statements per model run', () => {
     metrics.runFinished = runFinished
     expect(counts.slice(1)).toEqual([OWN_STATEMENTS, OWN_STATEMENTS])
     for (const total of totals.slice(1)) expect(total).toBeLessThanOrEqual(AT_MOST)
+  })
+
+  it('runs started at the same moment share their inserts, and each start answers its own run', async () => {
+    const user = (await stack.services.users.get(stack.userId))!
+    seen.length = 0
+    counting = true
+    const started = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        stack.services.runs.start(user, agentId, { ticket_id: 1000 + i }, 'api'),
+      ),
+    )
+    counting = false
+    const inserts = seen.filter((text) => /^insert into "runs"/.test(text)).length
+    expect(inserts).toBeGreaterThan(0)
+    expect(inserts).toBeLessThan(20)
+    expect(new Set(started.map((r) => r.id)).size).toBe(20)
+    for (const [i, view] of started.entries()) {
+      expect(view.inputs).toEqual({ ticket_id: 1000 + i })
+      const stored = await stack.services.runs.get(stack.userId, view.id)
+      expect(stored.inputs).toEqual({ ticket_id: 1000 + i })
+    }
   })
 })

@@ -5,6 +5,7 @@ import type { Integrations } from '../connections/integrations.ts'
 import { AppError, invalidInput, notFound } from '../errors.ts'
 import { newId, randomToken, sha256 } from '../ids.ts'
 import type { Db } from '../store/database.ts'
+import { GroupCommit } from '../store/group-commit.ts'
 import type { RunStartedBy, RunStatus, RunsTable, RunStepsTable } from '../store/schema.ts'
 import type { ToolRegistry } from '../tools/catalog.ts'
 import type { Summary } from '../tools/define.ts'
@@ -130,6 +131,27 @@ const Completion = z.strictObject({
   error: z.strictObject({ message: z.string().max(4000, 'at most 4,000 characters') }).optional(),
 })
 
+/** A new run's row: queued, or failed already when it could not start (`failed`). */
+function runValues(run: NewRun) {
+  const failed = run.failed
+  return {
+    id: newId('run'),
+    user_id: run.userId,
+    agent_id: run.agentId,
+    agent_version: run.agentVersion,
+    started_by: run.startedBy,
+    subscription_id: run.subscriptionId ?? null,
+    event_id: run.eventId ?? null,
+    event: run.event === undefined ? null : JSON.stringify(run.event),
+    test: run.test ?? false,
+    rerun_of: run.rerunOf ?? null,
+    inputs: JSON.stringify(run.inputs),
+    status: failed ? ('failed' as const) : ('queued' as const),
+    error: failed ? JSON.stringify(failed) : null,
+    finished_at: failed ? new Date() : null,
+  }
+}
+
 /** Runs as records: made, listed, read with their timeline, cancelled, rerun, completed by an external agent. */
 export class Runs {
   /** Called when a run becomes ready, so a worker in this process picks it up at once; `owner` is whose, when one owner's. */
@@ -152,29 +174,22 @@ export class Runs {
 
   /** Inserts a run and answers its row as stored. */
   private async insertRow(trx: Db, run: NewRun): Promise<RunRow> {
-    const id = newId('run')
-    const now = new Date()
-    return trx
-      .insertInto('runs')
-      .values({
-        id,
-        user_id: run.userId,
-        agent_id: run.agentId,
-        agent_version: run.agentVersion,
-        started_by: run.startedBy,
-        subscription_id: run.subscriptionId ?? null,
-        event_id: run.eventId ?? null,
-        event: run.event === undefined ? null : JSON.stringify(run.event),
-        test: run.test ?? false,
-        rerun_of: run.rerunOf ?? null,
-        inputs: JSON.stringify(run.inputs),
-        status: run.failed ? 'failed' : 'queued',
-        error: run.failed ? JSON.stringify(run.failed) : null,
-        finished_at: run.failed ? now : null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow()
+    const [row] = await trx.insertInto('runs').values(runValues(run)).returningAll().execute()
+    return row!
   }
+
+  /**
+   * Runs started by hand at the same moment, in one statement (a group commit, fair between owners):
+   * a burst of starts made one insert each, and every insert on runs also keeps the owner's count of
+   * waiting runs (migration 0021), whose row each of them waited for in turn. The rows come back in
+   * the order given (the ids are made here, so each row is found by its own).
+   */
+  private readonly starts = new GroupCommit<NewRun, RunRow>(async (runs) => {
+    const values = runs.map(runValues)
+    const rows = await this.db.insertInto('runs').values(values).returningAll().execute()
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    return values.map((v) => byId.get(v.id)!)
+  })
 
   /** Starts the agent's current version by hand (a person in the web app, or an API call). */
   async start(
@@ -195,14 +210,10 @@ export class Runs {
     if (problems.length) throw invalidInput(problems)
     const full = await this.queueCap?.refusal(user)
     if (full) throw new AppError('rate_limited', full.message, { retryAfterSeconds: QUEUE_FULL_RETRY_S })
-    const row = await this.insertRow(this.db, {
-      userId: user.id,
-      agentId,
-      agentVersion: agent.version,
-      startedBy,
-      inputs,
-      ...extra,
-    })
+    const row = await this.starts.submit(
+      { userId: user.id, agentId, agentVersion: agent.version, startedBy, inputs, ...extra },
+      user.id,
+    )
     this.onReady(user.id)
     // The run as it was stored, not read back: nothing of it has run yet (a worker may be claiming
     // it meanwhile; GET /v1/runs/{id} follows it). Reading it back, timeline and all, was most of the
