@@ -1059,7 +1059,40 @@ at 51–74 runs/s on PostgreSQL, against 114–135 in the measurements above:
 | added per model call, p50 | 5.2, 3.1, 3.7 ms | 2.7, 3.1, 3.3 ms |
 
 The service's CPU per run fell by a fifth or more; the added time per model call moved with the
-machine more than with the change. The table below is the third run of this code, in that hour.
+machine more than with the change.
+
+Then a run's timeline entries and its start went into group commits (2026-11-29). Entries that a
+worker's claims begin at the same moment share one statement (\`begin_runs_steps\`, migration 0025),
+as runs' ends already did, and runs started at the same moment share one insert
+(\`src/core/agents/runs.ts\`). pg_stat_statements over the PostgreSQL line had shown 5,005 begins in
+5,005 statements, and the runs' inserts at 3.5–4.2 ms each, most of it each insert waiting its turn
+for the owner's count of waiting runs (0021), which every insert on \`runs\` keeps; after the change
+the same 5,005 begins went in 1,658 statements and the 1,001 runs in about 20 inserts. This line now
+also reads the CPU of the sandboxes' process and of the bench itself. Side by side with the code
+before, same hour, before and after in turn, two runs each:
+
+| | before | after |
+|---|---|---|
+| embedded store: runs/s | 34, 30 | 53, 55 |
+| embedded store: service CPU per run | 31.4, 36.5 ms | 20.9, 20.0 ms |
+| PostgreSQL: runs/s | 74, 64 | 68, 79 |
+| PostgreSQL: database CPU per run | 6.5, 7.6 ms | 5.6, 4.8 ms |
+| PostgreSQL: service CPU per run | 11.4, 12.8 ms | 11.8, 10.6 ms |
+| PostgreSQL: the sandboxes' CPU per run | 4.1, 4.6 ms | 4.8, 4.3 ms |
+| added per model call, p50 | 3.7, 4.1 ms | 3.7, 4.5 ms |
+
+On the embedded store, where every statement takes the one connection in turn, the rate went up by
+about two thirds. On PostgreSQL the database's CPU per run fell by about a fifth and the rate moved
+with the machine. There the sandboxes use about as much CPU per run as the database (five HTTP calls
+a run), and the four processes together kept this 2-core machine about 90 % busy (vmstat). In a
+profile of the service the kernel's socket writes (\`writev\`) took a sixth of the samples, but /proc
+counted 8 % of the service's CPU as system time over the same runs: that share is the thread waiting
+while the database backend its write woke runs on the same cores, not work of its own. The rest is
+spread thin: no function of the service's own takes more than 1.5 % of its samples, and 200 runs a
+second on this machine would need about half of today's CPU per run in every one of the four
+processes. The table below is a run of this code on 2026-11-29, when the direct call's p50 was
+4.8 ms against 1.9–2.4 ms on the quiet machine above; the added time per model call moved between
+3.7 and 5.2 ms across that day's runs of the same code.
 
 | line | result | goal |
 |---|---|---|
@@ -1070,6 +1103,7 @@ machine more than with the change. The table below is the third run of this code
 | model-agent runs finished, PostgreSQL | ${results.model_runs_postgres_per_s ?? 'not measured'} /s | ≥ 200/s |
 | CPU per run, service on PGlite (the store in its process) | ${results.model_run_pglite_service_cpu_ms ?? 'not measured'} ms | |
 | CPU per run on PostgreSQL, service + database | ${results.model_run_postgres_service_cpu_ms ?? 'not measured'} ms + ${results.model_run_postgres_database_cpu_ms ?? 'not measured'} ms | |
+| CPU per run on PostgreSQL, the sandboxes; the bench itself | ${results.model_run_postgres_sandbox_cpu_ms ?? 'not measured'} ms; ${results.model_run_postgres_bench_cpu_ms ?? 'not measured'} ms | |
 `
   }`
   fs.writeFileSync(path.join(dir, '../docs/benchmarks.md'), md)
