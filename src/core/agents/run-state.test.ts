@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../store/database.ts'
 import { openRunStore, type RunStore } from '../../../test/helpers/run-store.ts'
+import { asOwner } from '../store/statement-owner.ts'
 import { RunState, type Settled } from './run-state.ts'
 
 // A run's end and its call-less timeline entries are one write, and only the worker holding the run
@@ -147,5 +148,22 @@ describe('beginning entries', () => {
       [run, 1, 'running'],
     ])
     expect(places(second)).toEqual([[run, 2, 'running']])
+  })
+
+  it("another owner's begin goes in the next write, however many of one owner's are waiting", async () => {
+    const [busy, other] = [await heldBy('w_busy'), await heldBy('w_other')]
+    const order: string[] = []
+    const burst = Array.from({ length: 300 }, (_, seq) =>
+      asOwner('owner_busy', () => state.begin(busy, lease('w_busy'), read(seq))).then(() =>
+        order.push('busy'),
+      ),
+    )
+    const alone = asOwner('owner_other', () => state.begin(other, lease('w_other'), read(0))).then(() =>
+      order.push('other'),
+    )
+    await Promise.all([...burst, alone])
+    // One write takes at most 256 begins (GroupCommit's bound), one from each owner's line in turn:
+    // the other owner's begin, submitted last, is in the first write, not after all 300.
+    expect(order.indexOf('other')).toBeLessThan(order.length - 1)
   })
 })

@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
 import { GroupCommit } from '../store/group-commit.ts'
+import { statementOwner } from '../store/statement-owner.ts'
 import type { RunStatus, StepStatus, TimelineKind } from '../store/schema.ts'
 import type { Summary } from '../tools/define.ts'
 import type { Attempt, RunError, StepRow } from './runs.ts'
@@ -167,15 +168,20 @@ export class RunState {
         attempts,
       },
     ].map((row) => ({ attempts: [], ...row }))
-    return this.begins.submit({
-      run_id: runId,
-      holder: lease.holder,
-      unless_cancelled: unlessCancelled,
-      store_state: modelState !== undefined,
-      model_state: modelState ?? null,
-      rows,
-      endings: endings.map((e) => endingEntry(runId, e, this.keep)),
-    })
+    // In the run's owner's line (the worker runs each run as its owner's): another owner's begin
+    // goes in the next write however many of one owner's are waiting.
+    return this.begins.submit(
+      {
+        run_id: runId,
+        holder: lease.holder,
+        unless_cancelled: unlessCancelled,
+        store_state: modelState !== undefined,
+        model_state: modelState ?? null,
+        rows,
+        endings: endings.map((e) => endingEntry(runId, e, this.keep)),
+      },
+      statementOwner(),
+    )
   }
 
   /**
@@ -305,16 +311,19 @@ export class RunState {
     settled: Settled[] = [],
     endings: PendingEnd[] = [],
   ): Promise<boolean> {
-    const ended = await this.ends.submit({
-      runId,
-      holder: lease.holder,
-      status,
-      result: outcome.result,
-      error: outcome.error ?? null,
-      settled,
-      modelState: outcome.modelState,
-      endings,
-    })
+    const ended = await this.ends.submit(
+      {
+        runId,
+        holder: lease.holder,
+        status,
+        result: outcome.result,
+        error: outcome.error ?? null,
+        settled,
+        modelState: outcome.modelState,
+        endings,
+      },
+      statementOwner(),
+    )
     if (ended) this.metrics.runFinished(status)
     return ended
   }

@@ -169,13 +169,9 @@ export class Runs {
 
   /** Inserts a run, inside the caller's transaction when it has one. */
   async insert(trx: Db, run: NewRun): Promise<string> {
-    return (await this.insertRow(trx, run)).id
-  }
-
-  /** Inserts a run and answers its row as stored. */
-  private async insertRow(trx: Db, run: NewRun): Promise<RunRow> {
-    const [row] = await trx.insertInto('runs').values(runValues(run)).returningAll().execute()
-    return row!
+    const values = runValues(run)
+    await trx.insertInto('runs').values(values).execute()
+    return values.id
   }
 
   /**
