@@ -119,14 +119,24 @@ async function start(): Promise<undefined> {
     await running.close()
     throw err
   }
-  const stop = async () => {
+  exitOnSignal(async () => {
     forgetUrl()
     await running.close()
+  })
+  return undefined
+}
+
+/**
+ * Closes what a long-running command serves on SIGINT or SIGTERM, then exits 0: cut off instead, a
+ * profiler (node --cpu-prof) would write nothing, since it writes its file only on a normal exit.
+ */
+function exitOnSignal(close: () => Promise<void>): void {
+  const stop = async () => {
+    await close()
     process.exit(0)
   }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
-  return undefined
 }
 
 async function sandbox(args: string[], parseArgs: typeof ParseArgs): Promise<undefined> {
@@ -140,14 +150,7 @@ async function sandbox(args: string[], parseArgs: typeof ParseArgs): Promise<und
   process.stdout.write(
     `Sandboxes listening on ${server.url}\n${sandboxes.map((s) => `  ${s.title}: ${server.url}${s.prefix}`).join('\n')}\nSee docs/sandbox.md for accounts and the control API.\n`,
   )
-  // Closed on a signal rather than cut off, as `start` is: a profiler (node --cpu-prof) writes its
-  // file only on a normal exit.
-  const stop = async () => {
-    await server.close()
-    process.exit(0)
-  }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  exitOnSignal(() => server.close())
   return undefined
 }
 
