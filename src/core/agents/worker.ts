@@ -182,6 +182,14 @@ export class RunWorker {
    * must wake the loop.
    */
   private saturated = false
+  /**
+   * Something outside the worker's own slots happened since the last claim began: a run was queued
+   * or came due, another process said so, or the idle poll came round. Without it, a slot freed by
+   * the worker's own runs is claimed for only when a claim could fill it (mayFill).
+   */
+  private news = true
+  /** The last claim filled every slot it asked for. */
+  private lastClaimFull = false
 
   /**
    * Work may be waiting; `owner`, when known, is whose. An owner holding none of this worker's slots
@@ -196,8 +204,29 @@ export class RunWorker {
       !this.backlogged.has(owner)
     )
       this.newcomer = true
+    this.news = true
+    this.signal()
+  }
+
+  /** Wakes the loop without news: a slot of the worker's own came free (leaveSlot). */
+  private signal(): void {
     this.signaled = true
     this.wakeUp?.()
+  }
+
+  /**
+   * Whether a claim with no news since the last one could take anything: the last one filled its
+   * slots, so there may be more of anyone's; or an owner it gave its whole share (backlogged) now
+   * holds fewer slots, so there may be more of theirs. Otherwise every owner's ready runs were taken,
+   * and the only free slot may be the one kept for other owners (slotsPerOwner), whose new runs come
+   * with news: a busy owner's runs leaving their slots, five times a model run, each made a claim that
+   * could only answer nothing (two claims in three in the model-agent bench, docs/benchmarks.md).
+   */
+  private mayFill(): boolean {
+    if (this.lastClaimFull) return true
+    const share = slotsPerOwner(this.concurrency)
+    for (const owner of this.backlogged) if ((this.activeByOwner.get(owner) ?? 0) < share) return true
+    return false
   }
 
   private dueTimer: NodeJS.Timeout | null = null
@@ -261,7 +290,10 @@ export class RunWorker {
       let claimed: RunRow[] = []
       // The owners' runs in hand as the claim counts them (runs may end while it is in flight).
       const heldAtClaim = new Map(this.activeByOwner)
-      if (free > 0) {
+      const ask = free > 0 && (this.news || this.mayFill())
+      if (ask) {
+        // News that comes during the claim is for the next one.
+        this.news = false
         await this.yieldToIntake()
         const newcomer = this.newcomer
         this.newcomer = false
@@ -271,11 +303,22 @@ export class RunWorker {
         try {
           claimed = await this.claim(free, heldAtClaim, newcomer)
         } catch (err) {
+          // Whatever woke this claim is still to be served: the next wake claims again.
+          this.news = true
           this.onError(err)
         }
         this.reserved = 0
         this.lastClaimAt = Date.now()
+        this.lastClaimFull = claimed.length === free
         this.backlogged = this.ownersAtShare(claimed, heldAtClaim)
+        // An owner the claim gave its whole share of the slots may have more ready: the end of one of
+        // its runs must wake the loop too. Counted as the claim saw it: runs that ended during the claim
+        // had left the owner below its share by the time it returned, the loop slept with runs ready,
+        // and the burst crawled on at the idle poll (the model-agent bench's runs, 3 at a time of 7).
+        this.saturated = this.lastClaimFull || this.backlogged.size > 0
+      } else if (free === 0) {
+        // A wake with no slot free: the next run to leave one wakes the loop, and the news waits for it.
+        this.saturated = true
       }
       for (const run of claimed) {
         if (run.executions === 1 && run.started_at)
@@ -284,14 +327,9 @@ export class RunWorker {
       }
       // Slots the claim did not fill go to the runs that came back from a wait during it.
       this.fill()
-      const full = claimed.length === free
-      // An owner the claim gave its whole share of the slots may have more ready: the end of one of
-      // its runs must wake the loop too. Counted as the claim saw it: runs that ended during the claim
-      // had left the owner below its share by the time it returned, the loop slept with runs ready,
-      // and the burst crawled on at the idle poll (the model-agent bench's runs, 3 at a time of 7).
-      this.saturated = full || this.backlogged.size > 0
       // Claim again at once only when there may be more: a full claim, or news since this one began.
-      if (!this.signaled && (!full || this.inSlots >= this.concurrency)) await this.idle()
+      const more = ask && this.lastClaimFull && this.inSlots < this.concurrency
+      if (!this.signaled && !more) await this.idle()
     }
   }
 
@@ -316,7 +354,11 @@ export class RunWorker {
 
   private idle(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.idlePollMs)
+      // The poll is news: it stands for any wake that was lost.
+      const timer = setTimeout(() => {
+        this.news = true
+        done()
+      }, this.idlePollMs)
       function done() {
         clearTimeout(timer)
         resolve()
@@ -386,7 +428,7 @@ export class RunWorker {
     if (held > 0) this.activeByOwner.set(owner, held)
     else this.activeByOwner.delete(owner)
     this.fill()
-    if (this.saturated) this.wake()
+    if (this.saturated) this.signal()
   }
 
   /**
