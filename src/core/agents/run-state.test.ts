@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Store } from '../store/database.ts'
 import { openRunStore, type RunStore } from '../../../test/helpers/run-store.ts'
 import { asOwner } from '../store/statement-owner.ts'
-import { RunState, type Settled } from './run-state.ts'
+import { RunState, type EntryStamp, type Settled } from './run-state.ts'
 
 // A run's end and its call-less timeline entries are one write, and only the worker holding the run
 // makes it (docs/architecture.md, "Runs are their own queue": End, Lease).
@@ -106,19 +106,41 @@ describe('beginning entries', () => {
     offSlot: <T>(wait: () => Promise<T>) => wait(),
   })
   const read = (seq: number) => ({ seq, key: `call_${seq}`, kind: 'tool_call' as const, input: { n: seq } })
-  const places = (rows: Array<{ run_id: string; seq: number; status: string }> | null) =>
-    rows?.map((r) => [r.run_id, r.seq, r.status]) ?? null
+  /** Each stamp's place, and whether the entry was written ended. */
+  const places = (stamps: EntryStamp[] | null) =>
+    stamps?.map((s) => [s.seq, s.finished_at === null ? 'running' : 'ended']) ?? null
+  const stored = async (run: string) =>
+    (
+      await store.db
+        .selectFrom('run_steps')
+        .select(['seq', 'status'])
+        .where('run_id', '=', run)
+        .orderBy('seq')
+        .execute()
+    ).map((r) => [r.seq, r.status])
 
-  it('begins of several claims at once are one statement, each answered with its own rows', async () => {
+  it('begins of several claims at once are one statement, each answered with its own stamps', async () => {
     const [a, b, c] = [await heldBy('w_a'), await heldBy('w_b'), await heldBy('w_c')]
     const before = statements
     const begun = await Promise.all([
       state.begin(a, lease('w_a'), read(0)),
-      state.begin(b, lease('w_b'), read(0)),
-      state.begin(c, lease('w_c'), read(0)),
+      state.begin(b, lease('w_b'), read(1)),
+      state.begin(c, lease('w_c'), read(2)),
     ])
     expect(statements - before).toBe(1)
-    expect(begun.map(places)).toEqual([[[a, 0, 'running']], [[b, 0, 'running']], [[c, 0, 'running']]])
+    expect(begun.map(places)).toEqual([[[0, 'running']], [[1, 'running']], [[2, 'running']]])
+    expect([await stored(a), await stored(b), await stored(c)]).toEqual([
+      [[0, 'running']],
+      [[1, 'running']],
+      [[2, 'running']],
+    ])
+    // The stamps are the stored entries' own: the database's clock, not the caller's.
+    const row = await store.db
+      .selectFrom('run_steps')
+      .select('started_at')
+      .where('run_id', '=', b)
+      .executeTakeFirstOrThrow()
+    expect(begun[1]![0]!.started_at.getTime()).toBe(row.started_at.getTime())
   })
 
   it('a claim that lost its run gets nothing and writes nothing, in the same statement as claims that hold theirs', async () => {
@@ -127,16 +149,16 @@ describe('beginning entries', () => {
       state.begin(held, lease('w_now'), read(0)),
       state.begin(lost, lease('w_before'), read(0)),
     ])
-    expect(places(kept)).toEqual([[held, 0, 'running']])
+    expect(places(kept)).toEqual([[0, 'running']])
     expect(refused).toBeNull()
     expect(await store.db.selectFrom('run_steps').select('seq').where('run_id', '=', lost).execute()).toEqual(
       [],
     )
   })
 
-  it('reads one run begins together get one row each, and the ends one of them carries come back with it', async () => {
+  it('reads one run begins together get one stamp each, and the ends one of them carries come back with it', async () => {
     const run = await heldBy('w_r')
-    expect(places(await state.begin(run, lease('w_r'), read(0)))).toEqual([[run, 0, 'running']])
+    expect(places(await state.begin(run, lease('w_r'), read(0)))).toEqual([[0, 'running']])
     const [first, second] = await Promise.all([
       state.begin(run, lease('w_r'), read(1), [], [], {
         endings: [{ seq: 0, end: { status: 'succeeded' } }],
@@ -144,10 +166,15 @@ describe('beginning entries', () => {
       state.begin(run, lease('w_r'), read(2)),
     ])
     expect(places(first)).toEqual([
-      [run, 0, 'succeeded'],
-      [run, 1, 'running'],
+      [0, 'ended'],
+      [1, 'running'],
     ])
-    expect(places(second)).toEqual([[run, 2, 'running']])
+    expect(places(second)).toEqual([[2, 'running']])
+    expect(await stored(run)).toEqual([
+      [0, 'succeeded'],
+      [1, 'running'],
+      [2, 'running'],
+    ])
   })
 
   it("another owner's begin goes in the next write, however many of one owner's are waiting", async () => {

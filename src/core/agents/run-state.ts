@@ -70,7 +70,17 @@ interface RunEnd {
   endings: PendingEnd[]
 }
 
-/** One claim's begin as begin_runs_steps takes it (run-functions.ts), its rows as JSON values. */
+/**
+ * What the database alone knows of an entry a begin wrote: when it began and, for an entry written
+ * ended, when that was (its clock, as every stamp a run's timeline shows).
+ */
+export interface EntryStamp {
+  seq: number
+  started_at: Date
+  finished_at: Date | null
+}
+
+/** One claim's begin as begin_runs_steps_stamped takes it (run-functions.ts), its rows as JSON values. */
 interface Begin {
   run_id: string
   holder: string
@@ -119,7 +129,7 @@ export class RunState {
    * commit), as runs' ends do: a busy worker begins an entry for every model call and tool call of
    * every run it holds.
    */
-  private readonly begins: GroupCommit<Begin, StepRow[] | null>
+  private readonly begins: GroupCommit<Begin, EntryStamp[] | null>
   /** What a step's input or output keeps in the store (stored-value.ts). */
   readonly keep: Keep
   /** A run went back to the queue until `at`: the worker wakes then (no poll has to find it). */
@@ -142,11 +152,12 @@ export class RunState {
   /**
    * A step's call is about to go out: its entry is stored as running first, so a crash during the
    * call is seen on resume. Entries that ended without a call before it are written with it. The
-   * entries as stored, or null when the claim lost the run (fenced, see `fence`), or, with
-   * `unlessCancelled`, when a person has asked to cancel it: nothing is written and the call must
-   * not go out. `modelState`, when given, is stored on the run in the same statement (a model run's
-   * state as it starts, runner.ts), and so are `endings`, earlier entries' ends the claim held back
-   * for this write (claimed-timeline.ts); their rows come back with the new one.
+   * stamps of the entries written, in timeline order, or null when the claim lost the run (fenced,
+   * see `fence`), or, with `unlessCancelled`, when a person has asked to cancel it: nothing is
+   * written and the call must not go out. `modelState`, when given, is stored on the run in the same
+   * statement (a model run's state as it starts, runner.ts), and so are `endings`, earlier entries'
+   * ends the claim held back for this write (claimed-timeline.ts); their stamps come back with the
+   * new one's. Every other column is what the caller gave, as `keep` cut it.
    */
   async begin(
     runId: string,
@@ -159,7 +170,7 @@ export class RunState {
       modelState,
       endings = [],
     }: { unlessCancelled?: boolean; modelState?: unknown; endings?: PendingEnd[] } = {},
-  ): Promise<StepRow[] | null> {
+  ): Promise<EntryStamp[] | null> {
     const rows = [
       ...settled.map((s) => settledEntry(runId, s, this.keep)),
       {
@@ -185,20 +196,20 @@ export class RunState {
   }
 
   /**
-   * One call of the database function begin_runs_steps (store/migrations.ts, 0025) for the begins of
-   * one group commit: each is begin_run_steps (0022) with its fence, the held-back ends and the new
-   * entries, both or neither. A begin's rows are those of its run at the places it wrote; a begin its
-   * fence refused wrote none. Two begins of one run in one write (reads a model run begins together)
-   * write different places.
+   * One call of the database function begin_runs_steps_stamped (store/migrations.ts, 0026) for the
+   * begins of one group commit: each is begin_run_steps (0022) with its fence, the held-back ends and
+   * the new entries, both or neither. A begin's stamps are those of its run at the places it wrote;
+   * a begin its fence refused wrote none. Two begins of one run in one write (reads a model run
+   * begins together) write different places.
    */
-  private async writeBegins(begins: Begin[]): Promise<Array<StepRow[] | null>> {
-    const { rows: written } = await sql<StepRow>`
-      select * from begin_runs_steps(${JSON.stringify(begins)}::jsonb)`.execute(this.db)
-    const byPlace = new Map(written.map((row) => [`${row.run_id} ${row.seq}`, row]))
+  private async writeBegins(begins: Begin[]): Promise<Array<EntryStamp[] | null>> {
+    const { rows: written } = await sql<EntryStamp & { run_id: string }>`
+      select * from begin_runs_steps_stamped(${JSON.stringify(begins)}::jsonb)`.execute(this.db)
+    const byPlace = new Map(written.map(({ run_id, ...stamp }) => [`${run_id} ${stamp.seq}`, stamp]))
     return begins.map((b) => {
       const own = [...b.rows, ...b.endings]
         .map((r) => byPlace.get(`${b.run_id} ${r.seq}`))
-        .filter((row) => row !== undefined)
+        .filter((stamp) => stamp !== undefined)
       return own.length > 0 ? own.sort((x, y) => x.seq - y.seq) : null
     })
   }

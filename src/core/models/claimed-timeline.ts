@@ -5,11 +5,11 @@ import type { Lease } from '../agents/worker.ts'
 
 /**
  * A model run's timeline as one claim holds it (docs/model-agents.md, "The run"). It is read from
- * the store once, when the claim starts, and then kept from the entries each of the claim's own
- * writes returns as stored: every write to the timeline of a run in hand is fenced by its claim
- * (run-state.ts), so nothing else writes it meanwhile, and the transcript rebuilt from these rows is
- * the one a resume would read. Reading the whole timeline again before every call cost a query per
- * call for rows this claim had just written itself.
+ * the store once, when the claim starts, and then kept from what the claim's own writes wrote, with
+ * the database's stamps each write answers: every write to the timeline of a run in hand is fenced
+ * by its claim (run-state.ts), so nothing else writes it meanwhile, and the transcript rebuilt from
+ * these rows is the one a resume would read. Reading the whole timeline again before every call cost
+ * a query per call for rows this claim had just written itself.
  *
  * A call is begun only while nobody has asked to cancel the run, in the same fenced write: a person
  * who cancels stops the next call without the run reading its row before every call.
@@ -81,14 +81,20 @@ export class ClaimedTimeline {
       ...(this.unsavedState === undefined ? {} : { modelState: this.unsavedState }),
       endings,
     })
-    if (stored) this.unsavedState = undefined
     if (!stored) {
       for (const e of endings) if (!this.pendingEnds.has(e.seq)) this.pendingEnds.set(e.seq, e)
       this.settled.unshift(...settled)
       if (await this.state.cancelRequested(this.runId)) this.cancelled = true
       return false
     }
-    return this.keep(stored)
+    this.unsavedState = undefined
+    // The settled entries and the ends are here already (settle, end); the new entry as written.
+    this.rows.set(step.seq, { ...this.rowOf(step, { status: 'running' }), attempts: attempts as never })
+    for (const { seq, started_at, finished_at } of stored) {
+      const row = this.rows.get(seq)
+      if (row) this.rows.set(seq, { ...row, started_at, finished_at })
+    }
+    return true
   }
 
   async attempts(seq: number, attempts: Attempt[]): Promise<boolean> {
@@ -119,7 +125,14 @@ export class ClaimedTimeline {
   /** An entry that ended without a call: kept here, stored whole with the next write. */
   settle(step: StepStart, end: StepEnd): true {
     this.settled.push({ step, end })
-    this.rows.set(step.seq, {
+    this.rows.set(step.seq, this.rowOf(step, end))
+    return true
+  }
+
+  /** An entry as the store keeps it (RunState.begin): what `keep` leaves of its input and output. */
+  private rowOf(step: StepStart, end: StepEnd | { status: 'running' }): StepRow {
+    const ended = end.status === 'running' ? null : (end as StepEnd)
+    return {
       run_id: this.runId,
       seq: step.seq,
       key: step.key,
@@ -128,14 +141,13 @@ export class ClaimedTimeline {
       integration_id: step.integrationId ?? null,
       input: (this.state.keep(step.input) ?? null) as never,
       status: end.status,
-      output: (this.state.keep(end.output) ?? null) as never,
-      summary: (end.summary ?? null) as never,
-      error: (end.error ?? null) as never,
+      output: (this.state.keep(ended?.output) ?? null) as never,
+      summary: (ended?.summary ?? null) as never,
+      error: (ended?.error ?? null) as never,
       attempts: [] as never,
       started_at: new Date(),
-      finished_at: new Date(),
-    })
-    return true
+      finished_at: ended ? new Date() : null,
+    }
   }
 
   /**

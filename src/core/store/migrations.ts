@@ -3,6 +3,7 @@ import {
   BEGIN_RUN_STEPS,
   BEGIN_RUN_STEPS_BY_KEY,
   BEGIN_RUNS_STEPS,
+  BEGIN_RUNS_STEPS_STAMPED,
   CLAIM_RUNS,
   CLAIM_RUNS_BY_KEY,
   END_RUNS_BY_KEY,
@@ -858,6 +859,17 @@ const beginsTogether = (store: StoreKind): Migration => ({
   },
 })
 
+/** 0026: begins answered with their entries' places and stamps only (run-functions.ts, begin_runs_steps_stamped). */
+const beginsStamped = (store: StoreKind): Migration => ({
+  async up(db: Kysely<any>) {
+    await sql.raw(BEGIN_RUNS_STEPS_STAMPED).execute(db)
+    if (store === 'pglite')
+      await sql
+        .raw('alter function begin_runs_steps_stamped set plan_cache_mode = force_generic_plan')
+        .execute(db)
+  },
+})
+
 export type StoreKind = 'pglite' | 'postgres'
 
 export const migrationsFor = (store: StoreKind): MigrationProvider => ({
@@ -867,6 +879,7 @@ export const migrationsFor = (store: StoreKind): MigrationProvider => ({
       '0023_runs_by_month': store === 'pglite' ? runsByMonth : onPostgresRunsStayOneTable,
       '0024_run_writes_by_key': runWritesByKey(store),
       '0025_begins_together': beginsTogether(store),
+      '0026_begins_stamped': beginsStamped(store),
     }
   },
 })

@@ -215,3 +215,28 @@ begin
   end loop;
 end
 $$`
+
+/**
+ * Migration 0026's begin_runs_steps_stamped: begin_runs_steps, answering only each written entry's
+ * place and the database's time stamps. The service sent every other column itself and keeps the
+ * entries it wrote (claimed-timeline.ts); sending them back, model answers and tool outputs as jsonb
+ * turned to text and parsed again, cost the database and the service a share of every begin
+ * (docs/benchmarks.md, "Model agents"). A new name rather than a new answer for the old one, so an
+ * instance not yet upgraded keeps calling the function it knows.
+ */
+export const BEGIN_RUNS_STEPS_STAMPED = `
+create function begin_runs_steps_stamped(p_begins jsonb)
+returns table (run_id text, seq integer, started_at timestamptz, finished_at timestamptz)
+language plpgsql as $$
+#variable_conflict use_column
+declare
+  b record;
+begin
+  for b in select * from jsonb_to_recordset(p_begins)
+      as x(run_id text, holder text, unless_cancelled boolean, store_state boolean, model_state jsonb, rows jsonb, endings jsonb) loop
+    return query
+      select s.run_id, s.seq, s.started_at, s.finished_at
+      from begin_run_steps(b.run_id, b.holder, b.unless_cancelled, b.store_state, b.model_state, b.rows, b.endings) s;
+  end loop;
+end
+$$`
