@@ -93,7 +93,7 @@ export function readTranscript(entries: StepRow[], firstMessage: string): ReadTr
         output: error ? `Error (${error.code}): ${error.message}` : (e.output ?? null),
         isError: Boolean(error),
       }
-      signatures.push(JSON.stringify([result.name, sortedKeys(e.input), sortedKeys(result.output)]))
+      signatures.push(JSON.stringify([result.name, canonical(e.input), canonical(result.output)]))
       if (!pendingResults) {
         pendingResults = { role: 'tool', results: [] }
         messages.push(pendingResults)
@@ -127,11 +127,22 @@ export function assertAnswered(messages: TranscriptMessage[]): void {
   }
 }
 
+/** Each value's canonical text, made once: a run rebuilds its transcript before every call. */
+const canonicalTexts = new WeakMap<object, string>()
+
 /**
- * A value with its objects' keys in one order. A stored entry comes back from jsonb with its keys
- * reordered, while the claim's latest entries are its own values as made (claimed-timeline.ts): the
- * same call and result must read the same either way.
+ * A value's JSON with its objects' keys in one order. A stored entry comes back from jsonb with its
+ * keys reordered, while the claim's latest entries are its own values as made (claimed-timeline.ts):
+ * the same call and result must read the same either way. Stored values are never changed, so each
+ * object's text is kept with it.
  */
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null)
+  let text = canonicalTexts.get(value)
+  if (text === undefined) canonicalTexts.set(value, (text = JSON.stringify(sortedKeys(value))))
+  return text
+}
+
 function sortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedKeys)
   if (value === null || typeof value !== 'object') return value
