@@ -69,6 +69,27 @@ export interface OfferedAccounts {
   more: boolean
 }
 
+/**
+ * Each saved tool's schema as the model sees it, made once: a run offers its tools on every model
+ * call, and copying each step's schema every time was the service's costliest function of its own
+ * in the model bench (docs/benchmarks.md, "Model agents"). Frozen, since every run shares it.
+ */
+const offeredSchemas = new WeakMap<ModelToolDefinition, Record<string, unknown>>()
+
+function offeredSchema(b: BoundTool): Record<string, unknown> {
+  let schema = offeredSchemas.get(b.definition)
+  if (!schema) offeredSchemas.set(b.definition, (schema = deepFreeze(toolSchema(b.registered, b.definition))))
+  return schema
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) deepFreeze(v)
+  }
+  return value
+}
+
 export function offeredTools(
   tools: Map<string, BoundTool>,
   accounts: Map<string, OfferedAccounts>,
@@ -79,13 +100,16 @@ export function offeredTools(
     const choose = b.definition.integration
       ? ''
       : ` Set ${ACCOUNT_FIELD} to one of: ${listed}${more ? ', or any other of your account names' : ''}.`
-    const parameters = toolSchema(b.registered, b.definition)
+    let parameters = offeredSchema(b)
     // A complete list is an enum too, not only words: the provider holds the model to it (and the
     // sandbox model picks from it) instead of the model making an account name up.
-    const account = (parameters.properties as Record<string, Record<string, unknown>> | undefined)?.[
-      ACCOUNT_FIELD
-    ]
-    if (!b.definition.integration && account && names.length > 0 && !more) account.enum = names
+    const properties = parameters.properties as Record<string, Record<string, unknown>> | undefined
+    const account = properties?.[ACCOUNT_FIELD]
+    if (!b.definition.integration && account && names.length > 0 && !more)
+      parameters = {
+        ...parameters,
+        properties: { ...properties, [ACCOUNT_FIELD]: { ...account, enum: names } },
+      }
     return {
       name: b.name,
       description: `${b.definition.description ?? b.registered.tool.description}${choose}`,
