@@ -1090,9 +1090,53 @@ counted 8 % of the service's CPU as system time over the same runs: that share i
 while the database backend its write woke runs on the same cores, not work of its own. The rest is
 spread thin: no function of the service's own takes more than 1.5 % of its samples, and 200 runs a
 second on this machine would need about half of today's CPU per run in every one of the four
-processes. The table below is a run of this code on 2026-11-29, when the direct call's p50 was
-4.8 ms against 1.9–2.4 ms on the quiet machine above; the added time per model call moved between
-3.7 and 5.2 ms across that day's runs of the same code.
+processes. That day's direct call's p50 was 4.8 ms against 1.9–2.4 ms on the quiet machine above,
+and the added time per model call moved between 3.7 and 5.2 ms across its runs of the same code.
+
+Then four changes (2026-11-29, later), each found in a log or a profile:
+
+- **Claims for nothing.** pg_stat_statements counted 1,729 claims for 1,001 runs, and a log of the
+  worker's claims showed two in three answering nothing: each time one of the busy owner's runs
+  left its slot to wait, the worker claimed, with only the slot kept for other owners free. A slot
+  freed by the worker's own runs is now claimed for only when a claim could fill it
+  ([architecture](architecture.md), "Claim"): 642 claims for the same runs.
+- **Begins answered with stamps.** \`begin_runs_steps\` sent back every entry it wrote, model
+  answers and tool outputs included, turned from jsonb to text and parsed again, though the claim
+  had sent those values itself; \`begin_runs_steps_stamped\` (migration 0026) answers each entry's
+  place and the database's stamps only.
+- **Made once.** Each tool value's canonical text, which the loop check compares, and each saved
+  tool's schema as the model sees it were made again on every model call (the service's two
+  costliest functions of its own in a profile); now once per value and per saved tool.
+- **The bench's first question.** The latency line asked whether its run had ended at once after
+  starting it. A log of the embedded store's statements showed that question's five reads meeting
+  the run's first model call on the store's one connection, its entry waiting about 2 ms behind
+  them, counted as time Switchyard added. The first question now waits 50 ms like the others. That
+  is a change to the measurement, not to Switchyard, and the table below has it on both sides.
+
+Side by side with the code before, in a quiet hour (the direct call's p50 2.1 ms), before and after
+in turn, three runs each:
+
+| | before | after |
+|---|---|---|
+| added per model call, p50 | 1.23, 1.49, 1.22 ms | 1.18, 1.15, 0.93 ms |
+| embedded store: runs/s | 116, 133, 127 | 140, 148, 149 |
+| embedded store: service CPU per run | 9.7, 8.6, 9.0 ms | 8.0, 7.7, 7.6 ms |
+| PostgreSQL: runs/s | 161, 153, 154 | 161, 171, 149 |
+| PostgreSQL: service CPU per run | 5.3, 5.5, 5.4 ms | 5.2, 4.9, 5.1 ms |
+| PostgreSQL: database CPU per run | 2.3, 2.4, 2.4 ms | 2.1, 2.0, 2.0 ms |
+
+In a noisier hour earlier that day the claims and begins changes alone took the service's CPU per
+run on PostgreSQL from 7.3, 6.8, 6.3 to 6.7, 5.8, 5.7 ms and the database's from 3.3, 3.0, 2.9 to
+2.7, 2.4, 2.4 ms. With the bench's question out of the run's way, the added time per model call is
+under its goal on a quiet machine (1.6–2.3 ms in shorter runs in a noisier hour). The runs per
+second are not: the four processes use about 9.6 ms of CPU per run (service 5.1, sandboxes 2.2,
+database 2.0, bench 0.3), so two cores would carry about 200 a second only with nothing else to
+run, and at 5 ms a run the service's one thread is busy all the time at 200 a second. What the
+service spends is now mostly in the libraries it rests on: in a profile of the PostgreSQL line,
+the HTTP client (undici) about a sixth of its samples, the AI SDK's provider about a ninth, the
+PostgreSQL driver a tenth, and the driver's socket writes another tenth (mostly, as above, waiting
+while the backend it woke runs). The table below is one run of this code a little later, when the
+direct call's p50 was 2.4 ms.
 
 | line | result | goal |
 |---|---|---|
