@@ -195,6 +195,12 @@ ${CLAIM_CANDIDATES}    ${CLAIM_CHOSEN}
 end
 $$`
 
+/** The begins of one group commit, one by one (begin_runs_steps and begin_runs_steps_stamped). */
+const EACH_BEGIN = `  for b in select * from jsonb_to_recordset(p_begins)
+      as x(run_id text, holder text, unless_cancelled boolean, store_state boolean, model_state jsonb, rows jsonb, endings jsonb) loop
+`
+const BEGIN_ONE = `begin_run_steps(b.run_id, b.holder, b.unless_cancelled, b.store_state, b.model_state, b.rows, b.endings)`
+
 /**
  * Migration 0025's begin_runs_steps: the begins of many claims at once (agents/run-state.ts, a group
  * commit), each one begin_run_steps as before, in order; the rows each wrote come back, none for a
@@ -208,10 +214,8 @@ returns setof run_steps language plpgsql as $$
 declare
   b record;
 begin
-  for b in select * from jsonb_to_recordset(p_begins)
-      as x(run_id text, holder text, unless_cancelled boolean, store_state boolean, model_state jsonb, rows jsonb, endings jsonb) loop
-    return query
-      select * from begin_run_steps(b.run_id, b.holder, b.unless_cancelled, b.store_state, b.model_state, b.rows, b.endings);
+${EACH_BEGIN}    return query
+      select * from ${BEGIN_ONE};
   end loop;
 end
 $$`
@@ -232,11 +236,8 @@ language plpgsql as $$
 declare
   b record;
 begin
-  for b in select * from jsonb_to_recordset(p_begins)
-      as x(run_id text, holder text, unless_cancelled boolean, store_state boolean, model_state jsonb, rows jsonb, endings jsonb) loop
-    return query
-      select s.run_id, s.seq, s.started_at, s.finished_at
-      from begin_run_steps(b.run_id, b.holder, b.unless_cancelled, b.store_state, b.model_state, b.rows, b.endings) s;
+${EACH_BEGIN}    return query
+      select s.run_id, s.seq, s.started_at, s.finished_at from ${BEGIN_ONE} s;
   end loop;
 end
 $$`
