@@ -480,6 +480,55 @@ describe('the run worker', () => {
     }
   })
 
+  // The claims-for-nothing change: while one owner's runs held their share and another owner's run
+  // kept leaving its slot and taking it back, each of its wakes started the idle poll's wait again, so
+  // a run whose wake was lost waited for the churn to stop, not for the poll.
+  it("the idle poll still comes while the worker's own runs keep waking it: a run whose wake was lost starts", async () => {
+    const holder = await runs.owner('holds-its-share@example.test')
+    const churner = await runs.owner('churns-its-slot@example.test')
+    const unannounced = await runs.owner('lost-wake@example.test')
+    const held: string[] = []
+    for (let i = 0; i < slotsPerOwner(4); i++)
+      held.push(await runs.run({ user_id: holder.userId, agent_id: holder.agentId }))
+    const churning = await runs.run({ user_id: churner.userId, agent_id: churner.agentId })
+    const started: string[] = []
+    let stop!: () => void
+    const stopped = new Promise<void>((resolve) => (stop = resolve))
+    let churns = 0
+    const handler = {
+      async execute(run: RunRow, lease: Lease) {
+        started.push(run.id)
+        if (held.includes(run.id)) await stopped
+        else if (run.id === churning)
+          for (let done = false; !done; churns++)
+            await lease.offSlot(async () => {
+              done = await Promise.race([
+                stopped.then(() => true),
+                new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2)),
+              ])
+            })
+        await succeed(run, lease)
+      },
+    }
+    const worker = workerOf(handler, 4, 300)
+    worker.start()
+    try {
+      worker.wake()
+      await until(() => started.length === held.length + 1)
+      expect(started).toHaveLength(held.length + 1)
+      // Queued with no wake at all, as when the change feed's notice was lost.
+      const lost = await runs.run({ user_id: unannounced.userId, agent_id: unannounced.agentId })
+      const churnsBefore = churns
+      await until(() => started.includes(lost), 1_000)
+      expect(started).toContain(lost)
+      // The other run was still leaving its slot and taking it back all the while.
+      expect(churns).toBeGreaterThan(churnsBefore)
+    } finally {
+      stop()
+      await worker.stop()
+    }
+  })
+
   it("fair while waiting: one owner's burst waiting on answers leaves another owner's run a slot and room to wait", async () => {
     const busy = await runs.owner('busy-waits@example.test')
     const lone = await runs.owner('lone-waits@example.test')

@@ -290,7 +290,10 @@ export class RunWorker {
       let claimed: RunRow[] = []
       // The owners' runs in hand as the claim counts them (runs may end while it is in flight).
       const heldAtClaim = new Map(this.activeByOwner)
-      const ask = free > 0 && (this.news || this.mayFill())
+      // The poll comes due even while the worker's own runs keep waking the loop: each wake would
+      // otherwise start its wait again, and a run whose wake was lost waited for them to stop.
+      const pollDue = Date.now() - this.lastClaimAt >= this.idlePollMs
+      const ask = free > 0 && (this.news || pollDue || this.mayFill())
       if (ask) {
         // News that comes during the claim is for the next one.
         this.news = false
