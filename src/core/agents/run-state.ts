@@ -91,8 +91,12 @@ interface Begin {
   endings: Array<{ seq: number }>
 }
 
-/** A settled entry's row as JSON values (for jsonb_to_recordset). */
-const settledEntry = (runId: string, { step, end }: Settled, keep: Keep) => ({
+/**
+ * An entry's columns as the store keeps them, `keep` applied to its input and output: running when it
+ * has no end. As JSON values for jsonb_to_recordset, and as a model run's claim keeps its own copy
+ * (claimed-timeline.ts).
+ */
+export const entryValues = (runId: string, step: StepStart, end: StepEnd | null, keep: Keep) => ({
   run_id: runId,
   seq: step.seq,
   key: step.key,
@@ -100,10 +104,10 @@ const settledEntry = (runId: string, { step, end }: Settled, keep: Keep) => ({
   tool_id: step.toolId ?? null,
   integration_id: step.integrationId ?? null,
   input: keep(step.input) ?? null,
-  status: end.status,
-  output: keep(end.output) ?? null,
-  summary: end.summary ?? null,
-  error: end.error ?? null,
+  status: end?.status ?? ('running' as const),
+  output: keep(end?.output) ?? null,
+  summary: end?.summary ?? null,
+  error: end?.error ?? null,
 })
 
 /** A pending end's row as JSON values (for jsonb_to_recordset). */
@@ -172,12 +176,8 @@ export class RunState {
     }: { unlessCancelled?: boolean; modelState?: unknown; endings?: PendingEnd[] } = {},
   ): Promise<EntryStamp[] | null> {
     const rows = [
-      ...settled.map((s) => settledEntry(runId, s, this.keep)),
-      {
-        ...settledEntry(runId, { step, end: { status: 'skipped' } }, this.keep),
-        status: 'running',
-        attempts,
-      },
+      ...settled.map((s) => entryValues(runId, s.step, s.end, this.keep)),
+      { ...entryValues(runId, step, null, this.keep), attempts },
     ].map((row) => ({ attempts: [], ...row }))
     // In the run's owner's line (the worker runs each run as its owner's): another owner's begin
     // goes in the next write however many of one owner's are waiting.
@@ -344,7 +344,7 @@ export class RunState {
     const { rows } = await sql<{ id: string; holder: string }>`
       select id, holder from end_runs(
         ${JSON.stringify(ends.map((e) => ({ id: e.runId, holder: e.holder, status: e.status, result: e.result ?? null, error: e.error, model_state: e.modelState })))}::jsonb,
-        ${JSON.stringify(ends.flatMap((e) => e.settled.map((entry) => ({ ...settledEntry(e.runId, entry, this.keep), holder: e.holder }))))}::jsonb,
+        ${JSON.stringify(ends.flatMap((e) => e.settled.map((entry) => ({ ...entryValues(e.runId, entry.step, entry.end, this.keep), holder: e.holder }))))}::jsonb,
         ${JSON.stringify(ends.flatMap((e) => e.endings.map((ending) => ({ ...endingEntry(e.runId, ending, this.keep), holder: e.holder }))))}::jsonb)`.execute(
       this.db,
     )

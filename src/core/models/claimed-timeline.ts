@@ -1,4 +1,12 @@
-import type { EndStatus, PendingEnd, RunState, Settled, StepEnd, StepStart } from '../agents/run-state.ts'
+import {
+  entryValues,
+  type EndStatus,
+  type PendingEnd,
+  type RunState,
+  type Settled,
+  type StepEnd,
+  type StepStart,
+} from '../agents/run-state.ts'
 import type { RunError } from '../agents/runs.ts'
 import type { Attempt, RunRow, StepRow } from '../agents/runs.ts'
 import type { Lease } from '../agents/worker.ts'
@@ -89,7 +97,7 @@ export class ClaimedTimeline {
     }
     this.unsavedState = undefined
     // The settled entries and the ends are here already (settle, end); the new entry as written.
-    this.rows.set(step.seq, { ...this.rowOf(step, { status: 'running' }), attempts: attempts as never })
+    this.rows.set(step.seq, { ...this.rowOf(step, null), attempts: attempts as never })
     for (const { seq, started_at, finished_at } of stored) {
       const row = this.rows.get(seq)
       if (row) this.rows.set(seq, { ...row, started_at, finished_at })
@@ -129,25 +137,14 @@ export class ClaimedTimeline {
     return true
   }
 
-  /** An entry as the store keeps it (RunState.begin): what `keep` leaves of its input and output. */
-  private rowOf(step: StepStart, end: StepEnd | { status: 'running' }): StepRow {
-    const ended = end.status === 'running' ? null : (end as StepEnd)
+  /** An entry as the store keeps it (RunState.begin), running when it has no end. */
+  private rowOf(step: StepStart, end: StepEnd | null): StepRow {
     return {
-      run_id: this.runId,
-      seq: step.seq,
-      key: step.key,
-      kind: step.kind,
-      tool_id: step.toolId ?? null,
-      integration_id: step.integrationId ?? null,
-      input: (this.state.keep(step.input) ?? null) as never,
-      status: end.status,
-      output: (this.state.keep(ended?.output) ?? null) as never,
-      summary: (ended?.summary ?? null) as never,
-      error: (ended?.error ?? null) as never,
-      attempts: [] as never,
+      ...entryValues(this.runId, step, end, this.state.keep),
+      attempts: [],
       started_at: new Date(),
-      finished_at: ended ? new Date() : null,
-    }
+      finished_at: end ? new Date() : null,
+    } as StepRow
   }
 
   /**
