@@ -1,5 +1,4 @@
-/** PostgreSQL's error code for a transaction it rolled back to break a deadlock (its manual, appendix A). */
-const DEADLOCK_DETECTED = '40P01'
+import { isPostgresError, POSTGRES_ERRORS } from './postgres-errors.ts'
 
 /** How many times a transaction is tried in all before its deadlock is the caller's error. */
 const TRIES = 4
@@ -18,7 +17,7 @@ export async function retryingDeadlocks<T>(transaction: () => Promise<T>): Promi
     try {
       return await transaction()
     } catch (err) {
-      if (tries >= TRIES || (err as { code?: unknown }).code !== DEADLOCK_DETECTED) throw err
+      if (tries >= TRIES || !isPostgresError(err, POSTGRES_ERRORS.deadlockDetected)) throw err
       // A short, random pause, so the transactions it met can finish before it locks again.
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40 * tries))
     }

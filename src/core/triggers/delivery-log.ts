@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { newId } from '../ids.ts'
 import type { Db } from '../store/database.ts'
+import { isPostgresError, POSTGRES_ERRORS } from '../store/postgres-errors.ts'
 import { asNoOwner } from '../store/statement-owner.ts'
 
 /**
@@ -49,9 +50,6 @@ const FLUSH_AT = 500
  * (issue 22 §9). A hundred at a time, it waits for a third of that at most.
  */
 export const RECORDS_PER_STATEMENT = 100
-
-/** PostgreSQL's error code for a row whose foreign key finds no row (its manual, appendix A). */
-const FOREIGN_KEY_VIOLATION = '23503'
 /** Records held in memory at most (the database unreachable for long): the oldest go first. */
 const MAX_PENDING = 20_000
 
@@ -147,7 +145,7 @@ export class DeliveryLog {
       // A user removed since their deliveries were answered: a statement holding one of their records
       // fails as a whole, so their records go, as the rest of their rows did, and the others' are
       // written. Anything else (the database unreachable): the records go, and the error is told.
-      if ((err as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) {
+      if (isPostgresError(err, POSTGRES_ERRORS.foreignKeyViolation)) {
         const kept = await this.ofUsersStillHere(batch).catch(() => batch)
         if (kept.length < batch.length) return kept.length ? this.write(kept) : undefined
       }
