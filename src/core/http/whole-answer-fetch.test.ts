@@ -1,6 +1,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
+import { Agent } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_ANSWER_BYTES, wholeAnswerFetch } from './whole-answer-fetch.ts'
 
@@ -49,6 +50,7 @@ describe('wholeAnswerFetch', () => {
           return res.end(gzipSync('{"ok":true}'))
         }
         if (path === '/slow') return setTimeout(() => res.end('late'), 5_000)
+        if (path === '/held') return // answered never: afterAll closes its connection
         if (path === '/endless') {
           res.writeHead(200, { 'content-type': 'application/json' })
           const block = Buffer.alloc(64 * 1024, 'a')
@@ -140,6 +142,26 @@ describe('wholeAnswerFetch', () => {
     const call = fetchWhole(`${base}/slow`, { signal: controller.signal })
     setTimeout(() => controller.abort(reason), 50)
     await expect(call).rejects.toBe(reason)
+  })
+
+  it("rejects with the signal's reason while the request still waits for a connection", async () => {
+    // One connection, held by an answer that never comes: the second call waits in undici's queue,
+    // not on a socket, and would wait for ever if only a request on a socket could be aborted.
+    const single = new Agent({ connections: 1 })
+    const queued = wholeAnswerFetch(() => single)
+    try {
+      const jsonSeen = () => seen.filter((request) => request.url === '/json').length
+      const before = jsonSeen()
+      void queued(`${base}/held`).catch(() => undefined)
+      const reason = new DOMException('the run was cancelled', 'AbortError')
+      const controller = new AbortController()
+      const call = queued(`${base}/json`, { signal: controller.signal })
+      setTimeout(() => controller.abort(reason), 50)
+      await expect(call).rejects.toBe(reason)
+      expect(jsonSeen()).toBe(before)
+    } finally {
+      await single.destroy()
+    }
   })
 
   it('refuses a body or a Request it does not send as given, before sending anything', async () => {

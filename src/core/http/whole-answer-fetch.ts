@@ -1,4 +1,5 @@
-import { Agent, request, type Dispatcher } from 'undici'
+import { Agent, type Dispatcher } from 'undici'
+import { exchangeWhole, type ReceivedHeaders } from './whole-exchange.ts'
 
 /** Where requests go when no network limit applies: one keep-alive pool for every origin. */
 const anywhere = new Agent()
@@ -12,7 +13,7 @@ export const MAX_ANSWER_BYTES = 16 * 1024 * 1024
 
 /**
  * fetch, as far as a caller that sends its whole request and reads the whole answer needs it: the
- * AI SDK's non-streaming model calls (models/providers/ai-sdk.ts), on undici's `request`. fetch
+ * AI SDK's non-streaming model calls (models/providers/ai-sdk.ts), on exchangeWhole. fetch
  * carries every answer through WHATWG streams and its own request and response machinery, which cost
  * the service about 2 ms of CPU per run of three model calls (docs/benchmarks.md, "Model agents");
  * here the answer is read whole as it arrives and handed over as a real `Response` made from it, so
@@ -40,31 +41,24 @@ export function wholeAnswerFetch(
       throw new TypeError('wholeAnswerFetch sends only a string or bytes as the request body')
     const dispatcher = dispatcherFor(url) ?? anywhere
     try {
-      const answer = await request(url, {
+      const answer = await exchangeWhole({
         dispatcher,
+        url: new URL(url),
         method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
         headers: { ...headerRecord(init.headers), 'accept-encoding': 'identity' },
         body: init.body as string | Uint8Array | undefined,
+        maxBytes: MAX_ANSWER_BYTES,
+        tooLarge: () => new Error(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`),
+        refuse: (headers) => {
+          const encoding = headers['content-encoding']
+          return encoding && encoding !== 'identity'
+            ? new Error(`the answer came compressed (${String(encoding)}) though none was asked for`)
+            : undefined
+        },
         signal: init.signal ?? undefined,
       })
-      const encoding = answer.headers['content-encoding']
-      if (encoding && encoding !== 'identity') {
-        await answer.body.dump()
-        throw new Error(`the answer came compressed (${String(encoding)}) though none was asked for`)
-      }
-      const chunks: Buffer[] = []
-      let size = 0
-      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-        size += chunk.length
-        if (size > MAX_ANSWER_BYTES) {
-          answer.body.destroy()
-          throw new Error(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`)
-        }
-        chunks.push(chunk)
-      }
-      const body = Buffer.concat(chunks)
-      return new Response(NULL_BODY_STATUSES.has(answer.statusCode) ? null : body, {
-        status: answer.statusCode,
+      return new Response(NULL_BODY_STATUSES.has(answer.status) ? null : answer.body, {
+        status: answer.status,
         statusText: answer.statusText,
         headers: responseHeaders(answer.headers),
       })
@@ -89,7 +83,7 @@ function headerRecord(headers: HeadersInit | undefined): Record<string, string> 
   return record
 }
 
-function responseHeaders(received: Record<string, string | string[] | undefined>): Headers {
+function responseHeaders(received: ReceivedHeaders): Headers {
   const headers = new Headers()
   for (const [name, value] of Object.entries(received)) {
     if (Array.isArray(value)) for (const one of value) headers.append(name, one)
