@@ -2,6 +2,7 @@ import type { parseArgs as ParseArgs } from 'node:util'
 // What only `start`, `doctor` and the tool catalogue need (the service, the platform registry, the
 // database drivers) is imported by those commands when they run: the commands that talk to a running
 // service load only their own few modules, so each answers in a fraction of the start-up time.
+import { exitOnSignal } from './exit-on-signal.ts'
 import { callService } from './remote.ts'
 import { problemText } from './output.ts'
 import { fieldOptions, TOOL_OPTIONS_USAGE } from './field-options.ts'
@@ -124,19 +125,6 @@ async function start(): Promise<undefined> {
     await running.close()
   })
   return undefined
-}
-
-/**
- * Closes what a long-running command serves on SIGINT or SIGTERM, then exits 0: cut off instead, a
- * profiler (node --cpu-prof) would write nothing, since it writes its file only on a normal exit.
- */
-function exitOnSignal(close: () => Promise<void>): void {
-  const stop = async () => {
-    await close()
-    process.exit(0)
-  }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
 }
 
 async function sandbox(args: string[], parseArgs: typeof ParseArgs): Promise<undefined> {

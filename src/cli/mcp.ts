@@ -16,6 +16,7 @@ import {
   type CallToolResult,
   type ListToolsResult,
 } from '@modelcontextprotocol/sdk/types.js'
+import { exitOnSignal } from './exit-on-signal.ts'
 import { serviceTarget } from './remote.ts'
 
 /** How often the list is compared anyway, in case the service's change stream was down when it changed. */
@@ -49,16 +50,13 @@ export async function serveMcpOverStdio(): Promise<undefined> {
   await server.connect(transport)
   const poll = setInterval(() => void upstream.checkForChanges(), POLL_MS)
   poll.unref()
-  const stop = async () => {
+  const stop = exitOnSignal(async () => {
     clearInterval(poll)
     await upstream.close()
     await server.close().catch(() => {})
-    process.exit(0)
-  }
+  })
   // The client closing our stdin is how a stdio session ends.
   process.stdin.once('end', stop)
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
   void upstream.connect().catch((err) => process.stderr.write(`switchyard mcp: ${(err as Error).message}\n`))
   process.stderr.write(`switchyard mcp: serving ${target.base}/mcp over stdio\n`)
   return undefined
