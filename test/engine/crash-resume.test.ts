@@ -176,14 +176,21 @@ describe.each(STORES)('a run survives kill -9 of its service, on $name', ({ open
       // (CI once saw a fourth execution after three kills: counted in all, a second read from one
       // instance could stand for the next one's, which was then killed before it took the run.)
       let readsBefore = 0
+      // What each instance printed and when each read came, for a failure's message: CI once saw this
+      // run end upstream_error after a fourth execution's read timed out, and nothing said why.
+      const t0 = Date.now()
+      const story: string[] = []
       for (let execution = 1; execution <= MAX_LAPSES; execution++) {
         await until(`execution ${execution} to reach the read`, () => reads() > readsBefore)
+        story.push(`+${Date.now() - t0} ms: ${reads()} reads; killing instance ${execution}`)
         await instance!.kill9()
+        story.push(`instance ${execution} printed:\n${instance!.output()}`)
         readsBefore = reads()
         instance = await startInstance(at, sandbox.url)
+        story.push(`+${Date.now() - t0} ms: ${readsBefore} reads; instance ${execution + 1} started`)
       }
       const run = await waitForRunState(api(), runId, isFinished, 60_000)
-      const seen = `run: ${JSON.stringify(run)}; arrivals: ${arrivals.join(', ')}\n${instance!.output()}`
+      const seen = `run: ${JSON.stringify(run)}; arrivals: ${arrivals.join(', ')}\n${story.join('\n')}\nthe last instance printed:\n${instance!.output()}`
       expect(run.status, seen).toBe('failed')
       expect(run.error, seen).toMatchObject({ code: 'crashed', message: expect.stringMatching(/3 times/) })
       // Its entry in flight ends with it, and no fourth execution read again after the third died.
