@@ -1138,6 +1138,16 @@ PostgreSQL driver a tenth, and the driver's socket writes another tenth (mostly,
 while the backend it woke runs). The table below is one run of this code a little later, when the
 direct call's p50 was 2.4 ms.
 
+A session later the same day ran on a machine about 1.75 times slower. There this code finished
+84–94 runs a second on PostgreSQL, with CPU per run of 8.9–9.9 ms in the service, 3.8–4.2 ms in the
+database and 3.9–4.8 ms in the sandboxes, and added 2.2–2.8 ms per model call: at about 19 ms of CPU
+a run in all, two such cores cannot carry 200 a second whatever the service does. One change came
+of its profiles: the model calls read their answers on undici's dispatcher, through the same
+bounded exchange as the platforms' calls (\`src/core/http/whole-exchange.ts\`), without the
+response stream and async iterator of undici's \`request\`. In a loop of 4,000 calls to a local
+server the client's CPU per call went from 319–328 µs to 271–292 µs; in the model line, side by
+side, the difference was under that machine's noise. The table stays the quiet machine's run.
+
 | line | result | goal |
 |---|---|---|
 | a model call through a run, p50 | ${results.model_call_switchyard_p50_ms} ms | |
