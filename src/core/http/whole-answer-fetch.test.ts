@@ -172,6 +172,10 @@ describe('wholeAnswerFetch', () => {
     await expect(fetchWhole(new Request(`${base}/json`, { method: 'DELETE' }))).rejects.toThrow(
       /not a Request/,
     )
+    // A header HTTP cannot carry fails as fetch does, and nothing is sent.
+    const badHeader = await fetchWhole(`${base}/json`, { headers: { 'x-bad': 'a\nb' } }).catch((err) => err)
+    expect(badHeader).toBeInstanceOf(TypeError)
+    expect(String(badHeader.cause)).toMatch(/invalid x-bad header/)
     expect(seen.length).toBe(before)
   })
 

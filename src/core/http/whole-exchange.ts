@@ -60,50 +60,55 @@ export function exchangeWhole(x: WholeExchange): Promise<WholeAnswer> {
       fail(reason)
       controller?.abort(reason)
     }
+    const handler: Dispatcher.DispatchHandler = {
+      // undici tells handler styles apart by this method: without it the others go unheard.
+      onRequestStart(given) {
+        controller = given
+        if (settled) return given.abort(x.signal?.reason ?? new Error('the exchange was abandoned'))
+        if (x.deadline) {
+          const { ms, error } = x.deadline
+          // undici starts a request again when the one ahead of it on a connection failed: one timer.
+          clearTimeout(timer)
+          timer = setTimeout(() => {
+            const timedOut = error()
+            fail(timedOut)
+            given.abort(timedOut)
+          }, ms)
+        }
+      },
+      onResponseStart(given, status, headers, statusText) {
+        started = { status, statusText: statusText ?? '', headers }
+        const refused = x.refuse?.(headers)
+        if (refused) given.abort(refused)
+      },
+      onResponseData(given, chunk) {
+        if (given.aborted) return
+        size += chunk.length
+        if (size > x.maxBytes) return given.abort(x.tooLarge())
+        chunks.push(chunk)
+      },
+      onResponseEnd() {
+        if (settled) return
+        settle()
+        resolve({ ...started!, body: Buffer.concat(chunks) })
+      },
+      onResponseError(_given, err) {
+        fail(err)
+      },
+    }
     if (x.signal?.aborted) return reject(x.signal.reason)
     x.signal?.addEventListener('abort', onAbort)
-    x.dispatcher.dispatch(
-      {
-        origin: x.url.origin,
-        path: x.url.pathname + x.url.search,
-        method: x.method,
-        headers: x.headers,
-        body: x.body,
-      },
-      {
-        // undici tells handler styles apart by this method: without it the others go unheard.
-        onRequestStart(given) {
-          controller = given
-          if (settled) return given.abort(x.signal?.reason ?? new Error('the exchange was abandoned'))
-          if (x.deadline) {
-            const { ms, error } = x.deadline
-            timer = setTimeout(() => {
-              const timedOut = error()
-              fail(timedOut)
-              given.abort(timedOut)
-            }, ms)
-          }
-        },
-        onResponseStart(given, status, headers, statusText) {
-          started = { status, statusText: statusText ?? '', headers }
-          const refused = x.refuse?.(headers)
-          if (refused) given.abort(refused)
-        },
-        onResponseData(given, chunk) {
-          if (given.aborted) return
-          size += chunk.length
-          if (size > x.maxBytes) return given.abort(x.tooLarge())
-          chunks.push(chunk)
-        },
-        onResponseEnd() {
-          if (settled) return
-          settle()
-          resolve({ ...started!, body: Buffer.concat(chunks) })
-        },
-        onResponseError(_given, err) {
-          fail(err)
-        },
-      },
-    )
+    const request = {
+      origin: x.url.origin,
+      path: x.url.pathname + x.url.search,
+      method: x.method,
+      headers: x.headers,
+      body: x.body,
+    }
+    try {
+      x.dispatcher.dispatch(request, handler)
+    } catch (err) {
+      fail(err as Error) // a request undici refuses to send at all (a malformed header, say)
+    }
   })
 }
