@@ -2,6 +2,7 @@ import { sql } from 'kysely'
 import { noMetrics, type Metrics } from '../metrics.ts'
 import type { Db } from '../store/database.ts'
 import { GroupCommit } from '../store/group-commit.ts'
+import { retryingDeadlocks } from '../store/deadlocks.ts'
 import { statementOwner } from '../store/statement-owner.ts'
 import type { RunStatus, StepStatus, TimelineKind } from '../store/schema.ts'
 import type { Summary } from '../tools/define.ts'
@@ -203,8 +204,12 @@ export class RunState {
    * begins together) write different places.
    */
   private async writeBegins(begins: Begin[]): Promise<Array<EntryStamp[] | null>> {
-    const { rows: written } = await sql<EntryStamp & { run_id: string }>`
-      select * from begin_runs_steps_stamped(${JSON.stringify(begins)}::jsonb)`.execute(this.db)
+    // One statement, rolled back whole when PostgreSQL breaks a deadlock with it (a removal of one
+    // of the batch's owners, access/admin.ts): tried again, rather than every run of the batch lapsing.
+    const { rows: written } = await retryingDeadlocks(() =>
+      sql<EntryStamp & { run_id: string }>`
+      select * from begin_runs_steps_stamped(${JSON.stringify(begins)}::jsonb)`.execute(this.db),
+    )
     const byPlace = new Map(written.map(({ run_id, ...stamp }) => [`${run_id} ${stamp.seq}`, stamp]))
     return begins.map((b) => {
       const own = [...b.rows, ...b.endings]
@@ -341,12 +346,15 @@ export class RunState {
 
   /** One call of the database function end_runs (store/migrations.ts, 0022) for the ends of one group commit. */
   private async writeEnds(ends: RunEnd[]): Promise<boolean[]> {
-    const { rows } = await sql<{ id: string; holder: string }>`
+    // As the begins: tried again when chosen to break a deadlock.
+    const { rows } = await retryingDeadlocks(() =>
+      sql<{ id: string; holder: string }>`
       select id, holder from end_runs(
         ${JSON.stringify(ends.map((e) => ({ id: e.runId, holder: e.holder, status: e.status, result: e.result ?? null, error: e.error, model_state: e.modelState })))}::jsonb,
         ${JSON.stringify(ends.flatMap((e) => e.settled.map((entry) => ({ ...entryValues(e.runId, entry.step, entry.end, this.keep), holder: e.holder }))))}::jsonb,
         ${JSON.stringify(ends.flatMap((e) => e.endings.map((ending) => ({ ...endingEntry(e.runId, ending, this.keep), holder: e.holder }))))}::jsonb)`.execute(
-      this.db,
+        this.db,
+      ),
     )
     const done = new Set(rows.map((r) => `${r.id} ${r.holder}`))
     return ends.map((e) => done.has(`${e.runId} ${e.holder}`))

@@ -9,7 +9,8 @@ const TRIES = 4
  * try remains. For transactions that take their locks in an order the rest of the service cannot
  * share, such as a user's removal (access/admin.ts): its last statement locks the user's row and
  * deletes the rows that refer to it, while a run that is ending or being claimed may hold one of
- * those rows and wait to check it against the user's row (a foreign key's "for key share").
+ * those rows and wait to check it against the user's row (a foreign key's "for key share"). The
+ * runs' begins and ends (agents/run-state.ts) are tried again too, for when PostgreSQL picks them.
  * The embedded store has one connection and never deadlocks.
  */
 export async function retryingDeadlocks<T>(transaction: () => Promise<T>): Promise<T> {
