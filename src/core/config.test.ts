@@ -30,7 +30,7 @@ describe('a setting that cannot be used as written stops the start, naming the v
   })
 
   it.each([
-    [{}, { port: 3000, agentNetworks: 'any', runConcurrency: 8 }],
+    [{}, { port: 3000, agentNetworks: 'any', runConcurrency: 32 }],
     [
       { PORT: '0', SWITCHYARD_RUN_CONCURRENCY: ' 4 ' },
       { port: 0, runConcurrency: 4 },
