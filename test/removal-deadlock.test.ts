@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { untilABackendWaitsForALock } from './helpers/lock-wait.ts'
 import { client } from './helpers/stack.ts'
 import { startTestStack, type TestStack } from './helpers/test-stack.ts'
 
@@ -35,14 +36,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
 
       const removal = client(stack, stack.apiKey).delete(`/v1/users/${member.id}`)
       // The removal has deleted the user's key and now waits to delete the user's row: its only wait.
-      // It is found in pg_locks: pg_stat_activity showed an earlier statement of its connection.
-      await until(async () => {
-        const { rows } = await other.query(
-          `select 1 from pg_locks where not granted and pid <> pg_backend_pid()
-           and pid in (select pid from pg_stat_activity where datname = current_database())`,
-        )
-        return rows.length > 0
-      })
+      await untilABackendWaitsForALock(other, 'the removal')
       // The other transaction now wants the key the removal deleted: each waits on the other.
       // It goes on only once the removal was rolled back: the key is still there to update.
       const touched = await other.query('update api_keys set last_used_at = now() where id = $1', [key.id])
@@ -59,11 +53,3 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
     })
   },
 )
-
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the removal to wait on the user row')
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
