@@ -37,7 +37,7 @@ describe.skipIf(!hasChromium)('the model agent worked example, in Chromium', () 
       const runs = (await api().get(`/v1/runs?agent_id=${agentId}`)).body.runs
       if (runs.length > 1) throw new Error(`one ticket started ${runs.length} runs`)
       if (
-        ['succeeded', 'failed', 'cancelled', 'budget_exhausted'].includes(runs[0]?.status) &&
+        ['succeeded', 'failed', 'cancelled', 'budget_exhausted', 'escalated'].includes(runs[0]?.status) &&
         status !== runs[0].status
       )
         throw new Error(`the run ended ${JSON.stringify((await api().get(`/v1/runs/${runs[0].id}`)).body)}`)
