@@ -8,7 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Users } from '../access/users.ts'
 import { openStore, type Store } from '../store/database.ts'
-import { DeliveryLog, RECORDS_PER_STATEMENT } from './delivery-log.ts'
+import { DeliveryLog, KEPT_PER_SOURCE, RECORDS_PER_STATEMENT } from './delivery-log.ts'
 
 /** Counts the rows of each insert into the delivery log, as the statements are sent. */
 class InsertSizes implements KyselyPlugin {
@@ -38,12 +38,39 @@ describe('delivery log', () => {
   it('writes a burst of records in statements of a bounded size, so it never holds the store long', async () => {
     const inserts = new InsertSizes()
     const log = new DeliveryLog(store.db.withPlugin(inserts))
+    // Three sources, each under what the ring keeps: every record is written.
     const burst = RECORDS_PER_STATEMENT * 2 + 7
-    for (let i = 0; i < burst; i++) log.record({ source: 'webhook:wh_burst', userId, outcome: 'accepted' })
+    for (let i = 0; i < burst; i++)
+      log.record({ source: `webhook:wh_burst${i % 3}`, userId, outcome: 'accepted' })
     await log.flush()
 
     expect(inserts.sizes.reduce((a, b) => a + b, 0)).toBe(burst)
     expect(Math.max(...inserts.sizes)).toBeLessThanOrEqual(RECORDS_PER_STATEMENT)
+  })
+
+  it("writes only what the ring keeps of a source's burst: its newest records", async () => {
+    const inserts = new InsertSizes()
+    const log = new DeliveryLog(store.db.withPlugin(inserts))
+    const burst = KEPT_PER_SOURCE * 4 + 3
+    for (let i = 0; i < burst; i++)
+      log.record({
+        source: i % 50 === 0 ? 'webhook:wh_quiet' : 'webhook:wh_loud',
+        userId,
+        outcome: 'accepted',
+        eventKey: String(i),
+      })
+    await log.flush()
+
+    const quiet = Math.ceil(burst / 50)
+    expect(inserts.sizes.reduce((a, b) => a + b, 0)).toBe(KEPT_PER_SOURCE + quiet)
+    const loud = await log.recent(['webhook:wh_loud'], 1_000)
+    const newest = Array.from({ length: burst }, (_, i) => i)
+      .filter((i) => i % 50 !== 0)
+      .slice(-KEPT_PER_SOURCE)
+      .map(String)
+    // Records of one millisecond have ids in no particular order: compared as a set.
+    expect(loud.map((r) => r.event_key).sort()).toEqual(newest.sort())
+    expect(await log.recent(['webhook:wh_quiet'], 1_000)).toHaveLength(quiet)
   })
 
   it("keeps every other owner's records when one owner was removed after their delivery was answered", async () => {

@@ -86,7 +86,7 @@ export class DeliveryLog {
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
-    const batch = this.pending
+    const batch = newestPerSource(this.pending)
     this.pending = []
     // Many owners' records in one write: no one's line (store/statement-owner.ts), whichever
     // delivery happened to start it.
@@ -159,4 +159,22 @@ export class DeliveryLog {
     const still = new Set(here.map((u) => u.id))
     return batch.filter((r) => still.has(r.userId))
   }
+}
+
+/**
+ * The batch's newest KEPT_PER_SOURCE records of each source, in their order: the ring would delete
+ * the others in the same flush. A burst from one webhook filled each flush with 500 records, wrote
+ * them and deleted 400 of them again, on the embedded store in the intake's own thread.
+ */
+function newestPerSource<R extends { source: string }>(batch: R[]): R[] {
+  const left = new Map<string, number>()
+  const kept: R[] = []
+  for (let i = batch.length - 1; i >= 0; i--) {
+    const r = batch[i]!
+    const n = left.get(r.source) ?? KEPT_PER_SOURCE
+    if (n === 0) continue
+    left.set(r.source, n - 1)
+    kept.push(r)
+  }
+  return kept.reverse()
 }
