@@ -655,6 +655,18 @@ about 22,000 to 28,000 a second, against 38,000 to 47,000 on this one) the same 
 anywhere from about 4,800 to 7,000 a second on PostgreSQL and 3,300 to 3,900 on PGlite. Compare
 runs on different machines by the ratio to the bare server, not by the rate.
 
+Measured again in full on 2026-11-29, the embedded store took about half as many deliveries a second
+against the same bare server as in the full run of 2026-11-26 (a ratio of about 0.06 against 0.15;
+the service's CPU per delivery about 380–400 µs against 150). Bisected on the Trello line with
+\`bench/triggers-only.ts\`: it came with the work merged on 2026-11-27 for issue 22 (the cap on
+waiting runs, the delivery records, the turns between owners on the store's one connection). Its
+costliest part, a read of the owner for every delivery (about 780 µs a delivery), was gone the same
+day; what remained (about 290 µs) was not measured in a full run until this one. One part of it is
+found: the delivery log wrote every record of a burst, and its ring deleted all but each source's
+newest 100 in the same flush. It now writes only those (\`core/triggers/delivery-log.ts\`); side by
+side, the Trello line's database CPU per delivery on PostgreSQL went from 84–89 to 60–64 µs. The
+rest is not found yet. The goals hold on both stores.
+
 The latency phase starts once the burst's data is on disk (\`sync\`). Without that, the kernel wrote
 the burst's dirty pages (about 120 MB) out about 30 s after the burst, inside the latency phase, and
 each time a commit waited about 200 ms for it: p99 then measured that one stall, 160 to 330 ms in
