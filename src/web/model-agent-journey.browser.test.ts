@@ -10,6 +10,7 @@ import {
   createAgentFromEditor,
   hasChromium,
   warnIfNoChromium,
+  newModelAgentWithTicketInput,
 } from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { client } from '../../test/helpers/stack.ts'
@@ -49,12 +50,7 @@ describe.skipIf(!hasChromium)('the model agent worked example, in Chromium', () 
     'a new ticket on the sandbox page starts the triage agent; its update waits in the inbox, runs once approved, and the trace shows each call',
     async () => {
       // The agent of docs/model-agents.md, "The agent", built in the editor.
-      await b.openSignedIn('/agents/new')
-      await page.locator('#agent-name').fill('Ticket triage')
-      await page.getByRole('button', { name: 'Add input variable' }).click()
-      await page.locator('#agent-inputs-0-name').fill('ticket_id')
-      await page.locator('#agent-inputs-0-type').selectOption('number')
-      await page.getByRole('radio', { name: /^Model/ }).check()
+      await newModelAgentWithTicketInput(b, 'Ticket triage')
       await page.getByTestId('sandbox-model-note').waitFor()
       await page
         .locator('#agent-instructions')

@@ -11,6 +11,7 @@ import {
   hasChromium,
   warnIfNoChromium,
   createAgentFromEditor,
+  newModelAgentWithTicketInput,
 } from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { settled, waitForRun } from '../../test/helpers/model-agents.ts'
@@ -71,12 +72,7 @@ describe.skipIf(!hasChromium)('the model connections page', () => {
   it(
     'a person adds an OpenAI-compatible server from the editor, uses it in a model agent that runs, and is told what uses it before removing it',
     async () => {
-      await b.openSignedIn('/agents/new')
-      await page.locator('#agent-name').fill('Ticket reader')
-      await page.getByRole('button', { name: 'Add input variable' }).click()
-      await page.locator('#agent-inputs-0-name').fill('ticket_id')
-      await page.locator('#agent-inputs-0-type').selectOption('number')
-      await page.getByRole('radio', { name: /^Model/ }).check()
+      await newModelAgentWithTicketInput(b, 'Ticket reader')
 
       // The model picker's link opens the page in a tab of its own, so the agent being made stays.
       const [tab] = await Promise.all([

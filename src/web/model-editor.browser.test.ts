@@ -9,6 +9,7 @@ import {
   SHOTS_DIR,
   warnIfNoChromium,
   createAgentFromEditor,
+  newModelAgentWithTicketInput,
 } from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
 import { client } from '../../test/helpers/stack.ts'
@@ -51,12 +52,7 @@ describe.skipIf(!hasChromium)('the model agent editor', () => {
 
   /** The editor, filled in as a newcomer would: the sandbox model, a read and a destructive step on their account. */
   async function fillModelAgent(name: string): Promise<void> {
-    await b.openSignedIn('/agents/new')
-    await page.locator('#agent-name').fill(name)
-    await page.getByRole('button', { name: 'Add input variable' }).click()
-    await page.locator('#agent-inputs-0-name').fill('ticket_id')
-    await page.locator('#agent-inputs-0-type').selectOption('number')
-    await page.getByRole('radio', { name: /^Model/ }).check()
+    await newModelAgentWithTicketInput(b, name)
     await page.getByTestId('sandbox-model-note').waitFor()
     expect(await page.locator('#agent-model-connection option:checked').innerText()).toBe('Sandbox model')
     expect(await page.locator('#agent-model-name').inputValue()).toBe('sandbox-model')

@@ -268,3 +268,19 @@ export async function createAgentFromEditor(page: Page): Promise<string> {
   await page.getByText('Saved as version 1.').waitFor()
   return decodeURIComponent(new URL(page.url()).pathname.split('/')[2]!)
 }
+
+/**
+ * Opens the agent editor signed in and starts a model agent named `name` with one number input,
+ * `ticket_id`, as a newcomer's does: the sandbox model is then chosen, and its note shown.
+ */
+export async function newModelAgentWithTicketInput(
+  s: Pick<BrowserStack, 'page' | 'openSignedIn'>,
+  name: string,
+): Promise<void> {
+  await s.openSignedIn('/agents/new')
+  await s.page.locator('#agent-name').fill(name)
+  await s.page.getByRole('button', { name: 'Add input variable' }).click()
+  await s.page.locator('#agent-inputs-0-name').fill('ticket_id')
+  await s.page.locator('#agent-inputs-0-type').selectOption('number')
+  await s.page.getByRole('radio', { name: /^Model/ }).check()
+}

@@ -17,6 +17,8 @@ export interface RunStore {
   owner(email: string): Promise<{ userId: string; agentId: string }>
   /** Inserts a run (queued, by the API, of the first agent unless the columns say otherwise); answers its id. */
   run(columns?: Partial<Insertable<RunsTable>>): Promise<string>
+  /** A run's timeline entries, each as its place and status, in order. */
+  entries(runId: string): Promise<Array<{ seq: number; status: string }>>
 }
 
 export async function openRunStore(
@@ -55,5 +57,12 @@ export async function openRunStore(
         .execute()
       return id
     },
+    entries: (runId) =>
+      store.db
+        .selectFrom('run_steps')
+        .select(['seq', 'status'])
+        .where('run_id', '=', runId)
+        .orderBy('seq')
+        .execute(),
   }
 }

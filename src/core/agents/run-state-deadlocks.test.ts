@@ -76,14 +76,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       expect(touched.rowCount).toBe(1)
     }
 
-    const entriesOf = (runId: string) =>
-      store.db
-        .selectFrom('run_steps')
-        .select(['seq', 'status'])
-        .where('run_id', '=', runId)
-        .orderBy('seq')
-        .execute()
-
     it('an end is tried again, and the run ends once', async () => {
       const runId = await runWithItsEntryHeld()
       const ended = state.finish(runId, lease, 'succeeded', { result: { ok: true } }, [skipped])
@@ -96,7 +88,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         .where('id', '=', runId)
         .executeTakeFirstOrThrow()
       expect(row).toMatchObject({ status: 'succeeded', lease_holder: null, result: { ok: true } })
-      expect(await entriesOf(runId)).toEqual([{ seq: 0, status: 'skipped' }])
+      expect(await runs.entries(runId)).toEqual([{ seq: 0, status: 'skipped' }])
     })
 
     it('a begin is tried again: the held-back end and the next entry are written once, and the claim keeps the run', async () => {
@@ -116,7 +108,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
 
       const stamps = await begun
       expect(stamps?.map((s) => s.seq)).toEqual([0, 1])
-      expect(await entriesOf(runId)).toEqual([
+      expect(await runs.entries(runId)).toEqual([
         { seq: 0, status: 'succeeded' },
         { seq: 1, status: 'running' },
       ])

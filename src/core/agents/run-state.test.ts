@@ -29,13 +29,6 @@ describe('ending a run', () => {
     stopping: new AbortController().signal,
     offSlot: <T>(wait: () => Promise<T>) => wait(),
   })
-  const timeline = (runId: string) =>
-    store.db
-      .selectFrom('run_steps')
-      .select(['seq', 'status'])
-      .where('run_id', '=', runId)
-      .orderBy('seq')
-      .execute()
 
   it('writes the end and the skipped steps together, for runs ending at the same moment', async () => {
     const [a, b] = [await heldBy('w_a'), await heldBy('w_a')]
@@ -44,11 +37,11 @@ describe('ending a run', () => {
       state.finish(b, lease('w_a'), 'failed', { error: { code: 'x', message: 'y' } }, [skipped(0)]),
     ])
     expect(ended).toEqual([true, true])
-    expect(await timeline(a)).toEqual([
+    expect(await runs.entries(a)).toEqual([
       { seq: 0, status: 'skipped' },
       { seq: 1, status: 'skipped' },
     ])
-    expect(await timeline(b)).toEqual([{ seq: 0, status: 'skipped' }])
+    expect(await runs.entries(b)).toEqual([{ seq: 0, status: 'skipped' }])
     const rows = await store.db
       .selectFrom('runs')
       .select(['id', 'status', 'lease_holder'])
@@ -71,7 +64,7 @@ describe('ending a run', () => {
       state.finish(run, lease('w_now'), 'succeeded', { result: null }, [skipped(0)]),
     ])
     expect([stale, holder]).toEqual([false, true])
-    expect(await timeline(run)).toEqual([{ seq: 0, status: 'skipped' }])
+    expect(await runs.entries(run)).toEqual([{ seq: 0, status: 'skipped' }])
     expect(
       (await store.db.selectFrom('runs').select('status').where('id', '=', run).executeTakeFirstOrThrow())
         .status,
