@@ -199,7 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // A run in its slot still waits on the database (its entries begun and ended, each a round trip
     // shared with other runs'), and with 8 slots the service's thread sat idle in those waits: 172
     // model runs/s on PostgreSQL against 253 with 32, where the rate levels off (48: 255, 64: 257),
-    // and each run cost less CPU, its statements shared with more runs' (docs/scaling.md, "Slots").
+    // and each run cost less CPU, its statements shared with more runs' (docs/scaling.md, "How many slots").
     runConcurrency: whole('SWITCHYARD_RUN_CONCURRENCY', 32, 1),
     runLeaseMs: whole('SWITCHYARD_RUN_LEASE_MS', DEFAULT_RUN_LEASE_MS, 1),
     retention: {

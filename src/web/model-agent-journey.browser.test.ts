@@ -13,6 +13,7 @@ import {
   newModelAgentWithTicketInput,
 } from '../../test/helpers/browser.ts'
 import { connectZendesk } from '../../test/helpers/connect.ts'
+import { settled, waitForRun } from '../../test/helpers/model-agents.ts'
 import { client } from '../../test/helpers/stack.ts'
 import { waitFor } from '../../test/helpers/trello-engine.ts'
 
@@ -31,20 +32,6 @@ describe.skipIf(!hasChromium)('the model agent worked example, in Chromium', () 
     },
   })
   const api = () => client(b.stack, b.stack.apiKey)
-
-  /** The run of `agentId` a trigger started, once it is in `status`; its state as the API has it, if it never gets there. */
-  async function runOf(agentId: string, status: string): Promise<{ id: string }> {
-    return waitFor(`a run of the agent ${status}`, async () => {
-      const runs = (await api().get(`/v1/runs?agent_id=${agentId}`)).body.runs
-      if (runs.length > 1) throw new Error(`one ticket started ${runs.length} runs`)
-      if (
-        ['succeeded', 'failed', 'cancelled', 'budget_exhausted', 'escalated'].includes(runs[0]?.status) &&
-        status !== runs[0].status
-      )
-        throw new Error(`the run ended ${JSON.stringify((await api().get(`/v1/runs/${runs[0].id}`)).body)}`)
-      return runs[0]?.status === status ? runs[0] : undefined
-    })
-  }
 
   it(
     'a new ticket on the sandbox page starts the triage agent; its update waits in the inbox, runs once approved, and the trace shows each call',
@@ -100,7 +87,12 @@ describe.skipIf(!hasChromium)('the model agent worked example, in Chromium', () 
       await page.locator('#done').waitFor()
 
       // The run read the ticket, searched, and waits for the person before its update.
-      const waiting = await runOf(agentId, 'waiting_for_approval')
+      const runId = await waitFor('the run the new ticket started', async () => {
+        const { runs } = (await api().get(`/v1/runs?agent_id=${agentId}`)).body
+        return runs[0]?.id as string | undefined
+      })
+      const waiting = await waitForRun(api(), runId, settled)
+      expect(waiting.status, JSON.stringify(waiting.error)).toBe('waiting_for_approval')
       await b.openSignedIn('/approvals')
       const card = page.getByTestId('approval').filter({ hasText: 'Ticket triage' })
       await card.waitFor()
@@ -110,8 +102,11 @@ describe.skipIf(!hasChromium)('the model agent worked example, in Chromium', () 
       await page.getByText(/Decided for Ticket triage: 1 approved, 0 denied/).waitFor()
 
       // The trace: started by the trigger; each model call and tool call in order; who approved.
-      await runOf(agentId, 'succeeded')
-      await page.goto(`/runs/${encodeURIComponent(waiting.id)}`)
+      const run = await waitForRun(api(), runId, (r) => settled(r) && r.status !== 'waiting_for_approval')
+      expect(run.status, JSON.stringify(run.error)).toBe('succeeded')
+      expect(run.started_by).toBe('trigger')
+      expect((await api().get(`/v1/runs?agent_id=${agentId}`)).body.runs).toHaveLength(1)
+      await page.goto(`/runs/${encodeURIComponent(runId)}`)
       await page.getByTestId('run-status').getByText('Succeeded').waitFor()
       await page.locator('.run-header', { hasText: /New Ticket/i }).waitFor()
       const entries = await page.getByTestId('timeline-entry').allInnerTexts()
@@ -136,8 +131,6 @@ describe.skipIf(!hasChromium)('the model agent worked example, in Chromium', () 
           .innerText(),
       ).toMatch(new RegExp(`^Approved by ${me.name} \\(${me.email}\\) at `))
       await b.shot('04-trace')
-      const run = (await api().get(`/v1/runs/${waiting.id}`)).body
-      expect(run.started_by).toBe('trigger')
       expect(b.pageErrors).toEqual([])
       expect(b.cspViolations).toEqual([])
     },
