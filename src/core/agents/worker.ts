@@ -525,11 +525,13 @@ export class RunWorker {
       -- The entry in flight when the last process stopped ends with the run, not "running" for ever.
       update run_steps set status = 'failed', finished_at = now(), error = ${JSON.stringify(CRASHED)}::jsonb
       where status = 'running' and run_id in (select id from crashed)`.execute(this.db)
+    // A run at its last lapse is never put back: its lease could expire between the statement above
+    // and this one, and it was then claimed for a fourth execution (CI saw it, on the embedded store,
+    // where other statements take turns between these two). It waits for the next sweep to fail it.
     const requeued = await sql`
       update runs set status = 'queued', lease_holder = null, lease_expires_at = null, lapses = lapses + 1
-      where id in (select id from runs where status = 'running' and lease_expires_at < now() for update skip locked)`.execute(
-      this.db,
-    )
+      where id in (select id from runs where status = 'running' and lease_expires_at < now() and lapses < ${MAX_LAPSES - 1}
+        for update skip locked)`.execute(this.db)
     // An external agent that never reported its run finished: the run ends rather than stays running for ever.
     await sql`
       update runs set status = 'failed', finished_at = now(), token_hash = null, token_sealed = null,
